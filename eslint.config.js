@@ -1,0 +1,89 @@
+// Lint: TypeScript and Svelte, plus the architecture rules of design.md:
+// - only src/main/electron and src/preload may import 'electron';
+// - src/shared imports no Node module and touches no DOM global;
+// - raw ipcMain / ipcRenderer only in the two IPC wrapper files.
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+import svelte from 'eslint-plugin-svelte'
+import globals from 'globals'
+import { builtinModules } from 'node:module'
+
+const IPC_WRAPPERS = ['src/main/electron/ipc.ts', 'src/preload/index.ts']
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)]
+const domGlobals = ['window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'location', 'HTMLElement', 'customElements']
+
+const noElectron = { name: 'electron', message: "Only src/main/electron and src/preload may import 'electron'." }
+
+export default tseslint.config(
+  {
+    ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'bench/results/**', '.vite/**']
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  ...svelte.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': ['error', { paths: [noElectron] }]
+    }
+  },
+  {
+    files: ['**/*.svelte', '**/*.svelte.ts'],
+    languageOptions: {
+      globals: { ...globals.browser },
+      parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] }
+    }
+  },
+  {
+    files: ['src/renderer/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } }
+  },
+  {
+    files: ['src/main/electron/**/*.ts', 'src/preload/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'electron',
+              importNames: ['ipcMain', 'ipcRenderer'],
+              message: 'Raw ipcMain/ipcRenderer live only in src/main/electron/ipc.ts and src/preload/index.ts.'
+            }
+          ]
+        }
+      ]
+    }
+  },
+  {
+    files: IPC_WRAPPERS,
+    rules: { 'no-restricted-imports': 'off' }
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron, ...nodeBuiltins.map((name) => ({ name, message: 'src/shared is pure TypeScript: no Node modules.' }))],
+          patterns: [{ group: ['node:*'], message: 'src/shared is pure TypeScript: no Node modules.' }, { group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/sandbox/**', '**/web/**'], message: 'src/shared imports nothing outside src/shared.' }]
+        }
+      ],
+      'no-restricted-globals': ['error', ...domGlobals.map((name) => ({ name, message: 'src/shared must not use DOM-only globals.' })), { name: 'process', message: 'src/shared must not use Node globals.' }, { name: 'Buffer', message: 'src/shared must not use Node globals.' }]
+    }
+  },
+  {
+    files: ['src/renderer/**/*'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [{ group: ['**/main/**', '**/sandbox/**', '**/web/**', '**/preload/**'], message: 'The renderer talks to main only through window.rampdesk (the IPC contract).' }]
+        }
+      ]
+    }
+  }
+)

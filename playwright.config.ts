@@ -1,0 +1,29 @@
+// Playwright: the renderer driven through the browser harness (src/web) on the system
+// Chromium, and the real Electron app through _electron where a binary exists.
+import { defineConfig } from '@playwright/test'
+
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+export default defineConfig({
+  testDir: 'test',
+  testMatch: ['e2e/**/*.spec.ts', 'electron/**/*.spec.ts'],
+  outputDir: 'test-results/playwright',
+  timeout: 60_000,
+  workers: 1,
+  retries: 0,
+  use: {
+    launchOptions: {
+      executablePath: chromiumPath,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync'
+      ]
+    },
+    viewport: { width: 1400, height: 900 }
+  }
+})

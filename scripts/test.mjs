@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// The one test command (npm test): every vitest suite, then the Playwright suites
+// (browser e2e on the system Chromium, and the _electron specs that skip without a
+// binary). Ends with one plain line summing all of them: "N passed, N failed[, N skipped]".
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+
+const outDir = join(process.cwd(), 'test-results')
+mkdirSync(outDir, { recursive: true })
+const vitestJson = join(outDir, 'vitest.json')
+const playwrightJson = join(outDir, 'playwright.json')
+for (const f of [vitestJson, playwrightJson]) rmSync(f, { force: true })
+
+const only = process.argv[2] // optional: "unit" or "e2e"
+const totals = { passed: 0, failed: 0, skipped: 0 }
+let crashed = []
+
+function run(cmd, args, env = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } })
+  return r.status ?? 1
+}
+
+if (only !== 'e2e') {
+  const code = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`])
+  if (existsSync(vitestJson)) {
+    const r = JSON.parse(readFileSync(vitestJson, 'utf8'))
+    totals.passed += r.numPassedTests ?? 0
+    totals.failed += r.numFailedTests ?? 0
+    totals.skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0)
+    // A suite that failed to load has no tests but still failed.
+    if (code !== 0 && (r.numFailedTests ?? 0) === 0) crashed.push(`vitest exited ${code}`)
+  } else if (code !== 0) crashed.push(`vitest exited ${code} without a report`)
+}
+
+if (only !== 'unit') {
+  const code = run('npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson })
+  if (existsSync(playwrightJson)) {
+    const r = JSON.parse(readFileSync(playwrightJson, 'utf8'))
+    const s = r.stats ?? {}
+    totals.passed += (s.expected ?? 0) + (s.flaky ?? 0)
+    totals.failed += s.unexpected ?? 0
+    totals.skipped += s.skipped ?? 0
+    if (code !== 0 && (s.unexpected ?? 0) === 0) crashed.push(`playwright exited ${code}`)
+    for (const e of r.errors ?? []) crashed.push(`playwright: ${String(e.message ?? e).split('\n')[0]}`)
+  } else if (code !== 0) crashed.push(`playwright exited ${code} without a report`)
+}
+
+for (const c of crashed) console.log(`test run problem: ${c}`)
+totals.failed += crashed.length
+const line = `${totals.passed} passed, ${totals.failed} failed` + (totals.skipped ? `, ${totals.skipped} skipped` : '')
+console.log(line)
+process.exit(totals.failed > 0 ? 1 : 0)

@@ -1,0 +1,298 @@
+// Zod schemas for every shape of the merchant API (spec/merchant-api.md), tolerant of
+// the live service (spec/live-service-notes.md): unknown keys pass through, ids may be
+// numeric strings and come out as numbers, money fields come out as decimal strings so
+// nothing downstream does float arithmetic, and timestamps come out as ISO strings
+// with milliseconds.
+import { z } from 'zod'
+import { toDecimalString, isDecimalText } from '../domain/money'
+
+// ---------------------------------------------------------------- primitives
+
+const INT_TEXT = /^-?\d+$/
+
+/** An integer id (coin, chain, fiat type, order): a number or a numeric string, out as a number. */
+export const Id = z
+  .union([z.number().int(), z.string().regex(INT_TEXT, 'expected an integer id')])
+  .transform((v) => Number(v))
+
+/** An integer field that may arrive as a numeric string (status, paymentType...). */
+export const Int = Id
+
+/** A money or quantity field: number or numeric string in, decimal string out. */
+export const Money = z
+  .union([z.number().refine(Number.isFinite, 'expected a finite number'), z.string().refine(isDecimalText, 'expected a decimal')])
+  .transform((v) => toDecimalString(v))
+
+export const NullableMoney = Money.nullable()
+
+/** An ISO 8601 timestamp, normalised to YYYY-MM-DDTHH:mm:ss.sssZ. */
+export const Timestamp = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), 'expected an ISO 8601 timestamp')
+  .transform((s) => new Date(s).toISOString())
+
+/** Strings the service sometimes sends as numbers (account numbers, reference ids). */
+const Text = z.union([z.string(), z.number().transform((n) => String(n))])
+
+/** A map keyed by id (JSON object keys are always strings). */
+export const IdMap = <T extends z.ZodType>(value: T) => z.record(z.string(), value)
+
+// ---------------------------------------------------------------- envelopes
+
+/** Success envelope: status 1, code 200 (code missing in some offramp history responses). */
+export const envelope = <T extends z.ZodType>(data: T) =>
+  z.looseObject({
+    status: z.literal(1),
+    code: Int.optional(),
+    data
+  })
+
+/** The live error envelope: {status: 0, code, error}. */
+export const ErrorEnvelope = z.looseObject({
+  status: z.literal(0),
+  code: Int,
+  error: z.union([z.string(), z.unknown().transform((v) => JSON.stringify(v))]).optional(),
+  message: z.string().optional()
+})
+export type ErrorEnvelope = z.output<typeof ErrorEnvelope>
+
+// ---------------------------------------------------------------- config shapes (2.2, 2.3)
+
+export const ChainDetail = z.looseObject({
+  chainSymbol: z.string(),
+  chainName: z.string().optional(),
+  addressRegex: z.string().optional(),
+  memoRegex: z.string().optional(),
+  startingWith: z.array(z.string()).optional(),
+  networkId: Int.optional(),
+  nativeToken: Int.optional(),
+  node: Int.optional(),
+  hashLink: z.string().optional(),
+  confirmations: Int.optional()
+})
+export type ChainDetail = z.output<typeof ChainDetail>
+
+export const CoinConfig = z.looseObject({
+  coinId: Id,
+  coinName: z.string(),
+  coinIcon: z.string().optional(),
+  balanceFloatPlaces: Int.optional(),
+  tradeFloatPlaces: Int.optional(),
+  markets: z.looseObject({ decimals: z.record(z.string(), Int).optional() }).optional(),
+  networks: z.array(Id).default([])
+})
+export type CoinConfig = z.output<typeof CoinConfig>
+
+// ---------------------------------------------------------------- fees and limits (2.6, 2.7)
+
+export const WithdrawalFeeEntry = z.looseObject({
+  withdrawalFee: Money,
+  minimumWithdrawal: Money,
+  nodeInSync: Int,
+  depositEnable: Int.optional()
+})
+export type WithdrawalFeeEntry = z.output<typeof WithdrawalFeeEntry>
+
+export const DepositFeeEntry = z.looseObject({
+  depositFee: Money,
+  minimumDeposit: Money,
+  nodeInSync: Int
+})
+export type DepositFeeEntry = z.output<typeof DepositFeeEntry>
+
+export const LimitEntry = z.looseObject({ min: Money, max: Money })
+export type LimitEntry = z.output<typeof LimitEntry>
+
+/** {onramp?: {fiatId: {min,max}}, offramp?: {...}} */
+export const LimitsByType = z.looseObject({
+  onramp: IdMap(LimitEntry).optional(),
+  offramp: IdMap(LimitEntry).optional()
+})
+export type LimitsByType = z.output<typeof LimitsByType>
+
+// ---------------------------------------------------------------- orders (2.4, 2.5)
+
+/** History and webhooks spell the fee onRampFee (onramp) or onrampFee (offramp); accept both, expose onrampFee. */
+const unifyOnrampFee = (v: unknown): unknown => {
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>
+    if (o.onRampFee !== undefined) {
+      const { onRampFee, ...rest } = o
+      return { ...rest, onrampFee: rest.onrampFee ?? onRampFee }
+    }
+  }
+  return v
+}
+
+const optText = Text.nullable().optional()
+const optMoney = NullableMoney.optional()
+
+export const OnrampOrder = z.preprocess(
+  unifyOnrampFee,
+  z.looseObject({
+    orderId: Id,
+    userId: Id.nullable().optional(),
+    appId: Id.nullable().optional(),
+    walletAddress: optText,
+    coinId: Id,
+    chainId: Id,
+    fiatType: Id,
+    paymentType: Int.nullable().optional(),
+    fiatAmount: Money,
+    expectedCryptoAmount: Money,
+    expectedPrice: optMoney,
+    actualCryptoAmount: optMoney,
+    actualPrice: optMoney,
+    kycNeeded: Int.nullable().optional(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    status: Int,
+    referenceId: optText,
+    hashId: optText,
+    transactionHash: optText,
+    onrampFee: optMoney,
+    gasFee: optMoney,
+    clientFee: optMoney,
+    gatewayFee: optMoney,
+    trials: Int.nullable().optional(),
+    merchantRecognitionId: optText,
+    webhookTrials: Int.nullable().optional()
+  })
+)
+export type OnrampOrder = z.output<typeof OnrampOrder>
+
+export const OfframpOrder = z.preprocess(
+  unifyOnrampFee,
+  z.looseObject({
+    orderId: Id,
+    coinId: Id,
+    chainId: Id,
+    walletAddress: optText,
+    expectedPrice: optMoney,
+    expectedQuantity: Money,
+    actualPrice: optMoney,
+    actualQuantity: optMoney,
+    actualFiatAmount: optMoney,
+    onrampFee: optMoney,
+    clientFee: optMoney,
+    gatewayFee: optMoney,
+    tdsFee: optMoney,
+    merchantRecognitionId: optText,
+    paymentType: Int.nullable().optional(),
+    fiatType: Id.optional(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    status: Int,
+    transactionHash: optText,
+    // Live extras on offramp webhook bodies.
+    eventType: z.string().optional(),
+    coinCode: z.string().optional(),
+    network: z.string().optional(),
+    statusDescription: z.string().optional()
+  })
+)
+export type OfframpOrder = z.output<typeof OfframpOrder>
+
+// ---------------------------------------------------------------- bank details (2.8)
+
+export const Note = z.looseObject({ type: Int, msg: z.string() })
+export type Note = z.output<typeof Note>
+
+export const BankAccount = z.looseObject({
+  name: Text.optional(),
+  type: Text.optional(),
+  branch: Text.optional(),
+  bank: Text.optional(),
+  ifsc: Text.optional(),
+  ac: Text.optional(),
+  accountNumber: Text.optional()
+})
+export type BankAccount = z.output<typeof BankAccount>
+
+export const BankDetails = z.looseObject({
+  upi: z.union([z.string(), z.looseObject({ vpa: z.string(), name: z.string().optional() })]).optional(),
+  upiAct: z.string().optional(),
+  upiNotes: z.array(Note).optional(),
+  bankNotes: z.array(Note).optional(),
+  bank: z.union([z.array(BankAccount), BankAccount]).optional()
+})
+export type BankDetails = z.output<typeof BankDetails>
+
+// ---------------------------------------------------------------- response data per endpoint
+
+/** allChainMapping: a bare chain map, or (live) {allCoinConfig, networkConfig}. */
+export const ChainMappingData = z.union([
+  z.looseObject({ networkConfig: IdMap(ChainDetail), allCoinConfig: z.record(z.string(), CoinConfig).optional() }),
+  IdMap(ChainDetail)
+])
+export type ChainMappingData = z.output<typeof ChainMappingData>
+
+/** allCoinLimits shape A ({onramp: {fiat: {min,max}}}) or shape B ({coinId: {chainId: number}}). */
+export const CoinLimitsData = z.union([
+  z.looseObject({ onramp: IdMap(LimitEntry) }),
+  IdMap(IdMap(Money))
+])
+export type CoinLimitsData = z.output<typeof CoinLimitsData>
+
+export const GasFeeData = IdMap(IdMap(WithdrawalFeeEntry))
+export type GasFeeData = z.output<typeof GasFeeData>
+
+export const ConfigMappingData = z.looseObject({
+  fiatSymbolMapping: z.record(z.string(), Id),
+  coinSymbolMapping: z.record(z.string(), Id),
+  chainSymbolMapping: z.record(z.string(), Id)
+})
+export type ConfigMappingData = z.output<typeof ConfigMappingData>
+
+/** Text answers of the webhook calls; tolerate an object by keeping its JSON. */
+export const TextData = z.union([z.string(), z.unknown().transform((v) => JSON.stringify(v))])
+
+export const OnrampQuote = z.looseObject({
+  rate: Money,
+  quantity: Money,
+  onrampFee: Money,
+  clientFee: Money,
+  gatewayFee: Money,
+  gasFee: Money
+})
+export type OnrampQuote = z.output<typeof OnrampQuote>
+
+export const OfframpQuote = z.looseObject({
+  fiatAmount: Money,
+  rate: Money,
+  onrampFee: Money,
+  clientFee: Money,
+  gatewayFee: Money,
+  tdsFee: Money
+})
+export type OfframpQuote = z.output<typeof OfframpQuote>
+
+/** priceTicker: type 1 -> onramp (buy); the sandbox answers type 2 with offramp and type 3 with both. */
+export const PriceTickerData = z.looseObject({
+  onramp: IdMap(Money).optional(),
+  offramp: IdMap(Money).optional()
+})
+export type PriceTickerData = z.output<typeof PriceTickerData>
+
+export const OrderStatusData = z.looseObject({ orderStatus: Int })
+
+export const PublicGasFeeData = z.looseObject({
+  allGasFee: IdMap(
+    IdMap(z.looseObject({ withdrawalFee: Money, minimumWithdrawal: Money, nodeInSync: Int }))
+  )
+})
+export type PublicGasFeeData = z.output<typeof PublicGasFeeData>
+
+/** coinData: per coin a price, or per chain a price. */
+export const CoinPrice = z.union([Money, IdMap(Money)])
+
+export const PublicAllConfigData = z.looseObject({
+  allCoinConfig: z.record(z.string(), CoinConfig).optional(),
+  networkConfig: IdMap(ChainDetail).optional(),
+  coinData: IdMap(CoinPrice).optional(),
+  minimumBuyAmount: IdMap(IdMap(Money)).optional(),
+  allGasFee: IdMap(IdMap(z.union([WithdrawalFeeEntry, DepositFeeEntry]))).optional(),
+  gatewayFee: IdMap(z.record(z.string(), Money)).optional(),
+  minimumSellAmount: IdMap(Money).optional()
+})
+export type PublicAllConfigData = z.output<typeof PublicAllConfigData>

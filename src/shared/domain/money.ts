@@ -1,0 +1,80 @@
+// Money is carried as decimal strings and computed with big.js, never with float
+// arithmetic. The service sends JSON floats with binary artefacts
+// (0.008157600000000001): we keep the shortest text form of what arrived and round
+// only for display.
+import Big from 'big.js'
+
+Big.DP = 40
+Big.RM = Big.roundHalfUp
+// Never switch to exponent notation when turning a Big into text.
+Big.NE = -1e6
+Big.PE = 1e6
+
+/** A plain decimal string such as "1234.5" or "-0.0001" (no exponent, no sign on zero). */
+export type DecimalString = string
+
+const DECIMAL_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/
+
+export function isDecimalText(s: string): boolean {
+  return DECIMAL_RE.test(s.trim())
+}
+
+/** Normalises a JSON number or numeric string to a plain decimal string. Throws on anything else. */
+export function toDecimalString(v: number | string): DecimalString {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new RangeError(`not a finite number: ${v}`)
+    // String(v) is the shortest text that round-trips the double that arrived.
+    return normalise(new Big(String(v)))
+  }
+  const t = v.trim()
+  if (!DECIMAL_RE.test(t)) throw new RangeError(`not a decimal: ${JSON.stringify(v)}`)
+  return normalise(new Big(t))
+}
+
+function normalise(b: Big): DecimalString {
+  const s = b.toFixed()
+  return s === '-0' ? '0' : s
+}
+
+export function dec(v: number | string | Big): Big {
+  return v instanceof Big ? v : new Big(typeof v === 'number' ? String(v) : v.trim())
+}
+
+export const add = (a: DecimalString, b: DecimalString): DecimalString => normalise(dec(a).plus(dec(b)))
+export const sub = (a: DecimalString, b: DecimalString): DecimalString => normalise(dec(a).minus(dec(b)))
+export const mul = (a: DecimalString, b: DecimalString): DecimalString => normalise(dec(a).times(dec(b)))
+export function div(a: DecimalString, b: DecimalString, dp = 18): DecimalString {
+  if (dec(b).eq(0)) throw new RangeError('division by zero')
+  return normalise(dec(a).div(dec(b)).round(dp, Big.roundHalfUp))
+}
+export const cmp = (a: DecimalString, b: DecimalString): -1 | 0 | 1 => dec(a).cmp(dec(b)) as -1 | 0 | 1
+export const isZero = (a: DecimalString): boolean => dec(a).eq(0)
+export const sum = (xs: DecimalString[]): DecimalString => normalise(xs.reduce((acc, x) => acc.plus(dec(x)), new Big(0)))
+
+/** Rounds to dp decimal places (half up by default) and trims nothing: "1.50" stays two places. */
+export function round(a: DecimalString, dp: number, mode: 'half-up' | 'down' | 'up' = 'half-up'): DecimalString {
+  const rm = mode === 'down' ? Big.roundDown : mode === 'up' ? Big.roundUp : Big.roundHalfUp
+  return dec(a).toFixed(dp, rm)
+}
+
+/** Number of decimal places a decimal string carries ("1.250" -> 3). */
+export function decimalPlaces(a: string): number {
+  const t = a.trim()
+  const i = t.indexOf('.')
+  return i < 0 ? 0 : t.length - i - 1
+}
+
+/**
+ * Formats a decimal string for display with grouping, using Intl only on the
+ * already-rounded text so no precision is lost for large values.
+ */
+export function formatDecimal(a: DecimalString, dp: number, locale = 'en-US'): string {
+  const fixed = round(a, dp)
+  const neg = fixed.startsWith('-')
+  const [int = '0', frac] = (neg ? fixed.slice(1) : fixed).split('.')
+  const grouped = new Intl.NumberFormat(locale, { useGrouping: true, maximumFractionDigits: 0 }).format(BigInt(int))
+  const sep = new Intl.NumberFormat(locale).formatToParts(1.1).find((p) => p.type === 'decimal')?.value ?? '.'
+  return (neg ? '-' : '') + grouped + (frac ? sep + frac : '')
+}
+
+export { Big }
