@@ -1,0 +1,82 @@
+// The app's two windows: the main window and the tray popover. Both get the secure
+// preferences, a CSP header, denied navigation and denied window.open (http(s) links
+// go to the system browser instead).
+import { BrowserWindow, session, shell, type Session } from 'electron'
+import { join } from 'node:path'
+import { CONTENT_SECURITY_POLICY, isAppUrl, isSafeExternalUrl, secureWebPreferences } from './security'
+
+export interface WindowPaths {
+  preload: string
+  rendererDir: string
+  devServerUrl?: string
+  icon?: string
+}
+
+/** Adds the CSP header to every response of the app's session and denies every permission request. */
+export function hardenSession(ses: Session = session.defaultSession): void {
+  ses.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } })
+  })
+  ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
+  ses.setPermissionCheckHandler(() => false)
+}
+
+/** Navigation away from our pages is refused; window.open never creates a window. */
+export function guardNavigation(win: BrowserWindow, paths: WindowPaths): void {
+  const own = (url: string) => isAppUrl(url, { rendererDir: paths.rendererDir, devServerUrl: paths.devServerUrl })
+  win.webContents.on('will-navigate', (event, url) => {
+    if (!own(url)) event.preventDefault()
+  })
+  win.webContents.on('will-redirect', (event, url) => {
+    if (!own(url)) event.preventDefault()
+  })
+  win.webContents.on('will-attach-webview', (event) => event.preventDefault())
+  win.webContents.setWindowOpenHandler(({ url }) => {
+    if (isSafeExternalUrl(url)) void shell.openExternal(url)
+    return { action: 'deny' }
+  })
+}
+
+function load(win: BrowserWindow, paths: WindowPaths, view: 'main' | 'tray'): Promise<void> {
+  if (paths.devServerUrl) return win.loadURL(`${paths.devServerUrl}?view=${view}`)
+  return win.loadFile(join(paths.rendererDir, 'index.html'), { query: { view } })
+}
+
+export function createMainWindow(paths: WindowPaths): BrowserWindow {
+  const win = new BrowserWindow({
+    width: 1360,
+    height: 880,
+    minWidth: 960,
+    minHeight: 600,
+    show: false,
+    title: 'Rampdesk',
+    icon: paths.icon,
+    autoHideMenuBar: true,
+    webPreferences: secureWebPreferences(paths.preload)
+  })
+  guardNavigation(win, paths)
+  win.once('ready-to-show', () => win.show())
+  void load(win, paths, 'main')
+  return win
+}
+
+export function createTrayWindow(paths: WindowPaths): BrowserWindow {
+  const win = new BrowserWindow({
+    width: 360,
+    height: 480,
+    show: false,
+    frame: false,
+    resizable: false,
+    movable: false,
+    skipTaskbar: true,
+    alwaysOnTop: true,
+    fullscreenable: false,
+    webPreferences: secureWebPreferences(paths.preload)
+  })
+  guardNavigation(win, paths)
+  win.on('blur', () => {
+    if (!win.webContents.isDevToolsOpened()) win.hide()
+  })
+  void load(win, paths, 'tray')
+  return win
+}

@@ -1,0 +1,90 @@
+// The renderer's one way to main: window.rampdesk (Electron preload) or, in a plain
+// browser, the same contract over the web harness (POST /rpc/<channel>, SSE /events).
+// Either way every call returns the contract's envelope; `api` unwraps it and throws
+// a UiError carrying the ErrorInfo so views can show a plain-words message.
+import {
+  channelNames,
+  eventNames,
+  methodName,
+  type ChannelInput,
+  type ChannelName,
+  type ChannelOutput,
+  type Envelope,
+  type ErrorInfo,
+  type EventName,
+  type EventPayload,
+  type MethodName,
+  type RampdeskBridge
+} from '../../../shared/ipc/contract'
+
+declare global {
+  interface Window {
+    rampdesk?: RampdeskBridge
+  }
+}
+
+export class UiError extends Error {
+  constructor(readonly info: ErrorInfo) {
+    super(info.message)
+    this.name = 'UiError'
+  }
+}
+
+function httpBridge(): RampdeskBridge {
+  const api: Record<string, unknown> = {}
+  for (const c of channelNames) {
+    api[methodName(c)] = async (input: unknown): Promise<Envelope<unknown>> => {
+      try {
+        const res = await fetch(`/rpc/${c}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(input ?? {}),
+          credentials: 'same-origin'
+        })
+        const text = await res.text()
+        try {
+          return JSON.parse(text) as Envelope<unknown>
+        } catch {
+          return { ok: false, error: { kind: 'http', httpStatus: res.status, message: text.slice(0, 200) || res.statusText, retryable: res.status >= 500 } }
+        }
+      } catch (e) {
+        return { ok: false, error: { kind: 'network', message: `the Rampdesk harness is unreachable (${e instanceof Error ? e.message : String(e)})`, retryable: true } }
+      }
+    }
+  }
+  let source: EventSource | null = null
+  const listeners = new Map<string, Set<(p: unknown) => void>>()
+  const ensureSource = () => {
+    if (source) return
+    source = new EventSource('/events')
+    for (const e of eventNames) {
+      source.addEventListener(e, (m) => {
+        const payload = JSON.parse((m as MessageEvent<string>).data) as unknown
+        for (const l of listeners.get(e) ?? []) l(payload)
+      })
+    }
+  }
+  api.on = (event: EventName, listener: (p: unknown) => void) => {
+    ensureSource()
+    const set = listeners.get(event) ?? new Set()
+    set.add(listener)
+    listeners.set(event, set)
+    return () => set.delete(listener)
+  }
+  return api as unknown as RampdeskBridge
+}
+
+export const bridge: RampdeskBridge = window.rampdesk ?? httpBridge()
+export const shell: 'electron' | 'web' = window.rampdesk ? 'electron' : 'web'
+
+/** Calls a channel and returns its value, or throws UiError. */
+export async function call<C extends ChannelName>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>> {
+  const fn = (bridge as unknown as Record<MethodName<C>, (i: unknown) => Promise<Envelope<ChannelOutput<C>>>>)[methodName(channel)]
+  const env = await fn(input)
+  if (!env.ok) throw new UiError(env.error)
+  return env.value
+}
+
+export function on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void {
+  return bridge.on(event, listener)
+}

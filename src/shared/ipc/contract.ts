@@ -1,0 +1,410 @@
+// The one IPC contract between the renderer and the main process: every channel with
+// its input and output schema, and every event main pushes to windows. The preload
+// exposes one method per channel on window.rampdesk; src/main/electron registers one
+// handler per channel; the web harness serves the same channels over HTTP. Inputs are
+// parsed in main before anything acts on them; outputs are typed by the same schemas.
+import { z } from 'zod'
+
+// ---------------------------------------------------------------- common pieces
+
+const Dec = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string')
+const IdNum = z.number().int().min(-1).max(2_147_483_647)
+const OrderType = z.union([z.literal(1), z.literal(2)])
+const ProfileId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'invalid profile id')
+const IsoTime = z.string().datetime({ offset: true })
+const EpochMs = z.number().int().nonnegative()
+const HttpUrl = z
+  .string()
+  .max(2048)
+  .refine((s) => {
+    try {
+      const u = new URL(s)
+      return u.protocol === 'http:' || u.protocol === 'https:'
+    } catch {
+      return false
+    }
+  }, 'expected an http(s) URL')
+
+export const ErrorInfo = z.object({
+  kind: z.string(),
+  message: z.string(),
+  endpoint: z.string().optional(),
+  httpStatus: z.number().optional(),
+  code: z.number().optional(),
+  origin: z.enum(['budget', 'service']).optional(),
+  nextSlotAt: z.number().optional(),
+  path: z.string().optional(),
+  skewMs: z.number().optional(),
+  retryable: z.boolean()
+})
+export type ErrorInfo = z.infer<typeof ErrorInfo>
+
+export const Profile = z.object({
+  id: ProfileId,
+  name: z.string().min(1).max(64),
+  kind: z.enum(['sandbox', 'live']),
+  baseUrl: z.string(),
+  serviceName: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
+  apiKey: z.string().max(256)
+})
+export type Profile = z.infer<typeof Profile>
+
+export const ProfileInput = z
+  .object({
+    name: z.string().trim().min(1).max(64),
+    baseUrl: HttpUrl,
+    serviceName: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lowercase letters, digits and dashes').default('service'),
+    apiKey: z.string().trim().min(1).max(256)
+  })
+  .strict()
+
+export const SecretBackend = z.enum(['keychain', 'safeStorage', 'plaintext', 'none'])
+export type SecretBackend = z.infer<typeof SecretBackend>
+
+export const Settings = z.object({
+  theme: z.enum(['system', 'light', 'dark']),
+  startAtLogin: z.boolean(),
+  historyPollSeconds: z.number().int().min(10).max(3600),
+  watchPollSeconds: z.number().int().min(5).max(3600),
+  tickerPollSeconds: z.number().int().min(6).max(3600),
+  fiatTypes: z.array(IdNum).min(1).max(16),
+  tickerFiat: IdNum,
+  pinnedTickers: z.array(IdNum).max(32),
+  notify: z.object({
+    terminalSuccess: z.boolean(),
+    terminalFailure: z.boolean(),
+    needsAttention: z.boolean(),
+    anyChange: z.boolean(),
+    watchedOnly: z.boolean()
+  }),
+  allowPlaintextSecrets: z.boolean(),
+  inbox: z.object({
+    enabled: z.boolean(),
+    host: z.string().min(1).max(255),
+    port: z.number().int().min(0).max(65535)
+  })
+})
+export type Settings = z.infer<typeof Settings>
+export const SettingsPatch = Settings.partial().strict()
+
+export const SyncState = z.object({
+  type: OrderType,
+  fiatType: IdNum,
+  cursor: z.string().nullable(),
+  lastSuccessAt: EpochMs.nullable(),
+  nextRunAt: EpochMs.nullable(),
+  lagMs: z.number().nullable(),
+  running: z.boolean(),
+  progress: z.object({ pages: z.number(), orders: z.number() }).nullable(),
+  lastError: ErrorInfo.nullable()
+})
+export type SyncState = z.infer<typeof SyncState>
+
+export const BudgetEntry = z.object({
+  endpoint: z.string(),
+  limit: z.number(),
+  usedInWindow: z.number(),
+  queued: z.number(),
+  nextSlotAt: EpochMs.nullable(),
+  blockedUntil: EpochMs.nullable()
+})
+export type BudgetEntry = z.infer<typeof BudgetEntry>
+
+export const OrderRow = z.object({
+  type: OrderType,
+  orderId: z.number().int(),
+  status: z.number().int(),
+  fiatType: z.number().int().nullable(),
+  coinId: z.number().int(),
+  chainId: z.number().int(),
+  fiatAmount: Dec.nullable(),
+  cryptoAmount: Dec.nullable(),
+  walletAddress: z.string().nullable(),
+  merchantRecognitionId: z.string().nullable(),
+  referenceId: z.string().nullable(),
+  transactionHash: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  firstSeenAt: EpochMs,
+  lastChangedAt: EpochMs,
+  watched: z.boolean()
+})
+export type OrderRow = z.infer<typeof OrderRow>
+
+export const TimelineEntry = z.object({
+  at: EpochMs,
+  oldStatus: z.number().int().nullable(),
+  newStatus: z.number().int(),
+  source: z.enum(['sync', 'watch', 'webhook'])
+})
+export type TimelineEntry = z.infer<typeof TimelineEntry>
+
+export const OrderFilter = z
+  .object({
+    type: OrderType,
+    statusGroup: z.enum(['in progress', 'needs attention', 'completed', 'failed']).optional(),
+    fiatType: IdNum.optional(),
+    coinId: IdNum.optional(),
+    chainId: IdNum.optional(),
+    from: IsoTime.optional(),
+    to: IsoTime.optional(),
+    search: z.string().trim().max(200).optional()
+  })
+  .strict()
+export type OrderFilter = z.infer<typeof OrderFilter>
+
+export const TickerRow = z.object({
+  coinId: z.number().int(),
+  buy: Dec.nullable(),
+  sell: Dec.nullable(),
+  prevBuy: Dec.nullable(),
+  prevSell: Dec.nullable(),
+  at: EpochMs.nullable(),
+  stale: z.boolean(),
+  history: z.array(z.object({ at: EpochMs, buy: Dec.nullable(), sell: Dec.nullable() }))
+})
+export type TickerRow = z.infer<typeof TickerRow>
+
+/** Everything the renderer needs of the configuration, already merged from the config endpoints. */
+export const ConfigSnapshot = z.object({
+  fetchedAt: EpochMs.nullable(),
+  stale: z.boolean(),
+  fiats: z.array(z.object({ id: z.number().int(), symbol: z.string() })),
+  coins: z.array(
+    z.object({
+      id: z.number().int(),
+      code: z.string(),
+      name: z.string(),
+      icon: z.string().optional(),
+      tradeFloatPlaces: z.number().int(),
+      networks: z.array(z.number().int())
+    })
+  ),
+  chains: z.array(
+    z.object({
+      id: z.number().int(),
+      symbol: z.string(),
+      name: z.string(),
+      detail: z.record(z.string(), z.unknown())
+    })
+  ),
+  /** coinId -> chainId -> fee entry (decimal strings). */
+  gasFees: z.record(
+    z.string(),
+    z.record(z.string(), z.object({ withdrawalFee: Dec, minimumWithdrawal: Dec, nodeInSync: z.number().int(), depositEnable: z.number().int().optional() }))
+  ),
+  /** onramp/offramp -> fiatId -> {min, max} */
+  limits: z.object({
+    onramp: z.record(z.string(), z.object({ min: Dec, max: Dec })),
+    offramp: z.record(z.string(), z.object({ min: Dec, max: Dec }))
+  }),
+  minimumBuyAmount: z.record(z.string(), z.record(z.string(), Dec)),
+  minimumSellAmount: z.record(z.string(), Dec),
+  gatewayFee: z.record(z.string(), z.record(z.string(), Dec))
+})
+export type ConfigSnapshot = z.infer<typeof ConfigSnapshot>
+
+export const QuoteResult = z.object({
+  type: OrderType,
+  coinId: z.number().int(),
+  chainId: z.number().int(),
+  fiatType: z.number().int(),
+  amount: Dec,
+  rate: Dec,
+  quantity: Dec.optional(),
+  fiatAmount: Dec.optional(),
+  onrampFee: Dec,
+  clientFee: Dec,
+  gatewayFee: Dec,
+  gasFee: Dec.optional(),
+  tdsFee: Dec.optional(),
+  quotedAt: EpochMs
+})
+export type QuoteResult = z.infer<typeof QuoteResult>
+
+export const QuoteInput = z.discriminatedUnion('type', [
+  z.object({ type: z.literal(1), coinId: IdNum, chainId: IdNum, fiatType: IdNum, fiatAmount: Dec }).strict(),
+  z.object({ type: z.literal(2), coinId: IdNum, chainId: IdNum, quantity: Dec }).strict()
+])
+export type QuoteInput = z.infer<typeof QuoteInput>
+
+export const CompareRow = z.object({
+  chainId: z.number().int(),
+  ok: z.boolean(),
+  quote: QuoteResult.nullable(),
+  error: ErrorInfo.nullable(),
+  gasFee: Dec.nullable(),
+  minimum: Dec.nullable(),
+  nodeInSync: z.number().int().nullable(),
+  depositEnable: z.number().int().nullable()
+})
+
+export const WebhookDelivery = z.object({
+  id: z.number().int(),
+  receivedAt: EpochMs,
+  source: z.string(),
+  verified: z.boolean(),
+  reason: z.string(),
+  orderId: z.number().int().nullable(),
+  orderType: OrderType.nullable(),
+  status: z.number().int().nullable(),
+  duplicate: z.boolean(),
+  payload: z.string(),
+  body: z.string()
+})
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>
+
+export const InboxStatus = z.object({
+  enabled: z.boolean(),
+  listening: z.boolean(),
+  url: z.string().nullable(),
+  warning: z.string().nullable(),
+  error: z.string().nullable()
+})
+
+export const AuditEntry = z.object({ id: z.number().int(), at: EpochMs, action: z.string(), detail: z.record(z.string(), z.unknown()) })
+
+const ok = z.object({ ok: z.literal(true) })
+const none = z.object({}).strict()
+
+// ---------------------------------------------------------------- channels
+
+const ch = <I extends z.ZodType, O extends z.ZodType>(input: I, output: O, doc: string) => ({ input, output, doc })
+
+export const channels = {
+  'app:info': ch(none, z.object({ version: z.string(), platform: z.string(), shell: z.enum(['electron', 'web']), profile: Profile, clockSkewMs: z.number().nullable() }), 'Version, shell and the active profile'),
+  'app:openExternal': ch(z.object({ url: HttpUrl }).strict(), ok, 'Open an http(s) explorer link in the system browser'),
+  'app:showMain': ch(z.object({ order: z.object({ type: OrderType, orderId: z.number().int() }).strict().optional() }).strict(), ok, 'Show the main window (from the tray), optionally at an order'),
+
+  'profiles:list': ch(none, z.object({ profiles: z.array(Profile), activeId: ProfileId }), 'All profiles and the active one'),
+  'profiles:create': ch(ProfileInput, Profile, 'Create a live profile'),
+  'profiles:update': ch(z.object({ id: ProfileId, patch: ProfileInput.partial().strict() }).strict(), Profile, 'Edit a live profile'),
+  'profiles:delete': ch(z.object({ id: ProfileId }).strict(), ok, 'Delete a live profile, its secret and its database'),
+  'profiles:switch': ch(z.object({ id: ProfileId }).strict(), Profile, 'Make a profile active; every service switches'),
+
+  'secrets:status': ch(z.object({ profileId: ProfileId }).strict(), z.object({ has: z.boolean(), backend: SecretBackend, plaintextWarning: z.boolean() }), 'Whether a secret is stored and where (never the secret)'),
+  'secrets:set': ch(z.object({ profileId: ProfileId, secret: z.string().min(8).max(512) }).strict(), z.object({ backend: SecretBackend }), 'Store or replace a secret (write-only)'),
+  'secrets:delete': ch(z.object({ profileId: ProfileId }).strict(), ok, 'Delete a stored secret'),
+  'secrets:test': ch(z.object({ profileId: ProfileId }).strict(), z.object({ ok: z.boolean(), latencyMs: z.number().nullable(), message: z.string(), error: ErrorInfo.nullable() }), 'Call one cheap authenticated endpoint and explain the outcome'),
+
+  'settings:get': ch(none, Settings, 'Current settings'),
+  'settings:update': ch(SettingsPatch, Settings, 'Change settings'),
+
+  'config:get': ch(none, ConfigSnapshot, 'The cached configuration (stale-while-revalidate)'),
+  'config:refresh': ch(none, ConfigSnapshot, 'Refetch the configuration now'),
+  'bank:get': ch(none, z.object({ details: z.record(z.string(), z.unknown()).nullable(), fetchedAt: EpochMs.nullable(), stale: z.boolean(), error: ErrorInfo.nullable() }), 'Bank and UPI details'),
+
+  'tickers:get': ch(z.object({ fiatType: IdNum }).strict(), z.object({ fiatType: z.number().int(), rows: z.array(TickerRow), nextRefreshAt: EpochMs.nullable(), error: ErrorInfo.nullable() }), 'Latest prices with history'),
+  'tickers:visibility': ch(z.object({ view: z.enum(['main', 'tray']), visible: z.boolean() }).strict(), ok, 'A window shows or hides tickers (refresh only while shown)'),
+
+  'quotes:get': ch(QuoteInput, QuoteResult, 'An onramp or offramp quote (interactive priority)'),
+  'quotes:compare': ch(QuoteInput, z.object({ rows: z.array(CompareRow) }), 'The same quote on every network of the coin'),
+
+  'orders:query': ch(z.object({ filter: OrderFilter, sort: z.enum(['updatedAt:desc', 'updatedAt:asc', 'createdAt:desc', 'createdAt:asc', 'orderId:desc', 'orderId:asc']).default('updatedAt:desc'), offset: z.number().int().min(0), limit: z.number().int().min(1).max(1000) }).strict(), z.object({ rows: z.array(OrderRow), total: z.number().int() }), 'A window of the filtered orders'),
+  'orders:get': ch(z.object({ type: OrderType, orderId: z.number().int() }).strict(), z.object({ row: OrderRow, record: z.record(z.string(), z.unknown()), timeline: z.array(TimelineEntry) }).nullable(), 'One order with every field and its timeline'),
+  'orders:watch': ch(z.object({ type: OrderType, orderId: z.number().int(), watch: z.boolean() }).strict(), ok, 'Pin or unpin an order'),
+  'orders:watched': ch(none, z.object({ rows: z.array(OrderRow) }), 'Pinned orders and active orders for the tray'),
+  'orders:export': ch(z.object({ filter: OrderFilter }).strict(), z.object({ path: z.string(), rows: z.number().int() }), 'Write the filtered orders to CSV'),
+
+  'sync:state': ch(none, z.object({ states: z.array(SyncState) }), 'Sync state per (type, fiat)'),
+  'sync:now': ch(none, ok, 'Run a history sync now'),
+  'budget:get': ch(none, z.object({ entries: z.array(BudgetEntry) }), 'Request budget per limited endpoint'),
+
+  'webhooks:setUrl': ch(z.object({ url: HttpUrl }).strict(), z.object({ message: z.string() }), "Set the merchant's webhook URL at the service"),
+  'webhooks:sendDummy': ch(z.object({ target: z.enum(['url', 'inbox']), url: HttpUrl.optional() }).strict(), z.object({ message: z.string(), sentTo: z.string().nullable() }), 'Ask the service to send a dummy webhook'),
+  'webhooks:resend': ch(z.object({ orderId: z.number().int().positive() }).strict(), z.object({ message: z.string() }), "Ask the service to resend one order's webhook"),
+  'webhooks:deliveries': ch(z.object({ offset: z.number().int().min(0), limit: z.number().int().min(1).max(500) }).strict(), z.object({ rows: z.array(WebhookDelivery), total: z.number().int() }), 'The inbox log'),
+  'webhooks:verify': ch(z.object({ payload: z.string().min(1).max(1_048_576), signature: z.string().min(1).max(1024) }).strict(), z.object({ match: z.boolean(), reason: z.string(), decoded: z.unknown().nullable() }), 'Check a payload and signature against the active secret (computed in main)'),
+  'webhooks:inbox': ch(none, InboxStatus, 'Local receiver status'),
+
+  'audit:list': ch(z.object({ limit: z.number().int().min(1).max(500) }).strict(), z.object({ rows: z.array(AuditEntry) }), 'Recent operator actions')
+} as const
+
+export type Channels = typeof channels
+export type ChannelName = keyof Channels
+export const channelNames = Object.keys(channels) as ChannelName[]
+export type ChannelInput<C extends ChannelName> = z.input<Channels[C]['input']>
+export type ChannelOutput<C extends ChannelName> = z.output<Channels[C]['output']>
+
+// ---------------------------------------------------------------- events (main -> windows)
+
+export const events = {
+  'profile:changed': Profile,
+  'sync:state': SyncState,
+  'budget:changed': z.object({ entries: z.array(BudgetEntry) }),
+  'ticker:tick': z.object({ fiatType: z.number().int(), rows: z.array(TickerRow), nextRefreshAt: EpochMs.nullable() }),
+  'order:created': OrderRow,
+  'order:changed': z.object({ row: OrderRow, oldStatus: z.number().int().nullable(), newStatus: z.number().int(), terminal: z.boolean() }),
+  'config:updated': ConfigSnapshot,
+  'webhook:delivery': WebhookDelivery,
+  'export:progress': z.object({ rows: z.number().int(), total: z.number().int(), done: z.boolean() }),
+  'clock:skew': z.object({ skewMs: z.number() }),
+  'nav:order': z.object({ type: OrderType, orderId: z.number().int() })
+} as const
+
+export type Events = typeof events
+export type EventName = keyof Events
+export const eventNames = Object.keys(events) as EventName[]
+export type EventPayload<E extends EventName> = z.output<Events[E]>
+
+/**
+ * What the preload exposes as window.rampdesk (and the web harness mirrors): one
+ * method per channel returning the result envelope (errors travel as data: an Error
+ * thrown across contextBridge would lose everything but its message), and on(event).
+ */
+export type RampdeskBridge = {
+  [C in ChannelName as MethodName<C>]: (input: ChannelInput<C>) => Promise<Envelope<ChannelOutput<C>>>
+} & {
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void
+}
+
+/** Event channel name on the wire for a contract event. */
+export const eventChannel = (e: EventName): string => `event:${e}`
+
+/** 'orders:query' -> 'ordersQuery' */
+export type MethodName<C extends string> = C extends `${infer A}:${infer B}` ? `${A}${Capitalize<B>}` : C
+export function methodName<C extends ChannelName>(c: C): MethodName<C> {
+  const [a, b = ''] = c.split(':')
+  return `${a}${b.charAt(0).toUpperCase()}${b.slice(1)}` as MethodName<C>
+}
+
+/** The result envelope every channel returns across the boundary: errors travel as data, not as thrown strings. */
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo }
+
+/** What the services layer implements: one handler per channel, given the parsed input. */
+export type ContractHandlers = {
+  [C in ChannelName]: (input: z.output<Channels[C]['input']>) => Promise<ChannelOutput<C>>
+}
+
+/** Parses a channel's input; the error message names the field. */
+export function parseInput<C extends ChannelName>(channel: C, input: unknown): z.output<Channels[C]['input']> {
+  const schema = channels[channel]?.input as z.ZodType | undefined
+  if (!schema) throw new ContractError('unknown_channel', `unknown channel ${String(channel)}`)
+  const r = schema.safeParse(input === undefined ? {} : input)
+  if (!r.success) {
+    const i = r.error.issues[0]
+    const where = i && i.path.length ? i.path.join('.') + ': ' : ''
+    throw new ContractError('invalid_input', `invalid input for ${channel}: ${where}${i?.message ?? 'invalid'}`)
+  }
+  return r.data as z.output<Channels[C]['input']>
+}
+
+export class ContractError extends Error {
+  constructor(
+    readonly kind: 'unknown_channel' | 'invalid_input' | 'forbidden_sender',
+    message: string
+  ) {
+    super(message)
+    this.name = 'ContractError'
+  }
+}
+
+/** Any thrown value as the error half of an envelope. */
+export function toEnvelopeError(e: unknown): ErrorInfo {
+  if (e instanceof ContractError) return { kind: e.kind, message: e.message, retryable: false }
+  if (e && typeof e === 'object' && 'kind' in e && 'message' in e && 'retryable' in e) {
+    const info = (e as { toInfo?: () => ErrorInfo }).toInfo?.() ?? (e as ErrorInfo)
+    return ErrorInfo.parse({ ...info })
+  }
+  return { kind: 'internal', message: e instanceof Error ? e.message : String(e), retryable: false }
+}

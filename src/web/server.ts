@@ -1,0 +1,238 @@
+// The browser harness: the same contract the preload exposes, served over HTTP so the
+// real renderer can run in a plain browser against the real services (npm run web,
+// Playwright e2e, benchmarks). POST /rpc/<channel> answers the channel's envelope;
+// GET /events streams contract events as Server-Sent Events.
+// Guarded like a local app should be: bound to loopback, a random per-launch token
+// (exchanged once for an HttpOnly SameSite=Strict cookie), and Origin and Host checks
+// against DNS rebinding and cross-site requests.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { readFile, stat } from 'node:fs/promises'
+import { extname, join, normalize, resolve, sep } from 'node:path'
+import type { AddressInfo } from 'node:net'
+import {
+  channelNames,
+  eventNames,
+  parseInput,
+  toEnvelopeError,
+  type ChannelName,
+  type ContractHandlers,
+  type EventName
+} from '../shared/ipc/contract'
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: https:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "object-src 'none'"
+].join('; ')
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+  '.ico': 'image/x-icon'
+}
+
+const MAX_RPC_BODY = 2 * 1024 * 1024
+const COOKIE = 'rampdesk_token'
+
+export interface WebHarnessOptions {
+  handlers: ContractHandlers
+  /** Subscribe to every contract event; returns an unsubscribe. */
+  subscribe: (listener: (event: EventName, payload: unknown) => void) => () => void
+  /** Folder of the built renderer (index.html and assets). */
+  staticDir: string
+  host?: string
+  port?: number
+  token?: string
+}
+
+export interface WebHarness {
+  url: string
+  /** The URL to open, with the token. */
+  openUrl: string
+  token: string
+  port: number
+  server: Server
+  close(): Promise<void>
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+function cookieToken(req: IncomingMessage): string | undefined {
+  const raw = req.headers.cookie ?? ''
+  for (const part of raw.split(';')) {
+    const [k, ...v] = part.trim().split('=')
+    if (k === COOKIE) return v.join('=')
+  }
+  return undefined
+}
+
+function send(res: ServerResponse, status: number, body: string, type = 'application/json; charset=utf-8', extra: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    'Content-Type': type,
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    ...extra
+  })
+  res.end(body)
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const c of req) {
+    size += (c as Buffer).length
+    if (size > MAX_RPC_BODY) throw Object.assign(new Error('request body too large'), { status: 413 })
+    chunks.push(c as Buffer)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarness> {
+  const host = opts.host ?? '127.0.0.1'
+  const token = opts.token ?? randomBytes(24).toString('base64url')
+  const root = resolve(opts.staticDir)
+  const channelSet = new Set<string>(channelNames)
+  const sseClients = new Set<ServerResponse>()
+  let port = 0
+
+  const allowedHosts = () => new Set([`${host}:${port}`, `127.0.0.1:${port}`, `localhost:${port}`])
+  const ownOrigins = () => new Set([...allowedHosts()].map((h) => `http://${h}`))
+
+  const unsubscribe = opts.subscribe((event, payload) => {
+    const frame = `event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`
+    for (const res of sseClients) res.write(frame)
+  })
+
+  async function serveStatic(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+    const rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '')
+    const file = normalize(join(root, rel))
+    if (file !== root && !file.startsWith(root + sep)) return send(res, 404, '{"error":"not found"}')
+    try {
+      const s = await stat(file)
+      if (!s.isFile()) return send(res, 404, '{"error":"not found"}')
+      const body = await readFile(file)
+      res.writeHead(200, {
+        'Content-Type': MIME[extname(file)] ?? 'application/octet-stream',
+        'Content-Length': body.length,
+        'Content-Security-Policy': CSP,
+        'X-Content-Type-Options': 'nosniff',
+        'X-Frame-Options': 'DENY',
+        'Referrer-Policy': 'no-referrer',
+        'Cache-Control': extname(file) === '.html' ? 'no-store' : 'max-age=3600'
+      })
+      res.end(req.method === 'HEAD' ? undefined : body)
+    } catch {
+      send(res, 404, '{"error":"not found"}')
+    }
+  }
+
+  const server = createServer(async (req, res) => {
+    try {
+      // DNS rebinding: the Host header must name this loopback listener.
+      if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, '{"error":"foreign host"}')
+      const url = new URL(req.url ?? '/', `http://${req.headers.host}`)
+
+      // Exchange the launch token for a cookie, then drop it from the address bar.
+      const given = url.searchParams.get('token')
+      if (req.method === 'GET' && url.pathname === '/' && given !== null) {
+        if (!safeEqual(given, token)) return send(res, 401, '{"error":"bad token"}')
+        url.searchParams.delete('token')
+        return send(res, 303, '', 'text/plain', {
+          Location: url.pathname + (url.search || ''),
+          'Set-Cookie': `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`
+        })
+      }
+
+      const authed = (() => {
+        const c = cookieToken(req)
+        return c !== undefined && safeEqual(c, token)
+      })()
+      if (!authed) return send(res, 401, '{"error":"open the URL printed by npm run web (it carries the token)"}')
+
+      if (url.pathname.startsWith('/rpc/')) {
+        if (req.method !== 'POST') return send(res, 405, '{"error":"POST only"}', undefined, { Allow: 'POST' })
+        // Cross-site requests: a browser always sends Origin on POST; it must be ours.
+        const origin = req.headers.origin
+        if (origin !== undefined && !ownOrigins().has(origin)) return send(res, 403, '{"error":"foreign origin"}')
+        if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return send(res, 415, '{"error":"JSON only"}')
+        const channel = url.pathname.slice('/rpc/'.length)
+        if (!channelSet.has(channel)) return send(res, 404, JSON.stringify({ ok: false, error: { kind: 'unknown_channel', message: `unknown channel ${channel}`, retryable: false } }))
+        let raw: unknown
+        try {
+          const text = await readBody(req)
+          raw = text.length ? JSON.parse(text) : {}
+        } catch (e) {
+          const status = (e as { status?: number }).status ?? 400
+          return send(res, status, JSON.stringify({ ok: false, error: { kind: 'invalid_input', message: status === 413 ? 'request too large' : 'body is not JSON', retryable: false } }))
+        }
+        try {
+          const input = parseInput(channel as ChannelName, raw)
+          const handler = opts.handlers[channel as ChannelName] as (i: unknown) => Promise<unknown>
+          const value = await handler(input)
+          return send(res, 200, JSON.stringify({ ok: true, value }))
+        } catch (e) {
+          return send(res, 200, JSON.stringify({ ok: false, error: toEnvelopeError(e) }))
+        }
+      }
+
+      if (url.pathname === '/events') {
+        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' })
+        res.write(`: rampdesk events ${eventNames.length}\n\n`)
+        sseClients.add(res)
+        const ping = setInterval(() => res.write(': ping\n\n'), 15_000)
+        ping.unref()
+        req.on('close', () => {
+          clearInterval(ping)
+          sseClients.delete(res)
+        })
+        return
+      }
+
+      if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, '{"error":"method not allowed"}')
+      return serveStatic(req, res, url.pathname)
+    } catch (e) {
+      if (!res.headersSent) send(res, 500, JSON.stringify({ error: e instanceof Error ? e.message : 'internal error' }))
+      else res.destroy()
+    }
+  })
+
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail)
+    server.listen(opts.port ?? 0, host, () => ok())
+  })
+  port = (server.address() as AddressInfo).port
+  const url = `http://${host}:${port}/`
+  return {
+    url,
+    openUrl: `${url}?token=${token}`,
+    token,
+    port,
+    server,
+    async close() {
+      unsubscribe()
+      for (const res of sseClients) res.end()
+      sseClients.clear()
+      server.closeAllConnections()
+      await new Promise<void>((ok) => server.close(() => ok()))
+    }
+  }
+}
