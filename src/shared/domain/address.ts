@@ -1,0 +1,585 @@
+// Address checks for the address-check view, and realistic sample addresses for the
+// sandbox. A check first applies the chain's own rules from the config (addressRegex,
+// startingWith, memoRegex), then the checksum where the chain has one, so an operator
+// sees which rule failed and why before a customer's funds go to a typo.
+// The checksum scheme is picked by chain symbol (aliases included), not by chain id,
+// because the live service sends chain ids beyond its own mapping table.
+import { bech32, bech32m, base58, base64, base64url, createBase58check } from '@scure/base'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import type { ChainDetail } from '../api/schemas'
+
+export type ChecksumScheme = 'eip55' | 'tron' | 'neo' | 'btc' | 'bep2' | 'solana' | 'ton' | 'none'
+
+/** What a check looked at: the input itself, the config's rules, or the checksum. */
+export type AddressCheckKind = 'input' | 'format' | 'prefix' | 'memo' | 'checksum'
+
+export interface AddressCheck {
+  name: string
+  kind: AddressCheckKind
+  ok: boolean
+  detail: string
+}
+
+export interface AddressCheckResult {
+  ok: boolean
+  checks: AddressCheck[]
+  explorerUrl?: string
+  scheme: ChecksumScheme
+}
+
+/** The minimum of a chain detail the checks read. */
+export type ChainRules = Pick<ChainDetail, 'chainSymbol' | 'addressRegex' | 'memoRegex' | 'startingWith' | 'hashLink'>
+
+/** Names of the checks, stable for views and tests. */
+export const CHECK_NAMES = {
+  input: 'address given',
+  whitespace: 'no stray whitespace',
+  format: 'address format (config addressRegex)',
+  prefix: 'address prefix (config startingWith)',
+  memo: 'memo (config memoRegex)',
+  eip55: 'EIP-55 checksum',
+  tron: 'TRON base58check',
+  neo: 'NEO base58check',
+  btc: 'Bitcoin address checksum',
+  bep2: 'BNB Beacon Chain bech32 checksum',
+  solana: 'Solana public key (32 bytes)',
+  ton: 'TON address checksum (CRC16)'
+} as const
+
+const SCHEME_BY_SYMBOL: Readonly<Record<string, ChecksumScheme>> = {
+  erc20: 'eip55',
+  eth: 'eip55',
+  bep20: 'eip55',
+  bsc: 'eip55',
+  matic20: 'eip55',
+  matic: 'eip55',
+  'matic20-test': 'eip55',
+  okc: 'eip55',
+  'wemix 3.0': 'eip55',
+  wemix: 'eip55',
+  arbitrum: 'eip55',
+  klay: 'eip55',
+  energi: 'eip55',
+  trc20: 'tron',
+  trx: 'tron',
+  nep5: 'neo',
+  btc: 'btc',
+  bep2: 'bep2',
+  bnb: 'bep2',
+  spl: 'solana',
+  sol: 'solana',
+  ton: 'ton'
+}
+
+/** Which checksum applies to a chain symbol or alias ('none' for chains without one, e.g. eos). */
+export function checksumSchemeFor(chainSymbol: string): ChecksumScheme {
+  return SCHEME_BY_SYMBOL[chainSymbol.trim().toLowerCase()] ?? 'none'
+}
+
+// Addresses and memos longer than this are refused before any config regex runs on
+// them: a pathological pattern in the config must not freeze the window.
+const MAX_ADDRESS_LENGTH = 256
+const MAX_MEMO_LENGTH = 512
+
+const b58check = createBase58check(sha256)
+
+// ---------------------------------------------------------------- regex from config
+
+type Compiled = { ok: true; re: RegExp } | { ok: false; error: string }
+
+/** Compiles a config regex without throwing; accepts "/body/flags" too (drops g and y, which make test() stateful). */
+export function compileConfigRegex(source: string): Compiled {
+  let body = source
+  let flags = ''
+  const slashed = /^\/(.*)\/([a-z]*)$/s.exec(source)
+  if (slashed) {
+    body = slashed[1] ?? ''
+    flags = (slashed[2] ?? '').replace(/[gy]/g, '')
+  }
+  try {
+    return { ok: true, re: new RegExp(body, flags) }
+  } catch (e) {
+    return { ok: false, error: e instanceof Error ? e.message : String(e) }
+  }
+}
+
+// ---------------------------------------------------------------- checksum schemes
+
+type Verdict = { ok: boolean; detail: string }
+
+/** EIP-55 mixed-case form of 40 hex digits (without 0x). */
+export function toEip55(hex40: string): string {
+  const lower = hex40.toLowerCase()
+  const hash = bytesToHex(keccak_256(utf8ToBytes(lower)))
+  let out = '0x'
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower[i] ?? ''
+    out += parseInt(hash[i] ?? '0', 16) >= 8 ? c.toUpperCase() : c
+  }
+  return out
+}
+
+function checkEip55(address: string): Verdict {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return { ok: false, detail: 'not 0x followed by 40 hex digits' }
+  const body = address.slice(2)
+  if (!/[a-f]/.test(body)) {
+    return { ok: true, detail: /[A-F]/.test(body) ? 'valid but not checksummed (all uppercase): a typo would go unnoticed' : 'no letters, nothing to checksum' }
+  }
+  if (!/[A-F]/.test(body)) return { ok: true, detail: 'valid but not checksummed (all lowercase): a typo would go unnoticed' }
+  return toEip55(body) === address
+    ? { ok: true, detail: 'mixed-case EIP-55 checksum matches' }
+    : { ok: false, detail: 'the mixed-case letters do not match the EIP-55 checksum: likely a typo' }
+}
+
+function decodeBase58(address: string): Uint8Array | undefined {
+  try {
+    return base58.decode(address)
+  } catch {
+    return undefined
+  }
+}
+
+function checkBase58Check(address: string, versions: Record<number, string>, payloadLength: number, what: string): Verdict {
+  const raw = decodeBase58(address)
+  if (!raw) return { ok: false, detail: 'contains characters outside base58 (0, O, I and l are not used)' }
+  if (raw.length !== payloadLength + 4) return { ok: false, detail: `decodes to ${raw.length} bytes; a ${what} address has ${payloadLength + 4}` }
+  let payload: Uint8Array
+  try {
+    payload = b58check.decode(address)
+  } catch {
+    return { ok: false, detail: 'base58check checksum (double SHA-256) does not match: likely a typo' }
+  }
+  const version = payload[0] ?? -1
+  const kind = versions[version]
+  if (kind === undefined) {
+    const want = Object.keys(versions).map((v) => '0x' + Number(v).toString(16).padStart(2, '0')).join(' or ')
+    return { ok: false, detail: `version byte 0x${version.toString(16).padStart(2, '0')} is not ${want}` }
+  }
+  return { ok: true, detail: `base58check checksum matches${kind ? ` (${kind})` : ''}` }
+}
+
+const BECH32_CHARS = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l'
+
+function checkBtc(address: string): Verdict {
+  const lower = address.toLowerCase()
+  if (lower.startsWith('bc1')) {
+    if (address !== lower && address !== address.toUpperCase()) return { ok: false, detail: 'bech32 addresses must not mix upper and lower case' }
+    const data = lower.slice(3)
+    if ([...data].some((c) => !BECH32_CHARS.includes(c))) return { ok: false, detail: 'contains characters outside bech32 (1, b, i and o are not used after bc1)' }
+    const v0 = bech32.decodeUnsafe(lower, 90)
+    const v1 = v0 ? undefined : bech32m.decodeUnsafe(lower, 90)
+    const decoded = v0 ?? v1
+    if (!decoded || decoded.prefix !== 'bc') return { ok: false, detail: 'bech32/bech32m checksum does not match: likely a typo' }
+    const [version, ...words] = decoded.words
+    const program = bech32.fromWordsUnsafe(words)
+    if (version === undefined || !program) return { ok: false, detail: 'malformed witness program' }
+    if (version === 0) {
+      if (!v0) return { ok: false, detail: 'witness version 0 must use bech32, not bech32m' }
+      if (program.length !== 20 && program.length !== 32) return { ok: false, detail: `a version 0 witness program has 20 or 32 bytes, not ${program.length}` }
+      return { ok: true, detail: `bech32 checksum matches (${program.length === 20 ? 'P2WPKH' : 'P2WSH'})` }
+    }
+    if (version > 16) return { ok: false, detail: `witness version ${version} does not exist` }
+    if (!v1) return { ok: false, detail: `witness version ${version} must use bech32m, not bech32` }
+    if (program.length < 2 || program.length > 40) return { ok: false, detail: `witness program of ${program.length} bytes is out of range` }
+    return { ok: true, detail: `bech32m checksum matches${version === 1 && program.length === 32 ? ' (taproot)' : ''}` }
+  }
+  if (/^[13]/.test(address)) return checkBase58Check(address, { 0x00: 'P2PKH', 0x05: 'P2SH' }, 21, 'legacy Bitcoin')
+  return { ok: false, detail: 'neither a bc1 (bech32) nor a legacy 1/3 (base58check) Bitcoin address' }
+}
+
+function checkBep2(address: string): Verdict {
+  const lower = address.toLowerCase()
+  if (address !== lower && address !== address.toUpperCase()) return { ok: false, detail: 'bech32 addresses must not mix upper and lower case' }
+  if (!lower.startsWith('bnb1')) return { ok: false, detail: 'a BNB Beacon Chain address starts with bnb1' }
+  if ([...lower.slice(4)].some((c) => !BECH32_CHARS.includes(c))) return { ok: false, detail: 'contains characters outside bech32 (1, b, i and o are not used after bnb1)' }
+  const decoded = bech32.decodeUnsafe(lower, 90)
+  if (!decoded) return { ok: false, detail: 'bech32 checksum does not match: likely a typo' }
+  const bytes = bech32.fromWordsUnsafe(decoded.words)
+  if (!bytes || bytes.length !== 20) return { ok: false, detail: `carries ${bytes ? bytes.length : 'malformed'} bytes; a bnb1 address carries 20` }
+  return { ok: true, detail: 'bech32 checksum matches' }
+}
+
+function checkSolana(address: string): Verdict {
+  const raw = decodeBase58(address)
+  if (!raw) return { ok: false, detail: 'contains characters outside base58 (0, O, I and l are not used)' }
+  if (raw.length !== 32) return { ok: false, detail: `decodes to ${raw.length} bytes; a Solana public key has exactly 32 (Solana addresses carry no checksum, the length is all there is to check)` }
+  return { ok: true, detail: 'base58 decodes to a 32-byte public key (Solana addresses carry no checksum)' }
+}
+
+/** CRC16-XMODEM (poly 0x1021, init 0), as TON uses for user-friendly addresses. */
+export function crc16Xmodem(data: Uint8Array): number {
+  let crc = 0
+  for (const byte of data) {
+    crc ^= byte << 8
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
+  }
+  return crc
+}
+
+function checkTon(address: string): Verdict {
+  if (/^-?\d+:[0-9a-fA-F]{64}$/.test(address)) return { ok: true, detail: 'raw form (workchain:hash) carries no checksum' }
+  if (address.length !== 48) return { ok: false, detail: `a user-friendly TON address has 48 characters, not ${address.length}` }
+  const url = /[-_]/.test(address)
+  if (url && /[+/]/.test(address)) return { ok: false, detail: 'mixes base64 (+ /) and base64url (- _) characters' }
+  let raw: Uint8Array
+  try {
+    raw = (url ? base64url : base64).decode(address)
+  } catch {
+    return { ok: false, detail: 'not valid base64/base64url' }
+  }
+  if (raw.length !== 36) return { ok: false, detail: `decodes to ${raw.length} bytes, not 36` }
+  const crc = crc16Xmodem(raw.subarray(0, 34))
+  if (((raw[34] ?? 0) << 8 | (raw[35] ?? 0)) !== crc) return { ok: false, detail: 'CRC16 checksum does not match: likely a typo' }
+  const tag = raw[0] ?? 0
+  const flavour = tag & 0x7f
+  if (flavour !== 0x11 && flavour !== 0x51) return { ok: false, detail: `unknown address tag 0x${tag.toString(16)}` }
+  if (tag & 0x80) return { ok: false, detail: 'testnet-only address' }
+  const wc = raw[1]
+  if (wc !== 0x00 && wc !== 0xff) return { ok: false, detail: `unknown workchain ${wc ?? '?'}` }
+  return { ok: true, detail: `CRC16 checksum matches (${flavour === 0x11 ? 'bounceable' : 'non-bounceable'}, ${wc === 0 ? 'basechain' : 'masterchain'})` }
+}
+
+function runChecksum(scheme: ChecksumScheme, address: string): Verdict | undefined {
+  switch (scheme) {
+    case 'eip55':
+      return checkEip55(address)
+    case 'tron':
+      return checkBase58Check(address, { 0x41: '' }, 21, 'TRON')
+    case 'neo':
+      return checkBase58Check(address, { 0x17: '' }, 21, 'NEO')
+    case 'btc':
+      return checkBtc(address)
+    case 'bep2':
+      return checkBep2(address)
+    case 'solana':
+      return checkSolana(address)
+    case 'ton':
+      return checkTon(address)
+    case 'none':
+      return undefined
+  }
+}
+
+/** Whether the scheme's checksum accepts the address (true for chains without one). */
+export function checksumOk(chainSymbol: string, address: string): boolean {
+  return runChecksum(checksumSchemeFor(chainSymbol), address)?.ok ?? true
+}
+
+// ---------------------------------------------------------------- the check
+
+/**
+ * Checks an address (and optional memo) against a chain's config and checksum.
+ * Never throws: a broken rule in the config is reported as a failed check.
+ */
+export function checkAddress(chain: ChainRules, address: string, memo?: string): AddressCheckResult {
+  const scheme = checksumSchemeFor(chain.chainSymbol)
+  const checks: AddressCheck[] = []
+  const finish = (): AddressCheckResult => {
+    const ok = checks.every((c) => c.ok)
+    const explorerUrl = ok ? explorerAddressUrl(chain, address) : undefined
+    return explorerUrl ? { ok, checks, explorerUrl, scheme } : { ok, checks, scheme }
+  }
+
+  if (address.trim() === '') {
+    checks.push({ name: CHECK_NAMES.input, kind: 'input', ok: false, detail: 'no address given' })
+    return finish()
+  }
+  if (address.length > MAX_ADDRESS_LENGTH) {
+    checks.push({ name: CHECK_NAMES.input, kind: 'input', ok: false, detail: `${address.length} characters is longer than any address` })
+    return finish()
+  }
+  if (/\s/.test(address)) {
+    checks.push({ name: CHECK_NAMES.whitespace, kind: 'input', ok: false, detail: 'contains spaces or line breaks: check for a stray space when pasting' })
+  }
+
+  if (chain.addressRegex !== undefined && chain.addressRegex !== '') {
+    const c = compileConfigRegex(chain.addressRegex)
+    checks.push(
+      c.ok
+        ? c.re.test(address)
+          ? { name: CHECK_NAMES.format, kind: 'format', ok: true, detail: `matches ${chain.addressRegex}` }
+          : { name: CHECK_NAMES.format, kind: 'format', ok: false, detail: `does not match ${chain.addressRegex}` }
+        : { name: CHECK_NAMES.format, kind: 'format', ok: false, detail: `the config's addressRegex is not a valid regular expression (${c.error}); cannot check` }
+    )
+  }
+
+  if (chain.startingWith !== undefined) {
+    const prefixes = chain.startingWith
+    if (prefixes.length === 0 || prefixes.includes('')) {
+      checks.push({ name: CHECK_NAMES.prefix, kind: 'prefix', ok: true, detail: 'any prefix allowed' })
+    } else {
+      const hit = prefixes.find((p) => address.startsWith(p))
+      checks.push(
+        hit !== undefined
+          ? { name: CHECK_NAMES.prefix, kind: 'prefix', ok: true, detail: `starts with ${hit}` }
+          : { name: CHECK_NAMES.prefix, kind: 'prefix', ok: false, detail: `must start with ${prefixes.join(' or ')}` }
+      )
+    }
+  }
+
+  const memoCheck = checkMemo(chain.memoRegex, memo)
+  if (memoCheck) checks.push(memoCheck)
+
+  const verdict = runChecksum(scheme, address)
+  if (verdict) checks.push({ name: CHECK_NAMES[scheme as Exclude<ChecksumScheme, 'none'>], kind: 'checksum', ...verdict })
+
+  return finish()
+}
+
+function checkMemo(memoRegex: string | undefined, memo: string | undefined): AddressCheck | undefined {
+  const given = memo !== undefined && memo.trim() !== ''
+  const name = CHECK_NAMES.memo
+  if (memoRegex === undefined) {
+    return given ? { name, kind: 'memo', ok: true, detail: 'the config gives no memo rule for this chain; memo not checked' } : undefined
+  }
+  if (memoRegex === '') {
+    return given
+      ? { name, kind: 'memo', ok: false, detail: 'this chain uses no memo: remove it (a memo here means the address was probably meant for another chain)' }
+      : { name, kind: 'memo', ok: true, detail: 'this chain uses no memo' }
+  }
+  const c = compileConfigRegex(memoRegex)
+  if (!c.ok) return { name, kind: 'memo', ok: false, detail: `the config's memoRegex is not a valid regular expression (${c.error}); cannot check` }
+  if (!given) return { name, kind: 'memo', ok: true, detail: 'no memo given; this chain accepts one (exchange deposit addresses require it)' }
+  if (memo.length > MAX_MEMO_LENGTH) return { name, kind: 'memo', ok: false, detail: `${memo.length} characters is longer than any memo` }
+  return c.re.test(memo)
+    ? { name, kind: 'memo', ok: true, detail: `matches ${memoRegex}` }
+    : { name, kind: 'memo', ok: false, detail: `does not match ${memoRegex}` }
+}
+
+// ---------------------------------------------------------------- explorer links
+
+function httpPrefix(hashLink: string | undefined): string | undefined {
+  if (!hashLink) return undefined
+  try {
+    const u = new URL(hashLink)
+    return u.protocol === 'http:' || u.protocol === 'https:' ? hashLink : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Explorer page of a transaction: hashLink + hash, only for http(s) hashLinks. */
+export function explorerTxUrl(chain: Pick<ChainDetail, 'hashLink'>, hash: string): string | undefined {
+  const prefix = httpPrefix(chain.hashLink)
+  const h = hash.trim()
+  if (!prefix || h === '') return undefined
+  return prefix + encodeURIComponent(h)
+}
+
+/**
+ * Explorer page of an address, derived from the transaction link by swapping its
+ * last /tx/ or /transaction/ segment for /address/. None when hashLink has neither.
+ */
+export function explorerAddressUrl(chain: Pick<ChainDetail, 'hashLink'>, address: string): string | undefined {
+  const prefix = httpPrefix(chain.hashLink)
+  const a = address.trim()
+  if (!prefix || a === '') return undefined
+  const m = /^(.*\/)(tx|transaction|transactions)\/$/.exec(prefix)
+  if (!m) return undefined
+  return `${m[1] ?? ''}address/${encodeURIComponent(a)}`
+}
+
+// ---------------------------------------------------------------- reference config
+
+const EVM = { addressRegex: '^(0x)[0-9A-Fa-f]{40}$', memoRegex: '', startingWith: ['0x'] }
+const B58 = '1-9A-HJ-NP-Za-km-z'
+
+/**
+ * Chain details shaped like the live service's networkConfig, with rules that the
+ * checks above enforce. The sandbox serves them; tests check samples against them.
+ */
+export const REFERENCE_CHAIN_DETAILS: Readonly<Record<number, ChainDetail>> = {
+  0: { chainSymbol: 'erc20', chainName: 'Ethereum', ...EVM, networkId: 1, hashLink: 'https://etherscan.io/tx/', confirmations: 12 },
+  1: { chainSymbol: 'bep20', chainName: 'BNB Smart Chain', ...EVM, networkId: 56, hashLink: 'https://bscscan.com/tx/', confirmations: 15 },
+  2: { chainSymbol: 'trc20', chainName: 'Tron', addressRegex: `^T[${B58}]{33}$`, memoRegex: '', startingWith: ['T'], networkId: -1, hashLink: 'https://tronscan.org/#/transaction/', confirmations: 20 },
+  3: { chainSymbol: 'matic20', chainName: 'Polygon', ...EVM, networkId: 137, hashLink: 'https://polygonscan.com/tx/', confirmations: 128 },
+  4: { chainSymbol: 'spl', chainName: 'Solana', addressRegex: `^[${B58}]{32,44}$`, memoRegex: '', startingWith: [''], networkId: -1, hashLink: 'https://solscan.io/tx/', confirmations: 1 },
+  5: { chainSymbol: 'bep2', chainName: 'BNB Beacon Chain', addressRegex: '^(bnb1)[0-9a-z]{38}$', memoRegex: '^[0-9A-Za-z\\-_]{1,120}$', startingWith: ['bnb1'], networkId: -1, hashLink: 'https://explorer.bnbchain.org/tx/', confirmations: 1 },
+  7: { chainSymbol: 'nep5', chainName: 'Neo Legacy', addressRegex: '^(A)[A-Za-z0-9]{33}$', memoRegex: '', startingWith: ['A'], networkId: -1, hashLink: 'https://neotube.io/transaction/', confirmations: 1 },
+  8: { chainSymbol: 'eos', chainName: 'EOS', addressRegex: '^[1-5a-z\\.]{1,12}$', memoRegex: '^[0-9A-Za-z\\-_,]{1,120}$', startingWith: [''], networkId: -1, hashLink: 'https://bloks.io/transaction/', confirmations: 1 },
+  9: { chainSymbol: 'klay', chainName: 'Klaytn', ...EVM, networkId: 8217, hashLink: 'https://klaytnscope.com/tx/', confirmations: 1 },
+  10: { chainSymbol: 'matic20-test', chainName: 'Polygon testnet', ...EVM, networkId: 80001, hashLink: 'https://mumbai.polygonscan.com/tx/', confirmations: 5 },
+  11: { chainSymbol: 'okc', chainName: 'OKX Chain', ...EVM, networkId: 66, hashLink: 'https://www.oklink.com/okc/tx/', confirmations: 5 },
+  12: { chainSymbol: 'wemix 3.0', chainName: 'WEMIX 3.0', ...EVM, networkId: 1111, hashLink: 'https://explorer.wemix.com/tx/', confirmations: 5 },
+  13: { chainSymbol: 'arbitrum', chainName: 'Arbitrum One', ...EVM, networkId: 42161, hashLink: 'https://arbiscan.io/tx/', confirmations: 20 },
+  14: { chainSymbol: 'yota', chainName: 'Yota', networkId: -1, hashLink: '' },
+  15: { chainSymbol: 'ton', chainName: 'TON', addressRegex: '^[A-Za-z0-9_\\-+/]{48}$', memoRegex: '^[0-9A-Za-z\\-_ ]{1,120}$', startingWith: ['EQ', 'UQ'], networkId: -1, hashLink: 'https://tonviewer.com/transaction/', confirmations: 1 },
+  21: { chainSymbol: 'energi', chainName: 'Energi', ...EVM, networkId: 39797, hashLink: 'https://explorer.energi.network/tx/', confirmations: 5 }
+}
+
+/** Bitcoin is a coin the service lists without a chain id of its own; its rules, for checks by symbol. */
+export const BTC_CHAIN_DETAIL: ChainDetail = {
+  chainSymbol: 'btc',
+  chainName: 'Bitcoin',
+  addressRegex: `^(bc1[${BECH32_CHARS}]{11,71}|BC1[${BECH32_CHARS.toUpperCase()}]{11,71}|[13][${B58}]{25,34})$`,
+  memoRegex: '',
+  startingWith: ['bc1', 'BC1', '1', '3'],
+  networkId: -1,
+  hashLink: 'https://mempool.space/tx/',
+  confirmations: 2
+}
+
+// ---------------------------------------------------------------- samples for the sandbox
+
+function randomBytes(n: number, rng: () => number): Uint8Array {
+  const out = new Uint8Array(n)
+  for (let i = 0; i < n; i++) out[i] = Math.floor(rng() * 256) & 0xff
+  return out
+}
+
+function randomChars(n: number, alphabet: string, rng: () => number): string {
+  let s = ''
+  for (let i = 0; i < n; i++) s += alphabet[Math.floor(rng() * alphabet.length) % alphabet.length] ?? alphabet[0]
+  return s
+}
+
+function tonFriendly(hash: Uint8Array, tag = 0x11, workchain = 0): string {
+  const raw = new Uint8Array(36)
+  raw[0] = tag
+  raw[1] = workchain & 0xff
+  raw.set(hash, 2)
+  const crc = crc16Xmodem(raw.subarray(0, 34))
+  raw[34] = crc >> 8
+  raw[35] = crc & 0xff
+  return base64url.encode(raw)
+}
+
+/**
+ * A realistic address that passes every check for the chain (EIP-55 checksummed hex,
+ * real TRON base58check, bech32 for BTC and bep2, ...), with a memo on chains whose
+ * reference config takes one. Unknown chains get an EVM address.
+ */
+export function sampleAddress(chainSymbol: string, rng: () => number): { address: string; memo?: string } {
+  const symbol = chainSymbol.trim().toLowerCase()
+  const memo = (): string => String(100000 + Math.floor(rng() * 899999999))
+  switch (checksumSchemeFor(symbol)) {
+    case 'tron':
+      return { address: b58check.encode(Uint8Array.of(0x41, ...randomBytes(20, rng))) }
+    case 'neo':
+      return { address: b58check.encode(Uint8Array.of(0x17, ...randomBytes(20, rng))) }
+    case 'btc': {
+      const pick = Math.floor(rng() * 4)
+      if (pick === 0) return { address: bech32.encode('bc', [0, ...bech32.toWords(randomBytes(20, rng))]) }
+      if (pick === 1) return { address: bech32m.encode('bc', [1, ...bech32m.toWords(randomBytes(32, rng))]) }
+      return { address: b58check.encode(Uint8Array.of(pick === 2 ? 0x00 : 0x05, ...randomBytes(20, rng))) }
+    }
+    case 'bep2':
+      return { address: bech32.encode('bnb', bech32.toWords(randomBytes(20, rng))), memo: memo() }
+    case 'solana': {
+      // A zero top byte would make a key whose base58 form is shorter than real ones.
+      const key = randomBytes(32, rng)
+      key[0] = 1 + ((key[0] ?? 0) % 255)
+      return { address: base58.encode(key) }
+    }
+    case 'ton':
+      return { address: tonFriendly(randomBytes(32, rng), rng() < 0.5 ? 0x11 : 0x51), memo: memo() }
+    case 'eip55':
+      return { address: toEip55(bytesToHex(randomBytes(20, rng))) }
+    case 'none':
+      if (symbol === 'eos') return { address: randomChars(1, 'abcdefghijklmnopqrstuvwxyz', rng) + randomChars(11, 'abcdefghijklmnopqrstuvwxyz12345', rng), memo: memo() }
+      return { address: toEip55(bytesToHex(randomBytes(20, rng))) }
+  }
+}
+
+/** A realistic transaction hash in the chain's own form. */
+export function sampleTxHash(chainSymbol: string, rng: () => number): string {
+  const bytes = randomBytes(32, rng)
+  switch (checksumSchemeFor(chainSymbol)) {
+    case 'eip55':
+    case 'neo':
+      return '0x' + bytesToHex(bytes)
+    case 'solana': {
+      const sig = randomBytes(64, rng)
+      sig[0] = 1 + ((sig[0] ?? 0) % 255)
+      return base58.encode(sig)
+    }
+    case 'bep2':
+      return bytesToHex(bytes).toUpperCase()
+    case 'ton':
+      return base64url.encode(bytes).replace(/=+$/, '')
+    default:
+      return bytesToHex(bytes)
+  }
+}
+
+// ---------------------------------------------------------------- breaking a checksum
+
+function guessScheme(address: string): ChecksumScheme {
+  if (/^0x[0-9a-fA-F]{40}$/.test(address)) return 'eip55'
+  if (/^(bnb1|BNB1)/.test(address)) return 'bep2'
+  if (/^(bc1|BC1)/.test(address) || (/^[13]/.test(address) && address.length <= 35)) return 'btc'
+  if (/^T/.test(address) && address.length === 34) return 'tron'
+  if (/^A/.test(address) && address.length === 34) return 'neo'
+  if (address.length === 48) return 'ton'
+  if (/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) return 'solana'
+  return 'none'
+}
+
+function substitutions(address: string, positions: number[], alphabetFor: (c: string) => string): string[] {
+  const out: string[] = []
+  for (const p of positions) {
+    const c = address[p]
+    if (c === undefined) continue
+    const alphabet = alphabetFor(c)
+    const from = alphabet.indexOf(c)
+    for (let k = 1; k < alphabet.length; k++) {
+      const r: string = alphabet[(from + k + alphabet.length) % alphabet.length] ?? c
+      if (r !== c) out.push(address.slice(0, p) + r + address.slice(p + 1))
+    }
+  }
+  return out
+}
+
+const B58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/**
+ * Changes one character so the checksum fails while the address keeps its length,
+ * prefix and character set (so the config regex still passes). The scheme is taken
+ * from chainSymbol, or guessed from the address' shape. Throws for chains without a
+ * checksum, or in the rare case no single change can break it (an EVM address with
+ * no hex letters).
+ */
+export function breakChecksum(address: string, chainSymbol?: string): string {
+  const scheme = chainSymbol !== undefined ? checksumSchemeFor(chainSymbol) : guessScheme(address)
+  const n = address.length
+  const tail = (keep: number): number[] => Array.from({ length: Math.max(0, n - keep) }, (_, i) => n - 1 - i)
+  let candidates: string[]
+  switch (scheme) {
+    case 'eip55': {
+      // Flip the case of one letter: the digits stay, only the checksum is wrong.
+      candidates = []
+      for (let i = n - 1; i >= 2; i--) {
+        const c = address[i] ?? ''
+        if (/[a-fA-F]/.test(c)) candidates.push(address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1))
+      }
+      break
+    }
+    case 'tron':
+    case 'neo':
+      candidates = substitutions(address, tail(1), () => B58_ALPHABET)
+      break
+    case 'btc':
+      candidates = /^(bc1|BC1)/.test(address)
+        ? substitutions(address, tail(4), () => (address === address.toUpperCase() ? BECH32_CHARS.toUpperCase() : BECH32_CHARS))
+        : substitutions(address, tail(1), () => B58_ALPHABET)
+      break
+    case 'bep2':
+      candidates = substitutions(address, tail(5), () => (address === address.toUpperCase() ? BECH32_CHARS.toUpperCase() : BECH32_CHARS))
+      break
+    case 'solana':
+      // No checksum: the only thing to break is the 32-byte length, which the leading character decides.
+      candidates = substitutions(address, [0, ...tail(1)], () => B58_ALPHABET)
+      break
+    case 'ton':
+      candidates = substitutions(address, tail(2), () => ALNUM)
+      break
+    case 'none':
+      throw new Error(`no checksum to break for ${chainSymbol ?? JSON.stringify(address)}`)
+  }
+  const broken = candidates.find((a) => runChecksum(scheme, a)?.ok === false)
+  if (broken === undefined) throw new Error(`cannot break the checksum of ${address} with one change`)
+  return broken
+}
