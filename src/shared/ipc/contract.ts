@@ -402,9 +402,13 @@ export class ContractError extends Error {
 /** Any thrown value as the error half of an envelope. */
 export function toEnvelopeError(e: unknown): ErrorInfo {
   if (e instanceof ContractError) return { kind: e.kind, message: e.message, retryable: false }
-  if (e && typeof e === 'object' && 'kind' in e && 'message' in e && 'retryable' in e) {
-    const info = (e as { toInfo?: () => ErrorInfo }).toInfo?.() ?? (e as ErrorInfo)
-    return ErrorInfo.parse({ ...info })
+  if (e && typeof e === 'object' && 'kind' in e && 'message' in e) {
+    const src = (e as { toInfo?: () => ErrorInfo }).toInfo?.() ?? (e as ErrorInfo)
+    // Copy field by field: an Error's message is not an own enumerable property.
+    const picked: Record<string, unknown> = { kind: src.kind, message: src.message, retryable: src.retryable ?? false }
+    for (const k of ['endpoint', 'httpStatus', 'code', 'origin', 'nextSlotAt', 'path', 'skewMs'] as const) if (src[k] !== undefined) picked[k] = src[k]
+    const r = ErrorInfo.safeParse(picked)
+    if (r.success) return r.data
   }
   return { kind: 'internal', message: e instanceof Error ? e.message : String(e), retryable: false }
 }

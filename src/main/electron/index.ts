@@ -1,0 +1,111 @@
+// The Electron entry: single-instance lock, the hardened session, the services (which
+// know nothing of Electron), the IPC registration, the main window, the tray and its
+// popover, notifications and start at login. Closing the main window keeps the app in
+// the tray; Quit lives in the tray menu.
+import { app, BrowserWindow, shell, type WebContents } from 'electron'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createServices, type Services } from '../services'
+import { registerIpc, sendEvent } from './ipc'
+import { createMainWindow, createTrayWindow, hardenSession, type WindowPaths } from './windows'
+import { createTray } from './tray'
+import { notify, type OrderRef } from './notifications'
+import { setStartAtLogin } from './autostart'
+import { electronSafeStorage } from './safe-storage'
+import { isAppUrl, isSafeExternalUrl } from './security'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const resources = app.isPackaged ? join(process.resourcesPath, 'resources') : join(app.getAppPath(), 'resources')
+const paths: WindowPaths = {
+  preload: join(here, '../preload/index.cjs'),
+  rendererDir: join(here, '../renderer'),
+  devServerUrl: !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined,
+  icon: join(resources, 'icon.png')
+}
+
+let mainWindow: BrowserWindow | null = null
+let trayWindow: BrowserWindow | null = null
+let services: Services | null = null
+let quitting = false
+
+function ourWebContents(): WebContents[] {
+  return [mainWindow, trayWindow].filter((w): w is BrowserWindow => !!w && !w.isDestroyed()).map((w) => w.webContents)
+}
+
+function showMain(order?: OrderRef): void {
+  if (!mainWindow || mainWindow.isDestroyed()) {
+    mainWindow = createMainWindow(paths)
+    mainWindow.on('close', (e) => {
+      if (!quitting) {
+        e.preventDefault()
+        mainWindow?.hide()
+      }
+    })
+  }
+  if (mainWindow.isMinimized()) mainWindow.restore()
+  mainWindow.show()
+  mainWindow.focus()
+  if (order) sendEvent([mainWindow.webContents], 'nav:order', order)
+}
+
+function popover(): BrowserWindow {
+  if (!trayWindow || trayWindow.isDestroyed()) trayWindow = createTrayWindow(paths)
+  return trayWindow
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit()
+} else {
+  app.on('second-instance', () => showMain())
+
+  // Belt and braces: every webContents, even one we did not create, is guarded.
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-navigate', (event, url) => {
+      if (!isAppUrl(url, paths)) event.preventDefault()
+    })
+    contents.setWindowOpenHandler(({ url }) => {
+      if (isSafeExternalUrl(url)) void shell.openExternal(url)
+      return { action: 'deny' }
+    })
+  })
+
+  app.whenReady().then(async () => {
+    hardenSession()
+    services = await createServices({
+      dataDir: app.getPath('userData'),
+      exportDir: app.getPath('downloads'),
+      version: app.getVersion(),
+      shellKind: 'electron',
+      safeStorage: electronSafeStorage,
+      shell: {
+        openExternal: async (url) => {
+          if (!isSafeExternalUrl(url)) throw new Error('only http(s) links can be opened')
+          await shell.openExternal(url)
+        },
+        showMain: (order) => showMain(order),
+        notify: (n) => notify(n, (o) => showMain(o)),
+        setStartAtLogin
+      }
+    })
+    registerIpc(services.handlers, {
+      isOurWebContents: (wc) => ourWebContents().includes(wc),
+      isAppUrl: (url) => isAppUrl(url, paths)
+    })
+    services.subscribe((event, payload) => sendEvent(ourWebContents(), event, payload as never))
+    await services.start()
+    if (!process.argv.includes('--hidden')) showMain()
+    createTray({ iconPath: join(resources, 'trayTemplate.png'), popover, showMain: () => showMain(), quit: () => app.quit() })
+  })
+
+  // Keep running in the tray when every window is closed.
+  app.on('window-all-closed', () => undefined)
+
+  app.on('before-quit', (e) => {
+    if (quitting || !services) return
+    quitting = true
+    e.preventDefault()
+    const s = services
+    services = null
+    void s.close().finally(() => app.quit())
+  })
+}

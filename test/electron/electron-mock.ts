@@ -1,0 +1,124 @@
+// A recording stand-in for the parts of 'electron' the glue uses, so tests can assert
+// the real options and handlers the code registers.
+import { vi } from 'vitest'
+
+export class FakeWebContents {
+  handlers = new Map<string, (...a: unknown[]) => void>()
+  openHandler: ((d: { url: string }) => { action: string }) | null = null
+  sent: Array<{ channel: string; payload: unknown }> = []
+  destroyed = false
+  on(event: string, fn: (...a: unknown[]) => void) {
+    this.handlers.set(event, fn)
+    return this
+  }
+  setWindowOpenHandler(fn: (d: { url: string }) => { action: string }) {
+    this.openHandler = fn
+  }
+  send(channel: string, payload: unknown) {
+    this.sent.push({ channel, payload })
+  }
+  isDestroyed() {
+    return this.destroyed
+  }
+  isDevToolsOpened() {
+    return false
+  }
+}
+
+export class FakeBrowserWindow {
+  static created: FakeBrowserWindow[] = []
+  webContents = new FakeWebContents()
+  events = new Map<string, (...a: unknown[]) => void>()
+  loaded: { file?: string; url?: string; query?: unknown } = {}
+  visible = false
+  constructor(readonly options: Record<string, unknown>) {
+    FakeBrowserWindow.created.push(this)
+  }
+  on(e: string, fn: (...a: unknown[]) => void) {
+    this.events.set(e, fn)
+    return this
+  }
+  once(e: string, fn: (...a: unknown[]) => void) {
+    return this.on(e, fn)
+  }
+  loadFile(file: string, o?: { query?: unknown }) {
+    this.loaded = { file, query: o?.query }
+    return Promise.resolve()
+  }
+  loadURL(url: string) {
+    this.loaded = { url }
+    return Promise.resolve()
+  }
+  show() {
+    this.visible = true
+  }
+  hide() {
+    this.visible = false
+  }
+  isVisible() {
+    return this.visible
+  }
+}
+
+export const ipcMainHandlers = new Map<string, (event: unknown, raw: unknown) => unknown>()
+export const shellOpened: string[] = []
+export const sessionState: {
+  headersHook: ((d: { responseHeaders: Record<string, string[]> }, cb: (r: unknown) => void) => void) | null
+  permissionHandler: ((wc: unknown, p: string, cb: (ok: boolean) => void) => void) | null
+  permissionCheck: (() => boolean) | null
+} = { headersHook: null, permissionHandler: null, permissionCheck: null }
+export const exposed: Record<string, unknown> = {}
+export const rendererListeners = new Map<string, Set<(...a: unknown[]) => void>>()
+export const invoked: Array<{ channel: string; input: unknown }> = []
+
+export function electronMock() {
+  return {
+    BrowserWindow: FakeBrowserWindow,
+    ipcMain: {
+      handle: vi.fn((channel: string, fn: (e: unknown, raw: unknown) => unknown) => ipcMainHandlers.set(channel, fn)),
+      removeHandler: vi.fn((channel: string) => ipcMainHandlers.delete(channel))
+    },
+    shell: { openExternal: vi.fn(async (url: string) => void shellOpened.push(url)) },
+    session: {
+      defaultSession: {
+        webRequest: { onHeadersReceived: (fn: typeof sessionState.headersHook) => (sessionState.headersHook = fn) },
+        setPermissionRequestHandler: (fn: typeof sessionState.permissionHandler) => (sessionState.permissionHandler = fn),
+        setPermissionCheckHandler: (fn: typeof sessionState.permissionCheck) => (sessionState.permissionCheck = fn)
+      }
+    },
+    contextBridge: { exposeInMainWorld: vi.fn((key: string, api: unknown) => (exposed[key] = api)) },
+    ipcRenderer: {
+      invoke: vi.fn(async (channel: string, input: unknown) => {
+        invoked.push({ channel, input })
+        return { ok: true, value: { echoed: channel } }
+      }),
+      on: vi.fn((channel: string, fn: (...a: unknown[]) => void) => {
+        const set = rendererListeners.get(channel) ?? new Set()
+        set.add(fn)
+        rendererListeners.set(channel, set)
+      }),
+      removeListener: vi.fn((channel: string, fn: (...a: unknown[]) => void) => rendererListeners.get(channel)?.delete(fn))
+    },
+    safeStorage: {
+      isEncryptionAvailable: () => true,
+      encryptString: (s: string) => Buffer.from(`enc:${s}`),
+      decryptString: (b: Buffer) => b.toString().slice(4),
+      getSelectedStorageBackend: () => 'gnome_libsecret'
+    },
+    app: { setLoginItemSettings: vi.fn(), getPath: () => '/opt/Rampdesk/rampdesk' },
+    Notification: Object.assign(
+      class {
+        static shown: unknown[] = []
+        handlers = new Map<string, () => void>()
+        constructor(readonly o: unknown) {}
+        on(e: string, fn: () => void) {
+          this.handlers.set(e, fn)
+        }
+        show() {
+          ;(this.constructor as unknown as { shown: unknown[] }).shown.push(this)
+        }
+      },
+      { isSupported: () => true }
+    )
+  }
+}
