@@ -1,0 +1,186 @@
+import fc from 'fast-check'
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
+import { RateBudget, type BudgetSnapshot, type Priority } from '../../../../src/main/api/rate-budget'
+import { ApiError } from '../../../../src/shared/api/errors'
+
+const WINDOW = 61_000
+const LIMIT = 10 // allGasFee, spec section 8
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) })
+})
+afterEach(() => {
+  vi.useRealTimers()
+})
+
+const entry = (b: RateBudget, endpoint: string) => b.snapshot().endpoints.find((e) => e.endpoint === endpoint)!
+
+/** Takes n slots at once. */
+async function fill(b: RateBudget, n: number, priority: Priority = 'interactive') {
+  for (let i = 0; i < n; i++) await b.acquire('allGasFee', { priority })
+}
+
+describe('RateBudget', () => {
+  test('property: never more than limit grants in any window, whatever the arrivals', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            // Bursts at window edges as well as scattered arrivals.
+            at: fc.oneof(fc.integer({ min: 0, max: 150_000 }), fc.constantFrom(0, 59_999, 60_000, 61_000, 120_999)),
+            priority: fc.constantFrom<Priority>('interactive', 'background')
+          }),
+          { minLength: 15, maxLength: 80 }
+        ),
+        async (arrivals) => {
+          const b = new RateBudget({ profileId: 'p' })
+          const start = Date.now()
+          const grants: number[] = []
+          const outcomes: Promise<unknown>[] = []
+          for (const a of [...arrivals].sort((x, y) => x.at - y.at)) {
+            await vi.advanceTimersByTimeAsync(a.at - (Date.now() - start))
+            outcomes.push(b.acquire('allGasFee', { priority: a.priority }).then(() => grants.push(Date.now())))
+          }
+          await vi.advanceTimersByTimeAsync(30 * 60_000)
+          const settled = await Promise.allSettled(outcomes)
+          for (const s of settled) if (s.status === 'rejected') expect(s.reason).toMatchObject({ kind: 'rate_limited', origin: 'budget' })
+          // Background callers always get through eventually.
+          expect(grants.length).toBeGreaterThanOrEqual(arrivals.filter((a) => a.priority === 'background').length)
+          for (let i = 0; i + LIMIT < grants.length; i++) expect(grants[i + LIMIT]! - grants[i]!).toBeGreaterThanOrEqual(WINDOW)
+        }
+      ),
+      { numRuns: 40 }
+    )
+  })
+
+  test('background callers leave the reserved slots to interactive ones', async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    await fill(b, 8, 'background')
+    let bgDone = false
+    void b.acquire('allGasFee', { priority: 'background' }).then(() => (bgDone = true))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(bgDone).toBe(false)
+    await expect(b.acquire('allGasFee', { priority: 'interactive' })).resolves.toBeUndefined()
+    await expect(b.acquire('allGasFee', { priority: 'interactive' })).resolves.toBeUndefined()
+    expect(entry(b, 'allGasFee')).toMatchObject({ usedInWindow: 10, queued: 1 })
+  })
+
+  test("an operator's request overtakes queued background requests", async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    await fill(b, LIMIT)
+    const order: string[] = []
+    const bg = [1, 2, 3].map((i) => b.acquire('allGasFee', { priority: 'background' }).then(() => order.push(`bg${i}`)))
+    await vi.advanceTimersByTimeAsync(1_000)
+    const op = b.acquire('allGasFee', { priority: 'interactive', maxWaitMs: WINDOW }).then(() => order.push('operator'))
+    expect(entry(b, 'allGasFee').queued).toBe(4)
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    await Promise.all([op, ...bg])
+    expect(order[0]).toBe('operator')
+    expect(order.slice(1)).toEqual(['bg1', 'bg2', 'bg3'])
+  })
+
+  test('an interactive caller that cannot get a slot in time gets "budget exhausted, next slot at T" and nothing is taken', async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    const first = Date.now()
+    await fill(b, LIMIT)
+    await vi.advanceTimersByTimeAsync(5_000)
+    const err = await b.acquire('allGasFee', { priority: 'interactive' }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ApiError)
+    const nextSlotAt = first + WINDOW
+    expect(err).toMatchObject({ kind: 'rate_limited', origin: 'budget', endpoint: 'allGasFee', nextSlotAt, retryable: true })
+    expect((err as ApiError).message).toBe(`budget exhausted for allGasFee, next slot at ${new Date(nextSlotAt).toISOString()}`)
+    expect(entry(b, 'allGasFee')).toMatchObject({ usedInWindow: LIMIT, queued: 0, nextSlotAt })
+  })
+
+  test('an interactive caller waits when the next slot opens within its maxWaitMs', async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    const first = Date.now()
+    await fill(b, LIMIT)
+    await vi.advanceTimersByTimeAsync(WINDOW - 500)
+    let granted = 0
+    const p = b.acquire('allGasFee', { priority: 'interactive' }).then(() => (granted = Date.now()))
+    await vi.advanceTimersByTimeAsync(1_000)
+    await p
+    expect(granted).toBe(first + WINDOW)
+  })
+
+  test('an interactive caller queued behind others gives up after maxWaitMs', async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    await fill(b, 1)
+    await vi.advanceTimersByTimeAsync(10_000)
+    await fill(b, LIMIT - 1)
+    await vi.advanceTimersByTimeAsync(WINDOW - 10_000 - 800)
+    const ahead = b.acquire('allGasFee', { priority: 'interactive', maxWaitMs: 10_000 })
+    const late = b.acquire('allGasFee', { priority: 'interactive', maxWaitMs: 1_000 }).catch((e: unknown) => e)
+    await vi.advanceTimersByTimeAsync(1_000)
+    await ahead
+    expect(await late).toMatchObject({ kind: 'rate_limited', origin: 'budget' })
+    expect(entry(b, 'allGasFee')).toMatchObject({ usedInWindow: LIMIT, queued: 0 })
+  })
+
+  test('an AbortSignal cancels a waiting acquire', async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    await fill(b, LIMIT)
+    const ac = new AbortController()
+    const p = b.acquire('allGasFee', { priority: 'background', signal: ac.signal }).catch((e: unknown) => e)
+    expect(entry(b, 'allGasFee').queued).toBe(1)
+    ac.abort()
+    expect(await p).toMatchObject({ kind: 'aborted' })
+    expect(entry(b, 'allGasFee').queued).toBe(0)
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    expect(entry(b, 'allGasFee').usedInWindow).toBe(0)
+  })
+
+  test('a 429 blocks the endpoint, tightens its limit, and the limit recovers one slot per clean window', async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    const t0 = Date.now()
+    expect(b.penalize('allGasFee')).toBe(t0 + 15_000)
+    expect(entry(b, 'allGasFee')).toMatchObject({ limit: 8, blockedUntil: t0 + 15_000 })
+    expect(await b.acquire('allGasFee', { priority: 'interactive' }).catch((e: unknown) => e)).toMatchObject({
+      kind: 'rate_limited',
+      nextSlotAt: t0 + 15_000
+    })
+    let at = 0
+    const p = b.acquire('allGasFee').then(() => (at = Date.now()))
+    await vi.advanceTimersByTimeAsync(15_000)
+    await p
+    expect(at).toBe(t0 + 15_000)
+
+    // A second 429 doubles the block and tightens again.
+    expect(b.penalize('allGasFee')).toBe(t0 + 45_000)
+    expect(entry(b, 'allGasFee').limit).toBe(6)
+    await vi.advanceTimersByTimeAsync(30_000 + WINDOW)
+    expect(entry(b, 'allGasFee')).toMatchObject({ limit: 7, blockedUntil: null })
+    await vi.advanceTimersByTimeAsync(3 * WINDOW)
+    expect(entry(b, 'allGasFee').limit).toBe(10)
+    // Recovered fully: the next 429 starts from the shortest block again.
+    expect(b.penalize('allGasFee')).toBe(Date.now() + 15_000)
+  })
+
+  test('a tightened limit of 1 still lets background callers through', async () => {
+    const b = new RateBudget({ profileId: 'p', penaltyMs: 1 })
+    for (let i = 0; i < 12; i++) b.penalize('allGasFee')
+    expect(entry(b, 'allGasFee').limit).toBe(1)
+    await vi.advanceTimersByTimeAsync(5 * 60_000)
+    await expect(b.acquire('allGasFee', { priority: 'background', maxWaitMs: 0 })).resolves.toBeUndefined()
+  })
+
+  test('snapshot covers every endpoint and listeners hear about changes, including slots leaving the window', async () => {
+    const b = new RateBudget({ profileId: 'p1', defaultLimitPerMinute: 100 })
+    const seen: BudgetSnapshot[] = []
+    const off = b.onChange((s) => seen.push(s))
+    await b.acquire('allGasFee')
+    const now = Date.now()
+    expect(b.snapshot().profileId).toBe('p1')
+    expect(b.snapshot().endpoints).toHaveLength(15)
+    expect(entry(b, 'allGasFee')).toEqual({ endpoint: 'allGasFee', limit: 10, usedInWindow: 1, queued: 0, nextSlotAt: now, blockedUntil: null })
+    expect(entry(b, 'merchantHistory').limit).toBe(100)
+    expect(seen.at(-1)?.endpoints.find((e) => e.endpoint === 'allGasFee')?.usedInWindow).toBe(1)
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    expect(seen.at(-1)?.endpoints.find((e) => e.endpoint === 'allGasFee')?.usedInWindow).toBe(0)
+    off()
+    const count = seen.length
+    await b.acquire('allGasFee')
+    expect(seen.length).toBe(count)
+  })
+})
