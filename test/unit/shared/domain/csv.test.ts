@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { CSV_EOL, csvCell, csvHeader, csvLines, csvRow, offrampCsvColumns, onrampCsvColumns, type CsvColumn } from '../../../../src/shared/domain/csv'
+import { OfframpOrder, OnrampOrder } from '../../../../src/shared/api/schemas'
+
+/** A strict RFC 4180 reader: CRLF records, quoted fields with doubled quotes. */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = []
+  let record: string[] = []
+  let field = ''
+  let i = 0
+  let quoted = false
+  let fieldStart = true
+  while (i < text.length) {
+    const c = text[i]
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"'
+          i += 2
+          continue
+        }
+        quoted = false
+        i++
+        if (text[i] !== ',' && text[i] !== '\r') throw new Error(`junk after closing quote at ${i}`)
+        continue
+      }
+      field += c
+      i++
+      continue
+    }
+    if (c === '"') {
+      if (!fieldStart) throw new Error(`quote inside an unquoted field at ${i}`)
+      quoted = true
+      fieldStart = false
+      i++
+    } else if (c === ',') {
+      record.push(field)
+      field = ''
+      fieldStart = true
+      i++
+    } else if (c === '\r') {
+      if (text[i + 1] !== '\n') throw new Error(`bare CR at ${i}`)
+      record.push(field)
+      records.push(record)
+      record = []
+      field = ''
+      fieldStart = true
+      i += 2
+    } else if (c === '\n') {
+      throw new Error(`bare LF at ${i}`)
+    } else {
+      field += c
+      fieldStart = false
+      i++
+    }
+  }
+  if (quoted) throw new Error('unterminated quote')
+  if (!fieldStart || record.length > 0) throw new Error('last record not terminated by CRLF')
+  return records
+}
+
+const guarded = (s: string): string => (/^[=+\-@\t\r\n]/.test(s) && !/^-?\d+(\.\d+)?$/.test(s) ? `'${s}` : s)
+
+describe('csvCell / csvRow', () => {
+  it('quotes only what RFC 4180 requires, doubling quotes', () => {
+    expect(csvRow(['a', 'b c', 'd,e', 'say "hi"', 'line\nbreak', ''])).toBe('a,b c,"d,e","say ""hi""","line\nbreak",\r\n')
+  })
+
+  it('writes decimal strings as they are, negatives included', () => {
+    expect(csvRow(['0.008157600000000001', '-12.5', '1234567890123456789012345.000001', 42, -7])).toBe(
+      '0.008157600000000001,-12.5,1234567890123456789012345.000001,42,-7\r\n'
+    )
+  })
+
+  it('defuses cells a spreadsheet would run as formulas', () => {
+    expect(csvCell('=HYPERLINK("http://x","y")')).toBe(`"'=HYPERLINK(""http://x"",""y"")"`)
+    expect(csvCell('+1+cmd|calc')).toBe("'+1+cmd|calc")
+    expect(csvCell('-1+2')).toBe("'-1+2")
+    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)")
+    expect(csvCell('\t=1')).toBe("'\t=1")
+    expect(csvCell('\r=1')).toBe(`"'\r=1"`)
+    expect(csvCell('a=1')).toBe('a=1')
+  })
+
+  it('writes empty cells for null and undefined, and text for booleans and bigints', () => {
+    expect(csvRow([null, undefined, true, 10n ** 30n])).toBe(',,true,1000000000000000000000000000000\r\n')
+  })
+
+  it('round-trips any row through an RFC 4180 reader (guarded cells come back with their apostrophe)', () => {
+    const cell = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 20 }),
+      fc.stringMatching(/^[=+\-@\t\r\n",a-z0-9 .]{0,12}$/),
+      fc.tuple(fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }), fc.nat(18)).map(([u, s]) => (s === 0 ? String(u) : `${u}.${'1'.repeat(s)}`))
+    )
+    fc.assert(
+      fc.property(fc.array(fc.array(cell, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 10 }), (rows) => {
+        const text = rows.map(csvRow).join('')
+        expect(parseCsv(text)).toEqual(rows.map((r) => r.map(guarded)))
+      })
+    )
+  })
+})
+
+describe('csvHeader / csvLines', () => {
+  interface Row {
+    id: number
+    note: string
+  }
+  const columns: CsvColumn<Row>[] = [
+    { header: 'id', value: (r) => r.id },
+    { header: 'note, free text', value: (r) => r.note }
+  ]
+
+  it('writes a header row from names or columns', () => {
+    expect(csvHeader(['orderId', 'status'])).toBe('orderId,status' + CSV_EOL)
+    expect(csvHeader(columns)).toBe('id,"note, free text"\r\n')
+  })
+
+  it('yields one line at a time, so an endless source can be streamed', () => {
+    function* endless(): Generator<Row> {
+      for (let id = 1; ; id++) yield { id, note: `n${id}` }
+    }
+    const it = csvLines(endless(), columns)
+    expect(it.next().value).toBe('id,"note, free text"\r\n')
+    expect(it.next().value).toBe('1,n1\r\n')
+    expect(it.next().value).toBe('2,n2\r\n')
+  })
+
+  it('writes 100,000 rows line by line that parse back to the same rows', () => {
+    function* rows(): Generator<Row> {
+      for (let id = 0; id < 100_000; id++) yield { id, note: id % 7 === 0 ? `=cmd ${id}` : `note "${id}", ok` }
+    }
+    let count = 0
+    let bytes = 0
+    let last = ''
+    for (const line of csvLines(rows(), columns)) {
+      count++
+      bytes += line.length
+      last = line
+    }
+    expect(count).toBe(100_001)
+    expect(bytes).toBeGreaterThan(2_000_000)
+    expect(parseCsv(last)).toEqual([['99999', 'note "99999", ok']])
+    expect(parseCsv(csvRow([7, '=cmd 7']))).toEqual([['7', "'=cmd 7"]])
+  })
+})
+
+describe('order columns', () => {
+  it('export an onramp history record with labels, names and exact decimals', () => {
+    const order = OnrampOrder.parse({
+      orderId: '1001',
+      walletAddress: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      coinId: 54,
+      chainId: 1,
+      fiatType: 1,
+      paymentType: 1,
+      fiatAmount: 10000,
+      expectedCryptoAmount: 112.4516,
+      expectedPrice: 88.5,
+      actualCryptoAmount: null,
+      actualPrice: null,
+      createdAt: '2024-03-01T10:00:00Z',
+      updatedAt: '2024-03-01T10:05:00.123Z',
+      status: 15,
+      referenceId: '=2+5',
+      onRampFee: 25,
+      gasFee: 0.008157600000000001,
+      clientFee: 0,
+      gatewayFee: 5,
+      merchantRecognitionId: 'm-1'
+    })
+    const columns = onrampCsvColumns({ coin: { usdt: 54 } })
+    const [header, record] = parseCsv(csvHeader(columns) + csvRow(columns.map((c) => c.value(order))))
+    const byName = Object.fromEntries((header ?? []).map((h, i) => [h, record?.[i]]))
+    expect(byName).toMatchObject({
+      orderId: '1001',
+      status: '15',
+      statusLabel: 'withdrawal complete',
+      fiat: 'INR',
+      coin: 'USDT',
+      chain: 'BEP20',
+      fiatAmount: '10000',
+      gasFee: '0.008157600000000001',
+      onrampFee: '25',
+      actualCryptoAmount: '',
+      referenceId: "'=2+5",
+      createdAt: '2024-03-01T10:00:00.000Z'
+    })
+  })
+
+  it('export an offramp record with an unknown status and unknown ids', () => {
+    const order = OfframpOrder.parse({
+      orderId: 7,
+      coinId: 999,
+      chainId: 10116,
+      expectedQuantity: '100',
+      createdAt: '2024-03-01T10:00:00.000Z',
+      updatedAt: '2024-03-01T10:00:00.000Z',
+      status: 77,
+      tdsFee: 1.1
+    })
+    const columns = offrampCsvColumns()
+    const [header, record] = parseCsv(csvHeader(columns) + csvRow(columns.map((c) => c.value(order))))
+    const byName = Object.fromEntries((header ?? []).map((h, i) => [h, record?.[i]]))
+    expect(byName).toMatchObject({ statusLabel: 'unknown status 77', coin: '#999', chain: '#10116', fiat: '', tdsFee: '1.1' })
+  })
+})
