@@ -1,0 +1,301 @@
+// The webhook inbox over real loopback HTTP with a real profile database: what it
+// accepts, what it refuses with which status, what it stores, and that nothing
+// unverified is ever handed on.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { request } from 'undici'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { encodePayload, signPayload } from '../../../../src/shared/api/signature'
+import type { WebhookDelivery } from '../../../../src/shared/ipc/contract'
+import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
+import { bindWarning, startInbox, toContractDelivery, type RunningInbox, type WebhookRecord } from '../../../../src/main/webhooks/inbox'
+
+const SECRET = 'inbox-test-secret-123'
+
+const onrampRecord = (over: Record<string, unknown> = {}) => ({
+  orderId: 4242,
+  walletAddress: '0x1111111111111111111111111111111111111111',
+  coinId: 54,
+  fiatType: 1,
+  expectedPrice: 85.1,
+  fiatAmount: 1000,
+  expectedCryptoAmount: 11.2,
+  actualPrice: 85.2,
+  actualCryptoAmount: 11.18,
+  kycNeeded: 0,
+  createdAt: '2025-01-02T03:04:05.000Z',
+  updatedAt: '2025-01-02T03:14:05.000Z',
+  status: 5,
+  referenceId: 'ref-1',
+  chainId: 1,
+  onRampFee: 2.5,
+  gasFee: 0.1,
+  clientFee: 0,
+  gatewayFee: 5,
+  transactionHash: '0xabc',
+  merchantRecognitionId: 'm-1',
+  ...over
+})
+
+const offrampRecord = (over: Record<string, unknown> = {}) => ({
+  orderId: 77,
+  coinId: 54,
+  chainId: 1,
+  walletAddress: '0x2222222222222222222222222222222222222222',
+  expectedPrice: 84,
+  expectedQuantity: 10,
+  actualPrice: 84,
+  actualQuantity: 10,
+  actualFiatAmount: 830,
+  onrampFee: 1,
+  clientFee: 0,
+  gatewayFee: 5,
+  tdsFee: 8.4,
+  merchantRecognitionId: 'm-2',
+  paymentType: 2,
+  fiatType: 1,
+  createdAt: '2025-01-02T03:04:05.000Z',
+  updatedAt: '2025-01-02T04:04:05.000Z',
+  status: 7,
+  transactionHash: '0xdef',
+  eventType: 'offramp',
+  coinCode: 'usdt',
+  network: 'bep20',
+  statusDescription: 'webhook sent',
+  ...over
+})
+
+function signed(body: unknown, secret = SECRET, timestamp = 1_700_000_000_000) {
+  const payload = encodePayload(timestamp, body)
+  return { payload, signature: signPayload(payload, secret) }
+}
+
+let dir: string
+let store: LocalStore
+let inbox: RunningInbox
+let passed: WebhookRecord[]
+let events: WebhookDelivery[]
+let secret: string | null
+
+async function post(body: string, headers: Record<string, string>) {
+  const res = await request(inbox.url, { method: 'POST', body, headers })
+  const text = await res.body.text()
+  return { status: res.statusCode, json: JSON.parse(text) as { ok: boolean; reason: string } }
+}
+
+function sendSigned(record: unknown, opts: { secret?: string; bodyOverride?: string; timestamp?: number } = {}) {
+  const s = signed(record, opts.secret ?? SECRET, opts.timestamp)
+  return post(opts.bodyOverride ?? JSON.stringify(record), {
+    'content-type': 'application/json',
+    'x-service-payload': s.payload,
+    'x-service-signature': s.signature
+  })
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rampdesk-inbox-'))
+})
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+beforeEach(async () => {
+  store = openLocalStore(join(dir, String(Math.random()).slice(2)))
+  passed = []
+  events = []
+  secret = SECRET
+  inbox = await startInbox({
+    getSecret: async () => secret,
+    deliveries: store.webhookDeliveries,
+    onVerified: (w) => {
+      passed.push(w)
+    },
+    onDelivery: (d) => events.push(d)
+  })
+})
+
+afterEach(async () => {
+  await inbox.close()
+  store.close()
+})
+
+describe('startInbox', () => {
+  it('binds 127.0.0.1 on a random port by default, without a warning', () => {
+    expect(inbox.host).toBe('127.0.0.1')
+    expect(inbox.port).toBeGreaterThan(0)
+    expect(inbox.url).toBe(`http://127.0.0.1:${inbox.port}/webhook`)
+    expect(inbox.warning).toBeNull()
+  })
+
+  it('warns when asked to bind beyond loopback', () => {
+    expect(bindWarning('0.0.0.0')).toMatch(/beyond this computer/)
+    expect(bindWarning('192.168.1.4')).not.toBeNull()
+    expect(bindWarning('::1')).toBeNull()
+    expect(bindWarning('localhost')).toBeNull()
+  })
+
+  it('accepts a signed onramp webhook, stores it verified and hands the parsed record on', async () => {
+    const r = await sendSigned(onrampRecord())
+    expect(r.status).toBe(200)
+    expect(passed).toHaveLength(1)
+    expect(passed[0]!.type).toBe(1)
+    expect(passed[0]!.record.orderId).toBe(4242)
+    expect(passed[0]!.record.onrampFee).toBe('2.5')
+    expect(events).toHaveLength(1)
+    expect(events[0]).toMatchObject({ verified: true, orderId: 4242, orderType: 1, status: 5, duplicate: false, reason: 'verified' })
+    const { rows } = store.webhookDeliveries.list()
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({ verified: true, orderId: 4242, orderType: 1, orderStatus: 5 })
+    // The secret is never stored anywhere in the row.
+    expect(JSON.stringify(rows[0])).not.toContain(SECRET)
+  })
+
+  it('recognises an offramp webhook by eventType', async () => {
+    const r = await sendSigned(offrampRecord())
+    expect(r.status).toBe(200)
+    expect(passed.map((p) => [p.type, p.record.orderId, p.record.status])).toEqual([[2, 77, 7]])
+  })
+
+  it('answers a retried delivery 200, stores it once as a duplicate and does not hand it on twice', async () => {
+    const rec = onrampRecord()
+    const s = signed(rec)
+    const headers = { 'content-type': 'application/json', 'x-service-payload': s.payload, 'x-service-signature': s.signature }
+    expect((await post(JSON.stringify(rec), headers)).status).toBe(200)
+    const again = await post(JSON.stringify(rec), headers)
+    expect(again.status).toBe(200)
+    expect(again.json.reason).toMatch(/duplicate/)
+    expect(passed).toHaveLength(1)
+    expect(events.map((e) => e.duplicate)).toEqual([false, true])
+    const { rows } = store.webhookDeliveries.list()
+    expect(rows).toHaveLength(1)
+    expect(rows[0]!.timesReceived).toBe(2)
+    expect(toContractDelivery(rows[0]!).duplicate).toBe(true)
+  })
+
+  it('refuses a wrong signature with 401, stores it unverified and never hands it on', async () => {
+    const r = await sendSigned(onrampRecord(), { secret: 'someone-elses-secret' })
+    expect(r.status).toBe(401)
+    expect(passed).toHaveLength(0)
+    expect(events[0]).toMatchObject({ verified: false, orderId: 4242 })
+    expect(events[0]!.reason).toMatch(/signature/)
+    const { rows } = store.webhookDeliveries.list()
+    expect(rows[0]!.verified).toBe(false)
+  })
+
+  it('refuses a body that differs from the signed payload (400), even with a valid signature', async () => {
+    const rec = onrampRecord()
+    const r = await sendSigned(rec, { bodyOverride: JSON.stringify({ ...rec, status: 4 }) })
+    expect(r.status).toBe(400)
+    expect(r.json.reason).toMatch(/does not equal/)
+    expect(passed).toHaveLength(0)
+    expect(store.webhookDeliveries.list().rows[0]!.verified).toBe(false)
+  })
+
+  it('a forged copy of a verified delivery is not counted as its duplicate', async () => {
+    const rec = onrampRecord()
+    await sendSigned(rec)
+    const s = signed(rec)
+    const forged = await post(JSON.stringify({ ...rec, status: -1 }), { 'content-type': 'application/json', 'x-service-payload': s.payload, 'x-service-signature': s.signature })
+    expect(forged.status).toBe(400)
+    expect(store.webhookDeliveries.list().rows.map((r) => r.verified).sort()).toEqual([false, true])
+    expect(passed).toHaveLength(1)
+  })
+
+  it('refuses missing headers with 401', async () => {
+    const rec = onrampRecord()
+    const s = signed(rec)
+    expect((await post(JSON.stringify(rec), { 'content-type': 'application/json' })).status).toBe(401)
+    expect((await post(JSON.stringify(rec), { 'content-type': 'application/json', 'x-service-payload': s.payload })).status).toBe(401)
+    expect((await post(JSON.stringify(rec), { 'content-type': 'application/json', 'x-service-signature': s.signature })).status).toBe(401)
+    expect(passed).toHaveLength(0)
+    // Every one is stored; the two identical refusals (no payload header, same body) share a row.
+    const { rows } = store.webhookDeliveries.list()
+    expect(rows.reduce((n, r) => n + r.timesReceived, 0)).toBe(3)
+    expect(rows.every((r) => !r.verified)).toBe(true)
+  })
+
+  it('refuses malformed JSON (400) and a non-JSON content type (415)', async () => {
+    const s = signed({})
+    const h = { 'x-service-payload': s.payload, 'x-service-signature': s.signature }
+    expect((await post('{"orderId": 1,', { ...h, 'content-type': 'application/json' })).status).toBe(400)
+    expect((await post('orderId=1', { ...h, 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415)
+    expect((await post('[1,2]', { ...h, 'content-type': 'application/json' })).status).toBe(400)
+    expect(passed).toHaveLength(0)
+    expect(store.webhookDeliveries.list().rows.every((r) => !r.verified)).toBe(true)
+  })
+
+  it('refuses a body over 1 MiB with 413 without reading it, and stores the refusal', async () => {
+    const big = JSON.stringify({ ...onrampRecord(), pad: 'x'.repeat(1024 * 1024) })
+    const s = signed(JSON.parse(big))
+    const r = await request(inbox.url, {
+      method: 'POST',
+      body: big,
+      headers: { 'content-type': 'application/json', 'x-service-payload': s.payload, 'x-service-signature': s.signature }
+    }).then(
+      async (res) => ({ status: res.statusCode, text: await res.body.text() }),
+      (e: unknown) => ({ status: -1, text: String(e) })
+    )
+    expect(r.status).toBe(413)
+    expect(passed).toHaveLength(0)
+    const row = store.webhookDeliveries.list().rows[0]!
+    expect(row.verified).toBe(false)
+    expect(row.reason).toMatch(/larger than/)
+  })
+
+  it('refuses a chunked body that grows past 1 MiB with 413', async () => {
+    const chunks = async function* () {
+      for (let i = 0; i < 20; i++) yield Buffer.alloc(128 * 1024, 0x20)
+    }
+    const r = await request(inbox.url, { method: 'POST', body: chunks(), headers: { 'content-type': 'application/json' } }).then(
+      async (res) => ({ status: res.statusCode, text: await res.body.text() }),
+      (e: unknown) => ({ status: -1, text: String(e) })
+    )
+    expect(r.status).toBe(413)
+  })
+
+  it('answers GET with 405 and stores nothing', async () => {
+    const res = await request(inbox.url, { method: 'GET' })
+    await res.body.text()
+    expect(res.statusCode).toBe(405)
+    expect(res.headers.allow).toBe('POST')
+    expect(store.webhookDeliveries.list().total).toBe(0)
+  })
+
+  it('answers 503 and hands nothing on when no secret is stored', async () => {
+    secret = null
+    const r = await sendSigned(onrampRecord())
+    expect(r.status).toBe(503)
+    expect(passed).toHaveLength(0)
+    expect(store.webhookDeliveries.list().rows[0]!.verified).toBe(false)
+  })
+
+  it('stores a signed body that is not an order record as verified but does not hand it on', async () => {
+    const r = await sendSigned({ hello: 'world' })
+    expect(r.status).toBe(200)
+    expect(passed).toHaveLength(0)
+    expect(events[0]!.verified).toBe(true)
+    expect(events[0]!.reason).toMatch(/not an order record/)
+  })
+
+  it('answers 408 to a sender that stalls mid-body, well within 5 s', async () => {
+    const slow = await startInbox({ getSecret: () => SECRET, deliveries: store.webhookDeliveries, receiveTimeoutMs: 300 })
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const sock = connect(slow.port, '127.0.0.1', () => {
+          sock.write('POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"orderId":')
+        })
+        let got = ''
+        sock.on('data', (d) => (got += d.toString()))
+        sock.on('close', () => resolve(got))
+        sock.on('error', reject)
+      })
+      expect(answer).toMatch(/^HTTP\/1\.1 408/)
+      expect(store.webhookDeliveries.list().rows[0]!.reason).toMatch(/not received within/)
+    } finally {
+      await slow.close()
+    }
+  })
+})
