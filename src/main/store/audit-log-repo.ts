@@ -1,0 +1,66 @@
+// Who changed what: profile changes, webhook URL set, dummy/resend webhooks, exports.
+// Details are redacted of anything that looks like a credential before they are stored.
+import type { Sql } from './database'
+
+export type AuditAction =
+  | 'profile.create'
+  | 'profile.update'
+  | 'profile.delete'
+  | 'profile.activate'
+  | 'webhook.setUrl'
+  | 'webhook.sendDummy'
+  | 'webhook.resend'
+  | 'orders.export'
+  | 'settings.change'
+
+export interface AuditEntry {
+  id: number
+  at: string
+  action: AuditAction | (string & {})
+  detail: Record<string, unknown>
+}
+
+const SECRET_KEY = /secret|password|passphrase|token|signature|private/i
+
+/** Replaces the values of credential-like keys, at any depth, with "[redacted]". */
+export function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact)
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = SECRET_KEY.test(k) ? '[redacted]' : redact(v)
+    return out
+  }
+  return value
+}
+
+export class AuditLogRepo {
+  constructor(
+    private readonly sql: Sql,
+    private readonly now: () => Date = () => new Date()
+  ) {}
+
+  append(action: AuditAction | (string & {}), detail: Record<string, unknown> = {}): AuditEntry {
+    const at = this.now().toISOString()
+    const safe = redact(detail) as Record<string, unknown>
+    const r = this.sql.run('INSERT INTO audit_log (at, action, detail_json) VALUES (?, ?, ?)', at, action, JSON.stringify(safe))
+    return { id: Number(r.lastInsertRowid), at, action, detail: safe }
+  }
+
+  /** Newest first. */
+  list(q: { limit?: number; offset?: number; action?: string } = {}): { rows: AuditEntry[]; total: number } {
+    const limit = q.limit ?? 100
+    const offset = q.offset ?? 0
+    const where = q.action === undefined ? '1' : 'action = ?'
+    const params = q.action === undefined ? [] : [q.action]
+    const total = this.sql.value<number>(`SELECT COUNT(*) FROM audit_log WHERE ${where}`, ...params) ?? 0
+    const rows = this.sql
+      .all<{ id: number; at: string; action: string; detail_json: string }>(
+        `SELECT id, at, action, detail_json FROM audit_log WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`,
+        ...params,
+        limit,
+        offset
+      )
+      .map((r) => ({ id: r.id, at: r.at, action: r.action, detail: JSON.parse(r.detail_json) as Record<string, unknown> }))
+    return { rows, total }
+  }
+}

@@ -1,0 +1,39 @@
+// One profile's local store: the database and every repository over it, opened together
+// and closed together. The services layer holds one of these for the active profile.
+import { AuditLogRepo } from './audit-log-repo'
+import { ConfigCacheRepo } from './config-cache-repo'
+import { openProfileDatabase, type ProfileDatabase } from './database'
+import { OrdersRepo } from './orders-repo'
+import { SettingsRepo } from './settings-repo'
+import { TickerHistoryRepo } from './ticker-history-repo'
+import { WatchesRepo } from './watches-repo'
+import { WebhookDeliveriesRepo } from './webhook-deliveries-repo'
+
+export interface LocalStore {
+  readonly database: ProfileDatabase
+  readonly orders: OrdersRepo
+  readonly configCache: ConfigCacheRepo
+  readonly tickers: TickerHistoryRepo
+  readonly webhookDeliveries: WebhookDeliveriesRepo
+  readonly audit: AuditLogRepo
+  readonly watches: WatchesRepo
+  readonly settings: SettingsRepo
+  close(): void
+}
+
+export function openLocalStore(dir: string, opts: { now?: () => Date } = {}): LocalStore {
+  const database = openProfileDatabase(dir)
+  const now = opts.now ?? (() => new Date())
+  const sql = database.sql
+  return {
+    database,
+    orders: new OrdersRepo(sql, now),
+    configCache: new ConfigCacheRepo(sql, now),
+    tickers: new TickerHistoryRepo(sql, now),
+    webhookDeliveries: new WebhookDeliveriesRepo(sql, now),
+    audit: new AuditLogRepo(sql, now),
+    watches: new WatchesRepo(sql, now),
+    settings: new SettingsRepo(sql, now),
+    close: () => database.close()
+  }
+}

@@ -1,0 +1,204 @@
+// Versioned schema of the profile database. Each migration runs once, in order, and is
+// recorded in schema_migrations; all pending migrations are applied in one transaction at
+// open so a crash mid-upgrade leaves the previous schema intact. Never edit a migration
+// that has shipped: append a new one.
+import type { Sql } from './database'
+
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+      -- Orders of both types. Amounts are TEXT decimal strings exactly as normalised by the
+      -- schemas; sort_fiat / sort_crypto are REAL copies used only to ORDER BY, never read
+      -- back as money. record_json is the full normalised record (unknown keys included).
+      CREATE TABLE orders (
+        id INTEGER PRIMARY KEY,
+        type INTEGER NOT NULL CHECK (type IN (1, 2)),
+        order_id INTEGER NOT NULL,
+        status INTEGER NOT NULL,
+        fiat_type INTEGER,
+        coin_id INTEGER NOT NULL,
+        chain_id INTEGER NOT NULL,
+        payment_type INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        wallet_address TEXT,
+        merchant_recognition_id TEXT,
+        reference_id TEXT,
+        transaction_hash TEXT,
+        hash_id TEXT,
+        user_id INTEGER,
+        app_id INTEGER,
+        kyc_needed INTEGER,
+        trials INTEGER,
+        webhook_trials INTEGER,
+        fiat_amount TEXT,
+        expected_crypto_amount TEXT,
+        actual_crypto_amount TEXT,
+        expected_price TEXT,
+        actual_price TEXT,
+        expected_quantity TEXT,
+        actual_quantity TEXT,
+        actual_fiat_amount TEXT,
+        onramp_fee TEXT,
+        gas_fee TEXT,
+        client_fee TEXT,
+        gateway_fee TEXT,
+        tds_fee TEXT,
+        sort_fiat REAL,
+        sort_crypto REAL,
+        record_json TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        status_source TEXT NOT NULL DEFAULT 'sync' CHECK (status_source IN ('sync', 'watch', 'webhook')),
+        first_seen_at TEXT NOT NULL,
+        last_changed_at TEXT NOT NULL,
+        UNIQUE (type, order_id)
+      );
+      -- The orders table reads windows of up to 100,000 rows: each sort key has an index
+      -- that also carries every filter column, so the window's ids come from one ordered
+      -- covering index scan (filters are checked on index entries, no table lookups),
+      -- and only the rows of the window are read from the table.
+      CREATE INDEX orders_by_created ON orders (type, created_at, order_id, status, fiat_type, coin_id, chain_id);
+      CREATE INDEX orders_by_updated ON orders (type, updated_at, order_id, status, fiat_type, coin_id, chain_id, created_at);
+      CREATE INDEX orders_by_status ON orders (type, status, created_at, order_id, fiat_type, coin_id, chain_id);
+      CREATE INDEX orders_by_order_id ON orders (type, order_id, status, fiat_type, coin_id, chain_id, created_at);
+      CREATE INDEX orders_by_fiat_amount ON orders (type, sort_fiat, order_id, status, fiat_type, coin_id, chain_id, created_at);
+      CREATE INDEX orders_by_crypto_amount ON orders (type, sort_crypto, order_id, status, fiat_type, coin_id, chain_id, created_at);
+      -- Case-insensitive exact/prefix search: queries use the same lower(...) expressions.
+      CREATE INDEX orders_wallet ON orders (type, lower(wallet_address));
+      CREATE INDEX orders_merchant_ref ON orders (type, lower(merchant_recognition_id));
+      CREATE INDEX orders_reference ON orders (type, lower(reference_id));
+      CREATE INDEX orders_tx_hash ON orders (type, lower(transaction_hash));
+
+      -- Observed status transitions (old_status NULL = first sighting).
+      CREATE TABLE order_events (
+        id INTEGER PRIMARY KEY,
+        type INTEGER NOT NULL,
+        order_id INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        order_updated_at TEXT,
+        old_status INTEGER,
+        new_status INTEGER NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('sync', 'watch', 'webhook')),
+        FOREIGN KEY (type, order_id) REFERENCES orders (type, order_id) ON DELETE CASCADE
+      );
+      CREATE INDEX order_events_order ON order_events (type, order_id, id);
+      CREATE INDEX order_events_at ON order_events (at);
+
+      -- History sync position per (type, fiat type): cursor is the last updatedAt seen;
+      -- sync_cursor_ids holds the ids already seen at exactly that instant, so thousands of
+      -- orders sharing one updatedAt are crossed page by page without loop or gap.
+      CREATE TABLE sync_cursors (
+        type INTEGER NOT NULL,
+        fiat_type INTEGER NOT NULL,
+        cursor TEXT,
+        seen_at_cursor INTEGER NOT NULL DEFAULT 0,
+        pages_applied INTEGER NOT NULL DEFAULT 0,
+        last_page_at TEXT,
+        last_success_at TEXT,
+        last_error TEXT,
+        next_run_at TEXT,
+        PRIMARY KEY (type, fiat_type)
+      );
+      CREATE TABLE sync_cursor_ids (
+        type INTEGER NOT NULL,
+        fiat_type INTEGER NOT NULL,
+        order_id INTEGER NOT NULL,
+        PRIMARY KEY (type, fiat_type, order_id)
+      ) WITHOUT ROWID;
+
+      -- Pinned orders; an order may be pinned before sync has seen it.
+      CREATE TABLE watches (
+        type INTEGER NOT NULL CHECK (type IN (1, 2)),
+        order_id INTEGER NOT NULL,
+        label TEXT,
+        added_at TEXT NOT NULL,
+        last_status INTEGER,
+        last_checked_at TEXT,
+        PRIMARY KEY (type, order_id)
+      );
+
+      CREATE TABLE config_cache (
+        key TEXT PRIMARY KEY,
+        json TEXT NOT NULL,
+        fetched_at TEXT NOT NULL,
+        etag TEXT,
+        hash TEXT NOT NULL
+      );
+
+      CREATE TABLE ticker_history (
+        id INTEGER PRIMARY KEY,
+        fiat_type INTEGER NOT NULL,
+        coin_id INTEGER NOT NULL,
+        side TEXT NOT NULL CHECK (side IN ('buy', 'sell')),
+        price TEXT NOT NULL,
+        at TEXT NOT NULL
+      );
+      CREATE INDEX ticker_series ON ticker_history (fiat_type, coin_id, side, at);
+      CREATE INDEX ticker_at ON ticker_history (at);
+
+      CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY,
+        received_at TEXT NOT NULL,
+        last_received_at TEXT NOT NULL,
+        times_received INTEGER NOT NULL DEFAULT 1,
+        headers_json TEXT NOT NULL,
+        payload_header TEXT,
+        body TEXT NOT NULL,
+        verified INTEGER NOT NULL CHECK (verified IN (0, 1)),
+        reason TEXT,
+        order_type INTEGER,
+        order_id INTEGER,
+        order_status INTEGER,
+        dedupe_key TEXT NOT NULL UNIQUE
+      );
+      CREATE INDEX webhook_deliveries_received ON webhook_deliveries (received_at);
+      CREATE INDEX webhook_deliveries_order ON webhook_deliveries (order_type, order_id);
+
+      CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        action TEXT NOT NULL,
+        detail_json TEXT NOT NULL
+      );
+      CREATE INDEX audit_log_at ON audit_log (at);
+
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        json TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+    `
+  }
+]
+
+/** Applies pending migrations in one transaction; returns the resulting schema version. */
+export function applyMigrations(sql: Sql, list: readonly Migration[] = migrations): number {
+  sql.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  )`)
+  const known = list.length === 0 ? 0 : Math.max(...list.map((m) => m.version))
+  return sql.transaction(() => {
+    const current = sql.value<number>('SELECT COALESCE(MAX(version), 0) FROM schema_migrations') ?? 0
+    if (current > known) {
+      throw new Error(
+        `this database has schema version ${current}, newer than this Rampdesk understands (${known}); update Rampdesk`
+      )
+    }
+    for (const m of [...list].sort((a, b) => a.version - b.version)) {
+      if (m.version <= current) continue
+      sql.exec(m.sql)
+      sql.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', m.version, m.name, new Date().toISOString())
+    }
+    return Math.max(current, known)
+  })
+}

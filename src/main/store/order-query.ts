@@ -1,0 +1,148 @@
+// SQL for the orders table's filters, search and sort. Every filter maps to an indexed
+// column, search is exact (order id) or case-insensitive prefix over the lower(...)
+// expression indexes, and sort keys come from a fixed whitelist (never from input text).
+import type { SqlValue } from './database'
+
+export type OrderSortKey = 'createdAt' | 'updatedAt' | 'orderId' | 'status' | 'fiatAmount' | 'cryptoAmount'
+
+export interface OrderSort {
+  key: OrderSortKey
+  dir: 'asc' | 'desc'
+}
+
+export interface OrderFilter {
+  type: 1 | 2
+  /** Only these statuses (a status group is resolved to its statuses by the caller). */
+  statuses?: readonly number[]
+  /** None of these statuses (e.g. "unknown status": everything outside the label table). */
+  excludeStatuses?: readonly number[]
+  fiatType?: number | readonly number[]
+  coinId?: number | readonly number[]
+  chainId?: number | readonly number[]
+  /** Inclusive lower bound (ISO 8601) on dateField. */
+  from?: string
+  /** Exclusive upper bound (ISO 8601) on dateField. */
+  to?: string
+  dateField?: 'createdAt' | 'updatedAt'
+  /**
+   * Exact order id (when all digits), or a case-insensitive prefix of the merchant
+   * recognition id, wallet address, reference id or transaction hash.
+   */
+  search?: string
+}
+
+export interface OrderQuery extends OrderFilter {
+  sort?: OrderSort
+  offset?: number
+  /** Window size, 1..MAX_QUERY_LIMIT (default 100). */
+  limit?: number
+}
+
+export const MAX_QUERY_LIMIT = 1000
+const DEFAULT_LIMIT = 100
+
+const SORT_COLUMNS: Record<OrderSortKey, string> = {
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  orderId: 'order_id',
+  status: 'status',
+  fiatAmount: 'sort_fiat',
+  cryptoAmount: 'sort_crypto'
+}
+
+const SEARCH_COLUMNS = ['merchant_recognition_id', 'wallet_address', 'reference_id', 'transaction_hash'] as const
+
+/** Past every code point: `prefix <= x < prefix + MAX_CHAR` selects the strings starting with prefix. */
+const MAX_CHAR = '\u{10FFFF}'
+
+export interface BuiltOrderQuery {
+  where: string
+  params: SqlValue[]
+  countSql: string
+  /** Takes params, then LIMIT and OFFSET. */
+  rowsSql: string
+  limit: number
+  offset: number
+}
+
+function isoBound(name: string, v: string): string {
+  const t = Date.parse(v)
+  if (Number.isNaN(t)) throw new RangeError(`${name} is not a timestamp: ${JSON.stringify(v)}`)
+  return new Date(t).toISOString()
+}
+
+function ints(name: string, v: number | readonly number[]): number[] {
+  const list = typeof v === 'number' ? [v] : [...v]
+  for (const n of list) if (!Number.isSafeInteger(n)) throw new RangeError(`${name} must be integers`)
+  return list
+}
+
+/** unbounded: no window (LIMIT -1), for exports. */
+export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean } = {}): BuiltOrderQuery {
+  if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
+  const conds: string[] = ['type = ?']
+  const params: SqlValue[] = [q.type]
+  const inList = (column: string, name: string, v: number | readonly number[] | undefined, negate = false): void => {
+    if (v === undefined) return
+    const list = ints(name, v)
+    if (list.length === 0) {
+      // An empty allow-list matches nothing; an empty deny-list excludes nothing.
+      if (!negate) conds.push('0')
+      return
+    }
+    conds.push(`${column} ${negate ? 'NOT IN' : 'IN'} (${list.map(() => '?').join(', ')})`)
+    params.push(...list)
+  }
+  inList('status', 'statuses', q.statuses)
+  inList('status', 'excludeStatuses', q.excludeStatuses, true)
+  inList('fiat_type', 'fiatType', q.fiatType)
+  inList('coin_id', 'coinId', q.coinId)
+  inList('chain_id', 'chainId', q.chainId)
+  const dateColumn = q.dateField === 'updatedAt' ? 'updated_at' : 'created_at'
+  if (q.from !== undefined) {
+    conds.push(`${dateColumn} >= ?`)
+    params.push(isoBound('from', q.from))
+  }
+  if (q.to !== undefined) {
+    conds.push(`${dateColumn} < ?`)
+    params.push(isoBound('to', q.to))
+  }
+  const search = q.search?.trim()
+  if (search) {
+    // One indexed lookup per searched column, unioned: SQLite would otherwise scan.
+    const branches: string[] = []
+    const prefix = search.toLowerCase()
+    if (/^\d{1,15}$/.test(search)) {
+      branches.push('SELECT id FROM orders WHERE type = ? AND order_id = ?')
+      params.push(q.type, Number(search))
+    }
+    for (const c of SEARCH_COLUMNS) {
+      branches.push(`SELECT id FROM orders WHERE type = ? AND lower(${c}) >= ? AND lower(${c}) < ?`)
+      params.push(q.type, prefix, prefix + MAX_CHAR)
+    }
+    conds.push(`id IN (${branches.join(' UNION ')})`)
+  }
+  const where = conds.join(' AND ')
+  const sort = q.sort ?? { key: 'createdAt', dir: 'desc' }
+  const column = SORT_COLUMNS[sort.key]
+  if (!column) throw new RangeError(`unknown sort key ${String(sort.key)}`)
+  const dir = sort.dir === 'asc' ? 'ASC' : 'DESC'
+  // Ties break on order id (on created_at first for status), matching the index order.
+  const orderBy =
+    column === 'order_id' ? `order_id ${dir}` : column === 'status' ? `status ${dir}, created_at ${dir}, order_id ${dir}` : `${column} ${dir}, order_id ${dir}`
+  const limit = opts.unbounded ? -1 : (q.limit ?? DEFAULT_LIMIT)
+  const offset = opts.unbounded ? 0 : (q.offset ?? 0)
+  if (!opts.unbounded && !(Number.isInteger(limit) && limit >= 1 && limit <= MAX_QUERY_LIMIT)) {
+    throw new RangeError(`limit must be 1..${MAX_QUERY_LIMIT}`)
+  }
+  if (!Number.isInteger(offset) || offset < 0) throw new RangeError('offset must be a non-negative integer')
+  return {
+    where,
+    params,
+    countSql: `SELECT COUNT(*) FROM orders WHERE ${where}`,
+    // The window's ids come from a covering index scan; only those rows are read.
+    rowsSql: `SELECT * FROM orders WHERE id IN (SELECT id FROM orders WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
+    limit,
+    offset
+  }
+}

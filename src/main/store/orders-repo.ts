@@ -1,0 +1,617 @@
+// Orders of both types in the profile database: applying history pages (each page and
+// its sync cursor in one transaction, so a sync killed at any instant resumes without
+// loss or duplicates), status updates from watches and webhooks, the per-order status
+// timeline, and the windowed query the virtualized orders table reads.
+import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
+import { contentHash } from './content-hash'
+import type { Sql, SqlValue } from './database'
+import { buildOrderQuery, type OrderFilter, type OrderQuery } from './order-query'
+
+export type { OrderFilter, OrderQuery, OrderSort, OrderSortKey } from './order-query'
+
+/** 1 = onramp, 2 = offramp (the service's `type`). */
+export type OrderType = 1 | 2
+export type OrderRecord = OnrampOrder | OfframpOrder
+export type OrderRecordOf<T extends OrderType> = T extends 1 ? OnrampOrder : OfframpOrder
+/** Who observed a status: history sync, an order watch (orderStatus polling) or a webhook. */
+export type StatusSource = 'sync' | 'watch' | 'webhook'
+
+/** One stored order: indexed columns, every amount as a decimal string, and the full record. */
+export interface OrderRow {
+  type: OrderType
+  orderId: number
+  status: number
+  /** The record's fiatType, or the fiat type of the history scope it was synced in. */
+  fiatType: number | null
+  coinId: number
+  chainId: number
+  paymentType: number | null
+  createdAt: string
+  updatedAt: string
+  walletAddress: string | null
+  merchantRecognitionId: string | null
+  referenceId: string | null
+  transactionHash: string | null
+  fiatAmount: string | null
+  expectedCryptoAmount: string | null
+  actualCryptoAmount: string | null
+  expectedPrice: string | null
+  actualPrice: string | null
+  expectedQuantity: string | null
+  actualQuantity: string | null
+  actualFiatAmount: string | null
+  onrampFee: string | null
+  gasFee: string | null
+  clientFee: string | null
+  gatewayFee: string | null
+  tdsFee: string | null
+  /** The full normalised record as received (unknown keys included). */
+  record: OrderRecord
+  statusSource: StatusSource
+  firstSeenAt: string
+  lastChangedAt: string
+  contentHash: string
+}
+
+/** A short description of an order, for change notifications. */
+export interface OrderSummary {
+  type: OrderType
+  orderId: number
+  status: number
+  fiatType: number | null
+  coinId: number
+  chainId: number
+  createdAt: string
+  updatedAt: string
+}
+
+export interface StatusChange {
+  type: OrderType
+  orderId: number
+  old: number | null
+  new: number
+}
+
+export interface OrderEvent {
+  id: number
+  type: OrderType
+  orderId: number
+  /** When Rampdesk observed the transition. */
+  at: string
+  /** The record's updatedAt when the observation carried one. */
+  orderUpdatedAt: string | null
+  oldStatus: number | null
+  newStatus: number
+  source: StatusSource
+}
+
+/** Where history sync stands for one (type, fiat type). */
+export interface SyncCursor {
+  type: OrderType
+  fiatType: number
+  /** The last updatedAt seen (ISO with ms), null before the first page. */
+  cursor: string | null
+  /** How many distinct orders with updatedAt exactly equal to cursor have been applied. */
+  seenAtCursor: number
+  pagesApplied: number
+  lastPageAt: string | null
+  lastSuccessAt: string | null
+  lastError: string | null
+  nextRunAt: string | null
+}
+
+export interface HistoryPage<T extends OrderType = OrderType> {
+  type: T
+  /** The fiat type the page was requested for (the sync scope). */
+  fiatType: number
+  records: readonly OrderRecordOf<T>[]
+  /** Observation time; defaults to the repo's clock. */
+  at?: string
+}
+
+export interface ApplyPageResult {
+  created: OrderSummary[]
+  statusChanged: StatusChange[]
+  /** Orders whose content changed without a status change. */
+  updated: OrderSummary[]
+  /** Records identical to what was stored. */
+  unchanged: number
+  /** Records older than what was stored (updatedAt before the stored one): ignored. */
+  stale: number
+  /** The cursor after this page. */
+  cursor: SyncCursor
+  /** False when the page neither moved the cursor nor added an id at the cursor instant. */
+  progressed: boolean
+}
+
+export interface ApplyStatusResult {
+  /** Whether the order is in the database (a watched order may not be synced yet). */
+  known: boolean
+  change: StatusChange | null
+}
+
+/** What applying one record did. */
+export type RecordOutcome =
+  | { kind: 'created'; summary: OrderSummary }
+  | { kind: 'status'; summary: OrderSummary; change: StatusChange }
+  | { kind: 'updated'; summary: OrderSummary }
+  | { kind: 'unchanged' }
+  | { kind: 'stale' }
+
+interface OrderDbRow {
+  type: number
+  order_id: number
+  status: number
+  fiat_type: number | null
+  coin_id: number
+  chain_id: number
+  payment_type: number | null
+  created_at: string
+  updated_at: string
+  wallet_address: string | null
+  merchant_recognition_id: string | null
+  reference_id: string | null
+  transaction_hash: string | null
+  fiat_amount: string | null
+  expected_crypto_amount: string | null
+  actual_crypto_amount: string | null
+  expected_price: string | null
+  actual_price: string | null
+  expected_quantity: string | null
+  actual_quantity: string | null
+  actual_fiat_amount: string | null
+  onramp_fee: string | null
+  gas_fee: string | null
+  client_fee: string | null
+  gateway_fee: string | null
+  tds_fee: string | null
+  record_json: string
+  content_hash: string
+  status_source: StatusSource
+  first_seen_at: string
+  last_changed_at: string
+}
+
+interface CursorDbRow {
+  type: number
+  fiat_type: number
+  cursor: string | null
+  seen_at_cursor: number
+  pages_applied: number
+  last_page_at: string | null
+  last_success_at: string | null
+  last_error: string | null
+  next_run_at: string | null
+}
+
+/** The columns written from a record, in insert order (after type and order_id). */
+const DATA_COLUMNS = [
+  'status',
+  'fiat_type',
+  'coin_id',
+  'chain_id',
+  'payment_type',
+  'created_at',
+  'updated_at',
+  'wallet_address',
+  'merchant_recognition_id',
+  'reference_id',
+  'transaction_hash',
+  'hash_id',
+  'user_id',
+  'app_id',
+  'kyc_needed',
+  'trials',
+  'webhook_trials',
+  'fiat_amount',
+  'expected_crypto_amount',
+  'actual_crypto_amount',
+  'expected_price',
+  'actual_price',
+  'expected_quantity',
+  'actual_quantity',
+  'actual_fiat_amount',
+  'onramp_fee',
+  'gas_fee',
+  'client_fee',
+  'gateway_fee',
+  'tds_fee',
+  'sort_fiat',
+  'sort_crypto',
+  'record_json',
+  'content_hash'
+] as const
+
+const INSERT_ORDER = `INSERT INTO orders (type, order_id, ${DATA_COLUMNS.join(', ')}, status_source, first_seen_at, last_changed_at)
+  VALUES (?, ?, ${DATA_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?)`
+const UPDATE_ORDER = `UPDATE orders SET ${DATA_COLUMNS.map((c) => `${c} = ?`).join(', ')}, status_source = ?, last_changed_at = ?
+  WHERE type = ? AND order_id = ?`
+const INSERT_EVENT = `INSERT INTO order_events (type, order_id, at, order_updated_at, old_status, new_status, source)
+  VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null)
+const int = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null)
+/** A REAL copy of a decimal string for ORDER BY only. */
+const sortKey = (v: string | null): number | null => {
+  if (v === null) return null
+  const n = Number(v)
+  return Number.isFinite(n) ? n : null
+}
+
+function columnValues(type: OrderType, record: OrderRecord, scopeFiatType: number | null, hash: string): SqlValue[] {
+  const r = record as Record<string, unknown>
+  const fiatAmount = type === 1 ? str(r.fiatAmount) : null
+  const actualFiat = str(r.actualFiatAmount)
+  const crypto = type === 1 ? (str(r.actualCryptoAmount) ?? str(r.expectedCryptoAmount)) : (str(r.actualQuantity) ?? str(r.expectedQuantity))
+  return [
+    record.status,
+    int(r.fiatType) ?? scopeFiatType,
+    record.coinId,
+    record.chainId,
+    int(r.paymentType),
+    record.createdAt,
+    record.updatedAt,
+    str(r.walletAddress),
+    str(r.merchantRecognitionId),
+    str(r.referenceId),
+    str(r.transactionHash),
+    str(r.hashId),
+    int(r.userId),
+    int(r.appId),
+    int(r.kycNeeded),
+    int(r.trials),
+    int(r.webhookTrials),
+    fiatAmount,
+    str(r.expectedCryptoAmount),
+    str(r.actualCryptoAmount),
+    str(r.expectedPrice),
+    str(r.actualPrice),
+    str(r.expectedQuantity),
+    str(r.actualQuantity),
+    actualFiat,
+    str(r.onrampFee),
+    str(r.gasFee),
+    str(r.clientFee),
+    str(r.gatewayFee),
+    str(r.tdsFee),
+    sortKey(type === 1 ? fiatAmount : actualFiat),
+    sortKey(crypto),
+    JSON.stringify(record),
+    hash
+  ]
+}
+
+function toRow(r: OrderDbRow): OrderRow {
+  return {
+    type: r.type as OrderType,
+    orderId: r.order_id,
+    status: r.status,
+    fiatType: r.fiat_type,
+    coinId: r.coin_id,
+    chainId: r.chain_id,
+    paymentType: r.payment_type,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    walletAddress: r.wallet_address,
+    merchantRecognitionId: r.merchant_recognition_id,
+    referenceId: r.reference_id,
+    transactionHash: r.transaction_hash,
+    fiatAmount: r.fiat_amount,
+    expectedCryptoAmount: r.expected_crypto_amount,
+    actualCryptoAmount: r.actual_crypto_amount,
+    expectedPrice: r.expected_price,
+    actualPrice: r.actual_price,
+    expectedQuantity: r.expected_quantity,
+    actualQuantity: r.actual_quantity,
+    actualFiatAmount: r.actual_fiat_amount,
+    onrampFee: r.onramp_fee,
+    gasFee: r.gas_fee,
+    clientFee: r.client_fee,
+    gatewayFee: r.gateway_fee,
+    tdsFee: r.tds_fee,
+    record: JSON.parse(r.record_json) as OrderRecord,
+    statusSource: r.status_source,
+    firstSeenAt: r.first_seen_at,
+    lastChangedAt: r.last_changed_at,
+    contentHash: r.content_hash
+  }
+}
+
+function summaryOf(type: OrderType, record: OrderRecord, scopeFiatType: number | null): OrderSummary {
+  const fiat = int((record as Record<string, unknown>).fiatType) ?? scopeFiatType
+  return {
+    type,
+    orderId: record.orderId,
+    status: record.status,
+    fiatType: fiat,
+    coinId: record.coinId,
+    chainId: record.chainId,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt
+  }
+}
+
+function toCursor(type: OrderType, fiatType: number, r: CursorDbRow | undefined): SyncCursor {
+  return {
+    type,
+    fiatType,
+    cursor: r?.cursor ?? null,
+    seenAtCursor: r?.seen_at_cursor ?? 0,
+    pagesApplied: r?.pages_applied ?? 0,
+    lastPageAt: r?.last_page_at ?? null,
+    lastSuccessAt: r?.last_success_at ?? null,
+    lastError: r?.last_error ?? null,
+    nextRunAt: r?.next_run_at ?? null
+  }
+}
+
+function assertType(type: number): asserts type is OrderType {
+  if (type !== 1 && type !== 2) throw new RangeError(`order type must be 1 (onramp) or 2 (offramp), got ${type}`)
+}
+
+/**
+ * The merchantHistory request that continues from a cursor: `since` = the cursor instant,
+ * and the page that starts at or before the first order at that instant not yet seen
+ * (orders the page repeats are recognised as unchanged). A page shorter than pageSize
+ * means the sync has caught up.
+ */
+export function nextHistoryRequest(
+  cursor: Pick<SyncCursor, 'cursor' | 'seenAtCursor'>,
+  pageSize: number
+): { since: string | undefined; page: number } {
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError('pageSize must be a positive integer')
+  return { since: cursor.cursor ?? undefined, page: Math.floor(cursor.seenAtCursor / pageSize) + 1 }
+}
+
+export class OrdersRepo {
+  constructor(
+    private readonly sql: Sql,
+    private readonly now: () => Date = () => new Date()
+  ) {}
+
+  private nowIso(): string {
+    return this.now().toISOString()
+  }
+
+  /**
+   * Applies one merchantHistory page in ONE transaction: upserts every record (identical
+   * content is skipped by hash, older snapshots are ignored), records first sightings and
+   * status transitions in order_events, and advances the (type, fiatType) cursor. Either
+   * all of it is committed or none of it.
+   */
+  applyHistoryPage<T extends OrderType>(page: HistoryPage<T>): ApplyPageResult {
+    assertType(page.type)
+    const at = page.at ?? this.nowIso()
+    return this.sql.transaction(() => {
+      const result: ApplyPageResult = {
+        created: [],
+        statusChanged: [],
+        updated: [],
+        unchanged: 0,
+        stale: 0,
+        cursor: toCursor(page.type, page.fiatType, undefined),
+        progressed: false
+      }
+      for (const record of page.records) {
+        const outcome = this.upsert(page.type, record, page.fiatType, 'sync', at)
+        switch (outcome.kind) {
+          case 'created':
+            result.created.push(outcome.summary)
+            break
+          case 'status':
+            result.statusChanged.push(outcome.change)
+            break
+          case 'updated':
+            result.updated.push(outcome.summary)
+            break
+          case 'unchanged':
+            result.unchanged++
+            break
+          case 'stale':
+            result.stale++
+            break
+        }
+      }
+      const before = this.getCursor(page.type, page.fiatType)
+      this.advanceCursor(page.type, page.fiatType, before, page.records, at)
+      result.cursor = this.getCursor(page.type, page.fiatType)
+      result.progressed = result.cursor.cursor !== before.cursor || result.cursor.seenAtCursor !== before.seenAtCursor
+      return result
+    })
+  }
+
+  /** Upserts one full record seen outside history sync (a webhook body). */
+  applyRecord<T extends OrderType>(type: T, record: OrderRecordOf<T>, source: StatusSource, at: string = this.nowIso()): RecordOutcome {
+    assertType(type)
+    return this.sql.transaction(() => this.upsert(type, record, null, source, at))
+  }
+
+  /**
+   * Records a status observed without a full record (an orderStatus poll for a watch).
+   * Updates the watch's last status whether or not the order is stored.
+   */
+  applyStatus(type: OrderType, orderId: number, status: number, source: Exclude<StatusSource, 'sync'>, at: string = this.nowIso()): ApplyStatusResult {
+    assertType(type)
+    return this.sql.transaction(() => {
+      this.sql.run('UPDATE watches SET last_status = ?, last_checked_at = ? WHERE type = ? AND order_id = ?', status, at, type, orderId)
+      const existing = this.sql.get<{ status: number; record_json: string; updated_at: string }>(
+        'SELECT status, record_json, updated_at FROM orders WHERE type = ? AND order_id = ?',
+        type,
+        orderId
+      )
+      if (!existing) return { known: false, change: null }
+      if (existing.status === status) return { known: true, change: null }
+      const record = { ...(JSON.parse(existing.record_json) as Record<string, unknown>), status }
+      this.sql.run(
+        'UPDATE orders SET status = ?, record_json = ?, content_hash = ?, status_source = ?, last_changed_at = ? WHERE type = ? AND order_id = ?',
+        status,
+        JSON.stringify(record),
+        contentHash(record),
+        source,
+        at,
+        type,
+        orderId
+      )
+      this.sql.run(INSERT_EVENT, type, orderId, at, null, existing.status, status, source)
+      return { known: true, change: { type, orderId, old: existing.status, new: status } }
+    })
+  }
+
+  private upsert(type: OrderType, incoming: OrderRecord, scopeFiatType: number | null, source: StatusSource, at: string): RecordOutcome {
+    let record = incoming
+    let hash = contentHash(record)
+    const existing = this.sql.get<{ status: number; updated_at: string; content_hash: string; status_source: StatusSource; fiat_type: number | null }>(
+      'SELECT status, updated_at, content_hash, status_source, fiat_type FROM orders WHERE type = ? AND order_id = ?',
+      type,
+      record.orderId
+    )
+    if (!existing) {
+      this.sql.run(INSERT_ORDER, type, record.orderId, ...columnValues(type, record, scopeFiatType, hash), source, at, at)
+      this.sql.run(INSERT_EVENT, type, record.orderId, at, record.updatedAt, null, record.status, source)
+      return { kind: 'created', summary: summaryOf(type, record, scopeFiatType) }
+    }
+    if (existing.content_hash === hash) return { kind: 'unchanged' }
+    if (record.updatedAt < existing.updated_at) return { kind: 'stale' }
+    if (record.updatedAt === existing.updated_at && existing.status_source === 'watch' && record.status !== existing.status) {
+      // A watch saw this status after the snapshot that carried this updatedAt: the
+      // snapshot is not news about the status, keep the newer observation.
+      record = { ...record, status: existing.status }
+      hash = contentHash(record)
+      if (existing.content_hash === hash) return { kind: 'unchanged' }
+    }
+    const statusChanged = record.status !== existing.status
+    const statusSource: StatusSource = statusChanged || record.updatedAt > existing.updated_at ? source : existing.status_source
+    // Offramp records may omit fiatType; keep the scope it was first synced in.
+    const fiatScope = scopeFiatType ?? existing.fiat_type
+    this.sql.run(UPDATE_ORDER, ...columnValues(type, record, fiatScope, hash), statusSource, at, type, record.orderId)
+    const summary = summaryOf(type, record, fiatScope)
+    if (!statusChanged) return { kind: 'updated', summary }
+    this.sql.run(INSERT_EVENT, type, record.orderId, at, record.updatedAt, existing.status, record.status, source)
+    return { kind: 'status', summary, change: { type, orderId: record.orderId, old: existing.status, new: record.status } }
+  }
+
+  private advanceCursor(type: OrderType, fiatType: number, before: SyncCursor, records: readonly OrderRecord[], at: string): void {
+    let maxAt: string | null = null
+    for (const r of records) if (maxAt === null || r.updatedAt > maxAt) maxAt = r.updatedAt
+    let cursor = before.cursor
+    if (maxAt !== null && (cursor === null || maxAt > cursor)) {
+      cursor = maxAt
+      this.sql.run('DELETE FROM sync_cursor_ids WHERE type = ? AND fiat_type = ?', type, fiatType)
+    }
+    if (cursor !== null) {
+      for (const r of records) {
+        if (r.updatedAt === cursor) {
+          this.sql.run('INSERT OR IGNORE INTO sync_cursor_ids (type, fiat_type, order_id) VALUES (?, ?, ?)', type, fiatType, r.orderId)
+        }
+      }
+    }
+    const seen = this.sql.value<number>('SELECT COUNT(*) FROM sync_cursor_ids WHERE type = ? AND fiat_type = ?', type, fiatType) ?? 0
+    this.sql.run(
+      `INSERT INTO sync_cursors (type, fiat_type, cursor, seen_at_cursor, pages_applied, last_page_at)
+       VALUES (?, ?, ?, ?, 1, ?)
+       ON CONFLICT (type, fiat_type) DO UPDATE SET cursor = excluded.cursor, seen_at_cursor = excluded.seen_at_cursor,
+         pages_applied = pages_applied + 1, last_page_at = excluded.last_page_at`,
+      type,
+      fiatType,
+      cursor,
+      seen,
+      at
+    )
+  }
+
+  getCursor(type: OrderType, fiatType: number): SyncCursor {
+    return toCursor(type, fiatType, this.sql.get<CursorDbRow>('SELECT * FROM sync_cursors WHERE type = ? AND fiat_type = ?', type, fiatType))
+  }
+
+  listCursors(): SyncCursor[] {
+    return this.sql
+      .all<CursorDbRow>('SELECT * FROM sync_cursors ORDER BY type, fiat_type')
+      .map((r) => toCursor(r.type as OrderType, r.fiat_type, r))
+  }
+
+  /** Whether an order id has already been applied at exactly the cursor instant. */
+  isSeenAtCursor(type: OrderType, fiatType: number, orderId: number): boolean {
+    return this.sql.value('SELECT 1 FROM sync_cursor_ids WHERE type = ? AND fiat_type = ? AND order_id = ?', type, fiatType, orderId) !== undefined
+  }
+
+  /** A sync run reached the end of the history: clears the last error. */
+  markSyncSuccess(type: OrderType, fiatType: number, opts: { at?: string; nextRunAt?: string | null } = {}): SyncCursor {
+    const at = opts.at ?? this.nowIso()
+    this.sql.run(
+      `INSERT INTO sync_cursors (type, fiat_type, last_success_at, last_error, next_run_at) VALUES (?, ?, ?, NULL, ?)
+       ON CONFLICT (type, fiat_type) DO UPDATE SET last_success_at = excluded.last_success_at, last_error = NULL,
+         next_run_at = excluded.next_run_at`,
+      type,
+      fiatType,
+      at,
+      opts.nextRunAt ?? null
+    )
+    return this.getCursor(type, fiatType)
+  }
+
+  /** A sync run failed: the cursor stays where the last committed page left it. */
+  markSyncError(type: OrderType, fiatType: number, error: string, opts: { nextRunAt?: string | null } = {}): SyncCursor {
+    this.sql.run(
+      `INSERT INTO sync_cursors (type, fiat_type, last_error, next_run_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (type, fiat_type) DO UPDATE SET last_error = excluded.last_error, next_run_at = excluded.next_run_at`,
+      type,
+      fiatType,
+      error,
+      opts.nextRunAt ?? null
+    )
+    return this.getCursor(type, fiatType)
+  }
+
+  /** Forgets the sync position (a full re-sync follows; stored orders stay and dedupe by hash). */
+  resetCursor(type: OrderType, fiatType: number): void {
+    this.sql.transaction(() => {
+      this.sql.run('DELETE FROM sync_cursor_ids WHERE type = ? AND fiat_type = ?', type, fiatType)
+      this.sql.run('DELETE FROM sync_cursors WHERE type = ? AND fiat_type = ?', type, fiatType)
+    })
+  }
+
+  get(type: OrderType, orderId: number): OrderRow | undefined {
+    const r = this.sql.get<OrderDbRow>('SELECT * FROM orders WHERE type = ? AND order_id = ?', type, orderId)
+    return r ? toRow(r) : undefined
+  }
+
+  /** The observed status transitions of one order, oldest first. */
+  timeline(type: OrderType, orderId: number): OrderEvent[] {
+    return this.sql
+      .all<{ id: number; type: number; order_id: number; at: string; order_updated_at: string | null; old_status: number | null; new_status: number; source: StatusSource }>(
+        'SELECT * FROM order_events WHERE type = ? AND order_id = ? ORDER BY id',
+        type,
+        orderId
+      )
+      .map((e) => ({
+        id: e.id,
+        type: e.type as OrderType,
+        orderId: e.order_id,
+        at: e.at,
+        orderUpdatedAt: e.order_updated_at,
+        oldStatus: e.old_status,
+        newStatus: e.new_status,
+        source: e.source
+      }))
+  }
+
+  count(type?: OrderType): number {
+    return (type === undefined ? this.sql.value<number>('SELECT COUNT(*) FROM orders') : this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ?', type)) ?? 0
+  }
+
+  /** One window of the orders table and the total matching the filter. */
+  query(q: OrderQuery): { rows: OrderRow[]; total: number } {
+    const built = buildOrderQuery(q)
+    // Both statements run back to back on the one connection, so nothing can commit
+    // between them: rows and total describe the same state.
+    const total = this.sql.value<number>(built.countSql, ...built.params) ?? 0
+    const rows = this.sql.all<OrderDbRow>(built.rowsSql, ...built.params, built.limit, built.offset).map(toRow)
+    return { rows, total }
+  }
+
+  /** Every order matching the filter, one at a time (for CSV export). */
+  *exportRows(filter: OrderFilter & Pick<OrderQuery, 'sort'>): Generator<OrderRow> {
+    const built = buildOrderQuery(filter, { unbounded: true })
+    for (const r of this.sql.iterate<OrderDbRow>(built.rowsSql, ...built.params, built.limit, built.offset)) yield toRow(r)
+  }
+}

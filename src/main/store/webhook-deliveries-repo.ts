@@ -1,0 +1,149 @@
+// The local webhook inbox's log: every delivery received, whether its signature verified
+// (and why not), which order it concerns, and a dedupe key so the service's retries and
+// duplicates are stored once and counted.
+import { createHash } from 'node:crypto'
+import type { Sql } from './database'
+import type { OrderType } from './orders-repo'
+
+export interface WebhookDeliveryInput {
+  receivedAt?: string
+  /** The subset of request headers worth keeping (no credentials). */
+  headers: Record<string, string>
+  /** The x-<service>-payload header as received. */
+  payloadHeader: string | null
+  body: string
+  verified: boolean
+  /** Why verification failed (or a note when it passed). */
+  reason?: string | null
+  orderType?: OrderType | null
+  orderId?: number | null
+  orderStatus?: number | null
+  /** Defaults to SHA-256 of payload header and body: identical redeliveries collapse. */
+  dedupeKey?: string
+}
+
+export interface WebhookDelivery {
+  id: number
+  receivedAt: string
+  lastReceivedAt: string
+  timesReceived: number
+  headers: Record<string, string>
+  payloadHeader: string | null
+  body: string
+  verified: boolean
+  reason: string | null
+  orderType: OrderType | null
+  orderId: number | null
+  orderStatus: number | null
+  dedupeKey: string
+}
+
+interface DeliveryDbRow {
+  id: number
+  received_at: string
+  last_received_at: string
+  times_received: number
+  headers_json: string
+  payload_header: string | null
+  body: string
+  verified: number
+  reason: string | null
+  order_type: number | null
+  order_id: number | null
+  order_status: number | null
+  dedupe_key: string
+}
+
+const toDelivery = (r: DeliveryDbRow): WebhookDelivery => ({
+  id: r.id,
+  receivedAt: r.received_at,
+  lastReceivedAt: r.last_received_at,
+  timesReceived: r.times_received,
+  headers: JSON.parse(r.headers_json) as Record<string, string>,
+  payloadHeader: r.payload_header,
+  body: r.body,
+  verified: r.verified === 1,
+  reason: r.reason,
+  orderType: r.order_type as OrderType | null,
+  orderId: r.order_id,
+  orderStatus: r.order_status,
+  dedupeKey: r.dedupe_key
+})
+
+export function defaultDedupeKey(payloadHeader: string | null, body: string): string {
+  return createHash('sha256')
+    .update(payloadHeader ?? '')
+    .update('\n')
+    .update(body)
+    .digest('hex')
+}
+
+export class WebhookDeliveriesRepo {
+  constructor(
+    private readonly sql: Sql,
+    private readonly now: () => Date = () => new Date()
+  ) {}
+
+  /** Stores a delivery, or counts a duplicate of one already stored (inserted: false). */
+  insert(d: WebhookDeliveryInput): { id: number; inserted: boolean; timesReceived: number } {
+    const at = d.receivedAt ?? this.now().toISOString()
+    const key = d.dedupeKey ?? defaultDedupeKey(d.payloadHeader, d.body)
+    return this.sql.transaction(() => {
+      const existing = this.sql.get<{ id: number; times_received: number }>('SELECT id, times_received FROM webhook_deliveries WHERE dedupe_key = ?', key)
+      if (existing) {
+        this.sql.run('UPDATE webhook_deliveries SET times_received = times_received + 1, last_received_at = ? WHERE id = ?', at, existing.id)
+        return { id: existing.id, inserted: false, timesReceived: existing.times_received + 1 }
+      }
+      const r = this.sql.run(
+        `INSERT INTO webhook_deliveries (received_at, last_received_at, headers_json, payload_header, body, verified, reason,
+           order_type, order_id, order_status, dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        at,
+        at,
+        JSON.stringify(d.headers),
+        d.payloadHeader,
+        d.body,
+        d.verified ? 1 : 0,
+        d.reason ?? null,
+        d.orderType ?? null,
+        d.orderId ?? null,
+        d.orderStatus ?? null,
+        key
+      )
+      return { id: Number(r.lastInsertRowid), inserted: true, timesReceived: 1 }
+    })
+  }
+
+  get(id: number): WebhookDelivery | undefined {
+    const r = this.sql.get<DeliveryDbRow>('SELECT * FROM webhook_deliveries WHERE id = ?', id)
+    return r ? toDelivery(r) : undefined
+  }
+
+  /** Newest first. */
+  list(q: { limit?: number; offset?: number; verified?: boolean; orderType?: OrderType; orderId?: number } = {}): { rows: WebhookDelivery[]; total: number } {
+    const conds: string[] = []
+    const params: (number | string)[] = []
+    if (q.verified !== undefined) {
+      conds.push('verified = ?')
+      params.push(q.verified ? 1 : 0)
+    }
+    if (q.orderType !== undefined) {
+      conds.push('order_type = ?')
+      params.push(q.orderType)
+    }
+    if (q.orderId !== undefined) {
+      conds.push('order_id = ?')
+      params.push(q.orderId)
+    }
+    const where = conds.length ? conds.join(' AND ') : '1'
+    const total = this.sql.value<number>(`SELECT COUNT(*) FROM webhook_deliveries WHERE ${where}`, ...params) ?? 0
+    const rows = this.sql
+      .all<DeliveryDbRow>(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`, ...params, q.limit ?? 100, q.offset ?? 0)
+      .map(toDelivery)
+    return { rows, total }
+  }
+
+  /** Deletes deliveries last received before `olderThan`; returns how many. */
+  prune(olderThan: string): number {
+    return this.sql.run('DELETE FROM webhook_deliveries WHERE last_received_at < ?', new Date(olderThan).toISOString()).changes
+  }
+}
