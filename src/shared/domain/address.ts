@@ -87,10 +87,10 @@ const b58check = createBase58check(sha256)
 
 // ---------------------------------------------------------------- regex from config
 
-type Compiled = { ok: true; re: RegExp } | { ok: false; error: string }
+export type CompiledRegex = { ok: true; re: RegExp } | { ok: false; error: string }
 
 /** Compiles a config regex without throwing; accepts "/body/flags" too (drops g and y, which make test() stateful). */
-export function compileConfigRegex(source: string): Compiled {
+export function compileConfigRegex(source: string): CompiledRegex {
   let body = source
   let flags = ''
   const slashed = /^\/(.*)\/([a-z]*)$/s.exec(source)
