@@ -1,0 +1,110 @@
+// The state every view of the main window shares: the active profile, the merged
+// configuration, settings, sync states, request budgets and clock skew, kept current
+// by the contract's events. Views read it; only load() and the event handlers write it.
+import { call, on, UiError } from './bridge'
+import type { BudgetEntry, ChannelOutput, ConfigSnapshot, ErrorInfo, Profile, Settings, SyncState } from '../../../shared/ipc/contract'
+import { chainName, coinName, fiatName } from '../../../shared/domain/names'
+
+type Info = ChannelOutput<'app:info'>
+type Coin = ConfigSnapshot['coins'][number]
+type Chain = ConfigSnapshot['chains'][number]
+
+export function errorInfoOf(e: unknown): ErrorInfo {
+  if (e instanceof UiError) return e.info
+  return { kind: 'internal', message: e instanceof Error ? e.message : String(e), retryable: false }
+}
+
+class AppState {
+  info = $state<Info | null>(null)
+  profile = $state<Profile | null>(null)
+  config = $state<ConfigSnapshot | null>(null)
+  settings = $state<Settings | null>(null)
+  sync = $state<SyncState[]>([])
+  budget = $state<BudgetEntry[]>([])
+  skewMs = $state<number | null>(null)
+  loadError = $state<ErrorInfo | null>(null)
+  /** Wall clock, ticking every second, for ages and countdowns. */
+  now = $state(Date.now())
+  /** Bumped whenever the profile switches, so views reload what they show. */
+  epoch = $state(0)
+
+  #started = false
+
+  coin(id: number): Coin | undefined {
+    return this.config?.coins.find((c) => c.id === id)
+  }
+  chain(id: number): Chain | undefined {
+    return this.config?.chains.find((c) => c.id === id)
+  }
+  coinLabel = (id: number | null | undefined): string => {
+    const c = id === null || id === undefined ? undefined : this.coin(id)
+    return c ? c.code.toUpperCase() : coinName(id)
+  }
+  chainLabel = (id: number | null | undefined): string => {
+    const c = id === null || id === undefined ? undefined : this.chain(id)
+    return c ? c.symbol.toUpperCase() : chainName(id)
+  }
+  fiatLabel = (id: number | null | undefined): string => {
+    const f = id === null || id === undefined ? undefined : this.config?.fiats.find((x) => x.id === id)
+    return f ? f.symbol.toUpperCase() : fiatName(id)
+  }
+  /** Decimal places to show for a coin amount. */
+  coinDp(id: number): number {
+    return this.coin(id)?.tradeFloatPlaces ?? 6
+  }
+
+  async load(): Promise<void> {
+    try {
+      const [info, config, settings, sync, budget] = await Promise.all([
+        call('app:info', {}),
+        call('config:get', {}),
+        call('settings:get', {}),
+        call('sync:state', {}),
+        call('budget:get', {})
+      ])
+      this.info = info
+      this.profile = info.profile
+      this.skewMs = info.clockSkewMs
+      this.config = config
+      this.settings = settings
+      this.sync = sync.states
+      this.budget = budget.entries
+      this.loadError = null
+      applyTheme(settings.theme)
+    } catch (e) {
+      this.loadError = errorInfoOf(e)
+    }
+  }
+
+  start(): void {
+    if (this.#started) return
+    this.#started = true
+    setInterval(() => (this.now = Date.now()), 1000)
+    on('profile:changed', (p) => {
+      this.profile = p
+      this.epoch++
+      void this.load()
+    })
+    on('sync:state', (s) => {
+      const i = this.sync.findIndex((x) => x.type === s.type && x.fiatType === s.fiatType)
+      if (i >= 0) this.sync[i] = s
+      else this.sync.push(s)
+    })
+    on('budget:changed', (b) => (this.budget = b.entries))
+    on('config:updated', (c) => (this.config = c))
+    on('clock:skew', (s) => (this.skewMs = s.skewMs))
+    void this.load()
+  }
+
+  async updateSettings(patch: Partial<Settings>): Promise<void> {
+    this.settings = await call('settings:update', patch)
+    applyTheme(this.settings.theme)
+  }
+}
+
+export function applyTheme(theme: Settings['theme']): void {
+  if (theme === 'system') delete document.documentElement.dataset.theme
+  else document.documentElement.dataset.theme = theme
+}
+
+export const app = new AppState()

@@ -1,0 +1,29 @@
+// Which view of the main window is shown, kept in the URL hash (#/orders), and a
+// request to open one order (from the tray, a notification or a link).
+export const VIEWS = ['tickers', 'quote', 'address', 'bank', 'orders', 'webhooks', 'settings'] as const
+export type ViewId = (typeof VIEWS)[number]
+
+function parse(hash: string): ViewId {
+  const v = hash.replace(/^#\/?/, '').split('?')[0] as ViewId
+  return (VIEWS as readonly string[]).includes(v) ? v : 'tickers'
+}
+
+class Nav {
+  view = $state<ViewId>(parse(location.hash))
+  /** An order to open in the orders view; the view clears it once shown. */
+  pendingOrder = $state<{ type: 1 | 2; orderId: number } | null>(null)
+
+  start(): void {
+    window.addEventListener('hashchange', () => (this.view = parse(location.hash)))
+  }
+  go(v: ViewId): void {
+    location.hash = `#/${v}`
+    this.view = v
+  }
+  openOrder(type: 1 | 2, orderId: number): void {
+    this.pendingOrder = { type, orderId }
+    this.go('orders')
+  }
+}
+
+export const nav = new Nav()

@@ -1,0 +1,15 @@
+// Tells main while a window shows tickers (tickers:visibility), so the price ticker is
+// only polled while someone can see it: on mount, when the window is hidden or shown,
+// and on unmount.
+import { call } from './bridge'
+
+export function trackTickerVisibility(view: 'main' | 'tray'): () => void {
+  const send = (visible: boolean) => void call('tickers:visibility', { view, visible }).catch(() => undefined)
+  const onChange = () => send(document.visibilityState === 'visible')
+  onChange()
+  document.addEventListener('visibilitychange', onChange)
+  return () => {
+    document.removeEventListener('visibilitychange', onChange)
+    send(false)
+  }
+}
