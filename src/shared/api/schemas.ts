@@ -4,7 +4,7 @@
 // nothing downstream does float arithmetic, and timestamps come out as ISO strings
 // with milliseconds.
 import { z } from 'zod'
-import { toDecimalString, isDecimalText } from '../domain/money'
+import { toDecimalString } from '../domain/money'
 
 // ---------------------------------------------------------------- primitives
 
@@ -12,24 +12,62 @@ const INT_TEXT = /^-?\d+$/
 
 /** An integer id (coin, chain, fiat type, order): a number or a numeric string, out as a number. */
 export const Id = z
-  .union([z.number().int(), z.string().regex(INT_TEXT, 'expected an integer id')])
+  .union([
+    z.number().int(),
+    // Beyond 2^53 Number() would silently turn the id into a different one.
+    z
+      .string()
+      .regex(INT_TEXT, 'expected an integer id')
+      .refine((s) => Number.isSafeInteger(Number(s)), 'integer id out of range')
+  ])
   .transform((v) => Number(v))
 
 /** An integer field that may arrive as a numeric string (status, paymentType...). */
 export const Int = Id
 
+const MONEY_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?$/
+/**
+ * JSON doubles never need an exponent beyond ±324; a text such as "1e999999999" would
+ * expand to a gigabyte of zeros in the plain decimal form, so it is refused instead.
+ */
+const MAX_MONEY_EXPONENT = 1000
+
+/** The text big.js can take (it refuses a leading "+"), or undefined when it is not a sane decimal. */
+function moneyText(s: string): string | undefined {
+  const t = s.trim()
+  const m = MONEY_TEXT.exec(t)
+  if (!m) return undefined
+  if (m[1] !== undefined && Math.abs(Number(m[1])) > MAX_MONEY_EXPONENT) return undefined
+  return t.startsWith('+') ? t.slice(1) : t
+}
+
 /** A money or quantity field: number or numeric string in, decimal string out. */
 export const Money = z
-  .union([z.number().refine(Number.isFinite, 'expected a finite number'), z.string().refine(isDecimalText, 'expected a decimal')])
-  .transform((v) => toDecimalString(v))
+  .union([
+    z.number().refine(Number.isFinite, 'expected a finite number'),
+    z.string().refine((s) => moneyText(s) !== undefined, 'expected a decimal')
+  ])
+  .transform((v, ctx) => {
+    // A transform must report, never throw: a throw would escape safeParse.
+    try {
+      return toDecimalString(typeof v === 'number' ? v : (moneyText(v) ?? v))
+    } catch {
+      ctx.issues.push({ code: 'custom', message: 'expected a decimal', input: v })
+      return z.NEVER
+    }
+  })
 
 export const NullableMoney = Money.nullable()
 
-/** An ISO 8601 timestamp, normalised to YYYY-MM-DDTHH:mm:ss.sssZ. */
+const ZONELESS_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/
+/** The service's times are UTC; Date.parse would read a zoneless one in the operator's local zone. */
+const asUtc = (s: string): string => (ZONELESS_TIME.test(s) ? `${s}Z` : s)
+
+/** An ISO 8601 timestamp, normalised to YYYY-MM-DDTHH:mm:ss.sssZ (a missing zone means UTC). */
 export const Timestamp = z
   .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)), 'expected an ISO 8601 timestamp')
-  .transform((s) => new Date(s).toISOString())
+  .refine((s) => /^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(asUtc(s))), 'expected an ISO 8601 timestamp')
+  .transform((s) => new Date(asUtc(s)).toISOString())
 
 /** Strings the service sometimes sends as numbers (account numbers, reference ids). */
 const Text = z.union([z.string(), z.number().transform((n) => String(n))])
