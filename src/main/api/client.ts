@@ -121,12 +121,12 @@ export class ApiClient {
     return this.call('setWebhookUrl', req, opts)
   }
 
-  onrampQuote(req: OnrampQuoteInput, opts?: CallOptions): Promise<z.output<typeof OnrampQuoteResponse>['data']> {
+  async onrampQuote(req: OnrampQuoteInput, opts?: CallOptions): Promise<z.output<typeof OnrampQuoteResponse>['data']> {
     const body = { ...req, fiatAmount: jsonAmount('fiatAmount', req.fiatAmount), type: 1 }
     return this.callWith('quotes', body, opts, OnrampQuoteResponse)
   }
 
-  offrampQuote(req: OfframpQuoteInput, opts?: CallOptions): Promise<z.output<typeof OfframpQuoteResponse>['data']> {
+  async offrampQuote(req: OfframpQuoteInput, opts?: CallOptions): Promise<z.output<typeof OfframpQuoteResponse>['data']> {
     const body = { ...req, quantity: jsonAmount('quantity', req.quantity), type: 2 }
     return this.callWith('quotes', body, opts, OfframpQuoteResponse)
   }
