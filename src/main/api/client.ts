@@ -231,13 +231,13 @@ export class ApiClient {
     }
     const url = this.o.baseUrl.replace(/\/+$/, '') + endpointPath(this.o.serviceName, name)
     this.counts[name]++
-    const sentAt = Date.now()
+    const sentAt = this.clock.local()
     try {
       const res = await this.transport.request({ method: def.method, url, headers, body: bodyText, signal: opts.signal, endpoint: name })
-      return { res, sentAt, receivedAt: Date.now() }
+      return { res, sentAt, receivedAt: this.clock.local() }
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError({ kind: 'network', endpoint: name, message: String(e) }, { cause: e })
-      this.emit({ endpoint: name, attempt, durationMs: Date.now() - sentAt, outcome: err.kind })
+      this.emit({ endpoint: name, attempt, durationMs: this.clock.local() - sentAt, outcome: err.kind })
       throw err
     }
   }
@@ -262,15 +262,15 @@ export class ApiClient {
     const env = isJson ? ErrorEnvelope.safeParse(json) : undefined
     const failure = env?.success ? env.data : undefined
     const code = failure?.code
-    const said = failure ? (failure.error ?? failure.message ?? serviceErrorCodes[failure.code] ?? `error ${failure.code}`) : undefined
 
     if (httpStatus === 429 || code === 429) {
       const nextSlotAt = this.budget.penalize(name)
-      throw new ApiError({ kind: 'rate_limited', origin: 'service', endpoint: name, httpStatus, code, nextSlotAt, message: said ?? 'too many requests' })
+      const message = failure ? serviceSays(failure) : 'too many requests'
+      throw new ApiError({ kind: 'rate_limited', origin: 'service', endpoint: name, httpStatus, code, nextSlotAt, message })
     }
-    if (failure && said !== undefined) {
+    if (failure) {
       const auth = [401, 403].includes(failure.code) || httpStatus === 401 || httpStatus === 403
-      throw new ApiError({ kind: auth ? 'auth' : 'api', endpoint: name, httpStatus, code, message: said })
+      throw new ApiError({ kind: auth ? 'auth' : 'api', endpoint: name, httpStatus, code, message: serviceSays(failure) })
     }
     if (httpStatus < 200 || httpStatus > 299)
       throw new ApiError({ kind: 'http', endpoint: name, httpStatus, message: `HTTP ${httpStatus} without the service's error envelope` })
@@ -292,6 +292,10 @@ export class ApiClient {
   private emit(e: RequestEvent): void {
     for (const l of this.listeners) l(e)
   }
+}
+
+function serviceSays(f: ErrorEnvelope): string {
+  return f.error ?? f.message ?? serviceErrorCodes[f.code] ?? `error ${f.code}`
 }
 
 /** An amount as the JSON number the spec wants, refused when the number would not say the same thing. */

@@ -14,17 +14,18 @@ const DATE_RESOLUTION_MIDPOINT_MS = 500
 export class SkewClock {
   private offset = 0
   private samples = 0
-  private readonly localNow: () => number
+  /** The local clock that samples are measured with. */
+  readonly local: () => number
   private readonly smoothing: number
 
   constructor(o: SkewClockOptions = {}) {
-    this.localNow = o.now ?? (() => Date.now())
+    this.local = o.now ?? (() => Date.now())
     this.smoothing = o.smoothing ?? 0.25
   }
 
   /** The service's time, as best we know it. */
   now(): number {
-    return this.localNow() + this.offset
+    return this.local() + this.offset
   }
 
   /** Estimated server minus local time, ms. */

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { errors } from 'undici'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { ApiClient, type RequestEvent } from '../../../../src/main/api/client'
+import type { ApiClient} from '../../../../src/main/api/client';
+import { type RequestEvent } from '../../../../src/main/api/client'
 import { RateBudget } from '../../../../src/main/api/rate-budget'
 import { Transport } from '../../../../src/main/api/transport'
 import { decodePayload } from '../../../../src/shared/api/signature'
