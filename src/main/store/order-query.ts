@@ -1,6 +1,7 @@
 // SQL for the orders table's filters, search and sort. Every filter maps to an indexed
 // column, search is exact (order id) or case-insensitive prefix over the lower(...)
 // expression indexes, and sort keys come from a fixed whitelist (never from input text).
+import { statusGroupFilter, type StatusGroup } from '../../shared/domain/status'
 import type { SqlValue } from './database'
 
 export type OrderSortKey = 'createdAt' | 'updatedAt' | 'orderId' | 'status' | 'fiatAmount' | 'cryptoAmount'
@@ -12,7 +13,9 @@ export interface OrderSort {
 
 export interface OrderFilter {
   type: 1 | 2
-  /** Only these statuses (a status group is resolved to its statuses by the caller). */
+  /** Only the statuses of this group (shared/domain/status.ts); 'in progress' includes unknown statuses. */
+  statusGroup?: StatusGroup
+  /** Only these statuses. */
   statuses?: readonly number[]
   /** None of these statuses (e.g. "unknown status": everything outside the label table). */
   excludeStatuses?: readonly number[]
@@ -92,6 +95,17 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean } = {
     }
     conds.push(`${column} ${negate ? 'NOT IN' : 'IN'} (${list.map(() => '?').join(', ')})`)
     params.push(...list)
+  }
+  if (q.statusGroup !== undefined) {
+    const g = statusGroupFilter(q.type, q.statusGroup)
+    const inSql = g.in.length ? `status IN (${g.in.map(() => '?').join(', ')})` : '0'
+    if (g.includeUnknown && g.known.length) {
+      conds.push(`(${inSql} OR status NOT IN (${g.known.map(() => '?').join(', ')}))`)
+      params.push(...g.in, ...g.known)
+    } else {
+      conds.push(inSql)
+      params.push(...g.in)
+    }
   }
   inList('status', 'statuses', q.statuses)
   inList('status', 'excludeStatuses', q.excludeStatuses, true)
