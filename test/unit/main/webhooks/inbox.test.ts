@@ -3,6 +3,7 @@
 // unverified is ever handed on.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
+import { Readable } from 'node:stream'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
@@ -249,7 +250,7 @@ describe('startInbox', () => {
     const chunks = async function* () {
       for (let i = 0; i < 20; i++) yield Buffer.alloc(128 * 1024, 0x20)
     }
-    const r = await request(inbox.url, { method: 'POST', body: chunks(), headers: { 'content-type': 'application/json' } }).then(
+    const r = await request(inbox.url, { method: 'POST', body: Readable.from(chunks()), headers: { 'content-type': 'application/json' } }).then(
       async (res) => ({ status: res.statusCode, text: await res.body.text() }),
       (e: unknown) => ({ status: -1, text: String(e) })
     )

@@ -1,0 +1,112 @@
+// A fake merchantHistory with the service's paging rules (spec 4.4): records of one
+// (type, fiat) ordered by (updatedAt, orderId), `since` inclusive, page/pageSize offsets.
+// Records are already in the client's parsed shape. Tests change orders between (or
+// during) requests to reproduce what a live service does while a sync pages through it.
+import { ApiError } from '../../../../src/shared/api/errors'
+import type { OnrampOrder } from '../../../../src/shared/api/schemas'
+
+export const CUTOVER_ISO = '2022-11-09T16:58:07.000Z'
+
+export interface HistoryCall {
+  type: number
+  fiatType: number
+  since: string | undefined
+  page: number
+  pageSize: number
+  order: string | undefined
+  priority: string | undefined
+}
+
+export function onramp(orderId: number, updatedAt: string, status = 0, fiatType = 1): OnrampOrder {
+  return {
+    orderId,
+    walletAddress: `0x${orderId.toString(16).padStart(40, '0')}`,
+    coinId: 54,
+    chainId: 1,
+    fiatType,
+    paymentType: 1,
+    fiatAmount: '1000',
+    expectedCryptoAmount: '11.5',
+    expectedPrice: '86.9',
+    actualCryptoAmount: null,
+    actualPrice: null,
+    kycNeeded: 0,
+    createdAt: '2022-01-01T00:00:00.000Z',
+    updatedAt,
+    status,
+    referenceId: null,
+    merchantRecognitionId: `m-${orderId}`,
+    onrampFee: '2.5',
+    gasFee: '0.1',
+    clientFee: '0',
+    gatewayFee: '5'
+  } as OnrampOrder
+}
+
+export class FakeHistory {
+  /** key `${type}:${fiat}` -> orderId -> record */
+  private readonly data = new Map<string, Map<number, OnrampOrder>>()
+  readonly calls: HistoryCall[] = []
+  private failures: Array<{ atCall: number; error: Error }> = []
+  private served = 0
+  /** Runs before a request is answered (after it is logged): lets a test change data mid-sync. */
+  beforeAnswer?: (call: HistoryCall, n: number) => void
+
+  put(type: number, fiatType: number, record: OnrampOrder): void {
+    const k = `${type}:${fiatType}`
+    let m = this.data.get(k)
+    if (!m) this.data.set(k, (m = new Map()))
+    m.set(record.orderId, record)
+  }
+
+  /** Changes an order's status at a new updatedAt (it moves to the end of the listing). */
+  change(type: number, fiatType: number, orderId: number, status: number, updatedAt: string): void {
+    const r = this.data.get(`${type}:${fiatType}`)?.get(orderId)
+    if (!r) throw new Error(`no order ${orderId}`)
+    this.put(type, fiatType, { ...r, status, updatedAt })
+  }
+
+  truth(type: number, fiatType: number): OnrampOrder[] {
+    return [...(this.data.get(`${type}:${fiatType}`)?.values() ?? [])].sort((a, b) => a.orderId - b.orderId)
+  }
+
+  /** The n-th call from now (1 = the next) fails with error. */
+  failAt(n: number, error: Error = new ApiError({ kind: 'network', endpoint: 'merchantHistory', message: 'connection reset' })): void {
+    this.failures.push({ atCall: this.served + n, error })
+  }
+
+  callsFor(type: number, fiatType: number): HistoryCall[] {
+    return this.calls.filter((c) => c.type === type && c.fiatType === fiatType)
+  }
+
+  merchantHistory = async (
+    req: { type: 1 | 2; fiatType?: number | string; since?: string; page?: number; pageSize?: number; order?: 'ASC' | 'DESC' },
+    opts: { priority?: string; signal?: AbortSignal } = {}
+  ): Promise<OnrampOrder[]> => {
+    const call: HistoryCall = {
+      type: req.type,
+      fiatType: Number(req.fiatType ?? 1),
+      since: req.since,
+      page: req.page ?? 1,
+      pageSize: req.pageSize ?? 50,
+      order: req.order,
+      priority: opts.priority
+    }
+    this.calls.push(call)
+    const n = ++this.served
+    await Promise.resolve()
+    if (opts.signal?.aborted) throw new ApiError({ kind: 'aborted', endpoint: 'merchantHistory', message: 'aborted' })
+    const failure = this.failures.find((f) => f.atCall === n)
+    if (failure) throw failure.error
+    this.beforeAnswer?.(call, n)
+    const rows = [...(this.data.get(`${call.type}:${call.fiatType}`)?.values() ?? [])]
+      .filter((r) => call.since === undefined || r.updatedAt >= call.since)
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.orderId - b.orderId))
+    if (req.order === 'DESC') rows.reverse()
+    const skip = (call.page - 1) * call.pageSize
+    return rows.slice(skip, skip + call.pageSize).map((r) => ({ ...r }))
+  }
+}
+
+/** An ISO instant `i` seconds after a base, for distinct updatedAt values. */
+export const at = (i: number, base = Date.parse('2025-03-01T00:00:00.000Z')): string => new Date(base + i * 1000).toISOString()
