@@ -79,10 +79,10 @@ function defaultRetryable(i: Pick<ApiErrorInfo, 'kind' | 'httpStatus' | 'code'>)
     case 'rate_limited':
       return true
     case 'http':
-    case 'api': {
-      const s = i.httpStatus ?? i.code ?? 0
-      return s >= 500 || s === 429
-    }
+    case 'api':
+      // The envelope code can disagree with the HTTP status (a 200 carrying code 503):
+      // either one saying "overloaded" or "down" makes a later retry worthwhile.
+      return [i.httpStatus, i.code].some((s) => s !== undefined && (s >= 500 || s === 429))
     default:
       return false
   }
@@ -92,11 +92,41 @@ export function isApiError(e: unknown): e is ApiError {
   return e instanceof ApiError
 }
 
+const KINDS: Record<ApiErrorKind, true> = {
+  network: true,
+  timeout: true,
+  aborted: true,
+  http: true,
+  api: true,
+  auth: true,
+  rate_limited: true,
+  schema: true,
+  clock_skew: true,
+  too_large: true,
+  invalid_request: true
+}
+
 /** Any thrown value as ApiErrorInfo (unknown errors become 'network' with their message). */
 export function toErrorInfo(e: unknown): ApiErrorInfo {
   if (e instanceof ApiError) return e.toInfo()
-  if (e && typeof e === 'object' && 'kind' in e && 'message' in e) return e as ApiErrorInfo
-  return { kind: 'network', message: e instanceof Error ? e.message : String(e), retryable: true }
+  if (e && typeof e === 'object' && 'kind' in e && 'message' in e) {
+    // Only a known kind with a text message is an ApiErrorInfo; anything else would make
+    // explainError fall through its switch. Info that crossed IPC without retryable gets the default.
+    const o = e as ApiErrorInfo
+    if (Object.hasOwn(KINDS, o.kind) && typeof o.message === 'string') {
+      return typeof o.retryable === 'boolean' ? o : { ...o, retryable: defaultRetryable(o) }
+    }
+  }
+  return { kind: 'network', message: e instanceof Error ? e.message : textOf(e), retryable: true }
+}
+
+/** String(e) throws for an object without a prototype; toErrorInfo runs inside catch blocks and must not. */
+function textOf(e: unknown): string {
+  try {
+    return String(e)
+  } catch {
+    return Object.prototype.toString.call(e)
+  }
 }
 
 /** Meaning of the service's error codes (spec/live-service-notes.md, Errors). */
@@ -115,7 +145,9 @@ export const serviceErrorCodes: Record<number, string> = {
   503: 'maintenance'
 }
 
-function at(ms: number): string {
+/** The time of day of an epoch-ms instant, or undefined for none (toISOString throws on an invalid date). */
+function at(ms: number | undefined): string | undefined {
+  if (!ms || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return undefined
   return new Date(ms).toISOString().slice(11, 19) + ' UTC'
 }
 
@@ -133,12 +165,12 @@ export function explainError(i: ApiErrorInfo): string {
       return `The service refused the credentials${where}: ${i.message}. Check the API key and secret of this profile.`
     case 'rate_limited':
       return i.origin === 'budget'
-        ? `Request budget exhausted${where}; next slot at ${i.nextSlotAt ? at(i.nextSlotAt) : 'soon'}. Nothing was sent.`
-        : `The service is rate-limiting${where}; Rampdesk backs off${i.nextSlotAt ? ` until ${at(i.nextSlotAt)}` : ''}.`
+        ? `Request budget exhausted${where}; next slot at ${at(i.nextSlotAt) ?? 'soon'}. Nothing was sent.`
+        : `The service is rate-limiting${where}; Rampdesk backs off${at(i.nextSlotAt) ? ` until ${at(i.nextSlotAt)}` : ''}.`
     case 'schema':
       return `The service answered in a shape Rampdesk does not understand${where}${i.path ? ` at ${i.path}` : ''}: ${i.message}.`
     case 'clock_skew':
-      return `This computer's clock differs from the service's${i.skewMs !== undefined ? ` by ${Math.round(i.skewMs / 1000)} s` : ''}, and the service refused the request. Set the clock to update automatically.`
+      return `This computer's clock differs from the service's${i.skewMs !== undefined && Number.isFinite(i.skewMs) ? ` by ${Math.round(i.skewMs / 1000)} s` : ''}, and the service refused the request. Set the clock to update automatically.`
     case 'too_large':
       return `The service's answer was larger than allowed${where}.`
     case 'invalid_request':
