@@ -1,0 +1,173 @@
+// The sandbox's HTTP front: node:http, no framework. Routes come from the endpoints
+// table (/{serviceName}/api/{path}); each request goes through faults, JSON parsing,
+// authentication, the rate limit and the endpoint's request schema before the service
+// answers. Failures use the live envelope {status: 0, code, error} with the HTTP status
+// equal to code. The control API lives under /__sandbox/ and answers loopback only.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { endpointNames, endpointPath, endpoints, type EndpointName } from '../shared/api/endpoints'
+import { authenticate, type AuthConfig } from './auth'
+import { SandboxError, errorBody } from './errors'
+import { handleAdmin } from './admin-api'
+import type { SandboxService } from './sandbox-service'
+import { SlidingWindowLimiter } from './rate-limiter'
+import { validate } from './validation'
+
+const MAX_BODY_BYTES = 1 << 20
+
+export interface HttpOptions {
+  serviceName: string
+  aheadToleranceMs: number
+  maxAgeMs: number
+  /** Base URL, for the admin info answer. */
+  url: () => string
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  500: 'Internal server error',
+  503: 'Service under maintenance, please try again later',
+  429: 'Too many requests',
+  502: 'Bad gateway',
+  504: 'Gateway timeout'
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (c: Buffer) => {
+      size += c.length
+      if (size > MAX_BODY_BYTES) {
+        reject(new BodyTooLarge())
+        req.destroy()
+        return
+      }
+      chunks.push(c)
+    })
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    req.on('error', reject)
+  })
+}
+
+export function isLoopback(addr: string | undefined): boolean {
+  if (!addr) return false
+  return addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.')
+}
+
+const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    const t = setTimeout(resolve, ms)
+    t.unref()
+  })
+
+export function createSandboxServer(service: SandboxService, o: HttpOptions): Server {
+  const routes = new Map<string, EndpointName>(endpointNames.map((n) => [endpointPath(o.serviceName, n), n]))
+  const limiter = new SlidingWindowLimiter()
+  const auth: AuthConfig = { serviceName: o.serviceName, keys: service.keys, aheadToleranceMs: o.aheadToleranceMs, maxAgeMs: o.maxAgeMs }
+
+  const send = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void => {
+    const text = JSON.stringify(body)
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(text)),
+      date: new Date(service.serverNow()).toUTCString(),
+      ...extra
+    })
+    res.end(text)
+  }
+  const sendError = (res: ServerResponse, code: number, error: string, extra: Record<string, string> = {}): void => send(res, code, errorBody(code, error), extra)
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, name: EndpointName): Promise<void> {
+    const ep = endpoints[name]
+    const fault = service.faults.decide(name)
+    if (fault.latencyMs > 0) await sleep(fault.latencyMs)
+    if (fault.action === 'drop') {
+      req.socket.destroy()
+      return
+    }
+    if (fault.action === 'storm') return sendError(res, 429, 'Too many requests')
+    if (fault.action === 'error') return sendError(res, fault.status, STATUS_TEXT[fault.status] ?? `Injected error ${fault.status}`)
+
+    let body: unknown = undefined
+    if (ep.method === 'POST') {
+      let text: string
+      try {
+        text = await readBody(req)
+      } catch (e) {
+        if (e instanceof BodyTooLarge) return sendError(res, 400, `Request body larger than ${MAX_BODY_BYTES} bytes`)
+        throw e
+      }
+      if (text.trim() === '') body = {}
+      else {
+        try {
+          body = JSON.parse(text)
+        } catch {
+          return sendError(res, 400, 'Malformed JSON body')
+        }
+      }
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) return sendError(res, 400, 'The request body must be a JSON object')
+    } else {
+      req.resume()
+    }
+
+    const now = service.serverNow()
+    const apiKey = ep.auth ? authenticate(req.headers, body, now, auth) : null
+    if (ep.rateLimitPerMinute !== null && apiKey !== null) {
+      const nextSlot = limiter.take(`${apiKey}\n${name}`, ep.rateLimitPerMinute, now)
+      if (nextSlot !== undefined) {
+        return sendError(res, 429, `Too many requests: ${name} allows ${ep.rateLimitPerMinute} per minute; next slot in ${Math.ceil((nextSlot - now) / 1000)} s`)
+      }
+    }
+    let value: Record<string, unknown> = {}
+    if (ep.method === 'POST') {
+      const v = validate(ep.request, body)
+      if (!v.ok) return sendError(res, v.failure.code, v.failure.error)
+      value = v.value as Record<string, unknown>
+    }
+    const answer = await service.handle(name, value, apiKey)
+    const text = JSON.stringify(answer)
+    if (fault.action === 'malformed' || fault.action === 'truncate') {
+      const broken = fault.action === 'malformed' ? text.slice(0, Math.max(1, Math.floor(text.length / 2))) + '<!-- upstream error -->' : text
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(broken)), date: new Date(now).toUTCString() })
+      if (fault.action === 'malformed') {
+        res.end(broken)
+      } else {
+        // Promise the whole body, send half, then cut the connection.
+        res.write(text.slice(0, Math.floor(text.length / 2)))
+        setImmediate(() => res.socket?.destroy())
+      }
+      return
+    }
+    send(res, 200, answer)
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid')
+    const path = url.pathname
+    const run = async (): Promise<void> => {
+      if (path === '/__sandbox' || path.startsWith('/__sandbox/')) {
+        if (!isLoopback(req.socket.remoteAddress)) return send(res, 403, { error: 'the control API answers loopback clients only' })
+        return handleAdmin(service, req, res, url, { url: o.url(), send })
+      }
+      const name = routes.get(path)
+      if (name === undefined) return sendError(res, 404, `Not found: ${req.method ?? 'GET'} ${path}`)
+      const ep = endpoints[name]
+      if (req.method !== ep.method) {
+        req.resume()
+        return sendError(res, 405, `Method ${req.method ?? '?'} not allowed on ${path}: use ${ep.method}`, { allow: ep.method })
+      }
+      await handleApi(req, res, name)
+    }
+    run().catch((e: unknown) => {
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
+      if (e instanceof SandboxError) return sendError(res, e.code, e.message)
+      sendError(res, 500, `Internal server error: ${e instanceof Error ? e.message : String(e)}`)
+    })
+  })
+  server.keepAliveTimeout = 5_000
+  return server
+}

@@ -1,0 +1,480 @@
+// The simulated service behind the HTTP layer: configuration answers, quotes, orders,
+// webhooks, and the control surface tests and the demo use. The HTTP router
+// (http-server.ts) authenticates, rate-limits and validates, then calls handle().
+import type { EndpointName } from '../shared/api/endpoints'
+import { toDecimalString } from '../shared/domain/money'
+import { statusInfo } from '../shared/domain/status'
+import { sampleAddress, sampleTxHash } from '../shared/domain/address'
+import {
+  BANK_DETAILS,
+  CHAIN_DETAILS,
+  CHAIN_IDS,
+  COINS,
+  FIATS,
+  GAS,
+  INR,
+  MINIMUM_SELL_AMOUNT,
+  OFFRAMP_LIMITS,
+  chainSymbolMapping,
+  chainSymbolOf,
+  findCoinByCode,
+  findCoinById,
+  minimumBuyAmountInr,
+  perCoinMinimum,
+  type CoinDef
+} from './catalogue'
+import { SandboxError, fail } from './errors'
+import { FaultInjector, type FaultSpec, type FaultTarget } from './faults'
+import { OrderGenerator, generateHistoricOrders, type CreateOrderSpec, type TickResult } from './order-generator'
+import { OFFRAMP, ONRAMP, pathAt } from './order-paths'
+import { OrderRenderer, WalletBook } from './order-render'
+import { OrderStore, reportedUpdatedAt } from './order-store'
+import { PriceBook } from './price-book'
+import { fiatOf, quoteOfframp, quoteOnramp, resolveTarget } from './quote-engine'
+import { streamOf, STREAM } from './rng'
+import { WebhookDispatcher, type DeliveryRecord } from './webhook-dispatcher'
+
+export interface ServiceOptions {
+  seed: number
+  serviceName: string
+  apiKey: string
+  apiSecret: string
+  orders: number
+  now: () => number
+  clockOffsetMs: number
+  webhookTimeoutMs: number
+  webhookMaxTrials: number
+  webhookBackoffMs: number
+  webhookBackoffMaxMs: number
+  createChance: number
+}
+
+export interface TruthOrder {
+  orderId: number
+  type: 1 | 2
+  fiatType: number
+  status: number
+  statusLabel: string
+  path: string
+  createdAt: string
+  /** As the API reports it (spec 4.4 cutover applied). */
+  updatedAt: string
+  /** The real last change. */
+  lastChangeAt: string
+  history: { status: number; at: string }[]
+  webhookTrials: number
+  /** Exactly what merchantHistory returns for this order. */
+  record: Record<string, unknown>
+}
+
+export interface PriceRow {
+  coinId: number
+  coinCode: string
+  fiatType: number
+  mid: string
+  buy: string
+  sell: string
+}
+
+const n = (s: string): number => Number(s)
+
+export class SandboxService {
+  readonly store = new OrderStore()
+  readonly prices: PriceBook
+  readonly renderer: OrderRenderer
+  readonly generator: OrderGenerator
+  readonly faults: FaultInjector
+  readonly webhooks: WebhookDispatcher
+  readonly keys: Map<string, string>
+  clockOffsetMs: number
+  private dummyCount = 0
+
+  constructor(readonly o: ServiceOptions) {
+    this.clockOffsetMs = o.clockOffsetMs
+    this.keys = new Map([[o.apiKey, o.apiSecret]])
+    const started = this.serverNow()
+    this.prices = new PriceBook(o.seed, started)
+    this.renderer = new OrderRenderer(o.seed, this.store, new WalletBook(o.seed))
+    this.faults = new FaultInjector(o.seed)
+    this.webhooks = new WebhookDispatcher({
+      serviceName: o.serviceName,
+      serverNow: () => this.serverNow(),
+      timeoutMs: o.webhookTimeoutMs,
+      maxTrials: o.webhookMaxTrials,
+      backoffBaseMs: o.webhookBackoffMs,
+      backoffMaxMs: o.webhookBackoffMaxMs
+    })
+    this.generator = new OrderGenerator(
+      { store: this.store, prices: this.prices, seed: o.seed },
+      {
+        onTerminal: (row) => this.orderCompleted(row),
+        onRecognitionId: (row, id) => this.renderer.recognitionOverrides.set(row, id)
+      },
+      o.createChance
+    )
+    generateHistoricOrders({ store: this.store, prices: this.prices, seed: o.seed }, o.orders, started)
+  }
+
+  /** The sandbox's own clock: the injected clock plus the configured offset. */
+  serverNow(): number {
+    return Math.floor(this.o.now() + this.clockOffsetMs)
+  }
+
+  // ---------------------------------------------------------------- endpoints
+
+  /** Answers one validated request; returns the whole success envelope. */
+  handle(name: EndpointName, body: Record<string, unknown>, apiKey: string | null): Promise<unknown> | unknown {
+    switch (name) {
+      case 'allChainMapping':
+        return ok(this.chainMap())
+      case 'allCoinLimits':
+        return ok(this.coinLimits(Number(body.fiatType)))
+      case 'allGasFee':
+        return ok(this.gasFees())
+      case 'merchantHistory':
+        return this.history(body)
+      case 'allConfigMapping':
+        return ok(this.configMapping())
+      case 'sendDummyWebhook':
+        return this.sendDummy(apiKey as string, body.webhookUrl as string | undefined)
+      case 'resendWebhook':
+        return this.resend(apiKey as string, Number(body.orderId))
+      case 'setWebhookUrl':
+        this.webhooks.urls.set(apiKey as string, body.webhookUrl as string)
+        return ok(`Webhook URL set to ${String(body.webhookUrl)}`)
+      case 'quotes':
+        return ok(this.quote(body))
+      case 'priceTicker':
+        return ok(this.ticker(Number(body.type), Number(body.fiatType)))
+      case 'orderStatus':
+        return ok({ orderStatus: this.orderStatus(Number(body.orderId), Number(body.type)) })
+      case 'limits':
+        return ok(this.limits(Number(body.type)))
+      case 'publicAllGasFee':
+        return ok({ allGasFee: this.publicGasFees() })
+      case 'bankDetails':
+        return ok(BANK_DETAILS)
+      case 'publicAllConfig':
+        return ok(this.publicConfig())
+    }
+  }
+
+  private chainMap(): Record<string, unknown> {
+    return Object.fromEntries(CHAIN_IDS.map((id) => [String(id), CHAIN_DETAILS.get(id)]))
+  }
+
+  /** Shape A for most fiats; shape B (per coin and chain minimums) for fiats flagged perCoinLimits. */
+  private coinLimits(fiatType: number): unknown {
+    const { fiat } = fiatOf(fiatType)
+    if (fiat.perCoinLimits) {
+      return Object.fromEntries(COINS.map((c) => [String(c.id), Object.fromEntries(c.networks.map((ch) => [String(ch), n(perCoinMinimum(fiat, c, ch))]))]))
+    }
+    return { onramp: { [String(fiat.id)]: { min: n(fiat.onramp.min), max: n(fiat.onramp.max) } } }
+  }
+
+  private gasFees(): unknown {
+    return Object.fromEntries(
+      COINS.map((c) => [
+        String(c.id),
+        Object.fromEntries(
+          Object.entries(GAS[c.code] ?? {}).map(([ch, g]) => [ch, { withdrawalFee: g.withdrawalFee, minimumWithdrawal: g.minimumWithdrawal, nodeInSync: g.nodeInSync, depositEnable: g.depositEnable }])
+        )
+      ])
+    )
+  }
+
+  private publicGasFees(): unknown {
+    return Object.fromEntries(
+      COINS.map((c) => [
+        String(c.id),
+        Object.fromEntries(
+          Object.entries(GAS[c.code] ?? {}).map(([ch, g]) => [
+            CHAIN_DETAILS.get(Number(ch))?.nativeToken === c.id ? 'native' : ch,
+            { withdrawalFee: n(g.withdrawalFee), minimumWithdrawal: n(g.minimumWithdrawal), nodeInSync: g.nodeInSync }
+          ])
+        )
+      ])
+    )
+  }
+
+  private configMapping(): unknown {
+    return {
+      fiatSymbolMapping: Object.fromEntries(FIATS.map((f) => [f.symbol, f.id])),
+      coinSymbolMapping: Object.fromEntries(COINS.map((c) => [c.code, c.idAsText ? String(c.id) : c.id])),
+      chainSymbolMapping: chainSymbolMapping()
+    }
+  }
+
+  private limits(type: number): unknown {
+    const onramp = Object.fromEntries(FIATS.map((f) => [String(f.id), { min: n(f.onramp.min), max: n(f.onramp.max) }]))
+    const offramp = Object.fromEntries(Object.entries(OFFRAMP_LIMITS).map(([k, v]) => [k, { min: n(v.min), max: n(v.max) }]))
+    return type === 1 ? { onramp } : type === 2 ? { offramp } : { onramp, offramp }
+  }
+
+  /** type 1: onramp (buy) prices; 2: offramp (sell, INR only); 3: both (offramp empty outside INR). */
+  private ticker(type: number, fiatType: number): unknown {
+    const { fiatIndex } = fiatOf(fiatType)
+    if (type === 2 && fiatType !== INR) fail(406, 'Offramp prices are quoted in INR (fiatType 1) only')
+    const onramp = () => Object.fromEntries(COINS.map((c, i) => [String(c.id), n(this.prices.price(i, fiatIndex, 'buy'))]))
+    const offramp = () =>
+      fiatType !== INR ? {} : Object.fromEntries(COINS.flatMap((c, i) => (c.offrampNetworks.length > 0 ? [[String(c.id), n(this.prices.price(i, 0, 'sell'))]] : [])))
+    return type === 1 ? { onramp: onramp() } : type === 2 ? { offramp: offramp() } : { onramp: onramp(), offramp: offramp() }
+  }
+
+  private quote(body: Record<string, unknown>): unknown {
+    const target = { coinId: body.coinId as number | undefined, coinCode: body.coinCode as string | undefined, chainId: body.chainId as number | undefined, network: body.network as string | undefined }
+    if (body.type === 1) {
+      const { fiat, fiatIndex } = fiatOf(Number(body.fiatType))
+      const t = resolveTarget(target, 'onramp')
+      const q = quoteOnramp(fiat, t, toDecimalString(body.fiatAmount as number), this.prices.price(t.coinIndex, fiatIndex, 'buy'))
+      return { rate: n(q.rate), quantity: n(q.quantity), onrampFee: n(q.onrampFee), clientFee: n(q.clientFee), gatewayFee: n(q.gatewayFee), gasFee: n(q.gasFee) }
+    }
+    const t = resolveTarget(target, 'offramp')
+    const q = quoteOfframp(t, toDecimalString(body.quantity as number), this.prices.price(t.coinIndex, 0, 'sell'))
+    return { fiatAmount: n(q.fiatAmount), rate: n(q.rate), onrampFee: n(q.onrampFee), clientFee: n(q.clientFee), gatewayFee: n(q.gatewayFee), tdsFee: n(q.tdsFee) }
+  }
+
+  private publicConfig(): unknown {
+    const sellable = COINS.filter((c) => c.offrampNetworks.length > 0)
+    return {
+      allCoinConfig: Object.fromEntries(
+        COINS.map((c) => [
+          c.code,
+          {
+            coinId: c.id,
+            coinName: c.name,
+            coinIcon: `https://assets.sandbox.invalid/coins/${c.code}.png`,
+            balanceFloatPlaces: c.balanceDp,
+            tradeFloatPlaces: c.tradeDp,
+            markets: { decimals: { inr: 2, usdt: c.code === 'usdt' ? 2 : Math.min(8, c.tradeDp + 2) } },
+            networks: c.networks
+          }
+        ])
+      ),
+      networkConfig: this.chainMap(),
+      coinData: Object.fromEntries(
+        sellable.map((c) => {
+          const price = n(this.prices.price(COINS.indexOf(c), 0, 'sell'))
+          return [String(c.id), c.offrampNetworks.length > 1 ? Object.fromEntries(c.offrampNetworks.map((ch) => [String(ch), price])) : price]
+        })
+      ),
+      minimumBuyAmount: Object.fromEntries(COINS.map((c) => [String(c.id), Object.fromEntries(c.networks.map((ch) => [String(ch), n(minimumBuyAmountInr(c, ch))]))])),
+      allGasFee: Object.fromEntries(
+        sellable.map((c) => [
+          String(c.id),
+          Object.fromEntries(
+            c.offrampNetworks.map((ch) => {
+              const g = GAS[c.code]?.[ch]
+              return [String(ch), { depositFee: n(g?.depositFee ?? '0'), minimumDeposit: n(g?.minimumDeposit ?? '0'), nodeInSync: g?.nodeInSync ?? 1 }]
+            })
+          )
+        ])
+      ),
+      gatewayFee: Object.fromEntries(FIATS.map((f) => [String(f.id), Object.fromEntries(Object.entries(f.gatewayFee).map(([k, v]) => [k, n(v)]))])),
+      minimumSellAmount: Object.fromEntries(Object.entries(MINIMUM_SELL_AMOUNT).map(([k, v]) => [k, n(v)]))
+    }
+  }
+
+  private history(body: Record<string, unknown>): unknown {
+    const type = body.type === undefined || body.type === '' ? ONRAMP : Number(body.type)
+    const fiatType = body.fiatType === undefined ? INR : Number(body.fiatType)
+    const { fiatIndex } = fiatOf(fiatType)
+    const rows = this.store.page(type, fiatIndex, {
+      since: body.since === undefined ? undefined : Date.parse(body.since as string),
+      page: (body.page as number | undefined) ?? 1,
+      pageSize: (body.pageSize as number | undefined) ?? 50,
+      order: (body.order as 'ASC' | 'DESC' | undefined) ?? 'ASC'
+    })
+    const data = rows.map((r) => (type === OFFRAMP ? this.renderer.offramp(r) : this.renderer.onramp(r)))
+    // The live offramp history omits code (live-service-notes.md); so does the sandbox.
+    return type === OFFRAMP ? { status: 1, data } : { status: 1, data, code: 200 }
+  }
+
+  private orderStatus(orderId: number, type: number): number {
+    const row = this.store.rowOf(orderId)
+    if (row === undefined || this.store.type[row] !== type) {
+      return fail(417, `Order ${orderId} does not exist${row !== undefined ? ` as a ${type === 1 ? 'onramp' : 'offramp'} order` : ''}`)
+    }
+    return this.store.status[row] ?? 0
+  }
+
+  private webhookUrlFor(apiKey: string, given?: string): string {
+    const url = given ?? this.webhooks.urls.get(apiKey)
+    if (url === undefined) return fail(400, 'No webhook URL: set one with setWebhookUrl (or pass webhookUrl)')
+    return url
+  }
+
+  private sendDummy(apiKey: string, given?: string): unknown {
+    const url = this.webhookUrlFor(apiKey, given)
+    const n = ++this.dummyCount
+    let trials = 0
+    void this.webhooks.deliver({
+      kind: 'dummy',
+      orderId: null,
+      url,
+      secret: this.keys.get(apiKey) ?? '',
+      retry: true,
+      beforeAttempt: () => trials++,
+      body: () => this.dummyBody(n, trials)
+    })
+    return ok(`Dummy webhook sent to ${url}`)
+  }
+
+  private dummyBody(n: number, trials: number): Record<string, unknown> {
+    const rng = streamOf(this.o.seed, STREAM.dummy, n)
+    const t = new Date(this.serverNow()).toISOString()
+    return {
+      orderId: 900000000 + n,
+      walletAddress: sampleAddress('bep20', rng).address,
+      coinId: 54,
+      fiatType: 1,
+      expectedPrice: 84.52,
+      fiatAmount: 1000,
+      expectedCryptoAmount: 11.3147,
+      actualPrice: 84.52,
+      actualCryptoAmount: 11.3147,
+      kycNeeded: 0,
+      createdAt: t,
+      updatedAt: t,
+      status: 4,
+      referenceId: '410000000000',
+      chainId: 1,
+      onRampFee: 10,
+      gasFee: 0.3,
+      clientFee: 2.5,
+      gatewayFee: 5,
+      transactionHash: sampleTxHash('bep20', rng),
+      merchantRecognitionId: `dummy-${n}`,
+      paymentType: 1,
+      webhookTrials: trials
+    }
+  }
+
+  private async resend(apiKey: string, orderId: number): Promise<unknown> {
+    const row = this.store.rowOf(orderId)
+    if (row === undefined) return fail(417, `Order ${orderId} does not exist`)
+    const url = this.webhookUrlFor(apiKey)
+    const r = await this.webhooks.deliver({
+      kind: 'resend',
+      orderId,
+      url,
+      secret: this.keys.get(apiKey) ?? '',
+      retry: false,
+      beforeAttempt: () => this.bumpTrials(row),
+      body: () => this.renderer.webhookBody(row)
+    })
+    const said = r.httpStatus !== null ? `HTTP ${r.httpStatus}${r.response ? `: ${r.response.slice(0, 200)}` : ''}` : `no answer (${r.error ?? 'unknown error'})`
+    return ok(r.httpStatus !== null ? `Response received from merchant's server: ${said}` : `Webhook for order ${orderId} sent to ${url}, but the merchant's server gave ${said}`)
+  }
+
+  private bumpTrials(row: number): void {
+    this.store.webhookTrials[row] = Math.min(255, (this.store.webhookTrials[row] ?? 0) + 1)
+  }
+
+  /** An order reached the end of its path: webhook to the merchant, then "webhook sent" once acknowledged. */
+  private orderCompleted(row: number): void {
+    const apiKey = this.o.apiKey
+    const url = this.webhooks.urls.get(apiKey)
+    if (url === undefined) return
+    const orderId = OrderStore.orderIdOf(row)
+    void this.webhooks.deliver({
+      kind: 'order',
+      orderId,
+      url,
+      secret: this.keys.get(apiKey) ?? '',
+      retry: true,
+      beforeAttempt: () => this.bumpTrials(row),
+      body: () => this.renderer.webhookBody(row),
+      onSuccess: () => {
+        const path = pathAt(this.store.path[row] ?? 0)
+        const last = path.statuses.length - 1
+        if (path.webhookStatus !== undefined && this.store.step[row] === last && this.store.status[row] === path.statuses[last]) {
+          this.store.setStatus(row, path.webhookStatus, last, this.serverNow())
+        }
+      }
+    })
+  }
+
+  // ---------------------------------------------------------------- control
+
+  truth(row: number): TruthOrder {
+    const s = this.store
+    const type = (s.type[row] ?? 1) as 1 | 2
+    const status = s.status[row] ?? 0
+    return {
+      orderId: OrderStore.orderIdOf(row),
+      type,
+      fiatType: FIATS[s.fiat[row] ?? 0]?.id ?? 0,
+      status,
+      statusLabel: statusInfo(type, status).label,
+      path: pathAt(s.path[row] ?? 0).name,
+      createdAt: new Date(s.createdAt[row] ?? 0).toISOString(),
+      updatedAt: new Date(reportedUpdatedAt(s.updatedAt[row] ?? 0)).toISOString(),
+      lastChangeAt: new Date(s.updatedAt[row] ?? 0).toISOString(),
+      history: s.history(row).map((h) => ({ status: h.status, at: new Date(h.at).toISOString() })),
+      webhookTrials: s.webhookTrials[row] ?? 0,
+      record: this.renderer.record(row)
+    }
+  }
+
+  groundTruth(filter: { type?: 1 | 2; fiatType?: number } = {}): TruthOrder[] {
+    const out: TruthOrder[] = []
+    const fiatIndex = filter.fiatType === undefined ? undefined : FIATS.findIndex((f) => f.id === filter.fiatType)
+    for (let r = 0; r < this.store.size; r++) {
+      if (filter.type !== undefined && this.store.type[r] !== filter.type) continue
+      if (fiatIndex !== undefined && this.store.fiat[r] !== fiatIndex) continue
+      out.push(this.truth(r))
+    }
+    return out
+  }
+
+  rowOrThrow(orderId: number): number {
+    const row = this.store.rowOf(orderId)
+    if (row === undefined) throw new SandboxError(404, `no order ${orderId}`)
+    return row
+  }
+
+  createOrder(spec: CreateOrderSpec = {}): TruthOrder {
+    return this.truth(this.generator.create(spec, this.serverNow()))
+  }
+
+  advanceOrder(orderId: number, toStatus?: number): TruthOrder {
+    const row = this.rowOrThrow(orderId)
+    this.generator.advance(row, this.serverNow(), toStatus)
+    return this.truth(row)
+  }
+
+  tick(): TickResult {
+    return this.generator.tick(this.serverNow())
+  }
+
+  setPrice(p: { coinId?: number; coinCode?: string; fiatType?: number; price: string | number }): PriceRow {
+    const coin: CoinDef | undefined = p.coinCode !== undefined ? findCoinByCode(p.coinCode) : p.coinId !== undefined ? findCoinById(p.coinId) : undefined
+    if (!coin) throw new SandboxError(400, 'setPrice needs a known coinId or coinCode')
+    const { fiatIndex } = fiatOf(p.fiatType ?? INR)
+    const price = toDecimalString(p.price)
+    if (!(Number(price) > 0)) throw new SandboxError(400, 'price must be positive')
+    this.prices.setMid(COINS.indexOf(coin), fiatIndex, price)
+    return this.priceRows().find((r) => r.coinId === coin.id && r.fiatType === (p.fiatType ?? INR)) as PriceRow
+  }
+
+  priceRows(): PriceRow[] {
+    return COINS.flatMap((c, ci) =>
+      FIATS.map((f, fi) => ({ coinId: c.id, coinCode: c.code, fiatType: f.id, mid: this.prices.mid(ci, fi), buy: this.prices.price(ci, fi, 'buy'), sell: this.prices.price(ci, fi, 'sell') }))
+    )
+  }
+
+  setFault(target: FaultTarget, spec: FaultSpec): void {
+    this.faults.set(target, spec)
+  }
+
+  deliveries(): DeliveryRecord[] {
+    return this.webhooks.list()
+  }
+}
+
+function ok(data: unknown): { status: 1; code: 200; data: unknown } {
+  return { status: 1, code: 200, data }
+}
+
+export { chainSymbolOf, ONRAMP, OFFRAMP }
