@@ -1,0 +1,113 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { DATABASE_FILE, openProfileDatabase, type ProfileDatabase } from '../../../../src/main/store/database'
+import { applyMigrations, migrations } from '../../../../src/main/store/migrations'
+
+let dir: string
+let db: ProfileDatabase | null = null
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rampdesk-db-'))
+})
+afterEach(() => {
+  db?.close()
+  db = null
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('openProfileDatabase', () => {
+  it('creates the file with WAL, synchronous=NORMAL, foreign keys and a busy timeout', () => {
+    db = openProfileDatabase(join(dir, 'p1'))
+    expect(db.path).toBe(join(dir, 'p1', DATABASE_FILE))
+    const sql = db.sql
+    expect(sql.value('PRAGMA journal_mode')).toBe('wal')
+    expect(sql.value('PRAGMA synchronous')).toBe(1)
+    expect(sql.value('PRAGMA foreign_keys')).toBe(1)
+    expect(sql.value<number>('PRAGMA busy_timeout')).toBeGreaterThan(0)
+    expect(db.integrityCheck()).toBe('ok')
+  })
+
+  it('records every migration once and reopens without reapplying', () => {
+    db = openProfileDatabase(dir)
+    const latest = Math.max(...migrations.map((m) => m.version))
+    expect(db.schemaVersion).toBe(latest)
+    db.sql.run("INSERT INTO settings (key, json, updated_at) VALUES ('k', '1', 'now')")
+    db.close()
+    db = openProfileDatabase(dir)
+    expect(db.sql.value('SELECT COUNT(*) FROM schema_migrations')).toBe(migrations.length)
+    expect(db.sql.value("SELECT json FROM settings WHERE key = 'k'")).toBe('1')
+    const tables = db.sql.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((t) => t.name)
+    for (const t of ['orders', 'order_events', 'sync_cursors', 'sync_cursor_ids', 'watches', 'config_cache', 'ticker_history', 'webhook_deliveries', 'audit_log', 'settings']) {
+      expect(tables).toContain(t)
+    }
+  })
+
+  it('refuses a database written by a newer schema', () => {
+    db = openProfileDatabase(dir)
+    db.sql.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 'x')")
+    db.close()
+    db = null
+    expect(() => openProfileDatabase(dir)).toThrow(/newer than this Rampdesk/)
+  })
+
+  it('applies pending migrations in one transaction: a failing one leaves none applied', () => {
+    db = openProfileDatabase(dir)
+    const extra = [
+      ...migrations,
+      { version: 100, name: 'good', sql: 'CREATE TABLE m100 (x)' },
+      { version: 101, name: 'bad', sql: 'CREATE TABLE m101 (x); THIS IS NOT SQL' }
+    ]
+    expect(() => applyMigrations(db!.sql, extra)).toThrow()
+    expect(db.sql.value("SELECT COUNT(*) FROM sqlite_master WHERE name = 'm100'")).toBe(0)
+    expect(db.sql.value('SELECT MAX(version) FROM schema_migrations')).toBe(1)
+    expect(applyMigrations(db.sql, extra.slice(0, -1))).toBe(100)
+    expect(db.sql.value("SELECT COUNT(*) FROM sqlite_master WHERE name = 'm100'")).toBe(1)
+  })
+})
+
+describe('Sql', () => {
+  it('rolls back a transaction that throws, and nested savepoints independently', () => {
+    db = openProfileDatabase(dir)
+    const { sql } = db
+    const put = (k: string) => sql.run('INSERT INTO settings (key, json, updated_at) VALUES (?, ?, ?)', k, '1', 'now')
+    expect(() =>
+      sql.transaction(() => {
+        put('a')
+        throw new Error('boom')
+      })
+    ).toThrow('boom')
+    expect(sql.value("SELECT COUNT(*) FROM settings WHERE key = 'a'")).toBe(0)
+
+    sql.transaction(() => {
+      put('outer')
+      expect(() =>
+        sql.transaction(() => {
+          put('inner')
+          throw new Error('inner fails')
+        })
+      ).toThrow('inner fails')
+      sql.transaction(() => put('inner2'))
+    })
+    const keys = sql.all<{ key: string }>('SELECT key FROM settings ORDER BY key').map((r) => r.key)
+    expect(keys).toEqual(['inner2', 'outer'])
+    expect(sql.inTransaction).toBe(false)
+  })
+
+  it('returns rows without libsql metadata and binds undefined as NULL', () => {
+    db = openProfileDatabase(dir)
+    const row = db.sql.get('SELECT 1 AS a, NULL AS b')
+    expect(row).toEqual({ a: 1, b: null })
+    db.sql.run('INSERT INTO audit_log (at, action, detail_json) VALUES (?, ?, ?)', 'now', 'x', '{}')
+    expect(db.sql.value('SELECT ? IS NULL', undefined)).toBe(1)
+    expect(db.sql.get('SELECT * FROM audit_log WHERE id = -1')).toBeUndefined()
+  })
+
+  it('enforces foreign keys (an event needs its order)', () => {
+    db = openProfileDatabase(dir)
+    expect(() =>
+      db!.sql.run("INSERT INTO order_events (type, order_id, at, new_status, source) VALUES (1, 42, 'now', 0, 'sync')")
+    ).toThrow(/FOREIGN KEY/i)
+  })
+})

@@ -1,0 +1,270 @@
+import fc from 'fast-check'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
+import { nextHistoryRequest, type OrderRecord } from '../../../../src/main/store/orders-repo'
+import { CUTOVER, SyntheticHistoryService, syncHistory, syntheticHistory } from '../../../fixtures/crash/synthetic-history'
+import { offramp, onramp } from './order-fixtures'
+
+let dir: string
+let store: LocalStore
+let clock: Date
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rampdesk-orders-'))
+  clock = new Date('2024-05-01T00:00:00.000Z')
+  store = openLocalStore(dir, { now: () => clock })
+})
+afterEach(() => {
+  store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const tick = (ms = 1000): void => {
+  clock = new Date(clock.getTime() + ms)
+}
+
+describe('applyHistoryPage', () => {
+  it('stores new orders with every field, amounts as exact decimal strings, and a first-sighting event', () => {
+    const a = onramp({ orderId: 1, status: 0 })
+    const b = onramp({ orderId: 2, status: 4, actualCryptoAmount: 11.98, actualPrice: 83.41, updatedAt: '2024-03-01T10:05:00.000Z' })
+    const r = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [a, b] })
+    expect(r.created.map((c) => [c.orderId, c.status])).toEqual([
+      [1, 0],
+      [2, 4]
+    ])
+    expect(r.statusChanged).toEqual([])
+    expect(r.unchanged).toBe(0)
+
+    const row = store.orders.get(1, 2)!
+    expect(row).toMatchObject({
+      type: 1,
+      orderId: 2,
+      status: 4,
+      fiatType: 1,
+      coinId: 54,
+      chainId: 1,
+      paymentType: 1,
+      walletAddress: '0xAbC0000000000000000000000000000000000001',
+      merchantRecognitionId: 'MR-1001',
+      referenceId: 'UPI-REF-1',
+      transactionHash: '0xdeadbeef01',
+      fiatAmount: '1000',
+      expectedCryptoAmount: '11.99',
+      actualCryptoAmount: '11.98',
+      actualPrice: '83.41',
+      onrampFee: '0.008157600000000001',
+      gasFee: '0.5',
+      gatewayFee: '1.18',
+      tdsFee: null,
+      statusSource: 'sync',
+      firstSeenAt: clock.toISOString(),
+      lastChangedAt: clock.toISOString()
+    })
+    expect(row.record).toEqual(b)
+    expect(store.orders.timeline(1, 2)).toEqual([
+      { id: expect.any(Number), type: 1, orderId: 2, at: clock.toISOString(), orderUpdatedAt: b.updatedAt, oldStatus: null, newStatus: 4, source: 'sync' }
+    ])
+  })
+
+  it('skips identical content, records status transitions and content-only updates, ignores older snapshots', () => {
+    const v1 = onramp({ orderId: 7, status: 0 })
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [v1] })
+    const firstChanged = store.orders.get(1, 7)!.lastChangedAt
+
+    tick()
+    // Same content with keys in another order: unchanged, not rewritten.
+    const reordered = Object.fromEntries(Object.entries(v1).reverse()) as OrderRecord
+    const same = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [reordered] })
+    expect(same).toMatchObject({ created: [], statusChanged: [], updated: [], unchanged: 1, stale: 0 })
+    expect(store.orders.get(1, 7)!.lastChangedAt).toBe(firstChanged)
+
+    tick()
+    const v2 = onramp({ orderId: 7, status: 2, updatedAt: '2024-03-01T10:01:00.000Z' })
+    const moved = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [v2] })
+    expect(moved.statusChanged).toEqual([{ type: 1, orderId: 7, old: 0, new: 2 }])
+    expect(store.orders.get(1, 7)!.lastChangedAt).toBe(clock.toISOString())
+
+    tick()
+    const v3 = onramp({ orderId: 7, status: 2, updatedAt: '2024-03-01T10:02:00.000Z', transactionHash: '0xfeed' })
+    const touched = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [v3] })
+    expect(touched.updated.map((u) => u.orderId)).toEqual([7])
+    expect(touched.statusChanged).toEqual([])
+    expect(store.orders.get(1, 7)!.transactionHash).toBe('0xfeed')
+
+    const old = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [v1] })
+    expect(old.stale).toBe(1)
+    expect(store.orders.get(1, 7)!.status).toBe(2)
+
+    expect(store.orders.timeline(1, 7).map((e) => [e.oldStatus, e.newStatus])).toEqual([
+      [null, 0],
+      [0, 2]
+    ])
+  })
+
+  it('keeps onramp and offramp orders with the same id apart; offramp without fiatType takes the scope', () => {
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 5 })] })
+    const r = store.orders.applyHistoryPage({ type: 2, fiatType: 3, records: [offramp({ orderId: 5 })] })
+    expect(r.created).toHaveLength(1)
+    const row = store.orders.get(2, 5)!
+    expect(row).toMatchObject({ type: 2, fiatType: 3, actualFiatAmount: '2091', expectedQuantity: '25.5', tdsFee: '20.91', onrampFee: '2.1' })
+    expect(store.orders.get(1, 5)!.fiatType).toBe(1)
+    expect(store.orders.count()).toBe(2)
+  })
+
+  it('is all or nothing: a page that fails part-way leaves no order and no cursor change', () => {
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1 })] })
+    const before = store.orders.getCursor(1, 1)
+    const broken = { ...onramp({ orderId: 3 }), coinId: undefined } as unknown as OrderRecord
+    expect(() =>
+      store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 2, updatedAt: '2024-04-01T00:00:00.000Z' }), broken] })
+    ).toThrow()
+    expect(store.orders.get(1, 2)).toBeUndefined()
+    expect(store.orders.getCursor(1, 1)).toEqual(before)
+    expect(store.orders.count()).toBe(1)
+  })
+})
+
+describe('sync cursor', () => {
+  it('moves to the newest updatedAt and counts the distinct ids seen at exactly that instant', () => {
+    const t1 = '2024-01-01T00:00:00.000Z'
+    const t2 = '2024-01-01T00:00:01.000Z'
+    let r = store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: [onramp({ orderId: 1, updatedAt: t1 }), onramp({ orderId: 2, updatedAt: t2 }), onramp({ orderId: 3, updatedAt: t2 })]
+    })
+    expect(r.cursor).toMatchObject({ cursor: t2, seenAtCursor: 2, pagesApplied: 1 })
+    expect(r.progressed).toBe(true)
+    expect(store.orders.isSeenAtCursor(1, 1, 3)).toBe(true)
+    expect(store.orders.isSeenAtCursor(1, 1, 1)).toBe(false)
+    expect(nextHistoryRequest(r.cursor, 2)).toEqual({ since: t2, page: 2 })
+
+    // The same instant again, overlapping: only the new id counts.
+    r = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 3, updatedAt: t2 }), onramp({ orderId: 4, updatedAt: t2 })] })
+    expect(r.cursor).toMatchObject({ cursor: t2, seenAtCursor: 3, pagesApplied: 2 })
+
+    // Nothing new: no progress, and the cursor never moves backwards.
+    r = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1, updatedAt: t1 }), onramp({ orderId: 4, updatedAt: t2 })] })
+    expect(r.progressed).toBe(false)
+    expect(r.cursor).toMatchObject({ cursor: t2, seenAtCursor: 3 })
+
+    // A later instant resets the ids.
+    r = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 9, updatedAt: '2024-01-02T00:00:00.000Z' })] })
+    expect(r.cursor).toMatchObject({ cursor: '2024-01-02T00:00:00.000Z', seenAtCursor: 1 })
+    expect(store.orders.isSeenAtCursor(1, 1, 3)).toBe(false)
+
+    // Cursors are per (type, fiat type).
+    expect(store.orders.getCursor(1, 2)).toMatchObject({ cursor: null, seenAtCursor: 0, pagesApplied: 0 })
+    expect(nextHistoryRequest(store.orders.getCursor(1, 2), 50)).toEqual({ since: undefined, page: 1 })
+  })
+
+  it('records sync outcomes and can be reset', () => {
+    store.orders.applyHistoryPage({ type: 2, fiatType: 1, records: [offramp({ orderId: 1 })] })
+    const failed = store.orders.markSyncError(2, 1, 'timeout', { nextRunAt: '2024-05-01T00:01:00.000Z' })
+    expect(failed).toMatchObject({ lastError: 'timeout', nextRunAt: '2024-05-01T00:01:00.000Z', pagesApplied: 1 })
+    const ok = store.orders.markSyncSuccess(2, 1, { nextRunAt: '2024-05-01T00:05:00.000Z' })
+    expect(ok).toMatchObject({ lastError: null, lastSuccessAt: clock.toISOString(), cursor: '2024-03-02T10:05:00.000Z' })
+    expect(store.orders.listCursors().map((c) => [c.type, c.fiatType])).toEqual([[2, 1]])
+    store.orders.resetCursor(2, 1)
+    expect(store.orders.getCursor(2, 1).cursor).toBeNull()
+    expect(store.orders.get(2, 1)).toBeDefined()
+  })
+
+  it('rejects a non-positive page size', () => {
+    expect(() => nextHistoryRequest({ cursor: null, seenAtCursor: 0 }, 0)).toThrow(RangeError)
+  })
+
+  it('crosses thousands of orders sharing the cutover instant without loop or gap', () => {
+    const history = syntheticHistory({ count: 3000, atCutover: 2600, seed: 3 })
+    const service = new SyntheticHistoryService(history)
+    const { pages } = syncHistory(store.orders, service, { pageSize: 100 })
+    expect(store.orders.count(1)).toBe(3000)
+    expect(pages).toBeLessThanOrEqual(2 * Math.ceil(3000 / 100) + 2)
+    expect(store.orders.getCursor(1, 1).cursor).not.toBe(CUTOVER)
+  })
+
+  it('property: any history, any page size, syncs to exactly the full set in a bounded number of pages', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        (count, cut, pageSize, maxTie, seed) => {
+          const local = openLocalStore(join(dir, `p-${seed}-${count}-${pageSize}`))
+          try {
+            const history = syntheticHistory({ count, atCutover: Math.min(cut, count), seed, maxTie })
+            const service = new SyntheticHistoryService(history)
+            const { pages } = syncHistory(local.orders, service, { pageSize })
+            expect(local.orders.count(1)).toBe(count)
+            const events = local.database.sql.value<number>('SELECT COUNT(*) FROM order_events')
+            expect(events).toBe(count)
+            // Each full page brings at least pageSize new orders every two pages.
+            expect(pages).toBeLessThanOrEqual(2 * Math.ceil(count / pageSize) + 2)
+            // A second run finds nothing new and stops after one or two pages.
+            const again = syncHistory(local.orders, service, { pageSize })
+            expect(again.pages).toBeLessThanOrEqual(2)
+          } finally {
+            local.close()
+          }
+        }
+      ),
+      { numRuns: 40 }
+    )
+  })
+})
+
+describe('applyStatus and applyRecord', () => {
+  it('records a watched status change, and a later snapshot with the same updatedAt does not revert it', () => {
+    const v1 = onramp({ orderId: 11, status: 0 })
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [v1] })
+    store.watches.add(1, 11)
+
+    tick()
+    const r = store.orders.applyStatus(1, 11, 2, 'watch')
+    expect(r).toEqual({ known: true, change: { type: 1, orderId: 11, old: 0, new: 2 } })
+    expect(store.orders.get(1, 11)).toMatchObject({ status: 2, statusSource: 'watch' })
+    expect(store.orders.get(1, 11)!.record.status).toBe(2)
+    expect(store.watches.get(1, 11)).toMatchObject({ lastStatus: 2, lastCheckedAt: clock.toISOString() })
+    expect(store.orders.applyStatus(1, 11, 2, 'watch')).toEqual({ known: true, change: null })
+
+    // The history page still carries the old snapshot (same updatedAt, old status).
+    const stalePage = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [v1] })
+    expect(stalePage.statusChanged).toEqual([])
+    expect(store.orders.get(1, 11)!.status).toBe(2)
+
+    // A newer snapshot wins.
+    const v2 = onramp({ orderId: 11, status: 4, updatedAt: '2024-03-01T11:00:00.000Z' })
+    const newer = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [v2] })
+    expect(newer.statusChanged).toEqual([{ type: 1, orderId: 11, old: 2, new: 4 }])
+    expect(store.orders.timeline(1, 11).map((e) => [e.oldStatus, e.newStatus, e.source])).toEqual([
+      [null, 0, 'sync'],
+      [0, 2, 'watch'],
+      [2, 4, 'sync']
+    ])
+  })
+
+  it('keeps the status of a watched order sync has not seen on the watch only', () => {
+    store.watches.add(2, 77, 'customer call')
+    expect(store.orders.applyStatus(2, 77, 5, 'watch')).toEqual({ known: false, change: null })
+    expect(store.watches.get(2, 77)).toMatchObject({ label: 'customer call', lastStatus: 5 })
+    expect(store.orders.get(2, 77)).toBeUndefined()
+  })
+
+  it('applies a full webhook record', () => {
+    const created = store.orders.applyRecord(1, onramp({ orderId: 31, status: 4 }), 'webhook')
+    expect(created.kind).toBe('created')
+    const moved = store.orders.applyRecord(1, onramp({ orderId: 31, status: 5, updatedAt: '2024-03-01T12:00:00.000Z' }), 'webhook')
+    expect(moved).toMatchObject({ kind: 'status', change: { old: 4, new: 5 } })
+    expect(store.orders.applyRecord(1, onramp({ orderId: 31, status: 5, updatedAt: '2024-03-01T12:00:00.000Z' }), 'webhook').kind).toBe('unchanged')
+    expect(store.orders.timeline(1, 31).map((e) => e.source)).toEqual(['webhook', 'webhook'])
+  })
+
+  it('rejects an unknown order type', () => {
+    expect(() => store.orders.applyStatus(3 as 1, 1, 1, 'watch')).toThrow(RangeError)
+  })
+})
