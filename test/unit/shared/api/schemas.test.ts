@@ -345,6 +345,25 @@ describe('merchantHistory', () => {
   })
 })
 
+describe('webhook bodies (same record schemas)', () => {
+  it('the dummy onramp body with paymentType and webhookTrials', () => {
+    const o = OnrampOrder.parse({
+      orderId: 9, walletAddress: '0xabc', coinId: 54, fiatType: 1, expectedPrice: 88.5, fiatAmount: 100, expectedCryptoAmount: 1.13,
+      actualPrice: 88.4, actualCryptoAmount: 1.131, kycNeeded: 0, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:05:00.000Z',
+      status: 5, referenceId: 'r', chainId: 1, onRampFee: 0.25, gasFee: 0.29, clientFee: 0, gatewayFee: 0, transactionHash: '0x1',
+      merchantRecognitionId: 'm', paymentType: 1, webhookTrials: 3
+    })
+    expect(o).toMatchObject({ paymentType: 1, webhookTrials: 3, onrampFee: '0.25', actualCryptoAmount: '1.131' })
+  })
+
+  it('the offramp body with eventType, coinCode, network and statusDescription', () => {
+    const base = (fixture('merchantHistory', 'ok-offramp-onRampFee-spelling') as { data: Record<string, unknown>[] }).data[0]
+    const o = OfframpOrder.parse({ ...base, eventType: 'offramp', coinCode: 'usdt', network: 'matic20', statusDescription: 'success' })
+    expect(o).toMatchObject({ eventType: 'offramp', coinCode: 'usdt', network: 'matic20', statusDescription: 'success', onrampFee: '0.86' })
+    expect(OfframpOrder.safeParse({ ...base, eventType: 2 }).success).toBe(false)
+  })
+})
+
 describe('allConfigMapping', () => {
   it('coin ids as strings and numbers in one object all become numbers; aliases and unknown ids kept', () => {
     const r = endpoints.allConfigMapping.response.parse(fixture('allConfigMapping', 'ok-mappings-mixed-id-types'))
