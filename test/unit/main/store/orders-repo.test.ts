@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
-import { nextHistoryRequest, type OrderRecord } from '../../../../src/main/store/orders-repo'
+import { nextHistoryRequest } from '../../../../src/main/store/orders-repo'
+import type { OnrampOrder } from '../../../../src/shared/api/schemas'
 import { CUTOVER, SyntheticHistoryService, syncHistory, syntheticHistory } from '../../../fixtures/crash/synthetic-history'
 import { offramp, onramp } from './order-fixtures'
 
@@ -76,7 +77,7 @@ describe('applyHistoryPage', () => {
 
     tick()
     // Same content with keys in another order: unchanged, not rewritten.
-    const reordered = Object.fromEntries(Object.entries(v1).reverse()) as OrderRecord
+    const reordered = Object.fromEntries(Object.entries(v1).reverse()) as OnrampOrder
     const same = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [reordered] })
     expect(same).toMatchObject({ created: [], statusChanged: [], updated: [], unchanged: 1, stale: 0 })
     expect(store.orders.get(1, 7)!.lastChangedAt).toBe(firstChanged)
@@ -117,7 +118,7 @@ describe('applyHistoryPage', () => {
   it('is all or nothing: a page that fails part-way leaves no order and no cursor change', () => {
     store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1 })] })
     const before = store.orders.getCursor(1, 1)
-    const broken = { ...onramp({ orderId: 3 }), coinId: undefined } as unknown as OrderRecord
+    const broken = { ...onramp({ orderId: 3 }), coinId: undefined } as unknown as OnrampOrder
     expect(() =>
       store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 2, updatedAt: '2024-04-01T00:00:00.000Z' }), broken] })
     ).toThrow()
