@@ -28,7 +28,8 @@ export function toDecimalString(v: number | string): DecimalString {
   }
   const t = v.trim()
   if (!DECIMAL_RE.test(t)) throw new RangeError(`not a decimal: ${JSON.stringify(v)}`)
-  return normalise(new Big(t))
+  // big.js refuses a leading '+', which DECIMAL_RE (like JSON text) allows.
+  return normalise(new Big(t.startsWith('+') ? t.slice(1) : t))
 }
 
 function normalise(b: Big): DecimalString {
@@ -37,7 +38,7 @@ function normalise(b: Big): DecimalString {
 }
 
 export function dec(v: number | string | Big): Big {
-  return v instanceof Big ? v : new Big(typeof v === 'number' ? String(v) : v.trim())
+  return v instanceof Big ? v : new Big(typeof v === 'number' ? String(v) : v.trim().replace(/^\+/, ''))
 }
 
 export const add = (a: DecimalString, b: DecimalString): DecimalString => normalise(dec(a).plus(dec(b)))
