@@ -21,14 +21,19 @@
 // updatedAt, which re-reads (unchanged, no writes) and catches what shifted. Under constant
 // churn a run stops after a few repair passes and the next run starts with the one still
 // owed (in memory: a restart forgets it; see the report on that limit).
-import type { ApiClient } from '../api/client'
+import type { CallOptions } from '../api/client'
+import type { MerchantHistoryRequest } from '../../shared/api/endpoints'
+import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { nextHistoryRequest, type ApplyPageResult, type OrderRecordOf, type OrdersRepo, type OrderType } from '../store/orders-repo'
 
 export const HISTORY_PAGE_SIZE = 500
 /** Repair passes per run at most; the next run still starts from the committed cursor. */
 const MAX_REPAIR_PASSES = 3
 
-export type HistoryClient = Pick<ApiClient, 'merchantHistory'>
+/** The slice of ApiClient a sync needs (ApiClient itself satisfies it). */
+export interface HistoryClient {
+  merchantHistory(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions): Promise<readonly (OnrampOrder | OfframpOrder)[]>
+}
 export type HistoryStore = Pick<OrdersRepo, 'applyHistoryPage' | 'getCursor'>
 
 export interface HistorySyncOptions {
@@ -113,7 +118,7 @@ export class HistorySync {
     let movedFrom: string | null = null
     for (;;) {
       opts.signal?.throwIfAborted()
-      const records = (await this.fetch(type, fiatType, since, page, opts.signal)) as readonly OrderRecordOf<typeof type>[]
+      const records = (await this.fetch(type, fiatType, since, page, opts.signal)) as readonly OrderRecordOf<OrderType>[]
       out.requests++
       for (const r of records) {
         const before = readAt.get(r.orderId)
@@ -159,6 +164,6 @@ export class HistorySync {
   private fetch(type: OrderType, fiatType: number, since: string | undefined, page: number, signal: AbortSignal | undefined) {
     const req = { fiatType, order: 'ASC' as const, page, pageSize: this.pageSize, ...(since !== undefined ? { since } : {}) }
     const opts = { priority: 'background' as const, signal }
-    return type === 1 ? this.o.client.merchantHistory({ ...req, type: 1 }, opts) : this.o.client.merchantHistory({ ...req, type: 2 }, opts)
+    return this.o.client.merchantHistory({ ...req, type }, opts)
   }
 }

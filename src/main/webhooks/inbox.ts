@@ -33,7 +33,7 @@ export interface InboxOptions {
   getSecret: () => Promise<string | null | undefined> | string | null | undefined
   deliveries: Pick<WebhookDeliveriesRepo, 'insert'>
   /** Verified order records only (the monitor's fast path). Errors it throws are reported to onError, not to the sender. */
-  onVerified?: (webhook: WebhookRecord, delivery: ContractDelivery) => void | Promise<void>
+  onVerified?: (webhook: WebhookRecord, delivery: ContractDelivery) => unknown
   /** Every stored delivery, verified or not (the 'webhook:delivery' event). */
   onDelivery?: (delivery: ContractDelivery) => void
   onError?: (error: unknown) => void

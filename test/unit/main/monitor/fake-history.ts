@@ -75,6 +75,33 @@ export class FakeHistory {
     this.failures.push({ atCall: this.served + n, error })
   }
 
+  readonly statusCalls: Array<{ type: number; orderId: number; priority: string | undefined }> = []
+  /** Makes orderStatus wait until released (or aborted). */
+  holdStatus = false
+  private held: Array<() => void> = []
+
+  releaseStatus(): void {
+    for (const r of this.held.splice(0)) r()
+  }
+
+  /** orderStatus over the same data: the status of the order in any fiat scope. */
+  orderStatus = async (req: { orderId: number | string; type: 1 | 2 }, opts: { priority?: string; signal?: AbortSignal } = {}): Promise<{ orderStatus: number }> => {
+    this.statusCalls.push({ type: req.type, orderId: Number(req.orderId), priority: opts.priority })
+    if (this.holdStatus) {
+      await new Promise<void>((resolve, reject) => {
+        this.held.push(resolve)
+        opts.signal?.addEventListener('abort', () => reject(new ApiError({ kind: 'aborted', endpoint: 'orderStatus', message: 'aborted' })), { once: true })
+      })
+    }
+    await Promise.resolve()
+    for (const [k, m] of this.data) {
+      if (!k.startsWith(`${req.type}:`)) continue
+      const r = m.get(Number(req.orderId))
+      if (r) return { orderStatus: r.status }
+    }
+    throw new ApiError({ kind: 'api', endpoint: 'orderStatus', code: 417, httpStatus: 417, message: 'order no longer exists' })
+  }
+
   callsFor(type: number, fiatType: number): HistoryCall[] {
     return this.calls.filter((c) => c.type === type && c.fiatType === fiatType)
   }
@@ -110,3 +137,44 @@ export class FakeHistory {
 
 /** An ISO instant `i` seconds after a base, for distinct updatedAt values. */
 export const at = (i: number, base = Date.parse('2025-03-01T00:00:00.000Z')): string => new Date(base + i * 1000).toISOString()
+
+/** Injected clock and timers: advance() runs due timers in time order and lets promises settle between them. */
+export class FakeClock {
+  t = Date.parse('2026-01-01T00:00:00.000Z')
+  private seq = 0
+  private tasks: Array<{ id: number; at: number; fn: () => void }> = []
+  now = (): number => this.t
+  timers = {
+    setTimeout: (fn: () => void, ms: number): unknown => {
+      const id = ++this.seq
+      this.tasks.push({ id, at: this.t + Math.max(0, ms), fn })
+      return id
+    },
+    clearTimeout: (h: unknown): void => {
+      this.tasks = this.tasks.filter((x) => x.id !== h)
+    }
+  }
+
+  pending(): number[] {
+    return this.tasks.map((x) => x.at - this.t).sort((a, b) => a - b)
+  }
+
+  async advance(ms: number): Promise<void> {
+    const end = this.t + ms
+    await settle()
+    for (;;) {
+      const next = this.tasks.filter((x) => x.at <= end).sort((a, b) => a.at - b.at || a.id - b.id)[0]
+      if (!next) break
+      this.tasks = this.tasks.filter((x) => x !== next)
+      this.t = next.at
+      next.fn()
+      await settle()
+    }
+    this.t = end
+  }
+}
+
+/** Lets queued promise callbacks and I/O run. */
+export async function settle(rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r))
+}

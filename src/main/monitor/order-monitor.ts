@@ -1,0 +1,352 @@
+// The order monitor of one profile: history sync per (type, fiat type) on a timer, the
+// watch poller for pinned orders, and the webhook fast path, all turned into typed events
+// (order created, status changed, terminal reached, sync state). Timers and the clock are
+// injectable; stop() aborts every request in flight and waits for it to settle.
+//
+// lagMs in SyncState is the time since the last COMPLETE sync of that scope (now -
+// lastSuccessAt): how stale the local copy may be. "now - newest updatedAt seen" would
+// instead grow forever for a merchant with no new orders, although nothing is missed.
+import type { Timers } from '../api/rate-budget'
+import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
+import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
+import { statusInfo, type OrderType, type StatusTone } from '../../shared/domain/status'
+import type { EventPayload, OrderRow, SyncState } from '../../shared/ipc/contract'
+import type { LocalStore } from '../store/local-store'
+import type { OrderSummary, StatusChange, StatusSource } from '../store/orders-repo'
+import { toContractRow } from '../order-rows'
+import { HistorySync, type HistoryClient, type PageApplied } from './history-sync'
+import { WatchPoller, type WatchClient, type WatchSchedule } from './watches'
+
+export type MonitorClient = HistoryClient & WatchClient
+
+export interface OrderTerminalEvent {
+  row: OrderRow
+  status: number
+  tone: StatusTone
+  source: StatusSource
+}
+
+export interface MonitorEvents {
+  'order:created': EventPayload<'order:created'>
+  'order:changed': EventPayload<'order:changed'>
+  /** Not a contract event: for notifications and the tray. */
+  'order:terminal': OrderTerminalEvent
+  'sync:state': SyncState
+}
+export type MonitorEventName = keyof MonitorEvents
+/** The events that are also contract events (forwarded to windows). */
+export type MonitorContractEvent = Exclude<MonitorEventName, 'order:terminal'>
+
+export interface OrderMonitorOptions {
+  client: MonitorClient
+  store: Pick<LocalStore, 'orders' | 'watches'>
+  /** Fiat types to sync history for; both order types are synced for each. */
+  fiatTypes: readonly number[]
+  historyPollMs: number
+  watchPollMs: number
+  now?: () => number
+  timers?: Timers
+  /** Contract events only (order:created, order:changed, sync:state); see on() for all. */
+  onEvent?: <E extends MonitorContractEvent>(event: E, payload: MonitorEvents[E]) => void
+  /** Default 500. */
+  pageSize?: number
+  /** First retry after a failed sync; doubles per failure. Default 5 s. */
+  retryBaseMs?: number
+  /** Longest wait between failed syncs. Default max(historyPollMs, 5 min). */
+  retryMaxMs?: number
+  /**
+   * No per-order 'order:created' during a scope's first sync (it would be every historical
+   * order); progress is reported through sync:state instead. Default true.
+   */
+  quietInitialSync?: boolean
+}
+
+interface Scope {
+  type: OrderType
+  fiatType: number
+  timer: unknown
+  run: Promise<void> | null
+  failures: number
+  cursor: string | null
+  lastSuccessAt: number | null
+  nextRunAt: number | null
+  lastError: ApiErrorInfo | null
+  progress: { pages: number; orders: number } | null
+}
+
+const realTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>)
+}
+
+const scopeKey = (type: number, fiatType: number) => `${type}:${fiatType}`
+
+function parseStoredError(text: string | null): ApiErrorInfo | null {
+  if (!text) return null
+  try {
+    return toErrorInfo(JSON.parse(text))
+  } catch {
+    return { kind: 'network', message: text, retryable: true }
+  }
+}
+
+export class OrderMonitor {
+  private readonly now: () => number
+  private readonly timers: Timers
+  private readonly history: HistorySync
+  private readonly watches: WatchPoller
+  private readonly scopes = new Map<string, Scope>()
+  private readonly listeners = new Map<MonitorEventName, Set<(p: never) => void>>()
+  private historyPollMs: number
+  private controller = new AbortController()
+  private started = false
+
+  constructor(private readonly o: OrderMonitorOptions) {
+    this.now = o.now ?? (() => Date.now())
+    this.timers = o.timers ?? realTimers
+    this.historyPollMs = o.historyPollMs
+    this.history = new HistorySync({ client: o.client, orders: o.store.orders, pageSize: o.pageSize })
+    this.watches = new WatchPoller({
+      client: o.client,
+      store: o.store,
+      pollMs: o.watchPollMs,
+      now: this.now,
+      timers: this.timers,
+      onStatus: ({ result }) => {
+        if (result.change) this.statusChanged(result.change, 'watch')
+      }
+    })
+    this.setScopes(o.fiatTypes)
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /** Starts syncing every scope now and polling pinned orders. Idempotent. */
+  start(): void {
+    if (this.started) return
+    this.started = true
+    if (this.controller.signal.aborted) this.controller = new AbortController()
+    for (const s of this.scopes.values()) this.arm(s, 0)
+    this.watches.start(this.controller.signal)
+  }
+
+  /** Stops timers, aborts requests in flight and waits until they have settled. */
+  async stop(): Promise<void> {
+    this.started = false
+    for (const s of this.scopes.values()) this.disarm(s)
+    this.controller.abort()
+    await Promise.allSettled([this.watches.stop(), ...[...this.scopes.values()].map((s) => s.run)])
+  }
+
+  /** Runs every scope now (joining runs already going); resolves with the states after. */
+  async syncNow(): Promise<SyncState[]> {
+    if (this.controller.signal.aborted) this.controller = new AbortController()
+    await Promise.allSettled([...this.scopes.values()].map((s) => this.runScope(s)))
+    return this.states()
+  }
+
+  configure(o: { historyPollMs?: number; watchPollMs?: number; fiatTypes?: readonly number[] }): void {
+    if (o.watchPollMs !== undefined) this.watches.configure({ pollMs: o.watchPollMs })
+    if (o.historyPollMs !== undefined) this.historyPollMs = o.historyPollMs
+    if (o.fiatTypes) this.setScopes(o.fiatTypes)
+    if (!this.started) return
+    const now = this.now()
+    for (const s of this.scopes.values()) {
+      if (s.run) continue
+      const due = s.failures > 0 ? (s.nextRunAt ?? now) : s.lastSuccessAt === null ? now : s.lastSuccessAt + this.historyPollMs
+      this.arm(s, Math.max(0, due - now))
+    }
+  }
+
+  // ---------------------------------------------------------------- state and events
+
+  states(): SyncState[] {
+    const now = this.now()
+    return [...this.scopes.values()].map((s) => this.stateOf(s, now))
+  }
+
+  /** Subscribes to a monitor event (contract events and 'order:terminal'); returns the unsubscribe function. */
+  on<E extends MonitorEventName>(event: E, listener: (payload: MonitorEvents[E]) => void): () => void {
+    let set = this.listeners.get(event)
+    if (!set) this.listeners.set(event, (set = new Set()))
+    set.add(listener as (p: never) => void)
+    return () => set.delete(listener as (p: never) => void)
+  }
+
+  /** Where each pinned, non-terminal order stands in the poll schedule. */
+  watchSchedule(): WatchSchedule[] {
+    return this.watches.schedule()
+  }
+
+  // ---------------------------------------------------------------- operator actions and the fast path
+
+  /** Pins an order and polls it right away (unless terminal). */
+  watch(type: OrderType, orderId: number): void {
+    this.o.store.watches.add(type, orderId)
+    this.watches.watch(type, orderId)
+  }
+
+  unwatch(type: OrderType, orderId: number): void {
+    this.o.store.watches.remove(type, orderId)
+    this.watches.unwatch(type, orderId)
+  }
+
+  /**
+   * The webhook inbox's fast path for a VERIFIED record: applies it at once (source
+   * 'webhook'; an older snapshot than the stored one is ignored), emits the change, and
+   * leaves reconciliation to the next sync. An order sync has not seen yet is not created
+   * from a webhook (dummy webhooks carry made-up orders): its scope is synced soon instead.
+   */
+  ingestWebhook(type: OrderType, record: OnrampOrder | OfframpOrder): 'status' | 'updated' | 'unchanged' | 'stale' | 'unknown' {
+    const orders = this.o.store.orders
+    if (!orders.get(type, record.orderId)) {
+      const fiat = typeof record.fiatType === 'number' ? record.fiatType : undefined
+      for (const s of this.scopes.values()) if (s.type === type && (fiat === undefined || s.fiatType === fiat)) this.soon(s)
+      return 'unknown'
+    }
+    const outcome = type === 1 ? orders.applyRecord(1, record as OnrampOrder, 'webhook') : orders.applyRecord(2, record as OfframpOrder, 'webhook')
+    if (outcome.kind === 'status') this.statusChanged(outcome.change, 'webhook')
+    return outcome.kind === 'created' ? 'updated' : outcome.kind
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private setScopes(fiatTypes: readonly number[]): void {
+    const wanted = new Set<string>()
+    for (const type of [1, 2] as const) {
+      for (const fiatType of new Set(fiatTypes)) {
+        const k = scopeKey(type, fiatType)
+        wanted.add(k)
+        if (this.scopes.has(k)) continue
+        const c = this.o.store.orders.getCursor(type, fiatType)
+        this.scopes.set(k, {
+          type,
+          fiatType,
+          timer: undefined,
+          run: null,
+          failures: 0,
+          cursor: c.cursor,
+          lastSuccessAt: c.lastSuccessAt ? Date.parse(c.lastSuccessAt) : null,
+          nextRunAt: null,
+          lastError: parseStoredError(c.lastError),
+          progress: null
+        })
+      }
+    }
+    for (const [k, s] of this.scopes) {
+      if (wanted.has(k)) continue
+      this.disarm(s)
+      this.scopes.delete(k)
+    }
+  }
+
+  private stateOf(s: Scope, now: number): SyncState {
+    return {
+      type: s.type,
+      fiatType: s.fiatType,
+      cursor: s.cursor,
+      lastSuccessAt: s.lastSuccessAt,
+      nextRunAt: s.run ? null : s.nextRunAt,
+      lagMs: s.lastSuccessAt === null ? null : Math.max(0, now - s.lastSuccessAt),
+      running: s.run !== null,
+      progress: s.progress ? { ...s.progress } : null,
+      lastError: s.lastError
+    }
+  }
+
+  private emit<E extends MonitorEventName>(event: E, payload: MonitorEvents[E]): void {
+    if (event !== 'order:terminal') this.o.onEvent?.(event as MonitorContractEvent, payload as MonitorEvents[MonitorContractEvent])
+    for (const l of this.listeners.get(event) ?? []) (l as (p: MonitorEvents[E]) => void)(payload)
+  }
+
+  private emitState(s: Scope): void {
+    this.emit('sync:state', this.stateOf(s, this.now()))
+  }
+
+  private disarm(s: Scope): void {
+    if (s.timer !== undefined) this.timers.clearTimeout(s.timer)
+    s.timer = undefined
+  }
+
+  private arm(s: Scope, delayMs: number): void {
+    this.disarm(s)
+    s.nextRunAt = this.now() + delayMs
+    s.timer = this.timers.setTimeout(() => {
+      s.timer = undefined
+      if (this.started) void this.runScope(s)
+    }, delayMs)
+  }
+
+  /** A sync of this scope shortly, unless one is running or already due sooner. */
+  private soon(s: Scope): void {
+    if (!this.started || s.run) return
+    if (s.timer !== undefined && s.nextRunAt !== null && s.nextRunAt <= this.now()) return
+    this.arm(s, 0)
+  }
+
+  private runScope(s: Scope): Promise<void> {
+    if (s.run) return s.run
+    this.disarm(s)
+    const signal = this.controller.signal
+    const quiet = (this.o.quietInitialSync ?? true) && this.o.store.orders.getCursor(s.type, s.fiatType).cursor === null
+    s.progress = { pages: 0, orders: 0 }
+    s.run = (async () => {
+      this.emitState(s)
+      try {
+        await this.history.run(s.type, s.fiatType, { signal, onPage: (p) => this.pageApplied(s, p, quiet) })
+        const at = this.now()
+        s.failures = 0
+        s.lastError = null
+        s.lastSuccessAt = at
+        s.nextRunAt = at + this.historyPollMs
+        this.o.store.orders.markSyncSuccess(s.type, s.fiatType, { at: new Date(at).toISOString(), nextRunAt: new Date(s.nextRunAt).toISOString() })
+      } catch (e) {
+        if (signal.aborted) return
+        const info = toErrorInfo(e)
+        s.failures++
+        s.lastError = info
+        const base = this.o.retryBaseMs ?? 5_000
+        const max = this.o.retryMaxMs ?? Math.max(this.historyPollMs, 5 * 60_000)
+        let delay = Math.min(max, base * 2 ** (s.failures - 1))
+        if (info.kind === 'rate_limited' && info.nextSlotAt) delay = Math.max(delay, info.nextSlotAt - this.now())
+        s.nextRunAt = this.now() + delay
+        this.o.store.orders.markSyncError(s.type, s.fiatType, JSON.stringify(info), { nextRunAt: new Date(s.nextRunAt).toISOString() })
+      }
+    })().finally(() => {
+      s.run = null
+      s.progress = null
+      if (this.started && !signal.aborted && this.scopes.get(scopeKey(s.type, s.fiatType)) === s) {
+        this.arm(s, Math.max(0, (s.nextRunAt ?? this.now()) - this.now()))
+      }
+      this.emitState(s)
+    })
+    return s.run
+  }
+
+  private pageApplied(s: Scope, p: PageApplied, quiet: boolean): void {
+    s.cursor = p.result.cursor.cursor
+    s.progress = { pages: p.pages, orders: p.orders }
+    if (!quiet) for (const c of p.result.created) this.created(c)
+    for (const c of p.result.statusChanged) this.statusChanged(c, 'sync')
+    this.emitState(s)
+  }
+
+  private row(type: OrderType, orderId: number): OrderRow | null {
+    const r = this.o.store.orders.get(type, orderId)
+    return r ? toContractRow(r, this.o.store.watches.has(type, orderId)) : null
+  }
+
+  private created(c: OrderSummary): void {
+    const row = this.row(c.type, c.orderId)
+    if (row) this.emit('order:created', row)
+  }
+
+  private statusChanged(c: StatusChange, source: StatusSource): void {
+    this.watches.noteChange(c.type, c.orderId, c.new)
+    const row = this.row(c.type, c.orderId)
+    if (!row) return
+    const info = statusInfo(c.type, c.new)
+    this.emit('order:changed', { row, oldStatus: c.old, newStatus: c.new, terminal: info.terminal })
+    if (info.terminal) this.emit('order:terminal', { row, status: c.new, tone: info.tone, source })
+  }
+}

@@ -1,0 +1,282 @@
+// The order monitor with an injected clock and timers over a fake service and a real
+// database: scheduling, events, error backoff and recovery, stop() aborting in-flight
+// work, the webhook fast path and watched orders.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ApiError } from '../../../../src/shared/api/errors'
+import type { SyncState } from '../../../../src/shared/ipc/contract'
+import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
+import { OrderMonitor, type MonitorEvents, type OrderMonitorOptions } from '../../../../src/main/monitor/order-monitor'
+import { at, FakeClock, FakeHistory, onramp, settle } from './fake-history'
+
+const POLL = 30_000
+const WATCH = 10_000
+
+let dir: string
+let store: LocalStore
+let fake: FakeHistory
+let clock: FakeClock
+let monitor: OrderMonitor
+let events: Array<{ event: string; payload: unknown }>
+
+function make(over: Partial<OrderMonitorOptions> = {}): OrderMonitor {
+  const m = new OrderMonitor({
+    client: fake,
+    store,
+    fiatTypes: [1],
+    historyPollMs: POLL,
+    watchPollMs: WATCH,
+    now: clock.now,
+    timers: clock.timers,
+    onEvent: (event, payload) => events.push({ event, payload }),
+    ...over
+  })
+  m.on('order:terminal', (p) => events.push({ event: 'order:terminal', payload: p }))
+  return m
+}
+
+const of = <E extends keyof MonitorEvents>(e: E) => events.filter((x) => x.event === e).map((x) => x.payload as MonitorEvents[E])
+const stateOf = (type: 1 | 2) => monitor.states().find((s) => s.type === type && s.fiatType === 1) as SyncState
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rampdesk-monitor-'))
+  store = openLocalStore(dir)
+  fake = new FakeHistory()
+  clock = new FakeClock()
+  events = []
+  for (let i = 1; i <= 1200; i++) fake.put(1, 1, onramp(i, at(i), i % 3 === 0 ? 4 : 0))
+  monitor = make()
+})
+
+afterEach(async () => {
+  await monitor.stop()
+  store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('OrderMonitor', () => {
+  it('syncs every (type, fiat) at start, quietly the first time, with progress, then once per interval', async () => {
+    monitor.start()
+    await clock.advance(0)
+    expect(fake.callsFor(1, 1)).toHaveLength(3)
+    expect(fake.callsFor(2, 1)).toHaveLength(1)
+    expect(of('order:created')).toHaveLength(0)
+    const progress = of('sync:state').filter((s) => s.type === 1 && s.progress).map((s) => s.progress)
+    expect(progress).toContainEqual({ pages: 3, orders: 1200 })
+    const s = stateOf(1)
+    expect(s).toMatchObject({ running: false, progress: null, lastError: null, lastSuccessAt: clock.t, nextRunAt: clock.t + POLL, cursor: at(1200), lagMs: 0 })
+
+    // Nothing changed: exactly one request per scope per interval.
+    fake.calls.length = 0
+    await clock.advance(POLL)
+    expect(fake.calls.map((c) => [c.type, c.fiatType])).toEqual([
+      [1, 1],
+      [2, 1]
+    ])
+    await clock.advance(POLL * 3)
+    expect(fake.calls).toHaveLength(8)
+  })
+
+  it('emits created, changed (old, new) and terminal events after the first sync', async () => {
+    monitor.start()
+    await clock.advance(0)
+    fake.put(1, 1, onramp(5000, at(5000)))
+    fake.change(1, 1, 1, 2, at(5001))
+    fake.change(1, 1, 2, 4, at(5002))
+    await clock.advance(POLL)
+    expect(of('order:created').map((r) => [r.orderId, r.status, r.watched])).toEqual([[5000, 0, false]])
+    expect(of('order:changed').map((c) => [c.row.orderId, c.oldStatus, c.newStatus, c.terminal])).toEqual([
+      [1, 0, 2, false],
+      [2, 0, 4, true]
+    ])
+    expect(of('order:terminal').map((t) => [t.row.orderId, t.status, t.tone, t.source])).toEqual([[2, 4, 'success', 'sync']])
+  })
+
+  it('records a failing sync, keeps the last state and committed pages, retries with backoff, then recovers', async () => {
+    fake.failAt(2)
+    monitor.start()
+    await clock.advance(0)
+    const failed = stateOf(1)
+    expect(failed.lastError).toMatchObject({ kind: 'network', retryable: true })
+    expect(failed.lastSuccessAt).toBeNull()
+    expect(failed.cursor).toBe(at(500))
+    expect(store.orders.count(1)).toBe(500)
+    expect(failed.nextRunAt).toBe(clock.t + 5_000)
+    expect(JSON.parse(store.orders.getCursor(1, 1).lastError!)).toMatchObject({ kind: 'network' })
+
+    // Second failure doubles the wait.
+    fake.failAt(1)
+    await clock.advance(5_000)
+    expect(stateOf(1).nextRunAt).toBe(clock.t + 10_000)
+    expect(store.orders.count(1)).toBe(500)
+
+    await clock.advance(10_000)
+    const ok = stateOf(1)
+    expect(ok.lastError).toBeNull()
+    expect(ok.lastSuccessAt).toBe(clock.t)
+    expect(ok.nextRunAt).toBe(clock.t + POLL)
+    expect(store.orders.count(1)).toBe(1200)
+    expect(store.orders.getCursor(1, 1).lastError).toBeNull()
+  })
+
+  it('waits for the budget when the failure was rate limiting', async () => {
+    fake.failAt(1, new ApiError({ kind: 'rate_limited', origin: 'service', endpoint: 'merchantHistory', nextSlotAt: clock.t + 45_000, message: 'slow down' }))
+    monitor.start()
+    await clock.advance(0)
+    expect(stateOf(1).nextRunAt).toBe(clock.t + 45_000)
+  })
+
+  it('stop() aborts requests in flight and waits for them; nothing runs afterwards', async () => {
+    let release!: () => void
+    const hanging = new Promise<void>((r) => (release = r))
+    const slow = Object.create(fake) as FakeHistory
+    slow.merchantHistory = async (req, opts = {}) => {
+      await new Promise<void>((resolve, reject) => {
+        void hanging.then(resolve)
+        opts.signal?.addEventListener('abort', () => reject(new ApiError({ kind: 'aborted', message: 'aborted' })), { once: true })
+      })
+      return fake.merchantHistory(req, opts)
+    }
+    monitor = make({ client: slow })
+    monitor.start()
+    await clock.advance(0)
+    expect(stateOf(1).running).toBe(true)
+    await monitor.stop()
+    const s = stateOf(1)
+    expect(s.running).toBe(false)
+    expect(s.lastError).toBeNull()
+    expect(clock.pending()).toEqual([])
+    release()
+    await clock.advance(POLL * 2)
+    expect(fake.calls).toHaveLength(0)
+  })
+
+  it('syncNow() runs every scope at once and resolves with the states', async () => {
+    const states = await monitor.syncNow()
+    expect(states.map((s) => [s.type, s.fiatType, s.running, s.cursor])).toEqual([
+      [1, 1, false, at(1200)],
+      [2, 1, false, null]
+    ])
+    expect(store.orders.count(1)).toBe(1200)
+  })
+
+  it('configure() adds and removes fiat scopes and changes the interval', async () => {
+    fake.put(1, 2, onramp(9000, at(1), 0, 2))
+    monitor.start()
+    await clock.advance(0)
+    monitor.configure({ fiatTypes: [1, 2], historyPollMs: 60_000 })
+    await clock.advance(0)
+    expect(monitor.states().map((s) => `${s.type}:${s.fiatType}`).sort()).toEqual(['1:1', '1:2', '2:1', '2:2'])
+    expect(store.orders.get(1, 9000)?.fiatType).toBe(2)
+    fake.calls.length = 0
+    await clock.advance(60_000)
+    expect(fake.calls).toHaveLength(4)
+    monitor.configure({ fiatTypes: [2] })
+    expect(monitor.states().map((s) => `${s.type}:${s.fiatType}`).sort()).toEqual(['1:2', '2:2'])
+  })
+
+  describe('ingestWebhook', () => {
+    it('applies a known order at once with source webhook and emits the change', async () => {
+      await monitor.syncNow()
+      const rec = { ...onramp(1, at(7000), 5), transactionHash: '0xfeed' }
+      expect(monitor.ingestWebhook(1, rec)).toBe('status')
+      expect(store.orders.get(1, 1)).toMatchObject({ status: 5, statusSource: 'webhook', transactionHash: '0xfeed' })
+      expect(of('order:changed').map((c) => [c.row.orderId, c.oldStatus, c.newStatus, c.terminal])).toEqual([[1, 0, 5, true]])
+      expect(of('order:terminal')[0]).toMatchObject({ source: 'webhook', status: 5 })
+      // A replay of an older snapshot changes nothing.
+      expect(monitor.ingestWebhook(1, onramp(1, at(1), 0))).toBe('stale')
+      expect(store.orders.get(1, 1)!.status).toBe(5)
+      // The next sync reconciles quietly once the service reports the same.
+      fake.change(1, 1, 1, 5, at(7000))
+      events.length = 0
+      await monitor.syncNow()
+      expect(of('order:changed')).toHaveLength(0)
+      expect(store.orders.get(1, 1)!.status).toBe(5)
+    })
+
+    it('does not invent an order it has not synced; it asks for a sync instead', async () => {
+      monitor.start()
+      await clock.advance(0)
+      fake.calls.length = 0
+      expect(monitor.ingestWebhook(1, onramp(424242, at(9000), 5))).toBe('unknown')
+      expect(store.orders.get(1, 424242)).toBeUndefined()
+      await clock.advance(0)
+      expect(fake.calls.map((c) => [c.type, c.fiatType])).toEqual([[1, 1]])
+    })
+  })
+
+  describe('watches', () => {
+    it('polls a pinned order in the background, faster after a change, backing off while quiet, and stops when terminal', async () => {
+      // History sync out of the way: here only the watch may notice changes.
+      monitor = make({ historyPollMs: 3_600_000 })
+      monitor.start()
+      await clock.advance(0)
+      monitor.watch(1, 1)
+      await clock.advance(0)
+      expect(fake.statusCalls).toEqual([{ type: 1, orderId: 1, priority: 'background' }])
+      expect(store.watches.get(1, 1)).toBeDefined()
+
+      // Quiet: the interval grows by half each time (pollMs, 1.5x, 2.25x...).
+      const intervals: number[] = []
+      for (let i = 0; i < 3; i++) {
+        const next = monitor.watchSchedule()[0]!
+        intervals.push(next.nextPollAt! - clock.t)
+        await clock.advance(next.nextPollAt! - clock.t)
+      }
+      expect(intervals[1]).toBeGreaterThan(intervals[0]!)
+      expect(intervals[2]).toBeGreaterThan(intervals[1]!)
+
+      // A change: seen by the poll, emitted with source watch, next poll at the fast pace.
+      fake.change(1, 1, 1, 2, at(8000))
+      const before = fake.statusCalls.length
+      await clock.advance(monitor.watchSchedule()[0]!.nextPollAt! - clock.t)
+      expect(fake.statusCalls.length).toBe(before + 1)
+      expect(of('order:changed').at(-1)).toMatchObject({ oldStatus: 0, newStatus: 2 })
+      expect(of('order:changed').at(-1)!.row.watched).toBe(true)
+      expect(monitor.watchSchedule()[0]!.intervalMs).toBe(WATCH / 2)
+
+      // Terminal: stays pinned, no more polls.
+      fake.change(1, 1, 1, 4, at(8001))
+      await clock.advance(monitor.watchSchedule()[0]!.nextPollAt! - clock.t)
+      expect(of('order:terminal').at(-1)).toMatchObject({ status: 4, source: 'watch' })
+      expect(monitor.watchSchedule()).toEqual([])
+      const calls = fake.statusCalls.length
+      await clock.advance(WATCH * 100)
+      expect(fake.statusCalls.length).toBe(calls)
+      expect(store.watches.has(1, 1)).toBe(true)
+    })
+
+    it('never polls a pinned order that is already terminal', async () => {
+      await monitor.syncNow()
+      monitor.start()
+      monitor.watch(1, 3) // status 4: terminal
+      await clock.advance(WATCH * 10)
+      expect(fake.statusCalls).toHaveLength(0)
+    })
+
+    it('spaces many watches so together they stay within the budget share', async () => {
+      await monitor.syncNow()
+      monitor.start()
+      const ids = Array.from({ length: 200 }, (_, i) => i + 1).filter((i) => i % 3 !== 0)
+      for (const id of ids) monitor.watch(1, id)
+      await clock.advance(10 * 60_000)
+      // Default limit 120/min, 2 reserved, half for watches: at most 59 a minute (+ the first round).
+      expect(fake.statusCalls.length).toBeLessThanOrEqual(ids.length + 59 * 10)
+      expect(fake.statusCalls.length).toBeGreaterThan(ids.length)
+    })
+
+    it('stop() aborts a poll in flight', async () => {
+      await monitor.syncNow()
+      fake.holdStatus = true
+      monitor.start()
+      monitor.watch(1, 1)
+      await clock.advance(0)
+      expect(fake.statusCalls).toHaveLength(1)
+      await monitor.stop()
+      await settle()
+      expect(store.watches.get(1, 1)!.lastCheckedAt).toBeNull()
+    })
+  })
+})
