@@ -1,0 +1,215 @@
+// SecretStore with a fake Electron safeStorage (and in-memory keychains where the keychain
+// path is the subject); the real keytar backend is tested in secret-store-keychain.test.ts.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { SecretError, SecretStore, type KeytarLike, type SafeStorageLike } from '../../../../src/main/secrets/secret-store'
+
+const SECRET = 'sk_live_9f8e7d6c5b4a-Very-Secret'
+
+/** Reversible but not the identity, so the file must not contain the secret. */
+/** backend null: no getSelectedStorageBackend (macOS, Windows). */
+function fakeSafeStorage(backend: string | null = 'gnome_libsecret', available = true): SafeStorageLike & { failEncrypt: boolean } {
+  const ss = {
+    failEncrypt: false,
+    isEncryptionAvailable: () => available,
+    encryptString: (s: string) => {
+      if (ss.failEncrypt) throw new Error('encryption backend went away')
+      return Buffer.from(Buffer.from(s, 'utf8').map((b) => b ^ 0x5a))
+    },
+    decryptString: (b: Buffer) => Buffer.from(b.map((x) => x ^ 0x5a)).toString('utf8'),
+    ...(backend === null ? {} : { getSelectedStorageBackend: () => backend })
+  }
+  return ss
+}
+
+class MemoryKeychain implements KeytarLike {
+  readonly items = new Map<string, string>()
+  failWrites = false
+  async getPassword(service: string, account: string) {
+    return this.items.get(`${service}/${account}`) ?? null
+  }
+  async setPassword(service: string, account: string, password: string) {
+    if (this.failWrites) throw new Error('keychain locked')
+    this.items.set(`${service}/${account}`, password)
+  }
+  async deletePassword(service: string, account: string) {
+    return this.items.delete(`${service}/${account}`)
+  }
+}
+
+let dir: string
+let logs: string[]
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rampdesk-secrets-'))
+  logs = []
+})
+afterEach(() => {
+  vi.useRealTimers()
+  rmSync(dir, { recursive: true, force: true })
+  for (const line of logs) expect(line).not.toContain(SECRET)
+})
+
+const fileOf = (id: string) => join(dir, 'secrets', `${id}.bin`)
+
+describe('safeStorage backend', () => {
+  it('stores the ciphertext base64 in a 0600 file in a 0700 directory and reads it back', async () => {
+    const store = new SecretStore({ userDataDir: dir, safeStorage: fakeSafeStorage(), keytar: null, log: (m) => logs.push(m) })
+    expect(await store.preferredBackend()).toBe('safeStorage')
+    expect(await store.has('live-1')).toBe(false)
+    expect(await store.backendOf('live-1')).toBe('none')
+    expect(await store.set('live-1', SECRET)).toBe('safeStorage')
+
+    expect(statSync(fileOf('live-1')).mode & 0o777).toBe(0o600)
+    expect(statSync(join(dir, 'secrets')).mode & 0o777).toBe(0o700)
+    const text = readFileSync(fileOf('live-1'), 'utf8')
+    expect(text).not.toContain(SECRET)
+    const parsed = JSON.parse(text) as { ciphertext: string; backend: string }
+    expect(parsed.backend).toBe('gnome_libsecret')
+    expect(Buffer.from(parsed.ciphertext, 'base64').length).toBe(Buffer.byteLength(SECRET))
+
+    expect(await store.get('live-1')).toBe(SECRET)
+    expect(await store.has('live-1')).toBe(true)
+    expect(await store.backendOf('live-1')).toBe('safeStorage')
+    expect(await store.get('other')).toBeNull()
+  })
+
+  it('refuses the basic_text backend unless plaintext was allowed, without writing anything', async () => {
+    let allow = false
+    const store = new SecretStore({ userDataDir: dir, safeStorage: fakeSafeStorage('basic_text'), keytar: null, allowPlaintext: () => allow })
+    expect(await store.preferredBackend()).toBe('plaintext')
+    const err = await store.set('live-1', SECRET).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(SecretError)
+    expect((err as SecretError).code).toBe('plaintext_refused')
+    expect((err as SecretError).message).toMatch(/plain text/)
+    expect((err as SecretError).message).not.toContain(SECRET)
+    expect(await store.has('live-1')).toBe(false)
+
+    allow = true
+    expect(await store.set('live-1', SECRET)).toBe('plaintext')
+    expect(await store.backendOf('live-1')).toBe('plaintext')
+    expect(await store.get('live-1')).toBe(SECRET)
+  })
+
+  it('fails clearly when no keychain answers and safeStorage cannot encrypt', async () => {
+    for (const safeStorage of [null, fakeSafeStorage('gnome_libsecret', false)]) {
+      const store = new SecretStore({ userDataDir: dir, safeStorage, keytar: null })
+      expect(await store.preferredBackend()).toBe('none')
+      await expect(store.set('p', SECRET)).rejects.toMatchObject({ code: 'no_backend' })
+    }
+  })
+
+  it('accepts platforms without a backend choice (macOS, Windows)', async () => {
+    const ss = fakeSafeStorage(null)
+    expect(ss.getSelectedStorageBackend).toBeUndefined()
+    const store = new SecretStore({ userDataDir: dir, safeStorage: ss, keytar: null })
+    expect(await store.set('p', SECRET)).toBe('safeStorage')
+    expect(JSON.parse(readFileSync(fileOf('p'), 'utf8'))).toMatchObject({ backend: 'default' })
+    expect(await store.get('p')).toBe(SECRET)
+  })
+
+  it('replaces the file atomically: no temp file left, and a failed write keeps the old secret', async () => {
+    const ss = fakeSafeStorage()
+    const store = new SecretStore({ userDataDir: dir, safeStorage: ss, keytar: null })
+    await store.set('p', 'first-secret')
+    const inodeBefore = statSync(fileOf('p')).ino
+    await store.set('p', SECRET)
+    // rename() over the target: a new inode, never an in-place rewrite.
+    expect(statSync(fileOf('p')).ino).not.toBe(inodeBefore)
+    expect(readdirSync(join(dir, 'secrets'))).toEqual(['p.bin'])
+    expect(await store.get('p')).toBe(SECRET)
+
+    ss.failEncrypt = true
+    await expect(store.set('p', 'third-secret')).rejects.toMatchObject({ code: 'storage_failed' })
+    expect(await store.get('p')).toBe(SECRET)
+    expect(readdirSync(join(dir, 'secrets'))).toEqual(['p.bin'])
+
+    // A temp file left by a crash does not disturb reads.
+    writeFileSync(join(dir, 'secrets', 'p.bin.123.abc.tmp'), 'partial')
+    expect(await store.get('p')).toBe(SECRET)
+  })
+
+  it('reports a damaged or undecryptable file without leaking anything', async () => {
+    const ss = fakeSafeStorage()
+    const store = new SecretStore({ userDataDir: dir, safeStorage: ss, keytar: null })
+    await store.set('p', SECRET)
+    ss.decryptString = () => {
+      throw new Error(`cannot decrypt ${SECRET}`)
+    }
+    const err = (await store.get('p').catch((e: unknown) => e)) as SecretError
+    expect(err.code).toBe('decrypt_failed')
+    expect(err.message).not.toContain(SECRET)
+    writeFileSync(fileOf('p'), 'not json')
+    await expect(store.get('p')).rejects.toMatchObject({ code: 'decrypt_failed' })
+  })
+
+  it('deletes, and validates profile ids before touching the disk', async () => {
+    const store = new SecretStore({ userDataDir: dir, safeStorage: fakeSafeStorage(), keytar: null })
+    await store.set('p', SECRET)
+    expect(await store.delete('p')).toBe(true)
+    expect(await store.delete('p')).toBe(false)
+    expect(await store.get('p')).toBeNull()
+    for (const bad of ['../escape', 'UPPER', '', 'a/b', '.hidden']) {
+      await expect(store.set(bad, SECRET)).rejects.toThrow(/invalid profile id/)
+    }
+    await expect(store.set('p', '')).rejects.toMatchObject({ code: 'invalid_input' })
+  })
+})
+
+describe('keychain first', () => {
+  it('uses a working keychain under service "rampdesk", account = profile id, and drops an older file copy', async () => {
+    const ss = fakeSafeStorage()
+    const before = new SecretStore({ userDataDir: dir, safeStorage: ss, keytar: null })
+    await before.set('p', 'old-file-secret')
+
+    const kc = new MemoryKeychain()
+    const store = new SecretStore({ userDataDir: dir, safeStorage: ss, keytar: kc, log: (m) => logs.push(m) })
+    expect(await store.keychainStatus()).toEqual({ available: true })
+    expect(await store.preferredBackend()).toBe('keychain')
+    expect(await store.set('p', SECRET)).toBe('keychain')
+    expect(kc.items.get('rampdesk/p')).toBe(SECRET)
+    // The probe cleaned up after itself.
+    expect([...kc.items.keys()]).toEqual(['rampdesk/p'])
+    expect(readdirSync(join(dir, 'secrets'))).toEqual([])
+    expect(await store.get('p')).toBe(SECRET)
+    expect(await store.backendOf('p')).toBe('keychain')
+    expect(await store.delete('p')).toBe(true)
+    expect(kc.items.size).toBe(0)
+  })
+
+  it('falls back to safeStorage when the keychain refuses writes (a locked keyring)', async () => {
+    const kc = new MemoryKeychain()
+    kc.failWrites = true
+    const store = new SecretStore({ userDataDir: dir, safeStorage: fakeSafeStorage(), keytar: kc, log: (m) => logs.push(m) })
+    const status = await store.keychainStatus()
+    expect(status.available).toBe(false)
+    expect(status.reason).toMatch(/keychain locked/)
+    expect(await store.set('p', SECRET)).toBe('safeStorage')
+    expect(await store.get('p')).toBe(SECRET)
+  })
+
+  it('gives up on a keychain that does not answer within the probe timeout', async () => {
+    vi.useFakeTimers()
+    const hanging: KeytarLike = {
+      getPassword: () => new Promise(() => undefined),
+      setPassword: () => new Promise(() => undefined),
+      deletePassword: () => new Promise(() => undefined)
+    }
+    const store = new SecretStore({ userDataDir: dir, safeStorage: fakeSafeStorage(), keytar: hanging, probeTimeoutMs: 3000 })
+    const status = store.keychainStatus()
+    await vi.advanceTimersByTimeAsync(3000)
+    expect(await status).toEqual({ available: false, reason: expect.stringMatching(/did not answer within 3000 ms/) })
+    vi.useRealTimers()
+    expect(await store.set('p', SECRET)).toBe('safeStorage')
+  })
+
+  it('probes the keychain once', async () => {
+    const kc = new MemoryKeychain()
+    const spy = vi.spyOn(kc, 'setPassword')
+    const store = new SecretStore({ userDataDir: dir, safeStorage: null, keytar: kc })
+    await Promise.all([store.keychainStatus(), store.has('a'), store.backendOf('b')])
+    await store.keychainStatus()
+    expect(spy).toHaveBeenCalledTimes(1)
+  })
+})
