@@ -162,7 +162,7 @@ export function generateHistoricOrders(ctx: GeneratorContext, n: number, now: nu
       amountScaled = toScaled(q, AMOUNT_DP[2])
     }
     const last = path.statuses.length - 1
-    const stuck = path.holdAt !== undefined && t > now - 7 * DAY && rng() < 0.5
+    const stuck = path.holdAt !== undefined && t > now - 30 * DAY && rng() < 0.6
     const step = stuck ? (path.holdAt as number) : last
     let status = path.statuses[step] as number
     if (!stuck && path.webhookStatus !== undefined && rng() < 0.65) status = path.webhookStatus
