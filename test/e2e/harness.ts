@@ -1,0 +1,51 @@
+// Shared pieces of the e2e specs: the whole app (embedded sandbox + services + web
+// harness) started in-process on random ports with a temporary data directory, a way
+// to open one view of it in the page, and screenshots saved both as test artifacts and
+// for the README.
+import { mkdir } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import type { Page } from '@playwright/test'
+import { startWebApp, type WebApp } from '../../src/web/app'
+import type { SandboxControl } from '../../src/sandbox'
+
+export type ViewId = 'tickers' | 'quote' | 'address' | 'bank' | 'orders' | 'webhooks' | 'settings'
+
+export interface E2eApp {
+  app: WebApp
+  base: string
+  control: SandboxControl
+  apiSecret: string
+  close(): Promise<void>
+}
+
+export async function startApp(opts: { orders?: number; seed?: number } = {}): Promise<E2eApp> {
+  const app = await startWebApp({ sandbox: { orders: opts.orders ?? 1500, seed: opts.seed ?? 7 } })
+  const sandbox = app.services.sandbox()
+  if (!sandbox) throw new Error('the sandbox profile did not start its simulator')
+  return { app, base: new URL(app.openUrl).origin, control: sandbox.control, apiSecret: sandbox.apiSecret, close: () => app.close() }
+}
+
+/** Exchanges the launch token for the session cookie, then opens a view. */
+export async function openView(page: Page, e: E2eApp, view: ViewId | 'tray'): Promise<void> {
+  await page.goto(e.app.openUrl)
+  await page.goto(view === 'tray' ? `${e.base}/?view=tray` : `${e.base}/?view=main#/${view}`)
+}
+
+/** Switches views the way an operator does: with the navigation. */
+export async function navigate(page: Page, view: ViewId): Promise<void> {
+  const names: Record<ViewId, string> = { tickers: 'Tickers', quote: 'Quote', address: 'Address', bank: 'Bank', orders: 'Orders', webhooks: 'Webhooks', settings: 'Settings' }
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: names[view], exact: true }).click()
+}
+
+const ARTIFACTS = resolve('test-results/screenshots')
+const DOCS = resolve('docs/screenshots')
+
+/** A screenshot of the page as it is, saved as a test artifact and for the README. */
+export async function shot(page: Page, name: string): Promise<void> {
+  await mkdir(ARTIFACTS, { recursive: true })
+  await mkdir(DOCS, { recursive: true })
+  const png = await page.screenshot({ animations: 'disabled' })
+  const { writeFile } = await import('node:fs/promises')
+  await writeFile(join(ARTIFACTS, `${name}.png`), png)
+  await writeFile(join(DOCS, `${name}.png`), png)
+}

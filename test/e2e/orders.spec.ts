@@ -1,0 +1,138 @@
+// Orders as the operator sees them: the virtualized table over the local database,
+// search and filters, the detail panel, CSV export; and a status change made through
+// the sandbox's control API showing up in the table and in the tray view.
+import { expect, test, type Page } from '@playwright/test'
+import { statusInfo } from '../../src/shared/domain/status'
+import { openView, shot, startApp, type E2eApp } from './harness'
+
+let e: E2eApp
+
+test.beforeAll(async () => {
+  e = await startApp({ orders: 3000 })
+})
+test.afterAll(async () => {
+  await e?.close()
+})
+
+async function total(page: Page): Promise<number> {
+  const t = await page.getByTestId('orders-total').textContent()
+  return Number((t ?? '0').replace(/[^\d]/g, ''))
+}
+
+async function waitForOrders(page: Page, atLeast = 1): Promise<void> {
+  await expect.poll(() => total(page), { timeout: 45_000 }).toBeGreaterThanOrEqual(atLeast)
+}
+
+async function search(page: Page, text: string): Promise<void> {
+  await page.getByRole('searchbox', { name: 'Search' }).fill(text)
+}
+
+test('the table renders only the rows in view and fetches pages as it scrolls', async ({ page }) => {
+  await openView(page, e, 'orders')
+  await waitForOrders(page, 500)
+  const n = await total(page)
+  const table = page.getByRole('table', { name: 'Onramp orders' })
+  await expect(table).toHaveAttribute('aria-rowcount', String(n + 1))
+  const rendered = await table.locator('tbody tr[data-order]').count()
+  expect(rendered).toBeGreaterThan(5)
+  expect(rendered).toBeLessThan(100)
+  await shot(page, 'orders')
+
+  await page.getByTestId('orders-scroller').evaluate((el) => (el.scrollTop = el.scrollHeight))
+  await expect(table.locator(`tbody tr[aria-rowindex="${n + 1}"][data-order]`)).toBeVisible({ timeout: 15_000 })
+  expect(await table.locator('tbody tr[data-order]').count()).toBeLessThan(100)
+})
+
+test('search finds an order by id and by merchant id; a status filter keeps only its group', async ({ page }) => {
+  await openView(page, e, 'orders')
+  await waitForOrders(page)
+  const first = page.locator('tbody tr[data-order]').first()
+  const id = await first.getAttribute('data-order')
+  expect(id).toBeTruthy()
+  const merchantId = (await first.locator('td').nth(6).textContent())?.trim() ?? ''
+
+  await search(page, String(id))
+  await expect(page.locator(`tbody tr[data-order="${id}"]`)).toBeVisible()
+  await expect.poll(() => total(page)).toBeLessThanOrEqual(3)
+  if (merchantId && merchantId !== '—') {
+    await search(page, merchantId)
+    await expect(page.locator(`tbody tr[data-order="${id}"]`)).toBeVisible()
+  }
+  await search(page, '')
+  await page.getByRole('combobox', { name: 'Status' }).selectOption('completed')
+  await expect.poll(() => total(page)).toBeGreaterThan(0)
+  const statuses = await page.locator('tbody tr[data-order]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-status'))))
+  expect(statuses.length).toBeGreaterThan(0)
+  for (const s of statuses) expect(statusInfo(1, s).group).toBe('completed')
+})
+
+test('the detail panel shows every field and the timeline; keyboard moves between rows', async ({ page }) => {
+  await openView(page, e, 'orders')
+  await waitForOrders(page)
+  const firstButton = page.locator('tbody tr[data-order] button.oid').first()
+  const id = await page.locator('tbody tr[data-order]').first().getAttribute('data-order')
+  await firstButton.click()
+  const detail = page.getByTestId('order-detail')
+  await expect(detail.getByRole('heading', { name: `Onramp order ${id}` })).toBeVisible()
+  await expect(detail.getByRole('heading', { name: 'Timeline' })).toBeVisible()
+  await expect(detail.locator('table.fields')).toContainText('orderId')
+  await shot(page, 'order-detail')
+
+  await firstButton.focus()
+  await page.keyboard.press('ArrowDown')
+  const second = await page.locator('tbody tr[data-order]').nth(1).getAttribute('data-order')
+  await expect(detail.getByRole('heading', { name: `Onramp order ${second}` })).toBeVisible()
+  await page.keyboard.press('Escape')
+})
+
+test('a status change made through the sandbox appears in the table and in the tray', async ({ page, context }) => {
+  const created = e.control.createOrder({ type: 1, hold: true })
+  await openView(page, e, 'orders')
+  await waitForOrders(page)
+  await search(page, String(created.orderId))
+  const row = page.locator(`tbody tr[data-order="${created.orderId}"]`)
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Sync now' }).click()
+    await expect(row).toBeVisible({ timeout: 3_000 })
+  }).toPass({ timeout: 45_000 })
+  await expect(row).toHaveAttribute('data-status', String(created.status))
+
+  await row.getByRole('button', { name: `Order ${created.orderId}, open details` }).click()
+  const watch = page.getByTestId('watch-toggle')
+  await watch.click()
+  await expect(watch).toHaveText('Unwatch')
+
+  const moved = e.control.advanceOrder(created.orderId)
+  expect(moved.status).not.toBe(created.status)
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Sync now' }).click()
+    await expect(row).toHaveAttribute('data-status', String(moved.status), { timeout: 3_000 })
+  }).toPass({ timeout: 60_000 })
+  await expect(row).toContainText(statusInfo(1, moved.status).label)
+  await expect(page.getByTestId('timeline')).toContainText(statusInfo(1, moved.status).label)
+
+  const tray = await context.newPage()
+  await tray.setViewportSize({ width: 420, height: 560 })
+  await openView(tray, e, 'tray')
+  const trayRow = tray.getByTestId('tray-orders').locator(`li[data-order="${created.orderId}"]`)
+  await expect(trayRow).toHaveAttribute('data-status', String(moved.status), { timeout: 15_000 })
+
+  const again = e.control.advanceOrder(created.orderId)
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Sync now' }).click()
+    await expect(trayRow).toHaveAttribute('data-status', String(again.status), { timeout: 3_000 })
+  }).toPass({ timeout: 60_000 })
+  await expect(trayRow).toContainText(statusInfo(1, again.status).label)
+  await shot(tray, 'tray')
+  await tray.getByRole('button', { name: 'Open Rampdesk' }).click()
+})
+
+test('CSV export writes the filtered rows and reports where', async ({ page }) => {
+  await openView(page, e, 'orders')
+  await waitForOrders(page)
+  await page.getByRole('tab', { name: 'Offramp' }).click()
+  await waitForOrders(page)
+  const n = await total(page)
+  await page.getByRole('button', { name: 'Export CSV' }).click()
+  await expect(page.getByTestId('export-result')).toContainText(`Exported ${n} rows`, { timeout: 30_000 })
+})
