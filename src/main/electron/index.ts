@@ -2,7 +2,8 @@
 // know nothing of Electron), the IPC registration, the main window, the tray and its
 // popover, notifications and start at login. Closing the main window keeps the app in
 // the tray; Quit lives in the tray menu.
-import { app, BrowserWindow, shell, type WebContents } from 'electron'
+import type { BrowserWindow} from 'electron';
+import { app, shell, type WebContents } from 'electron'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createServices, type Services } from '../services'

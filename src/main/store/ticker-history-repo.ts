@@ -95,6 +95,13 @@ export class TickerHistoryRepo {
     return this.sql.run('DELETE FROM ticker_history WHERE at < ?', cutoff).changes
   }
 
+  /** Every sample of one fiat type with at >= from, oldest first (all coins and sides: one query for the tickers view). */
+  since(fiatType: number, from: string): TickerSample[] {
+    return this.sql
+      .all<TickerDbRow>('SELECT fiat_type, coin_id, side, price, at FROM ticker_history WHERE fiat_type = ? AND at >= ? ORDER BY at, id', fiatType, iso('from', from))
+      .map(toSample)
+  }
+
   count(): number {
     return this.sql.value<number>('SELECT COUNT(*) FROM ticker_history') ?? 0
   }

@@ -10,7 +10,7 @@ import { z } from 'zod'
 const Dec = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string')
 const IdNum = z.number().int().min(-1).max(2_147_483_647)
 const OrderType = z.union([z.literal(1), z.literal(2)])
-const ProfileId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'invalid profile id')
+const ProfileId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'invalid profile id')
 const IsoTime = z.string().datetime({ offset: true })
 const EpochMs = z.number().int().nonnegative()
 const HttpUrl = z

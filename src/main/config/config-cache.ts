@@ -1,0 +1,261 @@
+// The configuration endpoints, cached with stale-while-revalidate. A start with a fresh
+// cache spends no request budget; a stale entry is served at once while a background
+// refresh runs; without the network the last known config is served, marked stale.
+// The merged ConfigSnapshot is what the renderer sees.
+import type { ApiClient } from '../api/client'
+import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
+import type { ConfigSnapshot } from '../../shared/ipc/contract'
+import { FIAT_SYMBOLS } from '../../shared/domain/names'
+import type {
+  ChainDetail,
+  ChainMappingData,
+  CoinConfig,
+  ConfigMappingData,
+  GasFeeData,
+  LimitsByType,
+  PublicAllConfigData,
+  BankDetails
+} from '../../shared/api/schemas'
+
+/** Where cached answers live (the profile database's config_cache table). */
+export interface ConfigCacheStore {
+  get(key: string): { json: string; fetchedAt: number } | undefined
+  put(key: string, json: string, fetchedAt: number): void
+}
+
+type SourceName = 'publicAllConfig' | 'allConfigMapping' | 'allGasFee' | 'limits' | 'allChainMapping' | 'bankDetails'
+
+interface SourceData {
+  publicAllConfig: PublicAllConfigData
+  allConfigMapping: ConfigMappingData
+  allGasFee: GasFeeData
+  limits: LimitsByType
+  allChainMapping: ChainMappingData
+  bankDetails: BankDetails
+}
+
+/** How long an answer counts as fresh. Limited endpoints (10/min) are refreshed rarely. */
+export const DEFAULT_TTL_MS: Record<SourceName, number> = {
+  publicAllConfig: 5 * 60_000,
+  allGasFee: 5 * 60_000,
+  limits: 15 * 60_000,
+  allConfigMapping: 60 * 60_000,
+  allChainMapping: 60 * 60_000,
+  bankDetails: 30 * 60_000
+}
+
+const CONFIG_SOURCES: SourceName[] = ['publicAllConfig', 'allConfigMapping', 'allGasFee', 'limits']
+
+export interface ConfigCacheOptions {
+  client: ApiClient
+  store: ConfigCacheStore
+  now?: () => number
+  ttlMs?: Partial<Record<SourceName, number>>
+  onUpdate?: (snapshot: ConfigSnapshot) => void
+}
+
+interface Entry<T> {
+  data: T
+  fetchedAt: number
+}
+
+export class ConfigCache {
+  private readonly now: () => number
+  private readonly ttl: Record<SourceName, number>
+  private readonly inflight = new Map<SourceName, Promise<void>>()
+  private readonly errors = new Map<SourceName, ApiErrorInfo>()
+  private readonly abort = new AbortController()
+  private memo: ConfigSnapshot | null = null
+
+  constructor(private readonly o: ConfigCacheOptions) {
+    this.now = o.now ?? Date.now
+    this.ttl = { ...DEFAULT_TTL_MS, ...o.ttlMs }
+  }
+
+  private read<N extends SourceName>(name: N): Entry<SourceData[N]> | undefined {
+    const row = this.o.store.get(`config:${name}`)
+    if (!row) return undefined
+    try {
+      return { data: JSON.parse(row.json) as SourceData[N], fetchedAt: row.fetchedAt }
+    } catch {
+      return undefined
+    }
+  }
+
+  private isFresh(name: SourceName): boolean {
+    const e = this.o.store.get(`config:${name}`)
+    return !!e && this.now() - e.fetchedAt < this.ttl[name]
+  }
+
+  private fetchSource(name: SourceName): Promise<unknown> {
+    const opts = { priority: 'background' as const, signal: this.abort.signal }
+    const c = this.o.client
+    switch (name) {
+      case 'publicAllConfig':
+        return c.publicAllConfig(opts)
+      case 'allConfigMapping':
+        return c.allConfigMapping(opts)
+      case 'allGasFee':
+        return c.allGasFee(opts)
+      case 'limits':
+        return c.limits({ type: 3 }, opts)
+      case 'allChainMapping':
+        return c.allChainMapping(opts)
+      case 'bankDetails':
+        return c.bankDetails(opts)
+    }
+  }
+
+  /** Fetches one source (single-flight); failures are recorded, never thrown. */
+  private refresh(name: SourceName): Promise<void> {
+    const running = this.inflight.get(name)
+    if (running) return running
+    const p = (async () => {
+      try {
+        const data = await this.fetchSource(name)
+        this.o.store.put(`config:${name}`, JSON.stringify(data), this.now())
+        this.errors.delete(name)
+        this.memo = null
+      } catch (e) {
+        this.errors.set(name, toErrorInfo(e))
+      } finally {
+        this.inflight.delete(name)
+      }
+    })()
+    this.inflight.set(name, p)
+    return p
+  }
+
+  private neededSources(): SourceName[] {
+    const pub = this.read('publicAllConfig')
+    // Chain details come with the public config; ask allChainMapping only when they do not.
+    return pub && !pub.data.networkConfig ? [...CONFIG_SOURCES, 'allChainMapping'] : CONFIG_SOURCES
+  }
+
+  /**
+   * The snapshot: sources never fetched are fetched first (and awaited); stale ones are
+   * served as they are and revalidated in the background.
+   */
+  async get(): Promise<ConfigSnapshot> {
+    const missing = this.neededSources().filter((n) => !this.read(n))
+    if (missing.length) await Promise.all(missing.map((n) => this.refresh(n)))
+    // publicAllConfig may just have told us that allChainMapping is needed.
+    const more = this.neededSources().filter((n) => !this.read(n) && !missing.includes(n))
+    if (more.length) await Promise.all(more.map((n) => this.refresh(n)))
+    this.revalidate()
+    return this.snapshot()
+  }
+
+  /** Starts background refreshes of stale sources; resolves when they settle. */
+  revalidate(): Promise<void> {
+    const stale = this.neededSources().filter((n) => !this.isFresh(n))
+    if (!stale.length) return Promise.resolve()
+    const before = this.memo
+    return Promise.all(stale.map((n) => this.refresh(n))).then(() => {
+      if (this.memo === null && before !== null) this.o.onUpdate?.(this.snapshot())
+    })
+  }
+
+  /** Refetches every source now (operator's "refresh"). */
+  async refreshAll(): Promise<ConfigSnapshot> {
+    await Promise.all(this.neededSources().map((n) => this.refresh(n)))
+    const snap = this.snapshot()
+    this.o.onUpdate?.(snap)
+    return snap
+  }
+
+  lastErrors(): ApiErrorInfo[] {
+    return [...this.errors.values()]
+  }
+
+  async bank(): Promise<{ details: BankDetails | null; fetchedAt: number | null; stale: boolean; error: ApiErrorInfo | null }> {
+    if (!this.read('bankDetails')) await this.refresh('bankDetails')
+    else if (!this.isFresh('bankDetails')) void this.refresh('bankDetails')
+    const e = this.read('bankDetails')
+    const error = this.errors.get('bankDetails') ?? null
+    return { details: e?.data ?? null, fetchedAt: e?.fetchedAt ?? null, stale: !e || !this.isFresh('bankDetails') || !!error, error }
+  }
+
+  close(): void {
+    this.abort.abort()
+  }
+
+  /** Merges the cached sources into the renderer's view of the configuration. */
+  snapshot(): ConfigSnapshot {
+    if (this.memo) return { ...this.memo, stale: this.computeStale() }
+    const pub = this.read('publicAllConfig')
+    const mapping = this.read('allConfigMapping')
+    const gas = this.read('allGasFee')
+    const limits = this.read('limits')
+    const chainMap = this.read('allChainMapping')
+    const p = pub?.data
+
+    const fiatMap = mapping?.data.fiatSymbolMapping ?? {}
+    const fiats = Object.keys(fiatMap).length
+      ? Object.entries(fiatMap).map(([symbol, id]) => ({ id, symbol: symbol.toUpperCase() }))
+      : Object.entries(FIAT_SYMBOLS).map(([id, symbol]) => ({ id: Number(id), symbol }))
+    fiats.sort((a, b) => a.id - b.id)
+
+    const coins = Object.entries(p?.allCoinConfig ?? {}).map(([code, c]: [string, CoinConfig]) => ({
+      id: c.coinId,
+      code,
+      name: c.coinName,
+      ...(c.coinIcon ? { icon: c.coinIcon } : {}),
+      tradeFloatPlaces: c.tradeFloatPlaces ?? 8,
+      networks: c.networks
+    }))
+    coins.sort((a, b) => a.code.localeCompare(b.code))
+
+    const chainDetails: Record<string, ChainDetail> = p?.networkConfig ?? chainsOf(chainMap?.data)
+    const chains = Object.entries(chainDetails).map(([id, d]) => ({
+      id: Number(id),
+      symbol: d.chainSymbol,
+      name: d.chainName ?? d.chainSymbol,
+      detail: d as Record<string, unknown>
+    }))
+    chains.sort((a, b) => a.id - b.id)
+
+    const gasFees: ConfigSnapshot['gasFees'] = {}
+    const addFee = (coin: string, chain: string, e: Record<string, unknown>) => {
+      if (typeof e.withdrawalFee !== 'string' || typeof e.minimumWithdrawal !== 'string') return
+      ;(gasFees[coin] ??= {})[chain] = {
+        withdrawalFee: e.withdrawalFee,
+        minimumWithdrawal: e.minimumWithdrawal,
+        nodeInSync: Number(e.nodeInSync ?? 1),
+        ...(e.depositEnable !== undefined ? { depositEnable: Number(e.depositEnable) } : {})
+      }
+    }
+    // The public config's withdrawal-form entries first; the authenticated table (with depositEnable) wins.
+    for (const [coin, byChain] of Object.entries(p?.allGasFee ?? {})) for (const [chain, e] of Object.entries(byChain)) addFee(coin, chain, e as Record<string, unknown>)
+    for (const [coin, byChain] of Object.entries(gas?.data ?? {})) for (const [chain, e] of Object.entries(byChain)) addFee(coin, chain, e as Record<string, unknown>)
+
+    const limitMap = (m: LimitsByType['onramp']) => Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, { min: v.min, max: v.max }]))
+
+    const sources = this.neededSources().map((n) => this.o.store.get(`config:${n}`)?.fetchedAt)
+    const fetchedAt = sources.every((t) => t !== undefined) ? Math.min(...(sources as number[])) : null
+
+    this.memo = {
+      fetchedAt,
+      stale: false,
+      fiats,
+      coins,
+      chains,
+      gasFees,
+      limits: { onramp: limitMap(limits?.data.onramp), offramp: limitMap(limits?.data.offramp) },
+      minimumBuyAmount: p?.minimumBuyAmount ?? {},
+      minimumSellAmount: p?.minimumSellAmount ?? {},
+      gatewayFee: p?.gatewayFee ?? {}
+    }
+    return { ...this.memo, stale: this.computeStale() }
+  }
+
+  private computeStale(): boolean {
+    return this.neededSources().some((n) => !this.isFresh(n) || this.errors.has(n))
+  }
+}
+
+function chainsOf(d: ChainMappingData | undefined): Record<string, ChainDetail> {
+  if (!d) return {}
+  if ('networkConfig' in d && d.networkConfig && typeof d.networkConfig === 'object') return d.networkConfig as Record<string, ChainDetail>
+  return d as Record<string, ChainDetail>
+}

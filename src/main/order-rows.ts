@@ -1,0 +1,50 @@
+// Maps stored orders to the rows the renderer shows, and the renderer's filter to the
+// store's query: the one place where the contract's order shapes meet the database's.
+import type { OrderFilter as ContractFilter, OrderRow as ContractRow } from '../shared/ipc/contract'
+import { statusGroupFilter } from '../shared/domain/status'
+import type { OrderFilter as StoreFilter, OrderRow as StoreRow, OrderSort } from './store/orders-repo'
+
+export function toContractRow(r: StoreRow, watched: boolean): ContractRow {
+  const onramp = r.type === 1
+  return {
+    type: r.type,
+    orderId: r.orderId,
+    status: r.status,
+    fiatType: r.fiatType,
+    coinId: r.coinId,
+    chainId: r.chainId,
+    fiatAmount: onramp ? r.fiatAmount : (r.actualFiatAmount ?? r.fiatAmount),
+    cryptoAmount: onramp ? (r.actualCryptoAmount ?? r.expectedCryptoAmount) : (r.actualQuantity ?? r.expectedQuantity),
+    walletAddress: r.walletAddress,
+    merchantRecognitionId: r.merchantRecognitionId,
+    referenceId: r.referenceId,
+    transactionHash: r.transactionHash,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    firstSeenAt: Date.parse(r.firstSeenAt),
+    lastChangedAt: Date.parse(r.lastChangedAt),
+    watched
+  }
+}
+
+export function toStoreFilter(f: ContractFilter): StoreFilter {
+  const out: StoreFilter = { type: f.type }
+  if (f.statusGroup) {
+    const g = statusGroupFilter(f.type, f.statusGroup)
+    // Unknown statuses belong to their group too: "everything not known" is an exclusion.
+    if (g.includeUnknown) out.excludeStatuses = g.known.filter((s) => !g.in.includes(s))
+    else out.statuses = g.in
+  }
+  if (f.fiatType !== undefined) out.fiatType = f.fiatType
+  if (f.coinId !== undefined) out.coinId = f.coinId
+  if (f.chainId !== undefined) out.chainId = f.chainId
+  if (f.from) out.from = f.from
+  if (f.to) out.to = f.to
+  if (f.search) out.search = f.search
+  return out
+}
+
+export function toStoreSort(s: `${'updatedAt' | 'createdAt' | 'orderId'}:${'asc' | 'desc'}`): OrderSort {
+  const [key, dir] = s.split(':') as [OrderSort['key'], OrderSort['dir']]
+  return { key, dir }
+}

@@ -1,0 +1,65 @@
+// The whole app in a browser: the services on the embedded sandbox (or a given data
+// directory), served through the web harness. Used by `npm run web`, the Playwright
+// e2e suite and the renderer benchmarks.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createServices, type Services, type ServicesOptions } from '../main/services'
+import { startWebHarness, type WebHarness } from './server'
+import { buildRenderer } from './build-renderer'
+import pkg from '../../package.json' with { type: 'json' }
+
+export interface WebAppOptions {
+  port?: number
+  host?: string
+  /** Persistent data directory; default a fresh temporary one, removed on close. */
+  dataDir?: string
+  /** Options for the embedded sandbox of the sandbox profile. */
+  sandbox?: ServicesOptions['sandbox']
+  /** Skip building the renderer (it must already be in staticDir). */
+  staticDir?: string
+  services?: Partial<ServicesOptions>
+}
+
+export interface WebApp {
+  url: string
+  openUrl: string
+  harness: WebHarness
+  services: Services
+  dataDir: string
+  close(): Promise<void>
+}
+
+export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
+  const staticDir = opts.staticDir ?? (await buildRenderer({ quiet: true }))
+  const temp = !opts.dataDir
+  const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'rampdesk-web-')))
+  const services = await createServices({
+    dataDir,
+    exportDir: join(dataDir, 'exports'),
+    version: pkg.version,
+    shellKind: 'web',
+    sandbox: opts.sandbox,
+    ...opts.services
+  })
+  await services.start()
+  const harness = await startWebHarness({
+    handlers: services.handlers,
+    subscribe: services.subscribe,
+    staticDir,
+    host: opts.host,
+    port: opts.port
+  })
+  return {
+    url: harness.url,
+    openUrl: harness.openUrl,
+    harness,
+    services,
+    dataDir,
+    async close() {
+      await harness.close()
+      await services.close()
+      if (temp) await rm(dataDir, { recursive: true, force: true })
+    }
+  }
+}
