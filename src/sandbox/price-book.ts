@@ -2,7 +2,7 @@
 // generator tick) so tickers tick; buy (onramp) and sell (offramp) prices sit a spread
 // either side of the mid. Orders created before the sandbox started use a weekly
 // price history walked backwards from the start prices, so old orders carry old prices.
-import { add, cmp, div, mul, round, sub } from '../shared/domain/money'
+import { add, cmp, div, mul, round as roundFixed, sub, toDecimalString } from '../shared/domain/money'
 import { COINS, FIATS, RATES } from './catalogue'
 import { randRange, streamOf, STREAM, type Rng } from './rng'
 
@@ -11,6 +11,9 @@ const WEEK_MS = 7 * 24 * 3600 * 1000
 const HISTORY_WEEKS = 320
 
 export type Side = 'buy' | 'sell'
+
+/** Rounds and drops trailing zeros ("80.0000" -> "80"). */
+const round = (v: string, dp: number): string => toDecimalString(roundFixed(v, dp))
 
 const bps = (k: number): string => add('1', div(String(k), '10000', 6))
 
