@@ -10,7 +10,8 @@ const outDir = join(process.cwd(), 'test-results')
 mkdirSync(outDir, { recursive: true })
 const vitestJson = join(outDir, 'vitest.json')
 const playwrightJson = join(outDir, 'playwright.json')
-for (const f of [vitestJson, playwrightJson]) rmSync(f, { force: true })
+const reliabilitySummary = join(outDir, 'reliability-summary.jsonl')
+for (const f of [vitestJson, playwrightJson, reliabilitySummary]) rmSync(f, { force: true })
 
 const only = process.argv[2] // optional: "unit" or "e2e"
 const totals = { passed: 0, failed: 0, skipped: 0 }
@@ -44,6 +45,17 @@ if (only !== 'unit') {
     if (code !== 0 && (s.unexpected ?? 0) === 0) crashed.push(`playwright exited ${code}`)
     for (const e of r.errors ?? []) crashed.push(`playwright: ${String(e.message ?? e).split('\n')[0]}`)
   } else if (code !== 0) crashed.push(`playwright exited ${code} without a report`)
+}
+
+// The reliability suite's summary: what was injected, what was checked, what was lost.
+if (existsSync(reliabilitySummary)) {
+  const rows = readFileSync(reliabilitySummary, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  console.log('\nReliability summary')
+  for (const r of rows) {
+    const list = (v) => (Array.isArray(v) ? v.join(', ') : String(v ?? ''))
+    console.log(`- ${r.scenario}: injected ${list(r.injected)}; checked ${list(r.checked)}; lost ${list(r.lost) || 'nothing'}`)
+  }
+  console.log('')
 }
 
 for (const c of crashed) console.log(`test run problem: ${c}`)
