@@ -83,7 +83,11 @@ function ints(name: string, v: number | readonly number[]): number[] {
 /** unbounded: no window (LIMIT -1), for exports. */
 export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean } = {}): BuiltOrderQuery {
   if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
-  const conds: string[] = ['type = ?']
+  const search = q.search?.trim()
+  // With a search, the few matching ids drive the query; a unary + keeps SQLite from
+  // scanning a filter column's index instead (c() marks the column references).
+  const c = (column: string): string => (search ? `+${column}` : column)
+  const conds: string[] = [`${c('type')} = ?`]
   const params: SqlValue[] = [q.type]
   const inList = (column: string, name: string, v: number | readonly number[] | undefined, negate = false): void => {
     if (v === undefined) return
@@ -93,14 +97,14 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean } = {
       if (!negate) conds.push('0')
       return
     }
-    conds.push(`${column} ${negate ? 'NOT IN' : 'IN'} (${list.map(() => '?').join(', ')})`)
+    conds.push(`${c(column)} ${negate ? 'NOT IN' : 'IN'} (${list.map(() => '?').join(', ')})`)
     params.push(...list)
   }
   if (q.statusGroup !== undefined) {
     const g = statusGroupFilter(q.type, q.statusGroup)
-    const inSql = g.in.length ? `status IN (${g.in.map(() => '?').join(', ')})` : '0'
+    const inSql = g.in.length ? `${c('status')} IN (${g.in.map(() => '?').join(', ')})` : '0'
     if (g.includeUnknown && g.known.length) {
-      conds.push(`(${inSql} OR status NOT IN (${g.known.map(() => '?').join(', ')}))`)
+      conds.push(`(${inSql} OR ${c('status')} NOT IN (${g.known.map(() => '?').join(', ')}))`)
       params.push(...g.in, ...g.known)
     } else {
       conds.push(inSql)
@@ -114,14 +118,13 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean } = {
   inList('chain_id', 'chainId', q.chainId)
   const dateColumn = q.dateField === 'updatedAt' ? 'updated_at' : 'created_at'
   if (q.from !== undefined) {
-    conds.push(`${dateColumn} >= ?`)
+    conds.push(`${c(dateColumn)} >= ?`)
     params.push(isoBound('from', q.from))
   }
   if (q.to !== undefined) {
-    conds.push(`${dateColumn} < ?`)
+    conds.push(`${c(dateColumn)} < ?`)
     params.push(isoBound('to', q.to))
   }
-  const search = q.search?.trim()
   if (search) {
     // One indexed lookup per searched column, unioned: SQLite would otherwise scan.
     const branches: string[] = []
