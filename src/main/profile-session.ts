@@ -168,8 +168,7 @@ export class ProfileSession {
 
   async close(): Promise<void> {
     for (const d of this.disposers.splice(0)) d()
-    this.config.close()
-    await Promise.allSettled([this.tickers.close(), this.monitor.stop(), this.inbox?.close()])
+    await Promise.allSettled([this.config.close(), this.tickers.close(), this.monitor.stop(), this.inbox?.close()])
     this.inbox = null
     await this.client.close()
     this.store.close()

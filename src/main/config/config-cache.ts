@@ -52,6 +52,8 @@ export interface ConfigCacheOptions {
   now?: () => number
   ttlMs?: Partial<Record<SourceName, number>>
   onUpdate?: (snapshot: ConfigSnapshot) => void
+  /** After a failed fetch, get() and revalidate() leave the source alone this long (refreshAll does not). Default 30 s. */
+  retryAfterErrorMs?: number
 }
 
 interface Entry<T> {
@@ -64,8 +66,11 @@ export class ConfigCache {
   private readonly ttl: Record<SourceName, number>
   private readonly inflight = new Map<SourceName, Promise<void>>()
   private readonly errors = new Map<SourceName, ApiErrorInfo>()
+  private readonly errorAt = new Map<SourceName, number>()
   private readonly abort = new AbortController()
   private memo: ConfigSnapshot | null = null
+  /** Bumped by every successful fetch: tells a background revalidation whether anything changed. */
+  private version = 0
 
   constructor(private readonly o: ConfigCacheOptions) {
     this.now = o.now ?? Date.now
@@ -85,6 +90,16 @@ export class ConfigCache {
   private isFresh(name: SourceName): boolean {
     const e = this.o.store.get(`config:${name}`)
     return !!e && this.now() - e.fetchedAt < this.ttl[name]
+  }
+
+  /**
+   * Whether get() and revalidate() may fetch a source: not right after it failed, or a
+   * service that is down would be asked again on every config:get, spending the budget
+   * of the limited endpoints on answers that cannot come.
+   */
+  private mayRetry(name: SourceName): boolean {
+    const at = this.errorAt.get(name)
+    return at === undefined || this.now() - at >= (this.o.retryAfterErrorMs ?? 30_000)
   }
 
   private fetchSource(name: SourceName): Promise<unknown> {
@@ -113,11 +128,16 @@ export class ConfigCache {
     const p = (async () => {
       try {
         const data = await this.fetchSource(name)
+        // A session closing while the answer arrives: its database may already be gone.
+        if (this.abort.signal.aborted) return
         this.o.store.put(`config:${name}`, JSON.stringify(data), this.now())
         this.errors.delete(name)
+        this.errorAt.delete(name)
         this.memo = null
+        this.version++
       } catch (e) {
         this.errors.set(name, toErrorInfo(e))
+        this.errorAt.set(name, this.now())
       } finally {
         this.inflight.delete(name)
       }
@@ -137,22 +157,25 @@ export class ConfigCache {
    * served as they are and revalidated in the background.
    */
   async get(): Promise<ConfigSnapshot> {
-    const missing = this.neededSources().filter((n) => !this.read(n))
+    const missing = this.neededSources().filter((n) => !this.read(n) && this.mayRetry(n))
     if (missing.length) await Promise.all(missing.map((n) => this.refresh(n)))
     // publicAllConfig may just have told us that allChainMapping is needed.
-    const more = this.neededSources().filter((n) => !this.read(n) && !missing.includes(n))
+    const more = this.neededSources().filter((n) => !this.read(n) && !missing.includes(n) && this.mayRetry(n))
     if (more.length) await Promise.all(more.map((n) => this.refresh(n)))
-    this.revalidate()
+    void this.revalidate()
     return this.snapshot()
   }
 
   /** Starts background refreshes of stale sources; resolves when they settle. */
   revalidate(): Promise<void> {
-    const stale = this.neededSources().filter((n) => !this.isFresh(n))
+    if (this.abort.signal.aborted) return Promise.resolve()
+    const stale = this.neededSources().filter((n) => !this.isFresh(n) && this.mayRetry(n))
     if (!stale.length) return Promise.resolve()
-    const before = this.memo
+    // Compare versions, not the memo: on the first get() no snapshot has been built yet,
+    // and the renderer must still hear about what the background refresh brought.
+    const before = this.version
     return Promise.all(stale.map((n) => this.refresh(n))).then(() => {
-      if (this.memo === null && before !== null) this.o.onUpdate?.(this.snapshot())
+      if (this.version !== before && !this.abort.signal.aborted) this.o.onUpdate?.(this.snapshot())
     })
   }
 
@@ -169,15 +192,18 @@ export class ConfigCache {
   }
 
   async bank(): Promise<{ details: BankDetails | null; fetchedAt: number | null; stale: boolean; error: ApiErrorInfo | null }> {
-    if (!this.read('bankDetails')) await this.refresh('bankDetails')
-    else if (!this.isFresh('bankDetails')) void this.refresh('bankDetails')
+    if (!this.read('bankDetails')) {
+      if (this.mayRetry('bankDetails')) await this.refresh('bankDetails')
+    } else if (!this.isFresh('bankDetails') && this.mayRetry('bankDetails') && !this.abort.signal.aborted) void this.refresh('bankDetails')
     const e = this.read('bankDetails')
     const error = this.errors.get('bankDetails') ?? null
     return { details: e?.data ?? null, fetchedAt: e?.fetchedAt ?? null, stale: !e || !this.isFresh('bankDetails') || !!error, error }
   }
 
-  close(): void {
+  /** Aborts the fetches in flight and waits for them to settle (nothing touches the store after). */
+  async close(): Promise<void> {
     this.abort.abort()
+    await Promise.allSettled([...this.inflight.values()])
   }
 
   /** Merges the cached sources into the renderer's view of the configuration. */

@@ -1,7 +1,7 @@
 // Live prices: priceTicker type 3 (buy and sell in one request) for the chosen fiat,
 // polled within the request budget and only while some window shows tickers. Every
-// tick is stored for sparklines; a price is stale when its last successful fetch is
-// older than three poll intervals.
+// tick is stored for sparklines; a price is stale when the latest fetch failed or its
+// last successful fetch is older than three poll intervals.
 import type { ApiClient } from '../api/client'
 import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
 import type { TickerRow } from '../../shared/ipc/contract'
@@ -38,7 +38,7 @@ export class TickerService {
   private lastError: ApiErrorInfo | null = null
   private lastFetchAt: number | null = null
   private abort = new AbortController()
-  private running: Promise<void> | null = null
+  private running: { fiatType: number; done: Promise<void> } | null = null
 
   constructor(private o: TickerServiceOptions) {
     this.now = o.now ?? Date.now
@@ -61,7 +61,11 @@ export class TickerService {
   configure(p: { pollMs?: number; fiatType?: number }): void {
     const fiatChanged = p.fiatType !== undefined && p.fiatType !== this.o.fiatType
     this.o = { ...this.o, ...p }
-    if (fiatChanged) this.lastFetchAt = null
+    if (fiatChanged) {
+      // The last outcome belonged to the other fiat.
+      this.lastFetchAt = null
+      this.lastError = null
+    }
     if (this.visible.size > 0) this.schedule(fiatChanged ? 0 : this.o.pollMs)
   }
 
@@ -83,11 +87,17 @@ export class TickerService {
     this.timer.unref?.()
   }
 
-  /** Fetches once now (single-flight). Errors are kept for the UI, never thrown. */
+  /**
+   * Fetches once now (single-flight per fiat: after a fiat switch the caller waits for
+   * the new fiat's prices, not for a fetch of the old one). Errors are kept, never thrown.
+   */
   refresh(): Promise<void> {
-    if (this.running) return this.running
-    this.running = (async () => {
-      const fiatType = this.o.fiatType
+    const fiatType = this.o.fiatType
+    const running = this.running
+    if (running?.fiatType === fiatType) return running.done
+    const done = (async () => {
+      if (running) await running.done
+      if (this.abort.signal.aborted || fiatType !== this.o.fiatType) return
       try {
         const data = await this.o.client.priceTicker({ type: 3, fiatType }, { priority: 'background', signal: this.abort.signal })
         const at = this.now()
@@ -98,18 +108,21 @@ export class TickerService {
           buy: data.onramp?.[id] ?? null,
           sell: data.offramp?.[id] ?? null
         }))
+        if (this.abort.signal.aborted) return
         this.o.store.append(fiatType, points)
+        if (fiatType !== this.o.fiatType) return
         this.lastFetchAt = at
         this.lastError = null
       } catch (e) {
+        if (this.abort.signal.aborted || fiatType !== this.o.fiatType) return
         this.lastError = toErrorInfo(e)
-      } finally {
-        this.running = null
       }
-      if (this.abort.signal.aborted) return
       this.o.onTick?.(this.current())
-    })()
-    return this.running
+    })().finally(() => {
+      if (this.running?.done === done) this.running = null
+    })
+    this.running = { fiatType, done }
+    return done
   }
 
   /** Latest price per coin with the previous tick and the stored history. */
@@ -136,7 +149,8 @@ export class TickerService {
           prevBuy: prev?.buy ?? null,
           prevSell: prev?.sell ?? null,
           at: last.at,
-          stale: now - last.at > staleAfter || (this.lastError !== null && this.lastFetchAt !== null && now - this.lastFetchAt > this.o.pollMs),
+          // A failed latest fetch means the shown price may no longer be the service's.
+          stale: now - last.at > staleAfter || this.lastError !== null,
           history: thin(list, 120).map((p) => ({ at: p.at, buy: p.buy, sell: p.sell }))
         }
       })
@@ -147,7 +161,7 @@ export class TickerService {
     this.stopTimer()
     this.visible.clear()
     this.abort.abort()
-    await this.running
+    await this.running?.done
     this.abort = new AbortController()
   }
 }
