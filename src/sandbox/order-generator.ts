@@ -2,10 +2,11 @@
 // historical orders of --orders N (spread over months, some before the 4.4 cutover),
 // and the live generator that, on every tick, creates new orders and advances the ones
 // whose next step is due. Everything is drawn from seeded streams and the injected clock.
-import { cmp, mul, round } from '../shared/domain/money'
+import { cmp, mul, round, toDecimalString } from '../shared/domain/money'
 import { COINS, FIATS, INR, chainIndexById, gasEntry, findCoinByCode, findCoinById, type CoinDef, type FiatDef } from './catalogue'
 import { SandboxError, fail } from './errors'
 import { toScaled } from './fixed-point'
+import { bigText, scaledBig } from './fast-figures'
 import { OFFRAMP, ONRAMP, PATHS, pathAt, pathsFor, type OrderType, type StatusPath } from './order-paths'
 import { AMOUNT_DP, CUTOVER, OrderStore } from './order-store'
 import { PRICE_DP, type PriceBook } from './price-book'
@@ -76,10 +77,16 @@ class AmountFloors {
   }
 }
 
+const weightTables = new Map<Record<string, number>, { coins: CoinDef[]; weights: number[] }>()
+
 function weightedCoin(rng: Rng, weights: Record<string, number>): CoinDef {
-  const codes = Object.keys(weights)
-  const i = pickWeighted(rng, codes.map((c) => weights[c] ?? 0))
-  return findCoinByCode(codes[i] ?? 'usdt') as CoinDef
+  let t = weightTables.get(weights)
+  if (!t) {
+    const codes = Object.keys(weights)
+    t = { coins: codes.map((c) => findCoinByCode(c) as CoinDef), weights: codes.map((c) => weights[c] ?? 0) }
+    weightTables.set(weights, t)
+  }
+  return t.coins[pickWeighted(rng, t.weights)] as CoinDef
 }
 
 function pickChain(rng: Rng, networks: readonly number[]): number {
@@ -97,10 +104,15 @@ function onrampAmountUnits(rng: Rng, floor: number, max: number): number {
   return Math.min(units, max)
 }
 
-function offrampQuantity(rng: Rng, coin: CoinDef): string {
-  if (coin.stable) return String(randRange(rng, 8, 2500))
-  const thousandths = randRange(rng, 5, 1500)
-  return `${Math.floor(thousandths / 1000)}.${String(thousandths % 1000).padStart(3, '0')}`
+/** A quantity to sell, as 10^-8 units: whole stablecoins, or thousandths of other coins. */
+function offrampQuantity8(rng: Rng, coin: CoinDef): bigint {
+  return coin.stable ? BigInt(randRange(rng, 8, 2500)) * 100_000_000n : BigInt(randRange(rng, 5, 1500)) * 100_000n
+}
+
+/** Whether quantity (10^-8) times price (10^-4) lies within the offramp bounds, in exact integers. */
+function offrampInBounds(q8: bigint, price: string, bounds: { min: string; max: string }): boolean {
+  const gross12 = q8 * scaledBig(price, 4)
+  return gross12 >= scaledBig(bounds.min, 12) && gross12 <= scaledBig(bounds.max, 12)
 }
 
 // ---------------------------------------------------------------- historical orders
@@ -156,10 +168,9 @@ export function generateHistoricOrders(ctx: GeneratorContext, n: number, now: nu
       coin = weightedCoin(rng, OFFRAMP_WEIGHT)
       chainId = pickChain(rng, coin.offrampNetworks)
       price = prices.historic(coinIndex(coin), 0, 'sell', t)
-      let q = offrampQuantity(rng, coin)
-      const gross = mul(q, price)
-      if (cmp(gross, offBounds.min) < 0 || cmp(gross, offBounds.max) > 0) q = coin.stable ? '100' : '0.05'
-      amountScaled = toScaled(q, AMOUNT_DP[2])
+      let q8 = offrampQuantity8(rng, coin)
+      if (!offrampInBounds(q8, price, offBounds)) q8 = coin.stable ? 100n * 100_000_000n : 5_000_000n
+      amountScaled = Number(q8)
     }
     const last = path.statuses.length - 1
     const stuck = path.holdAt !== undefined && t > now - 30 * DAY && rng() < 0.6
@@ -242,16 +253,17 @@ export class OrderGenerator {
     let price: string
     if (type === ONRAMP) {
       price = prices.price(target.coinIndex, fiatIndex, 'buy')
-      const amount = spec.fiatAmount !== undefined ? round(String(spec.fiatAmount), 2) : String(onrampAmountUnits(rng, this.floors.get(fiat, fiatIndex, target), Number(fiat.onramp.max)))
+      const amount = spec.fiatAmount !== undefined ? round(toDecimalString(spec.fiatAmount), 2) : String(onrampAmountUnits(rng, this.floors.get(fiat, fiatIndex, target), Number(fiat.onramp.max)))
       quoteOnramp(fiat, target, amount, price)
       amountScaled = toScaled(amount, AMOUNT_DP[1])
     } else {
       price = prices.price(target.coinIndex, 0, 'sell')
-      let q = spec.quantity !== undefined ? String(spec.quantity) : offrampQuantity(rng, target.coin)
-      if (spec.quantity === undefined) {
-        const gross = mul(q, price)
-        const b = offrampBounds()
-        if (cmp(gross, b.min) < 0 || cmp(gross, b.max) > 0) q = target.coin.stable ? '100' : '0.05'
+      let q: string
+      if (spec.quantity !== undefined) q = toDecimalString(spec.quantity)
+      else {
+        let q8 = offrampQuantity8(rng, target.coin)
+        if (!offrampInBounds(q8, price, offrampBounds())) q8 = target.coin.stable ? 100n * 100_000_000n : 5_000_000n
+        q = bigText(q8, 8)
       }
       quoteOfframp(target, q, price)
       amountScaled = toScaled(q, AMOUNT_DP[2])
