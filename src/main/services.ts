@@ -207,6 +207,11 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   async function testConnection(profileId: string): Promise<ChannelOutput<'secrets:test'>> {
     const profile = profiles.get(profileId)
     if (!profile) throw new Error(`no profile ${profileId}`)
+    if (profile.kind === 'live' && !(await secrets.has(profile.id))) {
+      // Say what is missing: the client would word it as a refusal by the service, but nothing was sent.
+      const message = `No API secret is stored for profile “${profile.name}”: enter it first, then test again.`
+      return { ok: false, latencyMs: null, message, error: { kind: 'auth', message: 'no API secret is stored for this profile', retryable: false } }
+    }
     const s = profile.id === activeProfile().id ? await ready() : null
     const started = now()
     let client: ApiClient | null = null
