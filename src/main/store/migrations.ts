@@ -176,6 +176,15 @@ export const migrations: readonly Migration[] = [
         updated_at TEXT NOT NULL
       );
     `
+  },
+  {
+    version: 2,
+    name: 'sync repair position',
+    sql: `
+      -- Where a history-sync repair pass must restart (an order moved under offset paging),
+      -- committed with the page that found it so a restart does not forget it.
+      ALTER TABLE sync_cursors ADD COLUMN repair_from TEXT;
+    `
   }
 ]
 

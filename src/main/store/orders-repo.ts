@@ -98,6 +98,8 @@ export interface SyncCursor {
   lastSuccessAt: string | null
   lastError: string | null
   nextRunAt: string | null
+  /** Where a repair pass still has to start from (history-sync's offset-paging hazard), or null. */
+  repairFrom: string | null
 }
 
 export interface HistoryPage<T extends OrderType = OrderType> {
@@ -107,6 +109,8 @@ export interface HistoryPage<T extends OrderType = OrderType> {
   records: readonly OrderRecordOf<T>[]
   /** Observation time; defaults to the repo's clock. */
   at?: string
+  /** When given, stored as the cursor's repairFrom in the same transaction (null clears it). */
+  repairFrom?: string | null
 }
 
 export interface ApplyPageResult {
@@ -182,6 +186,7 @@ interface CursorDbRow {
   last_success_at: string | null
   last_error: string | null
   next_run_at: string | null
+  repair_from: string | null
 }
 
 /** The columns written from a record, in insert order (after type and order_id). */
@@ -341,7 +346,8 @@ function toCursor(type: OrderType, fiatType: number, r: CursorDbRow | undefined)
     lastPageAt: r?.last_page_at ?? null,
     lastSuccessAt: r?.last_success_at ?? null,
     lastError: r?.last_error ?? null,
-    nextRunAt: r?.next_run_at ?? null
+    nextRunAt: r?.next_run_at ?? null,
+    repairFrom: r?.repair_from ?? null
   }
 }
 
@@ -414,6 +420,7 @@ export class OrdersRepo {
       }
       const before = this.getCursor(page.type, page.fiatType)
       this.advanceCursor(page.type, page.fiatType, before, page.records, at)
+      if (page.repairFrom !== undefined) this.writeRepairFrom(page.type, page.fiatType, page.repairFrom)
       result.cursor = this.getCursor(page.type, page.fiatType)
       result.progressed = result.cursor.cursor !== before.cursor || result.cursor.seenAtCursor !== before.seenAtCursor
       return result
@@ -532,6 +539,23 @@ export class OrdersRepo {
   /** Whether an order id has already been applied at exactly the cursor instant. */
   isSeenAtCursor(type: OrderType, fiatType: number, orderId: number): boolean {
     return this.sql.value('SELECT 1 FROM sync_cursor_ids WHERE type = ? AND fiat_type = ? AND order_id = ?', type, fiatType, orderId) !== undefined
+  }
+
+  /** Sets (or clears, with null) where a repair pass has to start from. */
+  setRepairFrom(type: OrderType, fiatType: number, since: string | null): SyncCursor {
+    assertType(type)
+    this.writeRepairFrom(type, fiatType, since)
+    return this.getCursor(type, fiatType)
+  }
+
+  private writeRepairFrom(type: OrderType, fiatType: number, since: string | null): void {
+    this.sql.run(
+      `INSERT INTO sync_cursors (type, fiat_type, repair_from) VALUES (?, ?, ?)
+       ON CONFLICT (type, fiat_type) DO UPDATE SET repair_from = excluded.repair_from`,
+      type,
+      fiatType,
+      since
+    )
   }
 
   /** A sync run reached the end of the history: clears the last error. */

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'libsql'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DATABASE_FILE, openProfileDatabase, type ProfileDatabase } from '../../../../src/main/store/database'
 import { applyMigrations, migrations } from '../../../../src/main/store/migrations'
@@ -44,6 +45,24 @@ describe('openProfileDatabase', () => {
     }
   })
 
+  it('upgrades a database of an older schema in place, keeping its data', () => {
+    db = openProfileDatabase(dir)
+    db.close()
+    db = null
+    // Turn the file back into a version 1 database.
+    const raw = new Database(join(dir, DATABASE_FILE))
+    raw.exec('DROP TABLE sync_cursors')
+    raw.exec(`CREATE TABLE sync_cursors (type INTEGER NOT NULL, fiat_type INTEGER NOT NULL, cursor TEXT,
+      seen_at_cursor INTEGER NOT NULL DEFAULT 0, pages_applied INTEGER NOT NULL DEFAULT 0, last_page_at TEXT,
+      last_success_at TEXT, last_error TEXT, next_run_at TEXT, PRIMARY KEY (type, fiat_type))`)
+    raw.exec("INSERT INTO sync_cursors (type, fiat_type, cursor) VALUES (1, 1, '2024-01-01T00:00:00.000Z')")
+    raw.exec('DELETE FROM schema_migrations WHERE version > 1')
+    raw.close()
+    db = openProfileDatabase(dir)
+    expect(db.schemaVersion).toBe(Math.max(...migrations.map((m) => m.version)))
+    expect(db.sql.get('SELECT cursor, repair_from FROM sync_cursors')).toEqual({ cursor: '2024-01-01T00:00:00.000Z', repair_from: null })
+  })
+
   it('refuses a database written by a newer schema', () => {
     db = openProfileDatabase(dir)
     db.sql.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 'x')")
@@ -61,7 +80,7 @@ describe('openProfileDatabase', () => {
     ]
     expect(() => applyMigrations(db!.sql, extra)).toThrow()
     expect(db.sql.value("SELECT COUNT(*) FROM sqlite_master WHERE name = 'm100'")).toBe(0)
-    expect(db.sql.value('SELECT MAX(version) FROM schema_migrations')).toBe(1)
+    expect(db.sql.value('SELECT MAX(version) FROM schema_migrations')).toBe(db.schemaVersion)
     expect(applyMigrations(db.sql, extra.slice(0, -1))).toBe(100)
     expect(db.sql.value("SELECT COUNT(*) FROM sqlite_master WHERE name = 'm100'")).toBe(1)
   })

@@ -174,6 +174,20 @@ describe('sync cursor', () => {
     expect(store.orders.get(2, 1)).toBeDefined()
   })
 
+  it('commits a repair position with its page, and only with it', () => {
+    const r = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1 })], repairFrom: '2024-02-01T00:00:00.000Z' })
+    expect(r.cursor.repairFrom).toBe('2024-02-01T00:00:00.000Z')
+    // A page without repairFrom leaves it alone.
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 2 })] })
+    expect(store.orders.getCursor(1, 1).repairFrom).toBe('2024-02-01T00:00:00.000Z')
+    const broken = { ...onramp({ orderId: 3 }), chainId: null } as unknown as OnrampOrder
+    expect(() => store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [broken], repairFrom: null })).toThrow()
+    expect(store.orders.getCursor(1, 1).repairFrom).toBe('2024-02-01T00:00:00.000Z')
+    expect(store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [], repairFrom: null }).cursor.repairFrom).toBeNull()
+    expect(store.orders.setRepairFrom(1, 2, '2024-03-01T00:00:00.000Z').repairFrom).toBe('2024-03-01T00:00:00.000Z')
+    expect(store.orders.setRepairFrom(1, 2, null).repairFrom).toBeNull()
+  })
+
   it('rejects a non-positive page size', () => {
     expect(() => nextHistoryRequest({ cursor: null, seenAtCursor: 0 }, 0)).toThrow(RangeError)
   })
