@@ -165,7 +165,16 @@ export function openProfileDatabase(dir: string): ProfileDatabase {
         const rows = sql.all<{ integrity_check: string }>('PRAGMA integrity_check')
         return rows.map((r) => r.integrity_check).join('; ')
       },
-      close: () => sql.close()
+      close: () => {
+        try {
+          // Refreshes the planner's statistics where they drifted; cheap, and what SQLite
+          // recommends before closing a long-lived connection.
+          if (raw.open) sql.exec('PRAGMA optimize')
+        } catch {
+          // A closing app must not fail on a statistics refresh.
+        }
+        sql.close()
+      }
     }
   } catch (err) {
     sql.close()

@@ -233,6 +233,22 @@ describe('sync cursor', () => {
   })
 })
 
+describe('exportRows', () => {
+  it('keeps streaming while pages are committed between rows (an export awaits its file writes)', () => {
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: Array.from({ length: 50 }, (_, i) => onramp({ orderId: i + 1 })) })
+    const seen: number[] = []
+    let n = 0
+    for (const row of store.orders.exportRows({ type: 1, sort: { key: 'orderId', dir: 'asc' } })) {
+      seen.push(row.orderId)
+      if (++n % 10 === 0) {
+        store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1000 + n, updatedAt: '2024-04-01T00:00:00.000Z' })] })
+      }
+    }
+    expect(seen.slice(0, 50)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
+    expect(store.orders.count(1)).toBe(55)
+  })
+})
+
 describe('applyStatus and applyRecord', () => {
   it('records a watched status change, and a later snapshot with the same updatedAt does not revert it', () => {
     const v1 = onramp({ orderId: 11, status: 0 })
