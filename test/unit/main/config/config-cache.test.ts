@@ -83,7 +83,7 @@ class FakeClient {
     const run = (): never => {
       if (opts?.signal?.aborted) throw new ApiError({ kind: 'aborted', endpoint: name, message: 'aborted' })
       if (this.failWith) throw this.failWith
-      return (endpoints[name].response as { parse(v: unknown): { data: never } }).parse(this.bodies[name]).data
+      return (endpoints[name].response as unknown as { parse(v: unknown): { data: never } }).parse(this.bodies[name]).data
     }
     if (!this.hold) return Promise.resolve().then(run)
     return new Promise<void>((resolve, reject) => {

@@ -35,7 +35,7 @@ class FakeClient {
       code: 200,
       data: req.fiatType === 1 ? { onramp: { '54': price + 0.1, '14': 300000.5 }, offramp: { '54': price - 0.5 } } : { onramp: { '54': price }, offramp: {} }
     }
-    return (endpoints.priceTicker.response.parse(raw) as { data: never }).data
+    return endpoints.priceTicker.response.parse(raw).data
   }
 
   release(): void {

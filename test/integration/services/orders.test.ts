@@ -1,0 +1,263 @@
+// Orders through the handlers after a full history sync from the embedded sandbox:
+// every orders:query filter (status group with unknown statuses under 'in progress',
+// fiat, coin, chain, created-at range, search by order id and by prefixes of merchant
+// recognition id, wallet, reference and hash) returns exactly what the same filter over
+// the sandbox's ground truth says; orders:get has the timeline; a watched order's status
+// change at the sandbox arrives as 'order:changed'; orders:export writes a guarded CSV.
+import { readFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TruthOrder } from '../../../src/sandbox'
+import { OnrampOrder } from '../../../src/shared/api/schemas'
+import { STATUS_GROUPS, statusInfo } from '../../../src/shared/domain/status'
+import type { OrderFilter } from '../../../src/shared/ipc/contract'
+import { startServicesHarness, type ServicesHarness } from './harness'
+
+let h: ServicesHarness
+let truth: TruthOrder[]
+const FORMULA_MRID = '=HYPERLINK("http://evil.test","x")'
+/** An order whose status no label table knows, as a future service version might send. */
+let unknownOrder: TruthOrder
+
+beforeAll(async () => {
+  h = await startServicesHarness({ sandbox: { orders: 400, autoGenerate: false, seed: 23 } })
+  const sb = h.services.sandbox()!
+  sb.control.createOrder({ type: 1, fiatType: 1, merchantRecognitionId: FORMULA_MRID })
+  const fiats = [...new Set(sb.control.groundTruth().map((o) => o.fiatType))].sort((a, b) => a - b)
+  await h.call('settings:update', { fiatTypes: fiats })
+  await h.services.session().monitor.syncNow()
+
+  // Inject the unknown status the way a sync would store it.
+  const base = sb.control.groundTruth({ type: 1, fiatType: 1 })[0]!
+  const record = { ...base.record, orderId: 990_001, status: 77, merchantRecognitionId: 'future-status-77' }
+  h.services.session().store.orders.applyRecord(1, OnrampOrder.parse(record), 'sync')
+  unknownOrder = { ...base, orderId: 990_001, status: 77, record }
+  truth = [...sb.control.groundTruth(), unknownOrder]
+})
+afterAll(async () => {
+  await h?.close()
+})
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null)
+
+/** The filter semantics, written out directly over the ground truth. */
+function expected(f: OrderFilter): number[] {
+  return truth
+    .filter((o) => {
+      const r = o.record
+      if (o.type !== f.type) return false
+      if (f.statusGroup && statusInfo(o.type, o.status).group !== f.statusGroup) return false
+      if (f.fiatType !== undefined && o.fiatType !== f.fiatType) return false
+      if (f.coinId !== undefined && r.coinId !== f.coinId) return false
+      if (f.chainId !== undefined && r.chainId !== f.chainId) return false
+      if (f.from && Date.parse(o.createdAt) < Date.parse(f.from)) return false
+      if (f.to && Date.parse(o.createdAt) >= Date.parse(f.to)) return false
+      if (f.search) {
+        const s = f.search.trim().toLowerCase()
+        const byId = /^\d{1,15}$/.test(s) && o.orderId === Number(s)
+        const byPrefix = [r.merchantRecognitionId, r.walletAddress, r.referenceId, r.transactionHash].some((v) => text(v)?.toLowerCase().startsWith(s))
+        if (!byId && !byPrefix) return false
+      }
+      return true
+    })
+    .map((o) => o.orderId)
+    .sort((a, b) => a - b)
+}
+
+async function query(filter: OrderFilter): Promise<number[]> {
+  const r = await h.call('orders:query', { filter, sort: 'orderId:asc', offset: 0, limit: 1000 })
+  expect(r.rows.length).toBe(r.total)
+  for (const row of r.rows) expect(row.type).toBe(filter.type)
+  return r.rows.map((x) => x.orderId)
+}
+
+describe('orders:query against the ground truth', () => {
+  it('all orders of each type were synced', async () => {
+    for (const type of [1, 2] as const) {
+      const want = expected({ type })
+      expect(want.length).toBeGreaterThan(20)
+      expect(await query({ type })).toEqual(want)
+    }
+  })
+
+  it('status groups, with unknown statuses under "in progress"', async () => {
+    for (const type of [1, 2] as const) {
+      let sum = 0
+      for (const statusGroup of STATUS_GROUPS) {
+        const got = await query({ type, statusGroup })
+        expect(got, `${type} ${statusGroup}`).toEqual(expected({ type, statusGroup }))
+        sum += got.length
+      }
+      expect(sum).toBe(expected({ type }).length)
+    }
+    expect(await query({ type: 1, statusGroup: 'in progress' })).toContain(unknownOrder.orderId)
+    expect(await query({ type: 1, statusGroup: 'completed' })).not.toContain(unknownOrder.orderId)
+    // Groups that some orders fall in on each side, so the comparisons above are not all empty.
+    expect(expected({ type: 1, statusGroup: 'completed' }).length).toBeGreaterThan(0)
+    expect(expected({ type: 1, statusGroup: 'failed' }).length).toBeGreaterThan(0)
+  })
+
+  it('fiat, coin and chain, alone and combined', async () => {
+    const onramp = truth.filter((o) => o.type === 1)
+    const fiats = [...new Set(onramp.map((o) => o.fiatType))]
+    expect(fiats.length).toBeGreaterThan(1)
+    for (const fiatType of fiats) expect(await query({ type: 1, fiatType })).toEqual(expected({ type: 1, fiatType }))
+    const coins = [...new Set(onramp.map((o) => o.record.coinId as number))]
+    for (const coinId of coins) expect(await query({ type: 1, coinId })).toEqual(expected({ type: 1, coinId }))
+    const chains = [...new Set(truth.filter((o) => o.type === 2).map((o) => o.record.chainId as number))]
+    for (const chainId of chains) expect(await query({ type: 2, chainId })).toEqual(expected({ type: 2, chainId }))
+    const busy = onramp[0]!
+    const combined: OrderFilter = { type: 1, fiatType: busy.fiatType, coinId: busy.record.coinId as number, statusGroup: statusInfo(1, busy.status).group }
+    const got = await query(combined)
+    expect(got).toEqual(expected(combined))
+    expect(got).toContain(busy.orderId)
+  })
+
+  it('a created-at range: from inclusive, to exclusive', async () => {
+    const created = truth
+      .filter((o) => o.type === 1)
+      .map((o) => o.createdAt)
+      .sort()
+    const from = created[Math.floor(created.length / 4)]!
+    const to = created[Math.floor((created.length * 3) / 4)]!
+    const f: OrderFilter = { type: 1, from, to }
+    const got = await query(f)
+    expect(got).toEqual(expected(f))
+    expect(got.length).toBeGreaterThan(0)
+    expect(await query({ type: 1, from })).toEqual(expected({ type: 1, from }))
+    expect(await query({ type: 1, to })).toEqual(expected({ type: 1, to }))
+  })
+
+  it('search by order id, and by case-insensitive prefixes of recognition id, wallet, reference and hash', async () => {
+    const onramp = truth.filter((o) => o.type === 1 && text(o.record.referenceId) && text(o.record.transactionHash))
+    const o = onramp[0]!
+    const r = o.record as Record<string, string>
+    const searches = [
+      String(o.orderId),
+      r.merchantRecognitionId!,
+      r.merchantRecognitionId!.slice(0, 5).toUpperCase(),
+      r.walletAddress!.slice(0, 8).toLowerCase(),
+      r.referenceId!.slice(0, 6),
+      r.transactionHash!.slice(0, 10),
+      r.transactionHash!.slice(0, 3),
+      'no-such-order'
+    ]
+    for (const search of searches) {
+      const got = await query({ type: 1, search })
+      expect(got, `search ${search}`).toEqual(expected({ type: 1, search }))
+    }
+    expect(await query({ type: 1, search: String(o.orderId) })).toContain(o.orderId)
+    expect(await query({ type: 1, search: r.transactionHash!.slice(0, 10) })).toContain(o.orderId)
+    const off = truth.find((x) => x.type === 2 && text(x.record.transactionHash))!
+    const hash = (off.record.transactionHash as string).slice(0, 12)
+    expect(await query({ type: 2, search: hash })).toEqual(expected({ type: 2, search: hash }))
+    expect(await query({ type: 2, search: hash })).toContain(off.orderId)
+  })
+})
+
+describe('one order', () => {
+  it('orders:get has the row, the record and the timeline', async () => {
+    const o = truth.find((x) => x.type === 1 && x.orderId !== unknownOrder.orderId)!
+    const got = await h.call('orders:get', { type: 1, orderId: o.orderId })
+    expect(got).not.toBeNull()
+    expect(got!.row.orderId).toBe(o.orderId)
+    expect(got!.row.status).toBe(o.status)
+    expect(got!.record.merchantRecognitionId).toBe(o.record.merchantRecognitionId)
+    expect(got!.timeline.length).toBeGreaterThan(0)
+    expect(got!.timeline.at(-1)!.newStatus).toBe(o.status)
+    expect(await h.call('orders:get', { type: 1, orderId: 424242 })).toBeNull()
+  })
+
+  it('a watched order’s status change at the sandbox arrives as order:changed, and lands in the timeline', async () => {
+    await h.call('settings:update', { watchPollSeconds: 5 })
+    const sb = h.services.sandbox()!
+    const created = sb.control.createOrder({ type: 1, fiatType: 1, hold: true, merchantRecognitionId: 'watch-me' })
+    await h.services.session().monitor.syncNow()
+    expect((await h.call('orders:get', { type: 1, orderId: created.orderId }))?.row.status).toBe(0)
+
+    const before = h.lastSeq()
+    await h.call('orders:watch', { type: 1, orderId: created.orderId, watch: true })
+    const watched = await h.call('orders:watched', {})
+    expect(watched.rows.find((r) => r.orderId === created.orderId)?.watched).toBe(true)
+
+    const moved = sb.control.advanceOrder(created.orderId)
+    expect(moved.status).not.toBe(0)
+    const ev = await h.waitFor('order:changed', (p) => p.row.orderId === created.orderId, before)
+    expect(ev.oldStatus).toBe(0)
+    expect(ev.newStatus).toBe(moved.status)
+    expect(ev.row.watched).toBe(true)
+    const got = await h.call('orders:get', { type: 1, orderId: created.orderId })
+    expect(got!.timeline.map((t) => [t.oldStatus, t.newStatus, t.source]).at(-1)).toEqual([0, moved.status, 'watch'])
+
+    const audit = await h.call('audit:list', { limit: 50 })
+    expect(audit.rows.some((r) => r.action === 'order.watch' && r.detail.orderId === created.orderId)).toBe(true)
+    await h.call('orders:watch', { type: 1, orderId: created.orderId, watch: false })
+  })
+})
+
+/** RFC 4180 rows (quoted fields, doubled quotes, CRLF). */
+function parseCsv(s: string): string[][] {
+  const rows: string[][] = []
+  let row: string[] = []
+  let cell = ''
+  let quoted = false
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!
+    if (quoted) {
+      if (c === '"' && s[i + 1] === '"') {
+        cell += '"'
+        i++
+      } else if (c === '"') quoted = false
+      else cell += c
+    } else if (c === '"') quoted = true
+    else if (c === ',') {
+      row.push(cell)
+      cell = ''
+    } else if (c === '\r' && s[i + 1] === '\n') {
+      row.push(cell)
+      rows.push(row)
+      row = []
+      cell = ''
+      i++
+    } else cell += c
+  }
+  if (cell !== '' || row.length) rows.push([...row, cell])
+  return rows
+}
+
+describe('orders:export', () => {
+  it('writes the filtered orders as CSV with decimal strings and guarded formula cells, with progress and an audit entry', async () => {
+    const filter: OrderFilter = { type: 1, fiatType: 1 }
+    const listed = await h.call('orders:query', { filter, sort: 'orderId:asc', offset: 0, limit: 1000 })
+    const before = h.lastSeq()
+    const out = await h.call('orders:export', { filter })
+    expect(out.rows).toBe(listed.total)
+    expect(dirname(out.path)).toBe(h.exportDir)
+
+    const raw = await readFile(out.path, 'utf8')
+    expect(raw.startsWith('\uFEFF')).toBe(true)
+    const [header, ...lines] = parseCsv(raw.slice(1))
+    expect(lines).toHaveLength(listed.total)
+    const col = (name: string): number => header!.indexOf(name)
+    expect(col('orderId')).toBeGreaterThanOrEqual(0)
+    const byId = new Map(lines.map((l) => [Number(l[col('orderId')]), l]))
+    expect([...byId.keys()].sort((a, b) => a - b)).toEqual(listed.rows.map((r) => r.orderId))
+
+    for (const name of ['fiatAmount', 'expectedCryptoAmount', 'expectedPrice', 'onrampFee', 'clientFee', 'gatewayFee', 'gasFee', 'actualCryptoAmount', 'actualPrice']) {
+      for (const l of lines) expect(l[col(name)], `${name} of ${l[col('orderId')]}`).toMatch(/^(-?\d+(\.\d+)?)?$/)
+    }
+    for (const r of listed.rows) expect(byId.get(r.orderId)![col('fiatAmount')]).toBe(r.fiatAmount)
+
+    const evil = listed.rows.find((r) => r.merchantRecognitionId === FORMULA_MRID)!
+    expect(evil).toBeDefined()
+    expect(byId.get(evil.orderId)![col('merchantRecognitionId')]).toBe(`'${FORMULA_MRID}`)
+    expect(raw).not.toMatch(/(^|,)=HYPERLINK/m)
+
+    const done = h.events.filter((e) => e.seq > before && e.event === 'export:progress').map((e) => e.payload as { rows: number; total: number; done: boolean })
+    expect(done.at(-1)).toEqual({ rows: listed.total, total: listed.total, done: true })
+    const audit = await h.call('audit:list', { limit: 20 })
+    const entry = audit.rows.find((r) => r.action === 'export')
+    expect(entry?.detail).toMatchObject({ type: 1, rows: listed.total, path: out.path })
+    expect(h.contractViolations).toEqual([])
+  })
+})
