@@ -49,7 +49,7 @@ test('search finds an order by id and by merchant id; a status filter keeps only
   const first = page.locator('tbody tr[data-order]').first()
   const id = await first.getAttribute('data-order')
   expect(id).toBeTruthy()
-  const merchantId = (await first.locator('td').nth(6).textContent())?.trim() ?? ''
+  const merchantId = (await first.locator('td[data-col="merchant"]').textContent())?.trim() ?? ''
 
   await search(page, String(id))
   await expect(page.locator(`tbody tr[data-order="${id}"]`)).toBeVisible()
@@ -86,7 +86,7 @@ test('the detail panel shows every field and the timeline; keyboard moves betwee
 })
 
 test('a status change made through the sandbox appears in the table and in the tray', async ({ page, context }) => {
-  const created = e.control.createOrder({ type: 1, hold: true })
+  const created = e.control.createOrder({ type: 1, fiatType: 1, hold: true })
   await openView(page, e, 'orders')
   await waitForOrders(page)
   await search(page, String(created.orderId))

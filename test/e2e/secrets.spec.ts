@@ -1,9 +1,10 @@
 // The API secret is write-only: with a canary secret configured for a live profile,
 // the canary appears nowhere in the DOM, in any RPC answer or event the renderer
-// receives, in the page's console, or in the audit log; the field is emptied after
-// saving; and "test connection" explains the refusal in plain words.
+// receives, in the page's console, in the audit log or in the clear on disk; the
+// field is emptied after saving; and "test connection" explains the refusal in plain
+// words.
 import { expect, test } from '@playwright/test'
-import { openView, shot, startApp, type E2eApp } from './harness'
+import { filesContaining, openView, shot, startApp, type E2eApp } from './harness'
 
 const CANARY = 'canary-7Qx2-rampdesk-secret-must-not-leak'
 
@@ -39,15 +40,11 @@ test('a canary secret never reaches the renderer', async ({ page }) => {
   await openView(page, e, 'settings')
   await page.getByRole('button', { name: 'New live profile' }).click()
   const form = page.getByRole('form', { name: 'New profile' })
-  await form.getByRole('textbox', { name: 'Name' }).fill('Canary live')
+  await form.getByRole('textbox', { name: 'Name', exact: true }).fill('Canary live')
   await form.getByRole('textbox', { name: 'Base URL' }).fill(e.app.services.sandbox()?.url ?? 'http://127.0.0.1:9')
   await form.getByRole('textbox', { name: 'API key' }).fill(e.app.services.sandbox()?.apiKey ?? 'key')
   await form.getByRole('button', { name: 'Save profile' }).click()
   await expect(page.getByRole('heading', { name: 'Credentials of “Canary live”' })).toBeVisible()
-
-  // Allow the plaintext fallback where neither keychain nor safeStorage exists (the harness).
-  const allow = page.getByRole('checkbox', { name: /Allow storing secrets unencrypted/ })
-  if (!(await allow.isChecked())) await allow.check()
 
   const secret = page.getByTestId('secret-input')
   await secret.fill(CANARY)
@@ -79,4 +76,6 @@ test('a canary secret never reaches the renderer', async ({ page }) => {
   expect(sse.join('\n')).not.toContain(CANARY)
   expect(consoleLines.join('\n')).not.toContain(CANARY)
   expect(audit).not.toContain(CANARY)
+  // Nor on disk in the clear: not in the database, its WAL, the logs or the secret file.
+  expect(await filesContaining(e.app.dataDir, CANARY)).toEqual([])
 })
