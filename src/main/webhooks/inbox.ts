@@ -12,6 +12,7 @@ import { decodePayload, jsonEqual, verifySignature } from '../../shared/api/sign
 import { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { WebhookDelivery as ContractDelivery } from '../../shared/ipc/contract'
 import type { OrderType } from '../../shared/domain/status'
+import { contentHash } from '../store/content-hash'
 import type { WebhookDeliveriesRepo, WebhookDeliveryInput, WebhookDelivery as StoredDelivery } from '../store/webhook-deliveries-repo'
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -343,18 +344,25 @@ function claimedOrder(json: unknown): Verdict['claimed'] {
   }
 }
 
+/** Fields the service changes from one delivery attempt to the next (it counts them). */
+const DELIVERY_COUNTERS = new Set(['webhookTrials', 'trials'])
+
 /**
  * Retries of one verified delivery collapse to one row: the same order, status and
- * updatedAt under the same signed payload. Unverified deliveries get their own key space,
- * so a forged copy can never be counted as (or suppress) a verified one.
+ * updatedAt with the same content. The hash leaves out the attempt counters and the
+ * payload's timestamp, both of which a retry renews, so a retry is recognised even when it
+ * is signed afresh. Unverified deliveries get their own key space, so a forged copy can
+ * never be counted as (or suppress) a verified one.
  */
 function dedupeKeyOf(v: Verdict): string {
   const sha = (s: string) => createHash('sha256').update(s).digest('hex')
   if (v.verified && v.claimed && v.webhook) {
     const c = v.claimed
-    return `v1:${c.type}:${c.orderId}:${c.status}:${c.updatedAt}:${sha(v.payloadHeader ?? '')}`
+    const body = JSON.parse(v.body) as Record<string, unknown>
+    const content = Object.fromEntries(Object.entries(body).filter(([k]) => !DELIVERY_COUNTERS.has(k)))
+    return `v1:${c.type}:${c.orderId}:${c.status}:${c.updatedAt}:${contentHash(content)}`
   }
-  if (v.verified) return `v1:other:${sha(v.payloadHeader ?? '')}`
+  if (v.verified) return `v1:other:${sha(v.body)}`
   return `unverified:${v.httpStatus}:${sha(`${v.reason}\n${v.payloadHeader ?? ''}\n${v.body}`)}`
 }
 

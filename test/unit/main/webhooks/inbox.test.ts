@@ -176,6 +176,17 @@ describe('startInbox', () => {
     expect(toContractDelivery(rows[0]!).duplicate).toBe(true)
   })
 
+  it('recognises a retry signed afresh with a new attempt count as a duplicate', async () => {
+    expect((await sendSigned(onrampRecord({ webhookTrials: 1 }), { timestamp: 1_700_000_000_000 })).status).toBe(200)
+    const again = await sendSigned(onrampRecord({ webhookTrials: 2 }), { timestamp: 1_700_000_002_000 })
+    expect(again.status).toBe(200)
+    expect(passed).toHaveLength(1)
+    expect(store.webhookDeliveries.list().rows[0]!.timesReceived).toBe(2)
+    // A real change of the order is not a duplicate.
+    expect((await sendSigned(onrampRecord({ status: 16, updatedAt: '2025-01-02T03:20:00.000Z' }))).status).toBe(200)
+    expect(passed).toHaveLength(2)
+  })
+
   it('refuses a wrong signature with 401, stores it unverified and never hands it on', async () => {
     const r = await sendSigned(onrampRecord(), { secret: 'someone-elses-secret' })
     expect(r.status).toBe(401)
