@@ -4,7 +4,7 @@
 // is ignored by get(), no nested transactions, and binding an object with a missing
 // named parameter aborts the process, so this wrapper binds positional parameters only).
 import Database from 'libsql'
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { applyMigrations } from './migrations'
 
@@ -140,18 +140,49 @@ export interface ProfileDatabase {
   readonly path: string
   /** Schema version after migrations. */
   readonly schemaVersion: number
+  /** Where an unreadable database file was moved before a fresh one was created, or null. */
+  readonly recoveredFrom: string | null
   /** PRAGMA integrity_check; 'ok' when the file is sound. */
   integrityCheck(): string
   close(): void
+}
+
+export interface OpenDatabaseOptions {
+  /**
+   * What to do with a file SQLite cannot read (not a database, or damaged): 'moveAside'
+   * (default) renames it, with its -wal and -shm files, to rampdesk.db.corrupt-<time> and
+   * starts a fresh database, so the app still starts and the file is kept for support;
+   * 'throw' leaves it alone.
+   */
+  onCorrupt?: 'moveAside' | 'throw'
+  now?: () => Date
 }
 
 /**
  * Opens (creating if needed) the database of one profile in `dir` and brings its schema
  * up to date. Throws if the file was written by a newer Rampdesk (unknown migrations).
  */
-export function openProfileDatabase(dir: string): ProfileDatabase {
+export function openProfileDatabase(dir: string, opts: OpenDatabaseOptions = {}): ProfileDatabase {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const path = join(dir, DATABASE_FILE)
+  try {
+    return openAt(path, null)
+  } catch (err) {
+    if (!isCorruption(err) || opts.onCorrupt === 'throw') throw err
+    const aside = `${path}.corrupt-${(opts.now?.() ?? new Date()).getTime()}`
+    for (const suffix of ['', '-wal', '-shm']) {
+      if (existsSync(path + suffix)) renameSync(path + suffix, aside + suffix)
+    }
+    return openAt(path, aside)
+  }
+}
+
+function isCorruption(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code
+  return code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT'
+}
+
+function openAt(path: string, recoveredFrom: string | null): ProfileDatabase {
   const raw = new Database(path)
   const sql = new Sql(raw)
   try {
@@ -161,6 +192,7 @@ export function openProfileDatabase(dir: string): ProfileDatabase {
       sql,
       path,
       schemaVersion,
+      recoveredFrom,
       integrityCheck: () => {
         const rows = sql.all<{ integrity_check: string }>('PRAGMA integrity_check')
         return rows.map((r) => r.integrity_check).join('; ')

@@ -2,7 +2,7 @@
 // and closed together. The services layer holds one of these for the active profile.
 import { AuditLogRepo } from './audit-log-repo'
 import { ConfigCacheRepo } from './config-cache-repo'
-import { openProfileDatabase, type ProfileDatabase } from './database'
+import { openProfileDatabase, type OpenDatabaseOptions, type ProfileDatabase } from './database'
 import { OrdersRepo } from './orders-repo'
 import { SettingsRepo } from './settings-repo'
 import { TickerHistoryRepo } from './ticker-history-repo'
@@ -21,8 +21,8 @@ export interface LocalStore {
   close(): void
 }
 
-export function openLocalStore(dir: string, opts: { now?: () => Date } = {}): LocalStore {
-  const database = openProfileDatabase(dir)
+export function openLocalStore(dir: string, opts: OpenDatabaseOptions = {}): LocalStore {
+  const database = openProfileDatabase(dir, opts)
   const now = opts.now ?? (() => new Date())
   const sql = database.sql
   return {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'libsql'
@@ -61,6 +61,24 @@ describe('openProfileDatabase', () => {
     db = openProfileDatabase(dir)
     expect(db.schemaVersion).toBe(Math.max(...migrations.map((m) => m.version)))
     expect(db.sql.get('SELECT cursor, repair_from FROM sync_cursors')).toEqual({ cursor: '2024-01-01T00:00:00.000Z', repair_from: null })
+  })
+
+  it('moves an unreadable file aside and starts fresh, or throws when asked to', () => {
+    mkdirSync(dir, { recursive: true })
+    const junk = 'not a database, just text '.repeat(40)
+    writeFileSync(join(dir, DATABASE_FILE), junk)
+    expect(() => openProfileDatabase(dir, { onCorrupt: 'throw' })).toThrow(/not a database/)
+    expect(readFileSync(join(dir, DATABASE_FILE), 'utf8')).toBe(junk)
+
+    db = openProfileDatabase(dir, { now: () => new Date(1_700_000_000_000) })
+    const aside = join(dir, `${DATABASE_FILE}.corrupt-1700000000000`)
+    expect(db.recoveredFrom).toBe(aside)
+    expect(readFileSync(aside, 'utf8')).toBe(junk)
+    expect(db.integrityCheck()).toBe('ok')
+    expect(readdirSync(dir).filter((f) => f.includes('.corrupt-'))).toEqual([`${DATABASE_FILE}.corrupt-1700000000000`])
+    db.close()
+    db = openProfileDatabase(dir)
+    expect(db.recoveredFrom).toBeNull()
   })
 
   it('refuses a database written by a newer schema', () => {
