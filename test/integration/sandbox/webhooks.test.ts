@@ -1,6 +1,6 @@
 // Webhook delivery over loopback to a test receiver that verifies every signature:
 // completion webhooks (onramp and offramp shapes), retries with backoff counting
-// webhookTrials, the 5 s deadline (shortened here), sendDummyWebhook and resendWebhook.
+// webhookTrials, the 5 s deadline (shortened to 1 s here), sendDummyWebhook and resendWebhook.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -24,7 +24,7 @@ let script: (number | 'hang')[] = []
 let t = Date.parse('2025-06-01T10:00:00.000Z')
 
 beforeAll(async () => {
-  sb = await startSandbox({ seed: 8, orders: 20, autoGenerate: false, now: () => t, webhookBackoffMs: 5, webhookTimeoutMs: 300, webhookMaxTrials: 4 })
+  sb = await startSandbox({ seed: 8, orders: 20, autoGenerate: false, now: () => t, webhookBackoffMs: 5, webhookTimeoutMs: 1000, webhookMaxTrials: 4 })
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -109,7 +109,7 @@ describe('webhooks', () => {
       [3, false, null],
       [4, true, 200]
     ])
-    expect(d[2]!.error).toBe('no answer within 300 ms')
+    expect(d[2]!.error).toBe('no answer within 1000 ms')
     expect(sb.control.order(o.orderId)).toMatchObject({ status: 5, webhookTrials: 4 })
   })
 
