@@ -95,15 +95,31 @@ function send(res: ServerResponse, status: number, body: string, type = 'applica
   res.end(body)
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const c of req) {
-    size += (c as Buffer).length
-    if (size > MAX_RPC_BODY) throw Object.assign(new Error('request body too large'), { status: 413 })
-    chunks.push(c as Buffer)
+/**
+ * The request body, refused past MAX_RPC_BODY. A body that is too large is still read to
+ * its end (and dropped) rather than cut off: destroying the request mid-upload resets
+ * the connection, and the client would see ECONNRESET instead of the 413.
+ */
+function readBody(req: IncomingMessage): Promise<string> {
+  const declared = Number(req.headers['content-length'] ?? NaN)
+  if (Number.isFinite(declared) && declared > MAX_RPC_BODY) {
+    // Node drains the unread body after the answer; nothing of it is buffered.
+    return Promise.reject(Object.assign(new Error('request body too large'), { status: 413 }))
   }
-  return Buffer.concat(chunks).toString('utf8')
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (c: Buffer) => {
+      size += c.length
+      if (size <= MAX_RPC_BODY) chunks.push(c)
+      else chunks.length = 0
+    })
+    req.on('end', () => {
+      if (size > MAX_RPC_BODY) reject(Object.assign(new Error('request body too large'), { status: 413 }))
+      else resolve(Buffer.concat(chunks).toString('utf8'))
+    })
+    req.on('error', reject)
+  })
 }
 
 export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarness> {
@@ -123,7 +139,14 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
   })
 
   async function serveStatic(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
-    const rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '')
+    let rel: string
+    try {
+      rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '')
+    } catch {
+      return send(res, 400, '{"error":"malformed path"}')
+    }
+    // A NUL byte makes fs throw; it never names a file of ours.
+    if (rel.includes('\0')) return send(res, 404, '{"error":"not found"}')
     const file = normalize(join(root, rel))
     if (file !== root && !file.startsWith(root + sep)) return send(res, 404, '{"error":"not found"}')
     try {
@@ -208,7 +231,8 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
       }
 
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, '{"error":"method not allowed"}')
-      return serveStatic(req, res, url.pathname)
+      // Awaited, so that its failures reach the catch below instead of leaving the request hanging.
+      return await serveStatic(req, res, url.pathname)
     } catch (e) {
       if (!res.headersSent) send(res, 500, JSON.stringify({ error: e instanceof Error ? e.message : 'internal error' }))
       else res.destroy()

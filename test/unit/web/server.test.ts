@@ -1,0 +1,264 @@
+// The browser harness's HTTP front (src/web/server.ts) over loopback with stand-in
+// handlers: the token-for-cookie exchange, the 401/403/415/404/413 refusals, the
+// invalid-input envelope, Server-Sent Events, static files confined to their root, and
+// the CSP on HTML.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { request, type IncomingHttpHeaders } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startWebHarness, type WebHarness } from '../../../src/web/server'
+import { channelNames, type ContractHandlers, type EventName } from '../../../src/shared/ipc/contract'
+
+const TOKEN = 'test-token-0123456789abcdef'
+const SECRET_TEXT = 'outside-the-root-do-not-serve'
+
+let base: string
+let harness: WebHarness
+let emit: (event: EventName, payload: unknown) => void = () => undefined
+let unsubscribed = false
+const calls: Array<{ channel: string; input: unknown }> = []
+
+function handlers(): ContractHandlers {
+  const out: Record<string, (i: unknown) => Promise<unknown>> = {}
+  for (const c of channelNames) {
+    out[c] = async (input) => {
+      calls.push({ channel: c, input })
+      if (c === 'settings:get') return { theme: 'dark' }
+      if (c === 'orders:get') throw Object.assign(new Error('the service refused the request'), { kind: 'api', code: 417, retryable: false })
+      return { ok: true }
+    }
+  }
+  return out as unknown as ContractHandlers
+}
+
+interface Answer {
+  status: number
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+/** A raw request (node:http lets the test set Host and send paths no URL parser would). */
+function send(method: string, path: string, o: { headers?: Record<string, string>; body?: string | Buffer; cookie?: boolean } = {}): Promise<Answer> {
+  const url = new URL(harness.url)
+  const headers: Record<string, string> = { host: url.host, ...(o.cookie === false ? {} : { cookie: `rampdesk_token=${TOKEN}` }), ...o.headers }
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    if (o.body !== undefined) req.end(o.body)
+    else req.end()
+  })
+}
+
+const rpc = (channel: string, body: unknown, headers: Record<string, string> = {}) =>
+  send('POST', `/rpc/${channel}`, { headers: { 'content-type': 'application/json', origin: base.replace(/\/$/, ''), ...headers }, body: JSON.stringify(body) })
+
+let root: string
+let dir: string
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rampdesk-web-'))
+  root = join(dir, 'static')
+  await mkdir(join(root, 'assets'), { recursive: true })
+  await writeFile(join(root, 'index.html'), '<!doctype html><title>Rampdesk</title><script type="module" src="/assets/app.js"></script>')
+  await writeFile(join(root, 'assets', 'app.js'), 'console.log("app")')
+  await writeFile(join(dir, 'secret.txt'), SECRET_TEXT)
+  // A sibling folder whose name starts with the root's: a prefix check without the separator would let it through.
+  await mkdir(join(dir, 'static-evil'), { recursive: true })
+  await writeFile(join(dir, 'static-evil', 'x.txt'), SECRET_TEXT)
+  harness = await startWebHarness({
+    handlers: handlers(),
+    subscribe: (l) => {
+      emit = l
+      return () => {
+        unsubscribed = true
+      }
+    },
+    staticDir: root,
+    token: TOKEN
+  })
+  base = harness.url
+})
+afterAll(async () => {
+  await harness?.close()
+  expect(unsubscribed).toBe(true)
+  await rm(dir, { recursive: true, force: true })
+})
+
+describe('token exchange and cookie', () => {
+  it('/?token= sets an HttpOnly SameSite=Strict cookie and redirects without the token', async () => {
+    const r = await send('GET', `/?token=${TOKEN}&view=orders`, { cookie: false })
+    expect(r.status).toBe(303)
+    expect(r.headers.location).toBe('/?view=orders')
+    const cookie = String(r.headers['set-cookie'])
+    expect(cookie).toContain(`rampdesk_token=${TOKEN}`)
+    expect(cookie).toMatch(/;\s*HttpOnly/)
+    expect(cookie).toMatch(/;\s*SameSite=Strict/)
+    expect(cookie).toMatch(/;\s*Path=\//)
+    const plain = await send('GET', `/?token=${TOKEN}`, { cookie: false })
+    expect(plain.headers.location).toBe('/')
+  })
+
+  it('a wrong token gets 401 and no cookie', async () => {
+    const r = await send('GET', '/?token=nope', { cookie: false })
+    expect(r.status).toBe(401)
+    expect(r.headers['set-cookie']).toBeUndefined()
+  })
+
+  it('requests without the cookie (or with a wrong one) get 401', async () => {
+    expect((await send('GET', '/', { cookie: false })).status).toBe(401)
+    expect((await send('GET', '/events', { cookie: false })).status).toBe(401)
+    const before = calls.length
+    expect((await send('POST', '/rpc/settings:get', { cookie: false, headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401)
+    expect((await send('GET', '/', { cookie: false, headers: { cookie: 'rampdesk_token=wrong' } })).status).toBe(401)
+    expect(calls.length).toBe(before)
+  })
+})
+
+describe('guards', () => {
+  it('a foreign Host header gets 403 (DNS rebinding), even with the cookie', async () => {
+    const r = await send('GET', '/', { headers: { host: `evil.test:${harness.port}` } })
+    expect(r.status).toBe(403)
+    const rpcr = await send('POST', '/rpc/settings:get', { headers: { host: 'evil.test', 'content-type': 'application/json' }, body: '{}' })
+    expect(rpcr.status).toBe(403)
+  })
+
+  it('a foreign Origin on POST gets 403; the own origin passes', async () => {
+    const before = calls.length
+    expect((await rpc('settings:get', {}, { origin: 'https://evil.test' })).status).toBe(403)
+    expect((await rpc('settings:get', {}, { origin: 'null' })).status).toBe(403)
+    expect(calls.length).toBe(before)
+    const ok = await rpc('settings:get', {})
+    expect(ok.status).toBe(200)
+    expect(JSON.parse(ok.body)).toEqual({ ok: true, value: { theme: 'dark' } })
+    const viaLocalhost = await rpc('settings:get', {}, { origin: `http://localhost:${harness.port}` })
+    expect(viaLocalhost.status).toBe(200)
+  })
+
+  it('non-JSON bodies get 415', async () => {
+    const r = await send('POST', '/rpc/settings:get', { headers: { 'content-type': 'text/plain', origin: base.replace(/\/$/, '') }, body: '{}' })
+    expect(r.status).toBe(415)
+    const form = await send('POST', '/rpc/settings:get', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })
+    expect(form.status).toBe(415)
+  })
+
+  it('an unknown channel gets 404 with an unknown_channel envelope', async () => {
+    const r = await rpc('nope:nothing', {})
+    expect(r.status).toBe(404)
+    expect(JSON.parse(r.body)).toMatchObject({ ok: false, error: { kind: 'unknown_channel' } })
+    expect((await rpc('__proto__', {})).status).toBe(404)
+    expect((await rpc('constructor', {})).status).toBe(404)
+  })
+
+  it('an oversized body gets 413', async () => {
+    const huge = JSON.stringify({ payload: 'x'.repeat(3 * 1024 * 1024), signature: 'y' })
+    const r = await send('POST', '/rpc/webhooks:verify', { headers: { 'content-type': 'application/json', origin: base.replace(/\/$/, '') }, body: huge })
+    expect(r.status).toBe(413)
+    expect(JSON.parse(r.body)).toMatchObject({ ok: false, error: { kind: 'invalid_input' } })
+    // Without a Content-Length (chunked), the limit holds as the body streams in.
+    const chunked = await send('POST', '/rpc/webhooks:verify', { headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: huge })
+    expect(chunked.status).toBe(413)
+    // The listener still serves after it.
+    expect((await rpc('settings:get', {})).status).toBe(200)
+  })
+
+  it('GET on an rpc channel gets 405', async () => {
+    const r = await send('GET', '/rpc/settings:get')
+    expect(r.status).toBe(405)
+    expect(r.headers.allow).toBe('POST')
+  })
+})
+
+describe('rpc envelopes', () => {
+  it('invalid input answers an invalid_input envelope naming the field, without calling the handler', async () => {
+    const before = calls.length
+    const r = await rpc('orders:query', { filter: { type: 9 }, offset: 0, limit: 10 })
+    expect(r.status).toBe(200)
+    const env = JSON.parse(r.body)
+    expect(env.ok).toBe(false)
+    expect(env.error.kind).toBe('invalid_input')
+    expect(env.error.message).toContain('filter.type')
+    const notJson = await send('POST', '/rpc/settings:get', { headers: { 'content-type': 'application/json' }, body: '{not json' })
+    expect(JSON.parse(notJson.body)).toMatchObject({ ok: false, error: { kind: 'invalid_input' } })
+    expect(calls.length).toBe(before)
+  })
+
+  it('a handler’s failure travels as the error half of the envelope', async () => {
+    const r = await rpc('orders:get', { type: 1, orderId: 5 })
+    expect(r.status).toBe(200)
+    expect(JSON.parse(r.body)).toEqual({ ok: false, error: { kind: 'api', message: 'the service refused the request', code: 417, retryable: false } })
+    expect(calls.at(-1)).toEqual({ channel: 'orders:get', input: { type: 1, orderId: 5 } })
+  })
+})
+
+describe('events', () => {
+  it('/events streams contract events as Server-Sent Events', async () => {
+    const url = new URL(harness.url)
+    const frames = await new Promise<string>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: '/events', headers: { host: url.host, cookie: `rampdesk_token=${TOKEN}` } }, (res) => {
+        expect(res.statusCode).toBe(200)
+        expect(res.headers['content-type']).toBe('text/event-stream')
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (c: string) => {
+          text += c
+          if (text.startsWith(':') && !text.includes('event:')) emit('ticker:tick', { fiatType: 1, rows: [], nextRefreshAt: null })
+          if (text.includes('\n\nevent: ticker:tick\n') || /event: ticker:tick\ndata: .*\n\n/.test(text)) {
+            req.destroy()
+            resolve(text)
+          }
+        })
+      })
+      req.on('error', reject)
+      req.end()
+    })
+    expect(frames).toMatch(/event: ticker:tick\ndata: \{"fiatType":1,"rows":\[\],"nextRefreshAt":null\}\n\n/)
+  })
+})
+
+describe('static files', () => {
+  it('serves the renderer with a CSP and framing refused', async () => {
+    const r = await send('GET', '/')
+    expect(r.status).toBe(200)
+    expect(r.headers['content-type']).toBe('text/html; charset=utf-8')
+    const csp = String(r.headers['content-security-policy'])
+    expect(csp).toContain("default-src 'none'")
+    expect(csp).toContain("script-src 'self'")
+    expect(csp).toContain("frame-ancestors 'none'")
+    expect(csp).not.toContain('unsafe-inline')
+    expect(r.headers['x-frame-options']).toBe('DENY')
+    expect(r.headers['x-content-type-options']).toBe('nosniff')
+    const js = await send('GET', '/assets/app.js')
+    expect(js.status).toBe(200)
+    expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8')
+  })
+
+  it('cannot be made to read outside the root', async () => {
+    const attempts = [
+      '/../secret.txt',
+      '/assets/../../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/%2e%2e%2fsecret.txt',
+      '/..%2fsecret.txt',
+      '/assets/..%2f..%2fsecret.txt',
+      '/..%5csecret.txt',
+      '/%2e%2e/static-evil/x.txt',
+      '/../static-evil/x.txt',
+      `/${encodeURIComponent(join(dir, 'secret.txt'))}`,
+      '//etc/passwd',
+      '/%00/secret.txt',
+      '/%E0%A4%A'
+    ]
+    for (const path of attempts) {
+      const r = await send('GET', path)
+      expect(r.body, path).not.toContain(SECRET_TEXT)
+      expect(r.body, path).not.toContain('root:')
+      expect([400, 404], `${path} answered ${r.status}`).toContain(r.status)
+    }
+  })
+})
