@@ -79,3 +79,26 @@ test('a canary secret never reaches the renderer', async ({ page }) => {
   // Nor on disk in the clear: not in the database, its WAL, the logs or the secret file.
   expect(await filesContaining(e.app.dataDir, CANARY)).toEqual([])
 })
+
+test('switching to a live profile shows the LIVE badge; switching back and deleting it works', async ({ page }) => {
+  await openView(page, e, 'settings')
+  const list = page.getByRole('list', { name: 'Profiles' })
+  if ((await list.getByRole('listitem').filter({ hasText: 'Canary live' }).count()) === 0) {
+    await page.getByRole('button', { name: 'New live profile' }).click()
+    const form = page.getByRole('form', { name: 'New profile' })
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('Canary live')
+    await form.getByRole('textbox', { name: 'Base URL' }).fill(e.app.services.sandbox()?.url ?? 'http://127.0.0.1:9')
+    await form.getByRole('textbox', { name: 'API key' }).fill('some-key')
+    await form.getByRole('button', { name: 'Save profile' }).click()
+  }
+  await page.getByRole('button', { name: 'Switch to Canary live' }).click()
+  await expect(page.getByTestId('profile-kind')).toHaveText('LIVE')
+  await expect(page.getByTestId('profile')).toContainText('Canary live')
+  await shot(page, 'settings-live-profile')
+
+  await page.getByRole('button', { name: 'Switch to Sandbox' }).click()
+  await expect(page.getByTestId('profile-kind')).toHaveText('SANDBOX')
+  page.once('dialog', (d) => void d.accept())
+  await page.getByRole('button', { name: 'Delete Canary live' }).click()
+  await expect(list.getByRole('listitem').filter({ hasText: 'Canary live' })).toHaveCount(0)
+})
