@@ -101,6 +101,10 @@ export class ApiClient {
 
   merchantHistory(req: MerchantHistoryRequest & { type: 1 }, opts?: CallOptions): Promise<z.output<typeof OnrampHistoryResponse>['data']>
   merchantHistory(req: MerchantHistoryRequest & { type: 2 }, opts?: CallOptions): Promise<z.output<typeof OfframpHistoryResponse>['data']>
+  merchantHistory(
+    req: MerchantHistoryRequest & { type: 1 | 2 },
+    opts?: CallOptions
+  ): Promise<z.output<typeof OnrampHistoryResponse>['data'] | z.output<typeof OfframpHistoryResponse>['data']>
   merchantHistory(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions) {
     return this.callWith('merchantHistory', req, opts, req.type === 2 ? OfframpHistoryResponse : OnrampHistoryResponse)
   }
