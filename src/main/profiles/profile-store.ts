@@ -79,7 +79,10 @@ export const ProfileInput = z.object({
 })
 export type ProfileInput = z.input<typeof ProfileInput>
 
-export const ProfilePatch = ProfileInput.omit({ id: true }).partial()
+/** No defaults here: a field left out of a patch keeps its current value. */
+export const ProfilePatch = z
+  .object({ name: Name, kind: ProfileKind, baseUrl: BaseUrl, serviceName: ServiceName, apiKey: ApiKey })
+  .partial()
 export type ProfilePatch = z.input<typeof ProfilePatch>
 
 const ProfilesFile = z.object({

@@ -128,6 +128,9 @@ describe('ProfileStore', () => {
     await expect(store.update(p.id, { name: 'other' })).rejects.toMatchObject({ code: 'duplicate_name' })
     await expect(store.update(p.id, { baseUrl: 'javascript:alert(1)' })).rejects.toMatchObject({ code: 'invalid' })
     await expect(store.update('nope', { name: 'x' })).rejects.toMatchObject({ code: 'not_found' })
+    // Fields left out of a patch keep their values (no defaults sneak in).
+    const custom = await store.create({ name: 'Acme', kind: 'live', baseUrl: 'https://d.example.test', serviceName: 'acme', apiKey: 'AK-9' })
+    expect(await store.update(custom.id, { baseUrl: 'https://e.example.test' })).toMatchObject({ serviceName: 'acme', apiKey: 'AK-9', kind: 'live' })
     // Renaming to its own name in another case is allowed.
     expect((await store.update(p.id, { name: 'LIVE' })).name).toBe('LIVE')
     expect((await open()).get(p.id)!.baseUrl).toBe('https://c.example.test')
