@@ -112,7 +112,17 @@ function offrampQuantity8(rng: Rng, coin: CoinDef): bigint {
 /** Whether quantity (10^-8) times price (10^-4) lies within the offramp bounds, in exact integers. */
 function offrampInBounds(q8: bigint, price: string, bounds: { min: string; max: string }): boolean {
   const gross12 = q8 * scaledBig(price, 4)
-  return gross12 >= scaledBig(bounds.min, 12) && gross12 <= scaledBig(bounds.max, 12)
+  return gross12 >= scaled12(bounds.min) && gross12 <= scaled12(bounds.max)
+}
+
+const scaled12Memo = new Map<string, bigint>()
+function scaled12(v: string): bigint {
+  let s = scaled12Memo.get(v)
+  if (s === undefined) {
+    s = scaledBig(v, 12)
+    scaled12Memo.set(v, s)
+  }
+  return s
 }
 
 // ---------------------------------------------------------------- historical orders

@@ -64,7 +64,13 @@ export function pathAt(id: number): StatusPath {
 /** The paths an order of a type created at time t can follow. */
 export function pathsFor(type: OrderType, createdAt: number): StatusPath[] {
   const legacy = createdAt < LEGACY_UNTIL
-  return PATHS.filter((p) => p.type === type && (p.era === 'any' || (p.era === 'legacy') === legacy))
+  return ERA_PATHS[type][legacy ? 1 : 0]
+}
+
+const eraPaths = (type: OrderType, legacy: boolean): StatusPath[] => PATHS.filter((p) => p.type === type && (p.era === 'any' || (p.era === 'legacy') === legacy))
+const ERA_PATHS: Record<OrderType, [StatusPath[], StatusPath[]]> = {
+  1: [eraPaths(1, false), eraPaths(1, true)],
+  2: [eraPaths(2, false), eraPaths(2, true)]
 }
 
 /** A path of the type that goes through a status (for admin "advance to status X"). */
