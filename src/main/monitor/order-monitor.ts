@@ -15,7 +15,7 @@ import type { LocalStore } from '../store/local-store'
 import type { OrderSummary, StatusChange, StatusSource } from '../store/orders-repo'
 import { toContractRow } from '../order-rows'
 import { HistorySync, type HistoryClient, type PageApplied } from './history-sync'
-import { WatchPoller, type WatchClient, type WatchSchedule } from './watches'
+import { realTimers, WatchPoller, type WatchClient, type WatchSchedule } from './watches'
 
 export type MonitorClient = HistoryClient & WatchClient
 
@@ -72,11 +72,6 @@ interface Scope {
   nextRunAt: number | null
   lastError: ApiErrorInfo | null
   progress: { pages: number; orders: number } | null
-}
-
-const realTimers: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>)
 }
 
 const scopeKey = (type: number, fiatType: number) => `${type}:${fiatType}`

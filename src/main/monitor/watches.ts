@@ -62,7 +62,8 @@ const BUDGET_WINDOW_MS = 60_000
 const RESERVED_INTERACTIVE = 2
 const DEFAULT_ORDER_STATUS_LIMIT = 120
 
-const realTimers: Timers = {
+/** setTimeout/clearTimeout of the runtime, for the monitor's injectable Timers. */
+export const realTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>)
 }
