@@ -267,6 +267,19 @@ describe('OrderMonitor', () => {
       expect(fake.statusCalls.length).toBeGreaterThan(ids.length)
     })
 
+    it('backs off to the longest interval for an order the service says no longer exists (417)', async () => {
+      monitor = make({ historyPollMs: 3_600_000 })
+      monitor.start()
+      await clock.advance(0)
+      monitor.watch(1, 987654)
+      await clock.advance(0)
+      expect(fake.statusCalls).toHaveLength(1)
+      const w = monitor.watchSchedule()[0]!
+      expect(w.lastError).toMatchObject({ kind: 'api', code: 417 })
+      expect(w.intervalMs).toBe(WATCH * 8)
+      expect(w.nextPollAt! - clock.t).toBe(WATCH * 8)
+    })
+
     it('stop() aborts a poll in flight', async () => {
       await monitor.syncNow()
       fake.holdStatus = true
