@@ -96,6 +96,9 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   let generation = 0
   // Profile switches and shutdown run one at a time; calls wait for the switch to finish.
   let switching: Promise<unknown> = Promise.resolve()
+  // Windows that show tickers, kept across sessions: a window does not say so again
+  // when the profile changes under it, and its prices must keep moving.
+  const tickerViews = new Set<'main' | 'tray'>()
 
   function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
     for (const l of listeners) {
@@ -187,6 +190,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       current = await openSession(profile)
       current.store.audit.append('profile.switch', { to: profile.id, name: profile.name })
       await current.start()
+      for (const view of tickerViews) current.tickers.setVisible(view, true)
       emit('profile:changed', profile)
       return profile
     })
@@ -340,6 +344,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       return s.tickers.current()
     },
     'tickers:visibility': async ({ view, visible }) => {
+      if (visible) tickerViews.add(view)
+      else tickerViews.delete(view)
       ;(await ready()).tickers.setVisible(view, visible)
       return { ok: true }
     },

@@ -63,6 +63,18 @@ describe('tickers', () => {
     expect(failed.rows.find((r) => r.coinId === usdtId)!.buy).toBe(row.buy)
   })
 
+  it('a view that shows tickers keeps getting them after the profile session is replaced', async () => {
+    await h.call('tickers:visibility', { view: 'main', visible: true })
+    const before = h.lastSeq()
+    // Re-activating the profile reopens its session; the window does not announce itself again.
+    await h.call('profiles:switch', { id: 'sandbox' })
+    const tick = await h.waitFor('ticker:tick', () => true, before)
+    expect(tick.nextRefreshAt).not.toBeNull()
+    expect(h.services.session().tickers.current().nextRefreshAt).not.toBeNull()
+    await h.call('tickers:visibility', { view: 'main', visible: false })
+    expect(h.services.session().tickers.current().nextRefreshAt).toBeNull()
+  })
+
   it('a fiat switch shows that fiat’s prices only and remembers the choice', async () => {
     const t = await h.call('tickers:get', { fiatType: 2 })
     expect(t.fiatType).toBe(2)
