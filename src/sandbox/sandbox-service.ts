@@ -16,7 +16,6 @@ import {
   MINIMUM_SELL_AMOUNT,
   OFFRAMP_LIMITS,
   chainSymbolMapping,
-  chainSymbolOf,
   findCoinByCode,
   findCoinById,
   minimumBuyAmountInr,
@@ -477,4 +476,3 @@ function ok(data: unknown): { status: 1; code: 200; data: unknown } {
   return { status: 1, code: 200, data }
 }
 
-export { chainSymbolOf, ONRAMP, OFFRAMP }
