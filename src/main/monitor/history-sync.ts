@@ -18,9 +18,9 @@
 // the end of the listing, and every later page then starts one record further on: one
 // record would be skipped. Such a move shows as an order read twice in the run with a newer
 // updatedAt; when that happens the run ends with a repair pass from the moved order's old
-// updatedAt, which re-reads (unchanged, no writes) and catches what shifted. Under constant
-// churn a run stops after a few repair passes and the next run starts with the one still
-// owed (in memory: a restart forgets it; see the report on that limit).
+// updatedAt, which re-reads (unchanged, no writes) and catches what shifted. The position a
+// repair is owed from is committed with the page that revealed it (the cursor's
+// repairFrom), so under constant churn, or across a restart, the next run starts with it.
 import type { CallOptions } from '../api/client'
 import type { MerchantHistoryRequest } from '../../shared/api/endpoints'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
@@ -79,8 +79,6 @@ export interface SyncRunResult {
 
 export class HistorySync {
   readonly pageSize: number
-  /** Per scope: the oldest updatedAt from which a repair pass is still owed (kept in memory only). */
-  private readonly unresolved = new Map<string, string>()
 
   constructor(private readonly o: HistorySyncOptions) {
     this.pageSize = o.pageSize ?? HISTORY_PAGE_SIZE
@@ -89,7 +87,6 @@ export class HistorySync {
 
   /** Brings one scope up to date: pages until a short page. Throws the client's ApiError; committed pages stay. */
   async run(type: OrderType, fiatType: number, opts: SyncRunOptions = {}): Promise<SyncRunResult> {
-    const key = `${type}:${fiatType}`
     const start = this.o.orders.getCursor(type, fiatType)
     let { since, page } = nextHistoryRequest(start, this.pageSize)
     const out: SyncRunResult = {
@@ -104,14 +101,16 @@ export class HistorySync {
       cursor: start.cursor,
       repairs: 0
     }
-    // A repair a previous run could not finish comes first: a pass from there also covers
-    // everything after the cursor.
-    const carried = this.unresolved.get(key)
-    let repair = carried !== undefined
-    if (carried !== undefined) {
-      since = carried
+    // A repair a previous run (or a previous process) could not finish comes first: a pass
+    // from there also covers everything after the cursor.
+    const owed = start.repairFrom
+    let repair = owed !== null
+    if (owed !== null) {
+      since = owed
       page = 1
     }
+    // The repair position as committed: owed until the pass that started there ends.
+    let committed = owed
     // updatedAt of every order read in this run, to notice orders that moved under us.
     const readAt = new Map<number, string>()
     // Oldest position of a move seen during the current pass.
@@ -122,32 +121,28 @@ export class HistorySync {
       out.requests++
       for (const r of records) {
         const before = readAt.get(r.orderId)
-        if (before !== undefined && r.updatedAt > before) {
-          if (movedFrom === null || before < movedFrom) movedFrom = before
-          const u = this.unresolved.get(key)
-          if (u === undefined || before < u) this.unresolved.set(key, before)
-        }
+        if (before !== undefined && r.updatedAt > before && (movedFrom === null || before < movedFrom)) movedFrom = before
         readAt.set(r.orderId, r.updatedAt)
       }
+      const last = records.length < this.pageSize
+      // What a restart must still repair, committed with this page: at the end of a pass only
+      // the moves seen during it; before that, also whatever the pass was started to repair.
+      const owedNow = last ? movedFrom : minIso(committed, movedFrom)
+      const repairFrom = owedNow !== committed ? owedNow : undefined
       // Synchronous from here to the commit: an abort cannot split a page from its cursor.
-      const result = this.o.orders.applyHistoryPage({ type, fiatType, records })
+      const result = this.o.orders.applyHistoryPage({ type, fiatType, records, ...(repairFrom !== undefined ? { repairFrom } : {}) })
+      committed = owedNow
       out.pages++
       out.orders += records.length
       out.created += result.created.length
       out.statusChanged += result.statusChanged.length
       out.cursor = result.cursor.cursor
       opts.onPage?.({ type, fiatType, pages: out.pages, orders: out.orders, result, repair })
-      if (records.length === this.pageSize) {
+      if (!last) {
         page++
         continue
       }
-      // The end of a pass: what it started to repair is repaired; moves seen during it are not.
-      if (movedFrom === null) {
-        this.unresolved.delete(key)
-        return out
-      }
-      this.unresolved.set(key, movedFrom)
-      if (out.repairs >= MAX_REPAIR_PASSES) return out
+      if (movedFrom === null || out.repairs >= MAX_REPAIR_PASSES) return out
       since = movedFrom
       page = 1
       movedFrom = null
@@ -156,9 +151,9 @@ export class HistorySync {
     }
   }
 
-  /** The position a repair still has to start from, when a run ended with one outstanding. */
+  /** Where a repair pass is still owed from (committed in the store), or null. */
   pendingRepair(type: OrderType, fiatType: number): string | null {
-    return this.unresolved.get(`${type}:${fiatType}`) ?? null
+    return this.o.orders.getCursor(type, fiatType).repairFrom
   }
 
   private fetch(type: OrderType, fiatType: number, since: string | undefined, page: number, signal: AbortSignal | undefined) {
@@ -166,4 +161,10 @@ export class HistorySync {
     const opts = { priority: 'background' as const, signal }
     return this.o.client.merchantHistory({ ...req, type }, opts)
   }
+}
+
+function minIso(a: string | null, b: string | null): string | null {
+  if (a === null) return b
+  if (b === null) return a
+  return a < b ? a : b
 }

@@ -173,6 +173,26 @@ describe('HistorySync', () => {
     expect(store.orders.get(1, 10)!.status).toBe(3)
   })
 
+  it('commits the repair it owes, so a restart before the repair pass starts with it', async () => {
+    for (let i = 1; i <= 1400; i++) fake.put(1, 1, onramp(i, at(i)))
+    fake.beforeAnswer = (_c, n) => {
+      if (n === 2) fake.change(1, 1, 10, 3, at(9999))
+    }
+    fake.failAt(4) // the repair pass's first page
+    await expect(sync().run(1, 1)).rejects.toThrow(ApiError)
+    fake.beforeAnswer = undefined
+    store.close()
+    store = openLocalStore(dir)
+    expect(store.orders.getCursor(1, 1).repairFrom).toBe(at(10))
+    expect(store.orders.get(1, 501)).toBeUndefined()
+    fake.calls.length = 0
+    const s = sync()
+    await s.run(1, 1)
+    expect(fake.calls[0]).toMatchObject({ since: at(10), page: 1 })
+    expect(s.pendingRepair(1, 1)).toBeNull()
+    expectMatchesTruth()
+  })
+
   it('stays complete under random changes during long syncs (randomised, seeded)', async () => {
     let seed = 12345
     const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
