@@ -360,7 +360,8 @@ export class SandboxService {
       secret: this.keys.get(apiKey) ?? '',
       retry: false,
       beforeAttempt: () => this.bumpTrials(row),
-      body: () => this.renderer.webhookBody(row)
+      body: () => this.renderer.webhookBody(row),
+      onSuccess: () => this.markWebhookSent(row)
     })
     const said = r.httpStatus !== null ? `HTTP ${r.httpStatus}${r.response ? `: ${r.response.slice(0, 200)}` : ''}` : `no answer (${r.error ?? 'unknown error'})`
     return ok(r.httpStatus !== null ? `Response received from merchant's server: ${said}` : `Webhook for order ${orderId} sent to ${url}, but the merchant's server gave ${said}`)
@@ -384,14 +385,17 @@ export class SandboxService {
       retry: true,
       beforeAttempt: () => this.bumpTrials(row),
       body: () => this.renderer.webhookBody(row),
-      onSuccess: () => {
-        const path = pathAt(this.store.path[row] ?? 0)
-        const last = path.statuses.length - 1
-        if (path.webhookStatus !== undefined && this.store.step[row] === last && this.store.status[row] === path.statuses[last]) {
-          this.store.setStatus(row, path.webhookStatus, last, this.serverNow())
-        }
-      }
+      onSuccess: () => this.markWebhookSent(row)
     })
+  }
+
+  /** A completed order whose webhook was acknowledged moves on to "webhook sent" (4 -> 5, 15 -> 16, ...). */
+  private markWebhookSent(row: number): void {
+    const path = pathAt(this.store.path[row] ?? 0)
+    const last = path.statuses.length - 1
+    if (path.webhookStatus !== undefined && this.store.step[row] === last && this.store.status[row] === path.statuses[last]) {
+      this.store.setStatus(row, path.webhookStatus, last, this.serverNow())
+    }
   }
 
   // ---------------------------------------------------------------- control

@@ -119,6 +119,10 @@ describe('webhooks', () => {
     await finish(o.orderId)
     expect(received).toHaveLength(4)
     expect(sb.control.order(o.orderId)).toMatchObject({ status: 15, webhookTrials: 4 })
+    // A later resend that the merchant acknowledges completes the job.
+    expect(await data<string>(sb, 'resendWebhook', { orderId: o.orderId })).toBe("Response received from merchant's server: HTTP 200: ok")
+    expect(received[4]!.body).toMatchObject({ orderId: o.orderId, status: 15, webhookTrials: 5 })
+    expect(sb.control.order(o.orderId)).toMatchObject({ status: 16, webhookTrials: 5 })
   })
 
   it('sends offramp records with the live extras', async () => {
@@ -146,6 +150,7 @@ describe('webhooks', () => {
 
   it('resendWebhook answers after the merchant server did, saying what it answered', async () => {
     const id = sb.control.groundTruth()[0]!.orderId
+    const resendsBefore = sb.control.listDeliveries().filter((d) => d.kind === 'resend').length
     script = [202]
     const text = await data<string>(sb, 'resendWebhook', { orderId: String(id) })
     expect(text).toBe("Response received from merchant's server: HTTP 202: accepted")
@@ -153,7 +158,7 @@ describe('webhooks', () => {
     expect(received[0]!.body.orderId).toBe(id)
     script = [500]
     expect(await data<string>(sb, 'resendWebhook', { orderId: id })).toBe("Response received from merchant's server: HTTP 500: nope")
-    expect(sb.control.listDeliveries().filter((d) => d.kind === 'resend')).toHaveLength(2)
+    expect(sb.control.listDeliveries().filter((d) => d.kind === 'resend')).toHaveLength(resendsBefore + 2)
   })
 
   it('without a webhook URL, the webhook calls answer 400', async () => {
