@@ -34,31 +34,42 @@ export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
   const staticDir = opts.staticDir ?? (await buildRenderer({ quiet: true }))
   const temp = !opts.dataDir
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'rampdesk-web-')))
-  const services = await createServices({
-    dataDir,
-    exportDir: join(dataDir, 'exports'),
-    version: pkg.version,
-    shellKind: 'web',
-    sandbox: opts.sandbox,
-    ...opts.services
-  })
-  await services.start()
-  const harness = await startWebHarness({
-    handlers: services.handlers,
-    subscribe: services.subscribe,
-    staticDir,
-    host: opts.host,
-    port: opts.port
-  })
+  // A failure half-way (a port in use, a sandbox that cannot start) must not leave the
+  // services running or a temporary data directory behind.
+  let services: Services | null = null
+  let harness: WebHarness
+  try {
+    services = await createServices({
+      dataDir,
+      exportDir: join(dataDir, 'exports'),
+      version: pkg.version,
+      shellKind: 'web',
+      sandbox: opts.sandbox,
+      ...opts.services
+    })
+    await services.start()
+    harness = await startWebHarness({
+      handlers: services.handlers,
+      subscribe: services.subscribe,
+      staticDir,
+      host: opts.host,
+      port: opts.port
+    })
+  } catch (e) {
+    await services?.close().catch(() => undefined)
+    if (temp) await rm(dataDir, { recursive: true, force: true })
+    throw e
+  }
+  const started = services
   return {
     url: harness.url,
     openUrl: harness.openUrl,
     harness,
-    services,
+    services: started,
     dataDir,
     async close() {
       await harness.close()
-      await services.close()
+      await started.close()
       if (temp) await rm(dataDir, { recursive: true, force: true })
     }
   }
