@@ -4,7 +4,7 @@
 // every supported coin and network, the webhook calls), and every failure parses as
 // the error envelope.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
+import { PATHS, startSandbox, type Sandbox } from '../../../src/sandbox'
 import { endpointNames, endpoints, type EndpointName } from '../../../src/shared/api/endpoints'
 import { ErrorEnvelope } from '../../../src/shared/api/schemas'
 import { COINS, FIATS } from '../../../src/sandbox/catalogue'
@@ -65,6 +65,28 @@ describe('every sandbox response parses with its schema', () => {
     }
     const truth = sb.control.groundTruth()
     for (const o of truth.slice(0, 60)) await expectParses('orderStatus', { orderId: String(o.orderId), type: o.type })
+  })
+
+  it('history records at every step of every status path', async () => {
+    for (const p of PATHS) {
+      const o = sb.control.createOrder(
+        p.type === 1 ? { type: 1, path: p.name, hold: true, fiatType: 1, coinCode: 'usdt', network: 'bep20', fiatAmount: 1500 } : { type: 2, path: p.name, hold: true, coinCode: 'eth', network: 'matic20', quantity: 0.2 }
+      )
+      const statuses: number[] = []
+      for (;;) {
+        t += 1000
+        const page = (await expectParses('merchantHistory', { type: p.type, order: 'DESC', pageSize: 1 })) as { data: { orderId: number; status: number }[] }
+        expect(page.data[0]!.orderId).toBe(o.orderId)
+        statuses.push(page.data[0]!.status)
+        await expectParses('orderStatus', { orderId: o.orderId, type: p.type })
+        try {
+          sb.control.advanceOrder(o.orderId)
+        } catch {
+          break
+        }
+      }
+      expect(statuses).toEqual(p.statuses)
+    }
   })
 
   it('webhook calls', async () => {
