@@ -6,9 +6,16 @@ import { channelNames, channels } from '../../../src/shared/ipc/contract'
 import { startServicesHarness, type ServicesHarness } from './harness'
 
 let h: ServicesHarness
+const shown: unknown[] = []
+const autostart: boolean[] = []
 
 beforeAll(async () => {
-  h = await startServicesHarness()
+  h = await startServicesHarness({
+    shell: {
+      showMain: (order) => void shown.push(order ?? null),
+      setStartAtLogin: async (enabled) => void autostart.push(enabled)
+    }
+  })
 })
 afterAll(async () => {
   await h?.close()
@@ -42,6 +49,27 @@ describe('contract coverage', () => {
     await h.call('audit:list', { limit: 10 })
     await h.call('secrets:status', { profileId: 'sandbox' })
     expect(h.contractViolations).toEqual([])
+  })
+
+  it('shell actions go to the shell: external links (http(s) only), showing the main window, start at login', async () => {
+    await h.call('app:openExternal', { url: 'https://etherscan.io/tx/0xabc' })
+    expect(h.services.openedUrls).toEqual(['https://etherscan.io/tx/0xabc'])
+    const js = await h.envelope('app:openExternal', { url: 'javascript:alert(1)' })
+    expect(js.ok).toBe(false)
+    const file = await h.envelope('app:openExternal', { url: 'file:///etc/passwd' })
+    expect(file.ok).toBe(false)
+    expect(h.services.openedUrls).toHaveLength(1)
+
+    await h.call('app:showMain', { order: { type: 2, orderId: 100200 } })
+    await h.call('app:showMain', {})
+    expect(shown).toEqual([{ type: 2, orderId: 100200 }, null])
+
+    await h.call('settings:update', { startAtLogin: true })
+    await h.call('settings:update', { theme: 'dark' })
+    expect(autostart).toEqual([true])
+    expect((await h.call('settings:get', {})).startAtLogin).toBe(true)
+    const audit = await h.call('audit:list', { limit: 10 })
+    expect(audit.rows.filter((r) => r.action === 'settings.update')).toHaveLength(2)
   })
 
   it('refuses input the contract refuses, naming the field', async () => {

@@ -14,13 +14,14 @@ import type { OrderFilter } from '../../../src/shared/ipc/contract'
 import { startServicesHarness, type ServicesHarness } from './harness'
 
 let h: ServicesHarness
+const notes: Array<{ title: string; body: string; order?: { type: 1 | 2; orderId: number } }> = []
 let truth: TruthOrder[]
 const FORMULA_MRID = '=HYPERLINK("http://evil.test","x")'
 /** An order whose status no label table knows, as a future service version might send. */
 let unknownOrder: TruthOrder
 
 beforeAll(async () => {
-  h = await startServicesHarness({ sandbox: { orders: 400, autoGenerate: false, seed: 23 } })
+  h = await startServicesHarness({ sandbox: { orders: 400, autoGenerate: false, seed: 23 }, shell: { notify: (n) => void notes.push(n) } })
   const sb = h.services.sandbox()!
   sb.control.createOrder({ type: 1, fiatType: 1, merchantRecognitionId: FORMULA_MRID })
   const fiats = [...new Set(sb.control.groundTruth().map((o) => o.fiatType))].sort((a, b) => a - b)
@@ -192,6 +193,23 @@ describe('one order', () => {
     const audit = await h.call('audit:list', { limit: 50 })
     expect(audit.rows.some((r) => r.action === 'order.watch' && r.detail.orderId === created.orderId)).toBe(true)
     await h.call('orders:watch', { type: 1, orderId: created.orderId, watch: false })
+  })
+
+  it('a change to a terminal status notifies (default policy), a change within progress does not', async () => {
+    const sb = h.services.sandbox()!
+    const o = sb.control.createOrder({ type: 1, fiatType: 1, hold: true, merchantRecognitionId: 'notify-me' })
+    await h.services.session().monitor.syncNow()
+    notes.length = 0
+    sb.control.advanceOrder(o.orderId)
+    await h.services.session().monitor.syncNow()
+    expect(notes.filter((n) => n.order?.orderId === o.orderId)).toEqual([])
+    const done = sb.control.advanceOrder(o.orderId, 15)
+    expect(statusInfo(1, done.status).terminal).toBe(true)
+    await h.services.session().monitor.syncNow()
+    const mine = notes.filter((n) => n.order?.orderId === o.orderId)
+    expect(mine).toHaveLength(1)
+    expect(mine[0]!.title).toBe(`Onramp order ${o.orderId}: withdrawal complete (15)`)
+    expect(mine[0]!.order).toEqual({ type: 1, orderId: o.orderId })
   })
 })
 
