@@ -38,14 +38,10 @@ function readBody(req: IncomingMessage): Promise<string> {
     let size = 0
     req.on('data', (c: Buffer) => {
       size += c.length
-      if (size > MAX_BODY_BYTES) {
-        reject(new BodyTooLarge())
-        req.destroy()
-        return
-      }
-      chunks.push(c)
+      // Past the cap, keep draining (so the 400 can still be answered) but keep nothing.
+      if (size <= MAX_BODY_BYTES) chunks.push(c)
     })
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    req.on('end', () => (size > MAX_BODY_BYTES ? reject(new BodyTooLarge()) : resolve(Buffer.concat(chunks).toString('utf8'))))
     req.on('error', reject)
   })
 }
@@ -168,6 +164,9 @@ export function createSandboxServer(service: SandboxService, o: HttpOptions): Se
       sendError(res, 500, `Internal server error: ${e instanceof Error ? e.message : String(e)}`)
     })
   })
-  server.keepAliveTimeout = 5_000
+  // Like the load balancers in front of real services: idle connections live a minute,
+  // longer than any client keeps them, so closing is the client's decision.
+  server.keepAliveTimeout = 65_000
+  server.headersTimeout = 66_000
   return server
 }

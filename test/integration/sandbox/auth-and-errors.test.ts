@@ -101,7 +101,8 @@ describe('errors', () => {
     expectError(await raw(sb, endpointPath('service', 'publicAllConfig'), { method: 'POST', rawBody: '{}' }), 405, /use GET/)
   })
 
-  it('400 for a body that is not JSON or not an object', async () => {
+  it('400 for a body that is not JSON, not an object, or larger than 1 MiB', async () => {
+    expectError(await call(sb, 'limits', { rawBody: JSON.stringify({ type: 1, pad: 'x'.repeat(1 << 20) }), body: { type: 1 } }), 400, /larger than/)
     expectError(await call(sb, 'limits', { rawBody: '{"type":', body: { type: 1 } }), 400, 'Malformed JSON body')
     const payload = encodePayload(sb.control.serverNow(), [])
     expectError(await call(sb, 'limits', { rawBody: '[]', headers: { [names.payload]: payload, [names.signature]: signPayload(payload, sb.apiSecret) } }), 400, /JSON object/)
