@@ -94,7 +94,12 @@ export class Transport implements HttpTransport {
       pool = new Pool(origin, {
         connections: this.opts.connections ?? 6,
         connect: { timeout: this.opts.connectTimeoutMs ?? 10_000 },
-        keepAliveTimeout: 30_000
+        // Idle sockets are dropped well before a typical server's own idle timeout (5 s for
+        // Node, 60 s for most load balancers; undici also honours the server's Keep-Alive
+        // hint), so a request is never written to a socket the server is closing.
+        keepAliveTimeout: 4_000,
+        keepAliveMaxTimeout: 60_000,
+        keepAliveTimeoutThreshold: 2_000
       })
       this.pools.set(origin, pool)
     }
