@@ -157,6 +157,18 @@ describe('orders:query against the ground truth', () => {
 })
 
 describe('one order', () => {
+  it('the first sync does not announce every historical order; a new one arrives as order:created', async () => {
+    expect(h.events.filter((e) => e.event === 'order:created')).toEqual([])
+    const sb = h.services.sandbox()!
+    const o = sb.control.createOrder({ type: 2, fiatType: 1, merchantRecognitionId: 'brand-new' })
+    const before = h.lastSeq()
+    await h.services.session().monitor.syncNow()
+    const ev = await h.waitFor('order:created', (r) => r.orderId === o.orderId, before)
+    expect(ev).toMatchObject({ type: 2, merchantRecognitionId: 'brand-new', status: o.status, watched: false })
+    expect(h.events.filter((e) => e.seq > before && e.event === 'order:created')).toHaveLength(1)
+    truth.push(o)
+  })
+
   it('orders:get has the row, the record and the timeline', async () => {
     const o = truth.find((x) => x.type === 1 && x.orderId !== unknownOrder.orderId)!
     const got = await h.call('orders:get', { type: 1, orderId: o.orderId })
