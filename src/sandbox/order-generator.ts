@@ -2,7 +2,7 @@
 // historical orders of --orders N (spread over months, some before the 4.4 cutover),
 // and the live generator that, on every tick, creates new orders and advances the ones
 // whose next step is due. Everything is drawn from seeded streams and the injected clock.
-import { cmp, mul, round, toDecimalString } from '../shared/domain/money'
+import { add, cmp, mul, round, toDecimalString } from '../shared/domain/money'
 import { COINS, FIATS, INR, chainIndexById, gasEntry, findCoinByCode, findCoinById, type CoinDef, type FiatDef } from './catalogue'
 import { SandboxError, fail } from './errors'
 import { toScaled } from './fixed-point'
@@ -57,7 +57,7 @@ export interface GeneratorContext {
 
 const coinIndex = (c: CoinDef): number => COINS.indexOf(c)
 
-/** Smallest whole fiat amount that still buys something after fees and gas at up to 3x today's price. */
+/** Smallest whole fiat amount that still buys at least one unit after fees and gas at up to 3x today's price. */
 class AmountFloors {
   private readonly memo = new Map<number, number>()
   constructor(private readonly prices: PriceBook) {}
@@ -66,7 +66,9 @@ class AmountFloors {
     let v = this.memo.get(key)
     if (v === undefined) {
       const min = onrampBounds(fiat, target).min
-      const gasValue = mul(mul(gasEntry(target.coin.code, target.chainId)?.withdrawalFee ?? '0', this.prices.price(target.coinIndex, fiatIndex, 'buy')), '3')
+      // Enough for the network fee plus one smallest unit of the coin (a whole NEO), at up to 3x today's price.
+      const unit = target.coin.tradeDp === 0 ? '1' : `0.${'0'.repeat(target.coin.tradeDp - 1)}1`
+      const gasValue = mul(mul(add(gasEntry(target.coin.code, target.chainId)?.withdrawalFee ?? '0', unit), this.prices.price(target.coinIndex, fiatIndex, 'buy')), '3')
       const maxGateway = Object.values(fiat.gatewayFee).reduce((a, b) => (cmp(a, b) >= 0 ? a : b), '0')
       const needed = round(mul(mul(gasValue, '1.2'), '1.02'), 0, 'up')
       const floor = cmp(needed, min) > 0 ? needed : min

@@ -28,13 +28,17 @@ describe('historical orders', () => {
   })
 
   it('spread over months with some before the cutover, ids in creation order, all valid records', () => {
-    const { store, renderer } = world(1, 3000)
+    const { store, renderer } = world(1, 12000)
     let before = 0
     let stuck = 0
     for (let r = 0; r < store.size; r++) {
       const rec = renderer.record(r)
       const parsed = store.type[r] === 2 ? OfframpOrder.safeParse(rec) : OnrampOrder.safeParse(rec)
       expect(parsed.success, JSON.stringify(rec)).toBe(true)
+      // Every order bought or sold something real.
+      if (store.type[r] === 1) expect(rec.expectedCryptoAmount as number, JSON.stringify(rec)).toBeGreaterThan(0)
+      else expect(rec.expectedQuantity as number).toBeGreaterThan(0)
+      if (store.type[r] === 2 && (rec.actualFiatAmount as number) !== 0) expect(rec.actualFiatAmount as number).toBeGreaterThan(0)
       if ((store.updatedAt[r] ?? 0) <= CUTOVER) {
         before++
         expect(rec.updatedAt).toBe('2022-11-09T16:58:07.000Z')
