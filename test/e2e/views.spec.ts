@@ -69,7 +69,8 @@ test('an amount outside the limits is refused before any request, and bad input 
   expect(requests.count()).toBe(0)
 })
 
-test('an onramp quote is laid out fee by fee, with age, customer text and a network comparison', async ({ page }) => {
+test('an onramp quote is laid out fee by fee, with age, customer text and a network comparison', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'])
   await openView(page, e, 'quote')
   const config = await e.app.services.handlers['config:get']({})
   const amount = page.getByRole('textbox', { name: /Amount to pay/ })
@@ -88,9 +89,13 @@ test('an onramp quote is laid out fee by fee, with age, customer text and a netw
   for (const fee of ['onrampFee', 'clientFee', 'gatewayFee', 'gasFee']) await expect(result.locator(`tr[data-fee="${fee}"]`)).toBeVisible()
   await expect(result.getByTestId('total-fees')).toContainText(/\d/)
   await expect(result.getByTestId('quote-age')).toContainText('stale in')
-  await expect(result.getByRole('button', { name: 'Copy for customer' })).toBeVisible()
+  await result.getByRole('button', { name: 'Copy for customer' }).click()
+  await expect(result.getByRole('button', { name: 'Copy for customer' })).toHaveText('Copied')
+  const copied = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())
+  expect(copied).toContain('You pay')
+  expect(copied).toContain('You receive')
   await result.getByText('Text for the customer').click()
-  await expect(result.locator('pre.customer')).toContainText('You pay')
+  await expect(result.locator('pre.customer')).toHaveText(copied)
 
   await page.getByRole('button', { name: 'Compare networks' }).click()
   const cmp = page.getByTestId('compare-table')
@@ -101,10 +106,16 @@ test('an onramp quote is laid out fee by fee, with age, customer text and a netw
   await shot(page, 'quote')
 })
 
-test('an offramp quote turns a crypto quantity into INR', async ({ page }) => {
+test('an offramp quote turns a crypto quantity into INR; too little is refused before any request', async ({ page }) => {
+  const requests = countQuoteRequests(page)
   await openView(page, e, 'quote')
   await page.getByRole('radio', { name: /Offramp/ }).check()
   const qty = page.getByRole('textbox', { name: /Quantity to sell/ })
+  await expect(qty).toHaveAccessibleName(/Quantity to sell \(USDT\)/)
+  await qty.fill('1')
+  await expect(page.getByTestId('limit-error')).toContainText(/worth about .* INR/)
+  await qty.press('Enter')
+  expect(requests.count()).toBe(0)
   await qty.fill('100')
   await expect(page.getByTestId('limit-error')).toHaveCount(0)
   await page.getByRole('button', { name: 'Get quote' }).click()

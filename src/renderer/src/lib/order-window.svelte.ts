@@ -59,11 +59,11 @@ export class OrderWindow {
     return this.#pages.get(Math.floor(i / PAGE_SIZE))?.[i % PAGE_SIZE]
   }
 
-  /** Makes sure the rows [start, end) are (being) fetched. */
+  /** Makes sure the rows [start, end) are (being) fetched, and the pages either side, so scrolling rarely waits. */
   ensure(start: number, end: number): void {
     this.#lastRange = [start, end]
-    const first = Math.floor(Math.max(0, start) / PAGE_SIZE)
-    const last = Math.floor(Math.max(0, Math.min(end, this.total) - 1) / PAGE_SIZE)
+    const first = Math.floor(Math.max(0, start - PAGE_SIZE / 2) / PAGE_SIZE)
+    const last = Math.floor(Math.max(0, Math.min(end + PAGE_SIZE / 2, this.total) - 1) / PAGE_SIZE)
     for (let p = first; p <= last; p++) {
       if ((!this.#pages.has(p) || this.#stale.has(p)) && !this.#inflight.has(p)) void this.#fetch(p)
     }
