@@ -3,7 +3,7 @@
 // the sandbox's control API showing up in the table and in the tray view.
 import { expect, test, type Page } from '@playwright/test'
 import { statusInfo } from '../../src/shared/domain/status'
-import { openView, shot, startApp, type E2eApp } from './harness'
+import { navigate, openView, shot, startApp, type E2eApp } from './harness'
 
 let e: E2eApp
 
@@ -110,9 +110,21 @@ test('a status change made through the sandbox appears in the table and in the t
   await expect(row).toContainText(statusInfo(1, moved.status).label)
   await expect(page.getByTestId('timeline')).toContainText(statusInfo(1, moved.status).label)
 
+  // Pin a price for the tray, as the operator does from the tickers view.
+  await navigate(page, 'tickers')
+  const firstCoin = page.locator('tbody tr[data-coin]').first()
+  await expect(firstCoin).toBeVisible({ timeout: 15_000 })
+  const pinnedCoin = await firstCoin.getAttribute('data-coin')
+  const pin = firstCoin.getByRole('button', { name: /^Pin .* to the tray$/ })
+  if ((await pin.getAttribute('aria-pressed')) !== 'true') await pin.click()
+  await expect(pin).toHaveAttribute('aria-pressed', 'true')
+  await navigate(page, 'orders')
+  await search(page, String(created.orderId))
+
   const tray = await context.newPage()
   await tray.setViewportSize({ width: 420, height: 560 })
   await openView(tray, e, 'tray')
+  await expect(tray.getByRole('table', { name: 'Pinned prices' }).locator(`tr[data-coin="${pinnedCoin}"]`)).toBeVisible({ timeout: 15_000 })
   const trayRow = tray.getByTestId('tray-orders').locator(`li[data-order="${created.orderId}"]`)
   await expect(trayRow).toHaveAttribute('data-status', String(moved.status), { timeout: 15_000 })
 
