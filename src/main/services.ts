@@ -118,7 +118,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   async function secretFor(profile: Profile): Promise<string> {
     if (profile.kind === 'sandbox') return (await ensureSandbox()).apiSecret
     const s = await secrets.get(profile.id)
-    if (!s) throw new ApiError({ kind: 'auth', message: `no API secret is stored for profile "${profile.name}"; add it in Settings`, retryable: false })
+    if (!s) throw new ApiError({ kind: 'missing_secret', message: `no API secret is stored for profile "${profile.name}"`, retryable: false })
     return s
   }
 
@@ -187,7 +187,17 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       generation++
       await old?.close()
       await profiles.setActive(id)
-      current = await openSession(profile)
+      try {
+        current = await openSession(profile)
+      } catch (e) {
+        // Never leave the app without a session: fall back to the sandbox, then report.
+        if (id === SANDBOX_PROFILE_ID) throw e
+        await profiles.setActive(SANDBOX_PROFILE_ID)
+        current = await openSession(profiles.get(SANDBOX_PROFILE_ID)!)
+        await current.start()
+        emit('profile:changed', profiles.get(SANDBOX_PROFILE_ID)!)
+        throw e
+      }
       current.store.audit.append('profile.switch', { to: profile.id, name: profile.name })
       await current.start()
       for (const view of tickerViews) current.tickers.setVisible(view, true)
@@ -211,11 +221,6 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   async function testConnection(profileId: string): Promise<ChannelOutput<'secrets:test'>> {
     const profile = profiles.get(profileId)
     if (!profile) throw new Error(`no profile ${profileId}`)
-    if (profile.kind === 'live' && !(await secrets.has(profile.id))) {
-      // Say what is missing: the client would word it as a refusal by the service, but nothing was sent.
-      const message = `No API secret is stored for profile “${profile.name}”: enter it first, then test again.`
-      return { ok: false, latencyMs: null, message, error: { kind: 'auth', message: 'no API secret is stored for this profile', retryable: false } }
-    }
     const s = profile.id === activeProfile().id ? await ready() : null
     const started = now()
     let client: ApiClient | null = null

@@ -250,7 +250,9 @@ export class ApiClient {
     try {
       return await this.o.getSecret()
     } catch (e) {
-      throw new ApiError({ kind: 'auth', endpoint: name, message: 'the API secret of this profile could not be read' }, { cause: e })
+      // Keep the store's own reason (no secret stored, keychain locked) when it gave one.
+      const message = e instanceof ApiError && e.kind === 'missing_secret' ? e.message : 'the API secret of this profile could not be read'
+      throw new ApiError({ kind: 'missing_secret', endpoint: name, message, retryable: false }, { cause: e })
     }
   }
 

@@ -14,6 +14,7 @@ export type ApiErrorKind =
   | 'clock_skew' // the service refused our timestamp ("Ahead of Time") even after re-estimating
   | 'too_large' // response exceeded the size cap
   | 'invalid_request' // the request failed our own validation before anything was sent
+  | 'missing_secret' // no API secret is stored (or it could not be read): nothing was sent
 
 export interface ApiErrorInfo {
   kind: ApiErrorKind
@@ -175,6 +176,8 @@ export function explainError(i: ApiErrorInfo): string {
       return `The service's answer was larger than allowed${where}.`
     case 'invalid_request':
       return `The request is not valid${where}: ${i.message}.`
+    case 'missing_secret':
+      return `Nothing was sent${where}: ${i.message}. Add the API secret of this profile in Settings → Credentials.`
     case 'api': {
       const meaning = i.code !== undefined ? serviceErrorCodes[i.code] : undefined
       return `The service refused the request${where}: ${i.message}${meaning && !i.message.toLowerCase().includes(meaning) ? ` (${meaning})` : ''}.`

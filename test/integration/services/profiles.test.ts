@@ -61,8 +61,8 @@ describe('live profile through the handlers', () => {
     expect(await h.call('secrets:status', { profileId: profile.id })).toEqual({ has: false, backend: 'none', plaintextWarning: false })
     const t = await h.call('secrets:test', { profileId: profile.id })
     expect(t.ok).toBe(false)
-    expect(t.message).toMatch(/^No API secret is stored for profile/)
-    expect(t.error?.kind).toBe('auth')
+    expect(t.message).toMatch(/^Nothing was sent.*no API secret is stored for profile.*Add the API secret of this profile in Settings/)
+    expect(t.error?.kind).toBe('missing_secret')
   })
 
   it('stores the secret write-only in the backend the secret store chooses', async () => {

@@ -191,10 +191,10 @@ describe('ApiClient errors', () => {
     expect(svc.received).toHaveLength(0)
   })
 
-  test('a secret that cannot be read fails as auth and sends nothing', async () => {
+  test('a secret that cannot be read fails as missing_secret and sends nothing', async () => {
     const svc = mockService()
     const client = svc.client({ getSecret: () => Promise.reject(new Error('keychain locked')) })
-    expect(await caught(client.allGasFee())).toMatchObject({ kind: 'auth', message: 'the API secret of this profile could not be read' })
+    expect(await caught(client.allGasFee())).toMatchObject({ kind: 'missing_secret', message: 'the API secret of this profile could not be read', retryable: false })
     expect(svc.received).toHaveLength(0)
   })
 })
