@@ -54,7 +54,10 @@ export class TickerService {
     if (visible) this.visible.add(view)
     else this.visible.delete(view)
     const after = this.visible.size > 0
-    if (after && !before) this.schedule(0)
+    // Shown again: fetch when the last fetch is a poll interval old, not at once, so
+    // opening a view right after tickers:get does not spend a second request (priceTicker
+    // allows 10 a minute) on an identical price.
+    if (after && !before) this.schedule(this.lastFetchAt === null ? 0 : Math.max(0, this.lastFetchAt + this.o.pollMs - this.now()))
     if (!after && before) this.stopTimer()
   }
 
