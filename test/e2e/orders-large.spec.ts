@@ -1,0 +1,52 @@
+// The orders table over a large local database (the sandbox seeded with 100,000
+// orders, synced into SQLite): the DOM holds only the rows in view wherever the
+// operator scrolls, and rows arrive for the far end of the table as well as the top.
+import { expect, test, type Page } from '@playwright/test'
+import { openView, startApp, type E2eApp } from './harness'
+
+let e: E2eApp
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000)
+  e = await startApp({ orders: 100_000, seed: 3 })
+})
+test.afterAll(async () => {
+  await e?.close()
+})
+
+async function total(page: Page): Promise<number> {
+  const t = await page.getByTestId('orders-total').textContent()
+  return Number((t ?? '0').replace(/[^\d]/g, ''))
+}
+
+test('100,000 orders: bounded DOM at the top, the middle and the end', async ({ page }) => {
+  test.setTimeout(180_000)
+  await openView(page, e, 'orders')
+  // Both types share the 100,000: wait for the first onramp sync to finish.
+  const h = e.app.services.handlers
+  await expect
+    .poll(async () => (await h['sync:state']({})).states.filter((s) => s.type === 1).every((s) => s.lastSuccessAt !== null && !s.running), { timeout: 150_000, intervals: [2_000] })
+    .toBe(true)
+  const synced = (await h['orders:query']({ filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 1 })).total
+  expect(synced).toBeGreaterThan(40_000)
+  await expect.poll(() => total(page), { timeout: 15_000 }).toBeGreaterThanOrEqual(synced)
+
+  const table = page.getByRole('table', { name: 'Onramp orders' })
+  const scroller = page.getByTestId('orders-scroller')
+  for (const at of [0, 0.5, 1]) {
+    await scroller.evaluate((el, f) => (el.scrollTop = (el.scrollHeight - el.clientHeight) * f), at)
+    const rows = table.locator('tbody tr[data-order]')
+    await expect(rows.first()).toBeVisible({ timeout: 15_000 })
+    await expect(table.locator('tr.loading')).toHaveCount(0, { timeout: 15_000 })
+    // The generator keeps adding orders, so read the size the table has now.
+    const n = Number(await table.getAttribute('aria-rowcount')) - 1
+    const expected = Math.max(2, Math.round(at * n) + 1)
+    const indices = await rows.evaluateAll((els) => els.map((r) => Number(r.getAttribute('aria-rowindex'))))
+    expect(indices.length).toBeGreaterThan(5)
+    expect(indices.length).toBeLessThan(100)
+    expect(Math.min(...indices)).toBeLessThanOrEqual(expected + 50)
+    expect(Math.max(...indices)).toBeGreaterThanOrEqual(expected - 50)
+  }
+  const last = Number(await table.getAttribute('aria-rowcount'))
+  await expect(table.locator(`tbody tr[aria-rowindex="${last}"]`)).toBeVisible()
+})
