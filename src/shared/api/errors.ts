@@ -104,7 +104,8 @@ const KINDS: Record<ApiErrorKind, true> = {
   schema: true,
   clock_skew: true,
   too_large: true,
-  invalid_request: true
+  invalid_request: true,
+  missing_secret: true
 }
 
 /** Any thrown value as ApiErrorInfo (unknown errors become 'network' with their message). */
