@@ -11,7 +11,7 @@ import type { ApiClient, CallOptions } from '../../../src/main/api/client'
 import { SkewClock } from '../../../src/main/api/clock'
 import type { Sandbox } from '../../../src/sandbox'
 import { endpoints, type EndpointName } from '../../../src/shared/api/endpoints'
-import { ApiError } from '../../../src/shared/api/errors'
+import { ApiError, toErrorInfo } from '../../../src/shared/api/errors'
 import { caught, clientFor, countAtSandbox, quietSandbox, recordRequests } from './support'
 
 let sb: Sandbox
@@ -114,8 +114,11 @@ describe('401', () => {
   it('a secret that cannot be read: missing_secret, nothing sent', async () => {
     const c = client({ getSecret: () => Promise.reject(new Error('keychain locked')) })
     const seen = countAtSandbox(sb, 'limits')
-    expect(await caught(c.limits({ type: 1 }))).toMatchObject({ kind: 'missing_secret', retryable: false })
+    const e = await caught(c.limits({ type: 1 }))
+    expect(e).toMatchObject({ kind: 'missing_secret', retryable: false })
     expect(seen()).toBe(0)
+    // Still missing_secret after crossing IPC as plain JSON (it used to come back as 'network').
+    expect(toErrorInfo(JSON.parse(JSON.stringify(e.toInfo())))).toMatchObject({ kind: 'missing_secret', retryable: false })
   })
 
   it('"Ahead of Time" after the service\'s clock fell behind: the client re-estimates its skew from the Date header, re-signs and succeeds', async () => {
