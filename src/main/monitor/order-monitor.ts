@@ -286,7 +286,6 @@ export class OrderMonitor {
     const quiet = (this.o.quietInitialSync ?? true) && this.o.store.orders.getCursor(s.type, s.fiatType).cursor === null
     s.progress = { pages: 0, orders: 0 }
     s.run = (async () => {
-      this.emitState(s)
       try {
         await this.history.run(s.type, s.fiatType, { signal, onPage: (p) => this.pageApplied(s, p, quiet) })
         const at = this.now()
@@ -315,6 +314,8 @@ export class OrderMonitor {
       }
       this.emitState(s)
     })
+    // Only now is s.run set: emitted from inside the run, the start would read "not running".
+    this.emitState(s)
     return s.run
   }
 
