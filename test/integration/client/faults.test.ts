@@ -134,9 +134,10 @@ describe('latency beyond the timeout', () => {
   let slow: ApiClient
 
   beforeAll(() => {
-    // undici checks header timeouts on a coarse (about 1 s) timer, so the injected latency is
-    // well beyond it; the sandbox's delayed answer then meets a closed socket.
-    transport = new Transport({ headersTimeoutMs: 100 })
+    // undici checks header timeouts on a coarse (about 0.5 s) timer: 1 s leaves a healthy
+    // loopback answer plenty of room even on a loaded machine, and the injected latency is
+    // far beyond it. The sandbox's delayed answer later meets a closed socket.
+    transport = new Transport({ headersTimeoutMs: 1_000 })
     slow = clientFor(sb, { transport, retry: { ...FAST_RETRY, maxAttempts: 2 } })
   })
   afterAll(async () => {
@@ -146,7 +147,7 @@ describe('latency beyond the timeout', () => {
 
   it('one slow answer: timeout, retried, succeeds', async () => {
     const events = recordRequests(slow)
-    sb.control.setFault('orderStatus', { latencyMs: 8_000, remaining: 1 })
+    sb.control.setFault('orderStatus', { latencyMs: 6_000, remaining: 1 })
     expect(await slow.orderStatus({ orderId, type: 1 })).toEqual({ orderStatus: status })
     expect(events.map((e) => [e.httpStatus, e.outcome])).toEqual([
       [undefined, 'timeout'],
@@ -155,7 +156,7 @@ describe('latency beyond the timeout', () => {
   })
 
   it('slow every time: timeout after maxAttempts, retryable', async () => {
-    sb.control.setFault('limits', { latencyMs: 8_000, remaining: 2 })
+    sb.control.setFault('limits', { latencyMs: 6_000, remaining: 2 })
     const e = await caught(slow.limits({ type: 1 }))
     expect(e).toMatchObject({ kind: 'timeout', endpoint: 'limits', retryable: true })
     expect(e.message).toMatch(/UND_ERR_HEADERS_TIMEOUT/)
@@ -164,7 +165,7 @@ describe('latency beyond the timeout', () => {
 
   it('a slow write times out and is not retried', async () => {
     const events = recordRequests(slow)
-    sb.control.setFault('setWebhookUrl', { latencyMs: 8_000, remaining: 1 })
+    sb.control.setFault('setWebhookUrl', { latencyMs: 6_000, remaining: 1 })
     expect(await caught(slow.setWebhookUrl({ webhookUrl: 'http://127.0.0.1:9/slow' }))).toMatchObject({ kind: 'timeout', endpoint: 'setWebhookUrl' })
     expect(events).toHaveLength(1)
   })
