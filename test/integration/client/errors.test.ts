@@ -142,6 +142,19 @@ describe('401', () => {
     expect(seen()).toBe(3)
   })
 
+  it('"Ahead of Time" on a write: the 401 means the service did not act, so it is re-signed and sent again once', async () => {
+    const c = client()
+    const events = recordRequests(c)
+    sb.control.setClockOffset(-20_000)
+    const url = 'http://127.0.0.1:9/after-resync'
+    expect(await c.setWebhookUrl({ webhookUrl: url })).toBe(`Webhook URL set to ${url}`)
+    expect(sb.control.webhookUrl()).toBe(url)
+    expect(events.map((e) => [e.httpStatus, e.outcome])).toEqual([
+      [401, 'auth'],
+      [200, 'ok']
+    ])
+  })
+
   it('a local clock that keeps running ahead (each reading 30 s later than the last): one re-estimate is not enough -> clock_skew', async () => {
     let readings = 0
     const clock = new SkewClock({ now: () => Date.now() + 30_000 * ++readings })
@@ -165,6 +178,19 @@ describe('404 and 405: a client pointed at the wrong place', () => {
     expect(e).toMatchObject({ kind: 'api', httpStatus: 404, code: 404, retryable: false })
     expect(e.message).toMatch(/Not found: POST \/acme\/api\/v2\/common\/transaction\/limits/)
     expect(events).toHaveLength(1)
+  })
+
+  it('a sandbox with its own service name: the matching client works (X-ACME-* headers), a client saying "service" gets 404', async () => {
+    const acme = await quietSandbox({ seed: 12, orders: 10, serviceName: 'acme' })
+    try {
+      const right = clientFor(acme, { serviceName: 'acme' })
+      const wrong = clientFor(acme, { serviceName: 'service' })
+      clients.push(right, wrong)
+      expect((await right.limits({ type: 2 })).offramp).toBeDefined()
+      expect(await caught(wrong.limits({ type: 2 }))).toMatchObject({ kind: 'api', httpStatus: 404, code: 404 })
+    } finally {
+      await acme.close()
+    }
   })
 
   it('a base URL with an extra path segment: 404', async () => {

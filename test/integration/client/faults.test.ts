@@ -170,3 +170,35 @@ describe('latency beyond the timeout', () => {
     expect(events).toHaveLength(1)
   })
 })
+
+describe('storms, every endpoint at once, and cancelling', () => {
+  it('a 429 storm (injected, not the window) is rate_limited origin service too', async () => {
+    const c = clientFor(sb, { retry: { maxAttempts: 1 } })
+    try {
+      sb.control.setFault('merchantHistory', { rateLimitStorm: true, remaining: 1 })
+      expect(await caught(c.merchantHistory({ type: 2 }))).toMatchObject({ kind: 'rate_limited', origin: 'service', httpStatus: 429 })
+      expect(c.budget.snapshot().endpoints.find((e) => e.endpoint === 'merchantHistory')?.blockedUntil).not.toBeNull()
+    } finally {
+      await c.close()
+    }
+  })
+
+  it('a 503 on every endpoint ("*") for one request each: reads of three kinds all recover', async () => {
+    const events = recordRequests(client)
+    sb.control.setFault('*', { errorRate: 1, errorStatus: 503, remaining: 3 })
+    await Promise.all([client.bankDetails(), client.orderStatus({ orderId, type: 1 }), client.merchantHistory({ type: 1, pageSize: 1 })])
+    lifted('*')
+    expect(events.filter((e) => e.outcome === 'api').map((e) => e.httpStatus)).toEqual([503, 503, 503])
+    expect(events.filter((e) => e.outcome === 'ok')).toHaveLength(3)
+  })
+
+  it('a call cancelled by its signal while the answer is slow: aborted, not retried', async () => {
+    const events = recordRequests(client)
+    sb.control.setFault('orderStatus', { latencyMs: 6_000, remaining: 1 })
+    const ac = new AbortController()
+    const pending = caught(client.orderStatus({ orderId, type: 1 }, { signal: ac.signal }))
+    setTimeout(() => ac.abort(), 50)
+    expect(await pending).toMatchObject({ kind: 'aborted', endpoint: 'orderStatus', retryable: false })
+    expect(events.map((e) => e.outcome)).toEqual(['aborted'])
+  })
+})
