@@ -179,4 +179,7 @@ test('settings change the theme, and the navigation works from the keyboard', as
   await page.keyboard.press('Enter')
   await expect(page.getByRole('heading', { name: 'Quote', level: 1 })).toBeVisible()
   await expect(nav.getByRole('link', { name: 'Quote' })).toHaveAttribute('aria-current', 'page')
+  await page.keyboard.press('Alt+5')
+  await expect(page.getByRole('heading', { name: 'Orders', level: 1 })).toBeVisible()
+  await expect(nav.getByRole('link', { name: 'Orders' })).toHaveAttribute('aria-current', 'page')
 })
