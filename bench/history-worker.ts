@@ -1,0 +1,166 @@
+// Child process of the history benchmark: the main-side services that sync history
+// (ApiClient, OrderMonitor with HistorySync, the profile's SQLite store) and nothing
+// else, so its RSS and heap are theirs alone. It also hosts the naive baseline client,
+// run in a process of its own the same way.
+import { ApiClient } from '../src/main/api/client'
+import { RateBudget } from '../src/main/api/rate-budget'
+import { OrderMonitor } from '../src/main/monitor/order-monitor'
+import { openLocalStore, type LocalStore } from '../src/main/store/local-store'
+import type { OrderType } from '../src/main/store/orders-repo'
+import { serveWorker } from './lib/child'
+
+export interface InitCommand {
+  cmd: 'init'
+  mode: 'incremental' | 'naive'
+  url: string
+  apiKey: string
+  apiSecret: string
+  serviceName: string
+  dbDir: string
+  fiatTypes: number[]
+}
+export type WorkerCommand = InitCommand | { cmd: 'poll' } | { cmd: 'counts' } | { cmd: 'close' }
+
+export interface MemoryFigures {
+  rssMb: number
+  heapUsedMb: number
+  /** Peak RSS of the process so far (getrusage maxrss). */
+  peakRssMb: number
+  /** Highest heapUsed sampled every 20 ms so far. */
+  peakHeapMb: number
+  /** heapUsed right after a full GC: what the process keeps. */
+  heapAfterGcMb: number
+}
+
+export interface PollResult extends MemoryFigures {
+  wallMs: number
+  /** merchantHistory HTTP requests sent during this poll (retries included). */
+  requests: number
+  /** Requests that were not answered 200. */
+  failed: number
+  ordersInDb: number
+}
+
+export interface ScopeCount {
+  type: OrderType
+  fiatType: number
+  orders: number
+}
+
+const MB = 1024 * 1024
+let peakHeap = 0
+const sampler = setInterval(() => {
+  peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)
+}, 20)
+sampler.unref()
+
+function memory(): MemoryFigures {
+  const m = process.memoryUsage()
+  peakHeap = Math.max(peakHeap, m.heapUsed)
+  ;(globalThis as { gc?: () => void }).gc?.()
+  const after = process.memoryUsage()
+  const r = (x: number) => Math.round(x * 10) / 10
+  return {
+    rssMb: r(m.rss / MB),
+    heapUsedMb: r(m.heapUsed / MB),
+    peakRssMb: r((process.resourceUsage().maxRSS * 1024) / MB),
+    peakHeapMb: r(peakHeap / MB),
+    heapAfterGcMb: r(after.heapUsed / MB)
+  }
+}
+
+/**
+ * The baseline: a client with no cursor. Every poll it reads each scope's whole history
+ * from page 1 (no since), 500 a page, until a short page, and writes every page to the
+ * same store the way the real sync does (unchanged rows are skipped by content hash).
+ */
+class NaiveHistoryPoller {
+  constructor(
+    private readonly client: ApiClient,
+    private readonly store: LocalStore,
+    private readonly fiatTypes: number[]
+  ) {}
+
+  async poll(): Promise<void> {
+    const scopes = [1, 2].flatMap((type) => this.fiatTypes.map((fiatType) => ({ type: type as OrderType, fiatType })))
+    await Promise.all(scopes.map((s) => this.readAll(s.type, s.fiatType)))
+  }
+
+  private async readAll(type: OrderType, fiatType: number): Promise<void> {
+    for (let page = 1; ; page++) {
+      const records = await this.client.merchantHistory({ type, fiatType, page, pageSize: 500, order: 'ASC' }, { priority: 'background' })
+      if (type === 1) this.store.orders.applyHistoryPage({ type: 1, fiatType, records: records as never })
+      else this.store.orders.applyHistoryPage({ type: 2, fiatType, records: records as never })
+      if (records.length < 500) return
+    }
+  }
+}
+
+let state: { store: LocalStore; client: ApiClient; poll: () => Promise<void>; close: () => Promise<void> } | null = null
+let failed = 0
+
+serveWorker<WorkerCommand>(async (m) => {
+  switch (m.cmd) {
+    case 'init': {
+      const store = openLocalStore(m.dbDir)
+      // The merchantHistory lane is opened wide for both clients: the service documents no
+      // limit for it and the point here is the work done, not the budget's pacing.
+      const budget = new RateBudget({ profileId: 'bench', defaultLimitPerMinute: 1_000_000 })
+      const client = new ApiClient({ profileId: 'bench', baseUrl: m.url, serviceName: m.serviceName, apiKey: m.apiKey, getSecret: async () => m.apiSecret, budget })
+      client.onRequest((e) => {
+        if (e.outcome !== 'ok') failed++
+      })
+      if (m.mode === 'incremental') {
+        const monitor = new OrderMonitor({ client, store, fiatTypes: m.fiatTypes, historyPollMs: 3_600_000, watchPollMs: 3_600_000 })
+        state = {
+          store,
+          client,
+          poll: async () => {
+            const states = await monitor.syncNow()
+            const err = states.find((s) => s.lastError)
+            if (err) throw new Error(`sync of ${err.type}:${err.fiatType} failed: ${err.lastError?.message}`)
+          },
+          close: () => monitor.stop()
+        }
+      } else {
+        const naive = new NaiveHistoryPoller(client, store, m.fiatTypes)
+        state = { store, client, poll: () => naive.poll(), close: async () => undefined }
+      }
+      return memory()
+    }
+    case 'poll': {
+      if (!state) throw new Error('init first')
+      const before = state.client.stats().merchantHistory
+      const failedBefore = failed
+      const t0 = performance.now()
+      await state.poll()
+      const wallMs = Math.round(performance.now() - t0)
+      const result: PollResult = {
+        wallMs,
+        requests: state.client.stats().merchantHistory - before,
+        failed: failed - failedBefore,
+        ordersInDb: state.store.orders.count(),
+        ...memory()
+      }
+      return result
+    }
+    case 'counts': {
+      if (!state) throw new Error('init first')
+      const s = state
+      return [1, 2].flatMap((type) =>
+        [1, 2, 3, 4, 5, 6, 7, 8].map((fiatType) => ({ type, fiatType, orders: s.store.orders.query({ type: type as OrderType, fiatType, limit: 1 }).total }))
+      )
+    }
+    case 'close': {
+      if (state) {
+        await state.close()
+        await state.client.close()
+        state.store.close()
+        state = null
+      }
+      return { closed: true }
+    }
+  }
+})
+
+process.send?.({ ready: true, ...memory() })

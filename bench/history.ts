@@ -1,0 +1,150 @@
+// Benchmark 1: history sync of 100,000 orders. The sandbox runs in this process; the
+// main-side sync runs in a child (history-worker.ts) so its RSS and heap are its own.
+// Measured: the first sync (wall time, requests, peak RSS and heap), then one poll after
+// a burst of changes. Beside it: the request floor (ceil(N/500) per type and fiat, the
+// issue's formula, from the per-scope counts) and a naive client, run for real in its own
+// child on a copy of the same database, that re-reads all history on every poll.
+import { cp, mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { startSandbox, type Sandbox } from '../src/sandbox'
+import { startWorker } from './lib/child'
+import { ratio } from './lib/stats'
+import type { BenchContext, BenchLine } from './lib/types'
+import type { InitCommand, MemoryFigures, PollResult, ScopeCount, WorkerCommand } from './history-worker'
+
+const ORDERS = Number(process.env.BENCH_HISTORY_ORDERS ?? 100_000)
+const FIAT_TYPES = [1, 2, 3, 4, 5, 6, 7, 8]
+const PAGE = 500
+const RSS_TARGET_MB = 150
+const WORKER = join(import.meta.dirname, 'history-worker.ts')
+
+type Reply = MemoryFigures | PollResult | ScopeCount[] | { error: string } | { closed: true }
+
+function check<T>(r: Reply): T {
+  if (r && typeof r === 'object' && 'error' in r) throw new Error(`history worker: ${r.error}`)
+  return r as T
+}
+
+/** A burst of changes between polls: new orders in several fiats, and moves of half of them. */
+function churn(sb: Sandbox, created: number, advanced: number): number {
+  const ids: number[] = []
+  for (let i = 0; i < created; i++) {
+    const type = i % 3 === 0 ? 2 : 1
+    const fiatType = type === 2 ? 1 : FIAT_TYPES[i % FIAT_TYPES.length]
+    ids.push(sb.control.createOrder({ type, fiatType, hold: true }).orderId)
+  }
+  for (const id of ids.slice(0, advanced)) sb.control.advanceOrder(id)
+  return created + advanced
+}
+
+async function sandboxOrders(sb: Sandbox): Promise<number> {
+  const res = await fetch(`${sb.url}/__sandbox/info`)
+  return ((await res.json()) as { orders: number }).orders
+}
+
+export async function historyBench(ctx: BenchContext): Promise<BenchLine> {
+  ctx.log(`history: generating ${ORDERS} orders in the sandbox`)
+  const sb = await startSandbox({ orders: ORDERS, seed: 1, autoGenerate: false })
+  const oursDir = join(ctx.tmp, 'history-ours')
+  const naiveDir = join(ctx.tmp, 'history-naive')
+  await mkdir(oursDir, { recursive: true })
+  const init = (mode: InitCommand['mode'], dbDir: string): InitCommand => ({
+    cmd: 'init',
+    mode,
+    url: sb.url,
+    apiKey: sb.apiKey,
+    apiSecret: sb.apiSecret,
+    serviceName: sb.serviceName,
+    dbDir,
+    fiatTypes: FIAT_TYPES
+  })
+  try {
+    // ---- ours: first sync, then one poll after changes
+    const ours = await startWorker<WorkerCommand, Reply>(WORKER)
+    let first: PollResult
+    let poll: PollResult
+    let counts: ScopeCount[]
+    let idle: MemoryFigures
+    let pollChanges: number
+    try {
+      idle = check<MemoryFigures>(await ours.ask(init('incremental', oursDir)))
+      ctx.log('history: first sync (16 scopes: onramp and offramp x 8 fiat types)')
+      first = check<PollResult>(await ours.ask({ cmd: 'poll' }))
+      counts = check<ScopeCount[]>(await ours.ask({ cmd: 'counts' }))
+      pollChanges = churn(sb, 100, 50)
+      poll = check<PollResult>(await ours.ask({ cmd: 'poll' }))
+      check(await ours.ask({ cmd: 'close' }))
+    } finally {
+      await ours.close()
+    }
+    const totalAfterOurs = await sandboxOrders(sb)
+
+    // ---- naive: same database (a copy), same size of change burst, one re-read poll
+    await cp(oursDir, naiveDir, { recursive: true })
+    const naiveChanges = churn(sb, 100, 50)
+    const naive = await startWorker<WorkerCommand, Reply>(WORKER)
+    let naivePoll: PollResult
+    let naiveIdle: MemoryFigures
+    try {
+      naiveIdle = check<MemoryFigures>(await naive.ask(init('naive', naiveDir)))
+      ctx.log('history: naive client re-reading all history once')
+      naivePoll = check<PollResult>(await naive.ask({ cmd: 'poll' }))
+      check(await naive.ask({ cmd: 'close' }))
+    } finally {
+      await naive.close()
+    }
+    const totalAfterNaive = await sandboxOrders(sb)
+
+    const scopeOrders = counts.filter((c) => c.orders > 0)
+    const floor = counts.reduce((n, c) => n + Math.ceil(c.orders / PAGE), 0)
+    const emptyScopes = counts.length - scopeOrders.length
+    const exactMultiples = scopeOrders.filter((c) => c.orders % PAGE === 0).length
+    const syncedOrders = counts.reduce((n, c) => n + c.orders, 0)
+    return {
+      bench: 'history',
+      worker: ours.runtime,
+      what: `first sync of ${ORDERS} orders over loopback (sandbox in the parent, OrderMonitor+ApiClient+SQLite store in a child process), 16 scopes (onramp/offramp x fiat 1-8), pageSize ${PAGE}; then one poll after ${pollChanges} changes (100 new orders, 50 moved). merchantHistory budget lane opened wide for both clients (no documented limit), so times are work, not pacing`,
+      orders: ORDERS,
+      scopes: counts.length,
+      firstSyncMs: first.wallMs,
+      firstSyncRequests: first.requests,
+      failedRequests: first.failed + poll.failed,
+      complete: first.ordersInDb === ORDERS && syncedOrders === ORDERS && poll.ordersInDb === totalAfterOurs,
+      peakRssMb: first.peakRssMb,
+      peakHeapMb: first.peakHeapMb,
+      rssHoldingOrdersMb: first.rssMb,
+      heapAfterGcMb: first.heapAfterGcMb,
+      idleRssMb: idle.rssMb,
+      pollAfterChanges: { changes: pollChanges, ms: poll.wallMs, requests: poll.requests },
+      baseline: {
+        target: { requests: floor, peakRssMb: RSS_TARGET_MB },
+        requestFloor: {
+          requests: floor,
+          formula: 'sum over (type, fiat) of ceil(orders/500)',
+          overFloor: first.requests - floor,
+          why: `${emptyScopes} empty scopes cost one request each to learn they are empty; ${exactMultiples} scopes with an exact multiple of 500 need one empty page`
+        },
+        naive: {
+          what: 'no cursor: every poll re-reads each scope from page 1 without since, applying every page to the same store',
+          pollChanges: naiveChanges,
+          pollMs: naivePoll.wallMs,
+          pollRequests: naivePoll.requests,
+          peakRssMb: naivePoll.peakRssMb,
+          peakHeapMb: naivePoll.peakHeapMb,
+          idleRssMb: naiveIdle.rssMb,
+          complete: naivePoll.ordersInDb === totalAfterNaive
+        },
+        ratios: {
+          pollRequestsNaiveOverOurs: ratio(naivePoll.requests, poll.requests),
+          pollTimeNaiveOverOurs: ratio(naivePoll.wallMs, poll.wallMs),
+          firstSyncRequestsOverFloor: ratio(first.requests, floor)
+        }
+      },
+      met: { requestsAtFloor: first.requests === floor, peakRssUnderTarget: first.peakRssMb < RSS_TARGET_MB }
+    }
+  } finally {
+    await sb.close()
+  }
+}
+
+export default historyBench
