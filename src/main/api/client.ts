@@ -69,6 +69,9 @@ export type OfframpQuoteInput = Omit<OfframpQuoteRequest, 'quantity' | 'type'> &
  */
 const SIGN_LAG_MS = 1_000
 
+/** An estimate change beyond this between signing and answer means our timestamp was wrong. */
+const CLOCK_MOVED_MS = 30_000
+
 export class ApiClient {
   readonly profileId: string
   readonly budget: RateBudget
@@ -192,8 +195,12 @@ export class ApiClient {
   private async attempt<S extends z.ZodType>(name: EndpointName, body: unknown, schema: S, opts: CallOptions, attempt: number) {
     let resynced = false
     for (;;) {
+      const skewBefore = this.clock.skewMs
       const { res, sentAt, receivedAt } = await this.exchange(name, body, opts, attempt)
       if (res.date !== undefined) this.clock.observe(res.date, sentAt, receivedAt)
+      // The answer moved our estimate of the service's clock a long way: a refusal of this
+      // request's timestamp (too old, or ahead) is worth one re-signed repeat.
+      const clockMoved = Math.abs(this.clock.skewMs - skewBefore) > CLOCK_MOVED_MS
       try {
         const data = this.interpret(name, res, schema)
         this.emit({ endpoint: name, httpStatus: res.status, attempt, durationMs: receivedAt - sentAt, outcome: 'ok' })
@@ -201,7 +208,9 @@ export class ApiClient {
       } catch (e) {
         const err = e as ApiError
         this.emit({ endpoint: name, httpStatus: res.status, attempt, durationMs: receivedAt - sentAt, outcome: err.kind })
-        if (err.kind !== 'auth' || !/ahead of time/i.test(err.message)) throw err
+        if (err.kind !== 'auth') throw err
+        const ahead = /ahead of time/i.test(err.message)
+        if (!ahead && (!clockMoved || resynced)) throw err
         if (resynced || res.date === undefined)
           throw new ApiError({
             kind: 'clock_skew',
@@ -280,7 +289,9 @@ export class ApiClient {
     }
     if (httpStatus < 200 || httpStatus > 299)
       throw new ApiError({ kind: 'http', endpoint: name, httpStatus, message: `HTTP ${httpStatus} without the service's error envelope` })
-    if (!isJson) throw new ApiError({ kind: 'schema', endpoint: name, httpStatus, message: 'the response is not JSON' })
+    // Not JSON at all is damage in transit (a cut or garbled body), unlike JSON of the wrong
+    // shape: worth another try for a read.
+    if (!isJson) throw new ApiError({ kind: 'schema', endpoint: name, httpStatus, message: 'the response is not JSON', retryable: true })
     let parsed: z.ZodSafeParseResult<z.output<S>>
     try {
       parsed = schema.safeParse(json)

@@ -10,6 +10,8 @@ export interface SkewClockOptions {
 
 /** The Date header has whole seconds: the true server time lies anywhere in the next second. */
 const DATE_RESOLUTION_MIDPOINT_MS = 500
+/** A sample this far from the estimate is a clock change, not jitter. */
+const JUMP_MS = 5_000
 
 export class SkewClock {
   private offset = 0
@@ -40,7 +42,10 @@ export class SkewClock {
   /** Folds in one answer: its Date header and the local times the request left and the answer came. */
   observe(serverDate: number, sentAt: number, receivedAt: number): void {
     const sample = this.sample(serverDate, sentAt, receivedAt)
-    this.offset = this.samples === 0 ? sample : this.offset + this.smoothing * (sample - this.offset)
+    // Smoothing absorbs the Date header's whole-second jitter; a jump far beyond it means
+    // one of the clocks was set, and creeping towards it would sign stale times for minutes.
+    const jumped = Math.abs(sample - this.offset) > JUMP_MS
+    this.offset = this.samples === 0 || jumped ? sample : this.offset + this.smoothing * (sample - this.offset)
     this.samples++
   }
 

@@ -28,6 +28,9 @@ export function isRetryable(e: unknown, effect: EndpointDef['effect']): boolean 
     case 'http':
     case 'api':
       return Math.max(e.httpStatus ?? 0, e.code ?? 0) >= 500
+    case 'schema':
+      // Only a body that was not JSON at all (marked retryable where it is raised).
+      return e.retryable
     default:
       return false
   }

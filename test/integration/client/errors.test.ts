@@ -142,6 +142,31 @@ describe('401', () => {
     expect(seen()).toBe(3)
   })
 
+  it('the service\'s clock jumps two minutes ahead: our timestamps look expired; the client takes the new estimate at once, re-signs and succeeds', async () => {
+    const c = client()
+    const events = recordRequests(c)
+    await c.orderStatus({ orderId: 100001, type: 1 })
+    sb.control.setClockOffset(120_000)
+    const seen = countAtSandbox(sb, 'orderStatus')
+    const truth = sb.control.order(100001)
+    expect(await c.orderStatus({ orderId: 100001, type: 1 })).toEqual({ orderStatus: truth?.status })
+    expect(seen()).toBe(2)
+    expect(events.slice(1).map((e) => [e.httpStatus, e.outcome])).toEqual([
+      [401, 'auth'],
+      [200, 'ok']
+    ])
+    // No creeping estimate: the jump is taken whole.
+    expect(c.clock.skewMs).toBeGreaterThan(118_000)
+    expect(c.clock.skewMs).toBeLessThan(122_000)
+  })
+
+  it('a 401 that is not about time is not repeated', async () => {
+    const c = client({ getSecret: () => Promise.resolve('not-the-sandbox-secret') })
+    const seen = countAtSandbox(sb, 'orderStatus')
+    expect(await caught(c.orderStatus({ orderId: 100001, type: 1 }))).toMatchObject({ kind: 'auth' })
+    expect(seen()).toBe(1)
+  })
+
   it('"Ahead of Time" on a write: the 401 means the service did not act, so it is re-signed and sent again once', async () => {
     const c = client()
     const events = recordRequests(c)

@@ -76,14 +76,20 @@ describe('5xx', () => {
 })
 
 describe('broken bodies and connections', () => {
-  it('malformed JSON in a 200: schema ("not JSON"), not retried (the client treats any unreadable answer as final)', async () => {
+  it('malformed JSON in a 200: schema ("not JSON"), retried for a read, then the whole answer', async () => {
     const events = recordRequests(client)
     sb.control.setFault('merchantHistory', { malformedJsonRate: 1, remaining: 1 })
-    const e = await caught(client.merchantHistory({ type: 1, pageSize: 5 }))
-    expect(e).toMatchObject({ kind: 'schema', httpStatus: 200, endpoint: 'merchantHistory', message: 'the response is not JSON', retryable: false })
-    expect(events).toHaveLength(1)
+    const page = await client.merchantHistory({ type: 1, pageSize: 5 })
+    expect(page).toHaveLength(5)
+    expect(events.map((e) => e.outcome)).toEqual(['schema', 'ok'])
     lifted('merchantHistory')
-    expect(await client.merchantHistory({ type: 1, pageSize: 5 })).toHaveLength(5)
+  })
+
+  it('malformed JSON on every attempt: the read gives up with a schema error', async () => {
+    sb.control.setFault('merchantHistory', { malformedJsonRate: 1 })
+    const e = await caught(client.merchantHistory({ type: 1, pageSize: 5 }))
+    expect(e).toMatchObject({ kind: 'schema', httpStatus: 200, endpoint: 'merchantHistory', message: 'the response is not JSON' })
+    sb.control.clearFaults('merchantHistory')
   })
 
   it('a body cut off half way (Content-Length promised more): network, retried, then the whole answer', async () => {

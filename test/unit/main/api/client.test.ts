@@ -389,7 +389,7 @@ describe('ApiClient and the secret', () => {
     client.onRequest((e) => seen.push(e))
     svc.script('allGasFee', refusal(401, 'Invalid signature'))
     const errs = [await caught(client.allGasFee())]
-    svc.script('orderStatus', { status: 200, text: 'garbage' })
+    svc.script('orderStatus', refusal(417, 'Order no longer exists'))
     errs.push(await caught(client.orderStatus({ orderId: 1, type: 1 })))
     await client.allChainMapping()
     expect(fetched).toBe(3)

@@ -32,4 +32,15 @@ describe('SkewClock', () => {
     c.resync(-20_500, 0, 0)
     expect(c.skewMs).toBe(-20_000)
   })
+
+  test('a sample far from the estimate (a clock was set) is taken whole, not smoothed', () => {
+    const c = new SkewClock({ now: () => 0 })
+    c.observe(-500, 0, 0)
+    expect(c.skewMs).toBe(0)
+    c.observe(119_500, 0, 0)
+    expect(c.skewMs).toBe(120_000)
+    // Jitter of a second is still smoothed.
+    c.observe(120_500, 0, 0)
+    expect(c.skewMs).toBe(120_250)
+  })
 })
