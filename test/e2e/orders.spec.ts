@@ -147,3 +147,18 @@ test('CSV export writes the filtered rows and reports where', async ({ page }) =
   await page.getByRole('button', { name: 'Export CSV' }).click()
   await expect(page.getByTestId('export-result')).toContainText(`Exported ${n} rows`, { timeout: 30_000 })
 })
+
+test('the transaction hash opens in the explorer through main', async ({ page }) => {
+  const { rows } = await e.app.services.handlers['orders:query']({ filter: { type: 1, statusGroup: 'completed' }, sort: 'updatedAt:desc', offset: 0, limit: 200 })
+  const withHash = rows.find((r) => r.transactionHash)
+  test.skip(!withHash, 'no synced order with a transaction hash')
+  if (!withHash?.transactionHash) return
+  await openView(page, e, 'orders')
+  await waitForOrders(page)
+  await search(page, String(withHash.orderId))
+  await page.getByRole('button', { name: `Order ${withHash.orderId}, open details` }).click()
+  const detail = page.getByTestId('order-detail')
+  await expect(detail.locator('.hash')).toContainText(withHash.transactionHash)
+  await detail.getByRole('link', { name: /Explorer/ }).click()
+  await expect.poll(() => e.app.services.openedUrls.some((u) => u.includes(withHash.transactionHash ?? '?'))).toBe(true)
+})

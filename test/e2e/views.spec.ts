@@ -141,6 +141,11 @@ test('an address with a broken checksum is refused with the reason; a good one p
   const input = page.getByRole('textbox', { name: 'Address' })
   await input.fill(good)
   await expect(page.getByTestId('address-verdict')).toHaveText('Address looks valid')
+  const explorer = page.getByRole('link', { name: /Open in the explorer/ })
+  if ((await explorer.count()) > 0) {
+    await explorer.click()
+    await expect.poll(() => e.app.services.openedUrls.some((u) => u.includes(good))).toBe(true)
+  }
   await input.fill(broken)
   await expect(page.getByTestId('address-verdict')).toHaveText('Address refused')
   const failed = page.locator('li[data-check="checksum"]')
