@@ -18,7 +18,8 @@ const samples = {
   schema: { kind: 'schema', message: 'expected a decimal', endpoint: 'merchantHistory', path: 'data[3].fiatAmount', retryable: false },
   clock_skew: { kind: 'clock_skew', message: 'Ahead of Time', endpoint: 'quotes', skewMs: 93_400, code: 401, retryable: false },
   too_large: { kind: 'too_large', message: 'response over 8 MiB', endpoint: 'publicAllConfig', retryable: false },
-  invalid_request: { kind: 'invalid_request', message: 'offramp quotes support INR (fiatType 1) only', endpoint: 'quotes', retryable: false }
+  invalid_request: { kind: 'invalid_request', message: 'offramp quotes support INR (fiatType 1) only', endpoint: 'quotes', retryable: false },
+  missing_secret: { kind: 'missing_secret', message: 'no API secret is stored for profile "Live"', endpoint: 'orderStatus', retryable: false }
 } satisfies Record<ApiErrorKind, ApiErrorInfo>
 
 const kinds = Object.keys(samples) as ApiErrorKind[]
