@@ -11,8 +11,8 @@
 // shouldAdvanceTime, installed before anything is created, so the monitor's retry
 // backoff (5 s doubling), its 30 s poll, the rate budget's 429 penalties, undici's 15 s
 // headers timeout, the sandbox's injected latency and both clocks all run on one fake
-// clock that also follows real time. The test moves it forward in 200 ms steps with a
-// real pause after each, and not at all while an HTTP request of the app is in flight
+// clock that also follows real time. The test moves it forward in 1 s steps (200 ms while
+// a request is out) with a real pause after each, and not at all while an HTTP request of the app is in flight
 // (undici's diagnostics channels say when), unless that request has been out for 250 ms
 // of real time (it is then held by an injected latency, which is what the jump is for):
 // a loaded machine never turns a slow loopback answer into a fake timeout. A fake minute
@@ -87,31 +87,40 @@ subscribe('undici:request:create', (m) => void inFlight.set((m as { request: obj
 for (const name of ['undici:request:trailers', 'undici:request:error']) subscribe(name, (m) => void inFlight.delete((m as { request: object }).request))
 const STUCK_MS = 250
 
-/** Moves the fake clock forward by ms, in steps, letting real I/O run between steps. */
+/** With nothing on the wire, larger steps are as safe and cheaper. */
+const IDLE_STEP_MS = 1_000
+
+/** Moves the fake clock forward by at least ms, in steps, letting real I/O run between steps. */
 async function pass(ms: number): Promise<void> {
   for (let done = 0; done < ms; ) {
+    const now = performance.now()
+    for (const [req, at] of inFlight) if (now - at > 60_000) inFlight.delete(req)
     const oldest = Math.min(...inFlight.values())
-    if (inFlight.size > 0 && performance.now() - oldest < STUCK_MS) {
+    if (inFlight.size > 0 && now - oldest < STUCK_MS) {
       // A request is on its way: real time only, so a busy machine cannot fake a timeout.
       await realSleep(2)
       continue
     }
-    await vi.advanceTimersByTimeAsync(STEP_MS)
-    done += STEP_MS
+    const step = inFlight.size === 0 ? IDLE_STEP_MS : STEP_MS
+    await vi.advanceTimersByTimeAsync(step)
+    done += step
     await realSleep(2)
   }
 }
 
-/** Moves the fake clock until cond holds; failing after maxFakeMs of fake time (a hang, not a measurement). */
-async function passUntil(cond: () => Promise<boolean> | boolean, what: string, maxFakeMs: number, onStep?: () => Promise<void>): Promise<number> {
-  let elapsed = 0
+/** Moves the fake clock until cond holds, probing every fake second; fails after maxFakeMs of fake time (a hang, not a measurement). */
+async function passUntil(cond: () => Promise<boolean> | boolean, what: string, maxFakeMs: number, probe?: () => Promise<void>): Promise<number> {
+  const start = Date.now()
+  let probed = start
   while (!(await cond())) {
-    if (elapsed > maxFakeMs) throw new Error(`not reached within ${maxFakeMs / 1000} s of (fake) time: ${what}`)
+    if (Date.now() - start > maxFakeMs) throw new Error(`not reached within ${maxFakeMs / 1000} s of (fake) time: ${what}`)
     await pass(STEP_MS)
-    elapsed += STEP_MS
-    await onStep?.()
+    if (probe && Date.now() - probed >= 1_000) {
+      probed = Date.now()
+      await probe()
+    }
   }
-  return elapsed
+  return Date.now() - start
 }
 
 /** True once every scope has STARTED a sync after the mark and finished it without error. */
@@ -241,8 +250,9 @@ const steps: FaultStep[] = [
   },
   {
     name: 'malformed bodies',
-    injected: ['merchantHistory answers 200 with a body that is not JSON, next 4 requests'],
-    inject: () => sb.control.setFault('merchantHistory', { malformedJsonRate: 1, remaining: 4 }),
+    // Eight: more than the client's attempts for both scopes, whether it retries them or not.
+    injected: ['merchantHistory answers 200 with a body that is not JSON, next 8 requests'],
+    inject: () => sb.control.setFault('merchantHistory', { malformedJsonRate: 1, remaining: 8 }),
     degrades: true
   },
   {
@@ -255,7 +265,8 @@ const steps: FaultStep[] = [
     name: 'clock skew -5 min',
     injected: ["the app's clock jumps to 5 minutes behind the service's (signed timestamps older than the service's 60 s window)"],
     inject: () => skewApp(-5 * 60_000),
-    degrades: true
+    // Degraded or not depends on how soon the client trusts a far-off Date header: reported, not required.
+    degrades: false
   },
   {
     name: 'clock restored',
@@ -320,14 +331,7 @@ describe('faults: the app keeps serving, reports, recovers, and loses nothing', 
       step.lift?.()
     }
     // Recovery on the app's own timers; the handlers are probed at every fake second.
-    let sinceProbe = 0
-    const recoveryMs = await passUntil(() => recoveredSince(mark), `recovery after ${step.name}`, step.maxRecoveryMs ?? 15 * 60_000, async () => {
-      sinceProbe += STEP_MS
-      if (sinceProbe >= 1_000) {
-        sinceProbe = 0
-        await probeHandlers(probe)
-      }
-    })
+    const recoveryMs = await passUntil(() => recoveredSince(mark), `recovery after ${step.name}`, step.maxRecoveryMs ?? 15 * 60_000, () => probeHandlers(probe))
     await probeHandlers(probe)
     const stateEvents = events.slice(mark).filter((e) => e.event === 'sync:state').map((e) => e.payload as SyncState)
     const reportedErrors = stateEvents.filter((s) => s.lastError !== null)
