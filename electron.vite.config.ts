@@ -3,6 +3,14 @@
 import { resolve } from 'node:path'
 import { defineConfig } from 'electron-vite'
 import { svelte } from '@sveltejs/vite-plugin-svelte'
+import type { Plugin } from 'vite'
+
+/** In dev only: Vite injects styles inline and needs its HMR socket; the built page keeps the strict CSP. */
+const devCsp = (): Plugin => ({
+  name: 'rampdesk-dev-csp',
+  apply: 'serve',
+  transformIndexHtml: (html) => html.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace("connect-src 'self'", "connect-src 'self' ws: http://localhost:*")
+})
 
 export default defineConfig({
   main: {
@@ -24,7 +32,7 @@ export default defineConfig({
   },
   renderer: {
     root: 'src/renderer',
-    plugins: [svelte()],
+    plugins: [svelte(), devCsp()],
     build: {
       rollupOptions: {
         input: { index: resolve('src/renderer/index.html') }

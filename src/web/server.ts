@@ -19,19 +19,9 @@ import {
   type ContractHandlers,
   type EventName
 } from '../shared/ipc/contract'
+import { CONTENT_SECURITY_POLICY } from '../shared/csp'
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: https:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "object-src 'none'"
-].join('; ')
+const CSP = CONTENT_SECURITY_POLICY
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -13,7 +13,7 @@ import { createTray } from './tray'
 import { notify, type OrderRef } from './notifications'
 import { setStartAtLogin } from './autostart'
 import { electronSafeStorage } from './safe-storage'
-import { isAppUrl, isSafeExternalUrl } from './security'
+import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, isAppUrl, isSafeExternalUrl } from './security'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const resources = app.isPackaged ? join(process.resourcesPath, 'resources') : join(app.getAppPath(), 'resources')
@@ -71,7 +71,7 @@ if (!app.requestSingleInstanceLock()) {
   })
 
   app.whenReady().then(async () => {
-    hardenSession()
+    hardenSession(undefined, paths.devServerUrl ? devContentSecurityPolicy(paths.devServerUrl) : CONTENT_SECURITY_POLICY)
     services = await createServices({
       dataDir: app.getPath('userData'),
       exportDir: app.getPath('downloads'),

@@ -4,18 +4,7 @@
 // links only for http(s) URLs.
 import type { WebPreferences } from 'electron'
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: https:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "object-src 'none'"
-].join('; ')
+export { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../../shared/csp'
 
 export function secureWebPreferences(preloadPath: string): WebPreferences {
   return {

@@ -13,9 +13,9 @@ export interface WindowPaths {
 }
 
 /** Adds the CSP header to every response of the app's session and denies every permission request. */
-export function hardenSession(ses: Session = session.defaultSession): void {
+export function hardenSession(ses: Session = session.defaultSession, csp: string = CONTENT_SECURITY_POLICY): void {
   ses.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] } })
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } })
   })
   ses.setPermissionRequestHandler((_wc, _permission, callback) => callback(false))
   ses.setPermissionCheckHandler(() => false)
