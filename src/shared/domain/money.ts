@@ -73,9 +73,21 @@ export function formatDecimal(a: DecimalString, dp: number, locale = 'en-US'): s
   const fixed = round(a, dp)
   const neg = fixed.startsWith('-')
   const [int = '0', frac] = (neg ? fixed.slice(1) : fixed).split('.')
-  const grouped = new Intl.NumberFormat(locale, { useGrouping: true, maximumFractionDigits: 0 }).format(BigInt(int))
-  const sep = new Intl.NumberFormat(locale).formatToParts(1.1).find((p) => p.type === 'decimal')?.value ?? '.'
-  return (neg ? '-' : '') + grouped + (frac ? sep + frac : '')
+  const f = formatterFor(locale)
+  return (neg ? '-' : '') + f.group.format(BigInt(int)) + (frac ? f.decimal + frac : '')
+}
+
+/** Intl formatters are costly to build (a tenth of a millisecond): one per locale, kept. */
+const formatters = new Map<string, { group: Intl.NumberFormat; decimal: string }>()
+function formatterFor(locale: string) {
+  let f = formatters.get(locale)
+  if (!f) {
+    const group = new Intl.NumberFormat(locale, { useGrouping: true, maximumFractionDigits: 0 })
+    const decimal = new Intl.NumberFormat(locale).formatToParts(1.1).find((p) => p.type === 'decimal')?.value ?? '.'
+    f = { group, decimal }
+    formatters.set(locale, f)
+  }
+  return f
 }
 
 export { Big }
