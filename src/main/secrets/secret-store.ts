@@ -253,7 +253,7 @@ export class SecretStore {
   private async writeFile(profileId: string, secret: string): Promise<SecretBackend> {
     const ss = this.opts.safeStorage
     if (!ss || !ss.isEncryptionAvailable()) {
-      throw new SecretError('no_backend', 'no keychain answered and safeStorage encryption is not available: the secret cannot be stored')
+      throw new SecretError('no_backend', 'the secret was not stored: no OS keychain answered (on Linux, a Secret Service such as gnome-keyring must be running and unlocked) and no other encrypted store is available here')
     }
     const backend = ss.getSelectedStorageBackend?.() ?? 'default'
     if (backend === PLAINTEXT_BACKEND && !(this.opts.allowPlaintext?.() ?? false)) {
