@@ -1,0 +1,46 @@
+// The architecture rules of design.md, enforced by ESLint: proven here by linting small
+// snippets as if they lived at the paths the rules are about.
+import { describe, expect, it } from 'vitest'
+import { ESLint } from 'eslint'
+
+const eslint = new ESLint({ cwd: process.cwd() })
+
+async function problems(code: string, filePath: string): Promise<string[]> {
+  const [r] = await eslint.lintText(code, { filePath })
+  return (r?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-globals').map((m) => m.message)
+}
+
+describe('lint: architecture rules', () => {
+  it("only src/main/electron and src/preload may import 'electron'", async () => {
+    const code = "import { app } from 'electron'\nexport const a = app\n"
+    expect(await problems(code, 'src/main/services-probe.ts')).toEqual([expect.stringMatching(/Only src\/main\/electron and src\/preload/)])
+    expect(await problems(code, 'src/renderer/src/probe.ts')).toEqual([expect.stringMatching(/Only src\/main\/electron/)])
+    expect(await problems(code, 'src/shared/probe.ts')).toEqual([expect.stringMatching(/Only src\/main\/electron/)])
+    expect(await problems(code, 'src/main/electron/probe.ts')).toEqual([])
+    expect(await problems(code, 'src/preload/probe.ts')).toEqual([])
+  })
+
+  it('raw ipcMain / ipcRenderer only in the two IPC wrapper files', async () => {
+    const main = "import { ipcMain } from 'electron'\nexport const i = ipcMain\n"
+    const renderer = "import { ipcRenderer } from 'electron'\nexport const i = ipcRenderer\n"
+    expect(await problems(main, 'src/main/electron/windows-probe.ts')).toEqual([expect.stringMatching(/Raw ipcMain\/ipcRenderer/)])
+    expect(await problems(renderer, 'src/preload/other-probe.ts')).toEqual([expect.stringMatching(/Raw ipcMain\/ipcRenderer/)])
+    expect(await problems(main, 'src/main/electron/ipc.ts')).toEqual([])
+    expect(await problems(renderer, 'src/preload/index.ts')).toEqual([])
+  })
+
+  it('src/shared imports no Node module and uses no DOM or Node global', async () => {
+    expect((await problems("import { readFileSync } from 'node:fs'\nexport const r = readFileSync\n", 'src/shared/probe.ts')).length).toBeGreaterThan(0)
+    expect(await problems("import { join } from 'path'\nexport const j = join\n", 'src/shared/probe.ts')).toHaveLength(1)
+    expect(await problems('export const w = window.innerWidth\n', 'src/shared/probe.ts')).toEqual([expect.stringMatching(/DOM-only/)])
+    expect(await problems('export const d = document.title\n', 'src/shared/probe.ts')).toEqual([expect.stringMatching(/DOM-only/)])
+    expect(await problems("export const b = Buffer.from('x')\n", 'src/shared/probe.ts')).toEqual([expect.stringMatching(/Node globals/)])
+    expect(await problems("import { join } from 'node:path'\nexport const j = join\n", 'src/main/probe.ts')).toEqual([])
+  })
+
+  it('the renderer reaches main only through the contract', async () => {
+    expect(await problems("import { createServices } from '../../main/services'\nexport const c = createServices\n", 'src/renderer/src/probe.ts')).toEqual([
+      expect.stringMatching(/only through window.rampdesk/)
+    ])
+  })
+})
