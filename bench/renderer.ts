@@ -44,8 +44,10 @@ const INIT_SCRIPT = `(() => {
   }))
   const fetch0 = window.fetch
   window.fetch = function (input, init) {
-    if (String(input).includes('/rpc/orders:query')) b.queries.push({ at: performance.now(), body: String(init && init.body) })
-    return fetch0.apply(this, arguments)
+    if (!String(input).includes('/rpc/orders:query')) return fetch0.apply(this, arguments)
+    const q = { at: performance.now(), respAt: null, body: String(init && init.body) }
+    b.queries.push(q)
+    return fetch0.apply(this, arguments).then((r) => { q.respAt = performance.now(); return r })
   }
   const first = new MutationObserver(() => {
     if (document.querySelector('table.orders tbody tr[data-order]')) {
@@ -79,10 +81,14 @@ const INIT_SCRIPT = `(() => {
     if (!sel) throw new Error('no select labelled ' + label)
     const index = [...sel.options].findIndex((o) => o.text.trim() === optionText)
     if (index < 0) throw new Error('no option ' + optionText + ' in ' + label)
+    b.queries.length = 0
     const t0 = performance.now()
     sel.selectedIndex = index
     sel.dispatchEvent(new Event('change', { bubbles: true }))
-    return (await b.shown(total, firstId, 15000)) - t0
+    const t1 = await b.shown(total, firstId, 15000)
+    // The query that produced the first page of the result: the last one sent for offset 0.
+    const q = b.queries.filter((x) => x.body.includes('"offset":0') && x.respAt !== null).pop()
+    return { ms: t1 - t0, rpcMs: q ? q.respAt - q.at : null, renderMs: q ? t1 - q.respAt : null }
   }
   b.armSearch = () => { b.queries.length = 0; b.lastKey = 0 }
   b.searchDone = async (total, firstId, text) => {
@@ -117,7 +123,7 @@ const INIT_SCRIPT = `(() => {
 interface PageBench {
   total(): number
   load(): { firstRows: number | null; fcp: number | null }
-  selectChange(label: string, optionText: string, total: number, firstId: number): Promise<number>
+  selectChange(label: string, optionText: string, total: number, firstId: number): Promise<{ ms: number; rpcMs: number | null; renderMs: number | null }>
   armSearch(): void
   searchDone(total: number, firstId: number, text: string): Promise<{ fromKey: number; fromQuery: number | null }>
   scrollTop(): void
@@ -184,6 +190,18 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
   const warm = await warmDataDir(ctx, WARM_ORDERS)
   ctx.log(`renderer: orders view over ${warm.rowsByType[1]} onramp rows`)
   const app = await startWebApp({ dataDir: warm.dataDir, sandbox: warm.sandbox, staticDir })
+  // Time the services' side of every orders:query the page sends (SQL and row mapping).
+  const queryMs: number[] = []
+  const handlers = app.services.handlers
+  const query = handlers['orders:query']
+  handlers['orders:query'] = async (input) => {
+    const t0 = performance.now()
+    try {
+      return await query(input)
+    } finally {
+      queryMs.push(performance.now() - t0)
+    }
+  }
   const browser = await launchChromium()
   try {
     // Let the start-up sync settle so no live update refreshes the table mid-measurement.
@@ -216,13 +234,23 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
     for (const c of ['usdt', 'eth']) steps.push({ label: 'Coin', text: c.toUpperCase(), key: 'coinId', value: coin(c) }, { label: 'Coin', text: 'any', key: 'coinId', value: undefined })
     for (const n of ['bep20', 'erc20']) steps.push({ label: 'Network', text: n.toUpperCase(), key: 'chainId', value: chain(n) }, { label: 'Network', text: 'any', key: 'chainId', value: undefined })
     const filterMs: number[] = []
+    const filterParts = { main: [] as number[], transport: [] as number[], render: [] as number[] }
     for (let round2 = 0; round2 < 2; round2++) {
       for (const s of steps) {
         if (s.text !== 'any' && s.value === undefined) continue
         const filter: OrderFilter = { type: 1 }
         if (s.value !== undefined) (filter as Record<string, unknown>)[s.key] = s.value
         const exp = await expected(app, filter)
-        filterMs.push(await inPage(page, 'selectChange', s.label, s.text, exp.total, exp.first))
+        queryMs.length = 0
+        const r = await inPage(page, 'selectChange', s.label, s.text, exp.total, exp.first)
+        filterMs.push(r.ms)
+        if (r.rpcMs !== null && r.renderMs !== null && queryMs.length > 0) {
+          // The first page's query in main is the last one timed for this step.
+          const mainMs = queryMs[queryMs.length - 1]!
+          filterParts.main.push(mainMs)
+          filterParts.transport.push(Math.max(0, r.rpcMs - mainMs))
+          filterParts.render.push(r.renderMs)
+        }
       }
     }
 
@@ -252,7 +280,15 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
     ctx.log('renderer: scrolling')
     await inPage(page, 'scrollTop')
     const idle = await inPage(page, 'scrollFrames', 120, 0)
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send('Performance.enable')
+    const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]))
+    const m0 = await metrics()
     const steady = await inPage(page, 'scrollFrames', 300, 3 * 32)
+    const m1 = await metrics()
+    const perFrame = (name: string) => round((((m1[name] ?? 0) - (m0[name] ?? 0)) * 1000) / steady.frames.length, 2)
+    const steadyBreakdown = { script: perFrame('ScriptDuration'), style: perFrame('RecalcStyleDuration'), layout: perFrame('LayoutDuration'), allTasks: perFrame('TaskDuration') }
+    await cdp.detach()
     const fling = await inPage(page, 'scrollFrames', 150, 60 * 32)
     const heap = await heapMb(page)
 
@@ -275,11 +311,14 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       firstRowsMs: round(load.firstRows ?? NaN, 0),
       filterP50Ms: f.p50,
       filterP95Ms: f.p95,
+      filterPartsP50Ms: { mainQuery: summary(filterParts.main).p50, transport: summary(filterParts.transport).p50, render: summary(filterParts.render).p50 },
+      filterPartsP95Ms: { mainQuery: summary(filterParts.main).p95, transport: summary(filterParts.transport).p95, render: summary(filterParts.render).p95 },
       searchP95Ms: k.p95,
       searchP50Ms: k.p50,
       searchQueryToRowsP95Ms: q.p95,
       scrollFrameP50Ms: st.p50,
       scrollFrameP95Ms: st.p95,
+      scrollMainThreadPerFrameMs: steadyBreakdown,
       flingFrameP95Ms: fl.p95,
       flingFramesWithLoadingRows: fling.loadingFrames,
       heapMb: heap,

@@ -13,7 +13,7 @@ import { round } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { warmDataDir, type WarmData } from './lib/warm-app'
 
-export const WARM_ORDERS = Number(process.env.BENCH_WARM_ORDERS ?? 143_000)
+export const WARM_ORDERS = Number(process.env.BENCH_WARM_ORDERS ?? 143_500)
 const SMALL_ORDERS = 1_000
 
 interface StartupFigures {

@@ -1,0 +1,28 @@
+// The benchmarks' numeric helpers: nearest-rank quantiles and JSON-friendly rounding.
+import { describe, expect, it } from 'vitest'
+import { quantile, ratio, round, summary } from '../../../bench/lib/stats'
+
+describe('bench stats', () => {
+  it('takes nearest-rank quantiles of unsorted samples', () => {
+    const xs = [5, 1, 4, 2, 3, 10, 9, 8, 7, 6]
+    expect(quantile(xs, 0.5)).toBe(5)
+    expect(quantile(xs, 0.95)).toBe(10)
+    expect(quantile(xs, 0.9)).toBe(9)
+    expect(quantile(xs, 0)).toBe(1)
+    expect(quantile([], 0.5)).toBeNaN()
+  })
+
+  it('summarises without touching the input order', () => {
+    const xs = [3, 1, 2]
+    expect(summary(xs)).toEqual({ n: 3, p50: 2, p95: 3, max: 3 })
+    expect(xs).toEqual([3, 1, 2])
+  })
+
+  it('rounds to the given places and turns non-numbers into null for JSON', () => {
+    expect(round(1.26, 1)).toBe(1.3)
+    expect(round(1234.5678, 0)).toBe(1235)
+    expect(round(NaN)).toBeNull()
+    expect(ratio(3, 2)).toBe(1.5)
+    expect(ratio(1, 0)).toBeNull()
+  })
+})
