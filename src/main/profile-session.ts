@@ -109,11 +109,16 @@ export class ProfileSession {
     if (this.o.settings.inbox.enabled) await this.startInbox(this.o.settings)
   }
 
+  /**
+   * The header's budget list: the six limited endpoints always, and any other endpoint
+   * while the service has it blocked (a 429) or callers queue for it, so a storm on
+   * order history is visible rather than a sync that looks merely slow.
+   */
   budgetEntries(): BudgetEntry[] {
     const limited = new Set<string>(limitedEndpoints)
     return this.client.budget
       .snapshot()
-      .endpoints.filter((e) => limited.has(e.endpoint))
+      .endpoints.filter((e) => limited.has(e.endpoint) || e.blockedUntil !== null || e.queued > 0)
       .map((e) => ({ ...e, nextSlotAt: e.nextSlotAt ?? null }))
   }
 

@@ -44,8 +44,9 @@ export interface RateBudgetOptions {
   reservedInteractive?: number
   /** Default 61 000: the service's 60 s plus a second for latency between our clock and its counter. */
   windowMs?: number
-  /** First block after a 429; doubles with each further 429 until the limit has recovered. Default 15 s. */
+  /** First block after a 429; doubles with each further strike (one is forgiven per clean window). Default 15 s. */
   penaltyMs?: number
+  /** The longest block, however many strikes. Default 2 min. */
   maxPenaltyMs?: number
   interactiveMaxWaitMs?: number
   now?: () => number
@@ -98,7 +99,7 @@ export class RateBudget {
     this.reserved = o.reservedInteractive ?? 2
     this.defaultLimit = o.defaultLimitPerMinute ?? 120
     this.penaltyMs = o.penaltyMs ?? 15_000
-    this.maxPenaltyMs = o.maxPenaltyMs ?? 5 * 60_000
+    this.maxPenaltyMs = o.maxPenaltyMs ?? 2 * 60_000
     this.interactiveMaxWaitMs = o.interactiveMaxWaitMs ?? 1_000
     this.now = o.now ?? (() => Date.now())
     this.timers = o.timers ?? realTimers
@@ -206,14 +207,18 @@ export class RateBudget {
     return lane
   }
 
-  /** Forgets sends that left the window and earns back one slot per clean window after a 429. */
+  /**
+   * Forgets sends that left the window. After a 429, each clean window earns back a
+   * quarter of the limit (at least one slot: the inverse of the cut) and forgives one
+   * strike, so a short storm does not leave long blocks behind it.
+   */
   private refresh(lane: Lane, now: number): void {
     while (lane.log.length > 0 && lane.log[0]! <= now - this.windowMs) lane.log.shift()
-    if (lane.limit < lane.baseLimit && now >= lane.recoverFrom + this.windowMs) {
+    if ((lane.limit < lane.baseLimit || lane.strikes > 0) && now >= lane.recoverFrom + this.windowMs) {
       const windows = Math.floor((now - lane.recoverFrom) / this.windowMs)
-      lane.limit = Math.min(lane.baseLimit, lane.limit + windows)
+      for (let i = 0; i < windows && lane.limit < lane.baseLimit; i++) lane.limit = Math.min(lane.baseLimit, Math.max(lane.limit + 1, Math.ceil(lane.limit * 1.25)))
+      lane.strikes = Math.max(0, lane.strikes - windows)
       lane.recoverFrom += windows * this.windowMs
-      if (lane.limit === lane.baseLimit) lane.strikes = 0
     }
   }
 

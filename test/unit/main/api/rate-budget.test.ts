@@ -134,7 +134,7 @@ describe('RateBudget', () => {
     expect(entry(b, 'allGasFee').usedInWindow).toBe(0)
   })
 
-  test('a 429 blocks the endpoint, tightens its limit, and the limit recovers one slot per clean window', async () => {
+  test('a 429 blocks the endpoint, tightens its limit, and each clean window earns back a quarter and forgives a strike', async () => {
     const b = new RateBudget({ profileId: 'p' })
     const t0 = Date.now()
     expect(b.penalize('allGasFee')).toBe(t0 + 15_000)
@@ -153,11 +153,22 @@ describe('RateBudget', () => {
     expect(b.penalize('allGasFee')).toBe(t0 + 45_000)
     expect(entry(b, 'allGasFee').limit).toBe(6)
     await vi.advanceTimersByTimeAsync(30_000 + WINDOW)
-    expect(entry(b, 'allGasFee')).toMatchObject({ limit: 7, blockedUntil: null })
-    await vi.advanceTimersByTimeAsync(3 * WINDOW)
+    expect(entry(b, 'allGasFee')).toMatchObject({ limit: 8, blockedUntil: null })
+    await vi.advanceTimersByTimeAsync(WINDOW)
     expect(entry(b, 'allGasFee').limit).toBe(10)
     // Recovered fully: the next 429 starts from the shortest block again.
     expect(b.penalize('allGasFee')).toBe(Date.now() + 15_000)
+  })
+
+  test('strikes are forgiven one per clean window: a storm long past starts again from the shortest block', async () => {
+    const b = new RateBudget({ profileId: 'p', defaultLimitPerMinute: 120 })
+    for (let i = 0; i < 8; i++) b.penalize('merchantHistory')
+    const t = Date.now()
+    // Capped at two minutes however many strikes.
+    expect(entry(b, 'merchantHistory').blockedUntil).toBe(t + 120_000)
+    await vi.advanceTimersByTimeAsync(120_000 + 9 * WINDOW)
+    expect(entry(b, 'merchantHistory').limit).toBe(120)
+    expect(b.penalize('merchantHistory')).toBe(Date.now() + 15_000)
   })
 
   test('a tightened limit of 1 still lets background callers through', async () => {
