@@ -291,7 +291,21 @@ describe("Electron's security checklist, on the real entry point", () => {
     checked.push('18 file:// (deviation from the custom-protocol advice): only URLs inside the renderer folder count as ours, traversal included (fast-check)')
   })
 
-  it.todo('19: fuses: electron-builder.yml sets no electronFuses (RunAsNode, NodeOptions, inspect arguments, OnlyLoadAppFromAsar, asar integrity) - to be added to the packaging')
+  it('19: fuses: the packaged binary cannot run as Node, takes no NODE_OPTIONS or --inspect, loads only its integrity-checked asar', async () => {
+    const { readFileSync } = await import('node:fs')
+    const yml = readFileSync(new URL('../../electron-builder.yml', import.meta.url), 'utf8')
+    const block = /^electronFuses:\n((?:[ \t]+.*\n?)+)/m.exec(yml)?.[1] ?? ''
+    const fuses = Object.fromEntries([...block.matchAll(/^\s+(\w+):\s*(true|false)\s*$/gm)].map((m) => [m[1], m[2] === 'true']))
+    expect(fuses).toMatchObject({
+      runAsNode: false,
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      enableEmbeddedAsarIntegrityValidation: true,
+      onlyLoadAppFromAsar: true,
+      enableCookieEncryption: true
+    })
+    checked.push('19 fuses: RunAsNode, NODE_OPTIONS and --inspect off; asar only, integrity-checked; cookies encrypted (electron-builder.yml electronFuses)')
+  })
 
   it('20: the preload exposes the contract methods only', async () => {
     await import('../../src/preload/index')

@@ -16,6 +16,7 @@ import type {
   PublicAllConfigData,
   BankDetails
 } from '../../shared/api/schemas'
+import { serviceAbortController } from '../abort'
 
 /** Where cached answers live (the profile database's config_cache table). */
 export interface ConfigCacheStore {
@@ -67,7 +68,7 @@ export class ConfigCache {
   private readonly inflight = new Map<SourceName, Promise<void>>()
   private readonly errors = new Map<SourceName, ApiErrorInfo>()
   private readonly errorAt = new Map<SourceName, number>()
-  private readonly abort = new AbortController()
+  private readonly abort = serviceAbortController()
   private memo: ConfigSnapshot | null = null
   /** Bumped by every successful fetch: tells a background revalidation whether anything changed. */
   private version = 0

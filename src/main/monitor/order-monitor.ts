@@ -16,6 +16,7 @@ import type { OrderSummary, StatusChange, StatusSource } from '../store/orders-r
 import { toContractRow } from '../order-rows'
 import { HistorySync, type HistoryClient, type PageApplied } from './history-sync'
 import { realTimers, WatchPoller, type WatchClient, type WatchSchedule } from './watches'
+import { serviceAbortController } from '../abort'
 
 export type MonitorClient = HistoryClient & WatchClient
 
@@ -93,7 +94,7 @@ export class OrderMonitor {
   private readonly scopes = new Map<string, Scope>()
   private readonly listeners = new Map<MonitorEventName, Set<(p: never) => void>>()
   private historyPollMs: number
-  private controller = new AbortController()
+  private controller = serviceAbortController()
   private started = false
 
   constructor(private readonly o: OrderMonitorOptions) {
@@ -120,7 +121,7 @@ export class OrderMonitor {
   start(): void {
     if (this.started) return
     this.started = true
-    if (this.controller.signal.aborted) this.controller = new AbortController()
+    if (this.controller.signal.aborted) this.controller = serviceAbortController()
     for (const s of this.scopes.values()) this.arm(s, 0)
     this.watches.start(this.controller.signal)
   }
@@ -135,7 +136,7 @@ export class OrderMonitor {
 
   /** Runs every scope now (joining runs already going); resolves with the states after. */
   async syncNow(): Promise<SyncState[]> {
-    if (this.controller.signal.aborted) this.controller = new AbortController()
+    if (this.controller.signal.aborted) this.controller = serviceAbortController()
     await Promise.allSettled([...this.scopes.values()].map((s) => this.runScope(s)))
     return this.states()
   }

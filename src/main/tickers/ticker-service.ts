@@ -5,6 +5,7 @@
 import type { ApiClient } from '../api/client'
 import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
 import type { TickerRow } from '../../shared/ipc/contract'
+import { serviceAbortController } from '../abort'
 
 export interface TickPoint {
   at: number
@@ -37,7 +38,7 @@ export class TickerService {
   private nextAt: number | null = null
   private lastError: ApiErrorInfo | null = null
   private lastFetchAt: number | null = null
-  private abort = new AbortController()
+  private abort = serviceAbortController()
   private running: { fiatType: number; done: Promise<void> } | null = null
 
   constructor(private o: TickerServiceOptions) {
@@ -165,7 +166,7 @@ export class TickerService {
     this.visible.clear()
     this.abort.abort()
     await this.running?.done
-    this.abort = new AbortController()
+    this.abort = serviceAbortController()
   }
 }
 
