@@ -12,8 +12,12 @@ const ROOT = resolve(import.meta.dirname, '../..')
 /** Inside the repository, so the bundle resolves its external packages from node_modules. */
 const BUNDLE_DIR = join(ROOT, 'out', 'bench')
 
-/** Bundles a worker to plain ESM JavaScript; returns its path, or null when esbuild is unavailable. */
-async function bundle(entry: string): Promise<string | null> {
+/**
+ * Bundles an entry point to plain ESM JavaScript in out/bench (two levels below the
+ * repository root, so code that finds the root from its own directory still does);
+ * returns its path, or null when esbuild is unavailable.
+ */
+export async function bundle(entry: string): Promise<string | null> {
   let esbuild: typeof Esbuild
   try {
     esbuild = await import('esbuild')
