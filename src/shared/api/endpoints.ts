@@ -24,6 +24,7 @@ import {
   Timestamp,
   envelope
 } from './schemas'
+import { httpUrl } from '../http-url'
 
 // ---------------------------------------------------------------- request bodies
 
@@ -35,17 +36,7 @@ const Amount = z.number().finite().positive()
 const oneOf = <T extends number>(values: readonly T[], what: string) =>
   Id.refine((v) => (values as readonly number[]).includes(v), `${what} must be one of ${values.join(', ')}`)
 
-const webhookUrl = z
-  .string()
-  .max(2048)
-  .refine((s) => {
-    try {
-      const u = new URL(s)
-      return u.protocol === 'http:' || u.protocol === 'https:'
-    } catch {
-      return false
-    }
-  }, 'webhookUrl must be an http(s) URL')
+const webhookUrl = httpUrl('webhookUrl must be an http(s) URL')
 
 export const MerchantHistoryRequest = z
   .object({

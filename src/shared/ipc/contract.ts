@@ -4,6 +4,7 @@
 // handler per channel; the web harness serves the same channels over HTTP. Inputs are
 // parsed in main before anything acts on them; outputs are typed by the same schemas.
 import { z } from 'zod'
+import { httpUrl } from '../http-url'
 
 // ---------------------------------------------------------------- common pieces
 
@@ -13,17 +14,7 @@ const OrderType = z.union([z.literal(1), z.literal(2)])
 const ProfileId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'invalid profile id')
 const IsoTime = z.string().datetime({ offset: true })
 const EpochMs = z.number().int().nonnegative()
-const HttpUrl = z
-  .string()
-  .max(2048)
-  .refine((s) => {
-    try {
-      const u = new URL(s)
-      return u.protocol === 'http:' || u.protocol === 'https:'
-    } catch {
-      return false
-    }
-  }, 'expected an http(s) URL')
+const HttpUrl = httpUrl()
 
 export const ErrorInfo = z.object({
   kind: z.string(),
