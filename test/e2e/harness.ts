@@ -2,12 +2,12 @@
 // harness) started in-process on random ports with a temporary data directory, a way
 // to open one view of it in the page, and screenshots saved both as test artifacts and
 // for the README.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { mkdir, readdir, readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { Page } from '@playwright/test'
 import { startWebApp, type WebApp } from '../../src/web/app'
 import type { SandboxControl } from '../../src/sandbox'
+import { memorySafeStorage } from '../support/memory-safe-storage'
 
 export type ViewId = 'tickers' | 'quote' | 'address' | 'bank' | 'orders' | 'webhooks' | 'settings'
 
@@ -17,31 +17,6 @@ export interface E2eApp {
   control: SandboxControl
   apiSecret: string
   close(): Promise<void>
-}
-
-/**
- * Electron's safeStorage does not exist in the browser harness and there is no
- * Secret Service here for keytar, so live-profile secrets get this stand-in: real
- * AES-256-GCM with a key that lives only in this process, as safeStorage keeps its
- * key in the OS.
- */
-export function processSafeStorage() {
-  const key = randomBytes(32)
-  return {
-    isEncryptionAvailable: () => true,
-    getSelectedStorageBackend: () => 'e2e_aes_gcm',
-    encryptString(plain: string): Buffer {
-      const iv = randomBytes(12)
-      const c = createCipheriv('aes-256-gcm', key, iv)
-      const body = Buffer.concat([c.update(plain, 'utf8'), c.final()])
-      return Buffer.concat([iv, c.getAuthTag(), body])
-    },
-    decryptString(data: Buffer): string {
-      const d = createDecipheriv('aes-256-gcm', key, data.subarray(0, 12))
-      d.setAuthTag(data.subarray(12, 28))
-      return Buffer.concat([d.update(data.subarray(28)), d.final()]).toString('utf8')
-    }
-  }
 }
 
 /** Every file under a directory whose bytes contain the text (to prove a secret is not stored in the clear). */
@@ -58,7 +33,10 @@ export async function filesContaining(dir: string, text: string): Promise<string
 }
 
 export async function startApp(opts: { orders?: number; seed?: number } = {}): Promise<E2eApp> {
-  const app = await startWebApp({ sandbox: { orders: opts.orders ?? 1500, seed: opts.seed ?? 7 }, services: { safeStorage: processSafeStorage() } })
+  // Electron's safeStorage does not exist in the browser harness and there is no Secret
+  // Service here for keytar, so live-profile secrets get the in-process AES-256-GCM stand-in.
+  const safeStorage = memorySafeStorage({ backend: 'e2e_aes_gcm' })
+  const app = await startWebApp({ sandbox: { orders: opts.orders ?? 1500, seed: opts.seed ?? 7 }, services: { safeStorage } })
   const sandbox = app.services.sandbox()
   if (!sandbox) throw new Error('the sandbox profile did not start its simulator')
   return { app, base: new URL(app.openUrl).origin, control: sandbox.control, apiSecret: sandbox.apiSecret, close: () => app.close() }

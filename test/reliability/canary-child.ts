@@ -9,50 +9,22 @@
 //            errors (faults, clock skew, a wrong key), then start a slow sync and say
 //            "crash-me" (the parent SIGKILLs it there)
 //   restart  start again on the stored secret, sync, check the connection, delete the secret, close
-import { appendFileSync, mkdirSync, writeSync } from 'node:fs'
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { appendFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { request } from 'undici'
-import { createServices } from '../../src/main/services'
 import { startWebHarness } from '../../src/web/server'
 import type { ChannelName } from '../../src/shared/ipc/contract'
+import { createChildServices, say } from './child-support'
 
 const [dataDir, transcript, sandboxUrl, apiKey, mode] = process.argv.slice(2)
 if (!dataDir || !transcript || !sandboxUrl || !apiKey || (mode !== 'run' && mode !== 'restart')) {
   process.stderr.write('usage: canary-child.ts <dataDir> <transcript> <sandboxUrl> <apiKey> <run|restart>\n')
   process.exit(2)
 }
-const say = (line: string): void => void writeSync(1, line + '\n')
 const record = (kind: string, channel: string, text: string): void => appendFileSync(transcript, JSON.stringify({ kind, channel, text }) + '\n')
 
-// The fallback store when no keychain answers: a real cipher, never the plain secret (a
-// fixed key, so the restarted process can read what the first one stored).
-const key = Buffer.alloc(32, 9)
-const safeStorage = {
-  isEncryptionAvailable: () => true,
-  getSelectedStorageBackend: () => 'gnome_libsecret',
-  encryptString(s: string): Buffer {
-    const iv = randomBytes(12)
-    const c = createCipheriv('aes-256-gcm', key, iv)
-    const body = Buffer.concat([c.update(s, 'utf8'), c.final()])
-    return Buffer.concat([iv, c.getAuthTag(), body])
-  },
-  decryptString(b: Buffer): string {
-    const d = createDecipheriv('aes-256-gcm', key, b.subarray(0, 12))
-    d.setAuthTag(b.subarray(12, 28))
-    return Buffer.concat([d.update(b.subarray(28)), d.final()]).toString('utf8')
-  }
-}
-
-const services = await createServices({
-  dataDir,
-  // Exports land under the data directory too, so the parent's file scan covers them.
-  exportDir: join(dataDir, 'exports'),
-  version: '0.0.0-canary',
-  shellKind: 'web',
-  safeStorage,
-  sandbox: { orders: 10, autoGenerate: false }
-})
+// A fixed key for the fallback store, so the restarted process can read what the first one stored.
+const services = await createChildServices(dataDir, '0.0.0-canary', 9)
 await services.start()
 const staticDir = join(dataDir, '..', 'static')
 mkdirSync(staticDir, { recursive: true })

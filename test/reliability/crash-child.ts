@@ -13,47 +13,17 @@
 //   page {"pages":n,"created":[ids]}    a history page committed
 //   in-write {"pages":n,"created":[ids]} a page written, transaction still open
 //   synced                             every scope completed a sync without error
-import { writeSync } from 'node:fs'
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
-import { join } from 'node:path'
-import { createServices } from '../../src/main/services'
 import type { SyncState } from '../../src/shared/ipc/contract'
+import { createChildServices, say } from './child-support'
 
 const [dataDir, sandboxUrl, apiKey, mode] = process.argv.slice(2)
 if (!dataDir || !sandboxUrl || !apiKey || !mode) {
   process.stderr.write('usage: crash-child.ts <dataDir> <sandboxUrl> <apiKey> <setup|sync|sync+forget|forget|hold-write:N>\n')
   process.exit(2)
 }
-const say = (line: string): void => void writeSync(1, line + '\n')
 
-// Only used when no keychain answers (keytar comes first): a real cipher, so the secret
-// file would never hold the secret in plain text.
-const key = Buffer.alloc(32, 7)
-const safeStorage = {
-  isEncryptionAvailable: () => true,
-  getSelectedStorageBackend: () => 'gnome_libsecret',
-  encryptString(s: string): Buffer {
-    const iv = randomBytes(12)
-    const c = createCipheriv('aes-256-gcm', key, iv)
-    const body = Buffer.concat([c.update(s, 'utf8'), c.final()])
-    return Buffer.concat([iv, c.getAuthTag(), body])
-  },
-  decryptString(b: Buffer): string {
-    const d = createDecipheriv('aes-256-gcm', key, b.subarray(0, 12))
-    d.setAuthTag(b.subarray(12, 28))
-    return Buffer.concat([d.update(b.subarray(28)), d.final()]).toString('utf8')
-  }
-}
-
-const services = await createServices({
-  dataDir,
-  exportDir: join(dataDir, 'exports'),
-  version: '0.0.0-crash',
-  shellKind: 'web',
-  safeStorage,
-  // The embedded sandbox only runs for the first start's sandbox profile: keep it small.
-  sandbox: { orders: 10, autoGenerate: false }
-})
+// A fixed key for the fallback store, so every mode reads what the setup stored.
+const services = await createChildServices(dataDir, '0.0.0-crash', 7)
 
 if (mode === 'setup') {
   await services.start()

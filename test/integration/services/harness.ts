@@ -3,14 +3,13 @@
 // the contract, output checked against the contract), every event recorded and checked
 // against its schema. Also a counting HTTP proxy that can hold requests, to see what
 // reaches a sandbox and whether the client gave up on it.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServices, type Services, type ServicesOptions } from '../../../src/main/services'
-import type { SafeStorageLike } from '../../../src/main/secrets/secret-store'
+import { memorySafeStorage } from '../../support/memory-safe-storage'
 import {
   channels,
   events as eventSchemas,
@@ -29,30 +28,6 @@ export interface RecordedEvent {
   seq: number
   event: EventName
   payload: unknown
-}
-
-/**
- * An Electron-safeStorage stand-in with real encryption (AES-256-GCM under a key that
- * lives only in memory), for machines where no keychain answers: the secret store then
- * falls back to it, and the ciphertext on disk never contains the secret.
- */
-export function memorySafeStorage(): SafeStorageLike {
-  const key = randomBytes(32)
-  return {
-    isEncryptionAvailable: () => true,
-    getSelectedStorageBackend: () => 'gnome_libsecret',
-    encryptString(plain: string): Buffer {
-      const iv = randomBytes(12)
-      const c = createCipheriv('aes-256-gcm', key, iv)
-      const body = Buffer.concat([c.update(plain, 'utf8'), c.final()])
-      return Buffer.concat([iv, c.getAuthTag(), body])
-    },
-    decryptString(buf: Buffer): string {
-      const d = createDecipheriv('aes-256-gcm', key, buf.subarray(0, 12))
-      d.setAuthTag(buf.subarray(12, 28))
-      return Buffer.concat([d.update(buf.subarray(28)), d.final()]).toString('utf8')
-    }
-  }
 }
 
 export interface ServicesHarness {
