@@ -20,6 +20,8 @@ import {
   type ChainRules
 } from '../../../../src/shared/domain/address'
 import type { ChainDetail } from '../../../../src/shared/api/schemas'
+// The sandbox's seeded PRNG, so property runs shrink and replay.
+import { mulberry32 } from '../../../../src/sandbox/rng'
 
 const chain = (symbol: string): ChainDetail => {
   if (symbol === 'btc') return BTC_CHAIN_DETAIL
@@ -30,18 +32,6 @@ const chain = (symbol: string): ChainDetail => {
 
 const failed = (r: AddressCheckResult): string[] => r.checks.filter((c) => !c.ok).map((c) => c.name)
 const checksumCheck = (r: AddressCheckResult) => r.checks.find((c) => c.kind === 'checksum')
-
-/** A seeded PRNG so property runs shrink and replay. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 describe('EIP-55 (vectors from the EIP)', () => {
   const mixed = [
