@@ -24,7 +24,6 @@ export async function sandboxBench(ctx: BenchContext): Promise<BenchLine> {
     p99Ms: big.p99Ms,
     maxMs: big.maxMs,
     generateMs: big.generateMs,
-    storeMb: big.memoryMB,
     baseline: {
       target: { p95Ms: P95_TARGET_MS },
       smallStore: { orders: small.orders, p50Ms: small.p50Ms, p95Ms: small.p95Ms, generateMs: small.generateMs },
