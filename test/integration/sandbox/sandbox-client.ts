@@ -1,7 +1,7 @@
 // A small raw client for the sandbox tests: signs requests exactly as spec section 5
 // says (with src/shared/api/signature.ts) and returns status, headers and parsed body,
 // so tests can also send deliberately broken requests.
-import { request } from 'undici'
+import { request, type Dispatcher } from 'undici'
 import { authHeaderNames, endpointPath, endpoints, type EndpointName } from '../../../src/shared/api/endpoints'
 import { encodePayload, signPayload } from '../../../src/shared/api/signature'
 import type { Sandbox } from '../../../src/sandbox'
@@ -26,8 +26,8 @@ export interface CallOptions {
   rawBody?: string
 }
 
-export async function raw(sb: Sandbox, path: string, o: CallOptions = {}): Promise<RawResponse> {
-  const res = await request(sb.url + path, { method: (o.method ?? 'POST') as 'POST', headers: o.headers as Record<string, string>, body: o.rawBody })
+/** Status, headers, body text and the body as JSON (undefined when it is not JSON). */
+async function readResponse(res: Dispatcher.ResponseData): Promise<RawResponse> {
   const text = await res.body.text()
   let json: unknown = undefined
   try {
@@ -36,6 +36,11 @@ export async function raw(sb: Sandbox, path: string, o: CallOptions = {}): Promi
     json = undefined
   }
   return { status: res.statusCode, headers: res.headers, text, json }
+}
+
+export async function raw(sb: Sandbox, path: string, o: CallOptions = {}): Promise<RawResponse> {
+  const res = await request(sb.url + path, { method: (o.method ?? 'POST') as 'POST', headers: o.headers as Record<string, string>, body: o.rawBody })
+  return readResponse(res)
 }
 
 /** Calls an endpoint, signed unless it is public. */
@@ -60,14 +65,7 @@ export async function call(sb: Sandbox, name: EndpointName, o: CallOptions = {})
     else headers[key] = v
   }
   const res = await request(sb.url + endpointPath(sb.serviceName, name), { method: method as 'POST', headers, body: method === 'GET' ? undefined : rawBody })
-  const text = await res.body.text()
-  let json: unknown = undefined
-  try {
-    json = JSON.parse(text)
-  } catch {
-    json = undefined
-  }
-  return { status: res.statusCode, headers: res.headers, text, json }
+  return readResponse(res)
 }
 
 /** Calls an endpoint and returns data, failing loudly on anything but status 1. */
