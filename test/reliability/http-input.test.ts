@@ -17,9 +17,8 @@ import { createServices, type Services } from '../../src/main/services'
 import { startWebHarness, type WebHarness } from '../../src/web/server'
 import type { Sandbox } from '../../src/sandbox'
 import { encodePayload, signPayload } from '../../src/shared/api/signature'
-import { channelNames, type ContractHandlers } from '../../src/shared/ipc/contract'
 import { statusInfo } from '../../src/shared/domain/status'
-import { diffAgainstTruth, lossesOf, recordScenario, until } from './support'
+import { diffAgainstTruth, lossesOf, recordScenario, spiedHandlers, until } from './support'
 
 const SCOPES = [
   { type: 1 as const, fiatType: 1 },
@@ -108,15 +107,7 @@ beforeAll(async () => {
   await h['webhooks:setUrl']({ url: inbox.url! })
   await until(async () => (await h['sync:state']({})).states.every((s) => s.lastSuccessAt !== null && !s.running), 'the first sync')
 
-  const spied = Object.fromEntries(
-    channelNames.map((c) => [
-      c,
-      (input: unknown) => {
-        harnessReached.push(c)
-        return (services.handlers[c] as (i: unknown) => Promise<unknown>)(input)
-      }
-    ])
-  ) as unknown as ContractHandlers
+  const spied = spiedHandlers(services.handlers, harnessReached)
   const staticDir = join(dir, 'static')
   mkdirSync(staticDir)
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>harness</title>')

@@ -12,10 +12,10 @@ import fc from 'fast-check'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { electronMock, ipcMainHandlers } from '../electron/electron-mock'
-import { channelNames, channels, type ChannelName, type ContractHandlers, type Envelope } from '../../src/shared/ipc/contract'
+import { channelNames, channels, type ChannelName, type Envelope } from '../../src/shared/ipc/contract'
 import type { Services } from '../../src/main/services'
 import type { WebHarness } from '../../src/web/server'
-import { recordScenario } from './support'
+import { recordScenario, spiedHandlers } from './support'
 
 vi.mock('electron', () => electronMock())
 
@@ -129,15 +129,7 @@ beforeAll(async () => {
   services = await createServices({ dataDir: join(dir, 'data'), exportDir: join(dir, 'exports'), version: '0.0.0-fuzz', shellKind: 'web', sandbox: { seed: 2, orders: 50, autoGenerate: false } })
   await services.start()
   // The real handlers, each noting that it was reached.
-  const spied = Object.fromEntries(
-    channelNames.map((c) => [
-      c,
-      (input: unknown) => {
-        reachedHandlers.push(c)
-        return (services.handlers[c] as (i: unknown) => Promise<unknown>)(input)
-      }
-    ])
-  ) as unknown as ContractHandlers
+  const spied = spiedHandlers(services.handlers, reachedHandlers)
   registerIpc(spied, { isOurWebContents: (wc) => wc === (ourWc as never), isAppUrl: (u) => u.startsWith('file:///app/out/renderer/') })
   const staticDir = join(dir, 'static')
   mkdirSync(staticDir)

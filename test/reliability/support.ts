@@ -1,13 +1,16 @@
 // Shared pieces of the reliability suite: the summary rows every scenario appends to
 // test-results/reliability-summary.jsonl (scripts/test.mjs prints them), waiting on a
-// condition without timed assertions, and the comparison of a profile database with the
-// sandbox's ground truth (orders, records and status transitions).
+// condition without timed assertions, the comparison of a profile database with the
+// sandbox's ground truth (orders, records and status transitions), and handlers that note
+// which channels a request reached.
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { expect } from 'vitest'
 import type { TruthOrder } from '../../src/sandbox'
 import { OfframpOrder, OnrampOrder } from '../../src/shared/api/schemas'
 import { jsonEqual } from '../../src/shared/api/signature'
 import type { LocalStore } from '../../src/main/store/local-store'
+import { channelNames, type ContractHandlers } from '../../src/shared/ipc/contract'
 
 export const REPO_ROOT = resolve(__dirname, '../..')
 export const SUMMARY_FILE = join(REPO_ROOT, 'test-results', 'reliability-summary.jsonl')
@@ -130,4 +133,27 @@ export function lossesOf(d: TruthDiff): string[] {
   if (d.lostTransitions.length) out.push(`${d.lostTransitions.length} lost transitions`)
   if (d.invented.length) out.push(`${d.invented.length} invented transitions`)
   return out
+}
+
+/** Asserts the diff lost, duplicated and invented nothing, list by list so a failure names the kind. */
+export function expectLossless(d: TruthDiff): void {
+  expect(d.missing).toEqual([])
+  expect(d.extra).toEqual([])
+  expect(d.different).toEqual([])
+  expect(d.duplicated).toEqual([])
+  expect(d.lostTransitions).toEqual([])
+  expect(d.invented).toEqual([])
+}
+
+/** The given handlers, each pushing its channel onto `reached` when called (to show what an input got to). */
+export function spiedHandlers(handlers: ContractHandlers, reached: string[]): ContractHandlers {
+  return Object.fromEntries(
+    channelNames.map((c) => [
+      c,
+      (input: unknown) => {
+        reached.push(c)
+        return (handlers[c] as (i: unknown) => Promise<unknown>)(input)
+      }
+    ])
+  ) as unknown as ContractHandlers
 }
