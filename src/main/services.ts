@@ -14,6 +14,7 @@ import { ProfileStore } from './profiles/profile-store'
 import { SecretStore, type SafeStorageLike } from './secrets/secret-store'
 import { toContractRow, toStoreFilter, toStoreSort } from './order-rows'
 import { toContractDelivery } from './webhooks/inbox'
+import type { AuditAction } from './store/audit-log-repo'
 import { startSandbox, type Sandbox } from '../sandbox'
 import {
   type ChannelOutput,
@@ -174,7 +175,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     return profiles.active()
   }
 
-  function audit(action: string, detail: Record<string, unknown> = {}): void {
+  function audit(action: AuditAction, detail: Record<string, unknown> = {}): void {
     current?.store.audit.append(action, detail)
   }
 
@@ -198,7 +199,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
         emit('profile:changed', profiles.get(SANDBOX_PROFILE_ID)!)
         throw e
       }
-      current.store.audit.append('profile.switch', { to: profile.id, name: profile.name })
+      current.store.audit.append('profile.activate', { to: profile.id, name: profile.name })
       await current.start()
       for (const view of tickerViews) current.tickers.setVisible(view, true)
       emit('profile:changed', profile)
@@ -259,7 +260,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     out.end()
     await once(out, 'finish')
     emit('export:progress', { rows, total, done: true })
-    s.store.audit.append('export', { type: filter.type, rows, path })
+    s.store.audit.append('orders.export', { type: filter.type, rows, path })
     return { path, rows }
   }
 
@@ -328,7 +329,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       const next = settings.update(patch)
       if (patch.startAtLogin !== undefined && patch.startAtLogin !== before.startAtLogin) await shell.setStartAtLogin(next.startAtLogin)
       await (await ready()).applySettings(next, before)
-      audit('settings.update', { fields: Object.keys(patch) })
+      audit('settings.change', { fields: Object.keys(patch) })
       return next
     },
 
@@ -436,7 +437,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
         to = inbox.url
       }
       const message = await s.client.sendDummyWebhook(to ? { webhookUrl: to } : {}, { priority: 'interactive' })
-      s.store.audit.append('webhook.dummy', { target, url: to ?? null })
+      s.store.audit.append('webhook.sendDummy', { target, url: to ?? null })
       return { message, sentTo: to ?? null }
     },
     'webhooks:resend': async ({ orderId }) => {

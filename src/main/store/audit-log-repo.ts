@@ -12,6 +12,10 @@ export type AuditAction =
   | 'webhook.resend'
   | 'orders.export'
   | 'settings.change'
+  | 'secret.set'
+  | 'secret.delete'
+  | 'order.watch'
+  | 'order.unwatch'
 
 export interface AuditEntry {
   id: number

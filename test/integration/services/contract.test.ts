@@ -69,7 +69,7 @@ describe('contract coverage', () => {
     expect(autostart).toEqual([true])
     expect((await h.call('settings:get', {})).startAtLogin).toBe(true)
     const audit = await h.call('audit:list', { limit: 10 })
-    expect(audit.rows.filter((r) => r.action === 'settings.update')).toHaveLength(2)
+    expect(audit.rows.filter((r) => r.action === 'settings.change')).toHaveLength(2)
   })
 
   it('refuses input the contract refuses, naming the field', async () => {

@@ -286,7 +286,7 @@ describe('orders:export', () => {
     const done = h.events.filter((e) => e.seq > before && e.event === 'export:progress').map((e) => e.payload as { rows: number; total: number; done: boolean })
     expect(done.at(-1)).toEqual({ rows: listed.total, total: listed.total, done: true })
     const audit = await h.call('audit:list', { limit: 20 })
-    const entry = audit.rows.find((r) => r.action === 'export')
+    const entry = audit.rows.find((r) => r.action === 'orders.export')
     expect(entry?.detail).toMatchObject({ type: 1, rows: listed.total, path: out.path })
     expect(h.contractViolations).toEqual([])
   })

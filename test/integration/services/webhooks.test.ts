@@ -40,7 +40,7 @@ describe('webhooks', () => {
     expect(log.total).toBeGreaterThanOrEqual(1)
     expect(log.rows.find((r) => r.id === ev.id)).toMatchObject({ verified: true, orderType: 1 })
     const audit = await h.call('audit:list', { limit: 20 })
-    expect(audit.rows.some((r) => r.action === 'webhook.dummy' && r.detail.target === 'inbox')).toBe(true)
+    expect(audit.rows.some((r) => r.action === 'webhook.sendDummy' && r.detail.target === 'inbox')).toBe(true)
   })
 
   it('setUrl registers the URL at the service and resend delivers one order there, both audit-logged', async () => {
