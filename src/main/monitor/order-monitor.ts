@@ -41,8 +41,22 @@ export type MonitorContractEvent = Exclude<MonitorEventName, 'order:terminal'>
 export interface OrderMonitorOptions {
   client: MonitorClient
   store: Pick<LocalStore, 'orders' | 'watches'>
-  /** Fiat types to sync history for; both order types are synced for each. */
+  /** Fiat types to sync history for: onramp for each, offramp for those also in offrampFiatTypes. */
   fiatTypes: readonly number[]
+  /**
+   * Fiat types offramp exists for. Default [1] (INR): the spec supports offramp in the INR
+   * pair only (4.9, 8), so an offramp scope for any other fiat is empty, and learning that
+   * costs one request per fiat on every poll, forever. A deployment that does sell offramp
+   * in another fiat lists it here (or 'all' to sync offramp for every fiat in fiatTypes).
+   */
+  offrampFiatTypes?: readonly number[] | 'all'
+  /**
+   * Scopes syncing at once at most. Default 2. A first sync parses 500-record pages per
+   * scope; with every scope at once the heap (and RSS, which V8 keeps committed) grew with
+   * the number of scopes, and one scope at a time was not slower on loopback. Two keeps
+   * onramp and offramp of one fiat moving together. Runs beyond it wait their turn.
+   */
+  maxConcurrentScopes?: number
   historyPollMs: number
   watchPollMs: number
   now?: () => number
@@ -96,11 +110,15 @@ export class OrderMonitor {
   private historyPollMs: number
   private controller = serviceAbortController()
   private started = false
+  private readonly maxConcurrent: number
+  private active = 0
+  private readonly waiting: Array<() => void> = []
 
   constructor(private readonly o: OrderMonitorOptions) {
     this.now = o.now ?? (() => Date.now())
     this.timers = o.timers ?? realTimers
     this.historyPollMs = o.historyPollMs
+    this.maxConcurrent = Math.max(1, o.maxConcurrentScopes ?? 2)
     this.history = new HistorySync({ client: o.client, orders: o.store.orders, pageSize: o.pageSize })
     this.watches = new WatchPoller({
       client: o.client,
@@ -209,8 +227,10 @@ export class OrderMonitor {
 
   private setScopes(fiatTypes: readonly number[]): void {
     const wanted = new Set<string>()
+    const offramp = this.o.offrampFiatTypes ?? [1]
     for (const type of [1, 2] as const) {
       for (const fiatType of new Set(fiatTypes)) {
+        if (type === 2 && offramp !== 'all' && !offramp.includes(fiatType)) continue
         const k = scopeKey(type, fiatType)
         wanted.add(k)
         if (this.scopes.has(k)) continue
@@ -287,7 +307,11 @@ export class OrderMonitor {
     const quiet = (this.o.quietInitialSync ?? true) && this.o.store.orders.getCursor(s.type, s.fiatType).cursor === null
     s.progress = { pages: 0, orders: 0 }
     s.run = (async () => {
+      let slot = false
       try {
+        await this.acquire(signal)
+        slot = true
+        signal.throwIfAborted()
         await this.history.run(s.type, s.fiatType, { signal, onPage: (p) => this.pageApplied(s, p, quiet) })
         const at = this.now()
         s.failures = 0
@@ -306,6 +330,8 @@ export class OrderMonitor {
         if (info.kind === 'rate_limited' && info.nextSlotAt) delay = Math.max(delay, info.nextSlotAt - this.now())
         s.nextRunAt = this.now() + delay
         this.o.store.orders.markSyncError(s.type, s.fiatType, JSON.stringify(info), { nextRunAt: new Date(s.nextRunAt).toISOString() })
+      } finally {
+        if (slot) this.release()
       }
     })().finally(() => {
       s.run = null
@@ -318,6 +344,35 @@ export class OrderMonitor {
     // Only now is s.run set: emitted from inside the run, the start would read "not running".
     this.emitState(s)
     return s.run
+  }
+
+  /** Waits for one of maxConcurrentScopes slots (at once if free); an abort ends the wait. */
+  private acquire(signal: AbortSignal): Promise<void> {
+    if (this.active < this.maxConcurrent) {
+      this.active++
+      return Promise.resolve()
+    }
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const i = this.waiting.indexOf(take)
+        if (i >= 0) this.waiting.splice(i, 1)
+        reject(signal.reason as Error)
+      }
+      // A released slot passes straight to the next waiter, so `active` stays counted.
+      const take = () => {
+        signal.removeEventListener('abort', onAbort)
+        resolve()
+      }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.waiting.push(take)
+    })
+  }
+
+  private release(): void {
+    const next = this.waiting.shift()
+    if (next) next()
+    else this.active--
   }
 
   private pageApplied(s: Scope, p: PageApplied, quiet: boolean): void {

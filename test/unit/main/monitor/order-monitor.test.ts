@@ -168,13 +168,75 @@ describe('OrderMonitor', () => {
     await clock.advance(0)
     monitor.configure({ fiatTypes: [1, 2], historyPollMs: 60_000 })
     await clock.advance(0)
-    expect(monitor.states().map((s) => `${s.type}:${s.fiatType}`).sort()).toEqual(['1:1', '1:2', '2:1', '2:2'])
+    // Offramp only where it exists: INR (fiat 1) by default.
+    expect(monitor.states().map((s) => `${s.type}:${s.fiatType}`).sort()).toEqual(['1:1', '1:2', '2:1'])
     expect(store.orders.get(1, 9000)?.fiatType).toBe(2)
     fake.calls.length = 0
     await clock.advance(60_000)
-    expect(fake.calls).toHaveLength(4)
+    expect(fake.calls).toHaveLength(3)
     monitor.configure({ fiatTypes: [2] })
-    expect(monitor.states().map((s) => `${s.type}:${s.fiatType}`).sort()).toEqual(['1:2', '2:2'])
+    expect(monitor.states().map((s) => `${s.type}:${s.fiatType}`).sort()).toEqual(['1:2'])
+  })
+
+  it('syncs offramp for the fiat types offrampFiatTypes names (INR alone by default), onramp for every one', async () => {
+    await monitor.stop()
+    const scopes = (m: OrderMonitor) => m.states().map((s) => `${s.type}:${s.fiatType}`).sort()
+    monitor = make({ fiatTypes: [1, 2, 3] })
+    expect(scopes(monitor)).toEqual(['1:1', '1:2', '1:3', '2:1'])
+    await monitor.syncNow()
+    expect(fake.calls.filter((c) => c.type === 2).map((c) => c.fiatType)).toEqual([1])
+    await monitor.stop()
+    monitor = make({ fiatTypes: [1, 2, 3], offrampFiatTypes: [2] })
+    expect(scopes(monitor)).toEqual(['1:1', '1:2', '1:3', '2:2'])
+    await monitor.stop()
+    monitor = make({ fiatTypes: [1, 2, 3], offrampFiatTypes: 'all' })
+    expect(scopes(monitor)).toEqual(['1:1', '1:2', '1:3', '2:1', '2:2', '2:3'])
+  })
+
+  it('runs at most maxConcurrentScopes scopes at once and still syncs every one', async () => {
+    await monitor.stop()
+    for (const f of [2, 3, 4, 5, 6]) for (let i = 1; i <= 700; i++) fake.put(1, f, onramp(f * 10_000 + i, at(i), 0, f))
+    const inner = fake.merchantHistory
+    let inFlight = 0
+    let most = 0
+    fake.merchantHistory = async (req, opts) => {
+      inFlight++
+      most = Math.max(most, inFlight)
+      try {
+        // Long enough for every scope that may start to have started.
+        for (let i = 0; i < 20; i++) await Promise.resolve()
+        return await inner(req, opts)
+      } finally {
+        inFlight--
+      }
+    }
+    const fiats = [1, 2, 3, 4, 5, 6]
+    monitor = make({ fiatTypes: fiats, offrampFiatTypes: 'all' })
+    const states = await monitor.syncNow()
+    expect(most).toBe(2)
+    expect(states.every((s) => s.lastError === null && s.lastSuccessAt !== null)).toBe(true)
+    expect(store.orders.count(1)).toBe(1200 + 5 * 700)
+    for (const f of fiats) expect(fake.truth(1, f).every((r) => store.orders.get(1, r.orderId)?.fiatType === f)).toBe(true)
+
+    // The limit is what bounds it: with room for all twelve, they all run at once.
+    await monitor.stop()
+    most = 0
+    monitor = make({ fiatTypes: fiats, offrampFiatTypes: 'all', maxConcurrentScopes: 12 })
+    await monitor.syncNow()
+    expect(most).toBe(12)
+  })
+
+  it('stop() ends the wait of scopes queued for a slot', async () => {
+    await monitor.stop()
+    monitor = make({ fiatTypes: [1, 2, 3, 4], maxConcurrentScopes: 1 })
+    const run = monitor.syncNow()
+    await monitor.stop()
+    const states = await run
+    // Aborted, not failed: no error recorded, and no scope went on after the stop.
+    expect(states.every((s) => s.lastError === null)).toBe(true)
+    const calls = fake.calls.length
+    await clock.advance(POLL * 2)
+    expect(fake.calls.length).toBe(calls)
   })
 
   describe('ingestWebhook', () => {
