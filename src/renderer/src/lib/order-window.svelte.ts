@@ -1,37 +1,56 @@
 // A window onto the filtered orders of the local database for the virtualized table:
 // rows are fetched in fixed pages (orders:query) as the table scrolls to them, a small
 // number of pages stays cached, and live changes patch cached rows at once and then
-// refetch what is on screen. A generation number drops answers to an older filter.
+// refetch what is on screen. A generation number drops answers to an older filter, so
+// the view may reset on every keystroke and the last filter's answer is the one shown.
 import { call } from './bridge'
 import type { ErrorInfo, OrderFilter, OrderRow } from '../../../shared/ipc/contract'
 import { errorInfoOf } from './app-state.svelte'
 
 export const PAGE_SIZE = 100
 const MAX_CACHED_PAGES = 24
+/** Pages fetched beyond the rows in view in the direction of the scroll (more when it moves fast). */
+const AHEAD_PAGES = 1
+const MAX_AHEAD_PAGES = 6
 
 export type OrderSort = 'updatedAt:desc' | 'updatedAt:asc' | 'createdAt:desc' | 'createdAt:asc' | 'orderId:desc' | 'orderId:asc'
+
+/**
+ * Change signals, one per page modulo SIGNAL_SLOTS: a row reads only its own page's, so a
+ * page arriving re-renders its rows alone. They are made once, up front: Svelte does not
+ * track a signal in the reaction that created it, so making them lazily inside a row's
+ * read would lose updates. Pages SIGNAL_SLOTS apart share one, which only costs a
+ * re-render of rows that are never on screen together (the view holds < 1 page).
+ */
+const SIGNAL_SLOTS = 64
+class PageSignal {
+  v = $state(0)
+}
 
 export class OrderWindow {
   total = $state(0)
   loaded = $state(false)
   error = $state<ErrorInfo | null>(null)
-  /** Bumped whenever cached rows change, so the table re-reads them. */
-  version = $state(0)
   /** Pages fetched since the last reset (for tests and diagnostics). */
   fetches = 0
 
   #filter: OrderFilter
   #sort: OrderSort = 'updatedAt:desc'
-  // Plain collections on purpose: up to thousands of rows change per scroll, and one
-  // `version` bump tells the table to re-read instead of proxying every row.
+  // Plain collections on purpose: up to thousands of rows change per scroll. Reactivity
+  // is one signal per page (#signals) plus #epoch for a reset, instead of proxying rows
+  // or one counter that made every visible row re-read whenever any page arrived.
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   #pages = new Map<number, OrderRow[]>()
+  #signals: PageSignal[] = Array.from({ length: SIGNAL_SLOTS }, () => new PageSignal())
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   #inflight = new Set<number>()
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   #stale = new Set<number>()
+  #epoch = $state(0)
   #gen = 0
   #lastRange: [number, number] = [0, 0]
+  /** +1 scrolling down, -1 up: where the next pages are fetched ahead. */
+  #direction = 1
 
   constructor(filter: OrderFilter) {
     this.#filter = filter
@@ -48,34 +67,49 @@ export class OrderWindow {
     this.#pages.clear()
     this.#inflight.clear()
     this.#stale.clear()
+    this.#lastRange = [0, 0]
+    this.#direction = 1
     this.loaded = false
     this.fetches = 0
-    this.version++
+    this.#epoch++
     void this.#fetch(0)
   }
 
   rowAt(i: number): OrderRow | undefined {
-    void this.version
-    return this.#pages.get(Math.floor(i / PAGE_SIZE))?.[i % PAGE_SIZE]
+    const page = Math.floor(i / PAGE_SIZE)
+    void this.#epoch
+    void this.#signal(page).v
+    return this.#pages.get(page)?.[i % PAGE_SIZE]
   }
 
-  /** Makes sure the rows [start, end) are (being) fetched, and the pages either side, so scrolling rarely waits. */
+  /**
+   * Makes sure the rows [start, end) are (being) fetched, with half a page either side,
+   * and pages ahead in the direction of the scroll: a page or more, growing with the
+   * distance moved since the last call, so a fling finds its rows already there.
+   */
   ensure(start: number, end: number): void {
+    const [prevStart] = this.#lastRange
+    const moved = start - prevStart
+    if (moved !== 0) this.#direction = moved > 0 ? 1 : -1
     this.#lastRange = [start, end]
+    const aheadPages = Math.min(MAX_AHEAD_PAGES, AHEAD_PAGES + Math.ceil((Math.abs(moved) * 4) / PAGE_SIZE))
+    const lastPage = Math.max(0, Math.ceil(this.total / PAGE_SIZE) - 1)
     const first = Math.floor(Math.max(0, start - PAGE_SIZE / 2) / PAGE_SIZE)
     const last = Math.floor(Math.max(0, Math.min(end + PAGE_SIZE / 2, this.total) - 1) / PAGE_SIZE)
-    for (let p = first; p <= last; p++) {
-      if ((!this.#pages.has(p) || this.#stale.has(p)) && !this.#inflight.has(p)) void this.#fetch(p)
-    }
+    // The rows in view first, then the ones ahead, so the view never waits behind a prefetch.
+    for (let p = first; p <= last; p++) this.#want(p)
+    if (!this.loaded) return
+    if (this.#direction > 0) for (let p = last + 1; p <= Math.min(lastPage, last + aheadPages); p++) this.#want(p)
+    else for (let p = first - 1; p >= Math.max(0, first - aheadPages); p--) this.#want(p)
   }
 
   /** A changed row replaces its cached copy at once; the refresh that follows puts it where the sort says. */
   patch(row: OrderRow): void {
-    for (const rows of this.#pages.values()) {
+    for (const [page, rows] of this.#pages) {
       const i = rows.findIndex((r) => r.orderId === row.orderId && r.type === row.type)
       if (i >= 0) {
         rows[i] = row
-        this.version++
+        this.#bump(page)
       }
     }
   }
@@ -86,6 +120,18 @@ export class OrderWindow {
     const [s, e] = this.#lastRange
     this.ensure(s, Math.max(e, 1))
     if (!this.#inflight.size) void this.#fetch(Math.floor(s / PAGE_SIZE))
+  }
+
+  #want(page: number): void {
+    if ((!this.#pages.has(page) || this.#stale.has(page)) && !this.#inflight.has(page)) void this.#fetch(page)
+  }
+
+  #signal(page: number): PageSignal {
+    return this.#signals[page % SIGNAL_SLOTS]!
+  }
+
+  #bump(page: number): void {
+    this.#signal(page).v++
   }
 
   async #fetch(page: number): Promise<void> {
@@ -99,27 +145,36 @@ export class OrderWindow {
       this.#stale.delete(page)
       this.total = r.total
       this.error = null
-      this.#evict(page)
+      this.#bump(page)
+      this.#evict()
     } catch (e) {
       if (gen === this.#gen) this.error = errorInfoOf(e)
     } finally {
       if (gen === this.#gen) {
         this.#inflight.delete(page)
+        const first = !this.loaded
         this.loaded = true
-        this.version++
+        // The first answer gives the total, so the pages ahead can be fetched now.
+        if (first) this.ensure(...this.#lastRange)
       }
     }
   }
 
-  /** Keeps the cache small: drop the pages farthest from the one just fetched. */
-  #evict(near: number): void {
+  /** Keeps the cache small: drop the pages farthest from the rows in view. */
+  #evict(): void {
     if (this.#pages.size <= MAX_CACHED_PAGES) return
+    const [s, e] = this.#lastRange
+    const near = Math.floor((s + e) / 2 / PAGE_SIZE)
     const far = [...this.#pages.keys()].sort((a, b) => Math.abs(b - near) - Math.abs(a - near))
-    for (const p of far.slice(0, this.#pages.size - MAX_CACHED_PAGES)) this.#pages.delete(p)
+    for (const p of far.slice(0, this.#pages.size - MAX_CACHED_PAGES)) {
+      this.#pages.delete(p)
+      this.#bump(p)
+    }
   }
 
   get cachedPages(): number {
-    void this.version
+    void this.#epoch
+    for (const s of this.#signals) void s.v
     return this.#pages.size
   }
 }
