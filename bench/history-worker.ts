@@ -39,6 +39,8 @@ export interface PollResult extends MemoryFigures {
   /** Requests that were not answered 200. */
   failed: number
   ordersInDb: number
+  /** (type, fiat) scopes the client synced: the monitor's own choice (offramp only where it exists). */
+  scopes: Array<{ type: number; fiatType: number }>
 }
 
 export interface ScopeCount {
@@ -81,9 +83,12 @@ class NaiveHistoryPoller {
     private readonly fiatTypes: number[]
   ) {}
 
+  scopes(): Array<{ type: OrderType; fiatType: number }> {
+    return [1, 2].flatMap((type) => this.fiatTypes.map((fiatType) => ({ type: type as OrderType, fiatType })))
+  }
+
   async poll(): Promise<void> {
-    const scopes = [1, 2].flatMap((type) => this.fiatTypes.map((fiatType) => ({ type: type as OrderType, fiatType })))
-    await Promise.all(scopes.map((s) => this.readAll(s.type, s.fiatType)))
+    await Promise.all(this.scopes().map((s) => this.readAll(s.type, s.fiatType)))
   }
 
   private async readAll(type: OrderType, fiatType: number): Promise<void> {
@@ -96,7 +101,7 @@ class NaiveHistoryPoller {
   }
 }
 
-let state: { store: LocalStore; client: ApiClient; poll: () => Promise<void>; close: () => Promise<void> } | null = null
+let state: { store: LocalStore; client: ApiClient; poll: () => Promise<void>; scopes: () => PollResult['scopes']; close: () => Promise<void> } | null = null
 let failed = 0
 
 serveWorker<WorkerCommand>(async (m) => {
@@ -120,11 +125,12 @@ serveWorker<WorkerCommand>(async (m) => {
             const err = states.find((s) => s.lastError)
             if (err) throw new Error(`sync of ${err.type}:${err.fiatType} failed: ${err.lastError?.message}`)
           },
+          scopes: () => monitor.states().map((s) => ({ type: s.type, fiatType: s.fiatType })),
           close: () => monitor.stop()
         }
       } else {
         const naive = new NaiveHistoryPoller(client, store, m.fiatTypes)
-        state = { store, client, poll: () => naive.poll(), close: async () => undefined }
+        state = { store, client, poll: () => naive.poll(), scopes: () => naive.scopes(), close: async () => undefined }
       }
       return memory()
     }
@@ -140,6 +146,7 @@ serveWorker<WorkerCommand>(async (m) => {
         requests: state.client.stats().merchantHistory - before,
         failed: failed - failedBefore,
         ordersInDb: state.store.orders.count(),
+        scopes: state.scopes(),
         ...memory()
       }
       return result
