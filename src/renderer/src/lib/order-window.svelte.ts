@@ -48,6 +48,8 @@ export class OrderWindow {
   #stale = new Set<number>()
   #epoch = $state(0)
   #gen = 0
+  /** Whether #pages holds answers to the current filter yet (false from a reset to its first answer). */
+  #fresh = true
   #lastRange: [number, number] = [0, 0]
   /** +1 scrolling down, -1 up: where the next pages are fetched ahead. */
   #direction = 1
@@ -64,14 +66,17 @@ export class OrderWindow {
     this.#filter = filter
     this.#sort = sort
     this.#gen++
-    this.#pages.clear()
+    // The old rows stay on screen, all stale, until the new filter's first answer replaces
+    // them (#fresh): rows then update in place instead of being torn down to "loading…"
+    // and built again, which was most of a filter change's render time.
+    this.#fresh = false
     this.#inflight.clear()
-    this.#stale.clear()
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity
+    this.#stale = new Set(this.#pages.keys())
     this.#lastRange = [0, 0]
     this.#direction = 1
     this.loaded = false
     this.fetches = 0
-    this.#epoch++
     void this.#fetch(0)
   }
 
@@ -126,6 +131,15 @@ export class OrderWindow {
     if ((!this.#pages.has(page) || this.#stale.has(page)) && !this.#inflight.has(page)) void this.#fetch(page)
   }
 
+  /** At the first answer after a reset: the previous filter's rows go, all at once. */
+  #dropOldRows(): void {
+    if (this.#fresh) return
+    this.#fresh = true
+    this.#pages.clear()
+    this.#stale.clear()
+    this.#epoch++
+  }
+
   #signal(page: number): PageSignal {
     return this.#signals[page % SIGNAL_SLOTS]!
   }
@@ -141,6 +155,7 @@ export class OrderWindow {
     try {
       const r = await call('orders:query', { filter: this.#filter, sort: this.#sort, offset: page * PAGE_SIZE, limit: PAGE_SIZE })
       if (gen !== this.#gen) return
+      this.#dropOldRows()
       this.#pages.set(page, r.rows)
       this.#stale.delete(page)
       this.total = r.total
@@ -148,7 +163,11 @@ export class OrderWindow {
       this.#bump(page)
       this.#evict()
     } catch (e) {
-      if (gen === this.#gen) this.error = errorInfoOf(e)
+      if (gen === this.#gen) {
+        // An error must not leave the previous filter's rows standing as if they answered this one.
+        this.#dropOldRows()
+        this.error = errorInfoOf(e)
+      }
     } finally {
       if (gen === this.#gen) {
         this.#inflight.delete(page)
