@@ -51,10 +51,12 @@ export interface OrderMonitorOptions {
    */
   offrampFiatTypes?: readonly number[] | 'all'
   /**
-   * Scopes syncing at once at most. Default 2. A first sync parses 500-record pages per
-   * scope; with every scope at once the heap (and RSS, which V8 keeps committed) grew with
-   * the number of scopes, and one scope at a time was not slower on loopback. Two keeps
-   * onramp and offramp of one fiat moving together. Runs beyond it wait their turn.
+   * Scopes syncing at once at most. Default 1. A first sync parses 500-record pages per
+   * scope, and V8 keeps the heap it grew to committed, so RSS grew with the scopes in
+   * flight. History bench, 100,000 orders, 9 scopes: peak RSS 143-145 MB one at a time,
+   * 162-174 MB two at a time, 181-222 MB all at once; first sync 17-18 s either way on
+   * loopback. Off loopback the default budget paces merchantHistory at 120/min, which
+   * one scope at a time already fills. Runs beyond the limit wait their turn.
    */
   maxConcurrentScopes?: number
   historyPollMs: number
@@ -118,7 +120,7 @@ export class OrderMonitor {
     this.now = o.now ?? (() => Date.now())
     this.timers = o.timers ?? realTimers
     this.historyPollMs = o.historyPollMs
-    this.maxConcurrent = Math.max(1, o.maxConcurrentScopes ?? 2)
+    this.maxConcurrent = Math.max(1, o.maxConcurrentScopes ?? 1)
     this.history = new HistorySync({ client: o.client, orders: o.store.orders, pageSize: o.pageSize })
     this.watches = new WatchPoller({
       client: o.client,

@@ -193,7 +193,7 @@ describe('OrderMonitor', () => {
     expect(scopes(monitor)).toEqual(['1:1', '1:2', '1:3', '2:1', '2:2', '2:3'])
   })
 
-  it('runs at most maxConcurrentScopes scopes at once and still syncs every one', async () => {
+  it('runs at most maxConcurrentScopes scopes at once (one by default) and still syncs every one', async () => {
     await monitor.stop()
     for (const f of [2, 3, 4, 5, 6]) for (let i = 1; i <= 700; i++) fake.put(1, f, onramp(f * 10_000 + i, at(i), 0, f))
     const inner = fake.merchantHistory
@@ -211,7 +211,14 @@ describe('OrderMonitor', () => {
       }
     }
     const fiats = [1, 2, 3, 4, 5, 6]
+    // One at a time by default.
     monitor = make({ fiatTypes: fiats, offrampFiatTypes: 'all' })
+    await monitor.syncNow()
+    expect(most).toBe(1)
+    expect(store.orders.count(1)).toBe(1200 + 5 * 700)
+    await monitor.stop()
+    most = 0
+    monitor = make({ fiatTypes: fiats, offrampFiatTypes: 'all', maxConcurrentScopes: 2 })
     const states = await monitor.syncNow()
     expect(most).toBe(2)
     expect(states.every((s) => s.lastError === null && s.lastSuccessAt !== null)).toBe(true)
