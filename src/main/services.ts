@@ -23,8 +23,7 @@ import {
   type EventPayload,
   type Profile,
   type QuoteInput,
-  type QuoteResult,
-  type Settings
+  type QuoteResult
 } from '../shared/ipc/contract'
 import { ApiError, explainError, toErrorInfo } from '../shared/api/errors'
 import { decodePayload, verifySignature } from '../shared/api/signature'
@@ -506,4 +505,3 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   }
 }
 
-export type { Settings }
