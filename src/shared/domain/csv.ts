@@ -60,18 +60,30 @@ export interface CsvNameMappings {
   chain?: SymbolMapping
 }
 
-/** Columns of an onramp (type 1) order export. */
-export function onrampCsvColumns(names: CsvNameMappings = {}): CsvColumn<OnrampOrder>[] {
+/** The fields both order types share, in the order every export starts with. */
+type CommonOrderFields = Pick<OnrampOrder & OfframpOrder, 'orderId' | 'merchantRecognitionId' | 'createdAt' | 'updatedAt' | 'status' | 'coinId' | 'chainId'> & {
+  fiatType?: number
+}
+
+function leadingColumns<T extends CommonOrderFields>(type: 1 | 2, names: CsvNameMappings): CsvColumn<T>[] {
   return [
     { header: 'orderId', value: (o) => o.orderId },
     { header: 'merchantRecognitionId', value: (o) => o.merchantRecognitionId },
     { header: 'createdAt', value: (o) => o.createdAt },
     { header: 'updatedAt', value: (o) => o.updatedAt },
     { header: 'status', value: (o) => o.status },
-    { header: 'statusLabel', value: (o) => statusInfo(1, o.status).label },
-    { header: 'fiat', value: (o) => fiatName(o.fiatType, names.fiat) },
+    { header: 'statusLabel', value: (o) => statusInfo(type, o.status).label },
+    // Offramp records may lack fiatType (the history scope supplies it in the store).
+    { header: 'fiat', value: (o) => (o.fiatType === undefined ? '' : fiatName(o.fiatType, names.fiat)) },
     { header: 'coin', value: (o) => coinName(o.coinId, names.coin) },
-    { header: 'chain', value: (o) => chainName(o.chainId, names.chain) },
+    { header: 'chain', value: (o) => chainName(o.chainId, names.chain) }
+  ]
+}
+
+/** Columns of an onramp (type 1) order export. */
+export function onrampCsvColumns(names: CsvNameMappings = {}): CsvColumn<OnrampOrder>[] {
+  return [
+    ...leadingColumns<OnrampOrder>(1, names),
     { header: 'fiatAmount', value: (o) => o.fiatAmount },
     { header: 'expectedCryptoAmount', value: (o) => o.expectedCryptoAmount },
     { header: 'expectedPrice', value: (o) => o.expectedPrice },
@@ -91,15 +103,7 @@ export function onrampCsvColumns(names: CsvNameMappings = {}): CsvColumn<OnrampO
 /** Columns of an offramp (type 2) order export. */
 export function offrampCsvColumns(names: CsvNameMappings = {}): CsvColumn<OfframpOrder>[] {
   return [
-    { header: 'orderId', value: (o) => o.orderId },
-    { header: 'merchantRecognitionId', value: (o) => o.merchantRecognitionId },
-    { header: 'createdAt', value: (o) => o.createdAt },
-    { header: 'updatedAt', value: (o) => o.updatedAt },
-    { header: 'status', value: (o) => o.status },
-    { header: 'statusLabel', value: (o) => statusInfo(2, o.status).label },
-    { header: 'fiat', value: (o) => (o.fiatType === undefined ? '' : fiatName(o.fiatType, names.fiat)) },
-    { header: 'coin', value: (o) => coinName(o.coinId, names.coin) },
-    { header: 'chain', value: (o) => chainName(o.chainId, names.chain) },
+    ...leadingColumns<OfframpOrder>(2, names),
     { header: 'expectedQuantity', value: (o) => o.expectedQuantity },
     { header: 'expectedPrice', value: (o) => o.expectedPrice },
     { header: 'actualQuantity', value: (o) => o.actualQuantity },
