@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll } from 'vitest'
 
 export const FIXTURE_ROOT = fileURLToPath(new URL('../../../fixtures/api/', import.meta.url))
 export const ERROR_ENVELOPE_DIR = 'error-envelope'
@@ -55,4 +56,20 @@ export function fixture(dir: string, name: string): unknown {
   const f = allFixtures().find((x) => x.dir === dir && x.name === name)
   if (!f) throw new Error(`no fixture ${dir}/${name}.json`)
   return f.body
+}
+
+/**
+ * Runs the enclosing describe block in a time zone far from UTC (Asia/Kolkata, +5:30),
+ * so a zoneless time read as local time would show.
+ */
+export function inFarTimeZone(): void {
+  let tz: string | undefined
+  beforeAll(() => {
+    tz = process.env.TZ
+    process.env.TZ = 'Asia/Kolkata'
+  })
+  afterAll(() => {
+    if (tz === undefined) delete process.env.TZ
+    else process.env.TZ = tz
+  })
 }

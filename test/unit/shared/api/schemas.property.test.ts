@@ -2,7 +2,7 @@
 // result (success, or a ZodError) and never lets a TypeError or RangeError out of a
 // transform; what parses is JSON-safe and a fixed point of its schema. And money
 // normalisation loses nothing: the decimal string that comes out equals the input.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { ZodError } from 'zod'
 import type { ZodType } from 'zod'
@@ -10,7 +10,7 @@ import { Big } from '../../../../src/shared/domain/money'
 import { endpointNames, endpoints } from '../../../../src/shared/api/endpoints'
 import type { EndpointName } from '../../../../src/shared/api/endpoints'
 import { ErrorEnvelope, Id, Money, Timestamp } from '../../../../src/shared/api/schemas'
-import { ERROR_ENVELOPE_DIR, fixturesOf } from './load-fixtures'
+import { ERROR_ENVELOPE_DIR, fixturesOf, inFarTimeZone } from './load-fixtures'
 
 const PLAIN_DECIMAL = /^-?(0|[1-9]\d*)(\.\d*[1-9])?$/
 
@@ -281,16 +281,7 @@ describe('Id', () => {
 })
 
 describe('Timestamp', () => {
-  // Run in a zone far from UTC so reading a time as local would show.
-  let tz: string | undefined
-  beforeAll(() => {
-    tz = process.env.TZ
-    process.env.TZ = 'Asia/Kolkata'
-  })
-  afterAll(() => {
-    if (tz === undefined) delete process.env.TZ
-    else process.env.TZ = tz
-  })
+  inFarTimeZone()
 
   const instant = fc.date({ min: new Date('1971-01-01T00:00:00Z'), max: new Date('9998-12-31T00:00:00Z'), noInvalidDate: true })
   const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0')

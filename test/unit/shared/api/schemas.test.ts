@@ -2,7 +2,7 @@
 // documented shape and live variant parses, every malformed body is refused with a
 // ZodError, and parsing normalises (ids to numbers, money to decimal strings equal to
 // the text that arrived, timestamps to ISO with milliseconds, unknown keys kept).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ZodError } from 'zod'
 import { Big } from '../../../../src/shared/domain/money'
 import { endpointNames, endpoints, OfframpHistoryResponse, OnrampHistoryResponse, OnrampQuoteResponse, OfframpQuoteResponse } from '../../../../src/shared/api/endpoints'
@@ -20,7 +20,7 @@ import {
   Timestamp,
   envelope
 } from '../../../../src/shared/api/schemas'
-import { ERROR_ENVELOPE_DIR, allFixtures, fixture, fixturesOf } from './load-fixtures'
+import { ERROR_ENVELOPE_DIR, allFixtures, fixture, fixturesOf, inFarTimeZone } from './load-fixtures'
 
 const PLAIN_DECIMAL = /^-?(0|[1-9]\d*)(\.\d*[1-9])?$/
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -553,16 +553,7 @@ describe('Id', () => {
 })
 
 describe('Timestamp', () => {
-  // A zone far from UTC, so a zoneless time read as local time would show.
-  let tz: string | undefined
-  beforeAll(() => {
-    tz = process.env.TZ
-    process.env.TZ = 'Asia/Kolkata'
-  })
-  afterAll(() => {
-    if (tz === undefined) delete process.env.TZ
-    else process.env.TZ = tz
-  })
+  inFarTimeZone()
 
   it.each([
     ['2022-11-09T16:58:07.000Z', '2022-11-09T16:58:07.000Z'],
