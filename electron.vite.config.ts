@@ -9,7 +9,10 @@ import type { Plugin } from 'vite'
 const devCsp = (): Plugin => ({
   name: 'rampdesk-dev-csp',
   apply: 'serve',
-  transformIndexHtml: (html) => html.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace("connect-src 'self'", "connect-src 'self' ws: http://localhost:*")
+  transformIndexHtml: (html) =>
+    html
+      .replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
+      .replace("connect-src 'self'", "connect-src 'self' ws: http://localhost:*")
 })
 
 export default defineConfig({

@@ -68,10 +68,21 @@ export default tseslint.config(
         'error',
         {
           paths: [noElectron, ...nodeBuiltins.map((name) => ({ name, message: 'src/shared is pure TypeScript: no Node modules.' }))],
-          patterns: [{ group: ['node:*'], message: 'src/shared is pure TypeScript: no Node modules.' }, { group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/sandbox/**', '**/web/**'], message: 'src/shared imports nothing outside src/shared.' }]
+          patterns: [
+            { group: ['node:*'], message: 'src/shared is pure TypeScript: no Node modules.' },
+            {
+              group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/sandbox/**', '**/web/**'],
+              message: 'src/shared imports nothing outside src/shared.'
+            }
+          ]
         }
       ],
-      'no-restricted-globals': ['error', ...domGlobals.map((name) => ({ name, message: 'src/shared must not use DOM-only globals.' })), { name: 'process', message: 'src/shared must not use Node globals.' }, { name: 'Buffer', message: 'src/shared must not use Node globals.' }]
+      'no-restricted-globals': [
+        'error',
+        ...domGlobals.map((name) => ({ name, message: 'src/shared must not use DOM-only globals.' })),
+        { name: 'process', message: 'src/shared must not use Node globals.' },
+        { name: 'Buffer', message: 'src/shared must not use Node globals.' }
+      ]
     }
   },
   {
@@ -81,7 +92,12 @@ export default tseslint.config(
         'error',
         {
           paths: [noElectron],
-          patterns: [{ group: ['**/main/**', '**/sandbox/**', '**/web/**', '**/preload/**'], message: 'The renderer talks to main only through window.rampdesk (the IPC contract).' }]
+          patterns: [
+            {
+              group: ['**/main/**', '**/sandbox/**', '**/web/**', '**/preload/**'],
+              message: 'The renderer talks to main only through window.rampdesk (the IPC contract).'
+            }
+          ]
         }
       ]
     }

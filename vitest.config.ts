@@ -5,12 +5,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     environment: 'node',
-    include: [
-      'test/unit/**/*.test.ts',
-      'test/integration/**/*.test.ts',
-      'test/electron/**/*.test.ts',
-      'test/reliability/**/*.test.ts'
-    ],
+    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/electron/**/*.test.ts', 'test/reliability/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -113,8 +113,22 @@ async function simulateHour(withBudget: boolean, tmp: string): Promise<HourResul
       put: (k, json, fetchedAt) => void store.configCache.put(k, JSON.parse(json), { fetchedAt: new Date(fetchedAt).toISOString() })
     }
   })
-  const tickers = new TickerService({ client, now: clock.now, pollMs: 15_000, fiatType: 1, store: { append: () => undefined, range: () => [] } })
-  const monitor = new OrderMonitor({ client, store, fiatTypes: [1], historyPollMs: 30_000, watchPollMs: 15_000, now: clock.now, timers: clock.timers })
+  const tickers = new TickerService({
+    client,
+    now: clock.now,
+    pollMs: 15_000,
+    fiatType: 1,
+    store: { append: () => undefined, range: () => [] }
+  })
+  const monitor = new OrderMonitor({
+    client,
+    store,
+    fiatTypes: [1],
+    historyPollMs: 30_000,
+    watchPollMs: 15_000,
+    now: clock.now,
+    timers: clock.timers
+  })
 
   const end = start + SIM_MS
   const every = (ms: number, fn: () => Promise<unknown> | void, from = clock.now()) => {
@@ -247,7 +261,11 @@ export async function budgetBench(ctx: BenchContext): Promise<BenchLine> {
         what: 'same hour, same seed, client budget removed (requests go out at once; 429s retried by the client policy)',
         requests: naive.requests,
         r429: naive.r429,
-        r429PerEndpoint: Object.fromEntries(Object.entries(naive.byEndpoint).filter(([, v]) => v.r429 > 0).map(([k, v]) => [k, v.r429])),
+        r429PerEndpoint: Object.fromEntries(
+          Object.entries(naive.byEndpoint)
+            .filter(([, v]) => v.r429 > 0)
+            .map(([k, v]) => [k, v.r429])
+        ),
         longestQuoteWaitMs: round(naiveWaits.max, 0),
         quoteFailures: naive.quoteFailures,
         failedOperations: naive.opsFailed

@@ -124,7 +124,13 @@ class Churn {
 /** Ours: the app's order monitor, history sync every POLL_MS, in this process. */
 async function startOurs(sb: Sandbox, dir: string, onChange: (type: number, orderId: number) => void) {
   const store = openLocalStore(dir)
-  const client = new ApiClient({ profileId: 'ours', baseUrl: sb.url, serviceName: sb.serviceName, apiKey: sb.apiKey, getSecret: async () => sb.apiSecret })
+  const client = new ApiClient({
+    profileId: 'ours',
+    baseUrl: sb.url,
+    serviceName: sb.serviceName,
+    apiKey: sb.apiKey,
+    getSecret: async () => sb.apiSecret
+  })
   const monitor = new OrderMonitor({ client, store, fiatTypes: [1], historyPollMs: POLL_MS, watchPollMs: 3_600_000 })
   await monitor.syncNow()
   monitor.on('order:changed', (p) => onChange(p.row.type, p.row.orderId))
@@ -158,7 +164,14 @@ class PerOrderPoller {
     private readonly onChange: (type: number, orderId: number) => void
   ) {
     const budget = budgeted ? undefined : new RateBudget({ profileId: 'per-order', defaultLimitPerMinute: 1e9 })
-    this.client = new ApiClient({ profileId: 'per-order', baseUrl: sb.url, serviceName: sb.serviceName, apiKey: sb.apiKey, getSecret: async () => sb.apiSecret, budget })
+    this.client = new ApiClient({
+      profileId: 'per-order',
+      baseUrl: sb.url,
+      serviceName: sb.serviceName,
+      apiKey: sb.apiKey,
+      getSecret: async () => sb.apiSecret,
+      budget
+    })
   }
 
   track(o: OpenOrder): void {
@@ -176,7 +189,10 @@ class PerOrderPoller {
           while (this.running && next < list.length) {
             const o = list[next++]!
             try {
-              const { orderStatus } = await this.client.orderStatus({ orderId: o.orderId, type: o.type }, { priority: 'background', signal: this.abort.signal })
+              const { orderStatus } = await this.client.orderStatus(
+                { orderId: o.orderId, type: o.type },
+                { priority: 'background', signal: this.abort.signal }
+              )
               if (orderStatus !== o.status) {
                 o.status = orderStatus
                 this.onChange(o.type, o.orderId)
@@ -232,7 +248,12 @@ export async function changeDetectionBench(ctx: BenchContext): Promise<BenchLine
       const oursReq = ours.requests() - r0
       const budgetedReq = budgeted.client.stats().orderStatus - b0
       await sleep(GRACE_MS)
-      return { changes: log.made.length, elapsed, ours: { ...latencyFigures(log, 'ours'), requestsPerMin: perMinute(oursReq, elapsed) }, budgeted: { ...latencyFigures(log, 'perOrderBudgeted'), requestsPerMin: perMinute(budgetedReq, elapsed) } }
+      return {
+        changes: log.made.length,
+        elapsed,
+        ours: { ...latencyFigures(log, 'ours'), requestsPerMin: perMinute(oursReq, elapsed) },
+        budgeted: { ...latencyFigures(log, 'perOrderBudgeted'), requestsPerMin: perMinute(budgetedReq, elapsed) }
+      }
     } finally {
       churn.stop()
       await ours.close()
@@ -289,7 +310,12 @@ export async function changeDetectionBench(ctx: BenchContext): Promise<BenchLine
       const oursReq = ours.requests() - r0
       const pollerReq = poller.client.stats().orderStatus - p0
       await sleep(GRACE_MS)
-      return { changes: log.made.length, oursRequestsPerMin: perMinute(oursReq, elapsed), perOrderRequestsPerMin: perMinute(pollerReq, elapsed), ours: latencyFigures(log, 'ours') }
+      return {
+        changes: log.made.length,
+        oursRequestsPerMin: perMinute(oursReq, elapsed),
+        perOrderRequestsPerMin: perMinute(pollerReq, elapsed),
+        ours: latencyFigures(log, 'ours')
+      }
     } finally {
       churn.stop()
       await ours.close()
@@ -314,10 +340,29 @@ export async function changeDetectionBench(ctx: BenchContext): Promise<BenchLine
     requestsPerMinAt100Open: c.oursRequestsPerMin,
     baseline: {
       target: { p95Ms: targetP95, requestsPerMin: 'independent of open orders' },
-      perOrderUnbudgeted: { what: 'orderStatus for each of 1000 open orders every 2 s, 6 in flight, rate budget lifted', changes: b.changes, p50Ms: b.p50Ms, p95Ms: b.p95Ms, detected: b.detected, missed: b.missed, requestsPerMin: b.requestsPerMin, requestsPerMinAt100Open: c.perOrderRequestsPerMin },
-      perOrderBudgeted: { what: 'the same poller inside the default budget (orderStatus 120/min), run beside ours on the same changes', p50Ms: a.budgeted.p50Ms, p95Ms: a.budgeted.p95Ms, detected: a.budgeted.detected, missed: a.budgeted.missed, requestsPerMin: a.budgeted.requestsPerMin }
+      perOrderUnbudgeted: {
+        what: 'orderStatus for each of 1000 open orders every 2 s, 6 in flight, rate budget lifted',
+        changes: b.changes,
+        p50Ms: b.p50Ms,
+        p95Ms: b.p95Ms,
+        detected: b.detected,
+        missed: b.missed,
+        requestsPerMin: b.requestsPerMin,
+        requestsPerMinAt100Open: c.perOrderRequestsPerMin
+      },
+      perOrderBudgeted: {
+        what: 'the same poller inside the default budget (orderStatus 120/min), run beside ours on the same changes',
+        p50Ms: a.budgeted.p50Ms,
+        p95Ms: a.budgeted.p95Ms,
+        detected: a.budgeted.detected,
+        missed: a.budgeted.missed,
+        requestsPerMin: a.budgeted.requestsPerMin
+      }
     },
-    met: { p95WithinPollPlus1s: a.ours.p95Ms <= targetP95 && a.ours.missed === 0, requestsIndependentOfOpenOrders: Math.abs(a.ours.requestsPerMin - c.oursRequestsPerMin) <= 0.1 * c.oursRequestsPerMin }
+    met: {
+      p95WithinPollPlus1s: a.ours.p95Ms <= targetP95 && a.ours.missed === 0,
+      requestsIndependentOfOpenOrders: Math.abs(a.ours.requestsPerMin - c.oursRequestsPerMin) <= 0.1 * c.oursRequestsPerMin
+    }
   }
 }
 

@@ -101,7 +101,13 @@ class NaiveHistoryPoller {
   }
 }
 
-let state: { store: LocalStore; client: ApiClient; poll: () => Promise<void>; scopes: () => PollResult['scopes']; close: () => Promise<void> } | null = null
+let state: {
+  store: LocalStore
+  client: ApiClient
+  poll: () => Promise<void>
+  scopes: () => PollResult['scopes']
+  close: () => Promise<void>
+} | null = null
 let failed = 0
 
 serveWorker<WorkerCommand>(async (m) => {
@@ -111,7 +117,14 @@ serveWorker<WorkerCommand>(async (m) => {
       // The merchantHistory lane is opened wide for both clients: the service documents no
       // limit for it and the point here is the work done, not the budget's pacing.
       const budget = new RateBudget({ profileId: 'bench', defaultLimitPerMinute: 1_000_000 })
-      const client = new ApiClient({ profileId: 'bench', baseUrl: m.url, serviceName: m.serviceName, apiKey: m.apiKey, getSecret: async () => m.apiSecret, budget })
+      const client = new ApiClient({
+        profileId: 'bench',
+        baseUrl: m.url,
+        serviceName: m.serviceName,
+        apiKey: m.apiKey,
+        getSecret: async () => m.apiSecret,
+        budget
+      })
       client.onRequest((e) => {
         if (e.outcome !== 'ok') failed++
       })
@@ -155,7 +168,11 @@ serveWorker<WorkerCommand>(async (m) => {
       if (!state) throw new Error('init first')
       const s = state
       return [1, 2].flatMap((type) =>
-        [1, 2, 3, 4, 5, 6, 7, 8].map((fiatType) => ({ type, fiatType, orders: s.store.orders.query({ type: type as OrderType, fiatType, limit: 1 }).total }))
+        [1, 2, 3, 4, 5, 6, 7, 8].map((fiatType) => ({
+          type,
+          fiatType,
+          orders: s.store.orders.query({ type: type as OrderType, fiatType, limit: 1 }).total
+        }))
       )
     }
     case 'close': {

@@ -125,7 +125,12 @@ const INIT_SCRIPT = `(() => {
 interface PageBench {
   total(): number
   load(): { firstRows: number | null; fcp: number | null }
-  selectChange(label: string, optionText: string, total: number, firstId: number): Promise<{ ms: number; rpcMs: number | null; renderMs: number | null }>
+  selectChange(
+    label: string,
+    optionText: string,
+    total: number,
+    firstId: number
+  ): Promise<{ ms: number; rpcMs: number | null; renderMs: number | null }>
   armSearch(): void
   searchDone(total: number, firstId: number, text: string): Promise<{ fromKey: number; fromQuery: number | null }>
   scrollTop(): void
@@ -133,7 +138,11 @@ interface PageBench {
 }
 
 /** Calls window.__bench.<name>(...args) in the page. */
-function inPage<K extends keyof PageBench>(page: Page, name: K, ...args: Parameters<PageBench[K]>): Promise<Awaited<ReturnType<PageBench[K]>>> {
+function inPage<K extends keyof PageBench>(
+  page: Page,
+  name: K,
+  ...args: Parameters<PageBench[K]>
+): Promise<Awaited<ReturnType<PageBench[K]>>> {
   return page.evaluate(
     ({ name, args }) => {
       const b = (globalThis as unknown as { __bench: Record<string, (...a: unknown[]) => unknown> }).__bench
@@ -231,10 +240,26 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
     const chain = (sym: string) => cfg.chains.find((c) => c.symbol.toLowerCase() === sym)?.id
     const fiat = (sym: string) => cfg.fiats.find((f) => f.symbol.toLowerCase() === sym)?.id
     const steps: { label: string; text: string; key: keyof OrderFilter; value: unknown }[] = []
-    for (const g of STATUS_GROUPS) steps.push({ label: 'Status', text: g, key: 'statusGroup', value: g }, { label: 'Status', text: 'any', key: 'statusGroup', value: undefined })
-    for (const f of ['inr', 'try', 'aed']) steps.push({ label: 'Fiat', text: f.toUpperCase(), key: 'fiatType', value: fiat(f) }, { label: 'Fiat', text: 'any', key: 'fiatType', value: undefined })
-    for (const c of ['usdt', 'eth']) steps.push({ label: 'Coin', text: c.toUpperCase(), key: 'coinId', value: coin(c) }, { label: 'Coin', text: 'any', key: 'coinId', value: undefined })
-    for (const n of ['bep20', 'erc20']) steps.push({ label: 'Network', text: n.toUpperCase(), key: 'chainId', value: chain(n) }, { label: 'Network', text: 'any', key: 'chainId', value: undefined })
+    for (const g of STATUS_GROUPS)
+      steps.push(
+        { label: 'Status', text: g, key: 'statusGroup', value: g },
+        { label: 'Status', text: 'any', key: 'statusGroup', value: undefined }
+      )
+    for (const f of ['inr', 'try', 'aed'])
+      steps.push(
+        { label: 'Fiat', text: f.toUpperCase(), key: 'fiatType', value: fiat(f) },
+        { label: 'Fiat', text: 'any', key: 'fiatType', value: undefined }
+      )
+    for (const c of ['usdt', 'eth'])
+      steps.push(
+        { label: 'Coin', text: c.toUpperCase(), key: 'coinId', value: coin(c) },
+        { label: 'Coin', text: 'any', key: 'coinId', value: undefined }
+      )
+    for (const n of ['bep20', 'erc20'])
+      steps.push(
+        { label: 'Network', text: n.toUpperCase(), key: 'chainId', value: chain(n) },
+        { label: 'Network', text: 'any', key: 'chainId', value: undefined }
+      )
     const filterMs: number[] = []
     const filterParts = { main: [] as number[], transport: [] as number[], render: [] as number[] }
     for (let round2 = 0; round2 < 2; round2++) {
@@ -293,7 +318,12 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
     const steady = await inPage(page, 'scrollFrames', 300, 3 * 32)
     const m1 = await metrics()
     const perFrame = (name: string) => round((((m1[name] ?? 0) - (m0[name] ?? 0)) * 1000) / steady.frames.length, 2)
-    const steadyBreakdown = { script: perFrame('ScriptDuration'), style: perFrame('RecalcStyleDuration'), layout: perFrame('LayoutDuration'), allTasks: perFrame('TaskDuration') }
+    const steadyBreakdown = {
+      script: perFrame('ScriptDuration'),
+      style: perFrame('RecalcStyleDuration'),
+      layout: perFrame('LayoutDuration'),
+      allTasks: perFrame('TaskDuration')
+    }
     await cdp.detach()
     const fling = await inPage(page, 'scrollFrames', 150, 60 * 32)
     const heap = await heapMb(page)
@@ -317,8 +347,16 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       firstRowsMs: round(load.firstRows ?? NaN, 0),
       filterP50Ms: f.p50,
       filterP95Ms: f.p95,
-      filterPartsP50Ms: { mainQuery: summary(filterParts.main).p50, transport: summary(filterParts.transport).p50, render: summary(filterParts.render).p50 },
-      filterPartsP95Ms: { mainQuery: summary(filterParts.main).p95, transport: summary(filterParts.transport).p95, render: summary(filterParts.render).p95 },
+      filterPartsP50Ms: {
+        mainQuery: summary(filterParts.main).p50,
+        transport: summary(filterParts.transport).p50,
+        render: summary(filterParts.render).p50
+      },
+      filterPartsP95Ms: {
+        mainQuery: summary(filterParts.main).p95,
+        transport: summary(filterParts.transport).p95,
+        render: summary(filterParts.render).p95
+      },
       searchP95Ms: k.p95,
       searchP50Ms: k.p50,
       searchQueryToRowsP95Ms: q.p95,
@@ -334,7 +372,12 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       bundleFiles: bundle.files,
       cssGzipKb: bundle.css,
       baseline: {
-        target: { filterP95Ms: LATENCY_TARGET_MS, searchP95Ms: LATENCY_TARGET_MS, scrollFrameP95Ms: FRAME_TARGET_MS, bundleGzipKb: BUNDLE_TARGET_KB },
+        target: {
+          filterP95Ms: LATENCY_TARGET_MS,
+          searchP95Ms: LATENCY_TARGET_MS,
+          scrollFrameP95Ms: FRAME_TARGET_MS,
+          bundleGzipKb: BUNDLE_TARGET_KB
+        },
         firstContentfulPaintMs: round(load.fcp ?? NaN, 0),
         searchDebounceMs: SEARCH_DEBOUNCE_MS,
         idleFrameP95Ms: id.p95,

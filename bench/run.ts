@@ -10,12 +10,30 @@ import { machineInfo, type MachineInfo } from './lib/machine'
 import type { Bench, BenchLine } from './lib/types'
 
 const BENCHES: Record<string, { describe: string; load: () => Promise<Bench> }> = {
-  history: { describe: 'history sync of 100,000 orders vs the request floor and a naive re-reading client', load: async () => (await import('./history')).historyBench },
-  changes: { describe: 'change detection over 1,000 open orders vs per-order orderStatus polling', load: async () => (await import('./change-detection')).changeDetectionBench },
-  budget: { describe: 'one simulated hour of app traffic: 429s and the longest operator quote wait', load: async () => (await import('./budget')).budgetBench },
-  renderer: { describe: 'orders view over 100,000 rows in Chromium: first rows, filter/search, scroll, heap, bundle', load: async () => (await import('./renderer')).rendererBench },
-  startup: { describe: 'browser harness launch to first orders rendered, warm database', load: async () => (await import('./startup')).startupBench },
-  sandbox: { describe: 'sandbox merchantHistory p95 per page of 500 over 1,000,000 orders', load: async () => (await import('./sandbox')).sandboxBench }
+  history: {
+    describe: 'history sync of 100,000 orders vs the request floor and a naive re-reading client',
+    load: async () => (await import('./history')).historyBench
+  },
+  changes: {
+    describe: 'change detection over 1,000 open orders vs per-order orderStatus polling',
+    load: async () => (await import('./change-detection')).changeDetectionBench
+  },
+  budget: {
+    describe: 'one simulated hour of app traffic: 429s and the longest operator quote wait',
+    load: async () => (await import('./budget')).budgetBench
+  },
+  renderer: {
+    describe: 'orders view over 100,000 rows in Chromium: first rows, filter/search, scroll, heap, bundle',
+    load: async () => (await import('./renderer')).rendererBench
+  },
+  startup: {
+    describe: 'browser harness launch to first orders rendered, warm database',
+    load: async () => (await import('./startup')).startupBench
+  },
+  sandbox: {
+    describe: 'sandbox merchantHistory p95 per page of 500 over 1,000,000 orders',
+    load: async () => (await import('./sandbox')).sandboxBench
+  }
 }
 
 interface ResultsFile {

@@ -65,7 +65,12 @@ export async function sandboxHistoryBench(o: SandboxHistoryBenchOptions = {}): P
       const payload = encodePayload(sb.control.serverNow(), body)
       const res = await request(path, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [names.apiKey]: sb.apiKey, [names.payload]: payload, [names.signature]: signPayload(payload, sb.apiSecret) },
+        headers: {
+          'content-type': 'application/json',
+          [names.apiKey]: sb.apiKey,
+          [names.payload]: payload,
+          [names.signature]: signPayload(payload, sb.apiSecret)
+        },
         body: JSON.stringify(body)
       })
       const j = (await res.body.json()) as { data?: unknown[] }
@@ -111,7 +116,11 @@ export const sandboxBench: Bench = async (ctx) => {
   const small = await sandboxHistoryBench({ orders: 10_000 })
   ctx.log('sandbox-history: 1,000,000 orders')
   const big = await sandboxHistoryBench()
-  return { ...big, target: { p95Ms: 50 }, baseline: { orders: small.orders, p95Ms: small.p95Ms, p50Ms: small.p50Ms, generateMs: small.generateMs, memoryMB: small.memoryMB } }
+  return {
+    ...big,
+    target: { p95Ms: 50 },
+    baseline: { orders: small.orders, p95Ms: small.p95Ms, p50Ms: small.p50Ms, generateMs: small.generateMs, memoryMB: small.memoryMB }
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -9,7 +9,9 @@ const page = await browser.newPage()
 async function render(svgFile, out, size) {
   const svg = readFileSync(svgFile, 'utf8')
   await page.setViewportSize({ width: size, height: size })
-  await page.setContent(`<html><body style="margin:0;background:transparent">${svg.replace('<svg ', `<svg width="${size}" height="${size}" `)}</body></html>`)
+  await page.setContent(
+    `<html><body style="margin:0;background:transparent">${svg.replace('<svg ', `<svg width="${size}" height="${size}" `)}</body></html>`
+  )
   await page.screenshot({ path: out, omitBackground: true, clip: { x: 0, y: 0, width: size, height: size } })
 }
 await render('resources/icon.svg', 'resources/icon.png', 1024)

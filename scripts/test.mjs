@@ -49,7 +49,10 @@ if (only !== 'unit') {
 
 // The reliability suite's summary: what was injected, what was checked, what was lost.
 if (existsSync(reliabilitySummary)) {
-  const rows = readFileSync(reliabilitySummary, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  const rows = readFileSync(reliabilitySummary, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
   console.log('\nReliability summary')
   for (const r of rows) {
     const list = (v) => (Array.isArray(v) ? v.join(', ') : String(v ?? ''))

@@ -50,7 +50,10 @@ export interface Worker<In, Out> {
   readonly runtime: 'bundled' | 'tsx'
 }
 
-export async function startWorker<In, Out>(modulePath: string, opts: { expectReady?: boolean } = {}): Promise<Worker<In, Out> & { ready: Out }> {
+export async function startWorker<In, Out>(
+  modulePath: string,
+  opts: { expectReady?: boolean } = {}
+): Promise<Worker<In, Out> & { ready: Out }> {
   const bundled = await bundle(modulePath)
   const child = fork(bundled ?? modulePath, [], {
     cwd: ROOT,

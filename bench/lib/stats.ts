@@ -9,7 +9,12 @@ export function quantile(samples: readonly number[], q: number): number {
 }
 
 export function summary(samples: readonly number[]): { n: number; p50: number; p95: number; max: number } {
-  return { n: samples.length, p50: round(quantile(samples, 0.5)), p95: round(quantile(samples, 0.95)), max: round(samples.length ? Math.max(...samples) : NaN) }
+  return {
+    n: samples.length,
+    p50: round(quantile(samples, 0.5)),
+    p95: round(quantile(samples, 0.95)),
+    max: round(samples.length ? Math.max(...samples) : NaN)
+  }
 }
 
 /** Rounds to `dp` decimals (JSON stays readable); NaN becomes null. */

@@ -50,10 +50,14 @@ export class VirtualClock {
     new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason)
       const h = this.schedule(resolve, ms)
-      signal?.addEventListener('abort', () => {
-        h.cancelled = true
-        reject(signal.reason)
-      }, { once: true })
+      signal?.addEventListener(
+        'abort',
+        () => {
+          h.cancelled = true
+          reject(signal.reason)
+        },
+        { once: true }
+      )
     })
 
   /** Wraps a transport so the clock knows when requests are in flight. */
@@ -78,7 +82,8 @@ export class VirtualClock {
     let quiet = 0
     let turns = 0
     while (quiet < 2) {
-      if (++turns % 100000 === 0 && process.env.BENCH_DEBUG) console.error(`virtual clock: ${this.inflight} in flight at ${new Date(this.t).toISOString()}`)
+      if (++turns % 100000 === 0 && process.env.BENCH_DEBUG)
+        console.error(`virtual clock: ${this.inflight} in flight at ${new Date(this.t).toISOString()}`)
       await new Promise<void>((r) => setImmediate(r))
       quiet = this.inflight === 0 ? quiet + 1 : 0
     }

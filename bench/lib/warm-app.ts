@@ -49,9 +49,20 @@ async function build(ctx: BenchContext, orders: number, seed: number): Promise<W
   const sandbox: StartSandboxOptions = { orders, seed, autoGenerate: false }
   ctx.log(`warm database: syncing ${orders} orders (seed ${seed}) into ${dataDir}`)
   const sb = await startSandbox(sandbox)
-  const worker = await startWorker<WorkerCommand, PollResult | ScopeCount[] | { error: string }>(join(import.meta.dirname, '..', 'history-worker.ts'))
+  const worker = await startWorker<WorkerCommand, PollResult | ScopeCount[] | { error: string }>(
+    join(import.meta.dirname, '..', 'history-worker.ts')
+  )
   try {
-    const init: InitCommand = { cmd: 'init', mode: 'incremental', url: sb.url, apiKey: sb.apiKey, apiSecret: sb.apiSecret, serviceName: sb.serviceName, dbDir, fiatTypes: ALL_FIATS }
+    const init: InitCommand = {
+      cmd: 'init',
+      mode: 'incremental',
+      url: sb.url,
+      apiKey: sb.apiKey,
+      apiSecret: sb.apiSecret,
+      serviceName: sb.serviceName,
+      dbDir,
+      fiatTypes: ALL_FIATS
+    }
     const ok = <T>(r: unknown): T => {
       if (r && typeof r === 'object' && 'error' in r) throw new Error(String((r as { error: string }).error))
       return r as T

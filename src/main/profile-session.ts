@@ -44,7 +44,13 @@ export class ProfileSession {
   static async open(o: SessionOptions): Promise<ProfileSession> {
     const store = openLocalStore(o.dir, { now: () => new Date(o.now()) })
     const p = o.profile
-    const client = new ApiClient({ profileId: p.id, baseUrl: p.baseUrl, serviceName: p.serviceName, apiKey: p.apiKey, getSecret: o.getSecret })
+    const client = new ApiClient({
+      profileId: p.id,
+      baseUrl: p.baseUrl,
+      serviceName: p.serviceName,
+      apiKey: p.apiKey,
+      getSecret: o.getSecret
+    })
     const config = new ConfigCache({
       client,
       now: o.now,
@@ -158,8 +164,16 @@ export class ProfileSession {
     if (next.tickerPollSeconds !== before.tickerPollSeconds || next.tickerFiat !== before.tickerFiat) {
       this.tickers.configure({ pollMs: next.tickerPollSeconds * 1000, fiatType: next.tickerFiat })
     }
-    if (next.historyPollSeconds !== before.historyPollSeconds || next.watchPollSeconds !== before.watchPollSeconds || next.fiatTypes.join() !== before.fiatTypes.join()) {
-      this.monitor.configure({ historyPollMs: next.historyPollSeconds * 1000, watchPollMs: next.watchPollSeconds * 1000, fiatTypes: next.fiatTypes })
+    if (
+      next.historyPollSeconds !== before.historyPollSeconds ||
+      next.watchPollSeconds !== before.watchPollSeconds ||
+      next.fiatTypes.join() !== before.fiatTypes.join()
+    ) {
+      this.monitor.configure({
+        historyPollMs: next.historyPollSeconds * 1000,
+        watchPollMs: next.watchPollSeconds * 1000,
+        fiatTypes: next.fiatTypes
+      })
     }
     if (JSON.stringify(next.inbox) !== JSON.stringify(before.inbox)) {
       if (next.inbox.enabled) await this.startInbox(next)

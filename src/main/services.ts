@@ -118,7 +118,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   async function secretFor(profile: Profile): Promise<string> {
     if (profile.kind === 'sandbox') return (await ensureSandbox()).apiSecret
     const s = await secrets.get(profile.id)
-    if (!s) throw new ApiError({ kind: 'missing_secret', message: `no API secret is stored for profile "${profile.name}"`, retryable: false })
+    if (!s)
+      throw new ApiError({ kind: 'missing_secret', message: `no API secret is stored for profile "${profile.name}"`, retryable: false })
     return s
   }
 
@@ -212,10 +213,36 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     const opts = { priority: 'interactive' as const }
     if (q.type === 1) {
       const r = await s.client.onrampQuote({ coinId: q.coinId, chainId, fiatType: q.fiatType, fiatAmount: q.fiatAmount }, opts)
-      return { type: 1, coinId: q.coinId, chainId, fiatType: q.fiatType, amount: q.fiatAmount, rate: r.rate, quantity: r.quantity, onrampFee: r.onrampFee, clientFee: r.clientFee, gatewayFee: r.gatewayFee, gasFee: r.gasFee, quotedAt: now() }
+      return {
+        type: 1,
+        coinId: q.coinId,
+        chainId,
+        fiatType: q.fiatType,
+        amount: q.fiatAmount,
+        rate: r.rate,
+        quantity: r.quantity,
+        onrampFee: r.onrampFee,
+        clientFee: r.clientFee,
+        gatewayFee: r.gatewayFee,
+        gasFee: r.gasFee,
+        quotedAt: now()
+      }
     }
     const r = await s.client.offrampQuote({ coinId: q.coinId, chainId, fiatType: 1, quantity: q.quantity }, opts)
-    return { type: 2, coinId: q.coinId, chainId, fiatType: 1, amount: q.quantity, rate: r.rate, fiatAmount: r.fiatAmount, onrampFee: r.onrampFee, clientFee: r.clientFee, gatewayFee: r.gatewayFee, tdsFee: r.tdsFee, quotedAt: now() }
+    return {
+      type: 2,
+      coinId: q.coinId,
+      chainId,
+      fiatType: 1,
+      amount: q.quantity,
+      rate: r.rate,
+      fiatAmount: r.fiatAmount,
+      onrampFee: r.onrampFee,
+      clientFee: r.clientFee,
+      gatewayFee: r.gatewayFee,
+      tdsFee: r.tdsFee,
+      quotedAt: now()
+    }
   }
 
   async function testConnection(profileId: string): Promise<ChannelOutput<'secrets:test'>> {
@@ -228,10 +255,21 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       // One cheap authenticated call with no documented rate limit: a one-row history page.
       if (s) await s.client.merchantHistory({ type: 1, page: 1, pageSize: 1 }, { priority: 'interactive' })
       else {
-        client = new ApiClient({ profileId: profile.id, baseUrl: profile.baseUrl, serviceName: profile.serviceName, apiKey: profile.apiKey, getSecret: () => secretFor(profile) })
+        client = new ApiClient({
+          profileId: profile.id,
+          baseUrl: profile.baseUrl,
+          serviceName: profile.serviceName,
+          apiKey: profile.apiKey,
+          getSecret: () => secretFor(profile)
+        })
         await client.merchantHistory({ type: 1, page: 1, pageSize: 1 }, { priority: 'interactive' })
       }
-      return { ok: true, latencyMs: now() - started, message: `Connected to ${profile.kind === 'sandbox' ? 'the sandbox' : profile.baseUrl}: the key and secret were accepted.`, error: null }
+      return {
+        ok: true,
+        latencyMs: now() - started,
+        message: `Connected to ${profile.kind === 'sandbox' ? 'the sandbox' : profile.baseUrl}: the key and secret were accepted.`,
+        error: null
+      }
     } catch (e) {
       const info = toErrorInfo(e)
       return { ok: false, latencyMs: null, message: explainError(info), error: info }
@@ -248,7 +286,9 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     const storeFilter = toStoreFilter(filter)
     const total = s.store.orders.query({ ...storeFilter, limit: 1 }).total
     const out = createWriteStream(path, { mode: 0o600 })
-    const columns = (filter.type === 1 ? onrampCsvColumns() : offrampCsvColumns()) as Parameters<typeof csvRecord<OnrampOrder | OfframpOrder>>[1]
+    const columns = (filter.type === 1 ? onrampCsvColumns() : offrampCsvColumns()) as Parameters<
+      typeof csvRecord<OnrampOrder | OfframpOrder>
+    >[1]
     out.write(CSV_BOM + csvHeader(columns))
     let rows = 0
     for (const r of s.store.orders.exportRows({ ...storeFilter, sort: { key: 'updatedAt', dir: 'asc' } })) {
@@ -266,7 +306,13 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   const handlers: ContractHandlers = {
     'app:info': async () => {
       const s = await ready()
-      return { version: o.version, platform: process.platform, shell: o.shellKind, profile: activeProfile(), clockSkewMs: s.client.clock.skewMs ?? null }
+      return {
+        version: o.version,
+        platform: process.platform,
+        shell: o.shellKind,
+        profile: activeProfile(),
+        clockSkewMs: s.client.clock.skewMs ?? null
+      }
     },
     'app:openExternal': async ({ url }) => {
       await shell.openExternal(url)
@@ -364,7 +410,13 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       const rows = await Promise.all(
         coin.networks.map(async (chainId) => {
           const fee = cfg.gasFees[String(q.coinId)]?.[String(chainId)]
-          const base = { chainId, gasFee: fee?.withdrawalFee ?? null, minimum: fee?.minimumWithdrawal ?? null, nodeInSync: fee?.nodeInSync ?? null, depositEnable: fee?.depositEnable ?? null }
+          const base = {
+            chainId,
+            gasFee: fee?.withdrawalFee ?? null,
+            minimum: fee?.minimumWithdrawal ?? null,
+            nodeInSync: fee?.nodeInSync ?? null,
+            depositEnable: fee?.depositEnable ?? null
+          }
           try {
             return { ...base, ok: true, quote: await quote(s, q, chainId), error: null }
           } catch (e) {
@@ -387,7 +439,9 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       return {
         row: toContractRow(row, s.store.watches.has(type, orderId)),
         record: row.record as Record<string, unknown>,
-        timeline: s.store.orders.timeline(type, orderId).map((e) => ({ at: Date.parse(e.at), oldStatus: e.oldStatus, newStatus: e.newStatus, source: e.source }))
+        timeline: s.store.orders
+          .timeline(type, orderId)
+          .map((e) => ({ at: Date.parse(e.at), oldStatus: e.oldStatus, newStatus: e.newStatus, source: e.source }))
       }
     },
     'orders:watch': async ({ type, orderId, watch }) => {
@@ -407,7 +461,11 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       const seen = new Set(rows.map((r) => `${r.type}:${r.orderId}`))
       // Active (non-terminal) orders most recently changed, for the tray.
       for (const type of [1, 2] as const) {
-        const recent = s.store.orders.query({ ...toStoreFilter({ type, statusGroup: 'in progress' }), sort: { key: 'updatedAt', dir: 'desc' }, limit: 20 })
+        const recent = s.store.orders.query({
+          ...toStoreFilter({ type, statusGroup: 'in progress' }),
+          sort: { key: 'updatedAt', dir: 'desc' },
+          limit: 20
+        })
         for (const r of recent.rows) if (!seen.has(`${r.type}:${r.orderId}`)) rows.push(toContractRow(r, false))
       }
       return { rows }
@@ -432,7 +490,12 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       let to: string | undefined = url
       if (target === 'inbox') {
         const inbox = s.inboxStatus()
-        if (!inbox.listening || !inbox.url) throw new ApiError({ kind: 'invalid_request', message: 'the local inbox is off: turn it on in Settings (Webhook inbox) first', retryable: false })
+        if (!inbox.listening || !inbox.url)
+          throw new ApiError({
+            kind: 'invalid_request',
+            message: 'the local inbox is off: turn it on in Settings (Webhook inbox) first',
+            retryable: false
+          })
         to = inbox.url
       }
       const message = await s.client.sendDummyWebhook(to ? { webhookUrl: to } : {}, { priority: 'interactive' })
@@ -504,4 +567,3 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     session: active
   }
 }
-

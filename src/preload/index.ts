@@ -3,7 +3,10 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron'
 import { channelNames, eventChannel, eventNames, methodName, type EventName } from '../shared/ipc/contract'
 
-export function buildBridge(invoke: (channel: string, input: unknown) => Promise<unknown>, subscribe: (channel: string, fn: (payload: unknown) => void) => () => void) {
+export function buildBridge(
+  invoke: (channel: string, input: unknown) => Promise<unknown>,
+  subscribe: (channel: string, fn: (payload: unknown) => void) => () => void
+) {
   const api: Record<string, unknown> = {}
   for (const c of channelNames) {
     api[methodName(c)] = (input: unknown) => invoke(c, input)

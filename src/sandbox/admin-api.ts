@@ -35,14 +35,24 @@ export function faultTarget(v: unknown): FaultTarget {
   throw new SandboxError(400, `unknown endpoint ${JSON.stringify(v)}: use "*" or one of ${endpointNames.join(', ')}`)
 }
 
-const FAULT_KEYS = ['latencyMs', 'errorRate', 'errorStatus', 'rateLimitStorm', 'malformedJsonRate', 'truncateRate', 'dropRate', 'remaining'] as const
+const FAULT_KEYS = [
+  'latencyMs',
+  'errorRate',
+  'errorStatus',
+  'rateLimitStorm',
+  'malformedJsonRate',
+  'truncateRate',
+  'dropRate',
+  'remaining'
+] as const
 
 export function faultSpec(b: Record<string, unknown>): FaultSpec {
   const spec: Record<string, unknown> = {}
   for (const k of FAULT_KEYS) {
     const v = b[k]
     if (v === undefined) continue
-    if (k === 'rateLimitStorm' ? typeof v !== 'boolean' : typeof v !== 'number' || !Number.isFinite(v)) throw new SandboxError(400, `${k} must be a ${k === 'rateLimitStorm' ? 'boolean' : 'number'}`)
+    if (k === 'rateLimitStorm' ? typeof v !== 'boolean' : typeof v !== 'number' || !Number.isFinite(v))
+      throw new SandboxError(400, `${k} must be a ${k === 'rateLimitStorm' ? 'boolean' : 'number'}`)
     spec[k] = v
   }
   return spec as FaultSpec
@@ -54,7 +64,13 @@ const num = (v: unknown, what: string): number => {
   return n
 }
 
-export async function handleAdmin(service: SandboxService, req: IncomingMessage, res: ServerResponse, url: URL, ctx: AdminCtx): Promise<void> {
+export async function handleAdmin(
+  service: SandboxService,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: AdminCtx
+): Promise<void> {
   const method = req.method ?? 'GET'
   const parts = url.pathname.split('/').filter(Boolean).slice(1)
   const route = `${method} /${parts.map((p) => (/^\d+$/.test(p) ? ':id' : p)).join('/')}`
@@ -78,7 +94,10 @@ export async function handleAdmin(service: SandboxService, req: IncomingMessage,
       case 'GET /truth': {
         const type = q.get('type')
         const fiat = q.get('fiatType')
-        const all = service.groundTruth({ type: type ? (num(type, 'type') as 1 | 2) : undefined, fiatType: fiat ? num(fiat, 'fiatType') : undefined })
+        const all = service.groundTruth({
+          type: type ? (num(type, 'type') as 1 | 2) : undefined,
+          fiatType: fiat ? num(fiat, 'fiatType') : undefined
+        })
         const limit = q.get('limit')
         return reply({ count: all.length, orders: limit ? all.slice(0, num(limit, 'limit')) : all })
       }
@@ -99,7 +118,12 @@ export async function handleAdmin(service: SandboxService, req: IncomingMessage,
             coinId: b.coinId === undefined ? undefined : num(b.coinId, 'coinId'),
             coinCode: typeof b.coinCode === 'string' ? b.coinCode : undefined,
             fiatType: b.fiatType === undefined ? undefined : num(b.fiatType, 'fiatType'),
-            price: typeof b.price === 'string' || typeof b.price === 'number' ? b.price : (() => { throw new SandboxError(400, 'price is required') })()
+            price:
+              typeof b.price === 'string' || typeof b.price === 'number'
+                ? b.price
+                : (() => {
+                    throw new SandboxError(400, 'price is required')
+                  })()
           })
         )
       }

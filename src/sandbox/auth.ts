@@ -39,7 +39,8 @@ export function authenticate(headers: IncomingHttpHeaders, body: unknown, server
   ]
     .filter(([, v]) => v === undefined || v === '')
     .map(([n]) => n)
-  if (missing.length > 0) throw new SandboxError(401, `Missing authentication header${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`)
+  if (missing.length > 0)
+    throw new SandboxError(401, `Missing authentication header${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`)
   const secret = cfg.keys.get(apiKey as string)
   if (secret === undefined) throw new SandboxError(401, 'Invalid API key')
   if (!verifySignature(payload as string, signature as string, secret)) throw new SandboxError(401, 'Invalid signature')

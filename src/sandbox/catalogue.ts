@@ -51,12 +51,40 @@ export interface GasEntry {
 // ---------------------------------------------------------------- fiat (spec 2.1)
 
 const fiatData: Omit<FiatDef, 'symbol'>[] = [
-  { id: 1, dp: 2, perUsd: '83.2', onramp: { min: '100', max: '200000' }, gatewayFee: { '0': '5', '2000': '10', '10000': '25', '50000': '50' }, perCoinLimits: false },
-  { id: 2, dp: 2, perUsd: '32.4', onramp: { min: '50', max: '100000' }, gatewayFee: { '0': '2', '1000': '5', '10000': '15' }, perCoinLimits: false },
+  {
+    id: 1,
+    dp: 2,
+    perUsd: '83.2',
+    onramp: { min: '100', max: '200000' },
+    gatewayFee: { '0': '5', '2000': '10', '10000': '25', '50000': '50' },
+    perCoinLimits: false
+  },
+  {
+    id: 2,
+    dp: 2,
+    perUsd: '32.4',
+    onramp: { min: '50', max: '100000' },
+    gatewayFee: { '0': '2', '1000': '5', '10000': '15' },
+    perCoinLimits: false
+  },
   { id: 3, dp: 2, perUsd: '3.6725', onramp: { min: '20', max: '50000' }, gatewayFee: { '0': '1', '1000': '3' }, perCoinLimits: false },
   { id: 4, dp: 2, perUsd: '17.1', onramp: { min: '100', max: '200000' }, gatewayFee: { '0': '5', '5000': '12' }, perCoinLimits: false },
-  { id: 5, dp: 0, perUsd: '24500', onramp: { min: '250000', max: '500000000' }, gatewayFee: { '0': '5000', '10000000': '20000' }, perCoinLimits: true },
-  { id: 6, dp: 2, perUsd: '1500', onramp: { min: '5000', max: '10000000' }, gatewayFee: { '0': '100', '500000': '300' }, perCoinLimits: true },
+  {
+    id: 5,
+    dp: 0,
+    perUsd: '24500',
+    onramp: { min: '250000', max: '500000000' },
+    gatewayFee: { '0': '5000', '10000000': '20000' },
+    perCoinLimits: true
+  },
+  {
+    id: 6,
+    dp: 2,
+    perUsd: '1500',
+    onramp: { min: '5000', max: '10000000' },
+    gatewayFee: { '0': '100', '500000': '300' },
+    perCoinLimits: true
+  },
   { id: 7, dp: 2, perUsd: '5.05', onramp: { min: '20', max: '50000' }, gatewayFee: { '0': '1', '1000': '4' }, perCoinLimits: false },
   { id: 8, dp: 2, perUsd: '3.75', onramp: { min: '20', max: '50000' }, gatewayFee: { '0': '1', '1000': '4' }, perCoinLimits: false }
 ]
@@ -72,7 +100,25 @@ export const MINIMUM_SELL_AMOUNT: Record<number, string> = { [INR]: '500' }
 
 export const BTC_CHAIN_ID = 10002
 
-export const CHAIN_NODE: Record<number, number> = { 0: 1, 1: 1, 2: 1, 3: 1, 4: 1, 5: 0, 7: 0, 8: 1, 9: 1, 10: 1, 11: 1, 12: 1, 13: 1, 14: 0, 15: 1, 21: 0, [BTC_CHAIN_ID]: 1 }
+export const CHAIN_NODE: Record<number, number> = {
+  0: 1,
+  1: 1,
+  2: 1,
+  3: 1,
+  4: 1,
+  5: 0,
+  7: 0,
+  8: 1,
+  9: 1,
+  10: 1,
+  11: 1,
+  12: 1,
+  13: 1,
+  14: 0,
+  15: 1,
+  21: 0,
+  [BTC_CHAIN_ID]: 1
+}
 
 /** Native coin of a chain, by coin code (nativeToken -1 when the service lists no such coin). */
 const NATIVE: Record<number, string> = { 0: 'eth', 1: 'bnb', 3: 'matic', 4: 'sol', 5: 'bnb', 7: 'neo', [BTC_CHAIN_ID]: 'btc' }
@@ -80,18 +126,150 @@ const NATIVE: Record<number, string> = { 0: 'eth', 1: 'bnb', 3: 'matic', 4: 'sol
 // ---------------------------------------------------------------- coins (spec 2.2)
 
 export const COINS: readonly CoinDef[] = [
-  { id: 54, code: 'usdt', name: 'Tether USD', usd: '1', tradeDp: 4, balanceDp: 2, networks: [1, 3, 0, 2], offrampNetworks: [1, 3, 0, 2], stable: true, idAsText: false },
-  { id: 83, code: 'usdc', name: 'USD Coin', usd: '1', tradeDp: 4, balanceDp: 2, networks: [1, 3], offrampNetworks: [1, 3], stable: true, idAsText: false },
-  { id: 84, code: 'busd', name: 'Binance USD', usd: '1', tradeDp: 4, balanceDp: 2, networks: [1], offrampNetworks: [1], stable: true, idAsText: true },
-  { id: 6, code: 'eth', name: 'Ethereum', usd: '3050', tradeDp: 6, balanceDp: 6, networks: [0, 3], offrampNetworks: [0, 3], stable: false, idAsText: false },
-  { id: 27, code: 'bnb', name: 'BNB', usd: '585', tradeDp: 6, balanceDp: 6, networks: [1, 5], offrampNetworks: [], stable: false, idAsText: false },
-  { id: 31, code: 'matic', name: 'Polygon', usd: '0.72', tradeDp: 4, balanceDp: 4, networks: [3, 0], offrampNetworks: [], stable: false, idAsText: true },
-  { id: 67, code: 'sol', name: 'Solana', usd: '152', tradeDp: 6, balanceDp: 6, networks: [4], offrampNetworks: [], stable: false, idAsText: false },
-  { id: 1, code: 'btc', name: 'Bitcoin', usd: '64200', tradeDp: 8, balanceDp: 8, networks: [BTC_CHAIN_ID], offrampNetworks: [], stable: false, idAsText: false },
-  { id: 17, code: 'neo', name: 'NEO', usd: '12.4', tradeDp: 0, balanceDp: 0, networks: [7], offrampNetworks: [], stable: false, idAsText: true },
-  { id: 201, code: 'rage', name: 'Rage Fan', usd: '0.048', tradeDp: 2, balanceDp: 2, networks: [3], offrampNetworks: [], stable: false, idAsText: true },
-  { id: 202, code: 'gari', name: 'Chingari', usd: '0.021', tradeDp: 2, balanceDp: 2, networks: [4], offrampNetworks: [], stable: false, idAsText: false },
-  { id: 203, code: 'tlc', name: 'Tlchain', usd: '0.37', tradeDp: 2, balanceDp: 2, networks: [1], offrampNetworks: [], stable: false, idAsText: true }
+  {
+    id: 54,
+    code: 'usdt',
+    name: 'Tether USD',
+    usd: '1',
+    tradeDp: 4,
+    balanceDp: 2,
+    networks: [1, 3, 0, 2],
+    offrampNetworks: [1, 3, 0, 2],
+    stable: true,
+    idAsText: false
+  },
+  {
+    id: 83,
+    code: 'usdc',
+    name: 'USD Coin',
+    usd: '1',
+    tradeDp: 4,
+    balanceDp: 2,
+    networks: [1, 3],
+    offrampNetworks: [1, 3],
+    stable: true,
+    idAsText: false
+  },
+  {
+    id: 84,
+    code: 'busd',
+    name: 'Binance USD',
+    usd: '1',
+    tradeDp: 4,
+    balanceDp: 2,
+    networks: [1],
+    offrampNetworks: [1],
+    stable: true,
+    idAsText: true
+  },
+  {
+    id: 6,
+    code: 'eth',
+    name: 'Ethereum',
+    usd: '3050',
+    tradeDp: 6,
+    balanceDp: 6,
+    networks: [0, 3],
+    offrampNetworks: [0, 3],
+    stable: false,
+    idAsText: false
+  },
+  {
+    id: 27,
+    code: 'bnb',
+    name: 'BNB',
+    usd: '585',
+    tradeDp: 6,
+    balanceDp: 6,
+    networks: [1, 5],
+    offrampNetworks: [],
+    stable: false,
+    idAsText: false
+  },
+  {
+    id: 31,
+    code: 'matic',
+    name: 'Polygon',
+    usd: '0.72',
+    tradeDp: 4,
+    balanceDp: 4,
+    networks: [3, 0],
+    offrampNetworks: [],
+    stable: false,
+    idAsText: true
+  },
+  {
+    id: 67,
+    code: 'sol',
+    name: 'Solana',
+    usd: '152',
+    tradeDp: 6,
+    balanceDp: 6,
+    networks: [4],
+    offrampNetworks: [],
+    stable: false,
+    idAsText: false
+  },
+  {
+    id: 1,
+    code: 'btc',
+    name: 'Bitcoin',
+    usd: '64200',
+    tradeDp: 8,
+    balanceDp: 8,
+    networks: [BTC_CHAIN_ID],
+    offrampNetworks: [],
+    stable: false,
+    idAsText: false
+  },
+  {
+    id: 17,
+    code: 'neo',
+    name: 'NEO',
+    usd: '12.4',
+    tradeDp: 0,
+    balanceDp: 0,
+    networks: [7],
+    offrampNetworks: [],
+    stable: false,
+    idAsText: true
+  },
+  {
+    id: 201,
+    code: 'rage',
+    name: 'Rage Fan',
+    usd: '0.048',
+    tradeDp: 2,
+    balanceDp: 2,
+    networks: [3],
+    offrampNetworks: [],
+    stable: false,
+    idAsText: true
+  },
+  {
+    id: 202,
+    code: 'gari',
+    name: 'Chingari',
+    usd: '0.021',
+    tradeDp: 2,
+    balanceDp: 2,
+    networks: [4],
+    offrampNetworks: [],
+    stable: false,
+    idAsText: false
+  },
+  {
+    id: 203,
+    code: 'tlc',
+    name: 'Tlchain',
+    usd: '0.37',
+    tradeDp: 2,
+    balanceDp: 2,
+    networks: [1],
+    offrampNetworks: [],
+    stable: false,
+    idAsText: true
+  }
 ]
 
 const coinByCode = new Map(COINS.map((c) => [c.code, c]))
@@ -106,7 +284,10 @@ export const findFiat = (id: number): FiatDef | undefined => FIATS.find((f) => f
 
 function buildChainDetails(): Map<number, ChainDetail> {
   const m = new Map<number, ChainDetail>()
-  const all: [number, ChainDetail][] = [...Object.entries(REFERENCE_CHAIN_DETAILS).map(([k, v]) => [Number(k), v] as [number, ChainDetail]), [BTC_CHAIN_ID, BTC_CHAIN_DETAIL]]
+  const all: [number, ChainDetail][] = [
+    ...Object.entries(REFERENCE_CHAIN_DETAILS).map(([k, v]) => [Number(k), v] as [number, ChainDetail]),
+    [BTC_CHAIN_ID, BTC_CHAIN_DETAIL]
+  ]
   for (const [id, d] of all) {
     const native = NATIVE[id]
     m.set(id, {
@@ -232,8 +413,22 @@ export const BANK_DETAILS = {
     { type: -1, msg: 'Cash deposits and cheques are refused and returned.' }
   ],
   bank: [
-    { name: 'Rampdesk Sandbox Pvt Ltd', type: 'Current', branch: 'Andheri East, Mumbai', bank: 'ICICI Bank', ifsc: 'ICIC0000104', ac: '010405006712' },
-    { name: 'Rampdesk Sandbox Pvt Ltd', type: 'Current', branch: 'Koramangala, Bengaluru', bank: 'HDFC Bank', ifsc: 'HDFC0000053', ac: '50200061283341' }
+    {
+      name: 'Rampdesk Sandbox Pvt Ltd',
+      type: 'Current',
+      branch: 'Andheri East, Mumbai',
+      bank: 'ICICI Bank',
+      ifsc: 'ICIC0000104',
+      ac: '010405006712'
+    },
+    {
+      name: 'Rampdesk Sandbox Pvt Ltd',
+      type: 'Current',
+      branch: 'Koramangala, Bengaluru',
+      bank: 'HDFC Bank',
+      ifsc: 'HDFC0000053',
+      ac: '50200061283341'
+    }
   ]
 }
 

@@ -72,7 +72,8 @@ export function createSandboxServer(service: SandboxService, o: HttpOptions): Se
     })
     res.end(text)
   }
-  const sendError = (res: ServerResponse, code: number, error: string, extra: Record<string, string> = {}): void => send(res, code, errorBody(code, error), extra)
+  const sendError = (res: ServerResponse, code: number, error: string, extra: Record<string, string> = {}): void =>
+    send(res, code, errorBody(code, error), extra)
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, name: EndpointName): Promise<void> {
     const ep = endpoints[name]
@@ -102,7 +103,8 @@ export function createSandboxServer(service: SandboxService, o: HttpOptions): Se
           return sendError(res, 400, 'Malformed JSON body')
         }
       }
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) return sendError(res, 400, 'The request body must be a JSON object')
+      if (body === null || typeof body !== 'object' || Array.isArray(body))
+        return sendError(res, 400, 'The request body must be a JSON object')
     } else {
       req.resume()
     }
@@ -112,7 +114,11 @@ export function createSandboxServer(service: SandboxService, o: HttpOptions): Se
     if (ep.rateLimitPerMinute !== null && apiKey !== null) {
       const nextSlot = limiter.take(`${apiKey}\n${name}`, ep.rateLimitPerMinute, now)
       if (nextSlot !== undefined) {
-        return sendError(res, 429, `Too many requests: ${name} allows ${ep.rateLimitPerMinute} per minute; next slot in ${Math.ceil((nextSlot - now) / 1000)} s`)
+        return sendError(
+          res,
+          429,
+          `Too many requests: ${name} allows ${ep.rateLimitPerMinute} per minute; next slot in ${Math.ceil((nextSlot - now) / 1000)} s`
+        )
       }
     }
     let value: Record<string, unknown> = {}
@@ -124,8 +130,13 @@ export function createSandboxServer(service: SandboxService, o: HttpOptions): Se
     const answer = await service.handle(name, value, apiKey)
     const text = JSON.stringify(answer)
     if (fault.action === 'malformed' || fault.action === 'truncate') {
-      const broken = fault.action === 'malformed' ? text.slice(0, Math.max(1, Math.floor(text.length / 2))) + '<!-- upstream error -->' : text
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(broken)), date: new Date(now).toUTCString() })
+      const broken =
+        fault.action === 'malformed' ? text.slice(0, Math.max(1, Math.floor(text.length / 2))) + '<!-- upstream error -->' : text
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(broken)),
+        date: new Date(now).toUTCString()
+      })
       if (fault.action === 'malformed') {
         res.end(broken)
       } else {

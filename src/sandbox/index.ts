@@ -99,7 +99,8 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   const serviceName = opts.serviceName ?? DEFAULT_SERVICE_NAME
   const apiKey = opts.apiKey ?? DEFAULT_API_KEY
   const apiSecret = opts.apiSecret ?? DEFAULT_API_SECRET
-  if (!/^[A-Za-z0-9_-]+$/.test(serviceName)) throw new Error(`invalid service name ${JSON.stringify(serviceName)}: letters, digits, - and _ only`)
+  if (!/^[A-Za-z0-9_-]+$/.test(serviceName))
+    throw new Error(`invalid service name ${JSON.stringify(serviceName)}: letters, digits, - and _ only`)
   const service = new SandboxService({
     seed: opts.seed ?? 1,
     serviceName,

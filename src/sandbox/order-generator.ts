@@ -19,7 +19,20 @@ const HOUR = 60 * MIN
 const DAY = 24 * HOUR
 
 /** How popular each coin is (by code) for onramp and offramp orders. */
-const ONRAMP_WEIGHT: Record<string, number> = { usdt: 45, usdc: 12, eth: 8, matic: 8, bnb: 6, sol: 6, btc: 5, busd: 3, neo: 1, rage: 2, gari: 2, tlc: 2 }
+const ONRAMP_WEIGHT: Record<string, number> = {
+  usdt: 45,
+  usdc: 12,
+  eth: 8,
+  matic: 8,
+  bnb: 6,
+  sol: 6,
+  btc: 5,
+  busd: 3,
+  neo: 1,
+  rage: 2,
+  gari: 2,
+  tlc: 2
+}
 const OFFRAMP_WEIGHT: Record<string, number> = { usdt: 70, usdc: 15, busd: 5, eth: 10 }
 const FIAT_WEIGHT = [75, 5, 4, 4, 3, 3, 3, 3]
 const ROUND_AMOUNTS = [1, 1, 2, 3, 5, 5, 10, 10, 20, 25, 50, 100]
@@ -68,7 +81,13 @@ class AmountFloors {
       const min = onrampBounds(fiat, target).min
       // Enough for the network fee plus one smallest unit of the coin (a whole NEO), at up to 3x today's price.
       const unit = target.coin.tradeDp === 0 ? '1' : `0.${'0'.repeat(target.coin.tradeDp - 1)}1`
-      const gasValue = mul(mul(add(gasEntry(target.coin.code, target.chainId)?.withdrawalFee ?? '0', unit), this.prices.price(target.coinIndex, fiatIndex, 'buy')), '3')
+      const gasValue = mul(
+        mul(
+          add(gasEntry(target.coin.code, target.chainId)?.withdrawalFee ?? '0', unit),
+          this.prices.price(target.coinIndex, fiatIndex, 'buy')
+        ),
+        '3'
+      )
       const maxGateway = Object.values(fiat.gatewayFee).reduce((a, b) => (cmp(a, b) >= 0 ? a : b), '0')
       const needed = round(mul(mul(gasValue, '1.2'), '1.02'), 0, 'up')
       const floor = cmp(needed, min) > 0 ? needed : min
@@ -98,7 +117,12 @@ function pickChain(rng: Rng, networks: readonly number[]): number {
 
 function pickPath(rng: Rng, type: OrderType, t: number): StatusPath {
   const pool = pathsFor(type, t)
-  return pool[pickWeighted(rng, pool.map((p) => p.weight))] as StatusPath
+  return pool[
+    pickWeighted(
+      rng,
+      pool.map((p) => p.weight)
+    )
+  ] as StatusPath
 }
 
 function onrampAmountUnits(rng: Rng, floor: number, max: number): number {
@@ -143,7 +167,9 @@ export function generateHistoricOrders(ctx: GeneratorContext, n: number, now: nu
   const times = new Float64Array(n)
   for (let i = 0; i < n; i++) {
     const old = recentTo <= recentFrom || rng() < 0.1
-    times[i] = Math.floor(old ? early + rng() * (Math.min(CUTOVER - 2 * DAY, recentTo) - early) : recentFrom + rng() * (recentTo - recentFrom))
+    times[i] = Math.floor(
+      old ? early + rng() * (Math.min(CUTOVER - 2 * DAY, recentTo) - early) : recentFrom + rng() * (recentTo - recentFrom)
+    )
   }
   times.sort()
   const floors = new AmountFloors(prices)
@@ -248,24 +274,43 @@ export class OrderGenerator {
     if (type === OFFRAMP && fiatType !== INR) fail(400, 'offramp orders are INR (fiatType 1) only')
     const { fiat, fiatIndex } = fiatOf(fiatType)
     const chosen =
-      spec.coinCode !== undefined ? findCoinByCode(spec.coinCode) : spec.coinId !== undefined ? findCoinById(spec.coinId) : weightedCoin(rng, type === ONRAMP ? ONRAMP_WEIGHT : OFFRAMP_WEIGHT)
+      spec.coinCode !== undefined
+        ? findCoinByCode(spec.coinCode)
+        : spec.coinId !== undefined
+          ? findCoinById(spec.coinId)
+          : weightedCoin(rng, type === ONRAMP ? ONRAMP_WEIGHT : OFFRAMP_WEIGHT)
     const networks = chosen ? (type === ONRAMP ? chosen.networks : chosen.offrampNetworks) : []
-    const chainId = spec.network === undefined && spec.chainId === undefined && networks.length > 0 ? pickChain(rng, networks) : spec.chainId
+    const chainId =
+      spec.network === undefined && spec.chainId === undefined && networks.length > 0 ? pickChain(rng, networks) : spec.chainId
     const target = resolveTarget(
-      { coinCode: spec.coinCode ?? (spec.coinId === undefined ? chosen?.code : undefined), coinId: spec.coinId, network: spec.network, chainId },
+      {
+        coinCode: spec.coinCode ?? (spec.coinId === undefined ? chosen?.code : undefined),
+        coinId: spec.coinId,
+        network: spec.network,
+        chainId
+      },
       flow
     )
     let path: StatusPath
     if (spec.path !== undefined) {
       const p = PATHS.find((x) => x.type === type && x.name === spec.path)
-      if (!p) return fail(400, `no ${flow} path named "${spec.path}": use one of ${PATHS.filter((x) => x.type === type).map((x) => x.name).join(', ')}`)
+      if (!p)
+        return fail(
+          400,
+          `no ${flow} path named "${spec.path}": use one of ${PATHS.filter((x) => x.type === type)
+            .map((x) => x.name)
+            .join(', ')}`
+        )
       path = p
     } else path = pickPath(rng, type, now)
     let amountScaled: number
     let price: string
     if (type === ONRAMP) {
       price = prices.price(target.coinIndex, fiatIndex, 'buy')
-      const amount = spec.fiatAmount !== undefined ? round(toDecimalString(spec.fiatAmount), 2) : String(onrampAmountUnits(rng, this.floors.get(fiat, fiatIndex, target), Number(fiat.onramp.max)))
+      const amount =
+        spec.fiatAmount !== undefined
+          ? round(toDecimalString(spec.fiatAmount), 2)
+          : String(onrampAmountUnits(rng, this.floors.get(fiat, fiatIndex, target), Number(fiat.onramp.max)))
       quoteOnramp(fiat, target, amount, price)
       amountScaled = toScaled(amount, AMOUNT_DP[1])
     } else {
@@ -324,7 +369,8 @@ export class OrderGenerator {
     const current = store.status[row] ?? 0
     const type = (store.type[row] ?? 1) as OrderType
     if (toStatus === undefined) {
-      if (step >= last) throw new SandboxError(409, `order ${OrderStore.orderIdOf(row)} is already at the end of its path (status ${current})`)
+      if (step >= last)
+        throw new SandboxError(409, `order ${OrderStore.orderIdOf(row)} is already at the end of its path (status ${current})`)
       return this.walk(row, path, step + 1, now)
     }
     if (toStatus === path.webhookStatus && step === last && current !== toStatus) {
@@ -334,10 +380,17 @@ export class OrderGenerator {
     let j = path.statuses.indexOf(toStatus, step + 1)
     if (j < 0) {
       const prefix = path.statuses.slice(0, step + 1)
-      const alt = PATHS.find((p) => p.type === type && prefix.every((s, i) => p.statuses[i] === s) && p.statuses.indexOf(toStatus, step + 1) > step)
+      const alt = PATHS.find(
+        (p) => p.type === type && prefix.every((s, i) => p.statuses[i] === s) && p.statuses.indexOf(toStatus, step + 1) > step
+      )
       if (!alt) {
-        const reachable = PATHS.filter((p) => p.type === type && prefix.every((s, i) => p.statuses[i] === s)).flatMap((p) => p.statuses.slice(step + 1))
-        throw new SandboxError(400, `status ${toStatus} cannot follow status ${current} for this order; reachable: ${[...new Set(reachable)].join(', ') || 'none'}`)
+        const reachable = PATHS.filter((p) => p.type === type && prefix.every((s, i) => p.statuses[i] === s)).flatMap((p) =>
+          p.statuses.slice(step + 1)
+        )
+        throw new SandboxError(
+          400,
+          `status ${toStatus} cannot follow status ${current} for this order; reachable: ${[...new Set(reachable)].join(', ') || 'none'}`
+        )
       }
       store.setPath(row, alt.id)
       path = alt
@@ -380,4 +433,3 @@ export class OrderGenerator {
     return out
   }
 }
-

@@ -36,21 +36,169 @@ type Def = Omit<StatusPath, 'id'>
 
 const defs: Def[] = [
   // onramp
-  { type: 1, name: 'completed', statuses: [0, 1, 2, 11, 12, 13, 14, 15], webhookStatus: 16, referenceAt: 1, actualsAt: 5, hashAt: 6, era: 'current', weight: 70, outcome: 'success' },
-  { type: 1, name: 'completed (legacy)', statuses: [0, 1, 2, 3, 4], webhookStatus: 5, referenceAt: 1, actualsAt: 3, hashAt: 4, era: 'legacy', weight: 70, outcome: 'success' },
-  { type: 1, name: 'timed out', statuses: [0, -1], referenceAt: NEVER, actualsAt: NEVER, hashAt: NEVER, era: 'any', weight: 12, outcome: 'failure' },
-  { type: 1, name: 'abandoned', statuses: [0, -2], referenceAt: NEVER, actualsAt: NEVER, hashAt: NEVER, era: 'any', weight: 8, outcome: 'failure' },
-  { type: 1, name: 'name mismatch', statuses: [0, 1, 2, -3], referenceAt: 1, actualsAt: NEVER, hashAt: NEVER, era: 'any', weight: 4, outcome: 'failure' },
-  { type: 1, name: 'amount mismatch', statuses: [0, 1, -4], referenceAt: 1, actualsAt: NEVER, hashAt: NEVER, era: 'any', weight: 3, outcome: 'failure' },
+  {
+    type: 1,
+    name: 'completed',
+    statuses: [0, 1, 2, 11, 12, 13, 14, 15],
+    webhookStatus: 16,
+    referenceAt: 1,
+    actualsAt: 5,
+    hashAt: 6,
+    era: 'current',
+    weight: 70,
+    outcome: 'success'
+  },
+  {
+    type: 1,
+    name: 'completed (legacy)',
+    statuses: [0, 1, 2, 3, 4],
+    webhookStatus: 5,
+    referenceAt: 1,
+    actualsAt: 3,
+    hashAt: 4,
+    era: 'legacy',
+    weight: 70,
+    outcome: 'success'
+  },
+  {
+    type: 1,
+    name: 'timed out',
+    statuses: [0, -1],
+    referenceAt: NEVER,
+    actualsAt: NEVER,
+    hashAt: NEVER,
+    era: 'any',
+    weight: 12,
+    outcome: 'failure'
+  },
+  {
+    type: 1,
+    name: 'abandoned',
+    statuses: [0, -2],
+    referenceAt: NEVER,
+    actualsAt: NEVER,
+    hashAt: NEVER,
+    era: 'any',
+    weight: 8,
+    outcome: 'failure'
+  },
+  {
+    type: 1,
+    name: 'name mismatch',
+    statuses: [0, 1, 2, -3],
+    referenceAt: 1,
+    actualsAt: NEVER,
+    hashAt: NEVER,
+    era: 'any',
+    weight: 4,
+    outcome: 'failure'
+  },
+  {
+    type: 1,
+    name: 'amount mismatch',
+    statuses: [0, 1, -4],
+    referenceAt: 1,
+    actualsAt: NEVER,
+    hashAt: NEVER,
+    era: 'any',
+    weight: 3,
+    outcome: 'failure'
+  },
   // offramp
-  { type: 2, name: 'completed', statuses: [0, 1, 10, 11, 12, 13, 14], webhookStatus: 15, referenceAt: NEVER, actualsAt: 4, hashAt: 2, era: 'current', weight: 40, outcome: 'success' },
-  { type: 2, name: 'completed (payout)', statuses: [0, 1, 2, 12, 30, 33, 40], webhookStatus: 41, referenceAt: NEVER, actualsAt: 3, hashAt: 2, era: 'current', weight: 25, outcome: 'success' },
-  { type: 2, name: 'completed (legacy)', statuses: [0, 1, 2, 4, 5, 6], webhookStatus: 7, referenceAt: NEVER, actualsAt: 3, hashAt: 2, era: 'legacy', weight: 65, outcome: 'success' },
-  { type: 2, name: 'over limit, reviewed', statuses: [0, 1, 2, 3, 4, 5, 6], webhookStatus: 7, referenceAt: NEVER, actualsAt: 4, hashAt: 2, holdAt: 3, era: 'any', weight: 4, outcome: 'success' },
-  { type: 2, name: 'alternate bank', statuses: [0, 1, 10, 12, 13, 17, 18, 19], referenceAt: NEVER, actualsAt: 3, hashAt: 2, holdAt: 5, era: 'any', weight: 4, outcome: 'success' },
-  { type: 2, name: 'timed out', statuses: [0, -1], referenceAt: NEVER, actualsAt: NEVER, hashAt: NEVER, era: 'any', weight: 10, outcome: 'failure' },
-  { type: 2, name: 'abandoned', statuses: [0, -2], referenceAt: NEVER, actualsAt: NEVER, hashAt: NEVER, era: 'any', weight: 6, outcome: 'failure' },
-  { type: 2, name: 'amount mismatch', statuses: [0, 1, 2, -4], referenceAt: NEVER, actualsAt: NEVER, hashAt: 2, era: 'any', weight: 3, outcome: 'failure' }
+  {
+    type: 2,
+    name: 'completed',
+    statuses: [0, 1, 10, 11, 12, 13, 14],
+    webhookStatus: 15,
+    referenceAt: NEVER,
+    actualsAt: 4,
+    hashAt: 2,
+    era: 'current',
+    weight: 40,
+    outcome: 'success'
+  },
+  {
+    type: 2,
+    name: 'completed (payout)',
+    statuses: [0, 1, 2, 12, 30, 33, 40],
+    webhookStatus: 41,
+    referenceAt: NEVER,
+    actualsAt: 3,
+    hashAt: 2,
+    era: 'current',
+    weight: 25,
+    outcome: 'success'
+  },
+  {
+    type: 2,
+    name: 'completed (legacy)',
+    statuses: [0, 1, 2, 4, 5, 6],
+    webhookStatus: 7,
+    referenceAt: NEVER,
+    actualsAt: 3,
+    hashAt: 2,
+    era: 'legacy',
+    weight: 65,
+    outcome: 'success'
+  },
+  {
+    type: 2,
+    name: 'over limit, reviewed',
+    statuses: [0, 1, 2, 3, 4, 5, 6],
+    webhookStatus: 7,
+    referenceAt: NEVER,
+    actualsAt: 4,
+    hashAt: 2,
+    holdAt: 3,
+    era: 'any',
+    weight: 4,
+    outcome: 'success'
+  },
+  {
+    type: 2,
+    name: 'alternate bank',
+    statuses: [0, 1, 10, 12, 13, 17, 18, 19],
+    referenceAt: NEVER,
+    actualsAt: 3,
+    hashAt: 2,
+    holdAt: 5,
+    era: 'any',
+    weight: 4,
+    outcome: 'success'
+  },
+  {
+    type: 2,
+    name: 'timed out',
+    statuses: [0, -1],
+    referenceAt: NEVER,
+    actualsAt: NEVER,
+    hashAt: NEVER,
+    era: 'any',
+    weight: 10,
+    outcome: 'failure'
+  },
+  {
+    type: 2,
+    name: 'abandoned',
+    statuses: [0, -2],
+    referenceAt: NEVER,
+    actualsAt: NEVER,
+    hashAt: NEVER,
+    era: 'any',
+    weight: 6,
+    outcome: 'failure'
+  },
+  {
+    type: 2,
+    name: 'amount mismatch',
+    statuses: [0, 1, 2, -4],
+    referenceAt: NEVER,
+    actualsAt: NEVER,
+    hashAt: 2,
+    era: 'any',
+    weight: 3,
+    outcome: 'failure'
+  }
 ]
 
 export const PATHS: readonly StatusPath[] = defs.map((d, id) => ({ ...d, id }))
@@ -67,7 +215,8 @@ export function pathsFor(type: OrderType, createdAt: number): StatusPath[] {
   return ERA_PATHS[type][legacy ? 1 : 0]
 }
 
-const eraPaths = (type: OrderType, legacy: boolean): StatusPath[] => PATHS.filter((p) => p.type === type && (p.era === 'any' || (p.era === 'legacy') === legacy))
+const eraPaths = (type: OrderType, legacy: boolean): StatusPath[] =>
+  PATHS.filter((p) => p.type === type && (p.era === 'any' || (p.era === 'legacy') === legacy))
 const ERA_PATHS: Record<OrderType, [StatusPath[], StatusPath[]]> = {
   1: [eraPaths(1, false), eraPaths(1, true)],
   2: [eraPaths(2, false), eraPaths(2, true)]

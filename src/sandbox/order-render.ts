@@ -71,7 +71,8 @@ export class OrderRenderer {
     const f = fastOnramp(fiat, coin, d.chainId, amount, price)
     const knowsActuals = step >= path.actualsAt
     const actualPrice = knowsActuals ? slipped(price, s.slip[row] ?? 0) : undefined
-    const actualQty = actualPrice === undefined ? undefined : actualPrice === price ? f.quantity : fastOnrampQuantity(coin, f.net, actualPrice, f.gasFee)
+    const actualQty =
+      actualPrice === undefined ? undefined : actualPrice === price ? f.quantity : fastOnrampQuantity(coin, f.net, actualPrice, f.gasFee)
     return {
       orderId: d.orderId,
       userId: d.userId,
@@ -112,7 +113,7 @@ export class OrderRenderer {
     const deposited = step >= path.hashAt
     // An amount-mismatch order received less than agreed (90%, at the coin's places).
     const unit = 10n ** BigInt(P.crypto - coin.tradeDp)
-    const received = deposited ? (path.statuses.includes(-4) ? (((quantity * 9n) / 10n) / unit) * unit : quantity) : undefined
+    const received = deposited ? (path.statuses.includes(-4) ? ((quantity * 9n) / 10n / unit) * unit : quantity) : undefined
     const sold = step >= path.actualsAt
     const actualPrice = sold ? slipped(price, s.slip[row] ?? 0) : undefined
     const f = fastOfframp(received !== undefined && sold ? received : quantity, actualPrice ?? price)

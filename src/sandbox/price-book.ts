@@ -58,7 +58,12 @@ export class PriceBook {
       const lvl = this.level[ci] ?? '1'
       let k: number
       if (c.stable) {
-        k = cmp(lvl, '1.008') > 0 ? randRange(this.rng, -5, 0) : cmp(lvl, '0.992') < 0 ? randRange(this.rng, 0, 5) : randRange(this.rng, -3, 3)
+        k =
+          cmp(lvl, '1.008') > 0
+            ? randRange(this.rng, -5, 0)
+            : cmp(lvl, '0.992') < 0
+              ? randRange(this.rng, 0, 5)
+              : randRange(this.rng, -3, 3)
       } else {
         k = randRange(this.rng, -25, 25)
       }

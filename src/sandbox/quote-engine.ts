@@ -42,9 +42,17 @@ export interface TargetInput {
 
 /** coinCode wins over coinId and network over chainId (spec 4.9); unknown coins or pairs are 406. */
 export function resolveTarget(input: TargetInput, flow: 'onramp' | 'offramp'): Target {
-  const coin = input.coinCode !== undefined ? findCoinByCode(input.coinCode) : input.coinId !== undefined ? findCoinById(input.coinId) : undefined
+  const coin =
+    input.coinCode !== undefined ? findCoinByCode(input.coinCode) : input.coinId !== undefined ? findCoinById(input.coinId) : undefined
   if (!coin) {
-    return fail(406, input.coinCode !== undefined ? `Coin not supported: ${input.coinCode}` : input.coinId !== undefined ? `Coin not supported: coinId ${input.coinId}` : 'Coin not supplied')
+    return fail(
+      406,
+      input.coinCode !== undefined
+        ? `Coin not supported: ${input.coinCode}`
+        : input.coinId !== undefined
+          ? `Coin not supported: coinId ${input.coinId}`
+          : 'Coin not supplied'
+    )
   }
   const chainId = input.network !== undefined ? findChainBySymbol(input.network) : input.chainId
   if (chainId === undefined) return fail(406, `Network not supported: ${input.network ?? 'none given'}`)
@@ -53,7 +61,8 @@ export function resolveTarget(input: TargetInput, flow: 'onramp' | 'offramp'): T
     const names = networks.map(chainSymbolOf).join(', ')
     return fail(
       406,
-      `${coin.code} is not supported for ${flow} on ${input.network ?? chainSymbolOf(chainId)}` + (names ? ` (supported: ${names})` : ` (${coin.code} cannot be sold)`)
+      `${coin.code} is not supported for ${flow} on ${input.network ?? chainSymbolOf(chainId)}` +
+        (names ? ` (supported: ${names})` : ` (${coin.code} cannot be sold)`)
     )
   }
   return { coin, coinIndex: coinIndexById.get(coin.id) ?? 0, chainId }
@@ -88,7 +97,13 @@ export interface OnrampFigures {
   gasFee: string
 }
 
-export function onrampFigures(fiat: FiatDef, coin: CoinDef, chainId: number, fiatAmount: string, rate: string): OnrampFigures & { net: string } {
+export function onrampFigures(
+  fiat: FiatDef,
+  coin: CoinDef,
+  chainId: number,
+  fiatAmount: string,
+  rate: string
+): OnrampFigures & { net: string } {
   const onrampFee = round(mul(fiatAmount, RATES.onrampFee), fiat.dp)
   const clientFee = round(mul(fiatAmount, RATES.clientFee), fiat.dp)
   const gatewayFee = gatewayFeeFor(fiat, fiatAmount, cmp)
@@ -126,7 +141,12 @@ export function offrampFigures(quantity: string, rate: string): OfframpFigures {
 /** Onramp min and max for a fiat and target: the fiat's limits, raised by per coin minimums. */
 export function onrampBounds(fiat: FiatDef, target: Target): { min: string; max: string } {
   let min = fiat.onramp.min
-  const extra = fiat.id === INR ? minimumBuyAmountInr(target.coin, target.chainId) : fiat.perCoinLimits ? perCoinMinimum(fiat, target.coin, target.chainId) : undefined
+  const extra =
+    fiat.id === INR
+      ? minimumBuyAmountInr(target.coin, target.chainId)
+      : fiat.perCoinLimits
+        ? perCoinMinimum(fiat, target.coin, target.chainId)
+        : undefined
   if (extra !== undefined && cmp(extra, min) > 0) min = extra
   return { min, max: fiat.onramp.max }
 }
@@ -141,10 +161,14 @@ export function offrampBounds(): { min: string; max: string } {
 export function quoteOnramp(fiat: FiatDef, target: Target, fiatAmount: string, rate: string): OnrampFigures {
   const { min, max } = onrampBounds(fiat, target)
   if (cmp(fiatAmount, min) < 0 || cmp(fiatAmount, max) > 0) {
-    fail(413, `fiatAmount ${fiatAmount} ${fiat.symbol} is outside the limits for ${target.coin.code} on ${chainSymbolOf(target.chainId)}: min ${min}, max ${max}`)
+    fail(
+      413,
+      `fiatAmount ${fiatAmount} ${fiat.symbol} is outside the limits for ${target.coin.code} on ${chainSymbolOf(target.chainId)}: min ${min}, max ${max}`
+    )
   }
   const f = onrampFigures(fiat, target.coin, target.chainId, fiatAmount, rate)
-  if (cmp(f.quantity, '0') <= 0) fail(413, `fiatAmount ${fiatAmount} ${fiat.symbol} does not cover the fees and the ${f.gasFee} ${target.coin.code} network fee`)
+  if (cmp(f.quantity, '0') <= 0)
+    fail(413, `fiatAmount ${fiatAmount} ${fiat.symbol} does not cover the fees and the ${f.gasFee} ${target.coin.code} network fee`)
   return f
 }
 

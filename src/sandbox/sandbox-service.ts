@@ -166,7 +166,9 @@ export class SandboxService {
   private coinLimits(fiatType: number): unknown {
     const { fiat } = fiatOf(fiatType)
     if (fiat.perCoinLimits) {
-      return Object.fromEntries(COINS.map((c) => [String(c.id), Object.fromEntries(c.networks.map((ch) => [String(ch), n(perCoinMinimum(fiat, c, ch))]))]))
+      return Object.fromEntries(
+        COINS.map((c) => [String(c.id), Object.fromEntries(c.networks.map((ch) => [String(ch), n(perCoinMinimum(fiat, c, ch))]))])
+      )
     }
     return { onramp: { [String(fiat.id)]: { min: n(fiat.onramp.min), max: n(fiat.onramp.max) } } }
   }
@@ -176,7 +178,15 @@ export class SandboxService {
       COINS.map((c) => [
         String(c.id),
         Object.fromEntries(
-          Object.entries(GAS[c.code] ?? {}).map(([ch, g]) => [ch, { withdrawalFee: g.withdrawalFee, minimumWithdrawal: g.minimumWithdrawal, nodeInSync: g.nodeInSync, depositEnable: g.depositEnable }])
+          Object.entries(GAS[c.code] ?? {}).map(([ch, g]) => [
+            ch,
+            {
+              withdrawalFee: g.withdrawalFee,
+              minimumWithdrawal: g.minimumWithdrawal,
+              nodeInSync: g.nodeInSync,
+              depositEnable: g.depositEnable
+            }
+          ])
         )
       ])
     )
@@ -216,21 +226,44 @@ export class SandboxService {
     if (type === 2 && fiatType !== INR) fail(406, 'Offramp prices are quoted in INR (fiatType 1) only')
     const onramp = () => Object.fromEntries(COINS.map((c, i) => [String(c.id), n(this.prices.price(i, fiatIndex, 'buy'))]))
     const offramp = () =>
-      fiatType !== INR ? {} : Object.fromEntries(COINS.flatMap((c, i) => (c.offrampNetworks.length > 0 ? [[String(c.id), n(this.prices.price(i, 0, 'sell'))]] : [])))
+      fiatType !== INR
+        ? {}
+        : Object.fromEntries(
+            COINS.flatMap((c, i) => (c.offrampNetworks.length > 0 ? [[String(c.id), n(this.prices.price(i, 0, 'sell'))]] : []))
+          )
     return type === 1 ? { onramp: onramp() } : type === 2 ? { offramp: offramp() } : { onramp: onramp(), offramp: offramp() }
   }
 
   private quote(body: Record<string, unknown>): unknown {
-    const target = { coinId: body.coinId as number | undefined, coinCode: body.coinCode as string | undefined, chainId: body.chainId as number | undefined, network: body.network as string | undefined }
+    const target = {
+      coinId: body.coinId as number | undefined,
+      coinCode: body.coinCode as string | undefined,
+      chainId: body.chainId as number | undefined,
+      network: body.network as string | undefined
+    }
     if (body.type === 1) {
       const { fiat, fiatIndex } = fiatOf(Number(body.fiatType))
       const t = resolveTarget(target, 'onramp')
       const q = quoteOnramp(fiat, t, toDecimalString(body.fiatAmount as number), this.prices.price(t.coinIndex, fiatIndex, 'buy'))
-      return { rate: n(q.rate), quantity: n(q.quantity), onrampFee: n(q.onrampFee), clientFee: n(q.clientFee), gatewayFee: n(q.gatewayFee), gasFee: n(q.gasFee) }
+      return {
+        rate: n(q.rate),
+        quantity: n(q.quantity),
+        onrampFee: n(q.onrampFee),
+        clientFee: n(q.clientFee),
+        gatewayFee: n(q.gatewayFee),
+        gasFee: n(q.gasFee)
+      }
     }
     const t = resolveTarget(target, 'offramp')
     const q = quoteOfframp(t, toDecimalString(body.quantity as number), this.prices.price(t.coinIndex, 0, 'sell'))
-    return { fiatAmount: n(q.fiatAmount), rate: n(q.rate), onrampFee: n(q.onrampFee), clientFee: n(q.clientFee), gatewayFee: n(q.gatewayFee), tdsFee: n(q.tdsFee) }
+    return {
+      fiatAmount: n(q.fiatAmount),
+      rate: n(q.rate),
+      onrampFee: n(q.onrampFee),
+      clientFee: n(q.clientFee),
+      gatewayFee: n(q.gatewayFee),
+      tdsFee: n(q.tdsFee)
+    }
   }
 
   private publicConfig(): unknown {
@@ -254,22 +287,32 @@ export class SandboxService {
       coinData: Object.fromEntries(
         sellable.map((c) => {
           const price = n(this.prices.price(COINS.indexOf(c), 0, 'sell'))
-          return [String(c.id), c.offrampNetworks.length > 1 ? Object.fromEntries(c.offrampNetworks.map((ch) => [String(ch), price])) : price]
+          return [
+            String(c.id),
+            c.offrampNetworks.length > 1 ? Object.fromEntries(c.offrampNetworks.map((ch) => [String(ch), price])) : price
+          ]
         })
       ),
-      minimumBuyAmount: Object.fromEntries(COINS.map((c) => [String(c.id), Object.fromEntries(c.networks.map((ch) => [String(ch), n(minimumBuyAmountInr(c, ch))]))])),
+      minimumBuyAmount: Object.fromEntries(
+        COINS.map((c) => [String(c.id), Object.fromEntries(c.networks.map((ch) => [String(ch), n(minimumBuyAmountInr(c, ch))]))])
+      ),
       allGasFee: Object.fromEntries(
         sellable.map((c) => [
           String(c.id),
           Object.fromEntries(
             c.offrampNetworks.map((ch) => {
               const g = GAS[c.code]?.[ch]
-              return [String(ch), { depositFee: n(g?.depositFee ?? '0'), minimumDeposit: n(g?.minimumDeposit ?? '0'), nodeInSync: g?.nodeInSync ?? 1 }]
+              return [
+                String(ch),
+                { depositFee: n(g?.depositFee ?? '0'), minimumDeposit: n(g?.minimumDeposit ?? '0'), nodeInSync: g?.nodeInSync ?? 1 }
+              ]
             })
           )
         ])
       ),
-      gatewayFee: Object.fromEntries(FIATS.map((f) => [String(f.id), Object.fromEntries(Object.entries(f.gatewayFee).map(([k, v]) => [k, n(v)]))])),
+      gatewayFee: Object.fromEntries(
+        FIATS.map((f) => [String(f.id), Object.fromEntries(Object.entries(f.gatewayFee).map(([k, v]) => [k, n(v)]))])
+      ),
       minimumSellAmount: Object.fromEntries(Object.entries(MINIMUM_SELL_AMOUNT).map(([k, v]) => [k, n(v)]))
     }
   }
@@ -363,8 +406,15 @@ export class SandboxService {
       body: () => this.renderer.webhookBody(row),
       onSuccess: () => this.markWebhookSent(row)
     })
-    const said = r.httpStatus !== null ? `HTTP ${r.httpStatus}${r.response ? `: ${r.response.slice(0, 200)}` : ''}` : `no answer (${r.error ?? 'unknown error'})`
-    return ok(r.httpStatus !== null ? `Response received from merchant's server: ${said}` : `Webhook for order ${orderId} sent to ${url}, but the merchant's server gave ${said}`)
+    const said =
+      r.httpStatus !== null
+        ? `HTTP ${r.httpStatus}${r.response ? `: ${r.response.slice(0, 200)}` : ''}`
+        : `no answer (${r.error ?? 'unknown error'})`
+    return ok(
+      r.httpStatus !== null
+        ? `Response received from merchant's server: ${said}`
+        : `Webhook for order ${orderId} sent to ${url}, but the merchant's server gave ${said}`
+    )
   }
 
   private bumpTrials(row: number): void {
@@ -452,7 +502,8 @@ export class SandboxService {
   }
 
   setPrice(p: { coinId?: number; coinCode?: string; fiatType?: number; price: string | number }): PriceRow {
-    const coin: CoinDef | undefined = p.coinCode !== undefined ? findCoinByCode(p.coinCode) : p.coinId !== undefined ? findCoinById(p.coinId) : undefined
+    const coin: CoinDef | undefined =
+      p.coinCode !== undefined ? findCoinByCode(p.coinCode) : p.coinId !== undefined ? findCoinById(p.coinId) : undefined
     if (!coin) throw new SandboxError(400, 'setPrice needs a known coinId or coinCode')
     const { fiatIndex } = fiatOf(p.fiatType ?? INR)
     const price = toDecimalString(p.price)
@@ -463,7 +514,14 @@ export class SandboxService {
 
   priceRows(): PriceRow[] {
     return COINS.flatMap((c, ci) =>
-      FIATS.map((f, fi) => ({ coinId: c.id, coinCode: c.code, fiatType: f.id, mid: this.prices.mid(ci, fi), buy: this.prices.price(ci, fi, 'buy'), sell: this.prices.price(ci, fi, 'sell') }))
+      FIATS.map((f, fi) => ({
+        coinId: c.id,
+        coinCode: c.code,
+        fiatType: f.id,
+        mid: this.prices.mid(ci, fi),
+        buy: this.prices.price(ci, fi, 'buy'),
+        sell: this.prices.price(ci, fi, 'sell')
+      }))
     )
   }
 
@@ -479,4 +537,3 @@ export class SandboxService {
 function ok(data: unknown): { status: 1; code: 200; data: unknown } {
   return { status: 1, code: 200, data }
 }
-

@@ -39,16 +39,21 @@ function describe(issue: Issue, body: unknown): { wrongType: boolean; text: stri
       return { wrongType: true, text: `Wrong parameter type: ${field} must be ${expected}, not ${jsonType(value)}` }
     }
     // A discriminated union (quotes) names its discriminator in the path.
-    if (value !== undefined && typeof value !== 'number') return { wrongType: true, text: `Wrong parameter type: ${field} must be a number, not ${jsonType(value)}` }
+    if (value !== undefined && typeof value !== 'number')
+      return { wrongType: true, text: `Wrong parameter type: ${field} must be a number, not ${jsonType(value)}` }
     if (value === undefined) return { wrongType: false, text: `Missing parameter: ${field}` }
     return { wrongType: false, text: `Invalid ${field}: ${issue.message}` }
   }
-  if (issue.code === 'unrecognized_keys') return { wrongType: false, text: `Unknown parameter${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}` }
+  if (issue.code === 'unrecognized_keys')
+    return { wrongType: false, text: `Unknown parameter${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}` }
   return { wrongType: false, text: `Invalid ${field}: ${issue.message}` }
 }
 
 /** Validates a body; returns the parsed value or the failure to answer with. */
-export function validate<S extends z.ZodType>(schema: S, body: unknown): { ok: true; value: z.output<S> } | { ok: false; failure: ValidationFailure } {
+export function validate<S extends z.ZodType>(
+  schema: S,
+  body: unknown
+): { ok: true; value: z.output<S> } | { ok: false; failure: ValidationFailure } {
   const r = schema.safeParse(body)
   if (r.success) return { ok: true, value: r.data }
   const described = r.error.issues.map((i) => describe(i, body))

@@ -142,7 +142,12 @@ export class WebhookDispatcher {
     } catch (e) {
       const err = e as { name?: string; code?: string; message?: string }
       const timedOut = err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT'
-      result = { ok: false, httpStatus: null, error: timedOut ? `no answer within ${this.o.timeoutMs} ms` : (err.code ?? err.message ?? String(e)), response: null }
+      result = {
+        ok: false,
+        httpStatus: null,
+        error: timedOut ? `no answer within ${this.o.timeoutMs} ms` : (err.code ?? err.message ?? String(e)),
+        response: null
+      }
     }
     this.records.push({
       id: this.nextId++,

@@ -37,4 +37,6 @@ export function devContentSecurityPolicy(devServerUrl: string): string {
 }
 
 /** The policy as index.html's meta tag can carry it (frame-ancestors is ignored in meta). */
-export const META_CONTENT_SECURITY_POLICY = serialise(Object.fromEntries(Object.entries(PRODUCTION).filter(([k]) => k !== 'frame-ancestors')))
+export const META_CONTENT_SECURITY_POLICY = serialise(
+  Object.fromEntries(Object.entries(PRODUCTION).filter(([k]) => k !== 'frame-ancestors'))
+)

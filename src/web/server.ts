@@ -73,7 +73,13 @@ function cookieToken(req: IncomingMessage): string | undefined {
   return undefined
 }
 
-function send(res: ServerResponse, status: number, body: string, type = 'application/json; charset=utf-8', extra: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  type = 'application/json; charset=utf-8',
+  extra: Record<string, string> = {}
+): void {
   res.writeHead(status, {
     'Content-Type': type,
     'Content-Length': Buffer.byteLength(body),
@@ -188,14 +194,26 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
         if (origin !== undefined && !ownOrigins().has(origin)) return send(res, 403, '{"error":"foreign origin"}')
         if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return send(res, 415, '{"error":"JSON only"}')
         const channel = url.pathname.slice('/rpc/'.length)
-        if (!channelSet.has(channel)) return send(res, 404, JSON.stringify({ ok: false, error: { kind: 'unknown_channel', message: `unknown channel ${channel}`, retryable: false } }))
+        if (!channelSet.has(channel))
+          return send(
+            res,
+            404,
+            JSON.stringify({ ok: false, error: { kind: 'unknown_channel', message: `unknown channel ${channel}`, retryable: false } })
+          )
         let raw: unknown
         try {
           const text = await readBody(req)
           raw = text.length ? JSON.parse(text) : {}
         } catch (e) {
           const status = (e as { status?: number }).status ?? 400
-          return send(res, status, JSON.stringify({ ok: false, error: { kind: 'invalid_input', message: status === 413 ? 'request too large' : 'body is not JSON', retryable: false } }))
+          return send(
+            res,
+            status,
+            JSON.stringify({
+              ok: false,
+              error: { kind: 'invalid_input', message: status === 413 ? 'request too large' : 'body is not JSON', retryable: false }
+            })
+          )
         }
         try {
           const input = parseInput(channel as ChannelName, raw)
@@ -208,7 +226,12 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
       }
 
       if (url.pathname === '/events') {
-        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' })
+        res.writeHead(200, {
+          'Content-Type': 'text/event-stream',
+          'Cache-Control': 'no-store',
+          Connection: 'keep-alive',
+          'X-Accel-Buffering': 'no'
+        })
         res.write(`: rampdesk events ${eventNames.length}\n\n`)
         sseClients.add(res)
         const ping = setInterval(() => res.write(': ping\n\n'), 15_000)

@@ -19,9 +19,18 @@ const VIEWS: ViewId[] = ['tickers', 'quote', 'address', 'bank', 'orders', 'webho
 function unnamedControls(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document
-    type El = { tagName: string; outerHTML: string; textContent: string | null; getAttribute(n: string): string | null; labels?: ArrayLike<unknown> | null; type?: string }
+    type El = {
+      tagName: string
+      outerHTML: string
+      textContent: string | null
+      getAttribute(n: string): string | null
+      labels?: ArrayLike<unknown> | null
+      type?: string
+    }
     const out: string[] = []
-    for (const el of Array.from(doc.querySelectorAll('button, input, select, textarea, a[href], [role="tab"], [role="option"], meter, progress')) as El[]) {
+    for (const el of Array.from(
+      doc.querySelectorAll('button, input, select, textarea, a[href], [role="tab"], [role="option"], meter, progress')
+    ) as El[]) {
       if (el.type === 'hidden') continue
       const named =
         (el.getAttribute('aria-label') ?? '').trim() !== '' ||
@@ -57,7 +66,9 @@ function lowContrast(page: Page): Promise<string[]> {
     const out: string[] = []
     const body = g.getComputedStyle(g.document.body)
     if (ratio(body.color, body.backgroundColor) < 4.5) out.push(`body ${body.color} on ${body.backgroundColor}`)
-    for (const el of Array.from(g.document.querySelectorAll('.pill, .badge, .tone-success, .tone-failure, .tone-progress, .tone-attention'))) {
+    for (const el of Array.from(
+      g.document.querySelectorAll('.pill, .badge, .tone-success, .tone-failure, .tone-progress, .tone-attention')
+    )) {
       const s = g.getComputedStyle(el)
       if (s.backgroundColor === 'rgba(0, 0, 0, 0)') continue
       const r = ratio(s.color, s.backgroundColor)

@@ -50,7 +50,15 @@ export async function openView(page: Page, e: E2eApp, view: ViewId | 'tray'): Pr
 
 /** Switches views the way an operator does: with the navigation. */
 export async function navigate(page: Page, view: ViewId): Promise<void> {
-  const names: Record<ViewId, string> = { tickers: 'Tickers', quote: 'Quote', address: 'Address', bank: 'Bank', orders: 'Orders', webhooks: 'Webhooks', settings: 'Settings' }
+  const names: Record<ViewId, string> = {
+    tickers: 'Tickers',
+    quote: 'Quote',
+    address: 'Address',
+    bank: 'Bank',
+    orders: 'Orders',
+    webhooks: 'Webhooks',
+    settings: 'Settings'
+  }
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: names[view], exact: true }).click()
 }
 

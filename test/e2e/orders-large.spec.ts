@@ -25,7 +25,10 @@ test('100,000 orders: bounded DOM at the top, the middle and the end', async ({ 
   // Both types share the 100,000: wait for the first onramp sync to finish.
   const h = e.app.services.handlers
   await expect
-    .poll(async () => (await h['sync:state']({})).states.filter((s) => s.type === 1).every((s) => s.lastSuccessAt !== null && !s.running), { timeout: 150_000, intervals: [2_000] })
+    .poll(async () => (await h['sync:state']({})).states.filter((s) => s.type === 1).every((s) => s.lastSuccessAt !== null && !s.running), {
+      timeout: 150_000,
+      intervals: [2_000]
+    })
     .toBe(true)
   const synced = (await h['orders:query']({ filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 1 })).total
   expect(synced).toBeGreaterThan(40_000)
@@ -48,7 +51,8 @@ test('100,000 orders: bounded DOM at the top, the middle and the end', async ({ 
           const expected = Math.max(2, Math.round(at * n) + 1)
           const indices = await rows.evaluateAll((els) => els.map((r) => Number(r.getAttribute('aria-rowindex'))))
           if (indices.length <= 5 || indices.length >= 100) return `${indices.length} rows in the DOM`
-          if (Math.min(...indices) > expected + 50 || Math.max(...indices) < expected - 50) return `rows ${Math.min(...indices)}-${Math.max(...indices)} around ${expected}`
+          if (Math.min(...indices) > expected + 50 || Math.max(...indices) < expected - 50)
+            return `rows ${Math.min(...indices)}-${Math.max(...indices)} around ${expected}`
           return 'ok'
         },
         { timeout: 15_000 }

@@ -149,7 +149,12 @@ test('CSV export writes the filtered rows and reports where', async ({ page }) =
 })
 
 test('the transaction hash opens in the explorer through main', async ({ page }) => {
-  const { rows } = await e.app.services.handlers['orders:query']({ filter: { type: 1, statusGroup: 'completed' }, sort: 'updatedAt:desc', offset: 0, limit: 200 })
+  const { rows } = await e.app.services.handlers['orders:query']({
+    filter: { type: 1, statusGroup: 'completed' },
+    sort: 'updatedAt:desc',
+    offset: 0,
+    limit: 200
+  })
   const withHash = rows.find((r) => r.transactionHash)
   test.skip(!withHash, 'no synced order with a transaction hash')
   if (!withHash?.transactionHash) return

@@ -64,7 +64,9 @@ test('a canary secret never reaches the renderer', async ({ page }) => {
   await page.getByRole('button', { name: 'Credentials of Canary live' }).click()
   await expect(page.getByTestId('secret-input')).toHaveValue('')
 
-  const audit = await page.evaluate(async () => (await fetch('/rpc/audit:list', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"limit":500}' })).text())
+  const audit = await page.evaluate(async () =>
+    (await fetch('/rpc/audit:list', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"limit":500}' })).text()
+  )
   const dom = await page.content()
   const sse = await page.evaluate(() => (globalThis as unknown as { __sse: string[] }).__sse)
   const values = await page.locator('input, textarea').evaluateAll((els) => els.map((el) => (el as unknown as { value: string }).value))

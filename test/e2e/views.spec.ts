@@ -91,7 +91,9 @@ test('an onramp quote is laid out fee by fee, with age, customer text and a netw
   await expect(result.getByTestId('quote-age')).toContainText('stale in')
   await result.getByRole('button', { name: 'Copy for customer' }).click()
   await expect(result.getByRole('button', { name: 'Copy for customer' })).toHaveText('Copied')
-  const copied = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())
+  const copied = await page.evaluate(() =>
+    (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()
+  )
   expect(copied).toContain('You pay')
   expect(copied).toContain('You receive')
   await result.getByText('Text for the customer').click()
@@ -132,7 +134,7 @@ test('an address with a broken checksum is refused with the reason; a good one p
   test.skip(!evm, 'the sandbox config has no EVM chain')
   if (!evm) return
   let seed = 42
-  const rng = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const rng = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
   const good = sampleAddress(evm.symbol, rng).address
   const broken = breakChecksum(good, evm.symbol)
   expect(broken).not.toBe(good)
@@ -158,7 +160,12 @@ test('an address with a broken checksum is refused with the reason; a good one p
 test('bank details show UPI and accounts with copy buttons and typed notes', async ({ page }) => {
   await openView(page, e, 'bank')
   await expect(page.getByRole('heading', { name: 'UPI' })).toBeVisible({ timeout: 15_000 })
-  await expect(page.getByTestId('bank-accounts').getByRole('button', { name: /^Copy Account number/ }).first()).toBeVisible()
+  await expect(
+    page
+      .getByTestId('bank-accounts')
+      .getByRole('button', { name: /^Copy Account number/ })
+      .first()
+  ).toBeVisible()
   await expect(page.getByTestId('upi').getByRole('button', { name: /^Copy UPI id/ })).toBeVisible()
   await shot(page, 'bank')
 })

@@ -39,7 +39,9 @@ test('the signature checker accepts the right signature and refuses a tampered o
   let payload = rows[0]?.payload
   if (!payload) {
     await e.app.services.handlers['webhooks:sendDummy']({ target: 'inbox' })
-    await expect.poll(async () => (await e.app.services.handlers['webhooks:deliveries']({ offset: 0, limit: 10 })).rows.length, { timeout: 20_000 }).toBeGreaterThan(0)
+    await expect
+      .poll(async () => (await e.app.services.handlers['webhooks:deliveries']({ offset: 0, limit: 10 })).rows.length, { timeout: 20_000 })
+      .toBeGreaterThan(0)
     payload = (await e.app.services.handlers['webhooks:deliveries']({ offset: 0, limit: 10 })).rows[0]?.payload
   }
   if (!payload) throw new Error('no delivery to check')
@@ -62,11 +64,15 @@ test('set URL and resend answer in words', async ({ page }) => {
   const inbox = await e.app.services.handlers['webhooks:inbox']({})
   await page.getByRole('textbox', { name: 'URL' }).fill(inbox.url ?? 'http://127.0.0.1:9/webhook')
   await page.getByRole('button', { name: 'Set URL' }).click()
-  await expect(page.getByRole('form', { name: 'Webhook URL at the service' }).locator('[role="status"], [role="alert"]')).toBeVisible({ timeout: 15_000 })
+  await expect(page.getByRole('form', { name: 'Webhook URL at the service' }).locator('[role="status"], [role="alert"]')).toBeVisible({
+    timeout: 15_000
+  })
 
   const done = e.control.groundTruth({ type: 1 }).find((o) => [4, 5, 15, 16].includes(o.status))
   test.skip(!done, 'no completed onramp order in the sandbox')
   await page.getByRole('textbox', { name: 'Order id' }).fill(String(done?.orderId))
   await page.getByRole('button', { name: 'Resend' }).click()
-  await expect(page.getByRole('form', { name: "Resend an order's webhook" }).locator('[role="status"], [role="alert"]')).toBeVisible({ timeout: 15_000 })
+  await expect(page.getByRole('form', { name: "Resend an order's webhook" }).locator('[role="status"], [role="alert"]')).toBeVisible({
+    timeout: 15_000
+  })
 })

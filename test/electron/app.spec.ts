@@ -20,14 +20,22 @@ function electronBinary(): { path: string | null; reason: string } {
     // The electron package exports the binary's path; it throws when the binary was never downloaded.
     found = require('electron')
   } catch (e) {
-    return { path: null, reason: `no Electron binary: require('electron') failed (${e instanceof Error ? e.message : String(e)}); this install skipped the download (ELECTRON_SKIP_BINARY_DOWNLOAD=1)` }
+    return {
+      path: null,
+      reason: `no Electron binary: require('electron') failed (${e instanceof Error ? e.message : String(e)}); this install skipped the download (ELECTRON_SKIP_BINARY_DOWNLOAD=1)`
+    }
   }
-  if (typeof found !== 'string' || !existsSync(found)) return { path: null, reason: `no Electron binary at ${String(found)} (installed with ELECTRON_SKIP_BINARY_DOWNLOAD=1?)` }
+  if (typeof found !== 'string' || !existsSync(found))
+    return { path: null, reason: `no Electron binary at ${String(found)} (installed with ELECTRON_SKIP_BINARY_DOWNLOAD=1?)` }
   return { path: found, reason: '' }
 }
 
 const binary = electronBinary()
-const skipReason = !binary.path ? binary.reason : !existsSync(appEntry) ? `the app is not built: ${appEntry} is missing (run npm run build)` : ''
+const skipReason = !binary.path
+  ? binary.reason
+  : !existsSync(appEntry)
+    ? `the app is not built: ${appEntry} is missing (run npm run build)`
+    : ''
 if (skipReason) console.log(`[electron spec skipped] ${skipReason}`)
 
 test.describe('desktop app', () => {

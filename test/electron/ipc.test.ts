@@ -55,7 +55,10 @@ describe('registerIpc', () => {
   ])('refuses %s without calling the handler', async (_what, event) => {
     const calls: string[] = []
     registerIpc(handlersRecording(calls), policy)
-    const r = (await ipcMainHandlers.get('secrets:set')!(event, { profileId: 'sandbox', secret: 'abcdefgh12' })) as { ok: boolean; error: { kind: string } }
+    const r = (await ipcMainHandlers.get('secrets:set')!(event, { profileId: 'sandbox', secret: 'abcdefgh12' })) as {
+      ok: boolean
+      error: { kind: string }
+    }
     expect(r.ok).toBe(false)
     expect(r.error.kind).toBe('forbidden_sender')
     expect(calls).toEqual([])
@@ -64,7 +67,10 @@ describe('registerIpc', () => {
   it('refuses invalid input with a validation error naming the field', async () => {
     const calls: string[] = []
     registerIpc(handlersRecording(calls), policy)
-    const r = (await ipcMainHandlers.get('orders:watch')!(goodEvent, { type: 3, orderId: 'x', watch: true })) as { ok: boolean; error: { kind: string; message: string } }
+    const r = (await ipcMainHandlers.get('orders:watch')!(goodEvent, { type: 3, orderId: 'x', watch: true })) as {
+      ok: boolean
+      error: { kind: string; message: string }
+    }
     expect(r.ok).toBe(false)
     expect(r.error.kind).toBe('invalid_input')
     expect(r.error.message).toMatch(/orders:watch: type/)

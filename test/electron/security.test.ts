@@ -85,7 +85,14 @@ describe('navigation and new windows', () => {
   it('isSafeExternalUrl accepts only http(s) without credentials', () => {
     expect(isSafeExternalUrl('https://tronscan.org/#/transaction/abc')).toBe(true)
     expect(isSafeExternalUrl('http://explorer.local/tx/1')).toBe(true)
-    for (const bad of ['file:///etc/passwd', 'smb://host/share', 'javascript:alert(1)', 'https://user:pw@host/', 'not a url', 'data:text/html,hi']) {
+    for (const bad of [
+      'file:///etc/passwd',
+      'smb://host/share',
+      'javascript:alert(1)',
+      'https://user:pw@host/',
+      'not a url',
+      'data:text/html,hi'
+    ]) {
       expect(isSafeExternalUrl(bad), bad).toBe(false)
     }
   })
@@ -101,7 +108,10 @@ describe('session', () => {
   it('adds a strict CSP to every response and denies permissions', () => {
     hardenSession()
     let headers: Record<string, string[]> = {}
-    sessionState.headersHook!({ responseHeaders: { 'X-Other': ['1'] } }, (r) => (headers = (r as { responseHeaders: Record<string, string[]> }).responseHeaders))
+    sessionState.headersHook!(
+      { responseHeaders: { 'X-Other': ['1'] } },
+      (r) => (headers = (r as { responseHeaders: Record<string, string[]> }).responseHeaders)
+    )
     expect(headers['Content-Security-Policy']).toEqual([CONTENT_SECURITY_POLICY])
     expect(headers['X-Other']).toEqual(['1'])
     let granted: boolean | undefined

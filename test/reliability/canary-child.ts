@@ -21,7 +21,8 @@ if (!dataDir || !transcript || !sandboxUrl || !apiKey || (mode !== 'run' && mode
   process.stderr.write('usage: canary-child.ts <dataDir> <transcript> <sandboxUrl> <apiKey> <run|restart>\n')
   process.exit(2)
 }
-const record = (kind: string, channel: string, text: string): void => appendFileSync(transcript, JSON.stringify({ kind, channel, text }) + '\n')
+const record = (kind: string, channel: string, text: string): void =>
+  appendFileSync(transcript, JSON.stringify({ kind, channel, text }) + '\n')
 
 // A fixed key for the fallback store, so the restarted process can read what the first one stored.
 const services = await createChildServices(dataDir, '0.0.0-canary', 9)
@@ -40,12 +41,19 @@ events.body.on('error', () => undefined)
 
 interface Reply {
   ok: boolean
-  value?: Record<string, unknown> & { rows?: Array<{ orderId: number }>; states?: Array<{ running: boolean; lastSuccessAt: number | null; lastError: unknown }> }
+  value?: Record<string, unknown> & {
+    rows?: Array<{ orderId: number }>
+    states?: Array<{ running: boolean; lastSuccessAt: number | null; lastError: unknown }>
+  }
   error?: { message: string }
 }
 
 async function rpc(channel: ChannelName, input: unknown = {}): Promise<Reply> {
-  const r = await request(`${harness.url}rpc/${channel}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', origin: harness.url.replace(/\/$/, '') }, body: JSON.stringify(input) })
+  const r = await request(`${harness.url}rpc/${channel}`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json', origin: harness.url.replace(/\/$/, '') },
+    body: JSON.stringify(input)
+  })
   const text = await r.body.text()
   record('rpc', channel, text)
   return JSON.parse(text) as Reply
@@ -70,7 +78,18 @@ async function syncSettled(minMs = 0): Promise<void> {
 }
 
 async function everyReadChannel(): Promise<void> {
-  for (const c of ['app:info', 'profiles:list', 'settings:get', 'config:get', 'bank:get', 'sync:state', 'budget:get', 'orders:watched', 'webhooks:inbox'] as const) await rpc(c)
+  for (const c of [
+    'app:info',
+    'profiles:list',
+    'settings:get',
+    'config:get',
+    'bank:get',
+    'sync:state',
+    'budget:get',
+    'orders:watched',
+    'webhooks:inbox'
+  ] as const)
+    await rpc(c)
   await rpc('tickers:get', { fiatType: 1 })
   await rpc('audit:list', { limit: 500 })
   await rpc('webhooks:deliveries', { offset: 0, limit: 500 })
@@ -91,7 +110,10 @@ if (mode === 'run') {
   await rpc('secrets:status', { profileId: id })
   await rpc('profiles:switch', { id })
   await rpc('secrets:test', { profileId: id })
-  await rpc('settings:update', { inbox: { enabled: true, host: '127.0.0.1', port: 0 }, notify: { terminalSuccess: true, terminalFailure: true, needsAttention: true, anyChange: true, watchedOnly: false } })
+  await rpc('settings:update', {
+    inbox: { enabled: true, host: '127.0.0.1', port: 0 },
+    notify: { terminalSuccess: true, terminalFailure: true, needsAttention: true, anyChange: true, watchedOnly: false }
+  })
   const inbox = await rpc('webhooks:inbox')
   await rpc('webhooks:setUrl', { url: inbox.value?.url })
   // Sync.
@@ -105,7 +127,10 @@ if (mode === 'run') {
   // Webhooks: a dummy to the inbox, orders completing (delivered by the service), a resend, a manual verify.
   await rpc('webhooks:sendDummy', { target: 'inbox' })
   for (let i = 0; i < 3; i++) {
-    const r = await request(`${sandboxUrl}/__sandbox/orders`, { method: 'POST', body: JSON.stringify({ type: 1, fiatType: 1, path: 'completed', hold: true }) })
+    const r = await request(`${sandboxUrl}/__sandbox/orders`, {
+      method: 'POST',
+      body: JSON.stringify({ type: 1, fiatType: 1, path: 'completed', hold: true })
+    })
     const o = (await r.body.json()) as { orderId: number }
     await rpc('sync:now')
     await syncSettled(100)

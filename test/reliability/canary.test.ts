@@ -94,7 +94,9 @@ describe('secrets: the canary stays in the keychain', () => {
   it('appears in no log, no file under the data directory, no channel response and no event', async () => {
     // The search itself works: each form is found where it is planted.
     for (const f of forms(CANARY)) expect(leaks(`xx${f}yy`).length).toBeGreaterThan(0)
-    expect(leaks(Buffer.from(JSON.stringify({ payload: Buffer.from(`{"secret":"${CANARY}"}`).toString('base64') }))).length).toBeGreaterThan(0)
+    expect(
+      leaks(Buffer.from(JSON.stringify({ payload: Buffer.from(`{"secret":"${CANARY}"}`).toString('base64') }))).length
+    ).toBeGreaterThan(0)
 
     const first = await runChild('run')
     expect(first.signal, first.stderr).toBe('SIGKILL')
@@ -108,9 +110,15 @@ describe('secrets: the canary stays in the keychain', () => {
     expect(second.stdout).toContain('closed')
 
     const transcriptText = readFileSync(transcript, 'utf8')
-    const frames = transcriptText.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; channel: string; text: string })
+    const frames = transcriptText
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; channel: string; text: string })
     const channelsSeen = new Set(frames.filter((f) => f.kind === 'rpc').map((f) => f.channel))
-    const eventFrames = frames.filter((f) => f.kind === 'event').map((f) => f.text).join('')
+    const eventFrames = frames
+      .filter((f) => f.kind === 'event')
+      .map((f) => f.text)
+      .join('')
     const allText = frames.map((f) => f.text).join('\n')
     const eventNames = new Set([...eventFrames.matchAll(/^event: (.+)$/gm)].map((m) => m[1]))
     // The run did what it says: the service accepted the secret, errors happened, webhooks arrived.

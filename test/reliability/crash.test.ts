@@ -72,7 +72,8 @@ function runChild(mode: string, killWhen?: (line: string, all: string[]) => bool
   })
 }
 
-const payload = <T>(lines: string[], tag: string): T[] => lines.filter((l) => l.startsWith(tag + ' ')).map((l) => JSON.parse(l.slice(tag.length + 1)) as T)
+const payload = <T>(lines: string[], tag: string): T[] =>
+  lines.filter((l) => l.startsWith(tag + ' ')).map((l) => JSON.parse(l.slice(tag.length + 1)) as T)
 
 /** Opens the database the way the app does and checks it is whole. */
 function checkDatabase(): { orders: number; created: number; pages: number } {
@@ -83,7 +84,10 @@ function checkDatabase(): { orders: number; created: number; pages: number } {
     const created = store.database.sql.value<number>('SELECT COUNT(*) FROM order_events WHERE old_status IS NULL') ?? 0
     // Every stored order has its first sighting, exactly once: no half-applied page.
     expect(created).toBe(orders)
-    const orphans = store.database.sql.value<number>('SELECT COUNT(*) FROM order_events e WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.type = e.type AND o.order_id = e.order_id)') ?? 0
+    const orphans =
+      store.database.sql.value<number>(
+        'SELECT COUNT(*) FROM order_events e WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.type = e.type AND o.order_id = e.order_id)'
+      ) ?? 0
     expect(orphans).toBe(0)
     const pages = store.orders.listCursors().reduce((n, c) => n + c.pagesApplied, 0)
     return { orders, created, pages }
@@ -144,7 +148,8 @@ describe('crash: SIGKILL during a sync and during a database write', () => {
     expect(initial.code, initial.stderr).toBe(0)
     expect(initial.lines).toContain('synced')
     const baseline = checkDatabase()
-    for (const o of sb.control.groundTruth()) if (o.fiatType === 1 && !statusInfo(o.type, o.status).terminal && !pool.includes(o.orderId)) pool.push(o.orderId)
+    for (const o of sb.control.groundTruth())
+      if (o.fiatType === 1 && !statusInfo(o.type, o.status).terminal && !pool.includes(o.orderId)) pool.push(o.orderId)
     let moved = movePool()
     // New history for the next sync to page through.
     for (let i = 0; i < NEW_ORDERS; i++) sb.control.createOrder(i % 3 === 2 ? { type: 2 } : { type: 1, fiatType: 1 })
@@ -169,7 +174,8 @@ describe('crash: SIGKILL during a sync and during a database write', () => {
     // The open transaction left nothing behind: none of the orders it created is stored.
     const store = openLocalStore(dbDir)
     try {
-      for (const id of held.created) expect(store.database.sql.value('SELECT 1 FROM orders WHERE order_id = ?', id), `order ${id} of the killed write`).toBeUndefined()
+      for (const id of held.created)
+        expect(store.database.sql.value('SELECT 1 FROM orders WHERE order_id = ?', id), `order ${id} of the killed write`).toBeUndefined()
     } finally {
       store.close()
     }

@@ -33,7 +33,15 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { electronMock, exposed, FakeBrowserWindow, FakeWebContents, ipcMainHandlers, sessionState, shellOpened } from '../electron/electron-mock'
+import {
+  electronMock,
+  exposed,
+  FakeBrowserWindow,
+  FakeWebContents,
+  ipcMainHandlers,
+  sessionState,
+  shellOpened
+} from '../electron/electron-mock'
 import { channelNames, methodName, type Envelope } from '../../src/shared/ipc/contract'
 import { REPO_ROOT, recordScenario, until } from './support'
 
@@ -108,7 +116,11 @@ let popover: FakeWindow
 beforeAll(async () => {
   delete process.env.ELECTRON_RENDERER_URL
   await import('../../src/main/electron/index')
-  await until(() => FakeBrowserWindow.created.length > 0 && ipcMainHandlers.size === channelNames.length && trays.length > 0, 'the Electron entry to start', 60_000)
+  await until(
+    () => FakeBrowserWindow.created.length > 0 && ipcMainHandlers.size === channelNames.length && trays.length > 0,
+    'the Electron entry to start',
+    60_000
+  )
   mainWin = FakeBrowserWindow.created[0] as FakeWindow
   trays[0]!.handlers.get('click')!()
   popover = FakeBrowserWindow.created[1] as FakeWindow
@@ -138,7 +150,10 @@ describe("Electron's security checklist, on the real entry point", () => {
       expect(w.loaded.url).toBeUndefined()
     }
     let headers: Record<string, string[]> = {}
-    sessionState.headersHook!({ responseHeaders: {} }, (r) => (headers = (r as { responseHeaders: Record<string, string[]> }).responseHeaders))
+    sessionState.headersHook!(
+      { responseHeaders: {} },
+      (r) => (headers = (r as { responseHeaders: Record<string, string[]> }).responseHeaders)
+    )
     const csp = headers['Content-Security-Policy']![0]!
     const directive = (name: string) => csp.split('; ').find((d) => d.startsWith(name + ' '))
     expect(directive('script-src')).toBe("script-src 'self'")
@@ -166,15 +181,35 @@ describe("Electron's security checklist, on the real entry point", () => {
       expect(prefs).not.toHaveProperty('enableRemoteModule')
       expect(String(prefs.preload)).toMatch(/preload[/\\]index\.cjs$/)
     }
-    checked.push('2 no Node integration, 3 context isolation, 4 sandbox, 6 webSecurity, 8 no insecure content, 9 no experimental features, 10 no Blink features: on the main window and the tray popover as created at startup')
+    checked.push(
+      '2 no Node integration, 3 context isolation, 4 sandbox, 6 webSecurity, 8 no insecure content, 9 no experimental features, 10 no Blink features: on the main window and the tray popover as created at startup'
+    )
   })
 
   it('5: every permission request and check is denied', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constantFrom('media', 'geolocation', 'notifications', 'midi', 'clipboard-read', 'openExternal', 'fullscreen', 'pointerLock', 'hid', 'serial', 'usb'), fc.string()), async (permission) => {
-        const granted = await new Promise<boolean>((r) => sessionState.permissionHandler!({}, permission, r))
-        expect(granted).toBe(false)
-      })
+      fc.asyncProperty(
+        fc.oneof(
+          fc.constantFrom(
+            'media',
+            'geolocation',
+            'notifications',
+            'midi',
+            'clipboard-read',
+            'openExternal',
+            'fullscreen',
+            'pointerLock',
+            'hid',
+            'serial',
+            'usb'
+          ),
+          fc.string()
+        ),
+        async (permission) => {
+          const granted = await new Promise<boolean>((r) => sessionState.permissionHandler!({}, permission, r))
+          expect(granted).toBe(false)
+        }
+      )
     )
     expect(sessionState.permissionCheck!()).toBe(false)
     checked.push('5 permission requests denied (fast-check over permission names), permission checks false')
@@ -184,7 +219,10 @@ describe("Electron's security checklist, on the real entry point", () => {
     fc.assert(
       fc.property(fc.dictionary(fc.stringMatching(/^[A-Za-z-]{1,20}$/), fc.array(fc.string(), { maxLength: 2 })), (given) => {
         let out: Record<string, string[]> = {}
-        sessionState.headersHook!({ responseHeaders: given }, (r) => (out = (r as { responseHeaders: Record<string, string[]> }).responseHeaders))
+        sessionState.headersHook!(
+          { responseHeaders: given },
+          (r) => (out = (r as { responseHeaders: Record<string, string[]> }).responseHeaders)
+        )
         expect(out['Content-Security-Policy']).toHaveLength(1)
         expect(out['Content-Security-Policy']![0]).toMatch(/^default-src 'none'/)
       })
@@ -204,22 +242,43 @@ describe("Electron's security checklist, on the real entry point", () => {
   it("13: navigation away from the app's pages is refused, in every webContents", () => {
     const other = new FakeWebContents()
     appHandlers.get('web-contents-created')!({}, other)
-    const guards = [...FakeBrowserWindow.created.flatMap((w) => [w.webContents.handlers.get('will-navigate')!, w.webContents.handlers.get('will-redirect')!]), other.handlers.get('will-navigate')!]
+    const guards = [
+      ...FakeBrowserWindow.created.flatMap((w) => [
+        w.webContents.handlers.get('will-navigate')!,
+        w.webContents.handlers.get('will-redirect')!
+      ]),
+      other.handlers.get('will-navigate')!
+    ]
     fc.assert(
-      fc.property(fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.constantFrom('file:///etc/passwd', `file://${RENDERER_DIR}-evil/index.html`, `file://${dirname(RENDERER_DIR)}/index.html`, 'javascript:alert(1)', 'data:text/html,x', 'about:blank')), (url) => {
-        for (const guard of guards) {
-          const e = { preventDefault: vi.fn() }
-          guard(e, url)
-          expect(e.preventDefault, url).toHaveBeenCalled()
+      fc.property(
+        fc.oneof(
+          fc.webUrl({ withQueryParameters: true, withFragments: true }),
+          fc.constantFrom(
+            'file:///etc/passwd',
+            `file://${RENDERER_DIR}-evil/index.html`,
+            `file://${dirname(RENDERER_DIR)}/index.html`,
+            'javascript:alert(1)',
+            'data:text/html,x',
+            'about:blank'
+          )
+        ),
+        (url) => {
+          for (const guard of guards) {
+            const e = { preventDefault: vi.fn() }
+            guard(e, url)
+            expect(e.preventDefault, url).toHaveBeenCalled()
+          }
         }
-      })
+      )
     )
     for (const guard of guards) {
       const e = { preventDefault: vi.fn() }
       guard(e, APP_PAGE)
       expect(e.preventDefault).not.toHaveBeenCalled()
     }
-    checked.push('13 navigation: will-navigate/will-redirect refuse any other URL (fast-check) on both windows and on any webContents created later')
+    checked.push(
+      '13 navigation: will-navigate/will-redirect refuse any other URL (fast-check) on both windows and on any webContents created later'
+    )
   })
 
   it('14+15: window.open never opens a window; only http(s) links reach the system browser', async () => {
@@ -229,11 +288,24 @@ describe("Electron's security checklist, on the real entry point", () => {
     shellOpened.length = 0
     let expectedOpened = 0
     fc.assert(
-      fc.property(fc.oneof(fc.webUrl(), fc.constantFrom('file:///etc/passwd', 'smb://host/share', 'javascript:alert(1)', 'ms-msdt:/id', 'https://user:pw@evil.example/', 'vscode://x')), (url) => {
-        for (const open of openers) expect(open({ url })).toEqual({ action: 'deny' })
-        const u = new URL(url)
-        if ((u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password) expectedOpened += openers.length
-      })
+      fc.property(
+        fc.oneof(
+          fc.webUrl(),
+          fc.constantFrom(
+            'file:///etc/passwd',
+            'smb://host/share',
+            'javascript:alert(1)',
+            'ms-msdt:/id',
+            'https://user:pw@evil.example/',
+            'vscode://x'
+          )
+        ),
+        (url) => {
+          for (const open of openers) expect(open({ url })).toEqual({ action: 'deny' })
+          const u = new URL(url)
+          if ((u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password) expectedOpened += openers.length
+        }
+      )
     )
     expect(shellOpened.length).toBe(expectedOpened)
     for (const url of shellOpened) expect(url).toMatch(/^https?:\/\//)
@@ -244,7 +316,10 @@ describe("Electron's security checklist, on the real entry point", () => {
     const good = await invoke('app:openExternal', mainWin.webContents, APP_PAGE, { url: 'https://etherscan.io/tx/0x1' })
     expect(good.ok).toBe(true)
     expect(shellOpened).toEqual(['https://etherscan.io/tx/0x1'])
-    checked.push('14 new windows: setWindowOpenHandler denies every URL (fast-check), on both windows and later webContents', '15 openExternal: only http(s) without credentials, from window.open and from app:openExternal')
+    checked.push(
+      '14 new windows: setWindowOpenHandler denies every URL (fast-check), on both windows and later webContents',
+      '15 openExternal: only http(s) without credentials, from window.open and from app:openExternal'
+    )
   })
 
   it('16: a supported Electron major, the one installed', () => {
@@ -269,26 +344,39 @@ describe("Electron's security checklist, on the real entry point", () => {
     await refused(new FakeWebContents(), APP_PAGE)
     await refused(mainWin.webContents, APP_PAGE, {})
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.webUrl(), fc.constantFrom(`file://${RENDERER_DIR}-evil/index.html`, 'file:///tmp/index.html', 'devtools://devtools/bundled/inspector.html')), async (url) => {
-        await refused(mainWin.webContents, url)
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.webUrl(),
+          fc.constantFrom(`file://${RENDERER_DIR}-evil/index.html`, 'file:///tmp/index.html', 'devtools://devtools/bundled/inspector.html')
+        ),
+        async (url) => {
+          await refused(mainWin.webContents, url)
+        }
+      ),
       { numRuns: 50 }
     )
-    checked.push('17 sender validation on the registered handlers: foreign webContents, subframes and foreign page URLs (fast-check) refused; our two windows answered')
+    checked.push(
+      '17 sender validation on the registered handlers: foreign webContents, subframes and foreign page URLs (fast-check) refused; our two windows answered'
+    )
   })
 
   it('18: file:// trust is limited to the renderer folder (the compensating control for not using a custom protocol)', async () => {
     const { isAppUrl } = await import('../../src/main/electron/security')
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('..', '.', 'x', '%2e%2e', 'renderer', 'index.html'), { minLength: 1, maxLength: 5 }), (segments) => {
-        const url = `file://${RENDERER_DIR}/${segments.join('/')}`
-        const resolved = new URL(url).pathname
-        const path = decodeURIComponent(resolved)
-        const inside = path === RENDERER_DIR || path.startsWith(RENDERER_DIR + '/')
-        expect(isAppUrl(url, { rendererDir: RENDERER_DIR })).toBe(inside)
-      })
+      fc.property(
+        fc.array(fc.constantFrom('..', '.', 'x', '%2e%2e', 'renderer', 'index.html'), { minLength: 1, maxLength: 5 }),
+        (segments) => {
+          const url = `file://${RENDERER_DIR}/${segments.join('/')}`
+          const resolved = new URL(url).pathname
+          const path = decodeURIComponent(resolved)
+          const inside = path === RENDERER_DIR || path.startsWith(RENDERER_DIR + '/')
+          expect(isAppUrl(url, { rendererDir: RENDERER_DIR })).toBe(inside)
+        }
+      )
     )
-    checked.push('18 file:// (deviation from the custom-protocol advice): only URLs inside the renderer folder count as ours, traversal included (fast-check)')
+    checked.push(
+      '18 file:// (deviation from the custom-protocol advice): only URLs inside the renderer folder count as ours, traversal included (fast-check)'
+    )
   })
 
   it('19: fuses: the packaged binary cannot run as Node, takes no NODE_OPTIONS or --inspect, loads only its integrity-checked asar', async () => {
@@ -304,7 +392,9 @@ describe("Electron's security checklist, on the real entry point", () => {
       onlyLoadAppFromAsar: true,
       enableCookieEncryption: true
     })
-    checked.push('19 fuses: RunAsNode, NODE_OPTIONS and --inspect off; asar only, integrity-checked; cookies encrypted (electron-builder.yml electronFuses)')
+    checked.push(
+      '19 fuses: RunAsNode, NODE_OPTIONS and --inspect off; asar only, integrity-checked; cookies encrypted (electron-builder.yml electronFuses)'
+    )
   })
 
   it('20: the preload exposes the contract methods only', async () => {
@@ -312,14 +402,19 @@ describe("Electron's security checklist, on the real entry point", () => {
     const api = exposed.rampdesk as Record<string, unknown>
     expect(Object.keys(api).sort()).toEqual([...channelNames.map((c) => methodName(c)), 'on'].sort())
     expect(Object.isFrozen(api)).toBe(true)
-    checked.push('20 preload: window.rampdesk is frozen and holds one method per channel plus on(), no ipcRenderer (detail in test/electron/ipc.test.ts)')
+    checked.push(
+      '20 preload: window.rampdesk is frozen and holds one method per channel plus on(), no ipcRenderer (detail in test/electron/ipc.test.ts)'
+    )
   })
 
   it('no remote module anywhere', () => {
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>
-    for (const deps of [pkg.dependencies, pkg.devDependencies, pkg.optionalDependencies]) expect(Object.keys(deps ?? {})).not.toContain('@electron/remote')
+    for (const deps of [pkg.dependencies, pkg.devDependencies, pkg.optionalDependencies])
+      expect(Object.keys(deps ?? {})).not.toContain('@electron/remote')
     const sources = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.(ts|svelte|js)$/.test(e.name) ? [join(dir, e.name)] : []))
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? sources(join(dir, e.name)) : /\.(ts|svelte|js)$/.test(e.name) ? [join(dir, e.name)] : []
+      )
     for (const f of sources(join(REPO_ROOT, 'src'))) {
       const text = readFileSync(f, 'utf8')
       expect(text, f).not.toMatch(/@electron\/remote|enableRemoteModule/)

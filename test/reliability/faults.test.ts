@@ -29,7 +29,11 @@ import type { EventName, SyncState } from '../../src/shared/ipc/contract'
 import { statusInfo } from '../../src/shared/domain/status'
 import { diffAgainstTruth, expectLossless, lossesOf, recordScenario } from './support'
 
-vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'], shouldAdvanceTime: true, advanceTimeDelta: 10 })
+vi.useFakeTimers({
+  toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+  shouldAdvanceTime: true,
+  advanceTimeDelta: 10
+})
 
 const { createServices } = await import('../../src/main/services')
 
@@ -84,7 +88,8 @@ async function states(): Promise<SyncState[]> {
 /** HTTP requests of this process in flight, with the real time each left. */
 const inFlight = new Map<object, number>()
 subscribe('undici:request:create', (m) => void inFlight.set((m as { request: object }).request, performance.now()))
-for (const name of ['undici:request:trailers', 'undici:request:error']) subscribe(name, (m) => void inFlight.delete((m as { request: object }).request))
+for (const name of ['undici:request:trailers', 'undici:request:error'])
+  subscribe(name, (m) => void inFlight.delete((m as { request: object }).request))
 const STUCK_MS = 250
 
 /** With nothing on the wire, larger steps are as safe and cheaper. */
@@ -92,7 +97,7 @@ const IDLE_STEP_MS = 1_000
 
 /** Moves the fake clock forward by at least ms, in steps, letting real I/O run between steps. */
 async function pass(ms: number): Promise<void> {
-  for (let done = 0; done < ms; ) {
+  for (let done = 0; done < ms;) {
     const now = performance.now()
     for (const [req, at] of inFlight) if (now - at > 60_000) inFlight.delete(req)
     const oldest = Math.min(...inFlight.values())
@@ -109,7 +114,12 @@ async function pass(ms: number): Promise<void> {
 }
 
 /** Moves the fake clock until cond holds, probing every fake second; fails after maxFakeMs of fake time (a hang, not a measurement). */
-async function passUntil(cond: () => Promise<boolean> | boolean, what: string, maxFakeMs: number, probe?: () => Promise<void>): Promise<number> {
+async function passUntil(
+  cond: () => Promise<boolean> | boolean,
+  what: string,
+  maxFakeMs: number,
+  probe?: () => Promise<void>
+): Promise<number> {
   const start = Date.now()
   let probed = start
   while (!(await cond())) {
@@ -302,66 +312,78 @@ function skewApp(skewMs: number): void {
 }
 
 describe('faults: the app keeps serving, reports, recovers, and loses nothing', () => {
-  it.each(steps.map((s) => [s.name, s] as const))('%s', async (_name, step) => {
-    const before = advanceRound()
-    const probe: Probe = { calls: 0, degradedSeen: false, nextRetrySeen: false, errorKinds: new Set() }
-    const mark = events.length
-    step.inject()
-    if (step.holdMs !== undefined) {
-      let doubled = false
-      let held = 0
-      while (held < step.holdMs) {
-        await pass(1_000)
-        held += 1_000
-        await probeHandlers(probe)
-        if (step.doubleAdvance && !doubled && held >= step.holdMs / 2) {
-          // A second step while nothing can sync: the status in between is never visible.
-          for (const id of pool) {
-            const o = sb.control.order(id)!
-            if (statusInfo(o.type, o.status).terminal) continue
-            const middle = o.status
-            sb.control.advanceOrder(id)
-            const set = unobservable.get(id) ?? new Set<number>()
-            set.add(middle)
-            unobservable.set(id, set)
+  it.each(steps.map((s) => [s.name, s] as const))(
+    '%s',
+    async (_name, step) => {
+      const before = advanceRound()
+      const probe: Probe = { calls: 0, degradedSeen: false, nextRetrySeen: false, errorKinds: new Set() }
+      const mark = events.length
+      step.inject()
+      if (step.holdMs !== undefined) {
+        let doubled = false
+        let held = 0
+        while (held < step.holdMs) {
+          await pass(1_000)
+          held += 1_000
+          await probeHandlers(probe)
+          if (step.doubleAdvance && !doubled && held >= step.holdMs / 2) {
+            // A second step while nothing can sync: the status in between is never visible.
+            for (const id of pool) {
+              const o = sb.control.order(id)!
+              if (statusInfo(o.type, o.status).terminal) continue
+              const middle = o.status
+              sb.control.advanceOrder(id)
+              const set = unobservable.get(id) ?? new Set<number>()
+              set.add(middle)
+              unobservable.set(id, set)
+            }
+            doubled = true
           }
-          doubled = true
         }
+        step.lift?.()
       }
-      step.lift?.()
-    }
-    // Recovery on the app's own timers; the handlers are probed at every fake second.
-    const recoveryMs = await passUntil(() => recoveredSince(mark), `recovery after ${step.name}`, step.maxRecoveryMs ?? 15 * 60_000, () => probeHandlers(probe))
-    await probeHandlers(probe)
-    const stateEvents = events.slice(mark).filter((e) => e.event === 'sync:state').map((e) => e.payload as SyncState)
-    const reportedErrors = stateEvents.filter((s) => s.lastError !== null)
-    // A run says it is running from its first event on (not only after its first page).
-    expect(stateEvents.filter((s) => !s.running && s.progress !== null)).toEqual([])
-    if (step.degrades) {
-      expect(reportedErrors.length, 'sync:state events carried the last error').toBeGreaterThan(0)
-      expect(probe.degradedSeen, 'sync:state answered with the last error').toBe(true)
-      expect(probe.nextRetrySeen, 'sync:state answered with the next retry time').toBe(true)
-    }
-    expect(sb.control.faults()).toEqual({})
-    // Recovered: the last state of every scope is clean.
-    for (const s of await states()) expect(s.lastError).toBeNull()
+      // Recovery on the app's own timers; the handlers are probed at every fake second.
+      const recoveryMs = await passUntil(
+        () => recoveredSince(mark),
+        `recovery after ${step.name}`,
+        step.maxRecoveryMs ?? 15 * 60_000,
+        () => probeHandlers(probe)
+      )
+      await probeHandlers(probe)
+      const stateEvents = events
+        .slice(mark)
+        .filter((e) => e.event === 'sync:state')
+        .map((e) => e.payload as SyncState)
+      const reportedErrors = stateEvents.filter((s) => s.lastError !== null)
+      // A run says it is running from its first event on (not only after its first page).
+      expect(stateEvents.filter((s) => !s.running && s.progress !== null)).toEqual([])
+      if (step.degrades) {
+        expect(reportedErrors.length, 'sync:state events carried the last error').toBeGreaterThan(0)
+        expect(probe.degradedSeen, 'sync:state answered with the last error').toBe(true)
+        expect(probe.nextRetrySeen, 'sync:state answered with the next retry time').toBe(true)
+      }
+      expect(sb.control.faults()).toEqual({})
+      // Recovered: the last state of every scope is clean.
+      for (const s of await states()) expect(s.lastError).toBeNull()
 
-    const diff = diffAgainstTruth(services.session().store, truth(), SCOPES, unobservable)
-    recordScenario({
-      scenario: `faults: ${step.name}`,
-      injected: step.injected,
-      checked: [
-        `${probe.calls} handler calls answered from the database during the fault (orders:query, orders:get, orders:watched, budget:get, config:get, app:info, sync:state)`,
-        step.degrades
-          ? `degraded state reported: last error (${[...probe.errorKinds].join(', ') || 'none seen'}), next retry time`
-          : `degraded state not needed (the client absorbed it)${reportedErrors.length ? `; reported anyway: ${[...new Set(reportedErrors.map((s) => s.lastError!.kind))].join(', ')}` : ''}`,
-        `recovered on its own timers (no sync:now), ${Math.round(recoveryMs / 1000)} s of (fake) time after the fault${step.holdMs ? ' was lifted' : ' was set'}`,
-        `database = ground truth: ${diff.orders} orders, ${diff.transitions} transitions (${before.advanced} moved, ${before.created} created in this step)`
-      ],
-      lost: lossesOf(diff)
-    })
-    expectLossless(diff)
-  }, 240_000)
+      const diff = diffAgainstTruth(services.session().store, truth(), SCOPES, unobservable)
+      recordScenario({
+        scenario: `faults: ${step.name}`,
+        injected: step.injected,
+        checked: [
+          `${probe.calls} handler calls answered from the database during the fault (orders:query, orders:get, orders:watched, budget:get, config:get, app:info, sync:state)`,
+          step.degrades
+            ? `degraded state reported: last error (${[...probe.errorKinds].join(', ') || 'none seen'}), next retry time`
+            : `degraded state not needed (the client absorbed it)${reportedErrors.length ? `; reported anyway: ${[...new Set(reportedErrors.map((s) => s.lastError!.kind))].join(', ')}` : ''}`,
+          `recovered on its own timers (no sync:now), ${Math.round(recoveryMs / 1000)} s of (fake) time after the fault${step.holdMs ? ' was lifted' : ' was set'}`,
+          `database = ground truth: ${diff.orders} orders, ${diff.transitions} transitions (${before.advanced} moved, ${before.created} created in this step)`
+        ],
+        lost: lossesOf(diff)
+      })
+      expectLossless(diff)
+    },
+    240_000
+  )
 
   it('emitted one order:changed per recorded transition of the moved orders', () => {
     const store = services.session().store
@@ -372,7 +394,10 @@ describe('faults: the app keeps serving, reports, recovers, and loses nothing', 
         .map((e) => e.payload as { row: { type: number; orderId: number }; newStatus: number })
         .filter((p) => p.row.type === type && p.row.orderId === id)
         .map((p) => p.newStatus)
-      const timeline = store.orders.timeline(type, id).slice(1).map((e) => e.newStatus)
+      const timeline = store.orders
+        .timeline(type, id)
+        .slice(1)
+        .map((e) => e.newStatus)
       expect(changes, `order ${id}`).toEqual(timeline)
     }
   })

@@ -44,14 +44,27 @@ interface RawResponse {
 }
 
 /** One HTTP request with full control of the headers (Host included). */
-function raw(url: URL, o: { method?: string; headers?: Record<string, string>; body?: string | Buffer; path?: string }): Promise<RawResponse> {
+function raw(
+  url: URL,
+  o: { method?: string; headers?: Record<string, string>; body?: string | Buffer; path?: string }
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path: o.path ?? url.pathname + url.search, method: o.method ?? 'POST', headers: o.headers, setHost: o.headers?.host === undefined }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
-      res.on('error', reject)
-    })
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: o.path ?? url.pathname + url.search,
+        method: o.method ?? 'POST',
+        headers: o.headers,
+        setHost: o.headers?.host === undefined
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
+        res.on('error', reject)
+      }
+    )
     req.on('error', reject)
     req.end(o.body)
   })
@@ -69,7 +82,12 @@ const signedHeaders = (payload: string, signature: string) => ({ ...json, 'x-ser
 /** A webhook body claiming something about a real order (what a forger would send). */
 function forgedBody(orderId: number): Record<string, unknown> {
   const o = sb.control.order(orderId)!
-  return { ...o.record, status: o.type === 1 ? -1 : -4, updatedAt: '2099-01-01T00:00:00.000Z', ...(o.type === 2 ? { eventType: 'offramp' } : {}) }
+  return {
+    ...o.record,
+    status: o.type === 1 ? -1 : -4,
+    updatedAt: '2099-01-01T00:00:00.000Z',
+    ...(o.type === 2 ? { eventType: 'offramp' } : {})
+  }
 }
 
 /** Opens a connection that sends its request far too slowly; resolves with what the inbox answered. */
@@ -96,7 +114,13 @@ function slowSender(kind: 'headers' | 'body'): Promise<string> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rampdesk-rel-http-'))
-  services = await createServices({ dataDir: join(dir, 'data'), exportDir: join(dir, 'exports'), version: '0.0.0-http', shellKind: 'web', sandbox: { seed: 12, orders: 200, autoGenerate: false } })
+  services = await createServices({
+    dataDir: join(dir, 'data'),
+    exportDir: join(dir, 'exports'),
+    version: '0.0.0-http',
+    shellKind: 'web',
+    sandbox: { seed: 12, orders: 200, autoGenerate: false }
+  })
   await services.start()
   sb = services.sandbox()!
   const h = services.handlers
@@ -124,7 +148,11 @@ afterAll(async () => {
 
 describe('bad input over HTTP: the webhook inbox', () => {
   it('refuses every kind of bad delivery with the right status while real deliveries go through', async () => {
-    const known = sb.control.groundTruth().filter((o) => o.fiatType === 1).slice(0, 20).map((o) => o.orderId)
+    const known = sb.control
+      .groundTruth()
+      .filter((o) => o.fiatType === 1)
+      .slice(0, 20)
+      .map((o) => o.orderId)
     // Slow senders first: they hold connections open for the whole barrage.
     const slow = [...Array.from({ length: 8 }, () => slowSender('body')), ...Array.from({ length: 8 }, () => slowSender('headers'))]
 
@@ -155,24 +183,47 @@ describe('bad input over HTTP: the webhook inbox', () => {
     for (const id of known) {
       const body = forgedBody(id)
       const payload = encodePayload(Date.now(), body)
-      note('signed with another secret', (await raw(target, { headers: signedHeaders(payload, signPayload(payload, WRONG_SECRET)), body: JSON.stringify(body) })).status)
-      note('no signature header', (await raw(target, { headers: { ...json, 'x-service-payload': payload }, body: JSON.stringify(body) })).status)
-      note('no payload header', (await raw(target, { headers: { ...json, 'x-service-signature': signPayload(payload, WRONG_SECRET) }, body: JSON.stringify(body) })).status)
+      note(
+        'signed with another secret',
+        (await raw(target, { headers: signedHeaders(payload, signPayload(payload, WRONG_SECRET)), body: JSON.stringify(body) })).status
+      )
+      note(
+        'no signature header',
+        (await raw(target, { headers: { ...json, 'x-service-payload': payload }, body: JSON.stringify(body) })).status
+      )
+      note(
+        'no payload header',
+        (await raw(target, { headers: { ...json, 'x-service-signature': signPayload(payload, WRONG_SECRET) }, body: JSON.stringify(body) }))
+          .status
+      )
     }
     // Authentic signature, other body: a captured payload with a swapped body.
     for (const id of known.slice(0, 5)) {
       const o = sb.control.order(id)!
       const payload = encodePayload(Date.now(), o.record)
-      note('body differs from the signed payload', (await raw(target, { headers: signedHeaders(payload, signPayload(payload, sb.apiSecret)), body: JSON.stringify(forgedBody(id)) })).status)
+      note(
+        'body differs from the signed payload',
+        (await raw(target, { headers: signedHeaders(payload, signPayload(payload, sb.apiSecret)), body: JSON.stringify(forgedBody(id)) }))
+          .status
+      )
     }
     // Authentic signature over a payload that is not base64 JSON.
-    note('signed payload not decodable', (await raw(target, { headers: signedHeaders('%%%', signPayload('%%%', sb.apiSecret)), body: '{}' })).status)
+    note(
+      'signed payload not decodable',
+      (await raw(target, { headers: signedHeaders('%%%', signPayload('%%%', sb.apiSecret)), body: '{}' })).status
+    )
     // Malformed and oversized bodies, wrong content type, wrong method.
     note('body not JSON', (await raw(target, { headers: signedHeaders('e30=', 'ab'), body: '{"orderId": 1,' })).status)
     note('body a JSON array', (await raw(target, { headers: signedHeaders('e30=', 'ab'), body: '[1,2]' })).status)
-    note('content type not JSON', (await raw(target, { headers: { ...signedHeaders('e30=', 'ab'), 'content-type': 'text/plain' }, body: '{}' })).status)
+    note(
+      'content type not JSON',
+      (await raw(target, { headers: { ...signedHeaders('e30=', 'ab'), 'content-type': 'text/plain' }, body: '{}' })).status
+    )
     note('oversized (declared)', (await raw(target, { headers: json, body: Buffer.alloc(1024 * 1024 + 10, 0x20) })).status)
-    note('oversized (chunked)', (await raw(target, { headers: { ...json, 'transfer-encoding': 'chunked' }, body: Buffer.alloc(1024 * 1024 + 10, 0x20) })).status)
+    note(
+      'oversized (chunked)',
+      (await raw(target, { headers: { ...json, 'transfer-encoding': 'chunked' }, body: Buffer.alloc(1024 * 1024 + 10, 0x20) })).status
+    )
     note('GET', (await raw(target, { method: 'GET' })).status)
 
     // Arbitrary junk: any headers, any body; never signed with the real secret.
@@ -180,10 +231,29 @@ describe('bad input over HTTP: the webhook inbox', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.record({
-          payload: fc.option(fc.oneof(header, fc.jsonValue().map((v) => encodePayload(Date.now(), v as Record<string, unknown>))), { nil: undefined }),
+          payload: fc.option(
+            fc.oneof(
+              header,
+              fc.jsonValue().map((v) => encodePayload(Date.now(), v as Record<string, unknown>))
+            ),
+            { nil: undefined }
+          ),
           signature: fc.option(fc.oneof(header, fc.stringMatching(/^[0-9a-f]{128}$/)), { nil: undefined }),
-          body: fc.oneof(fc.string({ maxLength: 2000 }), fc.jsonValue().map((v) => JSON.stringify(v)), fc.constantFrom(...known).map((id) => JSON.stringify(forgedBody(id)))),
-          contentType: fc.option(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/problem+json'), { nil: undefined })
+          body: fc.oneof(
+            fc.string({ maxLength: 2000 }),
+            fc.jsonValue().map((v) => JSON.stringify(v)),
+            fc.constantFrom(...known).map((id) => JSON.stringify(forgedBody(id)))
+          ),
+          contentType: fc.option(
+            fc.constantFrom(
+              'application/json',
+              'application/json; charset=utf-8',
+              'text/plain',
+              'application/x-www-form-urlencoded',
+              'application/problem+json'
+            ),
+            { nil: undefined }
+          )
         }),
         async (a) => {
           const headers: Record<string, string> = {}
@@ -244,23 +314,35 @@ describe('bad input over HTTP: the webhook inbox', () => {
     }
 
     // Nothing unverified was treated as verified.
-    const rows = services.session().store.database.sql.all<{ verified: number; payload_header: string | null; reason: string }>('SELECT verified, payload_header, reason FROM webhook_deliveries')
+    const rows = services
+      .session()
+      .store.database.sql.all<{ verified: number; payload_header: string | null; reason: string }>(
+        'SELECT verified, payload_header, reason FROM webhook_deliveries'
+      )
     const verified = rows.filter((r) => r.verified === 1)
     for (const r of verified) expect(legitPayloads.has(r.payload_header ?? ''), `verified row ${r.reason}`).toBe(true)
     expect(rows.length - verified.length).toBeGreaterThan(150)
-    const webhookEvents = services.session().store.database.sql.all<{ order_id: number }>("SELECT order_id FROM order_events WHERE source = 'webhook'")
+    const webhookEvents = services
+      .session()
+      .store.database.sql.all<{ order_id: number }>("SELECT order_id FROM order_events WHERE source = 'webhook'")
     const deliveredIds = new Set(delivered.map((d) => d.orderId))
     for (const e of webhookEvents) expect(deliveredIds.has(e.order_id), `webhook event for ${e.order_id}`).toBe(true)
 
     // And after a sync, the database is the ground truth: the forgeries changed nothing.
     await services.handlers['sync:now']({})
-    await until(async () => (await services.handlers['sync:state']({})).states.every((s) => !s.running && s.lastError === null), 'a clean sync')
+    await until(
+      async () => (await services.handlers['sync:state']({})).states.every((s) => !s.running && s.lastError === null),
+      'a clean sync'
+    )
     const diff = diffAgainstTruth(services.session().store, sb.control.groundTruth(), SCOPES, unseen)
     const total = [...attacks.values()].reduce((n, l) => n + l.length, 0) + slowAnswers.length
     recordScenario({
       scenario: 'bad input over HTTP: webhook inbox',
       injected: [
-        `${total} bad deliveries: ${[...attacks].filter(([k]) => k !== 'replay of a real delivery').map(([k, l]) => `${k} x${l.length}`).join(', ')}, slow senders x${slowAnswers.length}`,
+        `${total} bad deliveries: ${[...attacks]
+          .filter(([k]) => k !== 'replay of a real delivery')
+          .map(([k, l]) => `${k} x${l.length}`)
+          .join(', ')}, slow senders x${slowAnswers.length}`,
         `${attacks.get('replay of a real delivery')?.length ?? 0} byte-for-byte replays of real deliveries`,
         `${delivered.length} real deliveries from the sandbox meanwhile (orders completing, a dummy, a resend)`
       ],
@@ -279,7 +361,8 @@ describe('bad input over HTTP: the webhook inbox', () => {
 describe('bad input over HTTP: the browser harness', () => {
   const url = () => new URL(harness.url)
   const ownOrigin = () => harness.url.replace(/\/$/, '')
-  const rpc = (headers: Record<string, string>, channel = 'app:info') => raw(url(), { path: `/rpc/${channel}`, headers: { 'content-type': 'application/json', ...headers }, body: '{}' })
+  const rpc = (headers: Record<string, string>, channel = 'app:info') =>
+    raw(url(), { path: `/rpc/${channel}`, headers: { 'content-type': 'application/json', ...headers }, body: '{}' })
 
   it('refuses requests without its token, with a foreign Origin or a foreign Host', async () => {
     const before = harnessReached.length
@@ -305,28 +388,50 @@ describe('bad input over HTTP: the browser harness', () => {
     add('no token', (await raw(url(), { method: 'GET', path: '/events' })).status)
     add('no token', (await raw(url(), { method: 'GET', path: '/index.html' })).status)
     await fc.assert(
-      fc.asyncProperty(fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/).filter((t) => t !== harness.token), async (t) => {
-        add('wrong token', (await rpc({ cookie: `rampdesk_token=${t}` })).status)
-        add('wrong token', (await raw(url(), { method: 'GET', path: `/?token=${t}` })).status)
-        add('wrong token', (await raw(url(), { method: 'GET', path: `/rpc/app:info?token=${harness.token}` })).status)
-      }),
+      fc.asyncProperty(
+        fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/).filter((t) => t !== harness.token),
+        async (t) => {
+          add('wrong token', (await rpc({ cookie: `rampdesk_token=${t}` })).status)
+          add('wrong token', (await raw(url(), { method: 'GET', path: `/?token=${t}` })).status)
+          add('wrong token', (await raw(url(), { method: 'GET', path: `/rpc/app:info?token=${harness.token}` })).status)
+        }
+      ),
       { numRuns: 30 }
     )
     // A foreign Origin, with the right cookie.
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.webUrl().map((u) => new URL(u).origin), fc.constantFrom('null', 'http://127.0.0.1', 'https://127.0.0.1:' + url().port, `http://127.0.0.1:${Number(url().port) + 1}`, 'file://')), async (origin) => {
-        fc.pre(origin !== ownOrigin() && origin !== `http://localhost:${url().port}`)
-        add('foreign origin', (await rpc({ cookie, origin })).status)
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.webUrl().map((u) => new URL(u).origin),
+          fc.constantFrom(
+            'null',
+            'http://127.0.0.1',
+            'https://127.0.0.1:' + url().port,
+            `http://127.0.0.1:${Number(url().port) + 1}`,
+            'file://'
+          )
+        ),
+        async (origin) => {
+          fc.pre(origin !== ownOrigin() && origin !== `http://localhost:${url().port}`)
+          add('foreign origin', (await rpc({ cookie, origin })).status)
+        }
+      ),
       { numRuns: 40 }
     )
     // A foreign Host (DNS rebinding), with the right cookie.
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.domain().map((d) => `${d}:${url().port}`), fc.domain(), fc.constantFrom(`127.0.0.1:${Number(url().port) + 1}`, '127.0.0.1', `0.0.0.0:${url().port}`, `[::1]:${url().port}`, '')), async (host) => {
-        fc.pre(![`127.0.0.1:${url().port}`, `localhost:${url().port}`].includes(host))
-        add('foreign host', (await rpc({ cookie, origin: ownOrigin(), host })).status)
-        add('foreign host', (await raw(url(), { method: 'GET', path: '/', headers: { cookie, host } })).status)
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.domain().map((d) => `${d}:${url().port}`),
+          fc.domain(),
+          fc.constantFrom(`127.0.0.1:${Number(url().port) + 1}`, '127.0.0.1', `0.0.0.0:${url().port}`, `[::1]:${url().port}`, '')
+        ),
+        async (host) => {
+          fc.pre(![`127.0.0.1:${url().port}`, `localhost:${url().port}`].includes(host))
+          add('foreign host', (await rpc({ cookie, origin: ownOrigin(), host })).status)
+          add('foreign host', (await raw(url(), { method: 'GET', path: '/', headers: { cookie, host } })).status)
+        }
+      ),
       { numRuns: 40 }
     )
 
@@ -340,7 +445,11 @@ describe('bad input over HTTP: the browser harness', () => {
     recordScenario({
       scenario: 'bad input over HTTP: browser harness',
       injected: Object.entries(statuses).map(([k, l]) => `${k} x${l.length}`),
-      checked: ['401 without the token or with a wrong one (cookie, query, /rpc, /events, static files)', '403 for a foreign Origin or Host (fast-check origins and domains)', 'no handler reached by any of them; the right cookie and Origin get 200'],
+      checked: [
+        '401 without the token or with a wrong one (cookie, query, /rpc, /events, static files)',
+        '403 for a foreign Origin or Host (fast-check origins and domains)',
+        'no handler reached by any of them; the right cookie and Origin get 200'
+      ],
       lost: []
     })
   })

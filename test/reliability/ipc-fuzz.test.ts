@@ -63,7 +63,8 @@ const VALID: Record<ChannelName, unknown> = {
   'audit:list': { limit: 10 }
 }
 
-const isValid = (c: ChannelName, v: unknown): boolean => (channels[c].input as { safeParse(x: unknown): { success: boolean } }).safeParse(v === undefined ? {} : v).success
+const isValid = (c: ChannelName, v: unknown): boolean =>
+  (channels[c].input as { safeParse(x: unknown): { success: boolean } }).safeParse(v === undefined ? {} : v).success
 
 /** Anything at all, including values no JSON or structured clone carries. */
 const anything = fc.anything({
@@ -126,7 +127,13 @@ const goodEvent = { sender: ourWc, senderFrame: { url: 'file:///app/out/renderer
 beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled)
   dir = mkdtempSync(join(tmpdir(), 'rampdesk-rel-ipc-'))
-  services = await createServices({ dataDir: join(dir, 'data'), exportDir: join(dir, 'exports'), version: '0.0.0-fuzz', shellKind: 'web', sandbox: { seed: 2, orders: 50, autoGenerate: false } })
+  services = await createServices({
+    dataDir: join(dir, 'data'),
+    exportDir: join(dir, 'exports'),
+    version: '0.0.0-fuzz',
+    shellKind: 'web',
+    sandbox: { seed: 2, orders: 50, autoGenerate: false }
+  })
   await services.start()
   // The real handlers, each noting that it was reached.
   const spied = spiedHandlers(services.handlers, reachedHandlers)
@@ -159,7 +166,11 @@ function expectRefused(r: Envelope<unknown>, what: string): void {
 }
 
 async function rpc(channel: string, body: string): Promise<{ status: number; json: Envelope<unknown> }> {
-  const r = await request(`${harness.url}rpc/${channel}`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', origin: harness.url.replace(/\/$/, '') }, body })
+  const r = await request(`${harness.url}rpc/${channel}`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/json', origin: harness.url.replace(/\/$/, '') },
+    body
+  })
   return { status: r.statusCode, json: (await r.body.json()) as Envelope<unknown> }
 }
 
@@ -185,7 +196,14 @@ describe('bad input over IPC', () => {
   it.each(channelNames.map((c) => [c]))('%s: arbitrary JSON through the web harness /rpc is refused', async (c) => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.jsonValue({ maxDepth: 3 }), mutations(c).map(jsonRoundTrip).filter((v) => v !== undefined)).filter((v) => !isValid(c, v)),
+        fc
+          .oneof(
+            fc.jsonValue({ maxDepth: 3 }),
+            mutations(c)
+              .map(jsonRoundTrip)
+              .filter((v) => v !== undefined)
+          )
+          .filter((v) => !isValid(c, v)),
         async (payload) => {
           const r = await settled(rpc(c, JSON.stringify(payload)), c)
           counts.http++
@@ -200,12 +218,23 @@ describe('bad input over IPC', () => {
 
   it('bodies that are not JSON, or too large, are refused by /rpc', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...channelNames), fc.string({ minLength: 1 }).filter((s) => { try { JSON.parse(s); return false } catch { return true } }), async (c, body) => {
-        const r = await settled(rpc(c, body), c)
-        counts.rawHttp++
-        expect(r.status).toBe(400)
-        expect(r.json).toMatchObject({ ok: false, error: { kind: 'invalid_input' } })
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...channelNames),
+        fc.string({ minLength: 1 }).filter((s) => {
+          try {
+            JSON.parse(s)
+            return false
+          } catch {
+            return true
+          }
+        }),
+        async (c, body) => {
+          const r = await settled(rpc(c, body), c)
+          counts.rawHttp++
+          expect(r.status).toBe(400)
+          expect(r.json).toMatchObject({ ok: false, error: { kind: 'invalid_input' } })
+        }
+      ),
       { numRuns: 60 }
     )
     const big = await rpc('orders:query', JSON.stringify({ filter: { type: 1, search: 'x'.repeat(3 * 1024 * 1024) } }))
@@ -224,7 +253,15 @@ describe('bad input over IPC', () => {
       ['secrets:status', { profileId: 'no-such-profile' }],
       ['secrets:test', { profileId: 'no-such-profile' }],
       ['orders:get', { type: 1, orderId: -5 }],
-      ['orders:query', { filter: { type: 2, search: "%_\\'\"; DROP TABLE orders; --", from: '2030-01-01T00:00:00Z', to: '2020-01-01T00:00:00Z' }, sort: 'orderId:asc', offset: 1_000_000, limit: 1000 }],
+      [
+        'orders:query',
+        {
+          filter: { type: 2, search: '%_\\\'"; DROP TABLE orders; --', from: '2030-01-01T00:00:00Z', to: '2020-01-01T00:00:00Z' },
+          sort: 'orderId:asc',
+          offset: 1_000_000,
+          limit: 1000
+        }
+      ],
       ['webhooks:verify', { payload: '%%%not base64%%%', signature: 'zz' }],
       ['webhooks:resend', { orderId: 2_147_483_647 }],
       ['quotes:get', { type: 1, coinId: 2_147_483_647, chainId: -1, fiatType: 0, fiatAmount: '0' }],
@@ -236,7 +273,12 @@ describe('bad input over IPC', () => {
       if (!r.ok) expect(r.error.message.length, c).toBeGreaterThan(0)
     }
     expect(reachedHandlers.length).toBe(cases.length)
-    const orders = await ipcMainHandlers.get('orders:query')!(goodEvent, { filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 1 })
+    const orders = await ipcMainHandlers.get('orders:query')!(goodEvent, {
+      filter: { type: 1 },
+      sort: 'updatedAt:desc',
+      offset: 0,
+      limit: 1
+    })
     expect((orders as Envelope<{ total: number }>).ok).toBe(true)
     reachedHandlers.length = 0
   })
@@ -256,7 +298,13 @@ describe('bad input over IPC', () => {
         `${counts.http} arbitrary JSON payloads through the web harness POST /rpc/<channel>`,
         `${counts.rawHttp} bodies that are not JSON, one of 3 MiB, one unknown channel`
       ],
-      checked: ['12 valid-shaped but meaningless calls (unknown profile, SQL-ish search, huge ids, bad base64) answered with envelopes', 'each refused with an invalid_input envelope (non-JSON 400, oversized 413, unknown channel 404)', 'no handler reached', 'no hang (5 s bound per call), no unhandled rejection', 'the services answered valid calls afterwards'],
+      checked: [
+        '12 valid-shaped but meaningless calls (unknown profile, SQL-ish search, huge ids, bad base64) answered with envelopes',
+        'each refused with an invalid_input envelope (non-JSON 400, oversized 413, unknown channel 404)',
+        'no handler reached',
+        'no hang (5 s bound per call), no unhandled rejection',
+        'the services answered valid calls afterwards'
+      ],
       lost: []
     })
   })

@@ -77,11 +77,22 @@ export function diffAgainstTruth(
   scopes: ReadonlyArray<{ type: 1 | 2; fiatType: number }>,
   unobservable: ReadonlyMap<number, ReadonlySet<number>> = new Map()
 ): TruthDiff {
-  const d: TruthDiff = { missing: [], extra: [], different: [], duplicated: [], lostTransitions: [], invented: [], orders: 0, transitions: 0 }
+  const d: TruthDiff = {
+    missing: [],
+    extra: [],
+    different: [],
+    duplicated: [],
+    lostTransitions: [],
+    invented: [],
+    orders: 0,
+    transitions: 0
+  }
   const inScope = (o: { type: number; fiatType: number | null }) => scopes.some((s) => s.type === o.type && s.fiatType === o.fiatType)
   const want = truth.filter(inScope)
   const wantKeys = new Set(want.map((o) => `${o.type}:${o.orderId}`))
-  const rows = store.database.sql.all<{ type: number; order_id: number; fiat_type: number | null }>('SELECT type, order_id, fiat_type FROM orders')
+  const rows = store.database.sql.all<{ type: number; order_id: number; fiat_type: number | null }>(
+    'SELECT type, order_id, fiat_type FROM orders'
+  )
   for (const r of rows) if (!wantKeys.has(`${r.type}:${r.order_id}`)) d.extra.push(`${r.type}:${r.order_id}`)
   for (const o of want) {
     const key = `${o.type}:${o.orderId}`
@@ -115,10 +126,12 @@ export function diffAgainstTruth(
     const skip = unobservable.get(o.orderId) ?? new Set<number>()
     const expectedSeq = history.slice(start).filter((s, i) => i === 0 || i === history.length - start - 1 || !skip.has(s))
     for (const s of seen) if (!history.includes(s)) d.invented.push(`${key}: ${s} not in ${history.join(',')}`)
-    for (const s of expectedSeq) if (!seen.includes(s)) d.lostTransitions.push(`${key}: ${s} (truth ${history.join(',')}, seen ${seen.join(',')})`)
+    for (const s of expectedSeq)
+      if (!seen.includes(s)) d.lostTransitions.push(`${key}: ${s} (truth ${history.join(',')}, seen ${seen.join(',')})`)
     // Order preserved (the list is a subsequence of the truth).
     const positions = seen.map((s) => history.indexOf(s))
-    if (positions.some((p, i) => i > 0 && p <= positions[i - 1]!)) d.invented.push(`${key}: out of order ${seen.join(',')} vs ${history.join(',')}`)
+    if (positions.some((p, i) => i > 0 && p <= positions[i - 1]!))
+      d.invented.push(`${key}: out of order ${seen.join(',')} vs ${history.join(',')}`)
   }
   return d
 }

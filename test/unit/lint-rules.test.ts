@@ -7,7 +7,9 @@ const eslint = new ESLint({ cwd: process.cwd() })
 
 async function problems(code: string, filePath: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath })
-  return (r?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-globals').map((m) => m.message)
+  return (r?.messages ?? [])
+    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-globals')
+    .map((m) => m.message)
 }
 
 describe('lint: architecture rules', () => {
@@ -30,7 +32,9 @@ describe('lint: architecture rules', () => {
   })
 
   it('src/shared imports no Node module and uses no DOM or Node global', async () => {
-    expect((await problems("import { readFileSync } from 'node:fs'\nexport const r = readFileSync\n", 'src/shared/probe.ts')).length).toBeGreaterThan(0)
+    expect(
+      (await problems("import { readFileSync } from 'node:fs'\nexport const r = readFileSync\n", 'src/shared/probe.ts')).length
+    ).toBeGreaterThan(0)
     expect(await problems("import { join } from 'path'\nexport const j = join\n", 'src/shared/probe.ts')).toHaveLength(1)
     expect(await problems('export const w = window.innerWidth\n', 'src/shared/probe.ts')).toEqual([expect.stringMatching(/DOM-only/)])
     expect(await problems('export const d = document.title\n', 'src/shared/probe.ts')).toEqual([expect.stringMatching(/DOM-only/)])
@@ -39,8 +43,8 @@ describe('lint: architecture rules', () => {
   })
 
   it('the renderer reaches main only through the contract', async () => {
-    expect(await problems("import { createServices } from '../../main/services'\nexport const c = createServices\n", 'src/renderer/src/probe.ts')).toEqual([
-      expect.stringMatching(/only through window.rampdesk/)
-    ])
+    expect(
+      await problems("import { createServices } from '../../main/services'\nexport const c = createServices\n", 'src/renderer/src/probe.ts')
+    ).toEqual([expect.stringMatching(/only through window.rampdesk/)])
   })
 })

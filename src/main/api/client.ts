@@ -83,7 +83,8 @@ export class ApiClient {
 
   constructor(private readonly o: ApiClientOptions) {
     this.profileId = o.profileId
-    if (o.budget && o.budget.profileId !== o.profileId) throw new Error(`budget belongs to profile ${o.budget.profileId}, not ${o.profileId}`)
+    if (o.budget && o.budget.profileId !== o.profileId)
+      throw new Error(`budget belongs to profile ${o.budget.profileId}, not ${o.profileId}`)
     this.budget = o.budget ?? new RateBudget({ profileId: o.profileId })
     this.clock = o.clock ?? new SkewClock()
     this.ownsTransport = !o.transport
@@ -319,7 +320,12 @@ function serviceSays(f: ErrorEnvelope): string {
 function jsonAmount(field: string, amount: DecimalString): number {
   const n = Number(amount)
   if (typeof amount !== 'string' || !isDecimalText(amount) || !Number.isFinite(n) || toDecimalString(n) !== toDecimalString(amount))
-    throw new ApiError({ kind: 'invalid_request', endpoint: 'quotes', path: field, message: `${field} ${JSON.stringify(amount)} cannot be sent exactly as a JSON number` })
+    throw new ApiError({
+      kind: 'invalid_request',
+      endpoint: 'quotes',
+      path: field,
+      message: `${field} ${JSON.stringify(amount)} cannot be sent exactly as a JSON number`
+    })
   return n
 }
 
@@ -332,9 +338,7 @@ function firstIssue(issues: readonly Issue[], prefix: PropertyKey[] = []): { pat
     if (!issue) return { keys: base, message: 'invalid' }
     const keys = [...base, ...issue.path]
     if (issue.code === 'invalid_union' && issue.errors.length > 0)
-      return issue.errors
-        .map((branch) => deepest(branch, keys))
-        .reduce((best, b) => (b.keys.length > best.keys.length ? b : best))
+      return issue.errors.map((branch) => deepest(branch, keys)).reduce((best, b) => (b.keys.length > best.keys.length ? b : best))
     return { keys, message: issue.message }
   }
   const { keys, message } = deepest(issues, prefix)

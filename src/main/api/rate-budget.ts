@@ -201,7 +201,17 @@ export class RateBudget {
     let lane = this.lanes.get(endpoint)
     if (!lane) {
       const baseLimit = endpoints[endpoint].rateLimitPerMinute ?? this.defaultLimit
-      lane = { endpoint, baseLimit, limit: baseLimit, log: [], interactive: [], background: [], blockedUntil: 0, strikes: 0, recoverFrom: 0 }
+      lane = {
+        endpoint,
+        baseLimit,
+        limit: baseLimit,
+        log: [],
+        interactive: [],
+        background: [],
+        blockedUntil: 0,
+        strikes: 0,
+        recoverFrom: 0
+      }
       this.lanes.set(endpoint, lane)
     }
     return lane
@@ -216,7 +226,8 @@ export class RateBudget {
     while (lane.log.length > 0 && lane.log[0]! <= now - this.windowMs) lane.log.shift()
     if ((lane.limit < lane.baseLimit || lane.strikes > 0) && now >= lane.recoverFrom + this.windowMs) {
       const windows = Math.floor((now - lane.recoverFrom) / this.windowMs)
-      for (let i = 0; i < windows && lane.limit < lane.baseLimit; i++) lane.limit = Math.min(lane.baseLimit, Math.max(lane.limit + 1, Math.ceil(lane.limit * 1.25)))
+      for (let i = 0; i < windows && lane.limit < lane.baseLimit; i++)
+        lane.limit = Math.min(lane.baseLimit, Math.max(lane.limit + 1, Math.ceil(lane.limit * 1.25)))
       lane.strikes = Math.max(0, lane.strikes - windows)
       lane.recoverFrom += windows * this.windowMs
     }
@@ -266,10 +277,13 @@ export class RateBudget {
     if (lane.blockedUntil > now) times.push(lane.blockedUntil)
     const at = Math.min(...times)
     if (!Number.isFinite(at)) return
-    lane.timer = this.timers.setTimeout(() => {
-      lane.timer = undefined
-      this.pump(lane)
-    }, Math.max(0, at - now))
+    lane.timer = this.timers.setTimeout(
+      () => {
+        lane.timer = undefined
+        this.pump(lane)
+      },
+      Math.max(0, at - now)
+    )
     // A timer that only refreshes the snapshot must not keep a CLI or benchmark process alive.
     if (!head) (lane.timer as { unref?: () => void }).unref?.()
   }

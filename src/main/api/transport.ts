@@ -107,8 +107,7 @@ export class Transport implements HttpTransport {
   }
 
   private async readCapped(body: Dispatcher.ResponseData['body'], declared: string | undefined, endpoint?: string): Promise<string> {
-    const tooLarge = () =>
-      new ApiError({ kind: 'too_large', endpoint, message: `response larger than ${this.maxBytes} bytes` })
+    const tooLarge = () => new ApiError({ kind: 'too_large', endpoint, message: `response larger than ${this.maxBytes} bytes` })
     if (declared !== undefined && Number(declared) > this.maxBytes) {
       body.destroy()
       throw tooLarge()
@@ -143,8 +142,7 @@ function toTransportError(e: unknown, req: TransportRequest): ApiError {
   const detail = e instanceof Error ? e.message : String(e)
   if (req.signal?.aborted || code === 'UND_ERR_ABORTED' || (e as Error | null)?.name === 'AbortError')
     return new ApiError({ kind: 'aborted', endpoint, message: 'request cancelled' }, { cause: e })
-  if (code && TIMEOUT_CODES.has(code))
-    return new ApiError({ kind: 'timeout', endpoint, message: `${detail} (${code})` }, { cause: e })
+  if (code && TIMEOUT_CODES.has(code)) return new ApiError({ kind: 'timeout', endpoint, message: `${detail} (${code})` }, { cause: e })
   return new ApiError({ kind: 'network', endpoint, message: code ? `${detail} (${code})` : detail }, { cause: e })
 }
 

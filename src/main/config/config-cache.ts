@@ -253,10 +253,13 @@ export class ConfigCache {
       }
     }
     // The public config's withdrawal-form entries first; the authenticated table (with depositEnable) wins.
-    for (const [coin, byChain] of Object.entries(p?.allGasFee ?? {})) for (const [chain, e] of Object.entries(byChain)) addFee(coin, chain, e as Record<string, unknown>)
-    for (const [coin, byChain] of Object.entries(gas?.data ?? {})) for (const [chain, e] of Object.entries(byChain)) addFee(coin, chain, e as Record<string, unknown>)
+    for (const [coin, byChain] of Object.entries(p?.allGasFee ?? {}))
+      for (const [chain, e] of Object.entries(byChain)) addFee(coin, chain, e as Record<string, unknown>)
+    for (const [coin, byChain] of Object.entries(gas?.data ?? {}))
+      for (const [chain, e] of Object.entries(byChain)) addFee(coin, chain, e as Record<string, unknown>)
 
-    const limitMap = (m: LimitsByType['onramp']) => Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, { min: v.min, max: v.max }]))
+    const limitMap = (m: LimitsByType['onramp']) =>
+      Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, { min: v.min, max: v.max }]))
 
     const sources = this.neededSources().map((n) => this.o.store.get(`config:${n}`)?.fetchedAt)
     const fetchedAt = sources.every((t) => t !== undefined) ? Math.min(...(sources as number[])) : null

@@ -11,7 +11,15 @@ export function linuxAutostartPath(home = homedir(), xdgConfig = process.env.XDG
 
 export function desktopEntry(execPath: string): string {
   const quoted = /[\s"'\\]/.test(execPath) ? `"${execPath.replace(/(["\\$`])/g, '\\$1')}"` : execPath
-  return ['[Desktop Entry]', 'Type=Application', 'Name=Rampdesk', `Exec=${quoted} --hidden`, 'X-GNOME-Autostart-enabled=true', 'Terminal=false', ''].join('\n')
+  return [
+    '[Desktop Entry]',
+    'Type=Application',
+    'Name=Rampdesk',
+    `Exec=${quoted} --hidden`,
+    'X-GNOME-Autostart-enabled=true',
+    'Terminal=false',
+    ''
+  ].join('\n')
 }
 
 export async function setStartAtLogin(enabled: boolean): Promise<void> {

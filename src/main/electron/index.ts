@@ -2,7 +2,7 @@
 // know nothing of Electron), the IPC registration, the main window, the tray and its
 // popover, notifications and start at login. Closing the main window keeps the app in
 // the tray; Quit lives in the tray menu.
-import type { BrowserWindow} from 'electron';
+import type { BrowserWindow } from 'electron'
 import { app, shell, type WebContents } from 'electron'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'

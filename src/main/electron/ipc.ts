@@ -39,7 +39,10 @@ export async function dispatch<C extends ChannelName>(
   policy: SenderPolicy
 ): Promise<Envelope<unknown>> {
   if (!isTrustedSender(event, policy)) {
-    return { ok: false, error: toEnvelopeError(new ContractError('forbidden_sender', `refused ${channel}: the sender is not a Rampdesk window`)) }
+    return {
+      ok: false,
+      error: toEnvelopeError(new ContractError('forbidden_sender', `refused ${channel}: the sender is not a Rampdesk window`))
+    }
   }
   try {
     const input = parseInput(channel, raw)

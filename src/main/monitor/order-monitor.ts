@@ -220,7 +220,8 @@ export class OrderMonitor {
       for (const s of this.scopes.values()) if (s.type === type && (fiat === undefined || s.fiatType === fiat)) this.soon(s)
       return 'unknown'
     }
-    const outcome = type === 1 ? orders.applyRecord(1, record as OnrampOrder, 'webhook') : orders.applyRecord(2, record as OfframpOrder, 'webhook')
+    const outcome =
+      type === 1 ? orders.applyRecord(1, record as OnrampOrder, 'webhook') : orders.applyRecord(2, record as OfframpOrder, 'webhook')
     if (outcome.kind === 'status') this.statusChanged(outcome.change, 'webhook')
     return outcome.kind === 'created' ? 'updated' : outcome.kind
   }
@@ -320,7 +321,10 @@ export class OrderMonitor {
         s.lastError = null
         s.lastSuccessAt = at
         s.nextRunAt = at + this.historyPollMs
-        this.o.store.orders.markSyncSuccess(s.type, s.fiatType, { at: new Date(at).toISOString(), nextRunAt: new Date(s.nextRunAt).toISOString() })
+        this.o.store.orders.markSyncSuccess(s.type, s.fiatType, {
+          at: new Date(at).toISOString(),
+          nextRunAt: new Date(s.nextRunAt).toISOString()
+        })
       } catch (e) {
         if (signal.aborted) return
         const info = toErrorInfo(e)

@@ -238,7 +238,8 @@ export class WatchPoller {
     e.lastStatus = status
     if (statusInfo(e.type, status).terminal) this.entries.delete(key(e.type, e.orderId))
     else {
-      e.intervalMs = changed || result.change ? this.fastMs() : Math.min(this.maxMs(), Math.max(this.pollMs, Math.round(e.intervalMs * 1.5)))
+      e.intervalMs =
+        changed || result.change ? this.fastMs() : Math.min(this.maxMs(), Math.max(this.pollMs, Math.round(e.intervalMs * 1.5)))
       e.nextAt = this.now() + this.paced(e.intervalMs)
     }
     this.o.onStatus?.({ type: e.type, orderId: e.orderId, status, result })

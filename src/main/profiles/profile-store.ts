@@ -289,8 +289,7 @@ export class ProfileStore {
       // The secret first: if it cannot be removed, nothing else has changed yet.
       await this.opts.secrets?.delete(id)
       const profiles = this.state.profiles.filter((p) => p.id !== id)
-      const activeId =
-        this.state.activeId === id ? (profiles.find((p) => p.kind === 'sandbox') ?? profiles[0]!).id : this.state.activeId
+      const activeId = this.state.activeId === id ? (profiles.find((p) => p.kind === 'sandbox') ?? profiles[0]!).id : this.state.activeId
       await this.commit({ ...this.state, activeId, profiles })
       await fs.rm(this.databaseDir(id), { recursive: true, force: true })
     })

@@ -253,7 +253,10 @@ export class SecretStore {
   private async writeFile(profileId: string, secret: string): Promise<SecretBackend> {
     const ss = this.opts.safeStorage
     if (!ss || !ss.isEncryptionAvailable()) {
-      throw new SecretError('no_backend', 'the secret was not stored: no OS keychain answered (on Linux, a Secret Service such as gnome-keyring must be running and unlocked) and no other encrypted store is available here')
+      throw new SecretError(
+        'no_backend',
+        'the secret was not stored: no OS keychain answered (on Linux, a Secret Service such as gnome-keyring must be running and unlocked) and no other encrypted store is available here'
+      )
     }
     const backend = ss.getSelectedStorageBackend?.() ?? 'default'
     if (backend === PLAINTEXT_BACKEND && !(this.opts.allowPlaintext?.() ?? false)) {
@@ -272,7 +275,10 @@ export class SecretStore {
     try {
       await writeFileAtomic(this.fileOf(profileId), JSON.stringify(content), 0o600)
     } catch (e) {
-      throw new SecretError('storage_failed', `could not write the secret file of profile ${profileId}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
+      throw new SecretError(
+        'storage_failed',
+        `could not write the secret file of profile ${profileId}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`
+      )
     }
     return backend === PLAINTEXT_BACKEND ? 'plaintext' : 'safeStorage'
   }
@@ -283,7 +289,10 @@ export class SecretStore {
       text = await fs.readFile(this.fileOf(profileId), 'utf8')
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
-      throw new SecretError('storage_failed', `could not read the secret file of profile ${profileId}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
+      throw new SecretError(
+        'storage_failed',
+        `could not read the secret file of profile ${profileId}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`
+      )
     }
     try {
       const parsed = JSON.parse(text) as Partial<SecretFile>
@@ -300,7 +309,10 @@ export class SecretStore {
       return true
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false
-      throw new SecretError('storage_failed', `could not remove the secret file of profile ${profileId}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`)
+      throw new SecretError(
+        'storage_failed',
+        `could not remove the secret file of profile ${profileId}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`
+      )
     }
   }
 }

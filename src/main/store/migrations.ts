@@ -199,9 +199,7 @@ export function applyMigrations(sql: Sql, list: readonly Migration[] = migration
   return sql.transaction(() => {
     const current = sql.value<number>('SELECT COALESCE(MAX(version), 0) FROM schema_migrations') ?? 0
     if (current > known) {
-      throw new Error(
-        `this database has schema version ${current}, newer than this Rampdesk understands (${known}); update Rampdesk`
-      )
+      throw new Error(`this database has schema version ${current}, newer than this Rampdesk understands (${known}); update Rampdesk`)
     }
     for (const m of [...list].sort((a, b) => a.version - b.version)) {
       if (m.version <= current) continue

@@ -146,7 +146,11 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean } = {
   const dir = sort.dir === 'asc' ? 'ASC' : 'DESC'
   // Ties break on order id (on created_at first for status), matching the index order.
   const orderBy =
-    column === 'order_id' ? `order_id ${dir}` : column === 'status' ? `status ${dir}, created_at ${dir}, order_id ${dir}` : `${column} ${dir}, order_id ${dir}`
+    column === 'order_id'
+      ? `order_id ${dir}`
+      : column === 'status'
+        ? `status ${dir}, created_at ${dir}, order_id ${dir}`
+        : `${column} ${dir}, order_id ${dir}`
   const limit = opts.unbounded ? -1 : (q.limit ?? DEFAULT_LIMIT)
   const offset = opts.unbounded ? 0 : (q.offset ?? 0)
   if (!opts.unbounded && !(Number.isInteger(limit) && limit >= 1 && limit <= MAX_QUERY_LIMIT)) {

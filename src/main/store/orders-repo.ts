@@ -247,7 +247,8 @@ function columnValues(type: OrderType, record: OrderRecord, scopeFiatType: numbe
   const r = record as Record<string, unknown>
   const fiatAmount = type === 1 ? str(r.fiatAmount) : null
   const actualFiat = str(r.actualFiatAmount)
-  const crypto = type === 1 ? (str(r.actualCryptoAmount) ?? str(r.expectedCryptoAmount)) : (str(r.actualQuantity) ?? str(r.expectedQuantity))
+  const crypto =
+    type === 1 ? (str(r.actualCryptoAmount) ?? str(r.expectedCryptoAmount)) : (str(r.actualQuantity) ?? str(r.expectedQuantity))
   return [
     record.status,
     int(r.fiatType) ?? scopeFiatType,
@@ -437,7 +438,13 @@ export class OrdersRepo {
    * Records a status observed without a full record (an orderStatus poll for a watch).
    * Updates the watch's last status whether or not the order is stored.
    */
-  applyStatus(type: OrderType, orderId: number, status: number, source: Exclude<StatusSource, 'sync'>, at: string = this.nowIso()): ApplyStatusResult {
+  applyStatus(
+    type: OrderType,
+    orderId: number,
+    status: number,
+    source: Exclude<StatusSource, 'sync'>,
+    at: string = this.nowIso()
+  ): ApplyStatusResult {
     assertType(type)
     return this.sql.transaction(() => {
       this.sql.run('UPDATE watches SET last_status = ?, last_checked_at = ? WHERE type = ? AND order_id = ?', status, at, type, orderId)
@@ -467,7 +474,13 @@ export class OrdersRepo {
   private upsert(type: OrderType, incoming: OrderRecord, scopeFiatType: number | null, source: StatusSource, at: string): RecordOutcome {
     let record = incoming
     let hash = contentHash(record)
-    const existing = this.sql.get<{ status: number; updated_at: string; content_hash: string; status_source: StatusSource; fiat_type: number | null }>(
+    const existing = this.sql.get<{
+      status: number
+      updated_at: string
+      content_hash: string
+      status_source: StatusSource
+      fiat_type: number | null
+    }>(
       'SELECT status, updated_at, content_hash, status_source, fiat_type FROM orders WHERE type = ? AND order_id = ?',
       type,
       record.orderId
@@ -527,7 +540,11 @@ export class OrdersRepo {
   }
 
   getCursor(type: OrderType, fiatType: number): SyncCursor {
-    return toCursor(type, fiatType, this.sql.get<CursorDbRow>('SELECT * FROM sync_cursors WHERE type = ? AND fiat_type = ?', type, fiatType))
+    return toCursor(
+      type,
+      fiatType,
+      this.sql.get<CursorDbRow>('SELECT * FROM sync_cursors WHERE type = ? AND fiat_type = ?', type, fiatType)
+    )
   }
 
   listCursors(): SyncCursor[] {
@@ -538,7 +555,10 @@ export class OrdersRepo {
 
   /** Whether an order id has already been applied at exactly the cursor instant. */
   isSeenAtCursor(type: OrderType, fiatType: number, orderId: number): boolean {
-    return this.sql.value('SELECT 1 FROM sync_cursor_ids WHERE type = ? AND fiat_type = ? AND order_id = ?', type, fiatType, orderId) !== undefined
+    return (
+      this.sql.value('SELECT 1 FROM sync_cursor_ids WHERE type = ? AND fiat_type = ? AND order_id = ?', type, fiatType, orderId) !==
+      undefined
+    )
   }
 
   /** Sets (or clears, with null) where a repair pass has to start from. */
@@ -602,11 +622,16 @@ export class OrdersRepo {
   /** The observed status transitions of one order, oldest first. */
   timeline(type: OrderType, orderId: number): OrderEvent[] {
     return this.sql
-      .all<{ id: number; type: number; order_id: number; at: string; order_updated_at: string | null; old_status: number | null; new_status: number; source: StatusSource }>(
-        'SELECT * FROM order_events WHERE type = ? AND order_id = ? ORDER BY id',
-        type,
-        orderId
-      )
+      .all<{
+        id: number
+        type: number
+        order_id: number
+        at: string
+        order_updated_at: string | null
+        old_status: number | null
+        new_status: number
+        source: StatusSource
+      }>('SELECT * FROM order_events WHERE type = ? AND order_id = ? ORDER BY id', type, orderId)
       .map((e) => ({
         id: e.id,
         type: e.type as OrderType,
@@ -620,7 +645,11 @@ export class OrdersRepo {
   }
 
   count(type?: OrderType): number {
-    return (type === undefined ? this.sql.value<number>('SELECT COUNT(*) FROM orders') : this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ?', type)) ?? 0
+    return (
+      (type === undefined
+        ? this.sql.value<number>('SELECT COUNT(*) FROM orders')
+        : this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ?', type)) ?? 0
+    )
   }
 
   /** One window of the orders table and the total matching the filter. */

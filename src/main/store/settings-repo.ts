@@ -29,7 +29,8 @@ export class SettingsRepo {
 
   all(): Record<string, unknown> {
     const out: Record<string, unknown> = {}
-    for (const r of this.sql.all<{ key: string; json: string }>('SELECT key, json FROM settings ORDER BY key')) out[r.key] = JSON.parse(r.json)
+    for (const r of this.sql.all<{ key: string; json: string }>('SELECT key, json FROM settings ORDER BY key'))
+      out[r.key] = JSON.parse(r.json)
     return out
   }
 }

@@ -98,7 +98,11 @@ export class TickerHistoryRepo {
   /** Every sample of one fiat type with at >= from, oldest first (all coins and sides: one query for the tickers view). */
   since(fiatType: number, from: string): TickerSample[] {
     return this.sql
-      .all<TickerDbRow>('SELECT fiat_type, coin_id, side, price, at FROM ticker_history WHERE fiat_type = ? AND at >= ? ORDER BY at, id', fiatType, iso('from', from))
+      .all<TickerDbRow>(
+        'SELECT fiat_type, coin_id, side, price, at FROM ticker_history WHERE fiat_type = ? AND at >= ? ORDER BY at, id',
+        fiatType,
+        iso('from', from)
+      )
       .map(toSample)
   }
 

@@ -89,9 +89,16 @@ export class WebhookDeliveriesRepo {
     const at = d.receivedAt ?? this.now().toISOString()
     const key = d.dedupeKey ?? defaultDedupeKey(d.payloadHeader, d.body)
     return this.sql.transaction(() => {
-      const existing = this.sql.get<{ id: number; times_received: number }>('SELECT id, times_received FROM webhook_deliveries WHERE dedupe_key = ?', key)
+      const existing = this.sql.get<{ id: number; times_received: number }>(
+        'SELECT id, times_received FROM webhook_deliveries WHERE dedupe_key = ?',
+        key
+      )
       if (existing) {
-        this.sql.run('UPDATE webhook_deliveries SET times_received = times_received + 1, last_received_at = ? WHERE id = ?', at, existing.id)
+        this.sql.run(
+          'UPDATE webhook_deliveries SET times_received = times_received + 1, last_received_at = ? WHERE id = ?',
+          at,
+          existing.id
+        )
         return { id: existing.id, inserted: false, timesReceived: existing.times_received + 1 }
       }
       const r = this.sql.run(
@@ -119,7 +126,10 @@ export class WebhookDeliveriesRepo {
   }
 
   /** Newest first. */
-  list(q: { limit?: number; offset?: number; verified?: boolean; orderType?: OrderType; orderId?: number } = {}): { rows: WebhookDelivery[]; total: number } {
+  list(q: { limit?: number; offset?: number; verified?: boolean; orderType?: OrderType; orderId?: number } = {}): {
+    rows: WebhookDelivery[]
+    total: number
+  } {
     const conds: string[] = []
     const params: (number | string)[] = []
     if (q.verified !== undefined) {
@@ -137,7 +147,12 @@ export class WebhookDeliveriesRepo {
     const where = conds.length ? conds.join(' AND ') : '1'
     const total = this.sql.value<number>(`SELECT COUNT(*) FROM webhook_deliveries WHERE ${where}`, ...params) ?? 0
     const rows = this.sql
-      .all<DeliveryDbRow>(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`, ...params, q.limit ?? 100, q.offset ?? 0)
+      .all<DeliveryDbRow>(
+        `SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`,
+        ...params,
+        q.limit ?? 100,
+        q.offset ?? 0
+      )
       .map(toDelivery)
     return { rows, total }
   }

@@ -69,7 +69,10 @@ interface Verdict {
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '::ffff:127.0.0.1'])
 
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '')
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
   return LOOPBACK.has(h) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
 }
 
@@ -285,7 +288,7 @@ async function judge(req: IncomingMessage, text: string, serviceName: string, o:
   }
   if (!secret) return { ...base, claimed, httpStatus: 503, reason: 'no API secret is stored for this profile: cannot verify' }
   if (!verifySignature(payloadHeader, signature, secret)) {
-    return { ...base, claimed, httpStatus: 401, reason: 'signature does not match the payload under this profile\'s secret' }
+    return { ...base, claimed, httpStatus: 401, reason: "signature does not match the payload under this profile's secret" }
   }
   let decoded: unknown
   try {
@@ -299,7 +302,14 @@ async function judge(req: IncomingMessage, text: string, serviceName: string, o:
   const webhook = parseRecord(json as Record<string, unknown>)
   if (!webhook.ok) {
     // Authentic, but not an order we understand: stored for the operator, acknowledged so it is not retried.
-    return { payloadHeader, body: text, verified: true, claimed, httpStatus: 200, reason: `verified, but not an order record: ${webhook.error}` }
+    return {
+      payloadHeader,
+      body: text,
+      verified: true,
+      claimed,
+      httpStatus: 200,
+      reason: `verified, but not an order record: ${webhook.error}`
+    }
   }
   const r = webhook.value.record
   return {

@@ -9,7 +9,6 @@ import {
   ConfigMappingData,
   GasFeeData,
   Id,
-
   LimitsByType,
   OfframpOrder,
   OfframpQuote,
@@ -280,4 +279,3 @@ export function authHeaderNames(serviceName: string) {
     webhookSignature: `x-${serviceName.toLowerCase()}-signature`
   }
 }
-

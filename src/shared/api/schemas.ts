@@ -266,10 +266,7 @@ export const ChainMappingData = z.union([
 export type ChainMappingData = z.output<typeof ChainMappingData>
 
 /** allCoinLimits shape A ({onramp: {fiat: {min,max}}}) or shape B ({coinId: {chainId: number}}). */
-export const CoinLimitsData = z.union([
-  z.looseObject({ onramp: IdMap(LimitEntry) }),
-  IdMap(IdMap(Money))
-])
+export const CoinLimitsData = z.union([z.looseObject({ onramp: IdMap(LimitEntry) }), IdMap(IdMap(Money))])
 export type CoinLimitsData = z.output<typeof CoinLimitsData>
 
 export const GasFeeData = IdMap(IdMap(WithdrawalFeeEntry))
@@ -315,9 +312,7 @@ export type PriceTickerData = z.output<typeof PriceTickerData>
 export const OrderStatusData = z.looseObject({ orderStatus: Int })
 
 export const PublicGasFeeData = z.looseObject({
-  allGasFee: IdMap(
-    IdMap(z.looseObject({ withdrawalFee: Money, minimumWithdrawal: Money, nodeInSync: Int }))
-  )
+  allGasFee: IdMap(IdMap(z.looseObject({ withdrawalFee: Money, minimumWithdrawal: Money, nodeInSync: Int })))
 })
 export type PublicGasFeeData = z.output<typeof PublicGasFeeData>
 

@@ -125,7 +125,12 @@ function checkEip55(address: string): Verdict {
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return { ok: false, detail: 'not 0x followed by 40 hex digits' }
   const body = address.slice(2)
   if (!/[a-f]/.test(body)) {
-    return { ok: true, detail: /[A-F]/.test(body) ? 'valid but not checksummed (all uppercase): a typo would go unnoticed' : 'no letters, nothing to checksum' }
+    return {
+      ok: true,
+      detail: /[A-F]/.test(body)
+        ? 'valid but not checksummed (all uppercase): a typo would go unnoticed'
+        : 'no letters, nothing to checksum'
+    }
   }
   if (!/[A-F]/.test(body)) return { ok: true, detail: 'valid but not checksummed (all lowercase): a typo would go unnoticed' }
   return toEip55(body) === address
@@ -144,7 +149,8 @@ function decodeBase58(address: string): Uint8Array | undefined {
 function checkBase58Check(address: string, versions: Record<number, string>, payloadLength: number, what: string): Verdict {
   const raw = decodeBase58(address)
   if (!raw) return { ok: false, detail: 'contains characters outside base58 (0, O, I and l are not used)' }
-  if (raw.length !== payloadLength + 4) return { ok: false, detail: `decodes to ${raw.length} bytes; a ${what} address has ${payloadLength + 4}` }
+  if (raw.length !== payloadLength + 4)
+    return { ok: false, detail: `decodes to ${raw.length} bytes; a ${what} address has ${payloadLength + 4}` }
   let payload: Uint8Array
   try {
     payload = b58check.decode(address)
@@ -154,7 +160,9 @@ function checkBase58Check(address: string, versions: Record<number, string>, pay
   const version = payload[0] ?? -1
   const kind = versions[version]
   if (kind === undefined) {
-    const want = Object.keys(versions).map((v) => '0x' + Number(v).toString(16).padStart(2, '0')).join(' or ')
+    const want = Object.keys(versions)
+      .map((v) => '0x' + Number(v).toString(16).padStart(2, '0'))
+      .join(' or ')
     return { ok: false, detail: `version byte 0x${version.toString(16).padStart(2, '0')} is not ${want}` }
   }
   return { ok: true, detail: `base58check checksum matches${kind ? ` (${kind})` : ''}` }
@@ -165,9 +173,11 @@ const BECH32_CHARS = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l'
 function checkBtc(address: string): Verdict {
   const lower = address.toLowerCase()
   if (lower.startsWith('bc1')) {
-    if (address !== lower && address !== address.toUpperCase()) return { ok: false, detail: 'bech32 addresses must not mix upper and lower case' }
+    if (address !== lower && address !== address.toUpperCase())
+      return { ok: false, detail: 'bech32 addresses must not mix upper and lower case' }
     const data = lower.slice(3)
-    if ([...data].some((c) => !BECH32_CHARS.includes(c))) return { ok: false, detail: 'contains characters outside bech32 (1, b, i and o are not used after bc1)' }
+    if ([...data].some((c) => !BECH32_CHARS.includes(c)))
+      return { ok: false, detail: 'contains characters outside bech32 (1, b, i and o are not used after bc1)' }
     const v0 = bech32.decodeUnsafe(lower, 90)
     const v1 = v0 ? undefined : bech32m.decodeUnsafe(lower, 90)
     const decoded = v0 ?? v1
@@ -177,12 +187,14 @@ function checkBtc(address: string): Verdict {
     if (version === undefined || !program) return { ok: false, detail: 'malformed witness program' }
     if (version === 0) {
       if (!v0) return { ok: false, detail: 'witness version 0 must use bech32, not bech32m' }
-      if (program.length !== 20 && program.length !== 32) return { ok: false, detail: `a version 0 witness program has 20 or 32 bytes, not ${program.length}` }
+      if (program.length !== 20 && program.length !== 32)
+        return { ok: false, detail: `a version 0 witness program has 20 or 32 bytes, not ${program.length}` }
       return { ok: true, detail: `bech32 checksum matches (${program.length === 20 ? 'P2WPKH' : 'P2WSH'})` }
     }
     if (version > 16) return { ok: false, detail: `witness version ${version} does not exist` }
     if (!v1) return { ok: false, detail: `witness version ${version} must use bech32m, not bech32` }
-    if (program.length < 2 || program.length > 40) return { ok: false, detail: `witness program of ${program.length} bytes is out of range` }
+    if (program.length < 2 || program.length > 40)
+      return { ok: false, detail: `witness program of ${program.length} bytes is out of range` }
     return { ok: true, detail: `bech32m checksum matches${version === 1 && program.length === 32 ? ' (taproot)' : ''}` }
   }
   if (/^[13]/.test(address)) return checkBase58Check(address, { 0x00: 'P2PKH', 0x05: 'P2SH' }, 21, 'legacy Bitcoin')
@@ -191,20 +203,27 @@ function checkBtc(address: string): Verdict {
 
 function checkBep2(address: string): Verdict {
   const lower = address.toLowerCase()
-  if (address !== lower && address !== address.toUpperCase()) return { ok: false, detail: 'bech32 addresses must not mix upper and lower case' }
+  if (address !== lower && address !== address.toUpperCase())
+    return { ok: false, detail: 'bech32 addresses must not mix upper and lower case' }
   if (!lower.startsWith('bnb1')) return { ok: false, detail: 'a BNB Beacon Chain address starts with bnb1' }
-  if ([...lower.slice(4)].some((c) => !BECH32_CHARS.includes(c))) return { ok: false, detail: 'contains characters outside bech32 (1, b, i and o are not used after bnb1)' }
+  if ([...lower.slice(4)].some((c) => !BECH32_CHARS.includes(c)))
+    return { ok: false, detail: 'contains characters outside bech32 (1, b, i and o are not used after bnb1)' }
   const decoded = bech32.decodeUnsafe(lower, 90)
   if (!decoded) return { ok: false, detail: 'bech32 checksum does not match: likely a typo' }
   const bytes = bech32.fromWordsUnsafe(decoded.words)
-  if (!bytes || bytes.length !== 20) return { ok: false, detail: `carries ${bytes ? bytes.length : 'malformed'} bytes; a bnb1 address carries 20` }
+  if (!bytes || bytes.length !== 20)
+    return { ok: false, detail: `carries ${bytes ? bytes.length : 'malformed'} bytes; a bnb1 address carries 20` }
   return { ok: true, detail: 'bech32 checksum matches' }
 }
 
 function checkSolana(address: string): Verdict {
   const raw = decodeBase58(address)
   if (!raw) return { ok: false, detail: 'contains characters outside base58 (0, O, I and l are not used)' }
-  if (raw.length !== 32) return { ok: false, detail: `decodes to ${raw.length} bytes; a Solana public key has exactly 32 (Solana addresses carry no checksum, the length is all there is to check)` }
+  if (raw.length !== 32)
+    return {
+      ok: false,
+      detail: `decodes to ${raw.length} bytes; a Solana public key has exactly 32 (Solana addresses carry no checksum, the length is all there is to check)`
+    }
   return { ok: true, detail: 'base58 decodes to a 32-byte public key (Solana addresses carry no checksum)' }
 }
 
@@ -231,14 +250,17 @@ function checkTon(address: string): Verdict {
   }
   if (raw.length !== 36) return { ok: false, detail: `decodes to ${raw.length} bytes, not 36` }
   const crc = crc16Xmodem(raw.subarray(0, 34))
-  if (((raw[34] ?? 0) << 8 | (raw[35] ?? 0)) !== crc) return { ok: false, detail: 'CRC16 checksum does not match: likely a typo' }
+  if ((((raw[34] ?? 0) << 8) | (raw[35] ?? 0)) !== crc) return { ok: false, detail: 'CRC16 checksum does not match: likely a typo' }
   const tag = raw[0] ?? 0
   const flavour = tag & 0x7f
   if (flavour !== 0x11 && flavour !== 0x51) return { ok: false, detail: `unknown address tag 0x${tag.toString(16)}` }
   if (tag & 0x80) return { ok: false, detail: 'testnet-only address' }
   const wc = raw[1]
   if (wc !== 0x00 && wc !== 0xff) return { ok: false, detail: `unknown workchain ${wc ?? '?'}` }
-  return { ok: true, detail: `CRC16 checksum matches (${flavour === 0x11 ? 'bounceable' : 'non-bounceable'}, ${wc === 0 ? 'basechain' : 'masterchain'})` }
+  return {
+    ok: true,
+    detail: `CRC16 checksum matches (${flavour === 0x11 ? 'bounceable' : 'non-bounceable'}, ${wc === 0 ? 'basechain' : 'masterchain'})`
+  }
 }
 
 function runChecksum(scheme: ChecksumScheme, address: string): Verdict | undefined {
@@ -291,7 +313,12 @@ export function checkAddress(chain: ChainRules, address: string, memo?: string):
     return finish()
   }
   if (/\s/.test(address)) {
-    checks.push({ name: CHECK_NAMES.whitespace, kind: 'input', ok: false, detail: 'contains spaces or line breaks: check for a stray space when pasting' })
+    checks.push({
+      name: CHECK_NAMES.whitespace,
+      kind: 'input',
+      ok: false,
+      detail: 'contains spaces or line breaks: check for a stray space when pasting'
+    })
   }
 
   if (chain.addressRegex !== undefined && chain.addressRegex !== '') {
@@ -301,7 +328,12 @@ export function checkAddress(chain: ChainRules, address: string, memo?: string):
         ? c.re.test(address)
           ? { name: CHECK_NAMES.format, kind: 'format', ok: true, detail: `matches ${chain.addressRegex}` }
           : { name: CHECK_NAMES.format, kind: 'format', ok: false, detail: `does not match ${chain.addressRegex}` }
-        : { name: CHECK_NAMES.format, kind: 'format', ok: false, detail: `the config's addressRegex is not a valid regular expression (${c.error}); cannot check` }
+        : {
+            name: CHECK_NAMES.format,
+            kind: 'format',
+            ok: false,
+            detail: `the config's addressRegex is not a valid regular expression (${c.error}); cannot check`
+          }
     )
   }
 
@@ -336,12 +368,19 @@ function checkMemo(memoRegex: string | undefined, memo: string | undefined): Add
   }
   if (memoRegex === '') {
     return given
-      ? { name, kind: 'memo', ok: false, detail: 'this chain uses no memo: remove it (a memo here means the address was probably meant for another chain)' }
+      ? {
+          name,
+          kind: 'memo',
+          ok: false,
+          detail: 'this chain uses no memo: remove it (a memo here means the address was probably meant for another chain)'
+        }
       : { name, kind: 'memo', ok: true, detail: 'this chain uses no memo' }
   }
   const c = compileConfigRegex(memoRegex)
-  if (!c.ok) return { name, kind: 'memo', ok: false, detail: `the config's memoRegex is not a valid regular expression (${c.error}); cannot check` }
-  if (!given) return { name, kind: 'memo', ok: true, detail: 'no memo given; this chain accepts one (exchange deposit addresses require it)' }
+  if (!c.ok)
+    return { name, kind: 'memo', ok: false, detail: `the config's memoRegex is not a valid regular expression (${c.error}); cannot check` }
+  if (!given)
+    return { name, kind: 'memo', ok: true, detail: 'no memo given; this chain accepts one (exchange deposit addresses require it)' }
   if (memo.length > MAX_MEMO_LENGTH) return { name, kind: 'memo', ok: false, detail: `${memo.length} characters is longer than any memo` }
   return c.re.test(memo)
     ? { name, kind: 'memo', ok: true, detail: `matches ${memoRegex}` }
@@ -393,20 +432,102 @@ const B58 = '1-9A-HJ-NP-Za-km-z'
 export const REFERENCE_CHAIN_DETAILS: Readonly<Record<number, ChainDetail>> = {
   0: { chainSymbol: 'erc20', chainName: 'Ethereum', ...EVM, networkId: 1, hashLink: 'https://etherscan.io/tx/', confirmations: 12 },
   1: { chainSymbol: 'bep20', chainName: 'BNB Smart Chain', ...EVM, networkId: 56, hashLink: 'https://bscscan.com/tx/', confirmations: 15 },
-  2: { chainSymbol: 'trc20', chainName: 'Tron', addressRegex: `^T[${B58}]{33}$`, memoRegex: '', startingWith: ['T'], networkId: -1, hashLink: 'https://tronscan.org/#/transaction/', confirmations: 20 },
+  2: {
+    chainSymbol: 'trc20',
+    chainName: 'Tron',
+    addressRegex: `^T[${B58}]{33}$`,
+    memoRegex: '',
+    startingWith: ['T'],
+    networkId: -1,
+    hashLink: 'https://tronscan.org/#/transaction/',
+    confirmations: 20
+  },
   3: { chainSymbol: 'matic20', chainName: 'Polygon', ...EVM, networkId: 137, hashLink: 'https://polygonscan.com/tx/', confirmations: 128 },
-  4: { chainSymbol: 'spl', chainName: 'Solana', addressRegex: `^[${B58}]{32,44}$`, memoRegex: '', startingWith: [''], networkId: -1, hashLink: 'https://solscan.io/tx/', confirmations: 1 },
-  5: { chainSymbol: 'bep2', chainName: 'BNB Beacon Chain', addressRegex: '^(bnb1)[0-9a-z]{38}$', memoRegex: '^[0-9A-Za-z\\-_]{1,120}$', startingWith: ['bnb1'], networkId: -1, hashLink: 'https://explorer.bnbchain.org/tx/', confirmations: 1 },
-  7: { chainSymbol: 'nep5', chainName: 'Neo Legacy', addressRegex: '^(A)[A-Za-z0-9]{33}$', memoRegex: '', startingWith: ['A'], networkId: -1, hashLink: 'https://neotube.io/transaction/', confirmations: 1 },
-  8: { chainSymbol: 'eos', chainName: 'EOS', addressRegex: '^[1-5a-z\\.]{1,12}$', memoRegex: '^[0-9A-Za-z\\-_,]{1,120}$', startingWith: [''], networkId: -1, hashLink: 'https://bloks.io/transaction/', confirmations: 1 },
+  4: {
+    chainSymbol: 'spl',
+    chainName: 'Solana',
+    addressRegex: `^[${B58}]{32,44}$`,
+    memoRegex: '',
+    startingWith: [''],
+    networkId: -1,
+    hashLink: 'https://solscan.io/tx/',
+    confirmations: 1
+  },
+  5: {
+    chainSymbol: 'bep2',
+    chainName: 'BNB Beacon Chain',
+    addressRegex: '^(bnb1)[0-9a-z]{38}$',
+    memoRegex: '^[0-9A-Za-z\\-_]{1,120}$',
+    startingWith: ['bnb1'],
+    networkId: -1,
+    hashLink: 'https://explorer.bnbchain.org/tx/',
+    confirmations: 1
+  },
+  7: {
+    chainSymbol: 'nep5',
+    chainName: 'Neo Legacy',
+    addressRegex: '^(A)[A-Za-z0-9]{33}$',
+    memoRegex: '',
+    startingWith: ['A'],
+    networkId: -1,
+    hashLink: 'https://neotube.io/transaction/',
+    confirmations: 1
+  },
+  8: {
+    chainSymbol: 'eos',
+    chainName: 'EOS',
+    addressRegex: '^[1-5a-z\\.]{1,12}$',
+    memoRegex: '^[0-9A-Za-z\\-_,]{1,120}$',
+    startingWith: [''],
+    networkId: -1,
+    hashLink: 'https://bloks.io/transaction/',
+    confirmations: 1
+  },
   9: { chainSymbol: 'klay', chainName: 'Klaytn', ...EVM, networkId: 8217, hashLink: 'https://klaytnscope.com/tx/', confirmations: 1 },
-  10: { chainSymbol: 'matic20-test', chainName: 'Polygon testnet', ...EVM, networkId: 80001, hashLink: 'https://mumbai.polygonscan.com/tx/', confirmations: 5 },
+  10: {
+    chainSymbol: 'matic20-test',
+    chainName: 'Polygon testnet',
+    ...EVM,
+    networkId: 80001,
+    hashLink: 'https://mumbai.polygonscan.com/tx/',
+    confirmations: 5
+  },
   11: { chainSymbol: 'okc', chainName: 'OKX Chain', ...EVM, networkId: 66, hashLink: 'https://www.oklink.com/okc/tx/', confirmations: 5 },
-  12: { chainSymbol: 'wemix 3.0', chainName: 'WEMIX 3.0', ...EVM, networkId: 1111, hashLink: 'https://explorer.wemix.com/tx/', confirmations: 5 },
-  13: { chainSymbol: 'arbitrum', chainName: 'Arbitrum One', ...EVM, networkId: 42161, hashLink: 'https://arbiscan.io/tx/', confirmations: 20 },
+  12: {
+    chainSymbol: 'wemix 3.0',
+    chainName: 'WEMIX 3.0',
+    ...EVM,
+    networkId: 1111,
+    hashLink: 'https://explorer.wemix.com/tx/',
+    confirmations: 5
+  },
+  13: {
+    chainSymbol: 'arbitrum',
+    chainName: 'Arbitrum One',
+    ...EVM,
+    networkId: 42161,
+    hashLink: 'https://arbiscan.io/tx/',
+    confirmations: 20
+  },
   14: { chainSymbol: 'yota', chainName: 'Yota', networkId: -1, hashLink: '' },
-  15: { chainSymbol: 'ton', chainName: 'TON', addressRegex: '^[A-Za-z0-9_\\-+/]{48}$', memoRegex: '^[0-9A-Za-z\\-_ ]{1,120}$', startingWith: ['EQ', 'UQ'], networkId: -1, hashLink: 'https://tonviewer.com/transaction/', confirmations: 1 },
-  21: { chainSymbol: 'energi', chainName: 'Energi', ...EVM, networkId: 39797, hashLink: 'https://explorer.energi.network/tx/', confirmations: 5 }
+  15: {
+    chainSymbol: 'ton',
+    chainName: 'TON',
+    addressRegex: '^[A-Za-z0-9_\\-+/]{48}$',
+    memoRegex: '^[0-9A-Za-z\\-_ ]{1,120}$',
+    startingWith: ['EQ', 'UQ'],
+    networkId: -1,
+    hashLink: 'https://tonviewer.com/transaction/',
+    confirmations: 1
+  },
+  21: {
+    chainSymbol: 'energi',
+    chainName: 'Energi',
+    ...EVM,
+    networkId: 39797,
+    hashLink: 'https://explorer.energi.network/tx/',
+    confirmations: 5
+  }
 }
 
 /** Bitcoin is a coin the service lists without a chain id of its own; its rules, for checks by symbol. */
@@ -478,7 +599,11 @@ export function sampleAddress(chainSymbol: string, rng: () => number): { address
     case 'eip55':
       return { address: toEip55(bytesToHex(randomBytes(20, rng))) }
     case 'none':
-      if (symbol === 'eos') return { address: randomChars(1, 'abcdefghijklmnopqrstuvwxyz', rng) + randomChars(11, 'abcdefghijklmnopqrstuvwxyz12345', rng), memo: memo() }
+      if (symbol === 'eos')
+        return {
+          address: randomChars(1, 'abcdefghijklmnopqrstuvwxyz', rng) + randomChars(11, 'abcdefghijklmnopqrstuvwxyz12345', rng),
+          memo: memo()
+        }
       return { address: toEip55(bytesToHex(randomBytes(20, rng))) }
   }
 }
@@ -553,7 +678,8 @@ export function breakChecksum(address: string, chainSymbol?: string): string {
       candidates = []
       for (let i = n - 1; i >= 2; i--) {
         const c = address[i] ?? ''
-        if (/[a-fA-F]/.test(c)) candidates.push(address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1))
+        if (/[a-fA-F]/.test(c))
+          candidates.push(address.slice(0, i) + (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) + address.slice(i + 1))
       }
       break
     }

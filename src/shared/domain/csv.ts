@@ -61,7 +61,10 @@ export interface CsvNameMappings {
 }
 
 /** The fields both order types share, in the order every export starts with. */
-type CommonOrderFields = Pick<OnrampOrder & OfframpOrder, 'orderId' | 'merchantRecognitionId' | 'createdAt' | 'updatedAt' | 'status' | 'coinId' | 'chainId'> & {
+type CommonOrderFields = Pick<
+  OnrampOrder & OfframpOrder,
+  'orderId' | 'merchantRecognitionId' | 'createdAt' | 'updatedAt' | 'status' | 'coinId' | 'chainId'
+> & {
   fiatType?: number
 }
 

@@ -22,10 +22,12 @@ export function validateAmountInput(text: string, maxDecimals: number): AmountIn
   if (t.length > MAX_INPUT_LENGTH) return { ok: false, message: 'That amount is too long.' }
   if (/^-/.test(t)) return { ok: false, message: 'The amount cannot be negative.' }
   if (/^[+-]?(nan|infinity|inf)$/i.test(t)) return { ok: false, message: 'The amount must be a number.' }
-  if (/^[+]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(t)) return { ok: false, message: 'Write the amount in full, without an exponent (1500, not 1.5e3).' }
+  if (/^[+]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/.test(t))
+    return { ok: false, message: 'Write the amount in full, without an exponent (1500, not 1.5e3).' }
   let plain = t
   if (plain.includes(',')) {
-    if (!/^\d{1,3}(,\d{3})+(\.\d*)?$/.test(plain)) return { ok: false, message: 'Use a point for decimals; commas only as thousands separators (1,234.50).' }
+    if (!/^\d{1,3}(,\d{3})+(\.\d*)?$/.test(plain))
+      return { ok: false, message: 'Use a point for decimals; commas only as thousands separators (1,234.50).' }
     plain = plain.replace(/,/g, '')
   }
   if (!/^(\d+\.?\d*|\.\d+)$/.test(plain)) return { ok: false, message: 'Use digits and at most one decimal point.' }
@@ -51,7 +53,12 @@ export interface AmountLimits {
  * coin/chain minimum buy or sell amount when given), undefined when it is inside.
  * unit ("INR", "USDT") is appended to the numbers in the message.
  */
-export function checkLimits(amount: DecimalString, limits: AmountLimits, minimumBuyOrSell?: DecimalString | null, unit?: string): string | undefined {
+export function checkLimits(
+  amount: DecimalString,
+  limits: AmountLimits,
+  minimumBuyOrSell?: DecimalString | null,
+  unit?: string
+): string | undefined {
   const u = unit ? ` ${unit}` : ''
   const { min, max } = limits
   const minOk = min !== undefined && min !== null && min !== ''
@@ -151,7 +158,12 @@ export function quoteBreakdown(type: 1 | 2, q: OnrampQuoteInput | OfframpQuoteIn
 export function quoteBreakdown(type: 1 | 2, q: OnrampQuoteInput | OfframpQuoteInput): QuoteBreakdown {
   if (type === 1) {
     const o = q as OnrampQuoteInput
-    const fees = [fee('onrampFee', o.onrampFee), fee('clientFee', o.clientFee), fee('gatewayFee', o.gatewayFee), fee('gasFee', o.gasFee, 'coin')]
+    const fees = [
+      fee('onrampFee', o.onrampFee),
+      fee('clientFee', o.clientFee),
+      fee('gatewayFee', o.gatewayFee),
+      fee('gasFee', o.gasFee, 'coin')
+    ]
     const b: OnrampBreakdown = {
       kind: 'onramp',
       fiatAmount: toDecimalString(o.fiatAmount),

@@ -86,7 +86,15 @@ function tableFor(type: number): ReadonlyMap<number, Row> | undefined {
 export function statusInfo(type: number, status: number): StatusInfo {
   const row = tableFor(type)?.get(status)
   if (!row) {
-    return { type, status, label: `unknown status ${String(status)}`, terminal: false, tone: 'progress', group: 'in progress', known: false }
+    return {
+      type,
+      status,
+      label: `unknown status ${String(status)}`,
+      terminal: false,
+      tone: 'progress',
+      group: 'in progress',
+      known: false
+    }
   }
   return {
     type,
@@ -139,7 +147,10 @@ export function statusesInGroup(type: OrderType, group: StatusGroup): readonly n
  * A filter a query can apply: `in` lists the statuses that match; when
  * `includeUnknown` is set, any status missing from knownStatuses(type) matches too.
  */
-export function statusGroupFilter(type: OrderType, group: StatusGroup): { in: readonly number[]; includeUnknown: boolean; known: readonly number[] } {
+export function statusGroupFilter(
+  type: OrderType,
+  group: StatusGroup
+): { in: readonly number[]; includeUnknown: boolean; known: readonly number[] } {
   return { in: statusesInGroup(type, group), includeUnknown: group === UNKNOWN_STATUS_GROUP, known: knownStatuses(type) }
 }
 

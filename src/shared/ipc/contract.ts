@@ -44,7 +44,10 @@ export const ProfileInput = z
   .object({
     name: z.string().trim().min(1).max(64),
     baseUrl: HttpUrl,
-    serviceName: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lowercase letters, digits and dashes').default('service'),
+    serviceName: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]{0,31}$/, 'lowercase letters, digits and dashes')
+      .default('service'),
     apiKey: z.string().trim().min(1).max(256)
   })
   .strict()
@@ -182,7 +185,10 @@ export const ConfigSnapshot = z.object({
   /** coinId -> chainId -> fee entry (decimal strings). */
   gasFees: z.record(
     z.string(),
-    z.record(z.string(), z.object({ withdrawalFee: Dec, minimumWithdrawal: Dec, nodeInSync: z.number().int(), depositEnable: z.number().int().optional() }))
+    z.record(
+      z.string(),
+      z.object({ withdrawalFee: Dec, minimumWithdrawal: Dec, nodeInSync: z.number().int(), depositEnable: z.number().int().optional() })
+    )
   ),
   /** onramp/offramp -> fiatId -> {min, max} */
   limits: z.object({
@@ -263,9 +269,23 @@ const none = z.object({}).strict()
 const ch = <I extends z.ZodType, O extends z.ZodType>(input: I, output: O, doc: string) => ({ input, output, doc })
 
 export const channels = {
-  'app:info': ch(none, z.object({ version: z.string(), platform: z.string(), shell: z.enum(['electron', 'web']), profile: Profile, clockSkewMs: z.number().nullable() }), 'Version, shell and the active profile'),
+  'app:info': ch(
+    none,
+    z.object({
+      version: z.string(),
+      platform: z.string(),
+      shell: z.enum(['electron', 'web']),
+      profile: Profile,
+      clockSkewMs: z.number().nullable()
+    }),
+    'Version, shell and the active profile'
+  ),
   'app:openExternal': ch(z.object({ url: HttpUrl }).strict(), ok, 'Open an http(s) explorer link in the system browser'),
-  'app:showMain': ch(z.object({ order: z.object({ type: OrderType, orderId: z.number().int() }).strict().optional() }).strict(), ok, 'Show the main window (from the tray), optionally at an order'),
+  'app:showMain': ch(
+    z.object({ order: z.object({ type: OrderType, orderId: z.number().int() }).strict().optional() }).strict(),
+    ok,
+    'Show the main window (from the tray), optionally at an order'
+  ),
 
   'profiles:list': ch(none, z.object({ profiles: z.array(Profile), activeId: ProfileId }), 'All profiles and the active one'),
   'profiles:create': ch(ProfileInput, Profile, 'Create a live profile'),
@@ -273,42 +293,116 @@ export const channels = {
   'profiles:delete': ch(z.object({ id: ProfileId }).strict(), ok, 'Delete a live profile, its secret and its database'),
   'profiles:switch': ch(z.object({ id: ProfileId }).strict(), Profile, 'Make a profile active; every service switches'),
 
-  'secrets:status': ch(z.object({ profileId: ProfileId }).strict(), z.object({ has: z.boolean(), backend: SecretBackend, plaintextWarning: z.boolean() }), 'Whether a secret is stored and where (never the secret)'),
-  'secrets:set': ch(z.object({ profileId: ProfileId, secret: z.string().min(8).max(512) }).strict(), z.object({ backend: SecretBackend }), 'Store or replace a secret (write-only)'),
+  'secrets:status': ch(
+    z.object({ profileId: ProfileId }).strict(),
+    z.object({ has: z.boolean(), backend: SecretBackend, plaintextWarning: z.boolean() }),
+    'Whether a secret is stored and where (never the secret)'
+  ),
+  'secrets:set': ch(
+    z.object({ profileId: ProfileId, secret: z.string().min(8).max(512) }).strict(),
+    z.object({ backend: SecretBackend }),
+    'Store or replace a secret (write-only)'
+  ),
   'secrets:delete': ch(z.object({ profileId: ProfileId }).strict(), ok, 'Delete a stored secret'),
-  'secrets:test': ch(z.object({ profileId: ProfileId }).strict(), z.object({ ok: z.boolean(), latencyMs: z.number().nullable(), message: z.string(), error: ErrorInfo.nullable() }), 'Call one cheap authenticated endpoint and explain the outcome'),
+  'secrets:test': ch(
+    z.object({ profileId: ProfileId }).strict(),
+    z.object({ ok: z.boolean(), latencyMs: z.number().nullable(), message: z.string(), error: ErrorInfo.nullable() }),
+    'Call one cheap authenticated endpoint and explain the outcome'
+  ),
 
   'settings:get': ch(none, Settings, 'Current settings'),
   'settings:update': ch(SettingsPatch, Settings, 'Change settings'),
 
   'config:get': ch(none, ConfigSnapshot, 'The cached configuration (stale-while-revalidate)'),
   'config:refresh': ch(none, ConfigSnapshot, 'Refetch the configuration now'),
-  'bank:get': ch(none, z.object({ details: z.record(z.string(), z.unknown()).nullable(), fetchedAt: EpochMs.nullable(), stale: z.boolean(), error: ErrorInfo.nullable() }), 'Bank and UPI details'),
+  'bank:get': ch(
+    none,
+    z.object({
+      details: z.record(z.string(), z.unknown()).nullable(),
+      fetchedAt: EpochMs.nullable(),
+      stale: z.boolean(),
+      error: ErrorInfo.nullable()
+    }),
+    'Bank and UPI details'
+  ),
 
-  'tickers:get': ch(z.object({ fiatType: IdNum }).strict(), z.object({ fiatType: z.number().int(), rows: z.array(TickerRow), nextRefreshAt: EpochMs.nullable(), error: ErrorInfo.nullable() }), 'Latest prices with history'),
-  'tickers:visibility': ch(z.object({ view: z.enum(['main', 'tray']), visible: z.boolean() }).strict(), ok, 'A window shows or hides tickers (refresh only while shown)'),
+  'tickers:get': ch(
+    z.object({ fiatType: IdNum }).strict(),
+    z.object({ fiatType: z.number().int(), rows: z.array(TickerRow), nextRefreshAt: EpochMs.nullable(), error: ErrorInfo.nullable() }),
+    'Latest prices with history'
+  ),
+  'tickers:visibility': ch(
+    z.object({ view: z.enum(['main', 'tray']), visible: z.boolean() }).strict(),
+    ok,
+    'A window shows or hides tickers (refresh only while shown)'
+  ),
 
   'quotes:get': ch(QuoteInput, QuoteResult, 'An onramp or offramp quote (interactive priority)'),
   'quotes:compare': ch(QuoteInput, z.object({ rows: z.array(CompareRow) }), 'The same quote on every network of the coin'),
 
-  'orders:query': ch(z.object({ filter: OrderFilter, sort: z.enum(['updatedAt:desc', 'updatedAt:asc', 'createdAt:desc', 'createdAt:asc', 'orderId:desc', 'orderId:asc']).default('updatedAt:desc'), offset: z.number().int().min(0), limit: z.number().int().min(1).max(1000) }).strict(), z.object({ rows: z.array(OrderRow), total: z.number().int() }), 'A window of the filtered orders'),
-  'orders:get': ch(z.object({ type: OrderType, orderId: z.number().int() }).strict(), z.object({ row: OrderRow, record: z.record(z.string(), z.unknown()), timeline: z.array(TimelineEntry) }).nullable(), 'One order with every field and its timeline'),
+  'orders:query': ch(
+    z
+      .object({
+        filter: OrderFilter,
+        sort: z
+          .enum(['updatedAt:desc', 'updatedAt:asc', 'createdAt:desc', 'createdAt:asc', 'orderId:desc', 'orderId:asc'])
+          .default('updatedAt:desc'),
+        offset: z.number().int().min(0),
+        limit: z.number().int().min(1).max(1000)
+      })
+      .strict(),
+    z.object({ rows: z.array(OrderRow), total: z.number().int() }),
+    'A window of the filtered orders'
+  ),
+  'orders:get': ch(
+    z.object({ type: OrderType, orderId: z.number().int() }).strict(),
+    z.object({ row: OrderRow, record: z.record(z.string(), z.unknown()), timeline: z.array(TimelineEntry) }).nullable(),
+    'One order with every field and its timeline'
+  ),
   'orders:watch': ch(z.object({ type: OrderType, orderId: z.number().int(), watch: z.boolean() }).strict(), ok, 'Pin or unpin an order'),
   'orders:watched': ch(none, z.object({ rows: z.array(OrderRow) }), 'Pinned orders and active orders for the tray'),
-  'orders:export': ch(z.object({ filter: OrderFilter }).strict(), z.object({ path: z.string(), rows: z.number().int() }), 'Write the filtered orders to CSV'),
+  'orders:export': ch(
+    z.object({ filter: OrderFilter }).strict(),
+    z.object({ path: z.string(), rows: z.number().int() }),
+    'Write the filtered orders to CSV'
+  ),
 
   'sync:state': ch(none, z.object({ states: z.array(SyncState) }), 'Sync state per (type, fiat)'),
   'sync:now': ch(none, ok, 'Run a history sync now'),
   'budget:get': ch(none, z.object({ entries: z.array(BudgetEntry) }), 'Request budget per limited endpoint'),
 
-  'webhooks:setUrl': ch(z.object({ url: HttpUrl }).strict(), z.object({ message: z.string() }), "Set the merchant's webhook URL at the service"),
-  'webhooks:sendDummy': ch(z.object({ target: z.enum(['url', 'inbox']), url: HttpUrl.optional() }).strict(), z.object({ message: z.string(), sentTo: z.string().nullable() }), 'Ask the service to send a dummy webhook'),
-  'webhooks:resend': ch(z.object({ orderId: z.number().int().positive() }).strict(), z.object({ message: z.string() }), "Ask the service to resend one order's webhook"),
-  'webhooks:deliveries': ch(z.object({ offset: z.number().int().min(0), limit: z.number().int().min(1).max(500) }).strict(), z.object({ rows: z.array(WebhookDelivery), total: z.number().int() }), 'The inbox log'),
-  'webhooks:verify': ch(z.object({ payload: z.string().min(1).max(1_048_576), signature: z.string().min(1).max(1024) }).strict(), z.object({ match: z.boolean(), reason: z.string(), decoded: z.unknown().nullable() }), 'Check a payload and signature against the active secret (computed in main)'),
+  'webhooks:setUrl': ch(
+    z.object({ url: HttpUrl }).strict(),
+    z.object({ message: z.string() }),
+    "Set the merchant's webhook URL at the service"
+  ),
+  'webhooks:sendDummy': ch(
+    z.object({ target: z.enum(['url', 'inbox']), url: HttpUrl.optional() }).strict(),
+    z.object({ message: z.string(), sentTo: z.string().nullable() }),
+    'Ask the service to send a dummy webhook'
+  ),
+  'webhooks:resend': ch(
+    z.object({ orderId: z.number().int().positive() }).strict(),
+    z.object({ message: z.string() }),
+    "Ask the service to resend one order's webhook"
+  ),
+  'webhooks:deliveries': ch(
+    z.object({ offset: z.number().int().min(0), limit: z.number().int().min(1).max(500) }).strict(),
+    z.object({ rows: z.array(WebhookDelivery), total: z.number().int() }),
+    'The inbox log'
+  ),
+  'webhooks:verify': ch(
+    z.object({ payload: z.string().min(1).max(1_048_576), signature: z.string().min(1).max(1024) }).strict(),
+    z.object({ match: z.boolean(), reason: z.string(), decoded: z.unknown().nullable() }),
+    'Check a payload and signature against the active secret (computed in main)'
+  ),
   'webhooks:inbox': ch(none, InboxStatus, 'Local receiver status'),
 
-  'audit:list': ch(z.object({ limit: z.number().int().min(1).max(500) }).strict(), z.object({ rows: z.array(AuditEntry) }), 'Recent operator actions')
+  'audit:list': ch(
+    z.object({ limit: z.number().int().min(1).max(500) }).strict(),
+    z.object({ rows: z.array(AuditEntry) }),
+    'Recent operator actions'
+  )
 } as const
 
 export type Channels = typeof channels
@@ -397,7 +491,8 @@ export function toEnvelopeError(e: unknown): ErrorInfo {
     const src = (e as { toInfo?: () => ErrorInfo }).toInfo?.() ?? (e as ErrorInfo)
     // Copy field by field: an Error's message is not an own enumerable property.
     const picked: Record<string, unknown> = { kind: src.kind, message: src.message, retryable: src.retryable ?? false }
-    for (const k of ['endpoint', 'httpStatus', 'code', 'origin', 'nextSlotAt', 'path', 'skewMs'] as const) if (src[k] !== undefined) picked[k] = src[k]
+    for (const k of ['endpoint', 'httpStatus', 'code', 'origin', 'nextSlotAt', 'path', 'skewMs'] as const)
+      if (src[k] !== undefined) picked[k] = src[k]
     const r = ErrorInfo.safeParse(picked)
     if (r.success) return r.data
   }

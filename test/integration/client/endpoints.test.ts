@@ -91,7 +91,10 @@ describe('configuration endpoints', () => {
     for (const chain of ['0', '1', '2', '3']) expectDec(usdtData[chain], usdtSell)
     expectDec(c.coinData?.['84'] as string, priceRow('busd').sell) // one chain: a bare number
     expectDec(c.minimumBuyAmount?.['6']?.['0'], '1000')
-    expect(c.allGasFee?.['54']?.['1']).toMatchObject({ depositFee: expect.any(String) as unknown, minimumDeposit: expect.any(String) as unknown })
+    expect(c.allGasFee?.['54']?.['1']).toMatchObject({
+      depositFee: expect.any(String) as unknown,
+      minimumDeposit: expect.any(String) as unknown
+    })
     expectDec(c.minimumSellAmount?.['1'], '500')
     expectDec(c.gatewayFee?.['1']?.['10000'], '25')
   })
@@ -128,11 +131,20 @@ describe('limits and allCoinLimits', () => {
   })
 
   it('shape B for VND and NGN: a minimum per coin and chain, which onramp quotes enforce', async () => {
-    const [vnd, ngn, config] = [await client.allCoinLimits({ fiatType: 5 }), await client.allCoinLimits({ fiatType: 6 }), await client.publicAllConfig()]
+    const [vnd, ngn, config] = [
+      await client.allCoinLimits({ fiatType: 5 }),
+      await client.allCoinLimits({ fiatType: 6 }),
+      await client.publicAllConfig()
+    ]
     expect('onramp' in vnd).toBe(false)
     const b = vnd as Record<string, Record<string, string>>
     for (const coin of Object.values(config.allCoinConfig ?? {})) {
-      expect(Object.keys(b[String(coin.coinId)] ?? {}).map(Number).sort((x, y) => x - y), `coin ${coin.coinId}`).toEqual([...coin.networks].sort((x, y) => x - y))
+      expect(
+        Object.keys(b[String(coin.coinId)] ?? {})
+          .map(Number)
+          .sort((x, y) => x - y),
+        `coin ${coin.coinId}`
+      ).toEqual([...coin.networks].sort((x, y) => x - y))
     }
     expect(Object.keys(ngn as object).sort()).toEqual(Object.keys(b).sort())
     // eth on erc20 needs four times the fiat's own minimum in VND: the shape B number is the floor.
@@ -166,7 +178,12 @@ describe('priceTicker', () => {
     const tr = await client.priceTicker({ type: 3, fiatType: 2 })
     expect(tr.offramp).toEqual({})
     expectDec(tr.onramp?.['54'], priceRow('usdt', 2).buy)
-    expect(await caught(client.priceTicker({ type: 2, fiatType: 2 }))).toMatchObject({ kind: 'api', code: 406, httpStatus: 406, retryable: false })
+    expect(await caught(client.priceTicker({ type: 2, fiatType: 2 }))).toMatchObject({
+      kind: 'api',
+      code: 406,
+      httpStatus: 406,
+      retryable: false
+    })
   })
 
   it('follows a price set through the control API', async () => {
@@ -218,7 +235,7 @@ describe('quotes', () => {
     expectDec(off.rate, priceRow('usdt').sell)
   })
 
-  it('onramp quotes in other fiats use that fiat\'s price', async () => {
+  it("onramp quotes in other fiats use that fiat's price", async () => {
     const q = await client.onrampQuote({ coinCode: 'usdc', network: 'matic20', fiatAmount: '500', fiatType: 3 })
     expectDec(q.rate, priceRow('usdc', 3).buy)
     expectDec(q.onrampFee, '5')
@@ -242,6 +259,8 @@ describe('orderStatus', () => {
 it('this client sent requests to all 11 endpoints covered here (history and webhooks have their own files)', () => {
   const stats = client.stats()
   expect(endpointNames).toHaveLength(15)
-  const silent = endpointNames.filter((n) => stats[n] === 0 && !['merchantHistory', 'sendDummyWebhook', 'resendWebhook', 'setWebhookUrl'].includes(n))
+  const silent = endpointNames.filter(
+    (n) => stats[n] === 0 && !['merchantHistory', 'sendDummyWebhook', 'resendWebhook', 'setWebhookUrl'].includes(n)
+  )
   expect(silent).toEqual([])
 })

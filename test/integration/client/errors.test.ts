@@ -42,13 +42,21 @@ function client(o: Parameters<typeof clientFor>[1] = {}): ApiClient {
  * validate first, and these tests need the sandbox's answer to a body they refuse.
  */
 function unvalidated(c: ApiClient, name: EndpointName, body: unknown): Promise<unknown> {
-  const attempt = (c as unknown as { attempt?: (n: EndpointName, b: unknown, s: z.ZodType, o: CallOptions, a: number) => Promise<unknown> }).attempt
+  const attempt = (c as unknown as { attempt?: (n: EndpointName, b: unknown, s: z.ZodType, o: CallOptions, a: number) => Promise<unknown> })
+    .attempt
   if (typeof attempt !== 'function') throw new Error('ApiClient has no private attempt step any more: update this bypass')
   return attempt.call(c, name, body, endpoints[name].response, {}, 1)
 }
 
 /** The client refuses a body itself (nothing reaches the sandbox), and the sandbox refuses it with `code`. */
-async function refusedTwice(name: EndpointName, call: (c: ApiClient) => Promise<unknown>, body: unknown, path: string, code: number, error: RegExp) {
+async function refusedTwice(
+  name: EndpointName,
+  call: (c: ApiClient) => Promise<unknown>,
+  body: unknown,
+  path: string,
+  code: number,
+  error: RegExp
+) {
   const c = client()
   const seen = countAtSandbox(sb, name)
   const own = await caught(call(c))
@@ -62,12 +70,25 @@ async function refusedTwice(name: EndpointName, call: (c: ApiClient) => Promise<
 }
 
 describe('400 bad parameter', () => {
-  it('values the client\'s schema allows but the sandbox refuses: unknown fiat types, an offramp quote outside INR by id, no webhook URL', async () => {
+  it("values the client's schema allows but the sandbox refuses: unknown fiat types, an offramp quote outside INR by id, no webhook URL", async () => {
     const c = client()
     const events = recordRequests(c)
-    expect(await caught(c.allCoinLimits({ fiatType: 99 }))).toMatchObject({ kind: 'api', code: 400, httpStatus: 400, message: expect.stringMatching(/Unsupported fiatType 99/) as unknown })
-    expect(await caught(c.onrampQuote({ coinCode: 'usdt', network: 'bep20', fiatAmount: '1000', fiatType: 42 }))).toMatchObject({ kind: 'api', code: 400 })
-    expect(await caught(c.sendDummyWebhook())).toMatchObject({ kind: 'api', code: 400, endpoint: 'sendDummyWebhook', message: expect.stringMatching(/No webhook URL/) as unknown })
+    expect(await caught(c.allCoinLimits({ fiatType: 99 }))).toMatchObject({
+      kind: 'api',
+      code: 400,
+      httpStatus: 400,
+      message: expect.stringMatching(/Unsupported fiatType 99/) as unknown
+    })
+    expect(await caught(c.onrampQuote({ coinCode: 'usdt', network: 'bep20', fiatAmount: '1000', fiatType: 42 }))).toMatchObject({
+      kind: 'api',
+      code: 400
+    })
+    expect(await caught(c.sendDummyWebhook())).toMatchObject({
+      kind: 'api',
+      code: 400,
+      endpoint: 'sendDummyWebhook',
+      message: expect.stringMatching(/No webhook URL/) as unknown
+    })
     // 4xx is final: one request each, no retries.
     expect(events.map((e) => [e.endpoint, e.httpStatus, e.outcome])).toEqual([
       ['allCoinLimits', 400, 'api'],
@@ -77,15 +98,43 @@ describe('400 bad parameter', () => {
   })
 
   it('a pageSize over 500 and a limits type outside 1-3: invalid_request at the client, 400 at the sandbox', async () => {
-    await refusedTwice('merchantHistory', (c) => c.merchantHistory({ type: 1, pageSize: 501 }), { type: 1, pageSize: 501 }, 'pageSize', 400, /Invalid pageSize/)
+    await refusedTwice(
+      'merchantHistory',
+      (c) => c.merchantHistory({ type: 1, pageSize: 501 }),
+      { type: 1, pageSize: 501 },
+      'pageSize',
+      400,
+      /Invalid pageSize/
+    )
     await refusedTwice('limits', (c) => c.limits({ type: 4 }), { type: 4 }, 'type', 400, /Invalid type/)
-    await refusedTwice('merchantHistory', (c) => c.merchantHistory({ type: 1, since: 'yesterday' }), { type: 1, since: 'yesterday' }, 'since', 400, /since/)
+    await refusedTwice(
+      'merchantHistory',
+      (c) => c.merchantHistory({ type: 1, since: 'yesterday' }),
+      { type: 1, since: 'yesterday' },
+      'since',
+      400,
+      /since/
+    )
   })
 
   it('an offramp quote in TRY and an unknown parameter: invalid_request at the client, 400 at the sandbox', async () => {
     const tr = { coinCode: 'usdt', network: 'bep20', quantity: 100, fiatType: 2, type: 2 }
-    await refusedTwice('quotes', (c) => c.offrampQuote({ coinCode: 'usdt', network: 'bep20', quantity: '100', fiatType: 2 as 1 }), tr, 'fiatType', 400, /INR/)
-    await refusedTwice('limits', (c) => c.limits({ type: 1, extra: true } as never), { type: 1, extra: true }, '', 400, /Unknown parameter: extra/)
+    await refusedTwice(
+      'quotes',
+      (c) => c.offrampQuote({ coinCode: 'usdt', network: 'bep20', quantity: '100', fiatType: 2 as 1 }),
+      tr,
+      'fiatType',
+      400,
+      /INR/
+    )
+    await refusedTwice(
+      'limits',
+      (c) => c.limits({ type: 1, extra: true } as never),
+      { type: 1, extra: true },
+      '',
+      400,
+      /Unknown parameter: extra/
+    )
   })
 
   it('an amount that cannot be sent exactly as a JSON number never leaves the client', async () => {
@@ -142,7 +191,7 @@ describe('401', () => {
     expect(seen()).toBe(3)
   })
 
-  it('the service\'s clock jumps two minutes ahead: our timestamps look expired; the client takes the new estimate at once, re-signs and succeeds', async () => {
+  it("the service's clock jumps two minutes ahead: our timestamps look expired; the client takes the new estimate at once, re-signs and succeeds", async () => {
     const c = client()
     const events = recordRequests(c)
     await c.orderStatus({ orderId: 100001, type: 1 })
@@ -257,8 +306,22 @@ describe('406, 409, 413, 417', () => {
 
   it('409: a parameter of the wrong JSON type is refused by the client first, and by the sandbox with 409', async () => {
     await refusedTwice('limits', (c) => c.limits({ type: true as never }), { type: true }, 'type', 409, /Wrong parameter type: type/)
-    await refusedTwice('orderStatus', (c) => c.orderStatus({ orderId: [100001] as never, type: 1 }), { orderId: [100001], type: 1 }, 'orderId', 409, /Wrong parameter type: orderId/)
-    await refusedTwice('merchantHistory', (c) => c.merchantHistory({ type: 1, page: '2' as never }), { type: 1, page: '2' }, 'page', 409, /Wrong parameter type: page/)
+    await refusedTwice(
+      'orderStatus',
+      (c) => c.orderStatus({ orderId: [100001] as never, type: 1 }),
+      { orderId: [100001], type: 1 },
+      'orderId',
+      409,
+      /Wrong parameter type: orderId/
+    )
+    await refusedTwice(
+      'merchantHistory',
+      (c) => c.merchantHistory({ type: 1, page: '2' as never }),
+      { type: 1, page: '2' },
+      'page',
+      409,
+      /Wrong parameter type: page/
+    )
   })
 
   it('413: amounts outside the limits, below a per coin minimum, or too small to sell', async () => {
@@ -281,7 +344,11 @@ describe('406, 409, 413, 417', () => {
     const events = recordRequests(c)
     const offramp = sb.control.groundTruth({ type: 2 })[0]
     expect(offramp).toBeDefined()
-    for (const p of [c.orderStatus({ orderId: 99_999_999, type: 1 }), c.orderStatus({ orderId: offramp?.orderId ?? 0, type: 1 }), c.resendWebhook({ orderId: 99_999_999 })]) {
+    for (const p of [
+      c.orderStatus({ orderId: 99_999_999, type: 1 }),
+      c.orderStatus({ orderId: offramp?.orderId ?? 0, type: 1 }),
+      c.resendWebhook({ orderId: 99_999_999 })
+    ]) {
       expect(await caught(p)).toMatchObject({ kind: 'api', httpStatus: 417, code: 417, retryable: false })
     }
     expect(events.map((e) => e.outcome)).toEqual(['api', 'api', 'api'])

@@ -57,7 +57,13 @@ describe('5xx', () => {
     try {
       sb.control.setFault('orderStatus', { errorRate: 1, errorStatus: 503, remaining: 10 })
       const e = await caught(c.orderStatus({ orderId, type: 1 }))
-      expect(e).toMatchObject({ kind: 'api', httpStatus: 503, code: 503, retryable: true, message: expect.stringMatching(/maintenance/) as unknown })
+      expect(e).toMatchObject({
+        kind: 'api',
+        httpStatus: 503,
+        code: 503,
+        retryable: true,
+        message: expect.stringMatching(/maintenance/) as unknown
+      })
       expect(sb.control.faults().orderStatus?.remaining).toBe(7) // the sandbox saw exactly three
     } finally {
       await c.close()
@@ -172,7 +178,10 @@ describe('latency beyond the timeout', () => {
   it('a slow write times out and is not retried', async () => {
     const events = recordRequests(slow)
     sb.control.setFault('setWebhookUrl', { latencyMs: 6_000, remaining: 1 })
-    expect(await caught(slow.setWebhookUrl({ webhookUrl: 'http://127.0.0.1:9/slow' }))).toMatchObject({ kind: 'timeout', endpoint: 'setWebhookUrl' })
+    expect(await caught(slow.setWebhookUrl({ webhookUrl: 'http://127.0.0.1:9/slow' }))).toMatchObject({
+      kind: 'timeout',
+      endpoint: 'setWebhookUrl'
+    })
     expect(events).toHaveLength(1)
   })
 })

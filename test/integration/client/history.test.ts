@@ -26,8 +26,13 @@ const byReported = (a: TruthOrder, b: TruthOrder) => Date.parse(a.updatedAt) - D
 
 /** The truth of one (type, fiat) group in history order, as the client's schema parses it. */
 function expected(type: 1 | 2, fiatType: number) {
-  const records = sb.control.groundTruth({ type, fiatType }).sort(byReported).map((o) => o.record)
-  return type === 1 ? OnrampHistoryResponse.parse({ status: 1, code: 200, data: records }).data : OfframpHistoryResponse.parse({ status: 1, data: records }).data
+  const records = sb.control
+    .groundTruth({ type, fiatType })
+    .sort(byReported)
+    .map((o) => o.record)
+  return type === 1
+    ? OnrampHistoryResponse.parse({ status: 1, code: 200, data: records }).data
+    : OfframpHistoryResponse.parse({ status: 1, data: records }).data
 }
 
 async function pages(req: { type: 1 | 2; fiatType?: number | string; since?: string; order?: 'ASC' | 'DESC' }, pageSize: number) {
@@ -101,7 +106,15 @@ describe('merchantHistory through the client', () => {
   it('an order created and moved now appears after the last seen updatedAt (the incremental sync pattern)', async () => {
     const all = expected(1, 1)
     const lastSeen = all[all.length - 1]?.updatedAt as string
-    const o = sb.control.createOrder({ type: 1, fiatType: 1, coinCode: 'usdt', network: 'trc20', fiatAmount: 2500, path: 'completed', hold: true })
+    const o = sb.control.createOrder({
+      type: 1,
+      fiatType: 1,
+      coinCode: 'usdt',
+      network: 'trc20',
+      fiatAmount: 2500,
+      path: 'completed',
+      hold: true
+    })
     sb.control.advanceOrder(o.orderId, 2)
     const fresh = await client.merchantHistory({ type: 1, since: lastSeen, pageSize: 500 })
     const mine = fresh.find((r) => r.orderId === o.orderId)
@@ -109,7 +122,12 @@ describe('merchantHistory through the client', () => {
     expect(fresh[fresh.length - 1]?.orderId).toBe(o.orderId)
   })
 
-  it('fiatType 9 is the sandbox\'s 400 (the client\'s schema allows any id)', async () => {
-    expect(await caught(client.merchantHistory({ type: 1, fiatType: 9 }))).toMatchObject({ kind: 'api', code: 400, httpStatus: 400, message: expect.stringMatching(/fiatType/) as unknown })
+  it("fiatType 9 is the sandbox's 400 (the client's schema allows any id)", async () => {
+    expect(await caught(client.merchantHistory({ type: 1, fiatType: 9 }))).toMatchObject({
+      kind: 'api',
+      code: 400,
+      httpStatus: 400,
+      message: expect.stringMatching(/fiatType/) as unknown
+    })
   })
 })

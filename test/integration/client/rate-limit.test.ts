@@ -78,7 +78,14 @@ describe('a real 429 from the sandbox', () => {
 
     const before = Date.now()
     const e = await caught(second.priceTicker({ type: 1, fiatType: 1 }, { priority: 'interactive' }))
-    expect(e).toMatchObject({ kind: 'rate_limited', origin: 'service', endpoint: 'priceTicker', httpStatus: 429, code: 429, retryable: true })
+    expect(e).toMatchObject({
+      kind: 'rate_limited',
+      origin: 'service',
+      endpoint: 'priceTicker',
+      httpStatus: 429,
+      code: 429,
+      retryable: true
+    })
     expect(e.message).toMatch(/priceTicker allows 10 per minute/)
     expect(events.map((x) => [x.httpStatus, x.outcome])).toEqual([[429, 'rate_limited']])
     expect(seen()).toBe(11)
@@ -88,7 +95,10 @@ describe('a real 429 from the sandbox', () => {
     expect(e.nextSlotAt).toBeGreaterThan(before)
     expect(lane?.limit).toBeLessThan(10)
     // So its next call is refused at home, and nothing more reaches the sandbox.
-    expect(await caught(second.priceTicker({ type: 1, fiatType: 1 }, { priority: 'interactive' }))).toMatchObject({ kind: 'rate_limited', origin: 'budget' })
+    expect(await caught(second.priceTicker({ type: 1, fiatType: 1 }, { priority: 'interactive' }))).toMatchObject({
+      kind: 'rate_limited',
+      origin: 'budget'
+    })
     expect(seen()).toBe(11)
     // The other endpoints of the penalized budget are untouched.
     expect(entry(budget, 'limits')).toMatchObject({ limit: 10, blockedUntil: null })
@@ -112,7 +122,10 @@ describe('a real 429 from the sandbox', () => {
     const a = client(sb, { budget: new RateBudget({ profileId: 'client-it' }) })
     for (let i = 0; i < 10; i++) await a.priceTicker({ type: 1, fiatType: 1 }, { priority: 'interactive' })
     const b = client(sb, { budget: new RateBudget({ profileId: 'client-it' }), retry: { maxAttempts: 1 } })
-    expect(await caught(b.priceTicker({ type: 3, fiatType: 1 }, { priority: 'interactive' }))).toMatchObject({ origin: 'service', httpStatus: 429 })
+    expect(await caught(b.priceTicker({ type: 3, fiatType: 1 }, { priority: 'interactive' }))).toMatchObject({
+      origin: 'service',
+      httpStatus: 429
+    })
     expect(await b.allCoinLimits({ fiatType: 1 }, { priority: 'interactive' })).toHaveProperty('onramp')
   })
 })

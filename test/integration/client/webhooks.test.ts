@@ -50,7 +50,14 @@ beforeAll(async () => {
       } catch {
         payloadMatchesBody = false
       }
-      received.push({ path: req.url ?? '', method: req.method ?? '', headers: req.headers, body, verified: verifySignature(payload, signature, sb.apiSecret), payloadMatchesBody })
+      received.push({
+        path: req.url ?? '',
+        method: req.method ?? '',
+        headers: req.headers,
+        body,
+        verified: verifySignature(payload, signature, sb.apiSecret),
+        payloadMatchesBody
+      })
       res.writeHead(answer.status, { 'content-type': 'text/plain' })
       res.end(answer.text)
     })
@@ -76,7 +83,9 @@ function expectVerified(r: Received | undefined): asserts r is Received {
   expect(got.verified, 'signature verifies under the API secret').toBe(true)
   expect(got.payloadMatchesBody, 'payload body equals the JSON body').toBe(true)
   // The check can fail: the same delivery does not verify under another secret.
-  expect(verifySignature(String(got.headers[names.webhookPayload]), String(got.headers[names.webhookSignature]), 'another-secret')).toBe(false)
+  expect(verifySignature(String(got.headers[names.webhookPayload]), String(got.headers[names.webhookSignature]), 'another-secret')).toBe(
+    false
+  )
 }
 
 describe('webhooks through the client', () => {
@@ -93,7 +102,16 @@ describe('webhooks through the client', () => {
   })
 
   it('an onramp order completed through the control API arrives signed; acknowledged, it moves to "webhook sent"', async () => {
-    const o = sb.control.createOrder({ type: 1, fiatType: 1, coinCode: 'usdt', network: 'bep20', fiatAmount: 5000, path: 'completed', hold: true, merchantRecognitionId: 'it-onramp-1' })
+    const o = sb.control.createOrder({
+      type: 1,
+      fiatType: 1,
+      coinCode: 'usdt',
+      network: 'bep20',
+      fiatAmount: 5000,
+      path: 'completed',
+      hold: true,
+      merchantRecognitionId: 'it-onramp-1'
+    })
     sb.control.advanceOrder(o.orderId, 14)
     await sb.control.deliveriesIdle()
     expect(received).toEqual([]) // intermediate states are only seen by polling
@@ -103,7 +121,14 @@ describe('webhooks through the client', () => {
     const r = received[0]
     expectVerified(r)
     expect(r.path).toBe('/hooks')
-    expect(r.body).toMatchObject({ orderId: o.orderId, status: 15, merchantRecognitionId: 'it-onramp-1', coinId: 54, chainId: 1, webhookTrials: 1 })
+    expect(r.body).toMatchObject({
+      orderId: o.orderId,
+      status: 15,
+      merchantRecognitionId: 'it-onramp-1',
+      coinId: 54,
+      chainId: 1,
+      webhookTrials: 1
+    })
     expect(await client.orderStatus({ orderId: o.orderId, type: 1 })).toEqual({ orderStatus: 16 })
   })
 
@@ -144,7 +169,9 @@ describe('webhooks through the client', () => {
   it('resendWebhook to a receiver answering 500 still answers (status 1), saying so', async () => {
     const id = sb.control.groundTruth({ type: 1 })[0]?.orderId ?? 0
     answer = { status: 500, text: 'receiver is down for maintenance' }
-    expect(await client.resendWebhook({ orderId: String(id) })).toBe("Response received from merchant's server: HTTP 500: receiver is down for maintenance")
+    expect(await client.resendWebhook({ orderId: String(id) })).toBe(
+      "Response received from merchant's server: HTTP 500: receiver is down for maintenance"
+    )
     expect(received).toHaveLength(1)
     expectVerified(received[0])
   })

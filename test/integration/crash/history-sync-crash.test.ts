@@ -57,12 +57,19 @@ afterAll(() => {
 })
 
 /** Runs the child on dir; kills it with SIGKILL once it has reported killAfter pages (if given). */
-function runChild(dir: string, killAfter?: number): Promise<{ committed: Committed[]; done: boolean; signal: NodeJS.Signals | null; stderr: string }> {
+function runChild(
+  dir: string,
+  killAfter?: number
+): Promise<{ committed: Committed[]; done: boolean; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, String(COUNT), String(AT_CUTOVER), String(PAGE_SIZE), String(SEED)], {
-      cwd: resolve(__dirname, '../../..'),
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CHILD, dir, String(COUNT), String(AT_CUTOVER), String(PAGE_SIZE), String(SEED)],
+      {
+        cwd: resolve(__dirname, '../../..'),
+        stdio: ['ignore', 'pipe', 'pipe']
+      }
+    )
     const committed: Committed[] = []
     let done = false
     let buffer = ''
@@ -98,7 +105,9 @@ function checkAgainstReference(dir: string, reported: Committed[]): number {
     expect(expected, `reference has page ${cursor.pagesApplied}`).toBeDefined()
     expect(cursor.cursor).toBe(expected!.cursor)
     expect(cursor.seenAtCursor).toBe(expected!.seen)
-    const stored = new Set(store.database.sql.all<{ order_id: number }>('SELECT order_id FROM orders WHERE type = 1').map((r) => r.order_id))
+    const stored = new Set(
+      store.database.sql.all<{ order_id: number }>('SELECT order_id FROM orders WHERE type = 1').map((r) => r.order_id)
+    )
     // Exactly the orders of the committed pages: nothing from a half-applied page.
     expect(stored.size).toBe(expected!.ids.size)
     expect([...stored].every((id) => expected!.ids.has(id))).toBe(true)

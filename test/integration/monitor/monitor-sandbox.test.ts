@@ -57,7 +57,8 @@ function expectStoreEqualsTruth(truth: TruthOrder[]): void {
     const row = store.orders.get(o.type, o.orderId)
     if (!row) throw new Error(`order ${o.type}:${o.orderId} missing from the database`)
     const expected = (o.type === 1 ? OnrampOrder : OfframpOrder).parse(o.record)
-    if (row.status !== o.status || row.updatedAt !== o.updatedAt) throw new Error(`order ${o.orderId}: stored ${row.status}@${row.updatedAt}, truth ${o.status}@${o.updatedAt}`)
+    if (row.status !== o.status || row.updatedAt !== o.updatedAt)
+      throw new Error(`order ${o.orderId}: stored ${row.status}@${row.updatedAt}, truth ${o.status}@${o.updatedAt}`)
     expect(row.record).toEqual(expected)
   }
 }
@@ -111,7 +112,10 @@ describe('OrderMonitor against the sandbox', () => {
     // only (the sandbox sells offramp in INR alone, so the store still equals the truth).
     // An empty scope the monitor does sync costs one request.
     expect(monitor.states().map((s) => `${s.type}:${s.fiatType}`)).toEqual([...fiatTypes.map((f) => `1:${f}`), '2:1'])
-    const floor = monitor.states().map((s) => scopes.get(`${s.type}:${s.fiatType}`)?.n ?? 0).reduce((sum, n) => sum + Math.max(1, Math.ceil(n / PAGE) + (n > 0 && n % PAGE === 0 ? 1 : 0)), 0)
+    const floor = monitor
+      .states()
+      .map((s) => scopes.get(`${s.type}:${s.fiatType}`)?.n ?? 0)
+      .reduce((sum, n) => sum + Math.max(1, Math.ceil(n / PAGE) + (n > 0 && n % PAGE === 0 ? 1 : 0)), 0)
 
     const before = answered
     const states = await monitor.syncNow()
@@ -123,7 +127,13 @@ describe('OrderMonitor against the sandbox', () => {
     expect(of('sync:state').some((s) => s.running && s.progress !== null && s.progress.pages > 1)).toBe(true)
     expect(of('order:created')).toHaveLength(0)
     const big = monitor.states().find((s) => s.type === 1 && s.fiatType === 1)!
-    expect(big.cursor).toBe(truth.filter((o) => o.type === 1 && o.fiatType === 1).map((o) => o.updatedAt).sort().at(-1))
+    expect(big.cursor).toBe(
+      truth
+        .filter((o) => o.type === 1 && o.fiatType === 1)
+        .map((o) => o.updatedAt)
+        .sort()
+        .at(-1)
+    )
   }, 300_000)
 
   it('costs exactly one request per (type, fiat) synced when nothing changed', async () => {
@@ -137,7 +147,11 @@ describe('OrderMonitor against the sandbox', () => {
     const b = sandbox.control.createOrder({ type: 2, fiatType: 1, hold: true })
     events.length = 0
     await monitor.syncNow()
-    expect(of('order:created').map((r) => `${r.type}:${r.orderId}`).sort()).toEqual([`1:${a.orderId}`, `2:${b.orderId}`].sort())
+    expect(
+      of('order:created')
+        .map((r) => `${r.type}:${r.orderId}`)
+        .sort()
+    ).toEqual([`1:${a.orderId}`, `2:${b.orderId}`].sort())
 
     const a1 = sandbox.control.advanceOrder(a.orderId)
     const b1 = sandbox.control.advanceOrder(b.orderId)
@@ -171,7 +185,10 @@ describe('OrderMonitor against the sandbox', () => {
     await until(() => statusCalls() > before, 'the first orderStatus poll')
 
     const next = sandbox.control.advanceOrder(o.orderId)
-    await until(() => of('order:changed').some((c) => c.row.orderId === o.orderId && c.newStatus === next.status), 'the watch to see the change')
+    await until(
+      () => of('order:changed').some((c) => c.row.orderId === o.orderId && c.newStatus === next.status),
+      'the watch to see the change'
+    )
     const change = of('order:changed').find((c) => c.row.orderId === o.orderId)!
     expect([change.oldStatus, change.newStatus, change.row.watched]).toEqual([o.status, next.status, true])
     expect(store.orders.get(1, o.orderId)!.statusSource).toBe('watch')

@@ -38,7 +38,11 @@ describe('authentication (spec section 5)', () => {
 
   it('needs all three headers', async () => {
     for (const h of [names.apiKey, names.payload, names.signature]) {
-      expectError(await call(sb, 'limits', { body: { type: 1 }, headers: { [h]: undefined } }), 401, new RegExp(`Missing authentication header: ${h}`))
+      expectError(
+        await call(sb, 'limits', { body: { type: 1 }, headers: { [h]: undefined } }),
+        401,
+        new RegExp(`Missing authentication header: ${h}`)
+      )
     }
   })
 
@@ -50,9 +54,23 @@ describe('authentication (spec section 5)', () => {
 
   it('refuses a payload that is not {timestamp, body}', async () => {
     const junk = Buffer.from('not json').toString('base64')
-    expectError(await call(sb, 'limits', { body: { type: 1 }, headers: { [names.payload]: junk, [names.signature]: signPayload(junk, sb.apiSecret) } }), 401, /Invalid payload/)
+    expectError(
+      await call(sb, 'limits', {
+        body: { type: 1 },
+        headers: { [names.payload]: junk, [names.signature]: signPayload(junk, sb.apiSecret) }
+      }),
+      401,
+      /Invalid payload/
+    )
     const noTs = Buffer.from(JSON.stringify({ body: { type: 1 } })).toString('base64')
-    expectError(await call(sb, 'limits', { body: { type: 1 }, headers: { [names.payload]: noTs, [names.signature]: signPayload(noTs, sb.apiSecret) } }), 401, /timestamp/)
+    expectError(
+      await call(sb, 'limits', {
+        body: { type: 1 },
+        headers: { [names.payload]: noTs, [names.signature]: signPayload(noTs, sb.apiSecret) }
+      }),
+      401,
+      /timestamp/
+    )
   })
 
   it('refuses a signed body that differs from the request body; key order does not matter', async () => {
@@ -102,10 +120,21 @@ describe('errors', () => {
   })
 
   it('400 for a body that is not JSON, not an object, or larger than 1 MiB', async () => {
-    expectError(await call(sb, 'limits', { rawBody: JSON.stringify({ type: 1, pad: 'x'.repeat(1 << 20) }), body: { type: 1 } }), 400, /larger than/)
+    expectError(
+      await call(sb, 'limits', { rawBody: JSON.stringify({ type: 1, pad: 'x'.repeat(1 << 20) }), body: { type: 1 } }),
+      400,
+      /larger than/
+    )
     expectError(await call(sb, 'limits', { rawBody: '{"type":', body: { type: 1 } }), 400, 'Malformed JSON body')
     const payload = encodePayload(sb.control.serverNow(), [])
-    expectError(await call(sb, 'limits', { rawBody: '[]', headers: { [names.payload]: payload, [names.signature]: signPayload(payload, sb.apiSecret) } }), 400, /JSON object/)
+    expectError(
+      await call(sb, 'limits', {
+        rawBody: '[]',
+        headers: { [names.payload]: payload, [names.signature]: signPayload(payload, sb.apiSecret) }
+      }),
+      400,
+      /JSON object/
+    )
   })
 
   it('409 for a parameter of the wrong type, 400 for missing, unknown or out-of-range ones', async () => {
@@ -126,15 +155,35 @@ describe('errors', () => {
   })
 
   it('406 for an unsupported coin or coin/network pair', async () => {
-    expectError(await call(sb, 'quotes', { body: { type: 1, coinCode: 'doge', chainId: 1, fiatAmount: 1000, fiatType: 1 } }), 406, /Coin not supported: doge/)
-    expectError(await call(sb, 'quotes', { body: { type: 2, coinCode: 'usdc', network: 'trc20', quantity: 100, fiatType: 1 } }), 406, /usdc is not supported for offramp on trc20/)
-    expectError(await call(sb, 'quotes', { body: { type: 1, coinId: 54, network: 'nowhere', fiatAmount: 1000, fiatType: 1 } }), 406, /Network not supported/)
+    expectError(
+      await call(sb, 'quotes', { body: { type: 1, coinCode: 'doge', chainId: 1, fiatAmount: 1000, fiatType: 1 } }),
+      406,
+      /Coin not supported: doge/
+    )
+    expectError(
+      await call(sb, 'quotes', { body: { type: 2, coinCode: 'usdc', network: 'trc20', quantity: 100, fiatType: 1 } }),
+      406,
+      /usdc is not supported for offramp on trc20/
+    )
+    expectError(
+      await call(sb, 'quotes', { body: { type: 1, coinId: 54, network: 'nowhere', fiatAmount: 1000, fiatType: 1 } }),
+      406,
+      /Network not supported/
+    )
     expectError(await call(sb, 'priceTicker', { body: { type: 2, fiatType: 2 } }), 406, /INR/)
   })
 
   it('413 for an amount outside the limits', async () => {
-    expectError(await call(sb, 'quotes', { body: { type: 1, coinCode: 'usdt', network: 'bep20', fiatAmount: 50, fiatType: 1 } }), 413, /outside the limits/)
-    expectError(await call(sb, 'quotes', { body: { type: 2, coinCode: 'usdt', network: 'bep20', quantity: 1_000_000, fiatType: 1 } }), 413, /offramp limits/)
+    expectError(
+      await call(sb, 'quotes', { body: { type: 1, coinCode: 'usdt', network: 'bep20', fiatAmount: 50, fiatType: 1 } }),
+      413,
+      /outside the limits/
+    )
+    expectError(
+      await call(sb, 'quotes', { body: { type: 2, coinCode: 'usdt', network: 'bep20', quantity: 1_000_000, fiatType: 1 } }),
+      413,
+      /offramp limits/
+    )
   })
 
   it('417 for an unknown order', async () => {

@@ -31,7 +31,8 @@ async function start(args: string[]): Promise<{ child: ChildProcessWithoutNullSt
   return { child, lines }
 }
 
-const exited = (child: ChildProcessWithoutNullStreams): Promise<number | null> => new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+const exited = (child: ChildProcessWithoutNullStreams): Promise<number | null> =>
+  new Promise((resolve) => child.once('exit', (code) => resolve(code)))
 
 describe('npm run sandbox', () => {
   it('is wired to the CLI', () => {
@@ -40,7 +41,21 @@ describe('npm run sandbox', () => {
   })
 
   it('prints the listening line, then the key and secret, serves signed requests and stops on SIGTERM', async () => {
-    const { child, lines } = await start(['--port', '0', '--orders', '30', '--seed', '4', '--api-key', 'k-cli', '--api-secret', 's-cli', '--service-name', 'acme', '--no-generate'])
+    const { child, lines } = await start([
+      '--port',
+      '0',
+      '--orders',
+      '30',
+      '--seed',
+      '4',
+      '--api-key',
+      'k-cli',
+      '--api-secret',
+      's-cli',
+      '--service-name',
+      'acme',
+      '--no-generate'
+    ])
     expect(lines[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/)
     expect(lines[1]).toBe('api key: k-cli')
     expect(lines[2]).toBe('api secret: s-cli')
@@ -50,7 +65,12 @@ describe('npm run sandbox', () => {
     const payload = encodePayload(Date.now(), body)
     const res = await request(`${url}/acme/api/v2/common/transaction/limits`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [names.apiKey]: 'k-cli', [names.payload]: payload, [names.signature]: signPayload(payload, 's-cli') },
+      headers: {
+        'content-type': 'application/json',
+        [names.apiKey]: 'k-cli',
+        [names.payload]: payload,
+        [names.signature]: signPayload(payload, 's-cli')
+      },
       body: JSON.stringify(body)
     })
     expect(res.statusCode).toBe(200)
@@ -63,7 +83,18 @@ describe('npm run sandbox', () => {
   })
 
   it('takes fault flags and stops on SIGINT', async () => {
-    const { child, lines } = await start(['--port', '0', '--orders', '0', '--fault-endpoint', 'bankDetails', '--error-rate', '1', '--error-status', '503'])
+    const { child, lines } = await start([
+      '--port',
+      '0',
+      '--orders',
+      '0',
+      '--fault-endpoint',
+      'bankDetails',
+      '--error-rate',
+      '1',
+      '--error-status',
+      '503'
+    ])
     const url = (lines[0] as string).slice('listening on '.length)
     expect(lines[1]).toBe('api key: rampdesk-sandbox-key')
     const r = await request(`${url}/service/api/v1/transaction/bankDetails`)

@@ -22,7 +22,10 @@ beforeEach(() => {
 })
 
 async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const r = await request(`${sb.url}/__sandbox${path}`, { method: method as 'GET', body: body === undefined ? undefined : JSON.stringify(body) })
+  const r = await request(`${sb.url}/__sandbox${path}`, {
+    method: method as 'GET',
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
   return { status: r.statusCode, json: (await r.body.json()) as Record<string, unknown> }
 }
 
@@ -39,11 +42,25 @@ describe('control API over HTTP', () => {
   it('tells what it runs with', async () => {
     const r = await admin('GET', '/info')
     expect(r.status).toBe(200)
-    expect(r.json).toMatchObject({ url: sb.url, serviceName: 'service', apiKey: sb.apiKey, apiSecret: sb.apiSecret, serverNow: new Date(t).toISOString(), orders: 100 })
+    expect(r.json).toMatchObject({
+      url: sb.url,
+      serviceName: 'service',
+      apiKey: sb.apiKey,
+      apiSecret: sb.apiSecret,
+      serverNow: new Date(t).toISOString(),
+      orders: 100
+    })
   })
 
   it('creates and advances orders; the API sees each step', async () => {
-    const created = await admin('POST', '/orders', { type: 2, coinCode: 'usdc', network: 'bep20', quantity: 200, path: 'over limit, reviewed', hold: true })
+    const created = await admin('POST', '/orders', {
+      type: 2,
+      coinCode: 'usdc',
+      network: 'bep20',
+      quantity: 200,
+      path: 'over limit, reviewed',
+      hold: true
+    })
     expect(created.status).toBe(201)
     const id = created.json.orderId as number
     expect(created.json).toMatchObject({ type: 2, status: 0, path: 'over limit, reviewed' })
@@ -69,9 +86,18 @@ describe('control API over HTTP', () => {
   it('sets prices; quotes and tickers follow', async () => {
     const set = await admin('POST', '/prices', { coinCode: 'usdt', fiatType: 1, price: '80' })
     expect(set.json).toMatchObject({ coinCode: 'usdt', mid: '80', buy: '81.2', sell: '78.8' })
-    const q = await data<{ rate: number; quantity: number }>(sb, 'quotes', { type: 1, coinCode: 'usdt', network: 'bep20', fiatAmount: 1000, fiatType: 1 })
+    const q = await data<{ rate: number; quantity: number }>(sb, 'quotes', {
+      type: 1,
+      coinCode: 'usdt',
+      network: 'bep20',
+      fiatAmount: 1000,
+      fiatType: 1
+    })
     expect(q.rate).toBe(81.2)
-    const tick = await data<{ onramp: Record<string, number>; offramp: Record<string, number> }>(sb, 'priceTicker', { type: 3, fiatType: 1 })
+    const tick = await data<{ onramp: Record<string, number>; offramp: Record<string, number> }>(sb, 'priceTicker', {
+      type: 3,
+      fiatType: 1
+    })
     expect(tick.onramp['54']).toBe(81.2)
     expect(tick.offramp['54']).toBe(78.8)
     expect((await admin('POST', '/prices', { coinCode: 'nope', price: 1 })).status).toBe(400)
@@ -100,7 +126,9 @@ describe('control API over HTTP', () => {
   })
 
   it('sets and clears faults', async () => {
-    expect((await admin('POST', '/faults', { endpoint: 'limits', errorRate: 1, errorStatus: 503 })).json).toEqual({ faults: { limits: { errorRate: 1, errorStatus: 503 } } })
+    expect((await admin('POST', '/faults', { endpoint: 'limits', errorRate: 1, errorStatus: 503 })).json).toEqual({
+      faults: { limits: { errorRate: 1, errorStatus: 503 } }
+    })
     expect((await call(sb, 'limits', { body: { type: 1 } })).status).toBe(503)
     expect((await admin('POST', '/faults', { endpoint: 'nope' })).status).toBe(400)
     expect((await admin('POST', '/faults', { endpoint: 'limits', errorRate: 'all' })).status).toBe(400)
@@ -140,7 +168,12 @@ describe('faults', () => {
 
   it('injects an error rate deterministically from the seed', async () => {
     const run = async (): Promise<number[]> => {
-      const s = await startSandbox({ seed: 77, orders: 0, autoGenerate: false, faults: { bankDetails: { errorRate: 0.5, errorStatus: 500 } } })
+      const s = await startSandbox({
+        seed: 77,
+        orders: 0,
+        autoGenerate: false,
+        faults: { bankDetails: { errorRate: 0.5, errorStatus: 500 } }
+      })
       try {
         const out: number[] = []
         for (let i = 0; i < 20; i++) out.push((await call(s, 'bankDetails')).status)

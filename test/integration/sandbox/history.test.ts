@@ -108,6 +108,8 @@ describe('merchantHistory', () => {
     expect(last).toMatchObject({ orderId: o.orderId, status: 1, updatedAt: new Date(t).toISOString() })
     const everything = await all({ type: 1 }, 500)
     expect(everything.filter((r) => r.orderId === o.orderId)).toHaveLength(1)
-    expect((await call(sb, 'orderStatus', { body: { orderId: String(o.orderId), type: 1 } })).json).toMatchObject({ data: { orderStatus: 1 } })
+    expect((await call(sb, 'orderStatus', { body: { orderId: String(o.orderId), type: 1 } })).json).toMatchObject({
+      data: { orderStatus: 1 }
+    })
   })
 })

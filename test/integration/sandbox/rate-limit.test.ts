@@ -18,7 +18,14 @@ afterAll(async () => {
 
 describe('rate limits', () => {
   it('are the six endpoints of section 8', () => {
-    expect([...limitedEndpoints].sort()).toEqual(['allChainMapping', 'allCoinLimits', 'allConfigMapping', 'allGasFee', 'limits', 'priceTicker'])
+    expect([...limitedEndpoints].sort()).toEqual([
+      'allChainMapping',
+      'allCoinLimits',
+      'allConfigMapping',
+      'allGasFee',
+      'limits',
+      'priceTicker'
+    ])
   })
 
   it('answer 429 to the 11th request inside a sliding minute, per endpoint', async () => {
@@ -44,7 +51,8 @@ describe('rate limits', () => {
   })
 
   it('do not apply to unlimited endpoints or refused requests', async () => {
-    for (let i = 0; i < 15; i++) expect((await call(sb, 'orderStatus', { body: { orderId: 100001, type: sb.control.order(100001)!.type } })).status).toBe(200)
+    for (let i = 0; i < 15; i++)
+      expect((await call(sb, 'orderStatus', { body: { orderId: 100001, type: sb.control.order(100001)!.type } })).status).toBe(200)
     t += 120_000
     for (let i = 0; i < 15; i++) expect((await call(sb, 'limits', { body: { type: 1 }, apiSecret: 'wrong' })).status).toBe(401)
     expect((await call(sb, 'limits', { body: { type: 1 } })).status).toBe(200)

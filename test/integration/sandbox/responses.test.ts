@@ -28,7 +28,10 @@ async function expectParses(name: EndpointName, body?: unknown): Promise<unknown
   const r = await call(sb, name, { body })
   if (r.status === 200) {
     const parsed = endpoints[name].response.safeParse(r.json)
-    expect(parsed.success, `${name} ${JSON.stringify(body)}: ${parsed.success ? '' : JSON.stringify(parsed.error.issues.slice(0, 3))}`).toBe(true)
+    expect(
+      parsed.success,
+      `${name} ${JSON.stringify(body)}: ${parsed.success ? '' : JSON.stringify(parsed.error.issues.slice(0, 3))}`
+    ).toBe(true)
     seen.add(name)
   } else {
     expect(ErrorEnvelope.safeParse(r.json).success, `${name} ${r.status} ${r.text}`).toBe(true)
@@ -39,7 +42,8 @@ async function expectParses(name: EndpointName, body?: unknown): Promise<unknown
 
 describe('every sandbox response parses with its schema', () => {
   it('configuration endpoints, every fiat and type', async () => {
-    for (const name of ['allChainMapping', 'allGasFee', 'allConfigMapping', 'publicAllGasFee', 'bankDetails', 'publicAllConfig'] as const) await expectParses(name)
+    for (const name of ['allChainMapping', 'allGasFee', 'allConfigMapping', 'publicAllGasFee', 'bankDetails', 'publicAllConfig'] as const)
+      await expectParses(name)
     for (const f of FIATS) {
       await expectParses('allCoinLimits', { fiatType: f.id })
       await expectParses('allCoinLimits', { fiatType: String(f.id) })
@@ -51,9 +55,11 @@ describe('every sandbox response parses with its schema', () => {
   it('quotes for every coin, network and fiat', async () => {
     for (const c of COINS) {
       for (const ch of c.networks) {
-        for (const f of FIATS) await expectParses('quotes', { type: 1, coinId: c.id, chainId: ch, fiatType: f.id, fiatAmount: Number(f.onramp.min) * 20 })
+        for (const f of FIATS)
+          await expectParses('quotes', { type: 1, coinId: c.id, chainId: ch, fiatType: f.id, fiatAmount: Number(f.onramp.min) * 20 })
       }
-      for (const ch of c.offrampNetworks) await expectParses('quotes', { type: 2, coinCode: c.code, chainId: ch, fiatType: 1, quantity: c.stable ? 100 : 0.1 })
+      for (const ch of c.offrampNetworks)
+        await expectParses('quotes', { type: 2, coinCode: c.code, chainId: ch, fiatType: 1, quantity: c.stable ? 100 : 0.1 })
     }
   })
 
@@ -70,12 +76,16 @@ describe('every sandbox response parses with its schema', () => {
   it('history records at every step of every status path', async () => {
     for (const p of PATHS) {
       const o = sb.control.createOrder(
-        p.type === 1 ? { type: 1, path: p.name, hold: true, fiatType: 1, coinCode: 'usdt', network: 'bep20', fiatAmount: 1500 } : { type: 2, path: p.name, hold: true, coinCode: 'eth', network: 'matic20', quantity: 0.2 }
+        p.type === 1
+          ? { type: 1, path: p.name, hold: true, fiatType: 1, coinCode: 'usdt', network: 'bep20', fiatAmount: 1500 }
+          : { type: 2, path: p.name, hold: true, coinCode: 'eth', network: 'matic20', quantity: 0.2 }
       )
       const statuses: number[] = []
       for (;;) {
         t += 1000
-        const page = (await expectParses('merchantHistory', { type: p.type, order: 'DESC', pageSize: 1 })) as { data: { orderId: number; status: number }[] }
+        const page = (await expectParses('merchantHistory', { type: p.type, order: 'DESC', pageSize: 1 })) as {
+          data: { orderId: number; status: number }[]
+        }
         expect(page.data[0]!.orderId).toBe(o.orderId)
         statuses.push(page.data[0]!.status)
         await expectParses('orderStatus', { orderId: o.orderId, type: p.type })

@@ -39,7 +39,11 @@ async function readResponse(res: Dispatcher.ResponseData): Promise<RawResponse> 
 }
 
 export async function raw(sb: Sandbox, path: string, o: CallOptions = {}): Promise<RawResponse> {
-  const res = await request(sb.url + path, { method: (o.method ?? 'POST') as 'POST', headers: o.headers as Record<string, string>, body: o.rawBody })
+  const res = await request(sb.url + path, {
+    method: (o.method ?? 'POST') as 'POST',
+    headers: o.headers as Record<string, string>,
+    body: o.rawBody
+  })
   return readResponse(res)
 }
 
@@ -64,7 +68,11 @@ export async function call(sb: Sandbox, name: EndpointName, o: CallOptions = {})
     if (v === undefined) delete headers[key]
     else headers[key] = v
   }
-  const res = await request(sb.url + endpointPath(sb.serviceName, name), { method: method as 'POST', headers, body: method === 'GET' ? undefined : rawBody })
+  const res = await request(sb.url + endpointPath(sb.serviceName, name), {
+    method: method as 'POST',
+    headers,
+    body: method === 'GET' ? undefined : rawBody
+  })
   return readResponse(res)
 }
 

@@ -24,7 +24,15 @@ let script: (number | 'hang')[] = []
 let t = Date.parse('2025-06-01T10:00:00.000Z')
 
 beforeAll(async () => {
-  sb = await startSandbox({ seed: 8, orders: 20, autoGenerate: false, now: () => t, webhookBackoffMs: 5, webhookTimeoutMs: 1000, webhookMaxTrials: 4 })
+  sb = await startSandbox({
+    seed: 8,
+    orders: 20,
+    autoGenerate: false,
+    now: () => t,
+    webhookBackoffMs: 5,
+    webhookTimeoutMs: 1000,
+    webhookMaxTrials: 4
+  })
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -77,15 +85,51 @@ describe('webhooks', () => {
   })
 
   it('POSTs a signed onramp record when an order completes, then marks it "webhook sent"', async () => {
-    const o = sb.control.createOrder({ type: 1, coinCode: 'usdt', network: 'bep20', fiatType: 1, fiatAmount: 3000, path: 'completed', hold: true })
+    const o = sb.control.createOrder({
+      type: 1,
+      coinCode: 'usdt',
+      network: 'bep20',
+      fiatType: 1,
+      fiatAmount: 3000,
+      path: 'completed',
+      hold: true
+    })
     await finish(o.orderId)
     expect(received).toHaveLength(1)
     const got = received[0]!
     expect(got.verified).toBe(true)
     expect(got.headers['content-type']).toMatch(/application\/json/)
     expect(OnrampOrder.safeParse(got.body).success).toBe(true)
-    expect(got.body).toMatchObject({ orderId: o.orderId, status: 15, webhookTrials: 1, paymentType: expect.any(Number), onRampFee: expect.any(Number) })
-    for (const k of ['orderId', 'walletAddress', 'coinId', 'fiatType', 'expectedPrice', 'fiatAmount', 'expectedCryptoAmount', 'actualPrice', 'actualCryptoAmount', 'kycNeeded', 'createdAt', 'updatedAt', 'status', 'referenceId', 'chainId', 'onRampFee', 'gasFee', 'clientFee', 'gatewayFee', 'transactionHash', 'merchantRecognitionId']) {
+    expect(got.body).toMatchObject({
+      orderId: o.orderId,
+      status: 15,
+      webhookTrials: 1,
+      paymentType: expect.any(Number),
+      onRampFee: expect.any(Number)
+    })
+    for (const k of [
+      'orderId',
+      'walletAddress',
+      'coinId',
+      'fiatType',
+      'expectedPrice',
+      'fiatAmount',
+      'expectedCryptoAmount',
+      'actualPrice',
+      'actualCryptoAmount',
+      'kycNeeded',
+      'createdAt',
+      'updatedAt',
+      'status',
+      'referenceId',
+      'chainId',
+      'onRampFee',
+      'gasFee',
+      'clientFee',
+      'gatewayFee',
+      'transactionHash',
+      'merchantRecognitionId'
+    ]) {
       expect(got.body, k).toHaveProperty(k)
     }
     const truth = sb.control.order(o.orderId)!
@@ -98,7 +142,15 @@ describe('webhooks', () => {
 
   it('retries a failing receiver with backoff, counting webhookTrials', async () => {
     script = [500, 503, 'hang']
-    const o = sb.control.createOrder({ type: 1, coinCode: 'eth', network: 'matic20', fiatType: 1, fiatAmount: 5000, path: 'completed (legacy)', hold: true })
+    const o = sb.control.createOrder({
+      type: 1,
+      coinCode: 'eth',
+      network: 'matic20',
+      fiatType: 1,
+      fiatAmount: 5000,
+      path: 'completed (legacy)',
+      hold: true
+    })
     await finish(o.orderId)
     expect(received.map((r) => r.body.webhookTrials)).toEqual([1, 2, 3, 4])
     expect(received.every((r) => r.verified)).toBe(true)
@@ -115,7 +167,15 @@ describe('webhooks', () => {
 
   it('gives up after the last trial and leaves the order at its completion status', async () => {
     script = [500, 500, 500, 500]
-    const o = sb.control.createOrder({ type: 1, coinCode: 'usdt', network: 'matic20', fiatType: 1, fiatAmount: 3000, path: 'completed', hold: true })
+    const o = sb.control.createOrder({
+      type: 1,
+      coinCode: 'usdt',
+      network: 'matic20',
+      fiatType: 1,
+      fiatAmount: 3000,
+      path: 'completed',
+      hold: true
+    })
     await finish(o.orderId)
     expect(received).toHaveLength(4)
     expect(sb.control.order(o.orderId)).toMatchObject({ status: 15, webhookTrials: 4 })
@@ -131,7 +191,15 @@ describe('webhooks', () => {
     const got = received[0]!
     expect(got.verified).toBe(true)
     expect(OfframpOrder.safeParse(got.body).success).toBe(true)
-    expect(got.body).toMatchObject({ orderId: o.orderId, eventType: 'offramp', coinCode: 'usdt', network: 'trc20', status: 14, statusDescription: 'fiat withdrawal processed', webhookTrials: 1 })
+    expect(got.body).toMatchObject({
+      orderId: o.orderId,
+      eventType: 'offramp',
+      coinCode: 'usdt',
+      network: 'trc20',
+      status: 14,
+      statusDescription: 'fiat withdrawal processed',
+      webhookTrials: 1
+    })
     expect(sb.control.order(o.orderId)!.status).toBe(15)
   })
 

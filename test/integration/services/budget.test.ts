@@ -21,7 +21,9 @@ describe('budget:get', () => {
 
     h.services.sandbox()!.control.setFault('merchantHistory', { rateLimitStorm: true, remaining: 1 })
     await h.call('sync:now', {})
-    const blocked = await h.waitFor('budget:changed', (p) => p.entries.some((e) => e.endpoint === 'merchantHistory' && e.blockedUntil !== null))
+    const blocked = await h.waitFor('budget:changed', (p) =>
+      p.entries.some((e) => e.endpoint === 'merchantHistory' && e.blockedUntil !== null)
+    )
     const entry = blocked.entries.find((e) => e.endpoint === 'merchantHistory')!
     expect(entry.blockedUntil).toBeGreaterThan(Date.now())
     expect(entry.limit).toBeLessThan(120)

@@ -46,7 +46,15 @@ const configStats = (h: ServicesHarness) => {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-config-'))
-  liveSandbox = await startSandbox({ host: '127.0.0.1', port: 0, seed: 5, orders: 20, autoGenerate: false, apiKey: 'live-config-key', apiSecret: 'live-config-secret-0123456789' })
+  liveSandbox = await startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    seed: 5,
+    orders: 20,
+    autoGenerate: false,
+    apiKey: 'live-config-key',
+    apiSecret: 'live-config-secret-0123456789'
+  })
 })
 afterAll(async () => {
   for (const h of [...open]) await h.close()
@@ -69,7 +77,9 @@ describe('config cache through the services', () => {
     const chainIds = new Set(snap.chains.map((c) => c.id))
     for (const c of snap.coins) for (const n of c.networks) expect(chainIds.has(n), `chain ${n} of ${c.code}`).toBe(true)
     // The authenticated gas table's depositEnable made it into the merge.
-    const withDeposit = Object.values(snap.gasFees).flatMap((byChain) => Object.values(byChain)).filter((e) => e.depositEnable !== undefined)
+    const withDeposit = Object.values(snap.gasFees)
+      .flatMap((byChain) => Object.values(byChain))
+      .filter((e) => e.depositEnable !== undefined)
     expect(withDeposit.length).toBeGreaterThan(0)
     await stop(h)
   })
@@ -81,7 +91,8 @@ describe('config cache through the services', () => {
     await h.services.session().config.revalidate()
     expect(configStats(h)).toEqual({ publicAllConfig: 0, allConfigMapping: 0, allGasFee: 0, limits: 0, allChainMapping: 0 })
     const budget = await h.call('budget:get', {})
-    for (const e of budget.entries.filter((x) => (CONFIG_ENDPOINTS as readonly string[]).includes(x.endpoint))) expect(e.usedInWindow, e.endpoint).toBe(0)
+    for (const e of budget.entries.filter((x) => (CONFIG_ENDPOINTS as readonly string[]).includes(x.endpoint)))
+      expect(e.usedInWindow, e.endpoint).toBe(0)
     expect(snap.stale).toBe(false)
     expect(snap.coins.length).toBeGreaterThan(0)
     await stop(h)

@@ -49,7 +49,9 @@ export interface ServicesHarness {
   close(): Promise<void>
 }
 
-export async function startServicesHarness(o: Partial<ServicesOptions> & { dataDir?: string; keepDataDir?: boolean } = {}): Promise<ServicesHarness> {
+export async function startServicesHarness(
+  o: Partial<ServicesOptions> & { dataDir?: string; keepDataDir?: boolean } = {}
+): Promise<ServicesHarness> {
   const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), 'rampdesk-services-')))
   const exportDir = join(dataDir, 'exports')
   const services = await createServices({
@@ -107,12 +109,18 @@ export async function startServicesHarness(o: Partial<ServicesOptions> & { dataD
         return { ok: false, error }
       }
     },
-    waitFor<E extends EventName>(event: E, match: (p: EventPayload<E>) => boolean = () => true, afterSeq?: number): Promise<EventPayload<E>> {
+    waitFor<E extends EventName>(
+      event: E,
+      match: (p: EventPayload<E>) => boolean = () => true,
+      afterSeq?: number
+    ): Promise<EventPayload<E>> {
       if (afterSeq !== undefined) {
         const hit = events.find((e) => e.seq > afterSeq && e.event === event && match(e.payload as EventPayload<E>))
         if (hit) return Promise.resolve(hit.payload as EventPayload<E>)
       }
-      return new Promise((resolve) => waiters.add({ event, match: match as (p: never) => boolean, resolve: resolve as (p: unknown) => void }))
+      return new Promise((resolve) =>
+        waiters.add({ event, match: match as (p: never) => boolean, resolve: resolve as (p: unknown) => void })
+      )
     },
     lastSeq: () => seq,
     async close() {

@@ -56,7 +56,9 @@ function expected(f: OrderFilter): number[] {
       if (f.search) {
         const s = f.search.trim().toLowerCase()
         const byId = /^\d{1,15}$/.test(s) && o.orderId === Number(s)
-        const byPrefix = [r.merchantRecognitionId, r.walletAddress, r.referenceId, r.transactionHash].some((v) => text(v)?.toLowerCase().startsWith(s))
+        const byPrefix = [r.merchantRecognitionId, r.walletAddress, r.referenceId, r.transactionHash].some((v) =>
+          text(v)?.toLowerCase().startsWith(s)
+        )
         if (!byId && !byPrefix) return false
       }
       return true
@@ -108,7 +110,12 @@ describe('orders:query against the ground truth', () => {
     const chains = [...new Set(truth.filter((o) => o.type === 2).map((o) => o.record.chainId as number))]
     for (const chainId of chains) expect(await query({ type: 2, chainId })).toEqual(expected({ type: 2, chainId }))
     const busy = onramp[0]!
-    const combined: OrderFilter = { type: 1, fiatType: busy.fiatType, coinId: busy.record.coinId as number, statusGroup: statusInfo(1, busy.status).group }
+    const combined: OrderFilter = {
+      type: 1,
+      fiatType: busy.fiatType,
+      coinId: busy.record.coinId as number,
+      statusGroup: statusInfo(1, busy.status).group
+    }
     const got = await query(combined)
     expect(got).toEqual(expected(combined))
     expect(got).toContain(busy.orderId)
@@ -273,7 +280,17 @@ describe('orders:export', () => {
     const byId = new Map(lines.map((l) => [Number(l[col('orderId')]), l]))
     expect([...byId.keys()].sort((a, b) => a - b)).toEqual(listed.rows.map((r) => r.orderId))
 
-    for (const name of ['fiatAmount', 'expectedCryptoAmount', 'expectedPrice', 'onrampFee', 'clientFee', 'gatewayFee', 'gasFee', 'actualCryptoAmount', 'actualPrice']) {
+    for (const name of [
+      'fiatAmount',
+      'expectedCryptoAmount',
+      'expectedPrice',
+      'onrampFee',
+      'clientFee',
+      'gatewayFee',
+      'gasFee',
+      'actualCryptoAmount',
+      'actualPrice'
+    ]) {
       for (const l of lines) expect(l[col(name)], `${name} of ${l[col('orderId')]}`).toMatch(/^(-?\d+(\.\d+)?)?$/)
     }
     for (const r of listed.rows) expect(byId.get(r.orderId)![col('fiatAmount')]).toBe(r.fiatAmount)
@@ -283,7 +300,9 @@ describe('orders:export', () => {
     expect(byId.get(evil.orderId)![col('merchantRecognitionId')]).toBe(`'${FORMULA_MRID}`)
     expect(raw).not.toMatch(/(^|,)=HYPERLINK/m)
 
-    const done = h.events.filter((e) => e.seq > before && e.event === 'export:progress').map((e) => e.payload as { rows: number; total: number; done: boolean })
+    const done = h.events
+      .filter((e) => e.seq > before && e.event === 'export:progress')
+      .map((e) => e.payload as { rows: number; total: number; done: boolean })
     expect(done.at(-1)).toEqual({ rows: listed.total, total: listed.total, done: true })
     const audit = await h.call('audit:list', { limit: 20 })
     const entry = audit.rows.find((r) => r.action === 'orders.export')

@@ -23,7 +23,15 @@ let proxy: CountingProxy
 let profile: Profile
 
 beforeAll(async () => {
-  live = await startSandbox({ host: '127.0.0.1', port: 0, seed: 3, orders: 60, autoGenerate: false, apiKey: 'live-b-key', apiSecret: LIVE_SECRET })
+  live = await startSandbox({
+    host: '127.0.0.1',
+    port: 0,
+    seed: 3,
+    orders: 60,
+    autoGenerate: false,
+    apiKey: 'live-b-key',
+    apiSecret: LIVE_SECRET
+  })
   proxy = await startCountingProxy(live.url)
   h = await startServicesHarness()
 })
@@ -33,7 +41,8 @@ afterAll(async () => {
   await live?.close()
 })
 
-const idsOf = (rows: { orderId: number; merchantRecognitionId: string | null }[]) => rows.map((r) => `${r.orderId}:${r.merchantRecognitionId}`).sort()
+const idsOf = (rows: { orderId: number; merchantRecognitionId: string | null }[]) =>
+  rows.map((r) => `${r.orderId}:${r.merchantRecognitionId}`).sort()
 
 async function allOrders(type: 1 | 2) {
   const r = await h.call('orders:query', { filter: { type }, sort: 'orderId:asc', offset: 0, limit: 1000 })

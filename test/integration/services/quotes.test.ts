@@ -25,7 +25,10 @@ afterAll(async () => {
 })
 
 function priceOf(fiatType: number) {
-  return h.services.sandbox()!.control.prices().find((p) => p.coinId === usdt.id && p.fiatType === fiatType)!
+  return h.services
+    .sandbox()!
+    .control.prices()
+    .find((p) => p.coinId === usdt.id && p.fiatType === fiatType)!
 }
 
 describe('quotes:get', () => {
@@ -86,7 +89,13 @@ describe('quotes:compare', () => {
   it('onramp: one row per network of the coin, each the same as a single quote, the cheapest derivable', async () => {
     const cfg = await h.call('config:get', {})
     const coin = cfg.coins.find((c) => c.id === usdt.id)!
-    const { rows } = await h.call('quotes:compare', { type: 1, coinId: usdt.id, chainId: coin.networks[0]!, fiatType: 1, fiatAmount: '20000' })
+    const { rows } = await h.call('quotes:compare', {
+      type: 1,
+      coinId: usdt.id,
+      chainId: coin.networks[0]!,
+      fiatType: 1,
+      fiatAmount: '20000'
+    })
     expect(rows.map((r) => r.chainId).sort((a, b) => a - b)).toEqual([...coin.networks].sort((a, b) => a - b))
     for (const row of rows) {
       expect(row.ok, `chain ${row.chainId}: ${row.error?.message ?? ''}`).toBe(true)
@@ -102,7 +111,10 @@ describe('quotes:compare', () => {
     // The network that gives the most coin for the money is derivable from the rows.
     const best = [...rows].sort((a, b) => cmp(b.quote!.quantity!, a.quote!.quantity!))[0]!
     const truthBest = [...coin.networks]
-      .map((chainId) => ({ chainId, q: quoteOnramp(findFiat(1)!, resolveTarget({ coinId: usdt.id, chainId }, 'onramp'), '20000', priceOf(1).buy).quantity }))
+      .map((chainId) => ({
+        chainId,
+        q: quoteOnramp(findFiat(1)!, resolveTarget({ coinId: usdt.id, chainId }, 'onramp'), '20000', priceOf(1).buy).quantity
+      }))
       .sort((a, b) => cmp(b.q, a.q))[0]!
     expect(cmp(best.quote!.quantity!, truthBest.q)).toBe(0)
   })

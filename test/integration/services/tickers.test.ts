@@ -14,7 +14,11 @@ afterAll(async () => {
   await h?.close()
 })
 
-const priceOf = (coinId: number, fiatType: number) => h.services.sandbox()!.control.prices().find((p) => p.coinId === coinId && p.fiatType === fiatType)!
+const priceOf = (coinId: number, fiatType: number) =>
+  h.services
+    .sandbox()!
+    .control.prices()
+    .find((p) => p.coinId === coinId && p.fiatType === fiatType)!
 
 describe('tickers', () => {
   it('polls only while a view shows tickers', async () => {

@@ -41,14 +41,38 @@ async function post(url: string, body: string | Buffer, headers: Record<string, 
   return { status: res.statusCode, text }
 }
 
-const lastDeliveryFor = (orderId: number): DeliveryRecord => sandbox.control.listDeliveries().filter((d) => d.orderId === orderId).at(-1)!
+const lastDeliveryFor = (orderId: number): DeliveryRecord =>
+  sandbox.control
+    .listDeliveries()
+    .filter((d) => d.orderId === orderId)
+    .at(-1)!
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ orders: 300, autoGenerate: false, seed: 11, webhookMaxTrials: 3, webhookBackoffMs: 50, webhookBackoffMaxMs: 200 })
+  sandbox = await startSandbox({
+    orders: 300,
+    autoGenerate: false,
+    seed: 11,
+    webhookMaxTrials: 3,
+    webhookBackoffMs: 50,
+    webhookBackoffMaxMs: 200
+  })
   dir = mkdtempSync(join(tmpdir(), 'rampdesk-inbox-it-'))
   store = openLocalStore(dir)
-  client = new ApiClient({ profileId: 'it', baseUrl: sandbox.url, serviceName: sandbox.serviceName, apiKey: sandbox.apiKey, getSecret: async () => sandbox.apiSecret })
-  monitor = new OrderMonitor({ client, store, fiatTypes: [1], historyPollMs: 3_600_000, watchPollMs: 3_600_000, onEvent: (event, payload) => events.push({ event, payload }) })
+  client = new ApiClient({
+    profileId: 'it',
+    baseUrl: sandbox.url,
+    serviceName: sandbox.serviceName,
+    apiKey: sandbox.apiKey,
+    getSecret: async () => sandbox.apiSecret
+  })
+  monitor = new OrderMonitor({
+    client,
+    store,
+    fiatTypes: [1],
+    historyPollMs: 3_600_000,
+    watchPollMs: 3_600_000,
+    onEvent: (event, payload) => events.push({ event, payload })
+  })
   monitor.on('order:terminal', (p) => events.push({ event: 'order:terminal', payload: p }))
   inbox = await startInbox({
     serviceName: sandbox.serviceName,
@@ -164,7 +188,10 @@ describe('inbox fed by the sandbox', () => {
     const sig = signPayload(payload, sandbox.apiSecret)
     const signedHeaders = { 'content-type': 'application/json', 'x-service-payload': payload, 'x-service-signature': sig }
 
-    const big = await post(inbox.url, Buffer.alloc(1024 * 1024 + 1, 0x20), { 'content-type': 'application/json' }).catch((e: unknown) => ({ status: -1, text: String(e) }))
+    const big = await post(inbox.url, Buffer.alloc(1024 * 1024 + 1, 0x20), { 'content-type': 'application/json' }).catch((e: unknown) => ({
+      status: -1,
+      text: String(e)
+    }))
     expect(big.status).toBe(413)
     expect((await post(inbox.url, '{"orderId":', signedHeaders)).status).toBe(400)
     expect((await post(inbox.url, '<order/>', { ...signedHeaders, 'content-type': 'text/xml' })).status).toBe(415)

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { BTC_CHAIN_ID, CHAIN_DETAILS, COINS, FIATS, chainSymbolMapping, findChainBySymbol, findCoinByCode } from '../../../src/sandbox/catalogue'
+import {
+  BTC_CHAIN_ID,
+  CHAIN_DETAILS,
+  COINS,
+  FIATS,
+  chainSymbolMapping,
+  findChainBySymbol,
+  findCoinByCode
+} from '../../../src/sandbox/catalogue'
 import { checkAddress, compileConfigRegex, sampleAddress } from '../../../src/shared/domain/address'
 import { mulberry32 } from '../../../src/sandbox/rng'
 
@@ -19,7 +27,22 @@ describe('sandbox catalogue', () => {
 
   it('maps the chain symbols and aliases of spec 2.3; 14, 15 and the btc chain only in chain details', () => {
     const m = chainSymbolMapping()
-    expect(m).toMatchObject({ erc20: 0, bep20: 1, trc20: 2, matic20: 3, spl: 4, bep2: 5, nep5: 7, eos: 8, klay: 9, 'matic20-test': 10, okc: 11, 'wemix 3.0': 12, arbitrum: 13, energi: 21 })
+    expect(m).toMatchObject({
+      erc20: 0,
+      bep20: 1,
+      trc20: 2,
+      matic20: 3,
+      spl: 4,
+      bep2: 5,
+      nep5: 7,
+      eos: 8,
+      klay: 9,
+      'matic20-test': 10,
+      okc: 11,
+      'wemix 3.0': 12,
+      arbitrum: 13,
+      energi: 21
+    })
     expect(m).toMatchObject({ eth: 0, bsc: 1, trx: 2, matic: 3, sol: 4, bnb: 5 })
     expect(Object.values(m)).not.toContain(14)
     expect(Object.values(m)).not.toContain(15)
@@ -31,15 +54,19 @@ describe('sandbox catalogue', () => {
   })
 
   it('supports the networks spec 4.9 names', () => {
-    const nets = (code: string) => findCoinByCode(code)?.offrampNetworks.map((id) => CHAIN_DETAILS.get(id)?.chainSymbol).sort()
+    const nets = (code: string) =>
+      findCoinByCode(code)
+        ?.offrampNetworks.map((id) => CHAIN_DETAILS.get(id)?.chainSymbol)
+        .sort()
     expect(nets('usdt')).toEqual(['bep20', 'erc20', 'matic20', 'trc20'])
     expect(nets('usdc')).toEqual(['bep20', 'matic20'])
     expect(nets('busd')).toEqual(['bep20'])
     expect(nets('eth')).toEqual(['erc20', 'matic20'])
-    for (const code of ['eth', 'usdt', 'usdc', 'busd', 'bnb', 'matic', 'sol', 'btc', 'neo', 'rage', 'gari', 'tlc']) expect(findCoinByCode(code)).toBeDefined()
+    for (const code of ['eth', 'usdt', 'usdc', 'busd', 'bnb', 'matic', 'sol', 'btc', 'neo', 'rage', 'gari', 'tlc'])
+      expect(findCoinByCode(code)).toBeDefined()
   })
 
-  it("every chain a coin uses has an address regex that accepts real addresses, with explorer links", () => {
+  it('every chain a coin uses has an address regex that accepts real addresses, with explorer links', () => {
     const rng = mulberry32(7)
     const used = new Set(COINS.flatMap((c) => c.networks))
     for (const id of used) {

@@ -18,18 +18,23 @@ describe('fast figures agree with the money.ts quote maths', () => {
   it('onramp: every fiat, coin and chain, random amounts and prices', () => {
     const pairs = FIATS.flatMap((f) => COINS.flatMap((c) => c.networks.map((ch) => ({ f, c, ch }))))
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: pairs.length - 1 }), fc.integer({ min: 1, max: 50_000_000 }), fc.integer({ min: 1, max: 2_000_000_000 }), (i, cents, price4) => {
-        const { f, c, ch } = pairs[i] as (typeof pairs)[number]
-        const amount = bigText(BigInt(cents), 2)
-        const price = bigText(BigInt(price4), 4)
-        const slow = onrampFigures(f, c, ch, amount, price)
-        const fast = fastOnramp(f, c, ch, BigInt(cents), BigInt(price4))
-        expect(bigText(fast.quantity, PLACES.crypto)).toBe(norm(slow.quantity))
-        expect(bigText(fast.onrampFee, PLACES.fiat)).toBe(norm(slow.onrampFee))
-        expect(bigText(fast.clientFee, PLACES.fiat)).toBe(norm(slow.clientFee))
-        expect(bigText(fast.gatewayFee, PLACES.fiat)).toBe(norm(slow.gatewayFee))
-        expect(bigText(fast.gasFee, PLACES.crypto)).toBe(norm(slow.gasFee))
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: pairs.length - 1 }),
+        fc.integer({ min: 1, max: 50_000_000 }),
+        fc.integer({ min: 1, max: 2_000_000_000 }),
+        (i, cents, price4) => {
+          const { f, c, ch } = pairs[i] as (typeof pairs)[number]
+          const amount = bigText(BigInt(cents), 2)
+          const price = bigText(BigInt(price4), 4)
+          const slow = onrampFigures(f, c, ch, amount, price)
+          const fast = fastOnramp(f, c, ch, BigInt(cents), BigInt(price4))
+          expect(bigText(fast.quantity, PLACES.crypto)).toBe(norm(slow.quantity))
+          expect(bigText(fast.onrampFee, PLACES.fiat)).toBe(norm(slow.onrampFee))
+          expect(bigText(fast.clientFee, PLACES.fiat)).toBe(norm(slow.clientFee))
+          expect(bigText(fast.gatewayFee, PLACES.fiat)).toBe(norm(slow.gatewayFee))
+          expect(bigText(fast.gasFee, PLACES.crypto)).toBe(norm(slow.gasFee))
+        }
+      ),
       { numRuns: 400 }
     )
   })

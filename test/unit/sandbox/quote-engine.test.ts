@@ -53,7 +53,14 @@ describe('quote engine', () => {
     const t = resolveTarget({ coinCode: 'usdt', network: 'trc20' }, 'offramp')
     const q = quoteOfframp(t, '100', '82')
     // gross 8200; fee 82, client 20.5, gateway 10 (>= 2000), tds 82 -> 8005.5
-    expect(q).toMatchObject({ gross: '8200.00', onrampFee: '82.00', clientFee: '20.50', gatewayFee: '10', tdsFee: '82.00', fiatAmount: '8005.50' })
+    expect(q).toMatchObject({
+      gross: '8200.00',
+      onrampFee: '82.00',
+      clientFee: '20.50',
+      gatewayFee: '10',
+      tdsFee: '82.00',
+      fiatAmount: '8005.50'
+    })
     expect(codeOf(() => quoteOfframp(t, '5', '82'))).toBe(413)
     expect(codeOf(() => quoteOfframp(t, '10000', '82'))).toBe(413)
     expect(findCoinByCode('usdt')).toBeDefined()

@@ -23,7 +23,7 @@ describe('content security policy', () => {
   it('only the dev server variant allows inline styles and the HMR socket', () => {
     const dev = devContentSecurityPolicy('http://localhost:5173')
     expect(dev).toContain("style-src 'self' 'unsafe-inline'")
-    expect(dev).toContain('connect-src \'self\' ws://localhost:5173 http://localhost:5173')
+    expect(dev).toContain("connect-src 'self' ws://localhost:5173 http://localhost:5173")
     expect(dev).toContain("script-src 'self'")
     expect(dev).not.toContain('unsafe-eval')
   })

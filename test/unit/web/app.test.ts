@@ -34,7 +34,11 @@ describe('startWebApp', () => {
     expect(app.openUrl.startsWith(app.url)).toBe(true)
     expect(new URL(app.url).hostname).toBe('127.0.0.1')
     const c = await cookie()
-    const r = await fetch(`${app.url}rpc/app:info`, { method: 'POST', headers: { cookie: c, 'content-type': 'application/json', origin: app.url.replace(/\/$/, '') }, body: '{}' })
+    const r = await fetch(`${app.url}rpc/app:info`, {
+      method: 'POST',
+      headers: { cookie: c, 'content-type': 'application/json', origin: app.url.replace(/\/$/, '') },
+      body: '{}'
+    })
     const env = (await r.json()) as { ok: boolean; value: { shell: string; profile: { kind: string } } }
     expect(env.ok).toBe(true)
     expect(env.value.shell).toBe('web')

@@ -25,7 +25,8 @@ function handlers(): ContractHandlers {
     out[c] = async (input) => {
       calls.push({ channel: c, input })
       if (c === 'settings:get') return { theme: 'dark' }
-      if (c === 'orders:get') throw Object.assign(new Error('the service refused the request'), { kind: 'api', code: 417, retryable: false })
+      if (c === 'orders:get')
+        throw Object.assign(new Error('the service refused the request'), { kind: 'api', code: 417, retryable: false })
       return { ok: true }
     }
   }
@@ -39,9 +40,17 @@ interface Answer {
 }
 
 /** A raw request (node:http lets the test set Host and send paths no URL parser would). */
-function send(method: string, path: string, o: { headers?: Record<string, string>; body?: string | Buffer; cookie?: boolean } = {}): Promise<Answer> {
+function send(
+  method: string,
+  path: string,
+  o: { headers?: Record<string, string>; body?: string | Buffer; cookie?: boolean } = {}
+): Promise<Answer> {
   const url = new URL(harness.url)
-  const headers: Record<string, string> = { host: url.host, ...(o.cookie === false ? {} : { cookie: `rampdesk_token=${TOKEN}` }), ...o.headers }
+  const headers: Record<string, string> = {
+    host: url.host,
+    ...(o.cookie === false ? {} : { cookie: `rampdesk_token=${TOKEN}` }),
+    ...o.headers
+  }
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
       const chunks: Buffer[] = []
@@ -56,7 +65,10 @@ function send(method: string, path: string, o: { headers?: Record<string, string
 }
 
 const rpc = (channel: string, body: unknown, headers: Record<string, string> = {}) =>
-  send('POST', `/rpc/${channel}`, { headers: { 'content-type': 'application/json', origin: base.replace(/\/$/, ''), ...headers }, body: JSON.stringify(body) })
+  send('POST', `/rpc/${channel}`, {
+    headers: { 'content-type': 'application/json', origin: base.replace(/\/$/, ''), ...headers },
+    body: JSON.stringify(body)
+  })
 
 let root: string
 let dir: string
@@ -114,7 +126,9 @@ describe('token exchange and cookie', () => {
     expect((await send('GET', '/', { cookie: false })).status).toBe(401)
     expect((await send('GET', '/events', { cookie: false })).status).toBe(401)
     const before = calls.length
-    expect((await send('POST', '/rpc/settings:get', { cookie: false, headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401)
+    expect(
+      (await send('POST', '/rpc/settings:get', { cookie: false, headers: { 'content-type': 'application/json' }, body: '{}' })).status
+    ).toBe(401)
     expect((await send('GET', '/', { cookie: false, headers: { cookie: 'rampdesk_token=wrong' } })).status).toBe(401)
     expect(calls.length).toBe(before)
   })
@@ -141,7 +155,10 @@ describe('guards', () => {
   })
 
   it('non-JSON bodies get 415', async () => {
-    const r = await send('POST', '/rpc/settings:get', { headers: { 'content-type': 'text/plain', origin: base.replace(/\/$/, '') }, body: '{}' })
+    const r = await send('POST', '/rpc/settings:get', {
+      headers: { 'content-type': 'text/plain', origin: base.replace(/\/$/, '') },
+      body: '{}'
+    })
     expect(r.status).toBe(415)
     const form = await send('POST', '/rpc/settings:get', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })
     expect(form.status).toBe(415)
@@ -157,11 +174,17 @@ describe('guards', () => {
 
   it('an oversized body gets 413', async () => {
     const huge = JSON.stringify({ payload: 'x'.repeat(3 * 1024 * 1024), signature: 'y' })
-    const r = await send('POST', '/rpc/webhooks:verify', { headers: { 'content-type': 'application/json', origin: base.replace(/\/$/, '') }, body: huge })
+    const r = await send('POST', '/rpc/webhooks:verify', {
+      headers: { 'content-type': 'application/json', origin: base.replace(/\/$/, '') },
+      body: huge
+    })
     expect(r.status).toBe(413)
     expect(JSON.parse(r.body)).toMatchObject({ ok: false, error: { kind: 'invalid_input' } })
     // Without a Content-Length (chunked), the limit holds as the body streams in.
-    const chunked = await send('POST', '/rpc/webhooks:verify', { headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: huge })
+    const chunked = await send('POST', '/rpc/webhooks:verify', {
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      body: huge
+    })
     expect(chunked.status).toBe(413)
     // The listener still serves after it.
     expect((await rpc('settings:get', {})).status).toBe(200)
@@ -191,7 +214,10 @@ describe('rpc envelopes', () => {
   it('a handler’s failure travels as the error half of the envelope', async () => {
     const r = await rpc('orders:get', { type: 1, orderId: 5 })
     expect(r.status).toBe(200)
-    expect(JSON.parse(r.body)).toEqual({ ok: false, error: { kind: 'api', message: 'the service refused the request', code: 417, retryable: false } })
+    expect(JSON.parse(r.body)).toEqual({
+      ok: false,
+      error: { kind: 'api', message: 'the service refused the request', code: 417, retryable: false }
+    })
     expect(calls.at(-1)).toEqual({ channel: 'orders:get', input: { type: 1, orderId: 5 } })
   })
 })
@@ -200,20 +226,23 @@ describe('events', () => {
   it('/events streams contract events as Server-Sent Events', async () => {
     const url = new URL(harness.url)
     const frames = await new Promise<string>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: '/events', headers: { host: url.host, cookie: `rampdesk_token=${TOKEN}` } }, (res) => {
-        expect(res.statusCode).toBe(200)
-        expect(res.headers['content-type']).toBe('text/event-stream')
-        let text = ''
-        res.setEncoding('utf8')
-        res.on('data', (c: string) => {
-          text += c
-          if (text.startsWith(':') && !text.includes('event:')) emit('ticker:tick', { fiatType: 1, rows: [], nextRefreshAt: null })
-          if (text.includes('\n\nevent: ticker:tick\n') || /event: ticker:tick\ndata: .*\n\n/.test(text)) {
-            req.destroy()
-            resolve(text)
-          }
-        })
-      })
+      const req = request(
+        { host: url.hostname, port: url.port, path: '/events', headers: { host: url.host, cookie: `rampdesk_token=${TOKEN}` } },
+        (res) => {
+          expect(res.statusCode).toBe(200)
+          expect(res.headers['content-type']).toBe('text/event-stream')
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (c: string) => {
+            text += c
+            if (text.startsWith(':') && !text.includes('event:')) emit('ticker:tick', { fiatType: 1, rows: [], nextRefreshAt: null })
+            if (text.includes('\n\nevent: ticker:tick\n') || /event: ticker:tick\ndata: .*\n\n/.test(text)) {
+              req.destroy()
+              resolve(text)
+            }
+          })
+        }
+      )
       req.on('error', reject)
       req.end()
     })

@@ -45,10 +45,20 @@ function httpBridge(): RampdeskBridge {
         try {
           return JSON.parse(text) as Envelope<unknown>
         } catch {
-          return { ok: false, error: { kind: 'http', httpStatus: res.status, message: text.slice(0, 200) || res.statusText, retryable: res.status >= 500 } }
+          return {
+            ok: false,
+            error: { kind: 'http', httpStatus: res.status, message: text.slice(0, 200) || res.statusText, retryable: res.status >= 500 }
+          }
         }
       } catch (e) {
-        return { ok: false, error: { kind: 'network', message: `the Rampdesk harness is unreachable (${e instanceof Error ? e.message : String(e)})`, retryable: true } }
+        return {
+          ok: false,
+          error: {
+            kind: 'network',
+            message: `the Rampdesk harness is unreachable (${e instanceof Error ? e.message : String(e)})`,
+            retryable: true
+          }
+        }
       }
     }
   }

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { errors } from 'undici'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import type { ApiClient} from '../../../../src/main/api/client';
+import type { ApiClient } from '../../../../src/main/api/client'
 import { type RequestEvent } from '../../../../src/main/api/client'
 import { RateBudget } from '../../../../src/main/api/rate-budget'
 import { Transport } from '../../../../src/main/api/transport'
@@ -15,12 +15,13 @@ afterEach(() => {
 
 const envelope = (data: unknown) => ({ status: 200, json: { status: 1, code: 200, data } })
 const refusal = (code: number, error: string, status = code): Reply => ({ status, json: { status: 0, code, error } })
-const caught = (p: Promise<unknown>) => p.then(
-  () => {
-    throw new Error('expected a rejection')
-  },
-  (e: unknown) => e as ApiError
-)
+const caught = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a rejection')
+    },
+    (e: unknown) => e as ApiError
+  )
 
 describe('ApiClient requests', () => {
   test('signs with the three headers and sends exactly the body that was signed', async () => {
@@ -71,7 +72,9 @@ describe('ApiClient requests', () => {
     expect(offramp).toMatchObject({ orderId: 202, expectedQuantity: '12.5', updatedAt: '2024-01-02T03:04:06.000Z' })
     expect(await client.sendDummyWebhook()).toBe('Webhook sent')
     expect(await client.resendWebhook({ orderId: 101 })).toMatch(/Response received/)
-    expect(await client.setWebhookUrl({ webhookUrl: 'https://merchant.example/hook' })).toBe('Webhook url set to https://merchant.example/hook')
+    expect(await client.setWebhookUrl({ webhookUrl: 'https://merchant.example/hook' })).toBe(
+      'Webhook url set to https://merchant.example/hook'
+    )
     expect(await client.priceTicker({ type: 1, fiatType: 1 })).toEqual({ onramp: { '54': '91.2' } })
     expect(await client.orderStatus({ orderId: '101', type: 1 })).toEqual({ orderStatus: 4 })
     expect(await client.limits({ type: 1 })).toMatchObject({ onramp: { '1': { min: '100' } } })
@@ -124,11 +127,23 @@ describe('ApiClient errors', () => {
     [refusal(413, 'Amount out of bounds'), { kind: 'api', code: 413 }],
     [refusal(403, 'Forbidden'), { kind: 'auth', code: 403 }],
     [refusal(401, 'Invalid signature', 200), { kind: 'auth', code: 401, httpStatus: 200 }],
-    [{ status: 502, text: '<html>Bad gateway</html>' }, { kind: 'http', httpStatus: 502 }],
-    [{ status: 404, json: { message: 'no route' } }, { kind: 'http', httpStatus: 404 }],
-    [{ status: 200, text: 'OK' }, { kind: 'schema', message: 'the response is not JSON' }],
+    [
+      { status: 502, text: '<html>Bad gateway</html>' },
+      { kind: 'http', httpStatus: 502 }
+    ],
+    [
+      { status: 404, json: { message: 'no route' } },
+      { kind: 'http', httpStatus: 404 }
+    ],
+    [
+      { status: 200, text: 'OK' },
+      { kind: 'schema', message: 'the response is not JSON' }
+    ],
     [envelope({ orderStatus: 'done' }), { kind: 'schema', path: 'data.orderStatus' }],
-    [{ status: 200, json: { status: 1, code: 200 } }, { kind: 'schema', path: 'data' }]
+    [
+      { status: 200, json: { status: 1, code: 200 } },
+      { kind: 'schema', path: 'data' }
+    ]
   ] as const)('%j -> %j', async (reply, expected) => {
     const svc = mockService()
     svc.script('orderStatus', reply)
@@ -194,7 +209,11 @@ describe('ApiClient errors', () => {
   test('a secret that cannot be read fails as missing_secret and sends nothing', async () => {
     const svc = mockService()
     const client = svc.client({ getSecret: () => Promise.reject(new Error('keychain locked')) })
-    expect(await caught(client.allGasFee())).toMatchObject({ kind: 'missing_secret', message: 'the API secret of this profile could not be read', retryable: false })
+    expect(await caught(client.allGasFee())).toMatchObject({
+      kind: 'missing_secret',
+      message: 'the API secret of this profile could not be read',
+      retryable: false
+    })
     expect(svc.received).toHaveLength(0)
   })
 })
@@ -314,10 +333,13 @@ describe('ApiClient and the rate budget', () => {
     const start = Date.now()
     const calls: Promise<PromiseSettledResult<unknown>>[] = []
     // 45 callers over three minutes: bursts right at window edges and scattered ones, both priorities.
-    const arrivals = [0, 0, 0, 0, 0, 0, 1, 2, 3, 5, 8, 13, 21, 34, 59.9, 60, 60, 60.1, 61, 61, 89, 90, 91, 119.9, 120, 120, 120, 121, 122, 150]
-    const schedule = [...arrivals.map((s, i) => ({ at: s * 1_000, interactive: i % 3 === 0 })), ...Array.from({ length: 15 }, (_, i) => ({ at: 60_000 + i * 7_000, interactive: i % 2 === 0 }))].sort(
-      (a, b) => a.at - b.at
-    )
+    const arrivals = [
+      0, 0, 0, 0, 0, 0, 1, 2, 3, 5, 8, 13, 21, 34, 59.9, 60, 60, 60.1, 61, 61, 89, 90, 91, 119.9, 120, 120, 120, 121, 122, 150
+    ]
+    const schedule = [
+      ...arrivals.map((s, i) => ({ at: s * 1_000, interactive: i % 3 === 0 })),
+      ...Array.from({ length: 15 }, (_, i) => ({ at: 60_000 + i * 7_000, interactive: i % 2 === 0 }))
+    ].sort((a, b) => a.at - b.at)
     for (const { at, interactive } of schedule) {
       await vi.advanceTimersByTimeAsync(at - (Date.now() - start))
       const call = client.priceTicker({ type: 1, fiatType: 1 }, { priority: interactive ? 'interactive' : 'background' })
@@ -344,7 +366,12 @@ describe('ApiClient and the rate budget', () => {
     await vi.advanceTimersByTimeAsync(70_000)
     await Promise.all([operator, ...polls])
     expect(order).toEqual(['operator', 'poll1', 'poll2', 'poll3'])
-    expect(svc.sent('limits').slice(10).map((r) => JSON.parse(r.bodyText))).toEqual([{ type: 3 }, { type: 2 }, { type: 2 }, { type: 2 }])
+    expect(
+      svc
+        .sent('limits')
+        .slice(10)
+        .map((r) => JSON.parse(r.bodyText))
+    ).toEqual([{ type: 3 }, { type: 2 }, { type: 2 }, { type: 2 }])
   })
 
   test('an exhausted budget answers "budget exhausted, next slot at T" and sends nothing', async () => {

@@ -128,7 +128,9 @@ export function mockService(o: MockServiceOptions = {}) {
     .get(ORIGIN)
     .intercept({ path: () => true, method: () => true })
     .reply((req) => {
-      const headers = Object.fromEntries(Object.entries((req.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)]))
+      const headers = Object.fromEntries(
+        Object.entries((req.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)])
+      )
       const endpoint = byPath.get(req.path)
       const bodyText = typeof req.body === 'string' ? req.body : ''
       const rec: Received = { endpoint, method: req.method, path: req.path, headers, bodyText, at: Date.now() }

@@ -187,7 +187,14 @@ describe('RateBudget', () => {
     const now = Date.now()
     expect(b.snapshot().profileId).toBe('p1')
     expect(b.snapshot().endpoints).toHaveLength(15)
-    expect(entry(b, 'allGasFee')).toEqual({ endpoint: 'allGasFee', limit: 10, usedInWindow: 1, queued: 0, nextSlotAt: now, blockedUntil: null })
+    expect(entry(b, 'allGasFee')).toEqual({
+      endpoint: 'allGasFee',
+      limit: 10,
+      usedInWindow: 1,
+      queued: 0,
+      nextSlotAt: now,
+      blockedUntil: null
+    })
     expect(entry(b, 'merchantHistory').limit).toBe(100)
     expect(seen.at(-1)?.endpoints.find((e) => e.endpoint === 'allGasFee')?.usedInWindow).toBe(1)
     await vi.advanceTimersByTimeAsync(WINDOW)

@@ -11,7 +11,11 @@ const ORIGIN = 'https://api.test'
 function mocked(reply: MockInterceptor.MockReplyOptionsCallback) {
   const agent = new MockAgent()
   agent.disableNetConnect()
-  agent.get(ORIGIN).intercept({ path: () => true, method: () => true }).reply(reply).persist()
+  agent
+    .get(ORIGIN)
+    .intercept({ path: () => true, method: () => true })
+    .reply(reply)
+    .persist()
   return agent
 }
 
@@ -25,7 +29,11 @@ describe('Transport on a MockAgent', () => {
     let seen: Record<string, string> = {}
     const agent = mocked((req) => {
       seen = req.headers as unknown as Record<string, string>
-      return { statusCode: 201, data: `{"path":"${req.path}"}`, responseOptions: { headers: { Date: 'Sat, 21 Nov 2026 19:00:00 GMT', 'X-A': 'b' } } }
+      return {
+        statusCode: 201,
+        data: `{"path":"${req.path}"}`,
+        responseOptions: { headers: { Date: 'Sat, 21 Nov 2026 19:00:00 GMT', 'X-A': 'b' } }
+      }
     })
     const t = new Transport({ dispatcher: agent })
     const res = await t.request({ method: 'POST', url: `${ORIGIN}/service/api/x?q=1`, headers: { Accept: 'application/json' }, body: '{}' })

@@ -12,9 +12,36 @@ import { ConfigCache, DEFAULT_TTL_MS, type ConfigCacheStore } from '../../../../
 import type { ConfigSnapshot } from '../../../../src/shared/ipc/contract'
 
 const CHAIN_DETAILS = {
-  '0': { chainSymbol: 'erc20', chainName: 'Ethereum', addressRegex: '^(0x)[0-9A-Fa-f]{40}$', memoRegex: '', startingWith: ['0x'], networkId: 1, nativeToken: 14, node: 0, hashLink: 'https://etherscan.io/tx/', confirmations: 12 },
-  '1': { chainSymbol: 'bep20', chainName: 'Binance Smart Chain', startingWith: ['0x'], networkId: 56, node: 0, hashLink: 'https://bscscan.com/tx/' },
-  '2': { chainSymbol: 'trc20', chainName: 'Tron', addressRegex: '^T[1-9A-HJ-NP-Za-km-z]{33}$', startingWith: ['T'], networkId: -1, nativeToken: -1, node: 1, hashLink: 'https://tronscan.org/#/transaction/' }
+  '0': {
+    chainSymbol: 'erc20',
+    chainName: 'Ethereum',
+    addressRegex: '^(0x)[0-9A-Fa-f]{40}$',
+    memoRegex: '',
+    startingWith: ['0x'],
+    networkId: 1,
+    nativeToken: 14,
+    node: 0,
+    hashLink: 'https://etherscan.io/tx/',
+    confirmations: 12
+  },
+  '1': {
+    chainSymbol: 'bep20',
+    chainName: 'Binance Smart Chain',
+    startingWith: ['0x'],
+    networkId: 56,
+    node: 0,
+    hashLink: 'https://bscscan.com/tx/'
+  },
+  '2': {
+    chainSymbol: 'trc20',
+    chainName: 'Tron',
+    addressRegex: '^T[1-9A-HJ-NP-Za-km-z]{33}$',
+    startingWith: ['T'],
+    networkId: -1,
+    nativeToken: -1,
+    node: 1,
+    hashLink: 'https://tronscan.org/#/transaction/'
+  }
 }
 
 /** Raw bodies as the service sends them (numbers with float artefacts, ids as text). */
@@ -26,12 +53,24 @@ function rawBodies(opts: { networkConfig?: boolean; usdtFee?: string } = {}) {
       code: 200,
       data: {
         allCoinConfig: {
-          usdt: { coinId: '54', coinName: 'Tether', coinIcon: 'https://example.test/usdt.png', balanceFloatPlaces: 2, tradeFloatPlaces: 2, networks: [0, '1', 2] },
+          usdt: {
+            coinId: '54',
+            coinName: 'Tether',
+            coinIcon: 'https://example.test/usdt.png',
+            balanceFloatPlaces: 2,
+            tradeFloatPlaces: 2,
+            networks: [0, '1', 2]
+          },
           eth: { coinId: 14, coinName: 'Ether', tradeFloatPlaces: 6, networks: [0] }
         },
         ...(withNetworks ? { networkConfig: CHAIN_DETAILS } : {}),
         // The public table's withdrawal form: no depositEnable; the authenticated table must win.
-        allGasFee: { '54': { '0': { withdrawalFee: '9.9', minimumWithdrawal: '99', nodeInSync: 1 }, '2': { withdrawalFee: '1', minimumWithdrawal: '10.000', nodeInSync: '1' } } },
+        allGasFee: {
+          '54': {
+            '0': { withdrawalFee: '9.9', minimumWithdrawal: '99', nodeInSync: 1 },
+            '2': { withdrawalFee: '1', minimumWithdrawal: '10.000', nodeInSync: '1' }
+          }
+        },
         minimumBuyAmount: { '54': { '0': 1000.5 } },
         minimumSellAmount: { '1': 500 },
         gatewayFee: { '1': { '0': 10, '10000': 0.008157600000000001 } }
@@ -40,7 +79,11 @@ function rawBodies(opts: { networkConfig?: boolean; usdtFee?: string } = {}) {
     allConfigMapping: {
       status: 1,
       code: 200,
-      data: { fiatSymbolMapping: { inr: 1, TRY: 2 }, coinSymbolMapping: { usdt: '54', eth: 14 }, chainSymbolMapping: { erc20: 0, bep20: 1, trc20: 2 } }
+      data: {
+        fiatSymbolMapping: { inr: 1, TRY: 2 },
+        coinSymbolMapping: { usdt: '54', eth: 14 },
+        chainSymbolMapping: { erc20: 0, bep20: 1, trc20: 2 }
+      }
     },
     allGasFee: {
       status: 1,
@@ -53,9 +96,22 @@ function rawBodies(opts: { networkConfig?: boolean; usdtFee?: string } = {}) {
         '14': { '0': { withdrawalFee: '0.00098', minimumWithdrawal: '0.005', nodeInSync: 1, depositEnable: 1 } }
       }
     },
-    limits: { status: 1, code: 200, data: { onramp: { '1': { min: 100, max: 200000 }, '2': { min: 10, max: 4000.5 } }, offramp: { '1': { min: 500, max: 1000000 } } } },
+    limits: {
+      status: 1,
+      code: 200,
+      data: { onramp: { '1': { min: 100, max: 200000 }, '2': { min: 10, max: 4000.5 } }, offramp: { '1': { min: 500, max: 1000000 } } }
+    },
     allChainMapping: { status: 1, code: 200, data: CHAIN_DETAILS },
-    bankDetails: { status: 1, code: 200, data: { upi: { vpa: 'merchant@upi', name: 'Merchant' }, upiNotes: [], bankNotes: [], bank: { name: 'Merchant', type: 'Current', branch: 'X', bank: 'Y', ifsc: 'ABCD0000001', accountNumber: '123' } } }
+    bankDetails: {
+      status: 1,
+      code: 200,
+      data: {
+        upi: { vpa: 'merchant@upi', name: 'Merchant' },
+        upiNotes: [],
+        bankNotes: [],
+        bank: { name: 'Merchant', type: 'Current', branch: 'X', bank: 'Y', ifsc: 'ABCD0000001', accountNumber: '123' }
+      }
+    }
   }
 }
 
@@ -298,7 +354,11 @@ describe('ConfigCache: snapshot merges', () => {
       [1, 'bep20', 'Binance Smart Chain'],
       [2, 'trc20', 'Tron']
     ])
-    expect(snap.chains[0]!.detail).toMatchObject({ addressRegex: '^(0x)[0-9A-Fa-f]{40}$', hashLink: 'https://etherscan.io/tx/', confirmations: 12 })
+    expect(snap.chains[0]!.detail).toMatchObject({
+      addressRegex: '^(0x)[0-9A-Fa-f]{40}$',
+      hashLink: 'https://etherscan.io/tx/',
+      confirmations: 12
+    })
 
     expect(snap.fiats).toEqual([
       { id: 1, symbol: 'INR' },

@@ -85,12 +85,19 @@ export class FakeHistory {
   }
 
   /** orderStatus over the same data: the status of the order in any fiat scope. */
-  orderStatus = async (req: { orderId: number | string; type: 1 | 2 }, opts: { priority?: string; signal?: AbortSignal } = {}): Promise<{ orderStatus: number }> => {
+  orderStatus = async (
+    req: { orderId: number | string; type: 1 | 2 },
+    opts: { priority?: string; signal?: AbortSignal } = {}
+  ): Promise<{ orderStatus: number }> => {
     this.statusCalls.push({ type: req.type, orderId: Number(req.orderId), priority: opts.priority })
     if (this.holdStatus) {
       await new Promise<void>((resolve, reject) => {
         this.held.push(resolve)
-        opts.signal?.addEventListener('abort', () => reject(new ApiError({ kind: 'aborted', endpoint: 'orderStatus', message: 'aborted' })), { once: true })
+        opts.signal?.addEventListener(
+          'abort',
+          () => reject(new ApiError({ kind: 'aborted', endpoint: 'orderStatus', message: 'aborted' })),
+          { once: true }
+        )
       })
     }
     await Promise.resolve()

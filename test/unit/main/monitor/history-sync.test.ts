@@ -195,7 +195,7 @@ describe('HistorySync', () => {
 
   it('stays complete under random changes during long syncs (randomised, seeded)', async () => {
     let seed = 12345
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
     let clock = 0
     for (let i = 1; i <= 3000; i++) fake.put(1, 1, onramp(i, i <= 900 ? CUTOVER_ISO : at(++clock)))
     let next = 3001

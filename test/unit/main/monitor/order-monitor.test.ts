@@ -63,10 +63,20 @@ describe('OrderMonitor', () => {
     expect(fake.callsFor(1, 1)).toHaveLength(3)
     expect(fake.callsFor(2, 1)).toHaveLength(1)
     expect(of('order:created')).toHaveLength(0)
-    const progress = of('sync:state').filter((s) => s.type === 1 && s.progress).map((s) => s.progress)
+    const progress = of('sync:state')
+      .filter((s) => s.type === 1 && s.progress)
+      .map((s) => s.progress)
     expect(progress).toContainEqual({ pages: 3, orders: 1200 })
     const s = stateOf(1)
-    expect(s).toMatchObject({ running: false, progress: null, lastError: null, lastSuccessAt: clock.t, nextRunAt: clock.t + POLL, cursor: at(1200), lagMs: 0 })
+    expect(s).toMatchObject({
+      running: false,
+      progress: null,
+      lastError: null,
+      lastSuccessAt: clock.t,
+      nextRunAt: clock.t + POLL,
+      cursor: at(1200),
+      lagMs: 0
+    })
 
     // Nothing changed: exactly one request per scope per interval.
     fake.calls.length = 0
@@ -122,7 +132,16 @@ describe('OrderMonitor', () => {
   })
 
   it('waits for the budget when the failure was rate limiting', async () => {
-    fake.failAt(1, new ApiError({ kind: 'rate_limited', origin: 'service', endpoint: 'merchantHistory', nextSlotAt: clock.t + 45_000, message: 'slow down' }))
+    fake.failAt(
+      1,
+      new ApiError({
+        kind: 'rate_limited',
+        origin: 'service',
+        endpoint: 'merchantHistory',
+        nextSlotAt: clock.t + 45_000,
+        message: 'slow down'
+      })
+    )
     monitor.start()
     await clock.advance(0)
     expect(stateOf(1).nextRunAt).toBe(clock.t + 45_000)
@@ -169,18 +188,32 @@ describe('OrderMonitor', () => {
     monitor.configure({ fiatTypes: [1, 2], historyPollMs: 60_000 })
     await clock.advance(0)
     // Offramp only where it exists: INR (fiat 1) by default.
-    expect(monitor.states().map((s) => `${s.type}:${s.fiatType}`).sort()).toEqual(['1:1', '1:2', '2:1'])
+    expect(
+      monitor
+        .states()
+        .map((s) => `${s.type}:${s.fiatType}`)
+        .sort()
+    ).toEqual(['1:1', '1:2', '2:1'])
     expect(store.orders.get(1, 9000)?.fiatType).toBe(2)
     fake.calls.length = 0
     await clock.advance(60_000)
     expect(fake.calls).toHaveLength(3)
     monitor.configure({ fiatTypes: [2] })
-    expect(monitor.states().map((s) => `${s.type}:${s.fiatType}`).sort()).toEqual(['1:2'])
+    expect(
+      monitor
+        .states()
+        .map((s) => `${s.type}:${s.fiatType}`)
+        .sort()
+    ).toEqual(['1:2'])
   })
 
   it('syncs offramp for the fiat types offrampFiatTypes names (INR alone by default), onramp for every one', async () => {
     await monitor.stop()
-    const scopes = (m: OrderMonitor) => m.states().map((s) => `${s.type}:${s.fiatType}`).sort()
+    const scopes = (m: OrderMonitor) =>
+      m
+        .states()
+        .map((s) => `${s.type}:${s.fiatType}`)
+        .sort()
     monitor = make({ fiatTypes: [1, 2, 3] })
     expect(scopes(monitor)).toEqual(['1:1', '1:2', '1:3', '2:1'])
     await monitor.syncNow()

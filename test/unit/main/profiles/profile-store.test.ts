@@ -75,7 +75,13 @@ describe('ProfileStore', () => {
 
   it('creates a live profile, keeps its secret out of profiles.json, and persists it', async () => {
     const store = await open()
-    const p = await store.create({ name: 'Live INR', kind: 'live', baseUrl: 'https://api.example.test/', apiKey: 'AK-123', apiSecret: SECRET })
+    const p = await store.create({
+      name: 'Live INR',
+      kind: 'live',
+      baseUrl: 'https://api.example.test/',
+      apiKey: 'AK-123',
+      apiSecret: SECRET
+    })
     expect(p.id).toMatch(/^live-inr-[0-9a-f]{6}$/)
     expect(p).toMatchObject({ serviceName: 'service', baseUrl: 'https://api.example.test', apiKey: 'AK-123' })
     expect(fileText()).not.toContain(SECRET)
@@ -104,13 +110,21 @@ describe('ProfileStore', () => {
     await bad({ id: '../etc', name: 'x', kind: 'live', baseUrl: 'https://example.test' }, 'invalid', /id/)
     await bad({ id: 'sandbox', name: 'x', kind: 'live', baseUrl: 'https://example.test' }, 'duplicate_id')
     expect(store.list()).toHaveLength(1)
-    expect((await store.create({ name: 'Custom', kind: 'live', baseUrl: 'http://10.0.0.5:8080/gw', serviceName: 'acme' })).serviceName).toBe('acme')
+    expect(
+      (await store.create({ name: 'Custom', kind: 'live', baseUrl: 'http://10.0.0.5:8080/gw', serviceName: 'acme' })).serviceName
+    ).toBe('acme')
   })
 
   it('does not keep a profile whose secret could not be stored', async () => {
-    const refusing = new SecretStore({ userDataDir: dir, safeStorage: { ...safeStorage, getSelectedStorageBackend: () => 'basic_text' }, keytar: null })
+    const refusing = new SecretStore({
+      userDataDir: dir,
+      safeStorage: { ...safeStorage, getSelectedStorageBackend: () => 'basic_text' },
+      keytar: null
+    })
     const store = await open({ secrets: refusing })
-    await expect(store.create({ name: 'Live', kind: 'live', baseUrl: 'https://api.example.test', apiSecret: SECRET })).rejects.toMatchObject({
+    await expect(
+      store.create({ name: 'Live', kind: 'live', baseUrl: 'https://api.example.test', apiSecret: SECRET })
+    ).rejects.toMatchObject({
       code: 'plaintext_refused'
     })
     expect(store.list().map((p) => p.id)).toEqual(['sandbox'])
@@ -129,8 +143,18 @@ describe('ProfileStore', () => {
     await expect(store.update(p.id, { baseUrl: 'javascript:alert(1)' })).rejects.toMatchObject({ code: 'invalid' })
     await expect(store.update('nope', { name: 'x' })).rejects.toMatchObject({ code: 'not_found' })
     // Fields left out of a patch keep their values (no defaults sneak in).
-    const custom = await store.create({ name: 'Acme', kind: 'live', baseUrl: 'https://d.example.test', serviceName: 'acme', apiKey: 'AK-9' })
-    expect(await store.update(custom.id, { baseUrl: 'https://e.example.test' })).toMatchObject({ serviceName: 'acme', apiKey: 'AK-9', kind: 'live' })
+    const custom = await store.create({
+      name: 'Acme',
+      kind: 'live',
+      baseUrl: 'https://d.example.test',
+      serviceName: 'acme',
+      apiKey: 'AK-9'
+    })
+    expect(await store.update(custom.id, { baseUrl: 'https://e.example.test' })).toMatchObject({
+      serviceName: 'acme',
+      apiKey: 'AK-9',
+      kind: 'live'
+    })
     // Renaming to its own name in another case is allowed.
     expect((await store.update(p.id, { name: 'LIVE' })).name).toBe('LIVE')
     expect((await open()).get(p.id)!.baseUrl).toBe('https://c.example.test')
@@ -169,7 +193,9 @@ describe('ProfileStore', () => {
 
   it('serialises concurrent changes so none is lost, and leaves no temp files', async () => {
     const store = await open()
-    await Promise.all(Array.from({ length: 6 }, (_, i) => store.create({ name: `P${i}`, kind: 'live', baseUrl: `https://p${i}.example.test` })))
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => store.create({ name: `P${i}`, kind: 'live', baseUrl: `https://p${i}.example.test` }))
+    )
     expect(store.list()).toHaveLength(7)
     expect((await open()).list()).toHaveLength(7)
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([])

@@ -14,7 +14,9 @@ const dir = mkdtempSync(join(tmpdir(), 'rampdesk-keychain-'))
 const store = new SecretStore({ userDataDir: dir, safeStorage: null })
 const status = await store.keychainStatus()
 if (!status.available && !inCi) {
-  console.warn(`skipping the keychain backend tests: ${status.reason ?? 'no keychain'} (run them inside dbus-run-session with an unlocked gnome-keyring)`)
+  console.warn(
+    `skipping the keychain backend tests: ${status.reason ?? 'no keychain'} (run them inside dbus-run-session with an unlocked gnome-keyring)`
+  )
 }
 
 const profileId = `test-${randomBytes(4).toString('hex')}`

@@ -77,7 +77,12 @@ describe('safeStorage backend', () => {
 
   it('refuses the basic_text backend unless plaintext was allowed, without writing anything', async () => {
     let allow = false
-    const store = new SecretStore({ userDataDir: dir, safeStorage: fakeSafeStorage('basic_text'), keytar: null, allowPlaintext: () => allow })
+    const store = new SecretStore({
+      userDataDir: dir,
+      safeStorage: fakeSafeStorage('basic_text'),
+      keytar: null,
+      allowPlaintext: () => allow
+    })
     expect(await store.preferredBackend()).toBe('plaintext')
     const err = await store.set('live-1', SECRET).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(SecretError)

@@ -40,7 +40,18 @@ describe('openProfileDatabase', () => {
     expect(db.sql.value('SELECT COUNT(*) FROM schema_migrations')).toBe(migrations.length)
     expect(db.sql.value("SELECT json FROM settings WHERE key = 'k'")).toBe('1')
     const tables = db.sql.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((t) => t.name)
-    for (const t of ['orders', 'order_events', 'sync_cursors', 'sync_cursor_ids', 'watches', 'config_cache', 'ticker_history', 'webhook_deliveries', 'audit_log', 'settings']) {
+    for (const t of [
+      'orders',
+      'order_events',
+      'sync_cursors',
+      'sync_cursor_ids',
+      'watches',
+      'config_cache',
+      'ticker_history',
+      'webhook_deliveries',
+      'audit_log',
+      'settings'
+    ]) {
       expect(tables).toContain(t)
     }
   })
@@ -143,8 +154,8 @@ describe('Sql', () => {
 
   it('enforces foreign keys (an event needs its order)', () => {
     db = openProfileDatabase(dir)
-    expect(() =>
-      db!.sql.run("INSERT INTO order_events (type, order_id, at, new_status, source) VALUES (1, 42, 'now', 0, 'sync')")
-    ).toThrow(/FOREIGN KEY/i)
+    expect(() => db!.sql.run("INSERT INTO order_events (type, order_id, at, new_status, source) VALUES (1, 42, 'now', 0, 'sync')")).toThrow(
+      /FOREIGN KEY/i
+    )
   })
 })

@@ -41,7 +41,11 @@ beforeAll(() => {
       }
       records.push(
         type === 1
-          ? onramp({ ...common, fiatAmount: pick(['100', '2500.5', '99.99', '100.0001']), referenceId: r() < 0.5 ? null : `UPI${orderId % 97}` })
+          ? onramp({
+              ...common,
+              fiatAmount: pick(['100', '2500.5', '99.99', '100.0001']),
+              referenceId: r() < 0.5 ? null : `UPI${orderId % 97}`
+            })
           : offramp({ ...common, actualFiatAmount: r() < 0.2 ? null : pick([300, 12.5, 7000]) })
       )
     }
@@ -56,7 +60,8 @@ afterAll(() => {
 /** The same query answered by brute force over every row. */
 function reference(q: OrderQuery): OrderRow[] {
   const all = [...store.orders.exportRows({ type: q.type })]
-  const list = (v: number | readonly number[] | undefined): number[] | undefined => (v === undefined ? undefined : typeof v === 'number' ? [v] : [...v])
+  const list = (v: number | readonly number[] | undefined): number[] | undefined =>
+    v === undefined ? undefined : typeof v === 'number' ? [v] : [...v]
   const date = (o: OrderRow): string => (q.dateField === 'updatedAt' ? o.updatedAt : o.createdAt)
   const s = q.search?.trim().toLowerCase()
   const rows = all.filter(
@@ -88,7 +93,10 @@ function reference(q: OrderQuery): OrderRow[] {
       case 'fiatAmount':
         return [amount(o.type === 1 ? o.fiatAmount : o.actualFiatAmount), o.orderId]
       case 'cryptoAmount':
-        return [amount(o.type === 1 ? (o.actualCryptoAmount ?? o.expectedCryptoAmount) : (o.actualQuantity ?? o.expectedQuantity)), o.orderId]
+        return [
+          amount(o.type === 1 ? (o.actualCryptoAmount ?? o.expectedCryptoAmount) : (o.actualQuantity ?? o.expectedQuantity)),
+          o.orderId
+        ]
     }
   }
   // SQLite order: NULL first ascending.
@@ -149,7 +157,9 @@ describe('OrdersRepo.query', () => {
       const q: OrderQuery = { type: 1, statusGroup: g, limit: 1000 }
       expect(ids(store.orders.query(q).rows)).toEqual(ids(reference(q)))
     }
-    expect(store.orders.query({ type: 1, statusGroup: 'in progress', statuses: [99], limit: 1000 }).rows.every((o) => o.status === 99)).toBe(true)
+    expect(
+      store.orders.query({ type: 1, statusGroup: 'in progress', statuses: [99], limit: 1000 }).rows.every((o) => o.status === 99)
+    ).toBe(true)
   })
 
   it('rejects bad windows, timestamps and types', () => {

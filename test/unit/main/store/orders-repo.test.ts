@@ -66,7 +66,16 @@ describe('applyHistoryPage', () => {
     })
     expect(row.record).toEqual(b)
     expect(store.orders.timeline(1, 2)).toEqual([
-      { id: expect.any(Number), type: 1, orderId: 2, at: clock.toISOString(), orderUpdatedAt: b.updatedAt, oldStatus: null, newStatus: 4, source: 'sync' }
+      {
+        id: expect.any(Number),
+        type: 1,
+        orderId: 2,
+        at: clock.toISOString(),
+        orderUpdatedAt: b.updatedAt,
+        oldStatus: null,
+        newStatus: 4,
+        source: 'sync'
+      }
     ])
   })
 
@@ -110,7 +119,14 @@ describe('applyHistoryPage', () => {
     const r = store.orders.applyHistoryPage({ type: 2, fiatType: 3, records: [offramp({ orderId: 5 })] })
     expect(r.created).toHaveLength(1)
     const row = store.orders.get(2, 5)!
-    expect(row).toMatchObject({ type: 2, fiatType: 3, actualFiatAmount: '2091', expectedQuantity: '25.5', tdsFee: '20.91', onrampFee: '2.1' })
+    expect(row).toMatchObject({
+      type: 2,
+      fiatType: 3,
+      actualFiatAmount: '2091',
+      expectedQuantity: '25.5',
+      tdsFee: '20.91',
+      onrampFee: '2.1'
+    })
     expect(store.orders.get(1, 5)!.fiatType).toBe(1)
     expect(store.orders.count()).toBe(2)
   })
@@ -120,7 +136,11 @@ describe('applyHistoryPage', () => {
     const before = store.orders.getCursor(1, 1)
     const broken = { ...onramp({ orderId: 3 }), coinId: undefined } as unknown as OnrampOrder
     expect(() =>
-      store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 2, updatedAt: '2024-04-01T00:00:00.000Z' }), broken] })
+      store.orders.applyHistoryPage({
+        type: 1,
+        fiatType: 1,
+        records: [onramp({ orderId: 2, updatedAt: '2024-04-01T00:00:00.000Z' }), broken]
+      })
     ).toThrow()
     expect(store.orders.get(1, 2)).toBeUndefined()
     expect(store.orders.getCursor(1, 1)).toEqual(before)
@@ -144,11 +164,19 @@ describe('sync cursor', () => {
     expect(nextHistoryRequest(r.cursor, 2)).toEqual({ since: t2, page: 2 })
 
     // The same instant again, overlapping: only the new id counts.
-    r = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 3, updatedAt: t2 }), onramp({ orderId: 4, updatedAt: t2 })] })
+    r = store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: [onramp({ orderId: 3, updatedAt: t2 }), onramp({ orderId: 4, updatedAt: t2 })]
+    })
     expect(r.cursor).toMatchObject({ cursor: t2, seenAtCursor: 3, pagesApplied: 2 })
 
     // Nothing new: no progress, and the cursor never moves backwards.
-    r = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1, updatedAt: t1 }), onramp({ orderId: 4, updatedAt: t2 })] })
+    r = store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: [onramp({ orderId: 1, updatedAt: t1 }), onramp({ orderId: 4, updatedAt: t2 })]
+    })
     expect(r.progressed).toBe(false)
     expect(r.cursor).toMatchObject({ cursor: t2, seenAtCursor: 3 })
 
@@ -175,7 +203,12 @@ describe('sync cursor', () => {
   })
 
   it('commits a repair position with its page, and only with it', () => {
-    const r = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1 })], repairFrom: '2024-02-01T00:00:00.000Z' })
+    const r = store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: [onramp({ orderId: 1 })],
+      repairFrom: '2024-02-01T00:00:00.000Z'
+    })
     expect(r.cursor.repairFrom).toBe('2024-02-01T00:00:00.000Z')
     // A page without repairFrom leaves it alone.
     store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 2 })] })
@@ -241,7 +274,11 @@ describe('exportRows', () => {
     for (const row of store.orders.exportRows({ type: 1, sort: { key: 'orderId', dir: 'asc' } })) {
       seen.push(row.orderId)
       if (++n % 10 === 0) {
-        store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1000 + n, updatedAt: '2024-04-01T00:00:00.000Z' })] })
+        store.orders.applyHistoryPage({
+          type: 1,
+          fiatType: 1,
+          records: [onramp({ orderId: 1000 + n, updatedAt: '2024-04-01T00:00:00.000Z' })]
+        })
       }
     }
     expect(seen.slice(0, 50)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
@@ -291,7 +328,9 @@ describe('applyStatus and applyRecord', () => {
     expect(created.kind).toBe('created')
     const moved = store.orders.applyRecord(1, onramp({ orderId: 31, status: 5, updatedAt: '2024-03-01T12:00:00.000Z' }), 'webhook')
     expect(moved).toMatchObject({ kind: 'status', change: { old: 4, new: 5 } })
-    expect(store.orders.applyRecord(1, onramp({ orderId: 31, status: 5, updatedAt: '2024-03-01T12:00:00.000Z' }), 'webhook').kind).toBe('unchanged')
+    expect(store.orders.applyRecord(1, onramp({ orderId: 31, status: 5, updatedAt: '2024-03-01T12:00:00.000Z' }), 'webhook').kind).toBe(
+      'unchanged'
+    )
     expect(store.orders.timeline(1, 31).map((e) => e.source)).toEqual(['webhook', 'webhook'])
   })
 

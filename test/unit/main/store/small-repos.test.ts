@@ -53,7 +53,9 @@ describe('TickerHistoryRepo', () => {
       { fiatType: 2, coinId: 54, side: 'buy', price: '32.1', at: '2024-05-01T00:00:00.000Z' }
     ])
     expect(store.tickers.range({ fiatType: 1, coinId: 54, side: 'buy' }).map((s) => s.price)).toEqual(['83.41', '83.5'])
-    expect(store.tickers.range({ fiatType: 1, coinId: 54, side: 'buy', from: '2024-06-01T10:30:00Z' }).map((s) => s.price)).toEqual(['83.5'])
+    expect(store.tickers.range({ fiatType: 1, coinId: 54, side: 'buy', from: '2024-06-01T10:30:00Z' }).map((s) => s.price)).toEqual([
+      '83.5'
+    ])
     expect(store.tickers.latest(1, 'buy').map((s) => [s.coinId, s.price])).toEqual([
       [1, '5000000.123456789012345'],
       [54, '83.5']
@@ -109,7 +111,14 @@ describe('WebhookDeliveriesRepo', () => {
 
   it('lists newest first with filters, and keeps failed verifications with their reason', () => {
     store.webhookDeliveries.insert(delivery)
-    store.webhookDeliveries.insert({ ...delivery, body: 'x', verified: false, reason: 'signature mismatch', orderId: null, orderType: null })
+    store.webhookDeliveries.insert({
+      ...delivery,
+      body: 'x',
+      verified: false,
+      reason: 'signature mismatch',
+      orderId: null,
+      orderType: null
+    })
     store.webhookDeliveries.insert({ ...delivery, body: 'y', dedupeKey: 'custom', orderId: 2 })
     const all = store.webhookDeliveries.list()
     expect(all.total).toBe(3)
@@ -136,8 +145,18 @@ describe('AuditLogRepo', () => {
   })
 
   it('never stores credential-looking values', () => {
-    const e = store.audit.append('profile.update', { profileId: 'p', apiSecret: 's3cr3t', nested: { token: 't', ok: 1 }, list: [{ password: 'x' }] })
-    expect(e.detail).toEqual({ profileId: 'p', apiSecret: '[redacted]', nested: { token: '[redacted]', ok: 1 }, list: [{ password: '[redacted]' }] })
+    const e = store.audit.append('profile.update', {
+      profileId: 'p',
+      apiSecret: 's3cr3t',
+      nested: { token: 't', ok: 1 },
+      list: [{ password: 'x' }]
+    })
+    expect(e.detail).toEqual({
+      profileId: 'p',
+      apiSecret: '[redacted]',
+      nested: { token: '[redacted]', ok: 1 },
+      list: [{ password: '[redacted]' }]
+    })
     const raw = store.database.sql.value<string>('SELECT detail_json FROM audit_log')!
     expect(raw).not.toContain('s3cr3t')
     expect(redact('plain')).toBe('plain')

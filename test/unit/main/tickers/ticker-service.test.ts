@@ -33,7 +33,10 @@ class FakeClient {
     const raw = {
       status: 1,
       code: 200,
-      data: req.fiatType === 1 ? { onramp: { '54': price + 0.1, '14': 300000.5 }, offramp: { '54': price - 0.5 } } : { onramp: { '54': price }, offramp: {} }
+      data:
+        req.fiatType === 1
+          ? { onramp: { '54': price + 0.1, '14': 300000.5 }, offramp: { '54': price - 0.5 } }
+          : { onramp: { '54': price }, offramp: {} }
     }
     return endpoints.priceTicker.response.parse(raw).data
   }
@@ -57,7 +60,14 @@ function setup(fiatType = 1) {
   const client = new FakeClient()
   const store = new MemoryHistory()
   const ticks: { fiatType: number; rows: TickerRow[] }[] = []
-  const svc = new TickerService({ client: client as unknown as ApiClient, store, pollMs: POLL, fiatType, now: () => Date.now(), onTick: (t) => ticks.push(t) })
+  const svc = new TickerService({
+    client: client as unknown as ApiClient,
+    store,
+    pollMs: POLL,
+    fiatType,
+    now: () => Date.now(),
+    onTick: (t) => ticks.push(t)
+  })
   return { client, store, ticks, svc }
 }
 

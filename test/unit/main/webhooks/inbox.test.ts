@@ -210,9 +210,18 @@ describe('startInbox', () => {
     const rec = onrampRecord()
     await sendSigned(rec)
     const s = signed(rec)
-    const forged = await post(JSON.stringify({ ...rec, status: -1 }), { 'content-type': 'application/json', 'x-service-payload': s.payload, 'x-service-signature': s.signature })
+    const forged = await post(JSON.stringify({ ...rec, status: -1 }), {
+      'content-type': 'application/json',
+      'x-service-payload': s.payload,
+      'x-service-signature': s.signature
+    })
     expect(forged.status).toBe(400)
-    expect(store.webhookDeliveries.list().rows.map((r) => r.verified).sort()).toEqual([false, true])
+    expect(
+      store.webhookDeliveries
+        .list()
+        .rows.map((r) => r.verified)
+        .sort()
+    ).toEqual([false, true])
     expect(passed).toHaveLength(1)
   })
 
@@ -261,7 +270,11 @@ describe('startInbox', () => {
     const chunks = async function* () {
       for (let i = 0; i < 20; i++) yield Buffer.alloc(128 * 1024, 0x20)
     }
-    const r = await request(inbox.url, { method: 'POST', body: Readable.from(chunks()), headers: { 'content-type': 'application/json' } }).then(
+    const r = await request(inbox.url, {
+      method: 'POST',
+      body: Readable.from(chunks()),
+      headers: { 'content-type': 'application/json' }
+    }).then(
       async (res) => ({ status: res.statusCode, text: await res.body.text() }),
       (e: unknown) => ({ status: -1, text: String(e) })
     )

@@ -191,7 +191,9 @@ describe('request normalisation', () => {
 
   it('onramp quotes accept other fiat types', () => {
     for (const fiatType of [1, 2, 3, 4]) {
-      expect(endpoints.quotes.request.safeParse({ coinCode: 'usdt', network: 'bep20', fiatAmount: 100, fiatType, type: 1 }).success).toBe(true)
+      expect(endpoints.quotes.request.safeParse({ coinCode: 'usdt', network: 'bep20', fiatAmount: 100, fiatType, type: 1 }).success).toBe(
+        true
+      )
     }
   })
 

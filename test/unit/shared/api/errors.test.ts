@@ -14,12 +14,29 @@ const samples = {
   http: { kind: 'http', message: 'Bad Gateway', endpoint: 'limits', httpStatus: 502, retryable: true },
   api: { kind: 'api', message: 'Amount out of bounds', endpoint: 'quotes', httpStatus: 413, code: 413, retryable: false },
   auth: { kind: 'auth', message: 'Invalid signature', endpoint: 'allGasFee', httpStatus: 401, code: 401, retryable: false },
-  rate_limited: { kind: 'rate_limited', message: 'budget exhausted', endpoint: 'priceTicker', origin: 'budget', nextSlotAt: Date.UTC(2024, 0, 1, 12, 34, 56), retryable: true },
+  rate_limited: {
+    kind: 'rate_limited',
+    message: 'budget exhausted',
+    endpoint: 'priceTicker',
+    origin: 'budget',
+    nextSlotAt: Date.UTC(2024, 0, 1, 12, 34, 56),
+    retryable: true
+  },
   schema: { kind: 'schema', message: 'expected a decimal', endpoint: 'merchantHistory', path: 'data[3].fiatAmount', retryable: false },
   clock_skew: { kind: 'clock_skew', message: 'Ahead of Time', endpoint: 'quotes', skewMs: 93_400, code: 401, retryable: false },
   too_large: { kind: 'too_large', message: 'response over 8 MiB', endpoint: 'publicAllConfig', retryable: false },
-  invalid_request: { kind: 'invalid_request', message: 'offramp quotes support INR (fiatType 1) only', endpoint: 'quotes', retryable: false },
-  missing_secret: { kind: 'missing_secret', message: 'no API secret is stored for profile "Live"', endpoint: 'orderStatus', retryable: false }
+  invalid_request: {
+    kind: 'invalid_request',
+    message: 'offramp quotes support INR (fiatType 1) only',
+    endpoint: 'quotes',
+    retryable: false
+  },
+  missing_secret: {
+    kind: 'missing_secret',
+    message: 'no API secret is stored for profile "Live"',
+    endpoint: 'orderStatus',
+    retryable: false
+  }
 } satisfies Record<ApiErrorKind, ApiErrorInfo>
 
 const kinds = Object.keys(samples) as ApiErrorKind[]
@@ -40,7 +57,8 @@ describe('explainError', () => {
 
   it.each(kinds)('%s reads differently from every other kind', (k) => {
     const mine = explainError({ ...samples[k], endpoint: undefined } as ApiErrorInfo)
-    for (const other of kinds) if (other !== k) expect(explainError({ ...samples[other], endpoint: undefined } as ApiErrorInfo)).not.toBe(mine)
+    for (const other of kinds)
+      if (other !== k) expect(explainError({ ...samples[other], endpoint: undefined } as ApiErrorInfo)).not.toBe(mine)
   })
 
   it('network and auth errors carry the underlying message and what to check', () => {
@@ -60,14 +78,22 @@ describe('explainError', () => {
   })
 
   it('every documented service code has a meaning', () => {
-    expect(Object.keys(serviceErrorCodes).map(Number).sort((a, b) => a - b)).toEqual([400, 401, 403, 406, 409, 413, 416, 417, 428, 429, 500, 503])
+    expect(
+      Object.keys(serviceErrorCodes)
+        .map(Number)
+        .sort((a, b) => a - b)
+    ).toEqual([400, 401, 403, 406, 409, 413, 416, 417, 428, 429, 500, 503])
   })
 
   it('rate limits: a budget slot says when and that nothing was sent; the service limit says it backs off', () => {
     expect(explainError(samples.rate_limited)).toBe('Request budget exhausted (priceTicker); next slot at 12:34:56 UTC. Nothing was sent.')
     expect(explainError({ ...samples.rate_limited, nextSlotAt: undefined })).toContain('next slot at soon')
-    expect(explainError({ kind: 'rate_limited', origin: 'service', message: 'Too many requests', retryable: true })).toBe('The service is rate-limiting; Rampdesk backs off.')
-    expect(explainError({ kind: 'rate_limited', origin: 'service', message: '', nextSlotAt: Date.UTC(2024, 0, 1, 0, 0, 5), retryable: true })).toContain('until 00:00:05 UTC')
+    expect(explainError({ kind: 'rate_limited', origin: 'service', message: 'Too many requests', retryable: true })).toBe(
+      'The service is rate-limiting; Rampdesk backs off.'
+    )
+    expect(
+      explainError({ kind: 'rate_limited', origin: 'service', message: '', nextSlotAt: Date.UTC(2024, 0, 1, 0, 0, 5), retryable: true })
+    ).toContain('until 00:00:05 UTC')
   })
 
   it('schema errors point at the field', () => {
@@ -85,7 +111,12 @@ describe('explainError', () => {
   })
 
   it('never throws and never prints nonsense, whatever the numbers', () => {
-    const odd = fc.oneof(fc.constant(undefined), fc.double(), fc.integer(), fc.constantFrom(Number.NaN, Infinity, -Infinity, 8.64e15 + 1, -1))
+    const odd = fc.oneof(
+      fc.constant(undefined),
+      fc.double(),
+      fc.integer(),
+      fc.constantFrom(Number.NaN, Infinity, -Infinity, 8.64e15 + 1, -1)
+    )
     fc.assert(
       fc.property(
         fc.constantFrom(...kinds),
@@ -186,7 +217,12 @@ describe('ApiError and toErrorInfo', () => {
   })
 
   it('an info that lost retryable on the way gets the default for its kind', () => {
-    expect(toErrorInfo({ kind: 'http', message: 'Bad Gateway', httpStatus: 502 })).toEqual({ kind: 'http', message: 'Bad Gateway', httpStatus: 502, retryable: true })
+    expect(toErrorInfo({ kind: 'http', message: 'Bad Gateway', httpStatus: 502 })).toEqual({
+      kind: 'http',
+      message: 'Bad Gateway',
+      httpStatus: 502,
+      retryable: true
+    })
     expect(toErrorInfo({ kind: 'auth', message: 'Invalid signature' }).retryable).toBe(false)
   })
 
@@ -205,12 +241,18 @@ describe('ApiError and toErrorInfo', () => {
 
   it('whatever is thrown, toErrorInfo gives something explainError can explain', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.anything(), fc.record({ kind: fc.oneof(fc.constantFrom(...kinds), fc.string()), message: fc.oneof(fc.string(), fc.integer()) })), (thrown) => {
-        const info = toErrorInfo(thrown)
-        expect(kinds).toContain(info.kind)
-        expect(typeof info.retryable).toBe('boolean')
-        expect(typeof explainError(info)).toBe('string')
-      })
+      fc.property(
+        fc.oneof(
+          fc.anything(),
+          fc.record({ kind: fc.oneof(fc.constantFrom(...kinds), fc.string()), message: fc.oneof(fc.string(), fc.integer()) })
+        ),
+        (thrown) => {
+          const info = toErrorInfo(thrown)
+          expect(kinds).toContain(info.kind)
+          expect(typeof info.retryable).toBe('boolean')
+          expect(typeof explainError(info)).toBe('string')
+        }
+      )
     )
   })
 })

@@ -44,10 +44,43 @@ function pathsOf(v: Json, at: Path = []): Path[] {
 /** Values the live service or a broken proxy could plausibly put where a good one was. */
 const hostile = fc.oneof(
   fc.constantFrom<Json>(
-    null, true, false, '', ' ', '+5', '-0', '0.000', '1e999999999', '1e-1001', '1E+3', 'NaN', 'Infinity', '1,5', '0x10',
-    '9007199254740993', '123456789012345678901', '2022-11-09T16:58:07', '2022-11-09', 'yesterday', '__proto__',
-    'constructor', -0, 5e-324, 1.7976931348623157e308, -1e21, 1e-7, 0.008157600000000001, 2 ** 53 + 2, 1.5, -1, [], {},
-    { onRampFee: 1 }, { min: 1 }, ['0x'], { vpa: 1 }
+    null,
+    true,
+    false,
+    '',
+    ' ',
+    '+5',
+    '-0',
+    '0.000',
+    '1e999999999',
+    '1e-1001',
+    '1E+3',
+    'NaN',
+    'Infinity',
+    '1,5',
+    '0x10',
+    '9007199254740993',
+    '123456789012345678901',
+    '2022-11-09T16:58:07',
+    '2022-11-09',
+    'yesterday',
+    '__proto__',
+    'constructor',
+    -0,
+    5e-324,
+    1.7976931348623157e308,
+    -1e21,
+    1e-7,
+    0.008157600000000001,
+    2 ** 53 + 2,
+    1.5,
+    -1,
+    [],
+    {},
+    { onRampFee: 1 },
+    { min: 1 },
+    ['0x'],
+    { vpa: 1 }
   ),
   fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
   fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -89,7 +122,21 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({
     op: fc.constant('addKey' as const),
     pick: fc.nat(),
-    key: fc.constantFrom('onRampFee', 'onrampFee', 'networkConfig', 'onramp', 'offramp', 'native', 'exchanges', 'status', 'data', 'code', 'error', '10116', 'x'),
+    key: fc.constantFrom(
+      'onRampFee',
+      'onrampFee',
+      'networkConfig',
+      'onramp',
+      'offramp',
+      'native',
+      'exchanges',
+      'status',
+      'data',
+      'code',
+      'error',
+      '10116',
+      'x'
+    ),
     value: hostile
   }),
   fc.record({ op: fc.constant('respell' as const), pick: fc.nat() })
@@ -162,13 +209,18 @@ describe.each(endpointNames)('%s response schema', (name: EndpointName) => {
   const schema = endpoints[name].response as ZodType
 
   it('arbitrary JSON parses or is reported as a ZodError', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => void parsesOrReports(schema, v)), { numRuns: 300 })
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => void parsesOrReports(schema, v)),
+      { numRuns: 300 }
+    )
   })
 
   it('arbitrary JSON inside a success envelope parses or is reported', () => {
     fc.assert(
-      fc.property(fc.jsonValue(), fc.option(fc.constantFrom<Json>(200, '200', null, 'x')), (data, code) =>
-        void parsesOrReports(schema, code === null ? { status: 1, data } : { status: 1, code, data })
+      fc.property(
+        fc.jsonValue(),
+        fc.option(fc.constantFrom<Json>(200, '200', null, 'x')),
+        (data, code) => void parsesOrReports(schema, code === null ? { status: 1, data } : { status: 1, code, data })
       ),
       { numRuns: 300 }
     )
@@ -192,8 +244,14 @@ describe.each(endpointNames)('%s response schema', (name: EndpointName) => {
 
 describe('ErrorEnvelope', () => {
   it('arbitrary JSON and near misses parse or are reported', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => void parsesOrReports(ErrorEnvelope, v)), { numRuns: 300 })
-    fc.assert(fc.property(nearMiss(ERROR_ENVELOPE_DIR), (v) => void parsesOrReports(ErrorEnvelope, v)), { numRuns: 400 })
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => void parsesOrReports(ErrorEnvelope, v)),
+      { numRuns: 300 }
+    )
+    fc.assert(
+      fc.property(nearMiss(ERROR_ENVELOPE_DIR), (v) => void parsesOrReports(ErrorEnvelope, v)),
+      { numRuns: 400 }
+    )
   })
 })
 
@@ -238,7 +296,12 @@ describe('Money', () => {
   })
 
   it('JSON text of a number and the number itself normalise to the same string', () => {
-    fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (d) => void expect(Money.parse(JSON.stringify(d))).toBe(Money.parse(d))))
+    fc.assert(
+      fc.property(
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        (d) => void expect(Money.parse(JSON.stringify(d))).toBe(Money.parse(d))
+      )
+    )
   })
 
   it('exponents beyond ±1000 are refused, not expanded', () => {

@@ -5,7 +5,14 @@
 import { describe, expect, it } from 'vitest'
 import { ZodError } from 'zod'
 import { Big } from '../../../../src/shared/domain/money'
-import { endpointNames, endpoints, OfframpHistoryResponse, OnrampHistoryResponse, OnrampQuoteResponse, OfframpQuoteResponse } from '../../../../src/shared/api/endpoints'
+import {
+  endpointNames,
+  endpoints,
+  OfframpHistoryResponse,
+  OnrampHistoryResponse,
+  OnrampQuoteResponse,
+  OfframpQuoteResponse
+} from '../../../../src/shared/api/endpoints'
 import type { EndpointName } from '../../../../src/shared/api/endpoints'
 import {
   BankDetails,
@@ -26,14 +33,50 @@ const PLAIN_DECIMAL = /^-?(0|[1-9]\d*)(\.\d*[1-9])?$/
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 const ID_KEYS = new Set([
-  'orderId', 'userId', 'appId', 'coinId', 'chainId', 'fiatType', 'paymentType', 'kycNeeded', 'status', 'trials',
-  'webhookTrials', 'networkId', 'nativeToken', 'node', 'confirmations', 'nodeInSync', 'depositEnable', 'orderStatus',
-  'balanceFloatPlaces', 'tradeFloatPlaces', 'code'
+  'orderId',
+  'userId',
+  'appId',
+  'coinId',
+  'chainId',
+  'fiatType',
+  'paymentType',
+  'kycNeeded',
+  'status',
+  'trials',
+  'webhookTrials',
+  'networkId',
+  'nativeToken',
+  'node',
+  'confirmations',
+  'nodeInSync',
+  'depositEnable',
+  'orderStatus',
+  'balanceFloatPlaces',
+  'tradeFloatPlaces',
+  'code'
 ])
 const MONEY_KEYS = new Set([
-  'fiatAmount', 'expectedCryptoAmount', 'expectedPrice', 'actualCryptoAmount', 'actualPrice', 'onrampFee', 'gasFee',
-  'clientFee', 'gatewayFee', 'expectedQuantity', 'actualQuantity', 'actualFiatAmount', 'tdsFee', 'rate', 'quantity',
-  'withdrawalFee', 'minimumWithdrawal', 'depositFee', 'minimumDeposit', 'min', 'max'
+  'fiatAmount',
+  'expectedCryptoAmount',
+  'expectedPrice',
+  'actualCryptoAmount',
+  'actualPrice',
+  'onrampFee',
+  'gasFee',
+  'clientFee',
+  'gatewayFee',
+  'expectedQuantity',
+  'actualQuantity',
+  'actualFiatAmount',
+  'tdsFee',
+  'rate',
+  'quantity',
+  'withdrawalFee',
+  'minimumWithdrawal',
+  'depositFee',
+  'minimumDeposit',
+  'min',
+  'max'
 ])
 const TIME_KEYS = new Set(['createdAt', 'updatedAt'])
 
@@ -159,10 +202,22 @@ describe('error envelopes', () => {
   })
 
   it('keeps the code, the error text and extra keys', () => {
-    expect(ErrorEnvelope.parse(fixture(ERROR_ENVELOPE_DIR, 'ok-401-invalid-signature'))).toEqual({ status: 0, code: 401, error: 'Invalid signature' })
+    expect(ErrorEnvelope.parse(fixture(ERROR_ENVELOPE_DIR, 'ok-401-invalid-signature'))).toEqual({
+      status: 0,
+      code: 401,
+      error: 'Invalid signature'
+    })
     expect(ErrorEnvelope.parse(fixture(ERROR_ENVELOPE_DIR, 'ok-401-ahead-of-time')).error).toBe('Ahead of Time')
-    expect(ErrorEnvelope.parse(fixture(ERROR_ENVELOPE_DIR, 'ok-413-amount-out-of-bounds'))).toMatchObject({ code: 413, min: 100, max: 200000 })
-    expect(ErrorEnvelope.parse(fixture(ERROR_ENVELOPE_DIR, 'ok-503-code-text-and-message'))).toEqual({ status: 0, code: 503, message: 'Down for maintenance' })
+    expect(ErrorEnvelope.parse(fixture(ERROR_ENVELOPE_DIR, 'ok-413-amount-out-of-bounds'))).toMatchObject({
+      code: 413,
+      min: 100,
+      max: 200000
+    })
+    expect(ErrorEnvelope.parse(fixture(ERROR_ENVELOPE_DIR, 'ok-503-code-text-and-message'))).toEqual({
+      status: 0,
+      code: 503,
+      message: 'Down for maintenance'
+    })
     // A structured error is kept as its JSON text so it can still be shown.
     expect(ErrorEnvelope.parse(fixture(ERROR_ENVELOPE_DIR, 'ok-500-error-object')).error).toBe('{"reason":"upstream","retry":true}')
   })
@@ -177,7 +232,9 @@ describe('error envelopes', () => {
 describe('allChainMapping', () => {
   it('bare chain map: keys 0-5, 7-15 and 21 with numeric detail fields', () => {
     const r = endpoints.allChainMapping.response.parse(fixture('allChainMapping', 'ok-bare-chain-map'))
-    const keys = Object.keys(r.data).map(Number).sort((a, b) => a - b)
+    const keys = Object.keys(r.data)
+      .map(Number)
+      .sort((a, b) => a - b)
     expect(keys).toEqual([0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 21])
     const data = r.data as Record<string, { chainSymbol: string; networkId?: number; startingWith?: string[] }>
     expect(data['2']).toMatchObject({ chainSymbol: 'trc20', networkId: -1, nativeToken: -1 })
@@ -189,7 +246,10 @@ describe('allChainMapping', () => {
   it('live {allCoinConfig, networkConfig} form, chain ids beyond the table, extra keys kept', () => {
     const r = ChainMappingData.parse((fixture('allChainMapping', 'ok-live-coin-and-network-config') as { data: unknown }).data)
     expect('networkConfig' in r).toBe(true)
-    const live = r as { networkConfig: Record<string, { chainSymbol: string; explorerName?: unknown }>; allCoinConfig?: Record<string, { coinId: number; networks: number[]; exchanges?: unknown }> }
+    const live = r as {
+      networkConfig: Record<string, { chainSymbol: string; explorerName?: unknown }>
+      allCoinConfig?: Record<string, { coinId: number; networks: number[]; exchanges?: unknown }>
+    }
     expect(Object.keys(live.networkConfig)).toEqual(['0', '10002', '10116'])
     expect(live.networkConfig['10116']?.explorerName).toBe('suiscan')
     expect(live.allCoinConfig?.eth?.coinId).toBe(14)
@@ -221,14 +281,22 @@ describe('allCoinLimits', () => {
 
   it('shape B: {coinId: {chainId: number}} with float artefacts kept exactly', () => {
     const r = CoinLimitsData.parse((fixture('allCoinLimits', 'ok-shape-b-per-coin-chain') as { data: unknown }).data)
-    expect(r).toEqual({ '54': { '0': '25', '1': '1.5', '2': '0.008157600000000001', '10002': '3' }, '14': { '0': '0.005', '13': '0.0025' } })
+    expect(r).toEqual({
+      '54': { '0': '25', '1': '1.5', '2': '0.008157600000000001', '10002': '3' },
+      '14': { '0': '0.005', '13': '0.0025' }
+    })
   })
 })
 
 describe('allGasFee', () => {
   it('fee strings stay decimal text, 1e-7 expands, flags become numbers', () => {
     const r = endpoints.allGasFee.response.parse(fixture('allGasFee', 'ok-withdrawal-fee-strings'))
-    expect(r.data['54']?.['2']).toEqual({ withdrawalFee: '0.0000001', minimumWithdrawal: '0.008157600000000001', nodeInSync: 0, depositEnable: 1 })
+    expect(r.data['54']?.['2']).toEqual({
+      withdrawalFee: '0.0000001',
+      minimumWithdrawal: '0.008157600000000001',
+      nodeInSync: 0,
+      depositEnable: 1
+    })
     expect(r.data['54']?.['1']?.depositEnable).toBe(0)
     expect(r.data['14']?.['10116']).toEqual({ withdrawalFee: '0', minimumWithdrawal: '0', nodeInSync: 1, depositEnable: 0 })
   })
@@ -324,7 +392,13 @@ describe('merchantHistory', () => {
       statusDescription: 'webhook sent',
       exchanges: { primary: 'wazirx' }
     })
-    expect(r.data[1]).toMatchObject({ actualPrice: null, actualQuantity: null, actualFiatAmount: null, status: -2, updatedAt: '2022-11-09T16:58:07.000Z' })
+    expect(r.data[1]).toMatchObject({
+      actualPrice: null,
+      actualQuantity: null,
+      actualFiatAmount: null,
+      status: -2,
+      updatedAt: '2022-11-09T16:58:07.000Z'
+    })
     expect(endpoints.merchantHistory.response.parse(raw).data[0]).toHaveProperty('tdsFee', '103.42')
   })
 
@@ -340,7 +414,10 @@ describe('merchantHistory', () => {
     const o = OnrampOrder.parse({ ...base, onRampFee: 1, onrampFee: 2 })
     expect(o.onrampFee).toBe('2')
     expect(o).not.toHaveProperty('onRampFee')
-    const off = OfframpOrder.parse({ ...(fixture('merchantHistory', 'ok-offramp-onRampFee-spelling') as { data: Record<string, unknown>[] }).data[0], onrampFee: '3' })
+    const off = OfframpOrder.parse({
+      ...(fixture('merchantHistory', 'ok-offramp-onRampFee-spelling') as { data: Record<string, unknown>[] }).data[0],
+      onrampFee: '3'
+    })
     expect(off.onrampFee).toBe('3')
   })
 })
@@ -348,10 +425,29 @@ describe('merchantHistory', () => {
 describe('webhook bodies (same record schemas)', () => {
   it('the dummy onramp body with paymentType and webhookTrials', () => {
     const o = OnrampOrder.parse({
-      orderId: 9, walletAddress: '0xabc', coinId: 54, fiatType: 1, expectedPrice: 88.5, fiatAmount: 100, expectedCryptoAmount: 1.13,
-      actualPrice: 88.4, actualCryptoAmount: 1.131, kycNeeded: 0, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:05:00.000Z',
-      status: 5, referenceId: 'r', chainId: 1, onRampFee: 0.25, gasFee: 0.29, clientFee: 0, gatewayFee: 0, transactionHash: '0x1',
-      merchantRecognitionId: 'm', paymentType: 1, webhookTrials: 3
+      orderId: 9,
+      walletAddress: '0xabc',
+      coinId: 54,
+      fiatType: 1,
+      expectedPrice: 88.5,
+      fiatAmount: 100,
+      expectedCryptoAmount: 1.13,
+      actualPrice: 88.4,
+      actualCryptoAmount: 1.131,
+      kycNeeded: 0,
+      createdAt: '2024-01-01T00:00:00.000Z',
+      updatedAt: '2024-01-01T00:05:00.000Z',
+      status: 5,
+      referenceId: 'r',
+      chainId: 1,
+      onRampFee: 0.25,
+      gasFee: 0.29,
+      clientFee: 0,
+      gatewayFee: 0,
+      transactionHash: '0x1',
+      merchantRecognitionId: 'm',
+      paymentType: 1,
+      webhookTrials: 3
     })
     expect(o).toMatchObject({ paymentType: 1, webhookTrials: 3, onrampFee: '0.25', actualCryptoAmount: '1.131' })
   })
@@ -369,7 +465,18 @@ describe('allConfigMapping', () => {
     const r = endpoints.allConfigMapping.response.parse(fixture('allConfigMapping', 'ok-mappings-mixed-id-types'))
     expect(r.data.coinSymbolMapping).toEqual({ eth: 14, usdt: 54, matic: 5, rage: 166, gari: 187, tlc: 400, btc: 1, neo: 39 })
     for (const v of Object.values(r.data.chainSymbolMapping)) expect(typeof v).toBe('number')
-    expect(r.data.chainSymbolMapping).toMatchObject({ erc20: 0, eth: 0, bsc: 1, trx: 2, matic: 3, sol: 4, bnb: 5, energi: 21, base: 10002, sui: 10116 })
+    expect(r.data.chainSymbolMapping).toMatchObject({
+      erc20: 0,
+      eth: 0,
+      bsc: 1,
+      trx: 2,
+      matic: 3,
+      sol: 4,
+      bnb: 5,
+      energi: 21,
+      base: 10002,
+      sui: 10116
+    })
     expect(r.data.fiatSymbolMapping).toMatchObject({ INR: 1, PEN: 8, COP: 9, CLP: 10, EUR: 12, GBP: 14 })
     expect((r.data as Record<string, unknown>).exchanges).toEqual(['wazirx'])
   })
@@ -382,20 +489,36 @@ describe('webhook management answers', () => {
   })
 
   it('an object answer is kept as its JSON text', () => {
-    expect(endpoints.sendDummyWebhook.response.parse(fixture('sendDummyWebhook', 'ok-object-data')).data).toBe('{"sent":true,"webhookTrials":1}')
+    expect(endpoints.sendDummyWebhook.response.parse(fixture('sendDummyWebhook', 'ok-object-data')).data).toBe(
+      '{"sent":true,"webhookTrials":1}'
+    )
   })
 })
 
 describe('quotes', () => {
   it('onramp quote: money strings', () => {
     const r = OnrampQuoteResponse.parse(fixture('quotes', 'ok-onramp'))
-    expect(r.data).toEqual({ rate: '88.51', quantity: '11.2233', onrampFee: '2.5', clientFee: '0', gatewayFee: '0.008157600000000001', gasFee: '0.29' })
+    expect(r.data).toEqual({
+      rate: '88.51',
+      quantity: '11.2233',
+      onrampFee: '2.5',
+      clientFee: '0',
+      gatewayFee: '0.008157600000000001',
+      gasFee: '0.29'
+    })
   })
 
   it('offramp quote: money strings, not mistaken for an onramp quote', () => {
     const raw = fixture('quotes', 'ok-offramp')
     expect(OnrampQuoteResponse.safeParse(raw).success).toBe(false)
-    expect(OfframpQuoteResponse.parse(raw).data).toEqual({ fiatAmount: '10341.94', rate: '86.19', onrampFee: '25.86', clientFee: '0', gatewayFee: '0.0000001', tdsFee: '103.42' })
+    expect(OfframpQuoteResponse.parse(raw).data).toEqual({
+      fiatAmount: '10341.94',
+      rate: '86.19',
+      onrampFee: '25.86',
+      clientFee: '0',
+      gatewayFee: '0.0000001',
+      tdsFee: '103.42'
+    })
     expect(endpoints.quotes.response.parse(raw).data).toHaveProperty('tdsFee', '103.42')
   })
 
@@ -451,7 +574,11 @@ describe('publicAllGasFee', () => {
     const r = endpoints.publicAllGasFee.response.parse(fixture('publicAllGasFee', 'ok-numbers-and-native'))
     expect(r.data.allGasFee['14']?.native).toEqual({ withdrawalFee: '0.00098', minimumWithdrawal: '0.005', nodeInSync: 1 })
     expect(r.data.allGasFee['1']?.native?.withdrawalFee).toBe('0.0002')
-    expect(r.data.allGasFee['54']?.['10002']).toEqual({ withdrawalFee: '0.008157600000000001', minimumWithdrawal: '0.0000001', nodeInSync: 0 })
+    expect(r.data.allGasFee['54']?.['10002']).toEqual({
+      withdrawalFee: '0.008157600000000001',
+      minimumWithdrawal: '0.0000001',
+      nodeInSync: 0
+    })
   })
 })
 
@@ -473,7 +600,14 @@ describe('bankDetails', () => {
     expect(d.upiAct).toBeUndefined()
     expect(d.upiNotes).toEqual([])
     expect(d.bankNotes).toEqual([{ type: -1, msg: 'Account details may change; always fetch before paying.' }])
-    expect(d.bank).toEqual({ name: 'Rampdesk Payments Pvt Ltd', type: '', branch: '', bank: 'Axis Bank', ifsc: 'UTIB0000123', accountNumber: '917020012345678' })
+    expect(d.bank).toEqual({
+      name: 'Rampdesk Payments Pvt Ltd',
+      type: '',
+      branch: '',
+      bank: 'Axis Bank',
+      ifsc: 'UTIB0000123',
+      accountNumber: '917020012345678'
+    })
   })
 })
 
@@ -530,10 +664,23 @@ describe('Money', () => {
     expect(Money.parse(input)).toBe(out)
   })
 
-  it.each(['', ' ', 'abc', '1,5', '0x10', '1e', 'e5', '--1', '1.2.3', 'NaN', 'Infinity', '1e1001', '1e-1001', '1e999999999', '1e99999999999999999999'])(
-    'rejects %j with a ZodError',
-    (input) => expectRejected(Money.safeParse(input))
-  )
+  it.each([
+    '',
+    ' ',
+    'abc',
+    '1,5',
+    '0x10',
+    '1e',
+    'e5',
+    '--1',
+    '1.2.3',
+    'NaN',
+    'Infinity',
+    '1e1001',
+    '1e-1001',
+    '1e999999999',
+    '1e99999999999999999999'
+  ])('rejects %j with a ZodError', (input) => expectRejected(Money.safeParse(input)))
 
   it.each([null, true, {}, [], Number.NaN, Number.POSITIVE_INFINITY])('rejects %j', (input) => expectRejected(Money.safeParse(input)))
 })
@@ -569,9 +716,12 @@ describe('Timestamp', () => {
     expect(Timestamp.parse(input)).toBe(out)
   })
 
-  it.each(['', 'yesterday', '2022-11-09', '2022-13-45T16:58:07Z', '2022-11-09T25:00:00Z', '16:58:07', 1667926687000, null])('rejects %j', (v) => {
-    expectRejected(Timestamp.safeParse(v))
-  })
+  it.each(['', 'yesterday', '2022-11-09', '2022-13-45T16:58:07Z', '2022-11-09T25:00:00Z', '16:58:07', 1667926687000, null])(
+    'rejects %j',
+    (v) => {
+      expectRejected(Timestamp.safeParse(v))
+    }
+  )
 })
 
 describe('envelope', () => {

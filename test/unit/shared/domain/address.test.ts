@@ -47,14 +47,16 @@ describe('EIP-55 (vectors from the EIP)', () => {
     expect(checksumCheck(r)).toMatchObject({ name: CHECK_NAMES.eip55, ok: true })
   })
 
-  it.each(['0x52908400098527886E0F7030069857D2E4169EE7', '0x8617E340B3D01FA5F11F306F4090FD50516A8A1E', '0xde709f2102306220921060314715629080e2fb77', '0x27b1fdb04752bbc536007a920d24acb045561c26'])(
-    'accepts single-case %s but says it is not checksummed',
-    (a) => {
-      const r = checkAddress(chain('bep20'), a)
-      expect(r.ok).toBe(true)
-      expect(checksumCheck(r)?.detail).toMatch(/not checksummed/)
-    }
-  )
+  it.each([
+    '0x52908400098527886E0F7030069857D2E4169EE7',
+    '0x8617E340B3D01FA5F11F306F4090FD50516A8A1E',
+    '0xde709f2102306220921060314715629080e2fb77',
+    '0x27b1fdb04752bbc536007a920d24acb045561c26'
+  ])('accepts single-case %s but says it is not checksummed', (a) => {
+    const r = checkAddress(chain('bep20'), a)
+    expect(r.ok).toBe(true)
+    expect(checksumCheck(r)?.detail).toMatch(/not checksummed/)
+  })
 
   it('refuses a mixed-case address with one letter case flipped, naming the EIP-55 check', () => {
     const r = checkAddress(chain('erc20'), '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD')
@@ -64,7 +66,20 @@ describe('EIP-55 (vectors from the EIP)', () => {
   })
 
   it('applies to every EVM chain symbol and alias', () => {
-    for (const s of ['erc20', 'eth', 'bep20', 'bsc', 'matic20', 'matic', 'matic20-test', 'okc', 'wemix 3.0', 'arbitrum', 'klay', 'energi']) {
+    for (const s of [
+      'erc20',
+      'eth',
+      'bep20',
+      'bsc',
+      'matic20',
+      'matic',
+      'matic20-test',
+      'okc',
+      'wemix 3.0',
+      'arbitrum',
+      'klay',
+      'energi'
+    ]) {
       expect(checksumSchemeFor(s)).toBe('eip55')
       expect(checksumOk(s, '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD')).toBe(false)
     }
@@ -118,7 +133,10 @@ describe('Bitcoin', () => {
   it('refuses the wrong bech32 variant for the witness version (BIP-350)', () => {
     const program20 = hex.decode('751e76e8199196d454941c45d1b3a323f1433bd6')
     const v0m = bech32m.encode('bc', [0, ...bech32m.toWords(program20)])
-    expect(checksumCheck(checkAddress(BTC_CHAIN_DETAIL, v0m))).toMatchObject({ ok: false, detail: expect.stringMatching(/version 0 must use bech32/) })
+    expect(checksumCheck(checkAddress(BTC_CHAIN_DETAIL, v0m))).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/version 0 must use bech32/)
+    })
     expect(checksumCheck(checkAddress(BTC_CHAIN_DETAIL, 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqh2y7hd'))).toMatchObject({
       ok: false,
       detail: expect.stringMatching(/version 1 must use bech32m/)
@@ -141,7 +159,11 @@ describe('BNB Beacon Chain (bep2)', () => {
 })
 
 describe('Solana', () => {
-  it.each(['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', '11111111111111111111111111111111'])('accepts %s', (a) => {
+  it.each([
+    'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+    'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    '11111111111111111111111111111111'
+  ])('accepts %s', (a) => {
     expect(checkAddress(chain('spl'), a).ok).toBe(true)
   })
   it('refuses base58 that does not decode to 32 bytes', () => {
@@ -175,17 +197,31 @@ describe('TON', () => {
 })
 
 describe('config rules', () => {
-  const evm: ChainRules = { chainSymbol: 'erc20', addressRegex: '^(0x)[0-9A-Fa-f]{40}$', memoRegex: '', startingWith: ['0x'], hashLink: 'https://etherscan.io/tx/' }
+  const evm: ChainRules = {
+    chainSymbol: 'erc20',
+    addressRegex: '^(0x)[0-9A-Fa-f]{40}$',
+    memoRegex: '',
+    startingWith: ['0x'],
+    hashLink: 'https://etherscan.io/tx/'
+  }
   const good = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
 
   it('names every check that ran, in order', () => {
-    expect(checkAddress(evm, good).checks.map((c) => c.name)).toEqual([CHECK_NAMES.format, CHECK_NAMES.prefix, CHECK_NAMES.memo, CHECK_NAMES.eip55])
+    expect(checkAddress(evm, good).checks.map((c) => c.name)).toEqual([
+      CHECK_NAMES.format,
+      CHECK_NAMES.prefix,
+      CHECK_NAMES.memo,
+      CHECK_NAMES.eip55
+    ])
   })
 
   it('reports an invalid addressRegex in the config instead of throwing', () => {
     const r = checkAddress({ ...evm, addressRegex: '^(0x[0-9' }, good)
     expect(r.ok).toBe(false)
-    expect(r.checks.find((c) => c.name === CHECK_NAMES.format)).toMatchObject({ ok: false, detail: expect.stringMatching(/not a valid regular expression/) })
+    expect(r.checks.find((c) => c.name === CHECK_NAMES.format)).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/not a valid regular expression/)
+    })
     // The other checks still ran.
     expect(checksumCheck(r)?.ok).toBe(true)
   })
@@ -205,8 +241,14 @@ describe('config rules', () => {
   })
 
   it('treats an empty string in startingWith as any prefix', () => {
-    expect(checkAddress({ chainSymbol: 'eos', startingWith: ['abc', ''] }, 'zzz').checks[0]).toMatchObject({ name: CHECK_NAMES.prefix, ok: true })
-    expect(checkAddress({ chainSymbol: 'eos', startingWith: ['abc', 'x'] }, 'zzz').checks[0]).toMatchObject({ ok: false, detail: 'must start with abc or x' })
+    expect(checkAddress({ chainSymbol: 'eos', startingWith: ['abc', ''] }, 'zzz').checks[0]).toMatchObject({
+      name: CHECK_NAMES.prefix,
+      ok: true
+    })
+    expect(checkAddress({ chainSymbol: 'eos', startingWith: ['abc', 'x'] }, 'zzz').checks[0]).toMatchObject({
+      ok: false,
+      detail: 'must start with abc or x'
+    })
   })
 
   it('flags a memo given for a chain that uses none', () => {
@@ -217,7 +259,10 @@ describe('config rules', () => {
   it('checks the memo against memoRegex where the chain takes one; no memo is fine', () => {
     const bep2 = chain('bep2')
     const a = 'bnb1grpf0955h0ykzq3ar5nmum7y6gdfl6lxfn46h2'
-    expect(checkAddress(bep2, a).checks.find((c) => c.kind === 'memo')).toMatchObject({ ok: true, detail: expect.stringMatching(/no memo given/) })
+    expect(checkAddress(bep2, a).checks.find((c) => c.kind === 'memo')).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/no memo given/)
+    })
     expect(failed(checkAddress(bep2, a, 'bad memo!'))).toEqual([CHECK_NAMES.memo])
     expect(failed(checkAddress({ ...bep2, memoRegex: '[' }, a, '1'))).toEqual([CHECK_NAMES.memo])
     // An empty memo counts as none.
@@ -232,7 +277,9 @@ describe('config rules', () => {
   it('refuses empty input, stray whitespace and absurd lengths', () => {
     expect(checkAddress(evm, '  ').checks).toEqual([expect.objectContaining({ kind: 'input', ok: false })])
     expect(failed(checkAddress(evm, good + ' '))).toContain(CHECK_NAMES.whitespace)
-    expect(checkAddress({ ...evm, addressRegex: '^(a+)+$' }, 'a'.repeat(5000) + 'b').checks).toEqual([expect.objectContaining({ kind: 'input', ok: false })])
+    expect(checkAddress({ ...evm, addressRegex: '^(a+)+$' }, 'a'.repeat(5000) + 'b').checks).toEqual([
+      expect.objectContaining({ kind: 'input', ok: false })
+    ])
   })
 })
 
@@ -299,7 +346,9 @@ describe('breakChecksum', () => {
         expect([...broken].filter((ch, i) => ch !== s.address[i])).toHaveLength(1)
         const r = checkAddress(c, broken, s.memo)
         expect(r.ok).toBe(false)
-        expect(r.checks.filter((x) => !x.ok).map((x) => x.name)).toEqual([CHECK_NAMES[checksumSchemeFor(c.chainSymbol) as keyof typeof CHECK_NAMES]])
+        expect(r.checks.filter((x) => !x.ok).map((x) => x.name)).toEqual([
+          CHECK_NAMES[checksumSchemeFor(c.chainSymbol) as keyof typeof CHECK_NAMES]
+        ])
       }),
       { numRuns: 600 }
     )

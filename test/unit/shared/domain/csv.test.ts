@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { CSV_EOL, csvCell, csvHeader, csvLines, csvRow, offrampCsvColumns, onrampCsvColumns, type CsvColumn } from '../../../../src/shared/domain/csv'
+import {
+  CSV_EOL,
+  csvCell,
+  csvHeader,
+  csvLines,
+  csvRow,
+  offrampCsvColumns,
+  onrampCsvColumns,
+  type CsvColumn
+} from '../../../../src/shared/domain/csv'
 import { OfframpOrder, OnrampOrder } from '../../../../src/shared/api/schemas'
 
 /** A strict RFC 4180 reader: CRLF records, quoted fields with doubled quotes. */
@@ -91,7 +100,9 @@ describe('csvCell / csvRow', () => {
     const cell = fc.oneof(
       fc.string({ unit: 'grapheme', maxLength: 20 }),
       fc.stringMatching(/^[=+\-@\t\r\n",a-z0-9 .]{0,12}$/),
-      fc.tuple(fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }), fc.nat(18)).map(([u, s]) => (s === 0 ? String(u) : `${u}.${'1'.repeat(s)}`))
+      fc
+        .tuple(fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }), fc.nat(18))
+        .map(([u, s]) => (s === 0 ? String(u) : `${u}.${'1'.repeat(s)}`))
     )
     fc.assert(
       fc.property(fc.array(fc.array(cell, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 10 }), (rows) => {

@@ -51,16 +51,21 @@ describe('validateAmountInput', () => {
 
   it('keeps every digit of any valid input and refuses one decimal too many', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 1n, max: 10n ** 20n }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 12 }), (units, scale, maxDp) => {
-        // units / 10^scale written out by hand, with any trailing zeros trimmed.
-        const digits = units.toString().padStart(scale + 1, '0')
-        const int = digits.slice(0, digits.length - scale)
-        const frac = digits.slice(digits.length - scale).replace(/0+$/, '')
-        const text = frac ? `${int}.${frac}` : int
-        const r = validateAmountInput(text, maxDp)
-        if (frac.length <= maxDp) expect(r).toEqual({ ok: true, value: text })
-        else expect(r.ok).toBe(false)
-      })
+      fc.property(
+        fc.bigInt({ min: 1n, max: 10n ** 20n }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: 0, max: 12 }),
+        (units, scale, maxDp) => {
+          // units / 10^scale written out by hand, with any trailing zeros trimmed.
+          const digits = units.toString().padStart(scale + 1, '0')
+          const int = digits.slice(0, digits.length - scale)
+          const frac = digits.slice(digits.length - scale).replace(/0+$/, '')
+          const text = frac ? `${int}.${frac}` : int
+          const r = validateAmountInput(text, maxDp)
+          if (frac.length <= maxDp) expect(r).toEqual({ ok: true, value: text })
+          else expect(r.ok).toBe(false)
+        }
+      )
     )
   })
 })
@@ -93,7 +98,14 @@ describe('checkLimits', () => {
 describe('quoteBreakdown', () => {
   it('lays out an onramp quote: fiat fees, gas in the coin, effective rate', () => {
     // Parsed through the schema, as the app does: floats with artefacts become decimal strings.
-    const q = OnrampQuote.parse({ rate: 88.5, quantity: 112.4516, onrampFee: 0.1, clientFee: 0.2, gatewayFee: 25, gasFee: 0.008157600000000001 })
+    const q = OnrampQuote.parse({
+      rate: 88.5,
+      quantity: 112.4516,
+      onrampFee: 0.1,
+      clientFee: 0.2,
+      gatewayFee: 25,
+      gasFee: 0.008157600000000001
+    })
     const b = quoteBreakdown(1, { fiatAmount: '10000', ...q })
     expect(b.kind).toBe('onramp')
     expect(b.fees).toEqual([
@@ -110,7 +122,15 @@ describe('quoteBreakdown', () => {
   })
 
   it('lays out an offramp quote with TDS in the total', () => {
-    const b = quoteBreakdown(2, { quantity: '100', rate: '87.1', fiatAmount: '8600.471', onrampFee: '43.55', clientFee: '0', gatewayFee: '5', tdsFee: '60.979' })
+    const b = quoteBreakdown(2, {
+      quantity: '100',
+      rate: '87.1',
+      fiatAmount: '8600.471',
+      onrampFee: '43.55',
+      clientFee: '0',
+      gatewayFee: '5',
+      tdsFee: '60.979'
+    })
     expect(b.kind).toBe('offramp')
     expect(b.fees.map((f) => [f.name, f.currency])).toEqual([
       ['onrampFee', 'fiat'],
@@ -123,7 +143,15 @@ describe('quoteBreakdown', () => {
   })
 
   it('leaves the effective rate out when the quantity is zero', () => {
-    const b = quoteBreakdown(1, { fiatAmount: '100', rate: '1', quantity: '0', onrampFee: '0', clientFee: '0', gatewayFee: '0', gasFee: '0' })
+    const b = quoteBreakdown(1, {
+      fiatAmount: '100',
+      rate: '1',
+      quantity: '0',
+      onrampFee: '0',
+      clientFee: '0',
+      gatewayFee: '0',
+      gasFee: '0'
+    })
     expect(b.effectiveRate).toBeUndefined()
     expect('effectiveRate' in b).toBe(false)
   })
@@ -136,7 +164,15 @@ describe('quoteBreakdown', () => {
           const digits = u.toString().padStart(s + 1, '0')
           return s === 0 ? digits : `${digits.slice(0, -s)}.${digits.slice(-s)}`
         }
-        const br = quoteBreakdown(2, { quantity: '1', rate: '1', fiatAmount: '1', onrampFee: text(a), clientFee: text(b), gatewayFee: text(c), tdsFee: text(d) })
+        const br = quoteBreakdown(2, {
+          quantity: '1',
+          rate: '1',
+          fiatAmount: '1',
+          onrampFee: text(a),
+          clientFee: text(b),
+          gatewayFee: text(c),
+          tdsFee: text(d)
+        })
         // Reference: scale everything to 18 places and add as integers.
         const scaled = [a, b, c, d].reduce((acc, { u, s }) => acc + u * 10n ** BigInt(18 - s), 0n)
         const [i, f = ''] = br.totalFees.split('.')
@@ -148,7 +184,15 @@ describe('quoteBreakdown', () => {
 
 describe('customerText', () => {
   it('writes an onramp quote a customer can read', () => {
-    const b = quoteBreakdown(1, { fiatAmount: '10000', rate: '88.5', quantity: '112.4516', onrampFee: '25', clientFee: '10', gatewayFee: '5', gasFee: '0.5' })
+    const b = quoteBreakdown(1, {
+      fiatAmount: '10000',
+      rate: '88.5',
+      quantity: '112.4516',
+      onrampFee: '25',
+      clientFee: '10',
+      gatewayFee: '5',
+      gasFee: '0.5'
+    })
     const text = customerText(b, { fiat: 'INR', coin: 'USDT', network: 'BEP20' })
     expect(text.split('\n')).toEqual([
       'Quote: buy USDT on BEP20 with INR',
@@ -167,7 +211,15 @@ describe('customerText', () => {
   })
 
   it('writes an offramp quote with the chosen decimals', () => {
-    const b = quoteBreakdown(2, { quantity: '100', rate: '87.1', fiatAmount: '8600.471', onrampFee: '43.55', clientFee: '0', gatewayFee: '5', tdsFee: '60.979' })
+    const b = quoteBreakdown(2, {
+      quantity: '100',
+      rate: '87.1',
+      fiatAmount: '8600.471',
+      onrampFee: '43.55',
+      clientFee: '0',
+      gatewayFee: '5',
+      tdsFee: '60.979'
+    })
     const text = customerText(b, { fiat: 'INR', coin: 'USDT', coinDecimals: 2 })
     expect(text).toContain('Quote: sell USDT for INR')
     expect(text).toContain('You send: 100.00 USDT')
@@ -187,11 +239,26 @@ describe('cheapestNetwork', () => {
     expect(cheapestNetwork(rows)?.chainId).toBe(1)
   })
   it('breaks quantity ties by the lowest gas, then by order', () => {
-    expect(cheapestNetwork([{ chainId: 0, quantity: '10', gasFee: '1' }, { chainId: 2, quantity: '10.0', gasFee: '0.5' }])?.chainId).toBe(2)
-    expect(cheapestNetwork([{ chainId: 0, quantity: '10', gasFee: '1' }, { chainId: 2, quantity: '10', gasFee: '1' }])?.chainId).toBe(0)
+    expect(
+      cheapestNetwork([
+        { chainId: 0, quantity: '10', gasFee: '1' },
+        { chainId: 2, quantity: '10.0', gasFee: '0.5' }
+      ])?.chainId
+    ).toBe(2)
+    expect(
+      cheapestNetwork([
+        { chainId: 0, quantity: '10', gasFee: '1' },
+        { chainId: 2, quantity: '10', gasFee: '1' }
+      ])?.chainId
+    ).toBe(0)
   })
   it('skips failed quotes, falls back to gas alone, and answers undefined for nothing', () => {
-    expect(cheapestNetwork([{ chainId: 0, quantity: null, gasFee: '0' }, { chainId: 2, quantity: '1', gasFee: '9' }])?.chainId).toBe(2)
+    expect(
+      cheapestNetwork([
+        { chainId: 0, quantity: null, gasFee: '0' },
+        { chainId: 2, quantity: '1', gasFee: '9' }
+      ])?.chainId
+    ).toBe(2)
     expect(cheapestNetwork([{ chainId: 0, gasFee: '3' }, { chainId: 2, gasFee: '0.2' }, { chainId: 5 }])?.chainId).toBe(2)
     expect(cheapestNetwork([])).toBeUndefined()
     expect(cheapestNetwork([{ chainId: 4 }])).toBeUndefined()

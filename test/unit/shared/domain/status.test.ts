@@ -55,7 +55,12 @@ describe('statusInfo', () => {
     for (const [statuses, label, tone] of table) {
       for (const s of statuses) {
         const info = statusInfo(type, s)
-        expect(info, `type ${type} status ${s}`).toMatchObject({ label, tone, known: true, terminal: tone === 'success' || tone === 'failure' })
+        expect(info, `type ${type} status ${s}`).toMatchObject({
+          label,
+          tone,
+          known: true,
+          terminal: tone === 'success' || tone === 'failure'
+        })
       }
     }
     expect(knownStatuses(type)).toEqual(table.flatMap(([s]) => s).sort((a, b) => a - b))
@@ -89,7 +94,13 @@ describe('statusInfo', () => {
       [1, Number.NaN]
     ] as const) {
       const info = statusInfo(type, status)
-      expect(info).toMatchObject({ label: `unknown status ${String(status)}`, terminal: false, tone: 'progress', group: 'in progress', known: false })
+      expect(info).toMatchObject({
+        label: `unknown status ${String(status)}`,
+        terminal: false,
+        tone: 'progress',
+        group: 'in progress',
+        known: false
+      })
     }
     // -3 is a known onramp failure but not an offramp status.
     expect(statusInfo(1, -3).known).toBe(true)
@@ -133,11 +144,16 @@ describe('status groups', () => {
     expect(statusGroupFilter(2, 'completed').includeUnknown).toBe(false)
     // The filter's rule and statusMatchesGroup agree for any status.
     fc.assert(
-      fc.property(fc.constantFrom(1 as const, 2 as const), fc.integer({ min: -50, max: 100 }), fc.constantFrom(...STATUS_GROUPS), (type, status, group) => {
-        const filter = statusGroupFilter(type, group)
-        const byFilter = filter.in.includes(status) || (filter.includeUnknown && !filter.known.includes(status))
-        expect(byFilter).toBe(statusMatchesGroup(type, status, group))
-      })
+      fc.property(
+        fc.constantFrom(1 as const, 2 as const),
+        fc.integer({ min: -50, max: 100 }),
+        fc.constantFrom(...STATUS_GROUPS),
+        (type, status, group) => {
+          const filter = statusGroupFilter(type, group)
+          const byFilter = filter.in.includes(status) || (filter.includeUnknown && !filter.known.includes(status))
+          expect(byFilter).toBe(statusMatchesGroup(type, status, group))
+        }
+      )
     )
   })
 })
