@@ -2,7 +2,7 @@
 // (spec 2.4), the offramp history record (2.5) and the webhook bodies (section 6, plus
 // the live offramp extras). Identifiers, hashes and references are derived from the
 // seed and the order id, so they are the same every time an order is rendered.
-import { sampleAddress, sampleTxHash } from '../shared/domain/address'
+import { sampleAddress, sampleTxHash } from './sample-addresses'
 import { statusInfo } from '../shared/domain/status'
 import { APP_ID, CHAIN_IDS, chainSymbolOf } from './catalogue'
 import { PLACES as P, bigText, fastOfframp, fastOnramp, fastOnrampQuantity, slipped } from './fast-figures'

@@ -4,7 +4,7 @@
 import type { EndpointName } from '../shared/api/endpoints'
 import { toDecimalString } from '../shared/domain/money'
 import { statusInfo } from '../shared/domain/status'
-import { sampleAddress, sampleTxHash } from '../shared/domain/address'
+import { sampleAddress, sampleTxHash } from './sample-addresses'
 import {
   BANK_DETAILS,
   CHAIN_DETAILS,

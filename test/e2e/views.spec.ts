@@ -3,7 +3,8 @@
 // address check, bank details, settings and theme, keyboard navigation; a screenshot
 // of each.
 import { expect, test, type Page } from '@playwright/test'
-import { breakChecksum, sampleAddress } from '../../src/shared/domain/address'
+import { breakChecksum } from '../../src/shared/domain/address'
+import { sampleAddress } from '../../src/sandbox/sample-addresses'
 import { navigate, openView, shot, startApp, type E2eApp } from './harness'
 
 let e: E2eApp

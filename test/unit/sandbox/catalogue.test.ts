@@ -8,7 +8,8 @@ import {
   findChainBySymbol,
   findCoinByCode
 } from '../../../src/sandbox/catalogue'
-import { checkAddress, compileConfigRegex, sampleAddress } from '../../../src/shared/domain/address'
+import { checkAddress, compileConfigRegex } from '../../../src/shared/domain/address'
+import { sampleAddress } from '../../../src/sandbox/sample-addresses'
 import { mulberry32 } from '../../../src/sandbox/rng'
 
 describe('sandbox catalogue', () => {

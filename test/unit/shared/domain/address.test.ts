@@ -13,13 +13,13 @@ import {
   crc16Xmodem,
   explorerAddressUrl,
   explorerTxUrl,
-  sampleAddress,
-  sampleTxHash,
   toEip55,
   type AddressCheckResult,
   type ChainRules
 } from '../../../../src/shared/domain/address'
 import type { ChainDetail } from '../../../../src/shared/api/schemas'
+// The sandbox's sample generators: every sample must pass these checks.
+import { sampleAddress, sampleTxHash } from '../../../../src/sandbox/sample-addresses'
 // The sandbox's seeded PRNG, so property runs shrink and replay.
 import { mulberry32 } from '../../../../src/sandbox/rng'
 
