@@ -1,12 +1,14 @@
 // The control API under /__sandbox/ (loopback only; http-server.ts checks the socket):
-// create and advance orders, set prices, inject faults, shift the clock, step the
-// generator, and read the ground truth and the webhook deliveries. It is the HTTP form
-// of SandboxControl, for the CLI sandbox, the demo and out-of-process tests.
+// create and advance orders, set prices, inject faults, shift the clock, switch the
+// readings, step the generator, and read the ground truth and the webhook deliveries.
+// It is the HTTP form of SandboxControl, for the CLI sandbox, the demo and
+// out-of-process tests.
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { endpointNames, type EndpointName } from '../shared/api/endpoints'
 import { SandboxError } from './errors'
 import type { FaultSpec, FaultTarget } from './faults'
 import type { CreateOrderSpec } from './order-generator'
+import { ReadingsError } from './readings'
+import { ENDPOINT_NAMES, isEndpointName } from './routes'
 import type { SandboxService } from './sandbox-service'
 
 interface AdminCtx {
@@ -31,8 +33,8 @@ async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> 
 
 export function faultTarget(v: unknown): FaultTarget {
   if (v === undefined || v === '*') return '*'
-  if (typeof v === 'string' && (endpointNames as string[]).includes(v)) return v as EndpointName
-  throw new SandboxError(400, `unknown endpoint ${JSON.stringify(v)}: use "*" or one of ${endpointNames.join(', ')}`)
+  if (isEndpointName(v)) return v
+  throw new SandboxError(400, `unknown endpoint ${JSON.stringify(v)}: use "*" or one of ${ENDPOINT_NAMES.join(', ')}`)
 }
 
 const FAULT_KEYS = [
@@ -89,8 +91,18 @@ export async function handleAdmin(
           serverNow: new Date(service.serverNow()).toISOString(),
           clockOffsetMs: service.clockOffsetMs,
           orders: service.store.size,
-          faults: service.faults.list()
+          faults: service.faults.list(),
+          readings: service.readings
         })
+      case 'GET /readings':
+        return reply(service.readings)
+      case 'PUT /readings':
+        try {
+          return reply(service.setReadings(await jsonBody(req)))
+        } catch (e) {
+          if (e instanceof ReadingsError) throw new SandboxError(400, e.message)
+          throw e
+        }
       case 'GET /truth': {
         const type = q.get('type')
         const fiat = q.get('fiatType')

@@ -1,12 +1,14 @@
-// Request authentication as spec section 5 describes it, strictly: the three headers, a
-// known API key, an HMAC-SHA512 signature over the payload header (constant-time
-// compare), a payload that decodes to {timestamp, body} whose body deep-equals the
-// JSON request body, and a timestamp inside the window (not ahead of the sandbox clock
-// beyond a small tolerance, not older than the window).
+// Request authentication as the sandbox reads spec section 5: the three headers (named
+// for the service), a known API key, the hex HMAC-SHA512 of the payload header value as
+// received (constant-time compare, node:crypto), a payload that decodes to {timestamp,
+// body} whose body equals the JSON request body by value (so any JSON serialisation a
+// client signed is fine), and a timestamp inside the window: not ahead of the sandbox
+// clock beyond a small tolerance ("Ahead of Time"), not older than the window (the
+// live service takes timestamps "a little in the past"; 30 s old passes by default).
 import type { IncomingHttpHeaders } from 'node:http'
-import { authHeaderNames } from '../shared/api/endpoints'
-import { decodePayload, jsonEqual, verifySignature } from '../shared/api/signature'
 import { SandboxError } from './errors'
+import { headerNames } from './routes'
+import { decodeRequestPayload, sameJson, signatureMatches } from './signing'
 
 export interface AuthConfig {
   serviceName: string
@@ -28,7 +30,7 @@ const header = (h: IncomingHttpHeaders, name: string): string | undefined => {
 
 /** Returns the API key of a correctly signed request; throws SandboxError(401) otherwise. */
 export function authenticate(headers: IncomingHttpHeaders, body: unknown, serverNow: number, cfg: AuthConfig): string {
-  const names = authHeaderNames(cfg.serviceName)
+  const names = headerNames(cfg.serviceName)
   const apiKey = header(headers, names.apiKey)
   const payload = header(headers, names.payload)
   const signature = header(headers, names.signature)
@@ -43,10 +45,10 @@ export function authenticate(headers: IncomingHttpHeaders, body: unknown, server
     throw new SandboxError(401, `Missing authentication header${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`)
   const secret = cfg.keys.get(apiKey as string)
   if (secret === undefined) throw new SandboxError(401, 'Invalid API key')
-  if (!verifySignature(payload as string, signature as string, secret)) throw new SandboxError(401, 'Invalid signature')
+  if (!signatureMatches(payload as string, signature as string, secret)) throw new SandboxError(401, 'Invalid signature')
   let decoded
   try {
-    decoded = decodePayload(payload as string)
+    decoded = decodeRequestPayload(payload as string)
   } catch (e) {
     throw new SandboxError(401, `Invalid payload: ${e instanceof Error ? e.message : String(e)}`)
   }
@@ -54,6 +56,6 @@ export function authenticate(headers: IncomingHttpHeaders, body: unknown, server
   if (decoded.timestamp < serverNow - cfg.maxAgeMs) {
     throw new SandboxError(401, `Request expired: the payload timestamp is more than ${Math.round(cfg.maxAgeMs / 1000)} s old`)
   }
-  if (!jsonEqual(decoded.body, body)) throw new SandboxError(401, 'Payload body does not match the request body')
+  if (!sameJson(decoded.body, body)) throw new SandboxError(401, 'Payload body does not match the request body')
   return apiKey as string
 }

@@ -3,7 +3,6 @@
 // (config mappings, quotes, history, tickers) reads, so the answers agree with each
 // other the way the live service's do. Amounts are decimal strings; choices where the
 // spec is silent are documented in the README (The sandbox).
-import type { ChainDetail } from '../shared/api/schemas'
 import { BTC_CHAIN_DETAIL, REFERENCE_CHAIN_DETAILS } from '../shared/domain/address'
 import { CHAIN_ALIASES, FIAT_SYMBOLS } from '../shared/domain/names'
 import { mul } from '../shared/domain/money'
@@ -281,6 +280,20 @@ export const findCoinById = (id: number): CoinDef | undefined => coinById.get(id
 export const findFiat = (id: number): FiatDef | undefined => FIATS.find((f) => f.id === id)
 
 // ---------------------------------------------------------------- chain details
+
+/** A chain detail object of spec 2.3 (the sandbox's own transcription of the table). */
+export interface ChainDetail {
+  chainSymbol: string
+  chainName?: string
+  addressRegex?: string
+  memoRegex?: string
+  startingWith?: string[]
+  networkId?: number
+  nativeToken?: number
+  node?: number
+  hashLink?: string
+  confirmations?: number
+}
 
 function buildChainDetails(): Map<number, ChainDetail> {
   const m = new Map<number, ChainDetail>()

@@ -1,11 +1,14 @@
 // npm run sandbox -- [--host 127.0.0.1] [--port 8787] [--seed 1] [--api-key K]
-//   [--api-secret S] [--orders N] [--service-name service] [fault flags]
+//   [--api-secret S] [--orders N] [--service-name service] [reading flags] [fault flags]
 // Runs the simulator standalone. Prints `listening on http://HOST:PORT`, then the API
-// key and secret it accepts; stops cleanly on SIGINT or SIGTERM.
+// key and secret it accepts; stops cleanly on SIGINT or SIGTERM. A flag it does not
+// know or a value it cannot take: the reason on stderr and exit code 2.
 import { parseArgs } from 'node:util'
-import { endpointNames } from '../shared/api/endpoints'
 import type { FaultSpec, FaultTarget } from './faults'
 import { startSandbox, type StartSandboxOptions } from './index'
+import { CHOICES, ReadingsError, applyReadings, defaultReadings, type ReadingsInput } from './readings'
+import { PARAM_FIELDS, type ParamMode } from './request-schemas'
+import { ENDPOINT_NAMES, UNLIMITED_ENDPOINTS, isEndpointName } from './routes'
 
 const HELP = `Usage: npm run sandbox -- [options]
 
@@ -21,8 +24,29 @@ const HELP = `Usage: npm run sandbox -- [options]
   --timestamp-window MS  oldest signed timestamp accepted (default 60000)
   --timestamp-tolerance MS  how far ahead of the sandbox clock a timestamp may be (default 5000)
   --clock-offset MS      shift the sandbox clock (server clock skew)
+Readings of the spec's open choices (docs/spec-readings.md; default first):
+  --since ${CHOICES.since.join('|')}     merchantHistory since: updatedAt >= since, or > since
+  --tie-order ${CHOICES.tieOrder.join('|')}     records sharing an updatedAt: by orderId, or a hidden row order
+  --param-types strict|lenient|field=mode,...
+                         parameter types: strict takes only the spec's JSON type (else 409);
+                         lenient also the other encoding. A bare mode sets every field, then
+                         field=mode pairs override; default lenient for the disputed fields
+                         (the id fields typed string, merchantHistory.type), strict elsewhere.
+                         Fields: ${PARAM_FIELDS.join(', ')}
+  --type-error-text ${CHOICES.typeErrorText.join('|')}  409 text names the fields, or just "wrong parameter type"
+  --unknown-limit NAME=N per-minute limit for an endpoint the spec shows none for (repeatable);
+                         one of: ${UNLIMITED_ENDPOINTS.join(', ')}
+  --limiter ${CHOICES.limiter.join('|')}     limits count in a sliding 60 s window or fixed clock minutes
+  --ticker-shape ${CHOICES.tickerShape.join('|')}  priceTicker types 2/3: {offramp}/{onramp,offramp} or {sell}/{buy,sell}
+  --limits-shape ${CHOICES.limitsShape.join('|')}  limits types 2/3: {offramp}/{onramp,offramp} or byFiat/{"1","2"}
+  --coin-limits-shape ${CHOICES.coinLimitsShape.join('|')}  allCoinLimits: B for some fiats and A for the rest, or always A, or always B
+  --no-date-header       send no Date header
+  --no-current-timestamp GET currentTimestamp answers 404
+  --churn N              before each merchantHistory answer, N open orders advance one step together
+  --webhook-payload ${CHOICES.webhookPayloadForm.join('|')}
+                         how the webhook payload header is built (the HMAC is over it either way)
 Faults (for every endpoint, or the one named with --fault-endpoint):
-  --fault-endpoint NAME  one of: ${endpointNames.join(', ')}
+  --fault-endpoint NAME  one of: ${ENDPOINT_NAMES.join(', ')}
   --latency MS           added latency
   --error-rate R         chance 0-1 of an injected error ...
   --error-status S       ... with this status (default 500; 503 = maintenance)
@@ -32,14 +56,78 @@ Faults (for every endpoint, or the one named with --fault-endpoint):
   --drop R               chance of a dropped connection
   --help                 this text`
 
+/** A command line the sandbox cannot run with: the reason, then exit code 2. */
+class UsageError extends Error {}
+
 function num(v: string | undefined, flag: string): number | undefined {
   if (v === undefined) return undefined
   const n = Number(v)
-  if (!Number.isFinite(n)) {
-    console.error(`${flag} needs a number, got ${JSON.stringify(v)}`)
-    process.exit(2)
-  }
+  if (v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`${flag} needs a number, got ${JSON.stringify(v)}`)
   return n
+}
+
+/** "lenient", "merchantHistory.fiatType=strict,priceTicker.type=strict", or a mode then pairs. */
+function paramTypesFlag(v: string): ReadingsInput['paramTypes'] {
+  let base: ParamMode | undefined
+  const pairs: Record<string, ParamMode> = {}
+  for (const item of v.split(',').map((x) => x.trim())) {
+    if (item === 'strict' || item === 'lenient') {
+      base = item
+      continue
+    }
+    const [field, mode, ...rest] = item.split('=')
+    if (field === undefined || (mode !== 'strict' && mode !== 'lenient') || rest.length > 0)
+      throw new UsageError(`--param-types: ${JSON.stringify(item)} is not strict, lenient or field=strict|lenient`)
+    if (!PARAM_FIELDS.includes(field)) throw new UsageError(`--param-types: unknown field ${field}; fields are ${PARAM_FIELDS.join(', ')}`)
+    pairs[field] = mode
+  }
+  if (Object.keys(pairs).length === 0) return base
+  return base === undefined ? pairs : { ...Object.fromEntries(PARAM_FIELDS.map((k) => [k, base])), ...pairs }
+}
+
+function unknownLimitsFlag(items: string[] | undefined): ReadingsInput['unknownLimits'] {
+  if (items === undefined) return undefined
+  const out: Record<string, number> = {}
+  for (const item of items) {
+    const m = /^([A-Za-z]+)=(\d+)$/.exec(item.trim())
+    if (!m) throw new UsageError(`--unknown-limit: ${JSON.stringify(item)} is not NAME=N (e.g. merchantHistory=10)`)
+    const [, name = '', n = ''] = m
+    if (!isEndpointName(name)) throw new UsageError(`--unknown-limit: unknown endpoint ${name}; one of ${UNLIMITED_ENDPOINTS.join(', ')}`)
+    out[name] = Number(n)
+  }
+  return out
+}
+
+/** The reading flags as startSandbox readings, each checked on its own so an error names its flag. */
+function readingsFlags(values: Record<string, string | boolean | string[] | undefined>): ReadingsInput {
+  const str = (k: string): string | undefined => values[k] as string | undefined
+  const given: [flag: string, key: keyof ReadingsInput, value: unknown][] = [
+    ['--since', 'since', str('since')],
+    ['--tie-order', 'tieOrder', str('tie-order')],
+    ['--param-types', 'paramTypes', str('param-types') === undefined ? undefined : paramTypesFlag(str('param-types') as string)],
+    ['--type-error-text', 'typeErrorText', str('type-error-text')],
+    ['--unknown-limit', 'unknownLimits', unknownLimitsFlag(values['unknown-limit'] as string[] | undefined)],
+    ['--limiter', 'limiter', str('limiter')],
+    ['--ticker-shape', 'tickerShape', str('ticker-shape')],
+    ['--limits-shape', 'limitsShape', str('limits-shape')],
+    ['--coin-limits-shape', 'coinLimitsShape', str('coin-limits-shape')],
+    ['--no-date-header', 'dateHeader', values['no-date-header'] ? false : undefined],
+    ['--no-current-timestamp', 'currentTimestamp', values['no-current-timestamp'] ? false : undefined],
+    ['--churn', 'churnPerHistoryRequest', num(str('churn'), '--churn')],
+    ['--webhook-payload', 'webhookPayloadForm', str('webhook-payload')]
+  ]
+  const input: Record<string, unknown> = {}
+  for (const [flag, key, value] of given) {
+    if (value === undefined) continue
+    try {
+      applyReadings(defaultReadings(), { [key]: value })
+    } catch (e) {
+      if (e instanceof ReadingsError) throw new UsageError(`${flag}: ${e.message}`)
+      throw e
+    }
+    input[key] = value
+  }
+  return input as ReadingsInput
 }
 
 async function main(): Promise<void> {
@@ -65,6 +153,19 @@ async function main(): Promise<void> {
       malformed: { type: 'string' },
       truncate: { type: 'string' },
       drop: { type: 'string' },
+      since: { type: 'string' },
+      'tie-order': { type: 'string' },
+      'param-types': { type: 'string' },
+      'type-error-text': { type: 'string' },
+      'unknown-limit': { type: 'string', multiple: true },
+      limiter: { type: 'string' },
+      'ticker-shape': { type: 'string' },
+      'limits-shape': { type: 'string' },
+      'coin-limits-shape': { type: 'string' },
+      'no-date-header': { type: 'boolean' },
+      'no-current-timestamp': { type: 'boolean' },
+      churn: { type: 'string' },
+      'webhook-payload': { type: 'string' },
       help: { type: 'boolean' }
     },
     strict: true,
@@ -75,10 +176,7 @@ async function main(): Promise<void> {
     return
   }
   const target = (values['fault-endpoint'] ?? '*') as FaultTarget
-  if (target !== '*' && !(endpointNames as string[]).includes(target)) {
-    console.error(`--fault-endpoint: unknown endpoint ${target}`)
-    process.exit(2)
-  }
+  if (target !== '*' && !isEndpointName(target)) throw new UsageError(`--fault-endpoint: unknown endpoint ${target}`)
   const fault: FaultSpec = {}
   const set = <K extends keyof FaultSpec>(k: K, v: FaultSpec[K] | undefined): void => {
     if (v !== undefined) fault[k] = v
@@ -104,7 +202,8 @@ async function main(): Promise<void> {
     timestampWindowMs: num(values['timestamp-window'], '--timestamp-window'),
     timestampToleranceMs: num(values['timestamp-tolerance'], '--timestamp-tolerance'),
     clockOffsetMs: num(values['clock-offset'], '--clock-offset'),
-    faults: Object.keys(fault).length > 0 ? { [target]: fault } : undefined
+    faults: Object.keys(fault).length > 0 ? { [target]: fault } : undefined,
+    readings: readingsFlags(values)
   }
   const sb = await startSandbox(opts)
   console.log(`listening on ${sb.url}`)
@@ -123,6 +222,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
+  // parseArgs refuses unknown flags and missing values with ERR_PARSE_ARGS_* codes.
+  const usage = e instanceof UsageError || (e instanceof Error && String((e as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS'))
   console.error(e instanceof Error ? e.message : e)
-  process.exit(1)
+  if (usage) console.error('npm run sandbox -- --help lists the flags')
+  process.exit(usage ? 2 : 1)
 })

@@ -2,7 +2,7 @@
 // rate with a chosen status, 429 storms, malformed JSON, truncated bodies and dropped
 // connections. The dice come from a seeded stream, so a run with the same seed and the
 // same requests fails the same way.
-import type { EndpointName } from '../shared/api/endpoints'
+import type { EndpointName } from './routes'
 import { streamOf, STREAM, type Rng } from './rng'
 
 export interface FaultSpec {

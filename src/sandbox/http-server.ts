@@ -1,16 +1,19 @@
-// The sandbox's HTTP front: node:http, no framework. Routes come from the endpoints
-// table (/{serviceName}/api/{path}); each request goes through faults, JSON parsing,
-// authentication, the rate limit and the endpoint's request schema before the service
-// answers. Failures use the live envelope {status: 0, code, error} with the HTTP status
-// equal to code. The control API lives under /__sandbox/ and answers loopback only.
+// The sandbox's HTTP front: node:http, no framework. Routes come from the sandbox's own
+// route table (/{serviceName}/api/{path}); each request goes through faults, JSON
+// parsing, authentication, the rate limit and the endpoint's request fields before the
+// service answers. Failures use the live envelope {status: 0, code, error} with the
+// HTTP status equal to code. The readings decide the open choices here: whether a Date
+// header is sent, whether currentTimestamp exists, the limits the spec does not show and
+// how limits count, and how strictly parameter types are held. The control API lives
+// under /__sandbox/ and answers loopback only.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { endpointNames, endpointPath, endpoints, type EndpointName } from '../shared/api/endpoints'
 import { authenticate, type AuthConfig } from './auth'
 import { SandboxError, errorBody } from './errors'
 import { handleAdmin } from './admin-api'
 import type { SandboxService } from './sandbox-service'
-import { SlidingWindowLimiter } from './rate-limiter'
-import { validate } from './validation'
+import { FixedWindowLimiter, SlidingWindowLimiter, type MinuteLimiter } from './rate-limiter'
+import { parseRequest } from './request-schemas'
+import { ENDPOINT_NAMES, ROUTES, routePath, type EndpointName } from './routes'
 
 const MAX_BODY_BYTES = 1 << 20
 
@@ -58,16 +61,23 @@ const sleep = (ms: number): Promise<void> =>
   })
 
 export function createSandboxServer(service: SandboxService, o: HttpOptions): Server {
-  const routes = new Map<string, EndpointName>(endpointNames.map((n) => [endpointPath(o.serviceName, n), n]))
-  const limiter = new SlidingWindowLimiter()
+  const routes = new Map<string, EndpointName>(ENDPOINT_NAMES.map((n) => [routePath(o.serviceName, n), n]))
+  const limiters: Record<'sliding' | 'fixed', MinuteLimiter> = { sliding: new SlidingWindowLimiter(), fixed: new FixedWindowLimiter() }
   const auth: AuthConfig = { serviceName: o.serviceName, keys: service.keys, aheadToleranceMs: o.aheadToleranceMs, maxAgeMs: o.maxAgeMs }
+
+  /** The Date header (sandbox clock) when the dateHeader reading is on; none at all, not even node's own, when off. */
+  const dateHeader = (res: ServerResponse): Record<string, string> => {
+    if (service.r.dateHeader) return { date: new Date(service.serverNow()).toUTCString() }
+    res.sendDate = false
+    return {}
+  }
 
   const send = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void => {
     const text = JSON.stringify(body)
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': String(Buffer.byteLength(text)),
-      date: new Date(service.serverNow()).toUTCString(),
+      ...dateHeader(res),
       ...extra
     })
     res.end(text)
@@ -76,7 +86,7 @@ export function createSandboxServer(service: SandboxService, o: HttpOptions): Se
     send(res, code, errorBody(code, error), extra)
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, name: EndpointName): Promise<void> {
-    const ep = endpoints[name]
+    const ep = ROUTES[name]
     const fault = service.faults.decide(name)
     if (fault.latencyMs > 0) await sleep(fault.latencyMs)
     if (fault.action === 'drop') {
@@ -110,22 +120,26 @@ export function createSandboxServer(service: SandboxService, o: HttpOptions): Se
     }
 
     const now = service.serverNow()
-    const apiKey = ep.auth ? authenticate(req.headers, body, now, auth) : null
-    if (ep.rateLimitPerMinute !== null && apiKey !== null) {
-      const nextSlot = limiter.take(`${apiKey}\n${name}`, ep.rateLimitPerMinute, now)
+    const apiKey = ep.signed ? authenticate(req.headers, body, now, auth) : null
+    const readings = service.r
+    const limit = ep.perMinute ?? readings.unknownLimits[name]
+    if (limit !== undefined) {
+      // Signed calls count per API key; the public GETs per client address.
+      const who = apiKey ?? `address ${req.socket.remoteAddress ?? '?'}`
+      const nextSlot = limiters[readings.limiter].take(`${who}\n${name}`, limit, now)
       if (nextSlot !== undefined) {
         return sendError(
           res,
           429,
-          `Too many requests: ${name} allows ${ep.rateLimitPerMinute} per minute; next slot in ${Math.ceil((nextSlot - now) / 1000)} s`
+          `Too many requests: ${name} allows ${limit} per minute; next slot in ${Math.ceil((nextSlot - now) / 1000)} s`
         )
       }
     }
     let value: Record<string, unknown> = {}
     if (ep.method === 'POST') {
-      const v = validate(ep.request, body)
+      const v = parseRequest(name, body as Record<string, unknown>, (key) => readings.paramTypes[key] ?? 'strict', readings.typeErrorText)
       if (!v.ok) return sendError(res, v.failure.code, v.failure.error)
-      value = v.value as Record<string, unknown>
+      value = v.value
     }
     const answer = await service.handle(name, value, apiKey)
     const text = JSON.stringify(answer)
@@ -135,7 +149,7 @@ export function createSandboxServer(service: SandboxService, o: HttpOptions): Se
       res.writeHead(200, {
         'content-type': 'application/json; charset=utf-8',
         'content-length': String(Buffer.byteLength(broken)),
-        date: new Date(now).toUTCString()
+        ...dateHeader(res)
       })
       if (fault.action === 'malformed') {
         res.end(broken)
@@ -158,8 +172,12 @@ export function createSandboxServer(service: SandboxService, o: HttpOptions): Se
         return handleAdmin(service, req, res, url, { url: o.url(), send })
       }
       const name = routes.get(path)
-      if (name === undefined) return sendError(res, 404, `Not found: ${req.method ?? 'GET'} ${path}`)
-      const ep = endpoints[name]
+      // With the currentTimestamp reading off, the endpoint does not exist at all.
+      if (name === undefined || (name === 'currentTimestamp' && !service.r.currentTimestamp)) {
+        req.resume()
+        return sendError(res, 404, `Not found: ${req.method ?? 'GET'} ${path}`)
+      }
+      const ep = ROUTES[name]
       if (req.method !== ep.method) {
         req.resume()
         return sendError(res, 405, `Method ${req.method ?? '?'} not allowed on ${path}: use ${ep.method}`, { allow: ep.method })

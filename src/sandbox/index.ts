@@ -1,10 +1,14 @@
 // The embedded simulator of the whole merchant service. startSandbox() runs it on
 // node:http (127.0.0.1, a random port by default) with seeded data, an injectable
 // clock and a control surface (SandboxControl in process, /__sandbox/ over HTTP).
+// It is an independent reading of the spec (its own routes, request fields and
+// signature checks; nothing of the client's), and every choice the spec leaves open is
+// a reading a test can switch (readings.ts, docs/spec-readings.md).
 // The app starts it for the sandbox profile; tests, benchmarks and the demo use it;
 // src/sandbox/cli.ts runs it standalone (npm run sandbox).
 import type { AddressInfo } from 'node:net'
-import type { EndpointName } from '../shared/api/endpoints'
+import type { EndpointName } from './routes'
+import type { ReadingsInput, SandboxReadings } from './readings'
 import { DEFAULT_AHEAD_TOLERANCE_MS, DEFAULT_MAX_AGE_MS } from './auth'
 import type { FaultSpec, FaultTarget } from './faults'
 import { createSandboxServer } from './http-server'
@@ -47,6 +51,8 @@ export interface StartSandboxOptions {
   webhookMaxTrials?: number
   webhookBackoffMs?: number
   webhookBackoffMaxMs?: number
+  /** The readings of the spec's open choices (readings.ts); every one not given takes its default. */
+  readings?: ReadingsInput
 }
 
 /** The in-process form of the control API. */
@@ -65,6 +71,10 @@ export interface SandboxControl {
   setClockOffset(ms: number): void
   /** The sandbox clock, ms since the epoch. */
   serverNow(): number
+  /** Switches some readings (the others stay); throws ReadingsError, changing nothing, when one is invalid. */
+  setReadings(partial: ReadingsInput): SandboxReadings
+  /** The readings in force (every paramTypes field spelled out). */
+  readings(): SandboxReadings
   /** Every webhook attempt so far, oldest first. */
   listDeliveries(): DeliveryRecord[]
   /** Resolves when no webhook delivery is in flight or waiting to retry. */
@@ -113,7 +123,8 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     webhookMaxTrials: opts.webhookMaxTrials ?? 10,
     webhookBackoffMs: opts.webhookBackoffMs ?? 2_000,
     webhookBackoffMaxMs: opts.webhookBackoffMaxMs ?? 300_000,
-    createChance: opts.createChance ?? 0.35
+    createChance: opts.createChance ?? 0.35,
+    readings: opts.readings
   })
   for (const [target, spec] of Object.entries(opts.faults ?? {})) if (spec) service.setFault(target as FaultTarget, spec)
 
@@ -171,6 +182,8 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
       service.clockOffsetMs = ms
     },
     serverNow: () => service.serverNow(),
+    setReadings: (partial) => service.setReadings(partial),
+    readings: () => service.readings,
     listDeliveries: () => service.deliveries(),
     deliveriesIdle: () => service.webhooks.idle(),
     groundTruth: (filter) => service.groundTruth(filter),
@@ -203,5 +216,9 @@ export type { CreateOrderSpec, TickResult } from './order-generator'
 export type { FaultSpec, FaultTarget } from './faults'
 export type { TruthOrder, PriceRow } from './sandbox-service'
 export type { DeliveryRecord } from './webhook-dispatcher'
+export type { EndpointName } from './routes'
+export type { ReadingsInput, SandboxReadings, ParamMode, TypeErrorText, WebhookPayloadForm } from './readings'
+export { ReadingsError, defaultReadings } from './readings'
+export { ENDPOINT_NAMES, ROUTES, routePath, headerNames } from './routes'
 export { CUTOVER } from './order-store'
 export { PATHS } from './order-paths'

@@ -1,8 +1,12 @@
 // Compact storage for up to millions of orders: one typed array per field (about 50
 // bytes an order), the order id implied by the row (ID_BASE + row), and one index per
 // (type, fiat) holding rows sorted by (reported updatedAt, orderId) so a history page
-// is a binary search plus a slice. Amounts are stored as the inputs of their quote
-// (fiat amount or quantity, price, slippage); the rest is derived when rendered.
+// is a binary search plus a slice. The hidden tie order (a reading) is a second set of
+// indexes sorted by (reported updatedAt, a seeded permutation of the rows), built the
+// first time it is asked for and kept up to date from then on, so its pages cost the
+// same. Amounts are stored as the inputs of their quote (fiat amount or quantity,
+// price, slippage); the rest is derived when rendered. The store also keeps the list
+// of open orders (not at the end of their path), which churn picks from.
 import { ID_BASE } from './catalogue'
 import { pathAt, type OrderType } from './order-paths'
 
@@ -37,9 +41,24 @@ export const AMOUNT_DP: Record<OrderType, number> = { 1: 2, 2: 8 }
 
 export const reportedUpdatedAt = (t: number): number => (t <= CUTOVER ? CUTOVER : t)
 
+/** How records sharing one updatedAt are ordered: by orderId, or by a hidden, seeded row order. */
+export type TieOrder = 'orderId' | 'hidden'
+
 class SortedIndex {
   rows = new Int32Array(1024)
   length = 0
+}
+
+/**
+ * The hidden row order: a bijection of 32-bit integers (an added salt, then xorshift
+ * and odd multiplications, each invertible), so every row gets its own rank, the
+ * order is stable and it looks nothing like the order ids.
+ */
+export function hiddenRank(row: number, salt: number): number {
+  let h = (row + salt) >>> 0
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d) >>> 0
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0
+  return (h ^ (h >>> 16)) >>> 0
 }
 
 export class OrderStore {
@@ -63,8 +82,17 @@ export class OrderStore {
   /** Explicit histories of orders that changed after creation; the others derive theirs. */
   private readonly histories = new Map<number, HistoryEntry[]>()
   private readonly indexes = new Map<number, SortedIndex>()
+  /** The same groups sorted with the hidden tie order; undefined until first asked for. */
+  private hiddenIndexes: Map<number, SortedIndex> | undefined
+  /** Open rows, and each one's place in that list (for O(1) removal). */
+  private readonly open: number[] = []
+  private readonly openAt = new Map<number, number>()
 
-  constructor(initialCapacity = 1024) {
+  /** hiddenSalt seeds the hidden tie order. */
+  constructor(
+    initialCapacity = 1024,
+    private readonly hiddenSalt = 0
+  ) {
     this.grow(initialCapacity)
   }
 
@@ -130,45 +158,73 @@ export class OrderStore {
     this.price[r] = o.priceScaled
     this.createdAt[r] = o.createdAt
     this.updatedAt[r] = o.updatedAt
+    this.refreshOpen(r)
     if (index) this.insert(r)
     return r
+  }
+
+  /** Whether an order has steps left on its path. */
+  isOpen(r: number): boolean {
+    return (this.step[r] ?? 0) < pathAt(this.path[r] ?? 0).statuses.length - 1
+  }
+
+  private refreshOpen(r: number): void {
+    const at = this.openAt.get(r)
+    if (this.isOpen(r)) {
+      if (at === undefined) {
+        this.openAt.set(r, this.open.length)
+        this.open.push(r)
+      }
+    } else if (at !== undefined) {
+      const last = this.open.pop() as number
+      if (last !== r) {
+        this.open[at] = last
+        this.openAt.set(last, at)
+      }
+      this.openAt.delete(r)
+    }
+  }
+
+  /** The rows of the orders not yet at the end of their path (in no particular order). */
+  openRows(): readonly number[] {
+    return this.open
   }
 
   private groupKey(type: number, fiatIndex: number): number {
     return type * 256 + fiatIndex
   }
 
-  private indexOf(type: number, fiatIndex: number): SortedIndex {
+  private indexIn(indexes: Map<number, SortedIndex>, type: number, fiatIndex: number): SortedIndex {
     const k = this.groupKey(type, fiatIndex)
-    let ix = this.indexes.get(k)
+    let ix = indexes.get(k)
     if (!ix) {
       ix = new SortedIndex()
-      this.indexes.set(k, ix)
+      indexes.set(k, ix)
     }
     return ix
   }
 
-  /** Sort key comparison: reported updatedAt, then orderId (= row). */
-  private before(a: number, b: number): boolean {
+  /** Sort key comparison: reported updatedAt, then orderId (= row) or the hidden rank. */
+  private before(a: number, b: number, tie: TieOrder): boolean {
     const ua = reportedUpdatedAt(this.updatedAt[a] ?? 0)
     const ub = reportedUpdatedAt(this.updatedAt[b] ?? 0)
-    return ua < ub || (ua === ub && a < b)
+    if (ua !== ub) return ua < ub
+    return tie === 'orderId' ? a < b : hiddenRank(a, this.hiddenSalt) < hiddenRank(b, this.hiddenSalt)
   }
 
   /** First position in ix whose row sorts at or after row r. */
-  private position(ix: SortedIndex, r: number): number {
+  private position(ix: SortedIndex, r: number, tie: TieOrder): number {
     let lo = 0
     let hi = ix.length
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      if (this.before(ix.rows[mid] ?? 0, r)) lo = mid + 1
+      if (this.before(ix.rows[mid] ?? 0, r, tie)) lo = mid + 1
       else hi = mid
     }
     return lo
   }
 
-  private insert(r: number): void {
-    const ix = this.indexOf(this.type[r] ?? 0, this.fiat[r] ?? 0)
+  private insertIn(ix: SortedIndex, r: number, tie: TieOrder): void {
     if (ix.length === ix.rows.length) {
       const n = new Int32Array(ix.rows.length * 2)
       n.set(ix.rows)
@@ -176,18 +232,31 @@ export class OrderStore {
     }
     // Updates almost always move an order to the end: check that first.
     const last = ix.length > 0 ? (ix.rows[ix.length - 1] ?? 0) : -1
-    const at = last < 0 || this.before(last, r) ? ix.length : this.position(ix, r)
+    const at = last < 0 || this.before(last, r, tie) ? ix.length : this.position(ix, r, tie)
     ix.rows.copyWithin(at + 1, at, ix.length)
     ix.rows[at] = r
     ix.length++
   }
 
-  private remove(r: number): void {
-    const ix = this.indexOf(this.type[r] ?? 0, this.fiat[r] ?? 0)
-    const at = this.position(ix, r)
+  private removeFrom(ix: SortedIndex, r: number, tie: TieOrder): void {
+    const at = this.position(ix, r, tie)
     if (ix.rows[at] !== r) throw new Error(`order row ${r} missing from its index`)
     ix.rows.copyWithin(at, at + 1, ix.length)
     ix.length--
+  }
+
+  private insert(r: number): void {
+    const type = this.type[r] ?? 0
+    const fiat = this.fiat[r] ?? 0
+    this.insertIn(this.indexIn(this.indexes, type, fiat), r, 'orderId')
+    if (this.hiddenIndexes) this.insertIn(this.indexIn(this.hiddenIndexes, type, fiat), r, 'hidden')
+  }
+
+  private remove(r: number): void {
+    const type = this.type[r] ?? 0
+    const fiat = this.fiat[r] ?? 0
+    this.removeFrom(this.indexIn(this.indexes, type, fiat), r, 'orderId')
+    if (this.hiddenIndexes) this.removeFrom(this.indexIn(this.hiddenIndexes, type, fiat), r, 'hidden')
   }
 
   /** Sorts every index from scratch (after bulk loading with index = false). */
@@ -215,6 +284,30 @@ export class OrderStore {
         return d !== 0 ? d : a - b
       })
     }
+    if (this.hiddenIndexes) {
+      this.hiddenIndexes = undefined
+      this.enableHiddenOrder()
+    }
+  }
+
+  /** Builds the hidden-tie-order indexes (once; they are maintained from then on). */
+  enableHiddenOrder(): void {
+    if (this.hiddenIndexes) return
+    const hidden = new Map<number, SortedIndex>()
+    const upd = this.updatedAt
+    const rank = new Uint32Array(this.size)
+    for (let r = 0; r < this.size; r++) rank[r] = hiddenRank(r, this.hiddenSalt)
+    for (const [k, ix] of this.indexes) {
+      const copy = new SortedIndex()
+      copy.rows = ix.rows.slice()
+      copy.length = ix.length
+      copy.rows.subarray(0, copy.length).sort((a, b) => {
+        const d = reportedUpdatedAt(upd[a] ?? 0) - reportedUpdatedAt(upd[b] ?? 0)
+        return d !== 0 ? d : (rank[a] ?? 0) - (rank[b] ?? 0)
+      })
+      hidden.set(k, copy)
+    }
+    this.hiddenIndexes = hidden
   }
 
   // ---------------------------------------------------------------- changes
@@ -244,12 +337,14 @@ export class OrderStore {
     this.step[r] = step
     this.updatedAt[r] = Math.max(t, this.updatedAt[r] ?? 0)
     this.insert(r)
+    this.refreshOpen(r)
   }
 
   /** Switches an order to another path with the same statuses so far (admin "advance to X"). */
   setPath(r: number, pathId: number): void {
     if (!this.histories.has(r)) this.histories.set(r, this.history(r))
     this.path[r] = pathId
+    this.refreshOpen(r)
   }
 
   /** Marks an order as live (explicit history from now on). */
@@ -259,18 +354,28 @@ export class OrderStore {
 
   // ---------------------------------------------------------------- queries
 
-  /** Rows of one (type, fiat), reported updatedAt >= since, in the order and page asked. */
-  page(type: number, fiatIndex: number, opts: { since?: number; page: number; pageSize: number; order: 'ASC' | 'DESC' }): number[] {
-    const ix = this.indexes.get(this.groupKey(type, fiatIndex))
+  /**
+   * Rows of one (type, fiat) from since on (reported updatedAt >= since, or > since when
+   * sinceExclusive), sorted by updatedAt and the tie order, in the direction and page asked.
+   */
+  page(
+    type: number,
+    fiatIndex: number,
+    opts: { since?: number; sinceExclusive?: boolean; page: number; pageSize: number; order: 'ASC' | 'DESC'; tie?: TieOrder }
+  ): number[] {
+    if (opts.tie === 'hidden') this.enableHiddenOrder()
+    const ix = (opts.tie === 'hidden' ? this.hiddenIndexes : this.indexes)?.get(this.groupKey(type, fiatIndex))
     if (!ix || ix.length === 0) return []
     let start = 0
     if (opts.since !== undefined) {
       const since = opts.since
+      const exclusive = opts.sinceExclusive === true
       let lo = 0
       let hi = ix.length
       while (lo < hi) {
         const mid = (lo + hi) >>> 1
-        if (reportedUpdatedAt(this.updatedAt[ix.rows[mid] ?? 0] ?? 0) < since) lo = mid + 1
+        const u = reportedUpdatedAt(this.updatedAt[ix.rows[mid] ?? 0] ?? 0)
+        if (u < since || (exclusive && u === since)) lo = mid + 1
         else hi = mid
       }
       start = lo
@@ -298,6 +403,7 @@ export class OrderStore {
   bytes(): number {
     let b = this.cap * (10 + 2 + 8 * 4)
     for (const ix of this.indexes.values()) b += ix.rows.byteLength
+    for (const ix of this.hiddenIndexes?.values() ?? []) b += ix.rows.byteLength
     return b
   }
 }

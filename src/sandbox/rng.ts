@@ -62,5 +62,7 @@ export const STREAM = {
   liveOrders: 5,
   faults: 6,
   wallets: 7,
-  dummy: 8
+  dummy: 8,
+  hiddenOrder: 9,
+  churn: 10
 } as const

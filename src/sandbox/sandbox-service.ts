@@ -1,9 +1,13 @@
 // The simulated service behind the HTTP layer: configuration answers, quotes, orders,
 // webhooks, and the control surface tests and the demo use. The HTTP router
 // (http-server.ts) authenticates, rate-limits and validates, then calls handle().
-import type { EndpointName } from '../shared/api/endpoints'
+// Where the spec leaves an answer open (ticker and limits shapes for types 2 and 3,
+// allCoinLimits shape A or B, since, tie order, churn while paging), the readings
+// decide; see readings.ts.
 import { toDecimalString } from '../shared/domain/money'
 import { statusInfo } from '../shared/domain/status'
+import { applyReadings, copyReadings, defaultReadings, type ReadingsInput, type SandboxReadings } from './readings'
+import type { EndpointName } from './routes'
 import { sampleAddress, sampleTxHash } from './sample-addresses'
 import {
   BANK_DETAILS,
@@ -30,7 +34,7 @@ import { OrderRenderer, WalletBook } from './order-render'
 import { OrderStore, reportedUpdatedAt } from './order-store'
 import { PriceBook } from './price-book'
 import { fiatOf, quoteOfframp, quoteOnramp, resolveTarget } from './quote-engine'
-import { streamOf, STREAM } from './rng'
+import { deriveSeed, randInt, streamOf, STREAM, type Rng } from './rng'
 import { WebhookDispatcher, type DeliveryRecord } from './webhook-dispatcher'
 
 export interface ServiceOptions {
@@ -46,6 +50,7 @@ export interface ServiceOptions {
   webhookBackoffMs: number
   webhookBackoffMaxMs: number
   createChance: number
+  readings?: ReadingsInput
 }
 
 export interface TruthOrder {
@@ -78,7 +83,7 @@ export interface PriceRow {
 const n = (s: string): number => Number(s)
 
 export class SandboxService {
-  readonly store = new OrderStore()
+  readonly store: OrderStore
   readonly prices: PriceBook
   readonly renderer: OrderRenderer
   readonly generator: OrderGenerator
@@ -86,9 +91,14 @@ export class SandboxService {
   readonly webhooks: WebhookDispatcher
   readonly keys: Map<string, string>
   clockOffsetMs: number
+  private current: SandboxReadings
+  private readonly churnRng: Rng
   private dummyCount = 0
 
   constructor(readonly o: ServiceOptions) {
+    this.current = applyReadings(defaultReadings(), o.readings ?? {})
+    this.store = new OrderStore(1024, deriveSeed(o.seed, STREAM.hiddenOrder))
+    this.churnRng = streamOf(o.seed, STREAM.churn)
     this.clockOffsetMs = o.clockOffsetMs
     this.keys = new Map([[o.apiKey, o.apiSecret]])
     const started = this.serverNow()
@@ -101,7 +111,8 @@ export class SandboxService {
       timeoutMs: o.webhookTimeoutMs,
       maxTrials: o.webhookMaxTrials,
       backoffBaseMs: o.webhookBackoffMs,
-      backoffMaxMs: o.webhookBackoffMaxMs
+      backoffMaxMs: o.webhookBackoffMaxMs,
+      payloadForm: () => this.current.webhookPayloadForm
     })
     this.generator = new OrderGenerator(
       { store: this.store, prices: this.prices, seed: o.seed },
@@ -112,6 +123,25 @@ export class SandboxService {
       o.createChance
     )
     generateHistoricOrders({ store: this.store, prices: this.prices, seed: o.seed }, o.orders, started)
+    if (this.current.tieOrder === 'hidden') this.store.enableHiddenOrder()
+  }
+
+  /** The readings in force (a copy). */
+  get readings(): SandboxReadings {
+    return copyReadings(this.current)
+  }
+
+  /** Applies some readings (see readings.ts); throws ReadingsError and changes nothing when one is invalid. */
+  setReadings(input: unknown): SandboxReadings {
+    this.current = applyReadings(this.current, input)
+    // Build the second index now rather than on the first page asked for.
+    if (this.current.tieOrder === 'hidden') this.store.enableHiddenOrder()
+    return this.readings
+  }
+
+  /** The readings, without copying (the router reads them on every request). */
+  get r(): Readonly<SandboxReadings> {
+    return this.current
   }
 
   /** The sandbox's own clock: the injected clock plus the configured offset. */
@@ -155,6 +185,8 @@ export class SandboxService {
         return ok(BANK_DETAILS)
       case 'publicAllConfig':
         return ok(this.publicConfig())
+      case 'currentTimestamp':
+        return ok(this.serverNow())
     }
   }
 
@@ -162,10 +194,15 @@ export class SandboxService {
     return Object.fromEntries(CHAIN_IDS.map((id) => [String(id), CHAIN_DETAILS.get(id)]))
   }
 
-  /** Shape A for most fiats; shape B (per coin and chain minimums) for fiats flagged perCoinLimits. */
+  /**
+   * Shape A ({onramp: {fiat: {min, max}}}) or shape B (coin -> chain -> the fiat amount
+   * limit, here each pair's minimum): per the coinLimitsShape reading; perFiat answers B
+   * for the fiats flagged perCoinLimits and A for the rest.
+   */
   private coinLimits(fiatType: number): unknown {
     const { fiat } = fiatOf(fiatType)
-    if (fiat.perCoinLimits) {
+    const shape = this.current.coinLimitsShape
+    if (shape === 'B' || (shape === 'perFiat' && fiat.perCoinLimits)) {
       return Object.fromEntries(
         COINS.map((c) => [String(c.id), Object.fromEntries(c.networks.map((ch) => [String(ch), n(perCoinMinimum(fiat, c, ch))]))])
       )
@@ -214,13 +251,23 @@ export class SandboxService {
     }
   }
 
+  /**
+   * Type 1 is {onramp: byFiat} (spec 4.13). Types 2 and 3 (not shown) per limitsShape:
+   * typeKeys {offramp: byFiat} and {onramp, offramp}; flat: byFiat itself and {"1": onramp, "2": offramp}.
+   */
   private limits(type: number): unknown {
     const onramp = Object.fromEntries(FIATS.map((f) => [String(f.id), { min: n(f.onramp.min), max: n(f.onramp.max) }]))
     const offramp = Object.fromEntries(Object.entries(OFFRAMP_LIMITS).map(([k, v]) => [k, { min: n(v.min), max: n(v.max) }]))
-    return type === 1 ? { onramp } : type === 2 ? { offramp } : { onramp, offramp }
+    if (type === 1) return { onramp }
+    if (this.current.limitsShape === 'flat') return type === 2 ? offramp : { '1': onramp, '2': offramp }
+    return type === 2 ? { offramp } : { onramp, offramp }
   }
 
-  /** type 1: onramp (buy) prices; 2: offramp (sell, INR only); 3: both (offramp empty outside INR). */
+  /**
+   * Type 1: onramp (buy) prices by coin id (spec 4.11). Types 2 (sell, INR only) and 3
+   * (both; sell empty outside INR), not shown, per tickerShape: split {offramp} and
+   * {onramp, offramp}; buySell {sell} and {buy, sell}.
+   */
   private ticker(type: number, fiatType: number): unknown {
     const { fiatIndex } = fiatOf(fiatType)
     if (type === 2 && fiatType !== INR) fail(406, 'Offramp prices are quoted in INR (fiatType 1) only')
@@ -231,7 +278,9 @@ export class SandboxService {
         : Object.fromEntries(
             COINS.flatMap((c, i) => (c.offrampNetworks.length > 0 ? [[String(c.id), n(this.prices.price(i, 0, 'sell'))]] : []))
           )
-    return type === 1 ? { onramp: onramp() } : type === 2 ? { offramp: offramp() } : { onramp: onramp(), offramp: offramp() }
+    if (type === 1) return { onramp: onramp() }
+    const [buy, sell] = this.current.tickerShape === 'buySell' ? ['buy', 'sell'] : ['onramp', 'offramp']
+    return type === 2 ? { [sell]: offramp() } : { [buy]: onramp(), [sell]: offramp() }
   }
 
   private quote(body: Record<string, unknown>): unknown {
@@ -321,15 +370,40 @@ export class SandboxService {
     const type = body.type === undefined || body.type === '' ? ONRAMP : Number(body.type)
     const fiatType = body.fiatType === undefined ? INR : Number(body.fiatType)
     const { fiatIndex } = fiatOf(fiatType)
+    this.churn(this.current.churnPerHistoryRequest)
     const rows = this.store.page(type, fiatIndex, {
       since: body.since === undefined ? undefined : Date.parse(body.since as string),
-      page: (body.page as number | undefined) ?? 1,
-      pageSize: (body.pageSize as number | undefined) ?? 50,
+      sinceExclusive: this.current.since === 'exclusive',
+      tie: this.current.tieOrder,
+      page: Number(body.page ?? 1),
+      pageSize: Number(body.pageSize ?? 50),
       order: (body.order as 'ASC' | 'DESC' | undefined) ?? 'ASC'
     })
     const data = rows.map((r) => (type === OFFRAMP ? this.renderer.offramp(r) : this.renderer.onramp(r)))
     // The live offramp history omits code (live-service-notes.md); so does the sandbox.
     return type === OFFRAMP ? { status: 1, data } : { status: 1, data, code: 200 }
+  }
+
+  /**
+   * Churn while paging: n open orders, drawn from a seeded stream, each advance one step,
+   * all at one server instant (so they tie on updatedAt and move past a reader's cursor
+   * together). Through the generator, so the ground truth and the webhooks follow.
+   */
+  churn(n: number): number[] {
+    if (n <= 0) return []
+    const pool = this.store.openRows().slice()
+    const take = Math.min(n, pool.length)
+    const now = this.serverNow()
+    const moved: number[] = []
+    for (let i = 0; i < take; i++) {
+      const j = i + randInt(this.churnRng, pool.length - i)
+      const row = pool[j] as number
+      pool[j] = pool[i] as number
+      pool[i] = row
+      this.generator.advance(row, now)
+      moved.push(OrderStore.orderIdOf(row))
+    }
+    return moved
   }
 
   private orderStatus(orderId: number, type: number): number {

@@ -1,11 +1,12 @@
 // Webhook delivery as the live service does it (live-service-notes.md "Webhooks"):
 // HTTP POST of a JSON body with x-{service}-payload and x-{service}-signature (HMAC
-// of the payload with the merchant's API secret); the merchant must answer 2xx within
-// 5 s, else the delivery is retried with exponential backoff, up to 10 attempts.
-// Every attempt is logged for the control API (listDeliveries).
+// of the payload header value with the merchant's API secret; the payload's form is
+// the webhookPayloadForm reading); the merchant must answer 2xx within 5 s, else the
+// delivery is retried with exponential backoff, up to 10 attempts. Every attempt is
+// logged for the control API (listDeliveries).
 import { request } from 'undici'
-import { authHeaderNames } from '../shared/api/endpoints'
-import { encodePayload, signPayload } from '../shared/api/signature'
+import { headerNames } from './routes'
+import { signWebhook, type WebhookPayloadForm } from './signing'
 
 export type DeliveryKind = 'order' | 'dummy' | 'resend'
 
@@ -41,6 +42,8 @@ export interface DispatcherOptions {
   maxTrials: number
   backoffBaseMs: number
   backoffMaxMs: number
+  /** How the payload header is built, read at each attempt. */
+  payloadForm: () => WebhookPayloadForm
   /** Records kept (oldest dropped first). */
   keep?: number
 }
@@ -116,14 +119,14 @@ export class WebhookDispatcher {
   }
 
   private async attempt(d: Delivery, attempt: number): Promise<AttemptResult> {
-    const names = authHeaderNames(this.o.serviceName)
+    const names = headerNames(this.o.serviceName)
     const body = d.body(attempt)
     const at = this.o.serverNow()
-    const payload = encodePayload(at, body)
+    const { payload, signature } = signWebhook(this.o.payloadForm(), at, body, d.secret)
     const headers: Record<string, string> = {
       'content-type': 'application/json;charset=UTF-8',
       [names.webhookPayload]: payload,
-      [names.webhookSignature]: signPayload(payload, d.secret)
+      [names.webhookSignature]: signature
     }
     const started = performance.now()
     let result: AttemptResult

@@ -139,7 +139,7 @@ describe('errors', () => {
 
   it('409 for a parameter of the wrong type, 400 for missing, unknown or out-of-range ones', async () => {
     expectError(await call(sb, 'limits', { body: { type: true } }), 409, /Wrong parameter type: type/)
-    expectError(await call(sb, 'merchantHistory', { body: { pageSize: '50' } }), 409, /pageSize must be number, not string/)
+    expectError(await call(sb, 'merchantHistory', { body: { pageSize: '50' } }), 409, /pageSize must be integer, not string/)
     expectError(await call(sb, 'quotes', { body: { type: 1, coinId: 'usdt', chainId: 1, fiatAmount: 1000, fiatType: 1 } }), 409, /coinId/)
     expectError(await call(sb, 'quotes', { body: { type: '1', coinId: 54, chainId: 1, fiatAmount: 1000, fiatType: 1 } }), 409, /type/)
     expectError(await call(sb, 'limits', { body: {} }), 400, /Missing parameter: type/)
