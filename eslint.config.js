@@ -1,7 +1,9 @@
 // Lint: TypeScript and Svelte, plus the architecture rules of design.md:
 // - only src/main/electron and src/preload may import 'electron';
 // - src/shared imports no Node module and touches no DOM global;
-// - raw ipcMain / ipcRenderer only in the two IPC wrapper files.
+// - raw ipcMain / ipcRenderer only in the two IPC wrapper files;
+// - src/sandbox imports nothing of the client (src/main, src/shared/api): it is an
+//   independent reading of the spec, so a misreading in the client is not shared.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import svelte from 'eslint-plugin-svelte'
@@ -82,6 +84,23 @@ export default tseslint.config(
         ...domGlobals.map((name) => ({ name, message: 'src/shared must not use DOM-only globals.' })),
         { name: 'process', message: 'src/shared must not use Node globals.' },
         { name: 'Buffer', message: 'src/shared must not use Node globals.' }
+      ]
+    }
+  },
+  {
+    files: ['src/sandbox/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            {
+              group: ['**/main', '**/main/**', '**/shared/api', '**/shared/api/**'],
+              message: "src/sandbox is an independent reading of the spec: it imports nothing of the client's (src/main, src/shared/api)."
+            }
+          ]
+        }
       ]
     }
   },

@@ -42,6 +42,21 @@ describe('lint: architecture rules', () => {
     expect(await problems("import { join } from 'node:path'\nexport const j = join\n", 'src/main/probe.ts')).toEqual([])
   })
 
+  it("src/sandbox imports nothing of the client's (src/main, src/shared/api)", async () => {
+    const independent = /independent reading of the spec/
+    for (const from of [
+      "import { endpoints } from '../shared/api/endpoints'",
+      "import { signPayload } from '../shared/api/signature'",
+      "import * as api from '../shared/api'",
+      "import { createServices } from '../main/services'",
+      "import { main } from '../main'"
+    ]) {
+      expect(await problems(`${from}\nexport const x = 1\n`, 'src/sandbox/probe.ts'), from).toEqual([expect.stringMatching(independent)])
+    }
+    expect(await problems("import { round } from '../shared/domain/money'\nexport const r = round\n", 'src/sandbox/probe.ts')).toEqual([])
+    expect(await problems("import { createHmac } from 'node:crypto'\nexport const h = createHmac\n", 'src/sandbox/probe.ts')).toEqual([])
+  })
+
   it('the renderer reaches main only through the contract', async () => {
     expect(
       await problems("import { createServices } from '../../main/services'\nexport const c = createServices\n", 'src/renderer/src/probe.ts')
