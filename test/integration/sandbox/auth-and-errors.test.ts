@@ -1,14 +1,12 @@
 // Section 5 authentication and every error path of the sandbox, over loopback, each
 // answered with the live envelope {status: 0, code, error} and the matching HTTP status.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
-import { authHeaderNames, endpointPath } from '../../../src/shared/api/endpoints'
-import { encodePayload, signPayload } from '../../../src/shared/api/signature'
-import { call, raw, type RawResponse } from './sandbox-client'
+import { headerNames, routePath, startSandbox, type Sandbox } from '../../../src/sandbox'
+import { call, hmacHex, payloadOf, raw, type RawResponse } from './sandbox-client'
 
 let sb: Sandbox
 let t = Date.parse('2025-06-01T10:00:00.000Z')
-const names = authHeaderNames('service')
+const names = headerNames('service')
 
 beforeAll(async () => {
   sb = await startSandbox({ seed: 5, orders: 50, autoGenerate: false, now: () => t })
@@ -57,7 +55,7 @@ describe('authentication (spec section 5)', () => {
     expectError(
       await call(sb, 'limits', {
         body: { type: 1 },
-        headers: { [names.payload]: junk, [names.signature]: signPayload(junk, sb.apiSecret) }
+        headers: { [names.payload]: junk, [names.signature]: hmacHex(junk, sb.apiSecret) }
       }),
       401,
       /Invalid payload/
@@ -66,7 +64,7 @@ describe('authentication (spec section 5)', () => {
     expectError(
       await call(sb, 'limits', {
         body: { type: 1 },
-        headers: { [names.payload]: noTs, [names.signature]: signPayload(noTs, sb.apiSecret) }
+        headers: { [names.payload]: noTs, [names.signature]: hmacHex(noTs, sb.apiSecret) }
       }),
       401,
       /timestamp/
@@ -99,7 +97,7 @@ describe('authentication (spec section 5)', () => {
 
   it('serves the three public GETs without headers', async () => {
     for (const name of ['publicAllGasFee', 'bankDetails', 'publicAllConfig'] as const) {
-      const r = await raw(sb, endpointPath('service', name), { method: 'GET' })
+      const r = await raw(sb, routePath('service', name), { method: 'GET' })
       expect(r.status).toBe(200)
       expect(r.json).toMatchObject({ status: 1 })
     }
@@ -113,10 +111,10 @@ describe('errors', () => {
   })
 
   it('405 for the wrong method, with Allow', async () => {
-    const r = await raw(sb, endpointPath('service', 'limits'), { method: 'GET' })
+    const r = await raw(sb, routePath('service', 'limits'), { method: 'GET' })
     expectError(r, 405, /use POST/)
     expect(r.headers.allow).toBe('POST')
-    expectError(await raw(sb, endpointPath('service', 'publicAllConfig'), { method: 'POST', rawBody: '{}' }), 405, /use GET/)
+    expectError(await raw(sb, routePath('service', 'publicAllConfig'), { method: 'POST', rawBody: '{}' }), 405, /use GET/)
   })
 
   it('400 for a body that is not JSON, not an object, or larger than 1 MiB', async () => {
@@ -126,11 +124,11 @@ describe('errors', () => {
       /larger than/
     )
     expectError(await call(sb, 'limits', { rawBody: '{"type":', body: { type: 1 } }), 400, 'Malformed JSON body')
-    const payload = encodePayload(sb.control.serverNow(), [])
+    const payload = payloadOf(sb.control.serverNow(), [])
     expectError(
       await call(sb, 'limits', {
         rawBody: '[]',
-        headers: { [names.payload]: payload, [names.signature]: signPayload(payload, sb.apiSecret) }
+        headers: { [names.payload]: payload, [names.signature]: hmacHex(payload, sb.apiSecret) }
       }),
       400,
       /JSON object/

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { afterEach, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { authHeaderNames } from '../../../src/shared/api/endpoints'
-import { encodePayload, signPayload } from '../../../src/shared/api/signature'
+import { headerNames } from '../../../src/sandbox/routes'
+import { hmacHex, payloadOf } from './sandbox-client'
 
 const running = new Set<ChildProcessWithoutNullStreams>()
 
@@ -60,16 +60,16 @@ describe('npm run sandbox', () => {
     expect(lines[1]).toBe('api key: k-cli')
     expect(lines[2]).toBe('api secret: s-cli')
     const url = (lines[0] as string).slice('listening on '.length)
-    const names = authHeaderNames('acme')
+    const names = headerNames('acme')
     const body = { type: 1 }
-    const payload = encodePayload(Date.now(), body)
+    const payload = payloadOf(Date.now(), body)
     const res = await request(`${url}/acme/api/v2/common/transaction/limits`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         [names.apiKey]: 'k-cli',
         [names.payload]: payload,
-        [names.signature]: signPayload(payload, 's-cli')
+        [names.signature]: hmacHex(payload, 's-cli')
       },
       body: JSON.stringify(body)
     })

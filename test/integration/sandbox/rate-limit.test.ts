@@ -1,10 +1,10 @@
 // Section 8: 10 requests per minute per API key on the six limited endpoints, as a
 // sliding window on the sandbox clock; a real 429 over loopback.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
-import { endpoints, limitedEndpoints } from '../../../src/shared/api/endpoints'
+import { ENDPOINT_NAMES, ROUTES, startSandbox, type Sandbox } from '../../../src/sandbox'
 import { call } from './sandbox-client'
 
+const limitedEndpoints = ENDPOINT_NAMES.filter((n) => ROUTES[n].perMinute !== null)
 let sb: Sandbox
 let t = Date.parse('2025-06-01T10:00:00.000Z')
 const bodies: Record<string, unknown> = { allCoinLimits: { fiatType: 1 }, priceTicker: { type: 1, fiatType: 1 }, limits: { type: 1 } }
@@ -46,7 +46,7 @@ describe('rate limits', () => {
       expect((await call(sb, name, { body: bodies[name] })).status).toBe(200)
       expect((await call(sb, name, { body: bodies[name] })).status).toBe(429)
       t = start + 200_000
-      expect(endpoints[name].rateLimitPerMinute).toBe(10)
+      expect(ROUTES[name].perMinute).toBe(10)
     }
   })
 

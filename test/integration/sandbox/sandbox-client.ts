@@ -1,10 +1,10 @@
-// A small raw client for the sandbox tests: signs requests exactly as spec section 5
-// says (with src/shared/api/signature.ts) and returns status, headers and parsed body,
-// so tests can also send deliberately broken requests.
+// A small raw client for the sandbox tests: signs requests as spec section 5 says, with
+// node:crypto written out here (neither the client's signing module nor the sandbox's),
+// and returns status, headers and parsed body, so tests can also send deliberately
+// broken requests or sign the JSON text another client would have written.
+import { createHmac } from 'node:crypto'
 import { request, type Dispatcher } from 'undici'
-import { authHeaderNames, endpointPath, endpoints, type EndpointName } from '../../../src/shared/api/endpoints'
-import { encodePayload, signPayload } from '../../../src/shared/api/signature'
-import type { Sandbox } from '../../../src/sandbox'
+import { ROUTES, headerNames, routePath, type EndpointName, type Sandbox } from '../../../src/sandbox'
 
 export interface RawResponse {
   status: number
@@ -17,6 +17,8 @@ export interface CallOptions {
   body?: unknown
   /** Override the payload body (to make it differ from the request body). */
   payloadBody?: unknown
+  /** Sign this exact JSON text instead of JSON.stringify({timestamp, body}). */
+  payloadText?: string
   timestamp?: number
   apiKey?: string
   apiSecret?: string
@@ -25,6 +27,13 @@ export interface CallOptions {
   method?: string
   rawBody?: string
 }
+
+/** Lowercase hex HMAC-SHA512 of the text, keyed with the secret. */
+export const hmacHex = (text: string, secret: string): string => createHmac('sha512', secret).update(text, 'utf8').digest('hex')
+
+/** base64 of the JSON text {timestamp, body}. */
+export const payloadOf = (timestamp: number, body: unknown): string =>
+  Buffer.from(JSON.stringify({ timestamp, body }), 'utf8').toString('base64')
 
 /** Status, headers, body text and the body as JSON (undefined when it is not JSON). */
 async function readResponse(res: Dispatcher.ResponseData): Promise<RawResponse> {
@@ -49,18 +58,20 @@ export async function raw(sb: Sandbox, path: string, o: CallOptions = {}): Promi
 
 /** Calls an endpoint, signed unless it is public. */
 export async function call(sb: Sandbox, name: EndpointName, o: CallOptions = {}): Promise<RawResponse> {
-  const ep = endpoints[name]
-  const method = o.method ?? ep.method
+  const route = ROUTES[name]
+  const method = o.method ?? route.method
   const headers: Record<string, string> = { accept: 'application/json' }
   let rawBody: string | undefined = o.rawBody
-  if (ep.method === 'POST') {
+  if (route.signed) {
     const body = o.body ?? {}
-    const names = authHeaderNames(sb.serviceName)
-    const payload = encodePayload(o.timestamp ?? sb.control.serverNow(), o.payloadBody ?? body)
+    const names = headerNames(sb.serviceName)
+    const timestamp = o.timestamp ?? sb.control.serverNow()
+    const payload =
+      o.payloadText !== undefined ? Buffer.from(o.payloadText, 'utf8').toString('base64') : payloadOf(timestamp, o.payloadBody ?? body)
     headers['content-type'] = 'application/json;charset=UTF-8'
     headers[names.apiKey] = o.apiKey ?? sb.apiKey
     headers[names.payload] = payload
-    headers[names.signature] = signPayload(payload, o.apiSecret ?? sb.apiSecret)
+    headers[names.signature] = hmacHex(payload, o.apiSecret ?? sb.apiSecret)
     rawBody ??= JSON.stringify(body)
   }
   for (const [k, v] of Object.entries(o.headers ?? {})) {
@@ -68,7 +79,7 @@ export async function call(sb: Sandbox, name: EndpointName, o: CallOptions = {})
     if (v === undefined) delete headers[key]
     else headers[key] = v
   }
-  const res = await request(sb.url + endpointPath(sb.serviceName, name), {
+  const res = await request(sb.url + routePath(sb.serviceName, name), {
     method: method as 'POST',
     headers,
     body: method === 'GET' ? undefined : rawBody
@@ -82,4 +93,12 @@ export async function data<T = unknown>(sb: Sandbox, name: EndpointName, body?: 
   const j = r.json as { status?: number; data?: T; error?: string }
   if (r.status !== 200 || j?.status !== 1) throw new Error(`${name} answered ${r.status}: ${r.text.slice(0, 300)}`)
   return j.data as T
+}
+
+/** The answer's error text, failing loudly unless it is the error envelope with this code. */
+export function errorOf(r: RawResponse, code: number): string {
+  if (r.status !== code) throw new Error(`expected HTTP ${code}, got ${r.status}: ${r.text.slice(0, 300)}`)
+  const j = r.json as { status?: unknown; code?: unknown; error?: unknown }
+  if (j?.status !== 0 || j.code !== code || typeof j.error !== 'string') throw new Error(`not the error envelope: ${r.text.slice(0, 300)}`)
+  return j.error
 }

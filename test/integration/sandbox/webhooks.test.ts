@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startSandbox, type Sandbox } from '../../../src/sandbox'
 import { OfframpOrder, OnrampOrder } from '../../../src/shared/api/schemas'
-import { decodePayload, jsonEqual, verifySignature } from '../../../src/shared/api/signature'
-import { call, data } from './sandbox-client'
+import { isDeepStrictEqual } from 'node:util'
+import { call, data, hmacHex } from './sandbox-client'
 
 interface Received {
   headers: IncomingHttpHeaders
@@ -42,7 +42,9 @@ beforeAll(async () => {
       const signature = String(req.headers['x-service-signature'] ?? '')
       const body = JSON.parse(text) as Record<string, unknown>
       // A receiver trusts a body only if the signature checks and the payload carries that very body.
-      const verified = verifySignature(payload, signature, sb.apiSecret) && jsonEqual(decodePayload(payload).body, body)
+      const signed = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as { timestamp: number; body: unknown }
+      const verified =
+        hmacHex(payload, sb.apiSecret) === signature && Number.isInteger(signed.timestamp) && isDeepStrictEqual(signed.body, body)
       received.push({ headers: req.headers, body, verified })
       const next = script.shift() ?? 200
       if (next === 'hang') return
