@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CUTOVER, OrderStore, reportedUpdatedAt, type NewOrder } from '../../../src/sandbox/order-store'
+import { CUTOVER, OrderStore, hiddenRank, reportedUpdatedAt, type NewOrder } from '../../../src/sandbox/order-store'
 import { ID_BASE } from '../../../src/sandbox/catalogue'
 
 const base: NewOrder = {
@@ -87,5 +87,57 @@ describe('OrderStore', () => {
     b.rebuildIndexes()
     const page = { page: 1, pageSize: 50, order: 'ASC' as const }
     expect(b.page(1, 0, page)).toEqual(a.page(1, 0, page))
+  })
+
+  it('since exclusive leaves out the records exactly at since', () => {
+    const s = new OrderStore()
+    for (const u of [1000, 2000, 2000, 3000]) s.add({ ...base, createdAt: CUTOVER + u, updatedAt: CUTOVER + u })
+    const q = (since: number, sinceExclusive: boolean) =>
+      ids(s, s.page(1, 0, { since, sinceExclusive, page: 1, pageSize: 10, order: 'ASC' }))
+    expect(q(CUTOVER + 2000, false)).toEqual([ID_BASE + 1, ID_BASE + 2, ID_BASE + 3])
+    expect(q(CUTOVER + 2000, true)).toEqual([ID_BASE + 3])
+    expect(q(CUTOVER + 1999, true)).toEqual([ID_BASE + 1, ID_BASE + 2, ID_BASE + 3])
+  })
+
+  it('hidden tie order: the same records, ties in a seeded order that is not by id, kept as orders move', () => {
+    const s = new OrderStore(1024, 12345)
+    const tied = 40
+    for (let i = 0; i < tied; i++) s.add({ ...base, pathId: 0, step: 0, status: 0, createdAt: CUTOVER - 5000, updatedAt: CUTOVER - 5000 })
+    s.add({ ...base, createdAt: CUTOVER + 10, updatedAt: CUTOVER + 10 })
+    const page = (tie: 'orderId' | 'hidden', p = 1, size = 100) => s.page(1, 0, { page: p, pageSize: size, order: 'ASC', tie })
+    const byId = page('orderId')
+    const hidden = page('hidden')
+    expect([...hidden].sort((a, b) => a - b)).toEqual([...byId].sort((a, b) => a - b))
+    expect(hidden.slice(0, tied)).not.toEqual(byId.slice(0, tied))
+    expect(hidden.slice(0, tied)).toEqual([...byId.slice(0, tied)].sort((a, b) => hiddenRank(a, 12345) - hiddenRank(b, 12345)))
+    expect(hidden[tied]).toBe(tied)
+    // Paging the hidden order in small pages gives the same sequence; DESC is its reverse.
+    expect([1, 2, 3, 4, 5].flatMap((p) => page('hidden', p, 9))).toEqual(hidden)
+    expect(s.page(1, 0, { page: 1, pageSize: 100, order: 'DESC', tie: 'hidden' })).toEqual([...hidden].reverse())
+    // An order that moves leaves the tie in both orders; the rest keep their hidden order.
+    const moved = hidden[3] as number
+    s.setStatus(moved, 1, 1, CUTOVER + 20)
+    const after = page('hidden')
+    expect(after[after.length - 1]).toBe(moved)
+    expect(after.slice(0, tied - 1)).toEqual(hidden.slice(0, tied).filter((r) => r !== moved))
+    expect(page('orderId')[tied]).toBe(moved)
+    // Another salt, another order.
+    const t = new OrderStore(1024, 999)
+    for (let i = 0; i < tied; i++) t.add({ ...base, createdAt: CUTOVER - 5000, updatedAt: CUTOVER - 5000 })
+    expect(t.page(1, 0, { page: 1, pageSize: 100, order: 'ASC', tie: 'hidden' })).not.toEqual(hidden.slice(0, tied))
+  })
+
+  it('keeps the list of open orders (steps left on their path)', () => {
+    const s = new OrderStore()
+    const open = s.add({ ...base, pathId: 0, step: 0, status: 0, createdAt: CUTOVER + 1, updatedAt: CUTOVER + 1 })
+    s.add({ ...base, pathId: 0, step: 7, status: 15, createdAt: CUTOVER + 1, updatedAt: CUTOVER + 1 })
+    const other = s.add({ ...base, pathId: 2, step: 0, status: 0, createdAt: CUTOVER + 1, updatedAt: CUTOVER + 1 }, false)
+    s.rebuildIndexes()
+    expect([...s.openRows()].sort()).toEqual([open, other])
+    s.setStatus(other, -1, 1, CUTOVER + 2)
+    expect([...s.openRows()]).toEqual([open])
+    s.setStatus(open, 1, 1, CUTOVER + 2)
+    expect([...s.openRows()]).toEqual([open])
+    expect(s.isOpen(open)).toBe(true)
   })
 })
