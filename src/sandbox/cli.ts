@@ -23,7 +23,7 @@ const HELP = `Usage: npm run sandbox -- [options]
   --tick-ms MS           generator period (default 2000)
   --timestamp-window MS  oldest signed timestamp accepted (default 60000)
   --timestamp-tolerance MS  how far ahead of the sandbox clock a timestamp may be (default 5000)
-  --clock-offset MS      shift the sandbox clock (server clock skew)
+  --clock-offset MS      shift the sandbox clock (server clock skew; a negative one as --clock-offset=-5000)
 Readings of the spec's open choices (docs/spec-readings.md; default first):
   --since ${CHOICES.since.join('|')}     merchantHistory since: updatedAt >= since, or > since
   --tie-order ${CHOICES.tieOrder.join('|')}     records sharing an updatedAt: by orderId, or a hidden row order

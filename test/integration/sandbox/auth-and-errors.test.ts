@@ -85,6 +85,46 @@ describe('authentication (spec section 5)', () => {
     expectError(await call(sb, 'limits', { body: { type: 1 }, timestamp: now - 61_000 }), 401, /expired/)
   })
 
+  it('accepts a signature over another JSON serialisation of the same body: the HMAC covers the header as sent', async () => {
+    const ts = sb.control.serverNow()
+    const webhookUrl = 'http://127.0.0.1:9/hooks/rampdesk'
+    const body = { webhookUrl }
+    for (const payloadText of [
+      // Python's json.dumps
+      `{"timestamp": ${ts}, "body": {"webhookUrl": "${webhookUrl}"}}`,
+      // PHP's json_encode
+      `{"timestamp":${ts},"body":{"webhookUrl":"${webhookUrl.replace(/\//g, '\\/')}"}}`,
+      // members in another order, pretty-printed
+      `{\n  "body": {\n    "webhookUrl": "${webhookUrl}"\n  },\n  "timestamp": ${ts}\n}`
+    ]) {
+      const r = await call(sb, 'setWebhookUrl', { body, payloadText })
+      expect(r.status, `${payloadText}: ${r.text}`).toBe(200)
+    }
+    // The value still has to match the request body.
+    const other = `{"timestamp": ${ts}, "body": {"webhookUrl": "http://127.0.0.1:9/elsewhere"}}`
+    expectError(await call(sb, 'setWebhookUrl', { body, payloadText: other }), 401, /does not match the request body/)
+  })
+
+  it('accepts a timestamp 30 s in the past, as live clients send', async () => {
+    const r = await call(sb, 'limits', { body: { type: '1' }, timestamp: sb.control.serverNow() - 30_000 })
+    expect(r.status, r.text).toBe(200)
+  })
+
+  it('names the headers for the service (white-label deployments)', async () => {
+    const acme = await startSandbox({ seed: 5, orders: 5, autoGenerate: false, now: () => t, serviceName: 'recon' })
+    try {
+      expect(headerNames('recon')).toMatchObject({ apiKey: 'X-RECON-APIKEY', payload: 'X-RECON-PAYLOAD', signature: 'X-RECON-SIGNATURE' })
+      expect((await call(acme, 'limits', { body: { type: '1' } })).status).toBe(200)
+      const withServiceHeaders = await call(acme, 'limits', {
+        body: { type: '1' },
+        headers: { 'X-RECON-APIKEY': undefined, 'X-SERVICE-APIKEY': acme.apiKey }
+      })
+      expectError(withServiceHeaders, 401, 'Missing authentication header: X-RECON-APIKEY')
+    } finally {
+      await acme.close()
+    }
+  })
+
   it('follows the sandbox clock offset (server clock skew)', async () => {
     const clientNow = t
     sb.control.setClockOffset(-30_000)

@@ -34,6 +34,19 @@ async function start(args: string[]): Promise<{ child: ChildProcessWithoutNullSt
 const exited = (child: ChildProcessWithoutNullStreams): Promise<number | null> =>
   new Promise((resolve) => child.once('exit', (code) => resolve(code)))
 
+/** Runs the CLI to its end; its exit code and what it wrote to stderr. */
+async function fails(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/cli.ts', '--port', '0', '--orders', '0', ...args], {
+    cwd: process.cwd(),
+    stdio: 'pipe'
+  })
+  running.add(child)
+  let stderr = ''
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')))
+  const code = await exited(child)
+  return { code, stderr }
+}
+
 describe('npm run sandbox', () => {
   it('is wired to the CLI', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }
@@ -106,5 +119,118 @@ describe('npm run sandbox', () => {
     const done = exited(child)
     child.kill('SIGINT')
     expect(await done).toBe(0)
+  })
+
+  it('takes the reading flags', async () => {
+    const { child, lines } = await start([
+      '--port',
+      '0',
+      '--orders',
+      '20',
+      '--no-generate',
+      '--since',
+      'exclusive',
+      '--tie-order',
+      'hidden',
+      '--param-types',
+      'lenient,merchantHistory.fiatType=strict',
+      '--type-error-text',
+      'bare',
+      '--unknown-limit',
+      'merchantHistory=10',
+      '--unknown-limit',
+      'quotes=3',
+      '--limiter',
+      'fixed',
+      '--ticker-shape',
+      'buySell',
+      '--limits-shape',
+      'flat',
+      '--coin-limits-shape',
+      'B',
+      '--no-date-header',
+      '--no-current-timestamp',
+      '--churn',
+      '2',
+      '--webhook-payload',
+      'slashEscaped',
+      // A negative value goes after "=" (node's parseArgs reads "-45000" as a flag).
+      '--clock-offset=-45000'
+    ])
+    const url = (lines[0] as string).slice('listening on '.length)
+    const res = await request(`${url}/__sandbox/readings`)
+    expect(res.headers).not.toHaveProperty('date')
+    const r = (await res.body.json()) as Record<string, unknown> & { paramTypes: Record<string, string> }
+    expect(r).toMatchObject({
+      since: 'exclusive',
+      tieOrder: 'hidden',
+      typeErrorText: 'bare',
+      unknownLimits: { merchantHistory: 10, quotes: 3 },
+      limiter: 'fixed',
+      tickerShape: 'buySell',
+      limitsShape: 'flat',
+      coinLimitsShape: 'B',
+      dateHeader: false,
+      currentTimestamp: false,
+      churnPerHistoryRequest: 2,
+      webhookPayloadForm: 'slashEscaped'
+    })
+    expect(r.paramTypes['merchantHistory.fiatType']).toBe('strict')
+    expect(r.paramTypes['merchantHistory.page']).toBe('lenient')
+    const info = (await (await request(`${url}/__sandbox/info`)).body.json()) as { clockOffsetMs: number }
+    expect(info.clockOffsetMs).toBe(-45000)
+    const ts = await request(`${url}/service/api/v2/common/public/currentTimestamp`)
+    expect(ts.statusCode).toBe(404)
+    await ts.body.dump()
+    const done = exited(child)
+    child.kill('SIGTERM')
+    expect(await done).toBe(0)
+  })
+
+  it('--help lists the reading flags', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/cli.ts', '--help'], { cwd: process.cwd(), stdio: 'pipe' })
+    running.add(child)
+    let out = ''
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')))
+    expect(await exited(child)).toBe(0)
+    for (const flag of [
+      '--since',
+      '--tie-order',
+      '--param-types',
+      '--type-error-text',
+      '--unknown-limit',
+      '--limiter',
+      '--ticker-shape',
+      '--limits-shape',
+      '--coin-limits-shape',
+      '--no-date-header',
+      '--no-current-timestamp',
+      '--churn',
+      '--webhook-payload',
+      '--clock-offset'
+    ])
+      expect(out).toContain(flag)
+  })
+
+  it('refuses unknown flags and invalid values with the reason and exit code 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--since', 'later'], /--since: since must be one of inclusive, exclusive, not "later"/],
+      [['--tie-order', 'random'], /--tie-order: tieOrder must be one of orderId, hidden/],
+      [['--param-types', 'loose'], /--param-types: "loose" is not strict, lenient or field=strict\|lenient/],
+      [['--param-types', 'merchantHistory.currency=strict'], /--param-types: unknown field merchantHistory.currency/],
+      [['--unknown-limit', 'limits=5'], /--unknown-limit: unknownLimits: limits has the documented limit of 10/],
+      [['--unknown-limit', 'merchantHistory'], /--unknown-limit: "merchantHistory" is not NAME=N/],
+      [['--churn', 'lots'], /--churn needs a number/],
+      [['--churn=-1'], /--churn: churnPerHistoryRequest must be a whole number/],
+      [['--webhook-payload', 'xml'], /--webhook-payload: webhookPayloadForm must be one of compact, spaced, slashEscaped, bodyOnly/],
+      [['--coin-limits-shape', 'C'], /--coin-limits-shape: coinLimitsShape must be one of perFiat, A, B/],
+      [['--fault-endpoint', 'nothing', '--storm'], /--fault-endpoint: unknown endpoint nothing/],
+      [['--shuffle'], /Unknown option '--shuffle'/]
+    ]
+    for (const [args, reason] of cases) {
+      const r = await fails(args)
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr, args.join(' ')).toMatch(reason)
+    }
   })
 })

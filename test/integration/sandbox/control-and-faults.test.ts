@@ -137,6 +137,55 @@ describe('control API over HTTP', () => {
   })
 })
 
+describe('readings', () => {
+  it('GET and PUT /__sandbox/readings: read them, switch some, and refuse a bad one with the reason, changing nothing', async () => {
+    const start = await admin('GET', '/readings')
+    expect(start.status).toBe(200)
+    expect(start.json).toEqual(sb.control.readings())
+    expect(start.json).toMatchObject({ since: 'inclusive', tieOrder: 'orderId', dateHeader: true, currentTimestamp: true })
+
+    const put = await admin('PUT', '/readings', { since: 'exclusive', unknownLimits: { merchantHistory: 5 }, paramTypes: 'strict' })
+    expect(put.status).toBe(200)
+    expect(put.json).toMatchObject({ since: 'exclusive', tieOrder: 'orderId', unknownLimits: { merchantHistory: 5 } })
+    expect(Object.values(put.json.paramTypes as Record<string, string>).every((m) => m === 'strict')).toBe(true)
+    expect(sb.control.readings()).toEqual(put.json)
+    expect((await admin('GET', '/info')).json.readings).toEqual(put.json)
+
+    const bad = await admin('PUT', '/readings', { since: 'inclusive', tieOrder: 'shuffled' })
+    expect(bad.status).toBe(400)
+    expect(bad.json.error).toBe('tieOrder must be one of orderId, hidden, not "shuffled"')
+    expect(sb.control.readings()).toEqual(put.json)
+    expect((await admin('PUT', '/readings', { sinc: 'exclusive' })).json.error).toMatch(/unknown reading sinc/)
+
+    sb.control.setReadings({ since: 'inclusive', unknownLimits: {}, paramTypes: start.json.paramTypes as Record<string, 'strict'> })
+    expect(sb.control.readings()).toEqual(start.json)
+  })
+
+  it('control.readings() is a copy: changing it changes nothing', () => {
+    const r = sb.control.readings()
+    r.since = 'exclusive'
+    r.paramTypes['merchantHistory.fiatType'] = 'strict'
+    expect(sb.control.readings()).toMatchObject({ since: 'inclusive', paramTypes: { 'merchantHistory.fiatType': 'lenient' } })
+  })
+
+  it('startSandbox takes readings, and refuses an invalid one before it listens', async () => {
+    const s = await startSandbox({
+      orders: 5,
+      autoGenerate: false,
+      readings: { tieOrder: 'hidden', dateHeader: false, paramTypes: { 'limits.type': 'strict' } }
+    })
+    try {
+      expect(s.control.readings()).toMatchObject({ tieOrder: 'hidden', dateHeader: false, paramTypes: { 'limits.type': 'strict' } })
+      expect((await call(s, 'limits', { body: { type: 1 } })).status).toBe(409)
+    } finally {
+      await s.close()
+    }
+    await expect(startSandbox({ orders: 0, autoGenerate: false, readings: { limiter: 'leaky' as 'fixed' } })).rejects.toThrow(
+      /limiter must be one of sliding, fixed/
+    )
+  })
+})
+
 describe('faults', () => {
   it('adds latency', async () => {
     sb.control.setFault('bankDetails', { latencyMs: 150 })
