@@ -209,7 +209,7 @@ export function parseRequest(
       continue
     }
     const complaint = v === '' ? undefined : rule.check?.(v)
-    if (complaint !== undefined) invalid.push(`Invalid parameter: ${name} ${complaint}`)
+    if (complaint !== undefined) invalid.push(`Invalid ${name}: ${complaint}`)
     value[name] = v
   }
   if (wrongType.length > 0)

@@ -182,7 +182,7 @@ describe('errors', () => {
     expectError(await call(sb, 'quotes', { body: { type: '1', coinId: 54, chainId: 1, fiatAmount: 1000, fiatType: 1 } }), 409, /type/)
     expectError(await call(sb, 'limits', { body: {} }), 400, /Missing parameter: type/)
     expectError(await call(sb, 'allGasFee', { body: { extra: 1 } }), 400, /Unknown parameter: extra/)
-    expectError(await call(sb, 'limits', { body: { type: 4 } }), 400, /type must be one of 1, 2, 3/)
+    expectError(await call(sb, 'limits', { body: { type: 4 } }), 400, /Invalid type: must be one of 1, 2, 3/)
     expectError(await call(sb, 'merchantHistory', { body: { pageSize: 501 } }), 400, /pageSize/)
     expectError(await call(sb, 'merchantHistory', { body: { pageSize: 0 } }), 400, /pageSize/)
     expectError(await call(sb, 'merchantHistory', { body: { since: 'yesterday' } }), 400, /since/)

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type Sandbox, type TruthOrder } from '../../../src/sandbox'
 import { OfframpHistoryResponse, OnrampHistoryResponse } from '../../../src/shared/api/endpoints'
-import { call, data } from './sandbox-client'
+import { allPages, call, data } from './sandbox-client'
 
 const CUTOVER_ISO = '2022-11-09T16:58:07.000Z'
 let sb: Sandbox
@@ -26,14 +26,7 @@ const byKey = (a: { updatedAt: string; orderId: number }, b: { updatedAt: string
   return ua - ub || ia - ib
 }
 
-async function all(body: Record<string, unknown>, pageSize: number): Promise<Rec[]> {
-  const out: Rec[] = []
-  for (let page = 1; ; page++) {
-    const d = await data<Rec[]>(sb, 'merchantHistory', { ...body, page, pageSize })
-    out.push(...d)
-    if (d.length < pageSize) return out
-  }
-}
+const all = (body: Record<string, unknown>, pageSize: number): Promise<Rec[]> => allPages<Rec>(sb, body, pageSize)
 
 describe('merchantHistory', () => {
   it('defaults: page 1, 50 per page, ASC, onramp, INR', async () => {

@@ -4,7 +4,7 @@
 // instant), with the ground truth following every move.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { CUTOVER, defaultReadings, startSandbox, type Sandbox, type TruthOrder } from '../../../src/sandbox'
-import { call, data } from './sandbox-client'
+import { allPages, call, data } from './sandbox-client'
 
 type Rec = { orderId: number; updatedAt: string; status: number }
 
@@ -24,14 +24,7 @@ beforeEach(() => {
   sb.control.setReadings({ since: d.since, tieOrder: d.tieOrder, churnPerHistoryRequest: 0 })
 })
 
-async function all(body: Record<string, unknown>, pageSize: number): Promise<Rec[]> {
-  const out: Rec[] = []
-  for (let page = 1; ; page++) {
-    const d = await data<Rec[]>(sb, 'merchantHistory', { ...body, page, pageSize })
-    out.push(...d)
-    if (d.length < pageSize) return out
-  }
-}
+const all = (body: Record<string, unknown>, pageSize: number): Promise<Rec[]> => allPages<Rec>(sb, body, pageSize)
 
 const ms = (iso: string): number => Date.parse(iso)
 

@@ -2,11 +2,10 @@
 // node:crypto over the x-service-payload header bytes, and reads which form arrived:
 // compact JSON {timestamp, body}, Python's spaced JSON, PHP's escaped slashes, or the
 // body alone. The delivered body is the same order in every form.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingHttpHeaders } from 'node:http'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startSandbox, type Sandbox, type WebhookPayloadForm } from '../../../src/sandbox'
-import { data, hmacHex } from './sandbox-client'
+import { data, hmacHex, startReceiver } from './sandbox-client'
 
 interface Received {
   headers: IncomingHttpHeaders
@@ -14,27 +13,21 @@ interface Received {
 }
 
 let sb: Sandbox
-let receiver: Server
+let receiver: Awaited<ReturnType<typeof startReceiver>>
 const received: Received[] = []
 let t = Date.parse('2025-06-01T10:00:00.000Z')
 
 beforeAll(async () => {
   sb = await startSandbox({ seed: 12, orders: 10, autoGenerate: false, now: () => t, serviceName: 'acme', webhookBackoffMs: 5 })
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      received.push({ headers: req.headers, text: Buffer.concat(chunks).toString('utf8') })
-      res.writeHead(200).end('ok')
-    })
+  receiver = await startReceiver((headers, text, res) => {
+    received.push({ headers, text })
+    res.writeHead(200).end('ok')
   })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()))
-  await data(sb, 'setWebhookUrl', { webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` })
+  await data(sb, 'setWebhookUrl', { webhookUrl: `${receiver.url}/hook` })
 })
 afterAll(async () => {
   await sb.close()
-  receiver.closeAllConnections()
-  await new Promise<void>((r) => receiver.close(() => r()))
+  await receiver.close()
 })
 beforeEach(() => {
   received.length = 0

@@ -3,6 +3,8 @@
 // and returns status, headers and parsed body, so tests can also send deliberately
 // broken requests or sign the JSON text another client would have written.
 import { createHmac } from 'node:crypto'
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { request, type Dispatcher } from 'undici'
 import { ROUTES, headerNames, routePath, type EndpointName, type Sandbox } from '../../../src/sandbox'
 
@@ -101,4 +103,33 @@ export function errorOf(r: RawResponse, code: number): string {
   const j = r.json as { status?: unknown; code?: unknown; error?: unknown }
   if (j?.status !== 0 || j.code !== code || typeof j.error !== 'string') throw new Error(`not the error envelope: ${r.text.slice(0, 300)}`)
   return j.error
+}
+
+/** Every page of merchantHistory for a body, in order, until a short page. */
+export async function allPages<T = unknown>(sb: Sandbox, body: Record<string, unknown>, pageSize: number): Promise<T[]> {
+  const out: T[] = []
+  for (let page = 1; ; page++) {
+    const d = await data<T[]>(sb, 'merchantHistory', { ...body, page, pageSize })
+    out.push(...d)
+    if (d.length < pageSize) return out
+  }
+}
+
+/** A webhook receiver on loopback: hands each request's headers and body text to onRequest, which answers. */
+export async function startReceiver(
+  onRequest: (headers: IncomingHttpHeaders, text: string, res: ServerResponse) => void
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => onRequest(req.headers, Buffer.concat(chunks).toString('utf8'), res))
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((r) => server.close(() => r()))
+    }
+  }
 }

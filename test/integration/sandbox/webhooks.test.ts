@@ -1,13 +1,12 @@
 // Webhook delivery over loopback to a test receiver that verifies every signature:
 // completion webhooks (onramp and offramp shapes), retries with backoff counting
 // webhookTrials, the 5 s deadline (shortened to 1 s here), sendDummyWebhook and resendWebhook.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingHttpHeaders } from 'node:http'
+import { isDeepStrictEqual } from 'node:util'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startSandbox, type Sandbox } from '../../../src/sandbox'
 import { OfframpOrder, OnrampOrder } from '../../../src/shared/api/schemas'
-import { isDeepStrictEqual } from 'node:util'
-import { call, data, hmacHex } from './sandbox-client'
+import { call, data, hmacHex, startReceiver } from './sandbox-client'
 
 interface Received {
   headers: IncomingHttpHeaders
@@ -16,7 +15,7 @@ interface Received {
 }
 
 let sb: Sandbox
-let receiver: Server
+let receiver: Awaited<ReturnType<typeof startReceiver>>
 let hookUrl = ''
 const received: Received[] = []
 /** What the receiver answers next: a status per request (then 200), or 'hang'. */
@@ -33,33 +32,26 @@ beforeAll(async () => {
     webhookTimeoutMs: 1000,
     webhookMaxTrials: 4
   })
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8')
-      const payload = String(req.headers['x-service-payload'] ?? '')
-      const signature = String(req.headers['x-service-signature'] ?? '')
-      const body = JSON.parse(text) as Record<string, unknown>
-      // A receiver trusts a body only if the signature checks and the payload carries that very body.
-      const signed = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as { timestamp: number; body: unknown }
-      const verified =
-        hmacHex(payload, sb.apiSecret) === signature && Number.isInteger(signed.timestamp) && isDeepStrictEqual(signed.body, body)
-      received.push({ headers: req.headers, body, verified })
-      const next = script.shift() ?? 200
-      if (next === 'hang') return
-      res.writeHead(next, { 'content-type': 'text/plain' })
-      res.end(next === 202 ? 'accepted' : next >= 400 ? 'nope' : 'ok')
-    })
+  receiver = await startReceiver((headers, text, res) => {
+    const payload = String(headers['x-service-payload'] ?? '')
+    const signature = String(headers['x-service-signature'] ?? '')
+    const body = JSON.parse(text) as Record<string, unknown>
+    // A receiver trusts a body only if the signature checks and the payload carries that very body.
+    const signed = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as { timestamp: number; body: unknown }
+    const verified =
+      hmacHex(payload, sb.apiSecret) === signature && Number.isInteger(signed.timestamp) && isDeepStrictEqual(signed.body, body)
+    received.push({ headers, body, verified })
+    const next = script.shift() ?? 200
+    if (next === 'hang') return
+    res.writeHead(next, { 'content-type': 'text/plain' })
+    res.end(next === 202 ? 'accepted' : next >= 400 ? 'nope' : 'ok')
   })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()))
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/rampdesk`
+  hookUrl = `${receiver.url}/hooks/rampdesk`
 })
 
 afterAll(async () => {
   await sb.close()
-  receiver.closeAllConnections()
-  await new Promise<void>((r) => receiver.close(() => r()))
+  await receiver.close()
 })
 
 beforeEach(() => {

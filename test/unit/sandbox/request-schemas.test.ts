@@ -132,17 +132,17 @@ describe('request fields', () => {
     expect(parse('limits', {}, 'strict')).toEqual({ ok: false, failure: { code: 400, error: 'Missing parameter: type' } })
     expect(parse('limits', { type: '4' }, 'strict')).toEqual({
       ok: false,
-      failure: { code: 400, error: 'Invalid parameter: type must be one of 1, 2, 3' }
+      failure: { code: 400, error: 'Invalid type: must be one of 1, 2, 3' }
     })
     expect(parse('allGasFee', { extra: 1 }, 'strict')).toEqual({ ok: false, failure: { code: 400, error: 'Unknown parameter: extra' } })
     expect(parse('merchantHistory', { pageSize: 501 }, 'strict')).toMatchObject({
-      failure: { code: 400, error: expect.stringMatching(/pageSize must be between 1 and 500/) }
+      failure: { code: 400, error: expect.stringMatching(/Invalid pageSize: must be between 1 and 500/) }
     })
     expect(parse('merchantHistory', { since: 'yesterday' }, 'strict')).toMatchObject({
-      failure: { code: 400, error: expect.stringMatching(/since must be an ISO 8601/) }
+      failure: { code: 400, error: expect.stringMatching(/Invalid since: must be an ISO 8601/) }
     })
     expect(parse('merchantHistory', { fiatType: 'INR' }, 'strict')).toMatchObject({
-      failure: { code: 400, error: expect.stringMatching(/fiatType must be an id/) }
+      failure: { code: 400, error: expect.stringMatching(/Invalid fiatType: must be an id/) }
     })
     expect(parse('setWebhookUrl', { webhookUrl: 'ftp://x' }, 'strict')).toMatchObject({
       failure: { code: 400, error: expect.stringMatching(/http\(s\) URL/) }
