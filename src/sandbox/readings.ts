@@ -17,7 +17,7 @@ export interface SandboxReadings {
   tieOrder: 'orderId' | 'hidden'
   /** Per "endpoint.field": strict takes only the spec's JSON type; lenient also the other encoding. */
   paramTypes: Record<string, ParamMode>
-  /** The 409 text names the fields ("Wrong parameter type: fiatType must be string, not integer") or not ("wrong parameter type"). */
+  /** The 409 text names the fields ("Wrong parameter type: fiatType must be string, not number") or not ("wrong parameter type"). */
   typeErrorText: TypeErrorText
   /** Per-minute limits for endpoints the spec shows none for. */
   unknownLimits: Partial<Record<EndpointName, number>>

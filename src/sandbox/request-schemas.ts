@@ -123,8 +123,8 @@ export interface RequestFailure {
   error: string
 }
 
-const jsonTypeOf = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v
+/** The JSON type of what was sent, in JSON's own words (an integer is a number). */
+const jsonTypeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)
 
 const INTEGER_TEXT = /^-?\d+$/
 const NUMBER_TEXT = /^-?\d+(\.\d+)?$/

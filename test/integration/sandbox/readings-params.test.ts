@@ -41,7 +41,7 @@ const CASES: Case[] = [
     body: { fiatType: '1' },
     other: 1,
     specType: 'string',
-    otherType: 'integer',
+    otherType: 'number',
     defaultMode: 'lenient'
   },
   {
@@ -68,7 +68,7 @@ const CASES: Case[] = [
     body: { fiatType: '1' },
     other: 1,
     specType: 'string',
-    otherType: 'integer',
+    otherType: 'number',
     defaultMode: 'lenient'
   },
   {
@@ -77,7 +77,7 @@ const CASES: Case[] = [
     body: { type: '1', fiatType: '1' },
     other: 1,
     specType: 'string',
-    otherType: 'integer',
+    otherType: 'number',
     defaultMode: 'lenient'
   },
   {
@@ -86,17 +86,17 @@ const CASES: Case[] = [
     body: { type: '1', fiatType: '2' },
     other: 2,
     specType: 'string',
-    otherType: 'integer',
+    otherType: 'number',
     defaultMode: 'lenient'
   },
-  { endpoint: 'limits', field: 'type', body: { type: '3' }, other: 3, specType: 'string', otherType: 'integer', defaultMode: 'lenient' },
+  { endpoint: 'limits', field: 'type', body: { type: '3' }, other: 3, specType: 'string', otherType: 'number', defaultMode: 'lenient' },
   {
     endpoint: 'orderStatus',
     field: 'orderId',
     body: { orderId: String(ORDER), type: 1 },
     other: ORDER,
     specType: 'string',
-    otherType: 'integer',
+    otherType: 'number',
     defaultMode: 'lenient'
   },
   {
@@ -162,7 +162,7 @@ describe('paramTypes', () => {
 
   it('resendWebhook.orderId: an integer is a type error only when strict', async () => {
     sb.control.setReadings({ paramTypes: { 'resendWebhook.orderId': 'strict' } })
-    expect(errorOf(await call(sb, 'resendWebhook', { body: { orderId: ORDER } }), 409)).toMatch(/orderId must be string, not integer/)
+    expect(errorOf(await call(sb, 'resendWebhook', { body: { orderId: ORDER } }), 409)).toMatch(/orderId must be string, not number/)
     // Past the type check, this sandbox has no webhook URL to send to: the next rule answers.
     expect(errorOf(await call(sb, 'resendWebhook', { body: { orderId: String(ORDER) } }), 400)).toMatch(/No webhook URL/)
     sb.control.setReadings({ paramTypes: 'lenient' })
@@ -172,10 +172,10 @@ describe('paramTypes', () => {
   it('strict for every field: the encodings a client written against the live service sends are all refused, each named', async () => {
     sb.control.setReadings({ paramTypes: 'strict' })
     expect(errorOf(await call(sb, 'merchantHistory', { body: { type: 1, fiatType: 1, page: 1, pageSize: 50 } }), 409)).toBe(
-      'Wrong parameter type: fiatType must be string, not integer'
+      'Wrong parameter type: fiatType must be string, not number'
     )
     expect(errorOf(await call(sb, 'priceTicker', { body: { type: 1, fiatType: 1 } }), 409)).toBe(
-      'Wrong parameter type: type must be string, not integer; Wrong parameter type: fiatType must be string, not integer'
+      'Wrong parameter type: type must be string, not number; Wrong parameter type: fiatType must be string, not number'
     )
     const history = await call(sb, 'merchantHistory', { body: { type: 1, fiatType: '1', page: 1, pageSize: 50 } })
     expect(history.status).toBe(200)

@@ -74,7 +74,7 @@ describe('request fields', () => {
     })
     expect(parse('merchantHistory', { fiatType: 2 }, 'strict')).toEqual({
       ok: false,
-      failure: { code: 409, error: 'Wrong parameter type: fiatType must be string, not integer' }
+      failure: { code: 409, error: 'Wrong parameter type: fiatType must be string, not number' }
     })
     expect(parse('merchantHistory', { fiatType: 2, type: '2', page: '3' }, 'lenient')).toEqual({
       ok: true,
@@ -108,7 +108,7 @@ describe('request fields', () => {
     const mode = (k: string): ParamMode => (k === 'merchantHistory.fiatType' ? 'strict' : 'lenient')
     expect(parse('merchantHistory', { fiatType: 1, page: '1' }, mode)).toEqual({
       ok: false,
-      failure: { code: 409, error: 'Wrong parameter type: fiatType must be string, not integer' }
+      failure: { code: 409, error: 'Wrong parameter type: fiatType must be string, not number' }
     })
     expect(parse('merchantHistory', { fiatType: '1', page: '1' }, mode)).toMatchObject({ ok: true })
   })
@@ -119,7 +119,7 @@ describe('request fields', () => {
       ok: false,
       failure: {
         code: 409,
-        error: 'Wrong parameter type: type must be string, not integer; Wrong parameter type: fiatType must be string, not integer'
+        error: 'Wrong parameter type: type must be string, not number; Wrong parameter type: fiatType must be string, not number'
       }
     })
     expect(parse('priceTicker', body, 'strict', 'bare')).toEqual({ ok: false, failure: { code: 409, error: 'wrong parameter type' } })
