@@ -20,8 +20,12 @@ export class FakeWebContents {
   isDestroyed() {
     return this.destroyed
   }
+  devToolsOpen = false
   isDevToolsOpened() {
-    return false
+    return this.devToolsOpen
+  }
+  closeDevTools() {
+    this.devToolsOpen = false
   }
 }
 
@@ -70,6 +74,13 @@ export const sessionState: {
 export const exposed: Record<string, unknown> = {}
 export const rendererListeners = new Map<string, Set<(...a: unknown[]) => void>>()
 export const invoked: Array<{ channel: string; input: unknown }> = []
+/** The order of the calls whose order matters (scheme registration before ready, handler after). */
+export const callLog: string[] = []
+export const protocolState: {
+  privileged: Array<{ scheme: string; privileges?: Record<string, boolean> }>
+  handlers: Map<string, (request: Request) => Response | Promise<Response>>
+} = { privileged: [], handlers: new Map() }
+export const menuState: { set: Array<unknown>; built: unknown[] } = { set: [], built: [] }
 
 export function electronMock() {
   return {
@@ -79,6 +90,23 @@ export function electronMock() {
       removeHandler: vi.fn((channel: string) => ipcMainHandlers.delete(channel))
     },
     shell: { openExternal: vi.fn(async (url: string) => void shellOpened.push(url)) },
+    protocol: {
+      registerSchemesAsPrivileged: vi.fn((schemes: typeof protocolState.privileged) => {
+        callLog.push('protocol.registerSchemesAsPrivileged')
+        protocolState.privileged.push(...schemes)
+      }),
+      handle: vi.fn((scheme: string, fn: (request: Request) => Response | Promise<Response>) => {
+        callLog.push(`protocol.handle:${scheme}`)
+        protocolState.handlers.set(scheme, fn)
+      })
+    },
+    Menu: {
+      buildFromTemplate: (template: unknown) => {
+        menuState.built.push(template)
+        return { template }
+      },
+      setApplicationMenu: vi.fn((menu: unknown) => void menuState.set.push(menu))
+    },
     session: {
       defaultSession: {
         webRequest: { onHeadersReceived: (fn: typeof sessionState.headersHook) => (sessionState.headersHook = fn) },

@@ -1,36 +1,25 @@
 // Start at login. macOS and Windows use Electron's login item settings; Linux has no
-// such API, so we write (or remove) an XDG autostart .desktop file.
+// such API, so we write (or remove) an XDG autostart .desktop file, composed and
+// escaped by src/main/linux-autostart.ts.
 import { app } from 'electron'
-import { mkdir, rm, writeFile } from 'node:fs/promises'
-import { homedir } from 'node:os'
-import { join } from 'node:path'
-
-export function linuxAutostartPath(home = homedir(), xdgConfig = process.env.XDG_CONFIG_HOME): string {
-  return join(xdgConfig || join(home, '.config'), 'autostart', 'rampdesk.desktop')
-}
-
-export function desktopEntry(execPath: string): string {
-  const quoted = /[\s"'\\]/.test(execPath) ? `"${execPath.replace(/(["\\$`])/g, '\\$1')}"` : execPath
-  return [
-    '[Desktop Entry]',
-    'Type=Application',
-    'Name=Rampdesk',
-    `Exec=${quoted} --hidden`,
-    'X-GNOME-Autostart-enabled=true',
-    'Terminal=false',
-    ''
-  ].join('\n')
-}
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { autostartExecutable, desktopEntry, linuxAutostartPath } from '../linux-autostart'
 
 export async function setStartAtLogin(enabled: boolean): Promise<void> {
   if (process.platform === 'linux') {
     const file = linuxAutostartPath()
-    if (enabled) {
-      await mkdir(join(file, '..'), { recursive: true })
-      await writeFile(file, desktopEntry(process.env.APPIMAGE ?? app.getPath('exe')), { mode: 0o644 })
-    } else {
-      await rm(file, { force: true })
-    }
+    if (!enabled) return rm(file, { force: true })
+    const { path } = await autostartExecutable(process.env, process.execPath)
+    const entry = desktopEntry(path)
+    await mkdir(dirname(file), { recursive: true })
+    // Written aside (exclusively: never through an existing file or link) and renamed over:
+    // never a half-written entry, and a symlink planted at the entry's name is replaced,
+    // not followed to wherever it points.
+    const partial = `${file}.${process.pid}.partial`
+    await rm(partial, { force: true })
+    await writeFile(partial, entry, { mode: 0o644, flag: 'wx' })
+    await rename(partial, file)
     return
   }
   app.setLoginItemSettings({ openAtLogin: enabled, args: ['--hidden'] })

@@ -1,14 +1,17 @@
-// The Electron entry: single-instance lock, the hardened session, the services (which
-// know nothing of Electron), the IPC registration, the main window, the tray and its
-// popover, notifications and start at login. Closing the main window keeps the app in
-// the tray; Quit lives in the tray menu.
+// The Electron entry: the app:// scheme (registered before ready), single-instance lock,
+// the hardened session, the packaged build's menu, the services (which know nothing of
+// Electron), the IPC registration, the main window, the tray and its popover,
+// notifications and start at login. Closing the main window keeps the app in the tray;
+// Quit lives in the tray menu.
 import type { BrowserWindow } from 'electron'
 import { app, shell, type WebContents } from 'electron'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createServices, type Services } from '../services'
 import { registerIpc, sendEvent } from './ipc'
-import { createMainWindow, createTrayWindow, hardenSession, type WindowPaths } from './windows'
+import { createMainWindow, createTrayWindow, hardenSession, lockDevTools, type WindowPaths } from './windows'
+import { registerAppScheme, serveAppScheme } from './app-protocol'
+import { installApplicationMenu } from './menu'
 import { createTray } from './tray'
 import { notify, type OrderRef } from './notifications'
 import { setStartAtLogin } from './autostart'
@@ -21,8 +24,12 @@ const paths: WindowPaths = {
   preload: join(here, '../preload/index.cjs'),
   rendererDir: join(here, '../renderer'),
   devServerUrl: !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined,
-  icon: join(resources, 'icon.png')
+  icon: join(resources, 'icon.png'),
+  devTools: !app.isPackaged
 }
+
+// Scheme privileges are fixed when Electron starts: before ready, or never.
+registerAppScheme()
 
 let mainWindow: BrowserWindow | null = null
 let trayWindow: BrowserWindow | null = null
@@ -61,6 +68,7 @@ if (!app.requestSingleInstanceLock()) {
 
   // Belt and braces: every webContents, even one we did not create, is guarded.
   app.on('web-contents-created', (_e, contents) => {
+    if (app.isPackaged) lockDevTools(contents)
     contents.on('will-navigate', (event, url) => {
       if (!isAppUrl(url, paths)) event.preventDefault()
     })
@@ -72,6 +80,8 @@ if (!app.requestSingleInstanceLock()) {
 
   app.whenReady().then(async () => {
     hardenSession(undefined, paths.devServerUrl ? devContentSecurityPolicy(paths.devServerUrl) : CONTENT_SECURITY_POLICY)
+    serveAppScheme(paths.rendererDir, CONTENT_SECURITY_POLICY)
+    installApplicationMenu(app.isPackaged)
     services = await createServices({
       dataDir: app.getPath('userData'),
       exportDir: app.getPath('downloads'),

@@ -1,14 +1,17 @@
 // The security settings every window gets, in one place so tests can assert the real
 // options the code passes (Electron security checklist): context isolation, sandbox,
-// no Node integration, a strict CSP, navigation and new windows denied, external
-// links only for http(s) URLs.
+// no Node integration, no DevTools in a packaged build, a strict CSP, navigation and new
+// windows denied, external links only for http(s) URLs, and which pages count as ours.
 import type { WebPreferences } from 'electron'
+import { isAppOriginUrl } from '../app-scheme'
 
 export { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../../shared/csp'
 
-export function secureWebPreferences(preloadPath: string): WebPreferences {
+/** `devTools` is for development only: a packaged build passes false (the default). */
+export function secureWebPreferences(preloadPath: string, devTools = false): WebPreferences {
   return {
     preload: preloadPath,
+    devTools,
     contextIsolation: true,
     sandbox: true,
     nodeIntegration: false,
@@ -34,25 +37,39 @@ export function isSafeExternalUrl(url: string): boolean {
 }
 
 /**
- * Whether a URL belongs to the app's own pages: the packaged renderer (file:// under
- * rendererDir) or, in development, the electron-vite dev server origin.
+ * Whether a URL belongs to the app's own pages: app://rampdesk/ (served only from the
+ * built renderer folder) or, in development, the electron-vite dev server's http(s)
+ * origin. file:// is never ours, nor is any other opaque origin.
  */
-export function isAppUrl(url: string, opts: { rendererDir: string; devServerUrl?: string }): boolean {
-  let u: URL
+export function isAppUrl(url: string, opts: { devServerUrl?: string } = {}): boolean {
+  if (isAppOriginUrl(url)) return true
+  if (!opts.devServerUrl) return false
   try {
-    u = new URL(url)
+    const u = new URL(url)
+    const dev = new URL(opts.devServerUrl)
+    // Opaque origins all serialise as "null": only an http(s) origin may match.
+    return (dev.protocol === 'http:' || dev.protocol === 'https:') && u.origin === dev.origin
   } catch {
     return false
   }
-  if (opts.devServerUrl) {
-    try {
-      if (u.origin === new URL(opts.devServerUrl).origin) return true
-    } catch {
-      /* fall through */
-    }
-  }
-  if (u.protocol !== 'file:') return false
-  const dir = opts.rendererDir.replace(/\\/g, '/').replace(/\/+$/, '')
-  const path = decodeURIComponent(u.pathname).replace(/^\/([A-Za-z]:)/, '$1')
-  return path === dir || path.startsWith(dir + '/')
+}
+
+export interface KeyInput {
+  key: string
+  code?: string
+  control: boolean
+  shift: boolean
+  alt: boolean
+  meta: boolean
+}
+
+/**
+ * The keyboard shortcuts that open DevTools in Chromium: F12, Ctrl+Shift+I/J/C (Windows,
+ * Linux) and Cmd+Option+I/J/C or Cmd+Shift+C (macOS). A packaged build swallows them.
+ */
+export function isDevToolsShortcut(input: KeyInput): boolean {
+  if (input.key === 'F12' || input.code === 'F12') return true
+  const letter = (/^Key([A-Z])$/.exec(input.code ?? '')?.[1] ?? input.key).toUpperCase()
+  if (!['I', 'J', 'C'].includes(letter)) return false
+  return (input.control || input.meta) && (input.shift || input.alt)
 }
