@@ -92,8 +92,11 @@ const ProfilesFile = z.object({
 })
 type ProfilesFile = z.output<typeof ProfilesFile>
 
+/** The profile of the embedded simulator: always there, the fallback when another cannot open. */
+export const SANDBOX_PROFILE_ID = 'sandbox'
+
 export const DEFAULT_SANDBOX: z.input<typeof ProfileInput> & { id: string } = {
-  id: 'sandbox',
+  id: SANDBOX_PROFILE_ID,
   name: 'Sandbox',
   kind: 'sandbox',
   baseUrl: 'http://127.0.0.1:8787',
