@@ -1,14 +1,14 @@
 // Which order changes become a desktop notification, decided from the operator's
 // notification settings alone: a pure function, so every setting is unit-tested and the
 // shells only show what it returns.
-import type { EventPayload, Settings } from '../shared/ipc/contract'
-import { statusInfo, statusText } from '../shared/domain/status'
+import type { EventPayload, OrderRef, Settings } from '../shared/ipc/contract'
+import { orderKindLabel, statusInfo, statusText } from '../shared/domain/status'
 
 export interface OrderNotification {
   title: string
   body: string
   /** The order a click on the notification opens. */
-  order?: { type: 1 | 2; orderId: number }
+  order?: OrderRef
 }
 
 /** The notification for an order change, or null when the settings do not ask for one. */
@@ -22,9 +22,8 @@ export function orderNotification(notify: Settings['notify'], change: EventPaylo
     (info.terminal && info.tone === 'failure' && notify.terminalFailure) ||
     (info.tone === 'attention' && notify.needsAttention)
   if (!wanted) return null
-  const kind = row.type === 1 ? 'Onramp' : 'Offramp'
   return {
-    title: `${kind} order ${row.orderId}: ${statusText(row.type, newStatus)}`,
+    title: `${orderKindLabel(row.type)} order ${row.orderId}: ${statusText(row.type, newStatus)}`,
     body: oldStatus === null ? 'New order' : `was ${statusText(row.type, oldStatus)}`,
     order: { type: row.type, orderId: row.orderId }
   }

@@ -22,14 +22,14 @@ import { syncHandlers } from './handlers/sync'
 import { webhookHandlers } from './handlers/webhooks'
 import { auditHandlers } from './handlers/audit'
 import { startSandbox, type Sandbox } from '../sandbox'
-import type { ContractHandlers, EventName, EventPayload, Profile } from '../shared/ipc/contract'
+import type { ContractHandlers, EventName, EventPayload, Profile, ShellKind, TickerView } from '../shared/ipc/contract'
 import { ApiError } from '../shared/api/errors'
 
 export interface ServicesOptions {
   dataDir: string
   exportDir: string
   version: string
-  shellKind: 'electron' | 'web'
+  shellKind: ShellKind
   safeStorage?: SafeStorageLike
   shell?: Partial<ShellPort>
   sandbox?: SandboxOptions
@@ -77,7 +77,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   let switching: Promise<unknown> = Promise.resolve()
   // Windows that show tickers, kept across sessions: a window does not say so again
   // when the profile changes under it, and its prices must keep moving.
-  const tickerViews = new Set<'main' | 'tray'>()
+  const tickerViews = new Set<TickerView>()
 
   function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
     for (const l of listeners) {

@@ -7,9 +7,10 @@ import { once } from 'node:events'
 import { join } from 'node:path'
 import type { LocalStore } from '../store/local-store'
 import { toStoreFilter } from '../order-rows'
-import type { EventPayload, OrderFilter } from '../../shared/ipc/contract'
+import type { ExportProgress, ExportResult, OrderFilter } from '../../shared/ipc/contract'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { csvHeader, csvRecord, offrampCsvColumns, onrampCsvColumns, CSV_BOM } from '../../shared/domain/csv'
+import { orderKindLabel } from '../../shared/domain/status'
 
 export interface OrdersCsvExport {
   store: Pick<LocalStore, 'orders'>
@@ -18,18 +19,17 @@ export interface OrdersCsvExport {
   dir: string
   /** The time the file name is stamped with. */
   at: number
-  onProgress(p: EventPayload<'export:progress'>): void
+  onProgress(p: ExportProgress): void
 }
 
 const PROGRESS_EVERY = 5000
 
 /** Writes the file, oldest change first, and answers where it is and how many rows it holds. */
-export async function exportOrdersCsv(o: OrdersCsvExport): Promise<{ path: string; rows: number }> {
+export async function exportOrdersCsv(o: OrdersCsvExport): Promise<ExportResult> {
   const { filter } = o
   await mkdir(o.dir, { recursive: true })
-  const kind = filter.type === 1 ? 'onramp' : 'offramp'
   const stamp = new Date(o.at).toISOString().replace(/[:.]/g, '-')
-  const path = join(o.dir, `rampdesk-${kind}-${stamp}.csv`)
+  const path = join(o.dir, `rampdesk-${orderKindLabel(filter.type, 'lowercase')}-${stamp}.csv`)
   const storeFilter = toStoreFilter(filter)
   const total = o.store.orders.query({ ...storeFilter, limit: 1 }).total
   const out = createWriteStream(path, { mode: 0o600 })

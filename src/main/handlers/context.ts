@@ -8,12 +8,16 @@ import type { ProfileStore } from '../profiles/profile-store'
 import type { SecretStore } from '../secrets/secret-store'
 import type { AuditAction } from '../store/audit-log-repo'
 import type { OrderNotification } from '../notification-policy'
-import type { ChannelName, ContractHandlers, EventName, EventPayload, Profile } from '../../shared/ipc/contract'
-
-export interface OrderRef {
-  type: 1 | 2
-  orderId: number
-}
+import type {
+  ChannelName,
+  ContractHandlers,
+  EventName,
+  EventPayload,
+  OrderRef,
+  Profile,
+  ShellKind,
+  TickerView
+} from '../../shared/ipc/contract'
 
 /** What the services need from the shell they run in (Electron or the browser harness). */
 export interface ShellPort {
@@ -39,10 +43,10 @@ export interface HandlerContext {
   audit(action: AuditAction, detail?: Record<string, unknown>): void
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void
   /** Windows that show tickers, kept across profile switches. */
-  tickerViews: Set<'main' | 'tray'>
+  tickerViews: Set<TickerView>
   now(): number
   version: string
-  shellKind: 'electron' | 'web'
+  shellKind: ShellKind
   /** Where CSV exports are written. */
   exportDir: string
 }
