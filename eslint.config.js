@@ -1,4 +1,4 @@
-// Lint: TypeScript and Svelte, plus the architecture rules of design.md:
+// Lint: TypeScript and Svelte, plus the architecture rules of docs/architecture.md:
 // - only src/main/electron and src/preload may import 'electron';
 // - src/shared imports no Node module and touches no DOM global;
 // - raw ipcMain / ipcRenderer only in the two IPC wrapper files;

@@ -6,7 +6,7 @@ import { ApiClient } from '../src/main/api/client'
 import { RateBudget } from '../src/main/api/rate-budget'
 import { OrderMonitor } from '../src/main/monitor/order-monitor'
 import { openLocalStore, type LocalStore } from '../src/main/store/local-store'
-import type { OrderType } from '../src/main/store/orders-repo'
+import type { OrderType } from '../src/shared/ipc/contract'
 import { serveWorker } from './lib/child'
 
 export interface InitCommand {

@@ -1,6 +1,6 @@
 // Maps stored orders to the rows the renderer shows, and the renderer's filter to the
 // store's query: the one place where the contract's order shapes meet the database's.
-import type { OrderFilter as ContractFilter, OrderRow as ContractRow } from '../shared/ipc/contract'
+import type { OrderFilter as ContractFilter, OrderRow as ContractRow, OrderSort as ContractSort } from '../shared/ipc/contract'
 import { statusGroupFilter } from '../shared/domain/status'
 import type { OrderFilter as StoreFilter, OrderRow as StoreRow, OrderSort } from './store/orders-repo'
 
@@ -44,7 +44,7 @@ export function toStoreFilter(f: ContractFilter): StoreFilter {
   return out
 }
 
-export function toStoreSort(s: `${'updatedAt' | 'createdAt' | 'orderId'}:${'asc' | 'desc'}`): OrderSort {
+export function toStoreSort(s: ContractSort): OrderSort {
   const [key, dir] = s.split(':') as [OrderSort['key'], OrderSort['dir']]
   return { key, dir }
 }

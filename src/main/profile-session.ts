@@ -2,7 +2,7 @@
 // its rate budget and clock), the config cache, tickers, the order monitor and the
 // optional webhook inbox. Closing a session aborts whatever it has in flight and waits
 // for it, so after a profile switch nothing of the old profile runs or is shown.
-import type { Profile, Settings, EventName, EventPayload, BudgetEntry } from '../shared/ipc/contract'
+import type { Profile, Settings, EventName, EventPayload, BudgetEntry, InboxStatus } from '../shared/ipc/contract'
 import { limitedEndpoints } from '../shared/api/endpoints'
 import { ApiClient } from './api/client'
 import { ConfigCache } from './config/config-cache'
@@ -148,7 +148,7 @@ export class ProfileSession {
     }
   }
 
-  inboxStatus() {
+  inboxStatus(): InboxStatus {
     const enabled = this.o.settings.inbox.enabled
     return {
       enabled,

@@ -10,15 +10,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import type { AddressInfo } from 'node:net'
-import {
-  channelNames,
-  eventNames,
-  parseInput,
-  toEnvelopeError,
-  type ChannelName,
-  type ContractHandlers,
-  type EventName
-} from '../shared/ipc/contract'
+import { channelNames, eventNames, type ChannelName, type ContractHandlers, type EventName } from '../shared/ipc/contract'
+import { invokeChannel } from '../main/handlers/invoke'
 import { CONTENT_SECURITY_POLICY } from '../shared/csp'
 
 const CSP = CONTENT_SECURITY_POLICY
@@ -215,14 +208,7 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
             })
           )
         }
-        try {
-          const input = parseInput(channel as ChannelName, raw)
-          const handler = opts.handlers[channel as ChannelName] as (i: unknown) => Promise<unknown>
-          const value = await handler(input)
-          return send(res, 200, JSON.stringify({ ok: true, value }))
-        } catch (e) {
-          return send(res, 200, JSON.stringify({ ok: false, error: toEnvelopeError(e) }))
-        }
+        return send(res, 200, JSON.stringify(await invokeChannel(opts.handlers, channel as ChannelName, raw)))
       }
 
       if (url.pathname === '/events') {

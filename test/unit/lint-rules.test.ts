@@ -1,4 +1,4 @@
-// The architecture rules of design.md, enforced by ESLint: proven here by linting small
+// The architecture rules of docs/architecture.md, enforced by ESLint: proven here by linting small
 // snippets as if they lived at the paths the rules are about.
 import { describe, expect, it } from 'vitest'
 import { ESLint } from 'eslint'

@@ -1,13 +1,13 @@
 // The only place ipcMain is used: one handle() wrapper registers every contract channel,
-// checks that the sender is one of our windows showing one of our pages, parses the
-// input with the contract, and returns the result as an envelope. Events go out on
-// the contract's event channels.
+// checks that the sender is one of our windows showing one of our pages, then hands the
+// call to invokeChannel (parse with the contract, run, answer the envelope). Events go
+// out on the contract's event channels.
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron'
+import { invokeChannel } from '../handlers/invoke'
 import {
   ContractError,
   channelNames,
   eventChannel,
-  parseInput,
   toEnvelopeError,
   type ChannelName,
   type ContractHandlers,
@@ -44,13 +44,7 @@ export async function dispatch<C extends ChannelName>(
       error: toEnvelopeError(new ContractError('forbidden_sender', `refused ${channel}: the sender is not a Rampdesk window`))
     }
   }
-  try {
-    const input = parseInput(channel, raw)
-    const handler = handlers[channel] as (i: unknown) => Promise<unknown>
-    return { ok: true, value: await handler(input) }
-  } catch (e) {
-    return { ok: false, error: toEnvelopeError(e) }
-  }
+  return invokeChannel(handlers, channel, raw)
 }
 
 /** Registers every channel; returns a function that removes them all. */

@@ -24,7 +24,8 @@
 import type { CallOptions } from '../api/client'
 import type { MerchantHistoryRequest } from '../../shared/api/endpoints'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
-import { nextHistoryRequest, type ApplyPageResult, type OrderRecordOf, type OrdersRepo, type OrderType } from '../store/orders-repo'
+import { nextHistoryRequest, type ApplyPageResult, type OrderRecordOf, type OrdersRepo } from '../store/orders-repo'
+import type { OrderType } from '../../shared/ipc/contract'
 
 export const HISTORY_PAGE_SIZE = 500
 /** Repair passes per run at most; the next run still starts from the committed cursor. */

@@ -6,15 +6,13 @@ import { randomBytes } from 'node:crypto'
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
+import { ProfileKind } from '../../shared/ipc/contract'
 import { writeFileAtomic } from './atomic-file'
 import { PROFILE_ID_RE } from './profile-id'
 
 export const PROFILES_FILE = 'profiles.json'
 /** Profile databases live in <dataDir>/profiles/<id>/. */
 export const PROFILES_DIR = 'profiles'
-
-export const ProfileKind = z.enum(['sandbox', 'live'])
-export type ProfileKind = z.output<typeof ProfileKind>
 
 const BaseUrl = z
   .string()
@@ -92,8 +90,11 @@ const ProfilesFile = z.object({
 })
 type ProfilesFile = z.output<typeof ProfilesFile>
 
+/** The profile of the embedded simulator: always there, the fallback when another cannot open. */
+export const SANDBOX_PROFILE_ID = 'sandbox'
+
 export const DEFAULT_SANDBOX: z.input<typeof ProfileInput> & { id: string } = {
-  id: 'sandbox',
+  id: SANDBOX_PROFILE_ID,
   name: 'Sandbox',
   kind: 'sandbox',
   baseUrl: 'http://127.0.0.1:8787',

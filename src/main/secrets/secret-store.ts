@@ -9,8 +9,7 @@ import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
 import { writeFileAtomic } from '../profiles/atomic-file'
 import { assertProfileId } from '../profiles/profile-id'
-
-export type SecretBackend = 'keychain' | 'safeStorage' | 'plaintext' | 'none'
+import type { SecretBackend } from '../../shared/ipc/contract'
 
 /** The part of Electron's safeStorage this store uses. */
 export interface SafeStorageLike {

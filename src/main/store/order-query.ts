@@ -1,7 +1,8 @@
 // SQL for the orders table's filters, search and sort. Every filter maps to an indexed
 // column, search is exact (order id) or case-insensitive prefix over the lower(...)
 // expression indexes, and sort keys come from a fixed whitelist (never from input text).
-import { statusGroupFilter, type StatusGroup } from '../../shared/domain/status'
+import { statusGroupFilter } from '../../shared/domain/status'
+import type { OrderType, StatusGroup } from '../../shared/ipc/contract'
 import type { SqlValue } from './database'
 
 export type OrderSortKey = 'createdAt' | 'updatedAt' | 'orderId' | 'status' | 'fiatAmount' | 'cryptoAmount'
@@ -12,7 +13,7 @@ export interface OrderSort {
 }
 
 export interface OrderFilter {
-  type: 1 | 2
+  type: OrderType
   /** Only the statuses of this group (shared/domain/status.ts); 'in progress' includes unknown statuses. */
   statusGroup?: StatusGroup
   /** Only these statuses. */

@@ -3,18 +3,15 @@
 // loss or duplicates), status updates from watches and webhooks, the per-order status
 // timeline, and the windowed query the virtualized orders table reads.
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
+import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import { contentHash } from './content-hash'
 import type { Sql, SqlValue } from './database'
 import { buildOrderQuery, type OrderFilter, type OrderQuery } from './order-query'
 
 export type { OrderFilter, OrderQuery, OrderSort, OrderSortKey } from './order-query'
 
-/** 1 = onramp, 2 = offramp (the service's `type`). */
-export type OrderType = 1 | 2
 export type OrderRecord = OnrampOrder | OfframpOrder
 export type OrderRecordOf<T extends OrderType> = T extends 1 ? OnrampOrder : OfframpOrder
-/** Who observed a status: history sync, an order watch (orderStatus polling) or a webhook. */
-export type StatusSource = 'sync' | 'watch' | 'webhook'
 
 /** One stored order: indexed columns, every amount as a decimal string, and the full record. */
 export interface OrderRow {

@@ -3,7 +3,7 @@
 // duplicates are stored once and counted.
 import { createHash } from 'node:crypto'
 import type { Sql } from './database'
-import type { OrderType } from './orders-repo'
+import type { OrderType } from '../../shared/ipc/contract'
 
 export interface WebhookDeliveryInput {
   receivedAt?: string

@@ -4,7 +4,7 @@
 // last successful fetch is older than three poll intervals.
 import type { ApiClient } from '../api/client'
 import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
-import type { TickerRow } from '../../shared/ipc/contract'
+import type { TickerRow, TickerSnapshot, TickerTick } from '../../shared/ipc/contract'
 import { serviceAbortController } from '../abort'
 
 export interface TickPoint {
@@ -28,7 +28,7 @@ export interface TickerServiceOptions {
   fiatType: number
   now?: () => number
   historyMs?: number
-  onTick?: (t: { fiatType: number; rows: TickerRow[]; nextRefreshAt: number | null }) => void
+  onTick?: (t: TickerTick) => void
 }
 
 export class TickerService {
@@ -130,7 +130,7 @@ export class TickerService {
   }
 
   /** Latest price per coin with the previous tick and the stored history. */
-  current(): { fiatType: number; rows: TickerRow[]; nextRefreshAt: number | null; error: ApiErrorInfo | null } {
+  current(): TickerSnapshot {
     const now = this.now()
     const fiatType = this.o.fiatType
     const points = this.o.store.range(fiatType, now - (this.o.historyMs ?? 6 * 60 * 60_000))

@@ -10,8 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { decodePayload, jsonEqual, verifySignature } from '../../shared/api/signature'
 import { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
-import type { WebhookDelivery as ContractDelivery } from '../../shared/ipc/contract'
-import type { OrderType } from '../../shared/domain/status'
+import type { WebhookDelivery as ContractDelivery, OrderType } from '../../shared/ipc/contract'
 import { contentHash } from '../store/content-hash'
 import type { WebhookDeliveriesRepo, WebhookDeliveryInput, WebhookDelivery as StoredDelivery } from '../store/webhook-deliveries-repo'
 

@@ -1,4 +1,4 @@
-// The one table of the merchant API's 15 endpoints (spec/merchant-api.md section 4).
+// The one table of the merchant API's 15 endpoints (the merchant API spec, section 4).
 // The ApiClient, the sandbox router and the docs are all driven by it: method, path
 // (after /{serviceName}/api/), auth, rate limit, and the request and response schemas
 // (the whole envelope).
@@ -268,7 +268,7 @@ export function endpointPath(serviceName: string, name: EndpointName): string {
   return `/${serviceName}/api/${endpoints[name].path}`
 }
 
-/** Names of the three headers for a service name (design.md: the middle word is the service name). */
+/** Names of the three headers for a service name (docs/architecture.md: the middle word is the service name). */
 export function authHeaderNames(serviceName: string) {
   const up = serviceName.toUpperCase()
   return {

@@ -131,7 +131,7 @@ function textOf(e: unknown): string {
   }
 }
 
-/** Meaning of the service's error codes (spec/live-service-notes.md, Errors). */
+/** Meaning of the service's error codes (the live-service notes, "Errors"). */
 export const serviceErrorCodes: Record<number, string> = {
   400: 'bad request',
   401: 'bad credentials or signature',

@@ -1,5 +1,5 @@
-// Zod schemas for every shape of the merchant API (spec/merchant-api.md), tolerant of
-// the live service (spec/live-service-notes.md): unknown keys pass through, ids may be
+// Zod schemas for every shape of the merchant API (the merchant API spec), tolerant of
+// the live service (the live-service notes): unknown keys pass through, ids may be
 // numeric strings and come out as numbers, money fields come out as decimal strings so
 // nothing downstream does float arithmetic, and timestamps come out as ISO strings
 // with milliseconds.

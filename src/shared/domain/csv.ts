@@ -4,6 +4,7 @@
 // One line per call, so an exporter can write 100,000 rows to a stream without
 // building one giant string.
 import type { OfframpOrder, OnrampOrder } from '../api/schemas'
+import type { OrderType } from '../ipc/contract'
 import { chainName, coinName, fiatName, type SymbolMapping } from './names'
 import { statusInfo } from './status'
 
@@ -68,7 +69,7 @@ type CommonOrderFields = Pick<
   fiatType?: number
 }
 
-function leadingColumns<T extends CommonOrderFields>(type: 1 | 2, names: CsvNameMappings): CsvColumn<T>[] {
+function leadingColumns<T extends CommonOrderFields>(type: OrderType, names: CsvNameMappings): CsvColumn<T>[] {
   return [
     { header: 'orderId', value: (o) => o.orderId },
     { header: 'merchantRecognitionId', value: (o) => o.merchantRecognitionId },

@@ -1,7 +1,7 @@
 // Display names for the integer ids the service uses for fiat types, chains and coins.
 // The config mappings (allConfigMapping: symbol -> id) win when given; the tables of
 // spec 2.1 / 2.3 fill in when they are not; anything still unknown shows as "#id"
-// (live-service-notes: the live service sends ids beyond its own mapping tables).
+// (the live-service notes: the live service sends ids beyond its own mapping tables).
 
 /** allConfigMapping shape: symbol -> id, the id a number or a numeric string. */
 export type SymbolMapping = Readonly<Record<string, number | string>>

@@ -3,6 +3,7 @@
 // the "copy for customer" text and picks the cheapest network in a comparison.
 // All arithmetic is on decimal strings through money.ts, never on floats.
 import { cmp, div, formatDecimal, isZero, sum, toDecimalString, type DecimalString } from './money'
+import type { OrderType } from '../ipc/contract'
 
 // ---------------------------------------------------------------- amount input
 
@@ -154,8 +155,8 @@ function effective(fiat: DecimalString, quantity: DecimalString): DecimalString 
 export function quoteBreakdown(type: 1, q: OnrampQuoteInput): OnrampBreakdown
 /** Offramp: the operator enters quantity, the service answers the rest (spec 4.9). */
 export function quoteBreakdown(type: 2, q: OfframpQuoteInput): OfframpBreakdown
-export function quoteBreakdown(type: 1 | 2, q: OnrampQuoteInput | OfframpQuoteInput): QuoteBreakdown
-export function quoteBreakdown(type: 1 | 2, q: OnrampQuoteInput | OfframpQuoteInput): QuoteBreakdown {
+export function quoteBreakdown(type: OrderType, q: OnrampQuoteInput | OfframpQuoteInput): QuoteBreakdown
+export function quoteBreakdown(type: OrderType, q: OnrampQuoteInput | OfframpQuoteInput): QuoteBreakdown {
   if (type === 1) {
     const o = q as OnrampQuoteInput
     const fees = [

@@ -1,15 +1,22 @@
 // The one table of order status labels, keyed by (type, status): the same number
 // means different things for onramp (type 1) and offramp (type 2)
-// (live-service-notes.md "Order status values"). Every view, the notifications and
+// (the live-service notes, "Order status values"). Every view, the notifications and
 // the CSV export read labels from here. Unknown values never throw and never hide
 // an order: they show as "unknown status N", still in progress.
+import { StatusGroup, type OrderType } from '../ipc/contract'
 
-export type OrderType = 1 | 2
 export type StatusTone = 'success' | 'failure' | 'progress' | 'attention'
-export type StatusGroup = 'in progress' | 'needs attention' | 'completed' | 'failed'
 
 /** Filter groups in display order. */
-export const STATUS_GROUPS: readonly StatusGroup[] = ['in progress', 'needs attention', 'completed', 'failed']
+export const STATUS_GROUPS: readonly StatusGroup[] = StatusGroup.options
+
+const ORDER_KIND_LABELS: Record<OrderType, string> = { 1: 'Onramp', 2: 'Offramp' }
+
+/** "Onramp" / "Offramp", or "onramp" / "offramp" inside a sentence. */
+export function orderKindLabel(type: OrderType, form: 'capitalized' | 'lowercase' = 'capitalized'): string {
+  const label = ORDER_KIND_LABELS[type]
+  return form === 'lowercase' ? label.toLowerCase() : label
+}
 
 export interface StatusInfo {
   type: number

@@ -10,11 +10,43 @@ import { httpUrl } from '../http-url'
 
 const Dec = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string')
 const IdNum = z.number().int().min(-1).max(2_147_483_647)
-const OrderType = z.union([z.literal(1), z.literal(2)])
-const ProfileId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'invalid profile id')
 const IsoTime = z.string().datetime({ offset: true })
 const EpochMs = z.number().int().nonnegative()
 const HttpUrl = httpUrl()
+
+/** 1 onramp (fiat to crypto), 2 offramp (crypto to fiat): the same status number means different things for each. */
+export const OrderType = z.union([z.literal(1), z.literal(2)])
+export type OrderType = z.infer<typeof OrderType>
+
+/** One order: its type and id (ids are one sequence, but an id is only looked up under its type). */
+export const OrderRef = z.object({ type: OrderType, orderId: z.number().int() })
+export type OrderRef = z.infer<typeof OrderRef>
+
+export const ProfileId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'invalid profile id')
+export type ProfileId = z.infer<typeof ProfileId>
+
+/** The order filter's status groups, in display order. */
+export const StatusGroup = z.enum(['in progress', 'needs attention', 'completed', 'failed'])
+export type StatusGroup = z.infer<typeof StatusGroup>
+
+export const OrderSort = z.enum(['updatedAt:desc', 'updatedAt:asc', 'createdAt:desc', 'createdAt:asc', 'orderId:desc', 'orderId:asc'])
+export type OrderSort = z.infer<typeof OrderSort>
+
+/** Which shell serves the contract. */
+export const ShellKind = z.enum(['electron', 'web'])
+export type ShellKind = z.infer<typeof ShellKind>
+
+/** The windows that show tickers (the ticker polls only while one does). */
+export const TickerView = z.enum(['main', 'tray'])
+export type TickerView = z.infer<typeof TickerView>
+
+/** Where a dummy webhook is sent: the URL given, or the local inbox. */
+export const WebhookTarget = z.enum(['url', 'inbox'])
+export type WebhookTarget = z.infer<typeof WebhookTarget>
+
+/** What recorded a status change. */
+export const StatusSource = z.enum(['sync', 'watch', 'webhook'])
+export type StatusSource = z.infer<typeof StatusSource>
 
 export const ErrorInfo = z.object({
   kind: z.string(),
@@ -30,10 +62,13 @@ export const ErrorInfo = z.object({
 })
 export type ErrorInfo = z.infer<typeof ErrorInfo>
 
+export const ProfileKind = z.enum(['sandbox', 'live'])
+export type ProfileKind = z.infer<typeof ProfileKind>
+
 export const Profile = z.object({
   id: ProfileId,
   name: z.string().min(1).max(64),
-  kind: z.enum(['sandbox', 'live']),
+  kind: ProfileKind,
   baseUrl: z.string(),
   serviceName: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
   apiKey: z.string().max(256)
@@ -129,14 +164,14 @@ export const TimelineEntry = z.object({
   at: EpochMs,
   oldStatus: z.number().int().nullable(),
   newStatus: z.number().int(),
-  source: z.enum(['sync', 'watch', 'webhook'])
+  source: StatusSource
 })
 export type TimelineEntry = z.infer<typeof TimelineEntry>
 
 export const OrderFilter = z
   .object({
     type: OrderType,
-    statusGroup: z.enum(['in progress', 'needs attention', 'completed', 'failed']).optional(),
+    statusGroup: StatusGroup.optional(),
     fiatType: IdNum.optional(),
     coinId: IdNum.optional(),
     chainId: IdNum.optional(),
@@ -158,6 +193,14 @@ export const TickerRow = z.object({
   history: z.array(z.object({ at: EpochMs, buy: Dec.nullable(), sell: Dec.nullable() }))
 })
 export type TickerRow = z.infer<typeof TickerRow>
+
+/** The prices of one fiat as a tick pushes them, and when the next refresh is due. */
+export const TickerTick = z.object({ fiatType: z.number().int(), rows: z.array(TickerRow), nextRefreshAt: EpochMs.nullable() })
+export type TickerTick = z.infer<typeof TickerTick>
+
+/** The same, with the last refresh's error, as tickers:get answers. */
+export const TickerSnapshot = TickerTick.extend({ error: ErrorInfo.nullable() })
+export type TickerSnapshot = z.infer<typeof TickerSnapshot>
 
 /** Everything the renderer needs of the configuration, already merged from the config endpoints. */
 export const ConfigSnapshot = z.object({
@@ -235,6 +278,7 @@ export const CompareRow = z.object({
   nodeInSync: z.number().int().nullable(),
   depositEnable: z.number().int().nullable()
 })
+export type CompareRow = z.infer<typeof CompareRow>
 
 export const WebhookDelivery = z.object({
   id: z.number().int(),
@@ -258,11 +302,21 @@ export const InboxStatus = z.object({
   warning: z.string().nullable(),
   error: z.string().nullable()
 })
+export type InboxStatus = z.infer<typeof InboxStatus>
 
 export const AuditEntry = z.object({ id: z.number().int(), at: EpochMs, action: z.string(), detail: z.record(z.string(), z.unknown()) })
 
+export const ExportProgress = z.object({ rows: z.number().int(), total: z.number().int(), done: z.boolean() })
+export type ExportProgress = z.infer<typeof ExportProgress>
+
+export const ExportResult = z.object({ path: z.string(), rows: z.number().int() })
+export type ExportResult = z.infer<typeof ExportResult>
+
 const ok = z.object({ ok: z.literal(true) })
 const none = z.object({}).strict()
+/** Inputs that name one profile. */
+const ProfileSelector = z.object({ id: ProfileId }).strict()
+const SecretSelector = z.object({ profileId: ProfileId }).strict()
 
 // ---------------------------------------------------------------- channels
 
@@ -274,7 +328,7 @@ export const channels = {
     z.object({
       version: z.string(),
       platform: z.string(),
-      shell: z.enum(['electron', 'web']),
+      shell: ShellKind,
       profile: Profile,
       clockSkewMs: z.number().nullable()
     }),
@@ -282,7 +336,7 @@ export const channels = {
   ),
   'app:openExternal': ch(z.object({ url: HttpUrl }).strict(), ok, 'Open an http(s) explorer link in the system browser'),
   'app:showMain': ch(
-    z.object({ order: z.object({ type: OrderType, orderId: z.number().int() }).strict().optional() }).strict(),
+    z.object({ order: OrderRef.strict().optional() }).strict(),
     ok,
     'Show the main window (from the tray), optionally at an order'
   ),
@@ -290,22 +344,22 @@ export const channels = {
   'profiles:list': ch(none, z.object({ profiles: z.array(Profile), activeId: ProfileId }), 'All profiles and the active one'),
   'profiles:create': ch(ProfileInput, Profile, 'Create a live profile'),
   'profiles:update': ch(z.object({ id: ProfileId, patch: ProfileInput.partial().strict() }).strict(), Profile, 'Edit a live profile'),
-  'profiles:delete': ch(z.object({ id: ProfileId }).strict(), ok, 'Delete a live profile, its secret and its database'),
-  'profiles:switch': ch(z.object({ id: ProfileId }).strict(), Profile, 'Make a profile active; every service switches'),
+  'profiles:delete': ch(ProfileSelector, ok, 'Delete a live profile, its secret and its database'),
+  'profiles:switch': ch(ProfileSelector, Profile, 'Make a profile active; every service switches'),
 
   'secrets:status': ch(
-    z.object({ profileId: ProfileId }).strict(),
+    SecretSelector,
     z.object({ has: z.boolean(), backend: SecretBackend, plaintextWarning: z.boolean() }),
     'Whether a secret is stored and where (never the secret)'
   ),
   'secrets:set': ch(
-    z.object({ profileId: ProfileId, secret: z.string().min(8).max(512) }).strict(),
+    SecretSelector.extend({ secret: z.string().min(8).max(512) }).strict(),
     z.object({ backend: SecretBackend }),
     'Store or replace a secret (write-only)'
   ),
-  'secrets:delete': ch(z.object({ profileId: ProfileId }).strict(), ok, 'Delete a stored secret'),
+  'secrets:delete': ch(SecretSelector, ok, 'Delete a stored secret'),
   'secrets:test': ch(
-    z.object({ profileId: ProfileId }).strict(),
+    SecretSelector,
     z.object({ ok: z.boolean(), latencyMs: z.number().nullable(), message: z.string(), error: ErrorInfo.nullable() }),
     'Call one cheap authenticated endpoint and explain the outcome'
   ),
@@ -326,13 +380,9 @@ export const channels = {
     'Bank and UPI details'
   ),
 
-  'tickers:get': ch(
-    z.object({ fiatType: IdNum }).strict(),
-    z.object({ fiatType: z.number().int(), rows: z.array(TickerRow), nextRefreshAt: EpochMs.nullable(), error: ErrorInfo.nullable() }),
-    'Latest prices with history'
-  ),
+  'tickers:get': ch(z.object({ fiatType: IdNum }).strict(), TickerSnapshot, 'Latest prices with history'),
   'tickers:visibility': ch(
-    z.object({ view: z.enum(['main', 'tray']), visible: z.boolean() }).strict(),
+    z.object({ view: TickerView, visible: z.boolean() }).strict(),
     ok,
     'A window shows or hides tickers (refresh only while shown)'
   ),
@@ -344,9 +394,7 @@ export const channels = {
     z
       .object({
         filter: OrderFilter,
-        sort: z
-          .enum(['updatedAt:desc', 'updatedAt:asc', 'createdAt:desc', 'createdAt:asc', 'orderId:desc', 'orderId:asc'])
-          .default('updatedAt:desc'),
+        sort: OrderSort.default('updatedAt:desc'),
         offset: z.number().int().min(0),
         limit: z.number().int().min(1).max(1000)
       })
@@ -355,17 +403,13 @@ export const channels = {
     'A window of the filtered orders'
   ),
   'orders:get': ch(
-    z.object({ type: OrderType, orderId: z.number().int() }).strict(),
+    OrderRef.strict(),
     z.object({ row: OrderRow, record: z.record(z.string(), z.unknown()), timeline: z.array(TimelineEntry) }).nullable(),
     'One order with every field and its timeline'
   ),
-  'orders:watch': ch(z.object({ type: OrderType, orderId: z.number().int(), watch: z.boolean() }).strict(), ok, 'Pin or unpin an order'),
+  'orders:watch': ch(OrderRef.extend({ watch: z.boolean() }).strict(), ok, 'Pin or unpin an order'),
   'orders:watched': ch(none, z.object({ rows: z.array(OrderRow) }), 'Pinned orders and active orders for the tray'),
-  'orders:export': ch(
-    z.object({ filter: OrderFilter }).strict(),
-    z.object({ path: z.string(), rows: z.number().int() }),
-    'Write the filtered orders to CSV'
-  ),
+  'orders:export': ch(z.object({ filter: OrderFilter }).strict(), ExportResult, 'Write the filtered orders to CSV'),
 
   'sync:state': ch(none, z.object({ states: z.array(SyncState) }), 'Sync state per (type, fiat)'),
   'sync:now': ch(none, ok, 'Run a history sync now'),
@@ -377,7 +421,7 @@ export const channels = {
     "Set the merchant's webhook URL at the service"
   ),
   'webhooks:sendDummy': ch(
-    z.object({ target: z.enum(['url', 'inbox']), url: HttpUrl.optional() }).strict(),
+    z.object({ target: WebhookTarget, url: HttpUrl.optional() }).strict(),
     z.object({ message: z.string(), sentTo: z.string().nullable() }),
     'Ask the service to send a dummy webhook'
   ),
@@ -417,14 +461,14 @@ export const events = {
   'profile:changed': Profile,
   'sync:state': SyncState,
   'budget:changed': z.object({ entries: z.array(BudgetEntry) }),
-  'ticker:tick': z.object({ fiatType: z.number().int(), rows: z.array(TickerRow), nextRefreshAt: EpochMs.nullable() }),
+  'ticker:tick': TickerTick,
   'order:created': OrderRow,
   'order:changed': z.object({ row: OrderRow, oldStatus: z.number().int().nullable(), newStatus: z.number().int(), terminal: z.boolean() }),
   'config:updated': ConfigSnapshot,
   'webhook:delivery': WebhookDelivery,
-  'export:progress': z.object({ rows: z.number().int(), total: z.number().int(), done: z.boolean() }),
+  'export:progress': ExportProgress,
   'clock:skew': z.object({ skewMs: z.number() }),
-  'nav:order': z.object({ type: OrderType, orderId: z.number().int() })
+  'nav:order': OrderRef
 } as const
 
 export type Events = typeof events

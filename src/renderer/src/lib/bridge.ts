@@ -14,7 +14,8 @@ import {
   type EventName,
   type EventPayload,
   type MethodName,
-  type RampdeskBridge
+  type RampdeskBridge,
+  type ShellKind
 } from '../../../shared/ipc/contract'
 
 declare global {
@@ -85,7 +86,7 @@ function httpBridge(): RampdeskBridge {
 }
 
 export const bridge: RampdeskBridge = window.rampdesk ?? httpBridge()
-export const shell: 'electron' | 'web' = window.rampdesk ? 'electron' : 'web'
+export const shell: ShellKind = window.rampdesk ? 'electron' : 'web'
 
 /** Calls a channel and returns its value, or throws UiError. */
 export async function call<C extends ChannelName>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>> {

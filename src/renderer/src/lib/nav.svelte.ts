@@ -1,5 +1,7 @@
 // Which view of the main window is shown, kept in the URL hash (#/orders), and a
 // request to open one order (from the tray, a notification or a link).
+import type { OrderRef, OrderType } from '../../../shared/ipc/contract'
+
 export const VIEWS = ['tickers', 'quote', 'address', 'bank', 'orders', 'webhooks', 'settings'] as const
 export type ViewId = (typeof VIEWS)[number]
 
@@ -11,7 +13,7 @@ function parse(hash: string): ViewId {
 class Nav {
   view = $state<ViewId>(parse(location.hash))
   /** An order to open in the orders view; the view clears it once shown. */
-  pendingOrder = $state<{ type: 1 | 2; orderId: number } | null>(null)
+  pendingOrder = $state<OrderRef | null>(null)
 
   start(): void {
     window.addEventListener('hashchange', () => (this.view = parse(location.hash)))
@@ -20,7 +22,7 @@ class Nav {
     location.hash = `#/${v}`
     this.view = v
   }
-  openOrder(type: 1 | 2, orderId: number): void {
+  openOrder(type: OrderType, orderId: number): void {
     this.pendingOrder = { type, orderId }
     this.go('orders')
   }

@@ -4,7 +4,7 @@
 // refetch what is on screen. A generation number drops answers to an older filter, so
 // the view may reset on every keystroke and the last filter's answer is the one shown.
 import { call } from './bridge'
-import type { ErrorInfo, OrderFilter, OrderRow } from '../../../shared/ipc/contract'
+import type { ErrorInfo, OrderFilter, OrderRow, OrderSort } from '../../../shared/ipc/contract'
 import { errorInfoOf } from './app-state.svelte'
 
 export const PAGE_SIZE = 100
@@ -12,8 +12,6 @@ const MAX_CACHED_PAGES = 24
 /** Pages fetched beyond the rows in view in the direction of the scroll (more when it moves fast). */
 const AHEAD_PAGES = 1
 const MAX_AHEAD_PAGES = 6
-
-export type OrderSort = 'updatedAt:desc' | 'updatedAt:asc' | 'createdAt:desc' | 'createdAt:asc' | 'orderId:desc' | 'orderId:asc'
 
 /**
  * Change signals, one per page modulo SIGNAL_SLOTS: a row reads only its own page's, so a

@@ -2,8 +2,9 @@
 // only polled while someone can see it: on mount, when the window is hidden or shown,
 // and on unmount.
 import { call } from './bridge'
+import type { TickerView } from '../../../shared/ipc/contract'
 
-export function trackTickerVisibility(view: 'main' | 'tray'): () => void {
+export function trackTickerVisibility(view: TickerView): () => void {
   const send = (visible: boolean) => void call('tickers:visibility', { view, visible }).catch(() => undefined)
   const onChange = () => send(document.visibilityState === 'visible')
   onChange()

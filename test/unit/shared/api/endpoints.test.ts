@@ -1,4 +1,4 @@
-// The endpoints table against design.md and spec/merchant-api.md (names, methods, paths,
+// The endpoints table against docs/architecture.md and the merchant API spec (names, methods, paths,
 // auth, documented rate limits), and the request schemas against the request fixtures.
 import { describe, expect, it } from 'vitest'
 import { ZodError } from 'zod'
@@ -15,7 +15,7 @@ import {
 import type { EndpointName } from '../../../../src/shared/api/endpoints'
 import { allFixtures, fixture } from './load-fixtures'
 
-/** design.md, "Contracts other code and tests rely on". */
+/** docs/architecture.md, "Contracts other code and tests rely on". */
 const DESIGN_NAMES = [
   'allChainMapping',
   'allCoinLimits',
@@ -57,7 +57,7 @@ const SPEC_ROUTES: Record<EndpointName, [method: 'GET' | 'POST', path: string]> 
 }
 
 describe('the endpoints table', () => {
-  it('holds exactly the 15 endpoints of design.md', () => {
+  it('holds exactly the 15 endpoints of docs/architecture.md', () => {
     expect(Object.keys(endpoints).sort()).toEqual([...DESIGN_NAMES].sort())
     expect([...endpointNames].sort()).toEqual([...DESIGN_NAMES].sort())
   })

@@ -2,17 +2,18 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import {
   STATUS_GROUPS,
+  orderKindLabel,
   STATUSES_BY_GROUP,
   knownStatuses,
   statusGroupFilter,
   statusInfo,
   statusMatchesGroup,
   statusText,
-  statusesInGroup,
-  type OrderType
+  statusesInGroup
 } from '../../../../src/shared/domain/status'
+import type { OrderType } from '../../../../src/shared/ipc/contract'
 
-// The tables of live-service-notes.md "Order status values", written out again here
+// The tables of the live-service notes, "Order status values", written out again here
 // so a slip in the source table shows up as a mismatch.
 const ONRAMP: Array<[number[], string, 'success' | 'failure' | 'progress']> = [
   [[-4], 'amount mismatch', 'failure'],
@@ -155,5 +156,18 @@ describe('status groups', () => {
         }
       )
     )
+  })
+})
+
+describe('orderKindLabel', () => {
+  it('names each order type, capitalized for headings and lowercase inside a sentence', () => {
+    expect([orderKindLabel(1), orderKindLabel(2)]).toEqual(['Onramp', 'Offramp'])
+    expect([orderKindLabel(1, 'lowercase'), orderKindLabel(2, 'lowercase')]).toEqual(['onramp', 'offramp'])
+  })
+})
+
+describe('STATUS_GROUPS', () => {
+  it('are the contract filter groups, in display order', () => {
+    expect(STATUS_GROUPS).toEqual(['in progress', 'needs attention', 'completed', 'failed'])
   })
 })

@@ -1,0 +1,26 @@
+// app:* — what the window asks of the app itself: version and shell, external links, and
+// bringing the main window forward (from the tray).
+import type { HandlerContext, HandlerSlice } from './context'
+
+export function appHandlers(c: Pick<HandlerContext, 'ready' | 'activeProfile' | 'shell' | 'version' | 'shellKind'>): HandlerSlice<'app'> {
+  return {
+    'app:info': async () => {
+      const s = await c.ready()
+      return {
+        version: c.version,
+        platform: process.platform,
+        shell: c.shellKind,
+        profile: c.activeProfile(),
+        clockSkewMs: s.client.clock.skewMs ?? null
+      }
+    },
+    'app:openExternal': async ({ url }) => {
+      await c.shell.openExternal(url)
+      return { ok: true }
+    },
+    'app:showMain': async ({ order }) => {
+      c.shell.showMain(order)
+      return { ok: true }
+    }
+  }
+}

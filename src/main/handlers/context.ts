@@ -1,0 +1,55 @@
+// What the channel handlers get from the services: the active session (waited for across
+// a profile switch), the app-wide stores, the shell, the audit log and the event bus. It
+// is defined once here; each handler module takes the few members it uses (a Pick of it),
+// so what a namespace depends on is written in its signature.
+import type { AppSettings } from '../app-settings'
+import type { ProfileSession } from '../profile-session'
+import type { ProfileStore } from '../profiles/profile-store'
+import type { SecretStore } from '../secrets/secret-store'
+import type { AuditAction } from '../store/audit-log-repo'
+import type { OrderNotification } from '../notification-policy'
+import type {
+  ChannelName,
+  ContractHandlers,
+  EventName,
+  EventPayload,
+  OrderRef,
+  Profile,
+  ShellKind,
+  TickerView
+} from '../../shared/ipc/contract'
+
+/** What the services need from the shell they run in (Electron or the browser harness). */
+export interface ShellPort {
+  openExternal(url: string): Promise<void>
+  showMain(order?: OrderRef): void
+  notify(n: OrderNotification): void
+  setStartAtLogin(enabled: boolean): Promise<void>
+}
+
+export interface HandlerContext {
+  /** Waits for any profile switch in progress, then returns the active session. */
+  ready(): Promise<ProfileSession>
+  activeProfile(): Profile
+  /** Closes the active session and opens the profile's (one switch at a time). */
+  switchTo(id: string): Promise<Profile>
+  /** The API secret a profile signs with (the simulator's own for the sandbox profile). */
+  secretFor(profile: Profile): Promise<string>
+  profiles: ProfileStore
+  secrets: SecretStore
+  settings: AppSettings
+  shell: ShellPort
+  /** Appends to the active profile's audit log (nothing while no session is open). */
+  audit(action: AuditAction, detail?: Record<string, unknown>): void
+  emit<E extends EventName>(event: E, payload: EventPayload<E>): void
+  /** Windows that show tickers, kept across profile switches. */
+  tickerViews: Set<TickerView>
+  now(): number
+  version: string
+  shellKind: ShellKind
+  /** Where CSV exports are written. */
+  exportDir: string
+}
+
+/** The handlers of the channels named `<namespace>:…`: one missing is a type error. */
+export type HandlerSlice<Namespace extends string> = Pick<ContractHandlers, Extract<ChannelName, `${Namespace}:${string}`>>

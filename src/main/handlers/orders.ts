@@ -1,0 +1,68 @@
+// orders:* — the local database's orders: a window of a filtered query, one order with
+// its timeline, pinning (watches), the tray's list, and CSV export.
+import { exportOrdersCsv } from '../export/orders-csv'
+import { toContractRow, toStoreFilter, toStoreSort } from '../order-rows'
+import type { HandlerContext, HandlerSlice } from './context'
+
+/** How many of the most recently changed active orders per type the tray lists beside the pinned ones. */
+const TRAY_RECENT = 20
+
+export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit' | 'now' | 'exportDir'>): HandlerSlice<'orders'> {
+  return {
+    'orders:query': async ({ filter, sort, offset, limit }) => {
+      const s = await c.ready()
+      const r = s.store.orders.query({ ...toStoreFilter(filter), sort: toStoreSort(sort), offset, limit })
+      return { total: r.total, rows: r.rows.map((row) => toContractRow(row, s.store.watches.has(row.type, row.orderId))) }
+    },
+    'orders:get': async ({ type, orderId }) => {
+      const s = await c.ready()
+      const row = s.store.orders.get(type, orderId)
+      if (!row) return null
+      return {
+        row: toContractRow(row, s.store.watches.has(type, orderId)),
+        record: row.record as Record<string, unknown>,
+        timeline: s.store.orders
+          .timeline(type, orderId)
+          .map((e) => ({ at: Date.parse(e.at), oldStatus: e.oldStatus, newStatus: e.newStatus, source: e.source }))
+      }
+    },
+    'orders:watch': async ({ type, orderId, watch }) => {
+      const s = await c.ready()
+      if (watch) s.monitor.watch(type, orderId)
+      else s.monitor.unwatch(type, orderId)
+      c.audit(watch ? 'order.watch' : 'order.unwatch', { type, orderId })
+      return { ok: true }
+    },
+    'orders:watched': async () => {
+      const s = await c.ready()
+      const watched = s.store.watches.list()
+      const rows = watched.flatMap((w) => {
+        const r = s.store.orders.get(w.type, w.orderId)
+        return r ? [toContractRow(r, true)] : []
+      })
+      const seen = new Set(rows.map((r) => `${r.type}:${r.orderId}`))
+      // Active (non-terminal) orders most recently changed, for the tray.
+      for (const type of [1, 2] as const) {
+        const recent = s.store.orders.query({
+          ...toStoreFilter({ type, statusGroup: 'in progress' }),
+          sort: { key: 'updatedAt', dir: 'desc' },
+          limit: TRAY_RECENT
+        })
+        for (const r of recent.rows) if (!seen.has(`${r.type}:${r.orderId}`)) rows.push(toContractRow(r, false))
+      }
+      return { rows }
+    },
+    'orders:export': async ({ filter }) => {
+      const s = await c.ready()
+      const r = await exportOrdersCsv({
+        store: s.store,
+        filter,
+        dir: c.exportDir,
+        at: c.now(),
+        onProgress: (p) => c.emit('export:progress', p)
+      })
+      s.store.audit.append('orders.export', { type: filter.type, rows: r.rows, path: r.path })
+      return r
+    }
+  }
+}

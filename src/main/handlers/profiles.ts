@@ -1,0 +1,31 @@
+// profiles:* — the connection profiles: list, create, edit, delete and switch. Editing or
+// deleting the active profile reconnects (or falls back to the sandbox) first.
+import { SANDBOX_PROFILE_ID } from '../profiles/profile-store'
+import type { HandlerContext, HandlerSlice } from './context'
+
+export function profileHandlers(c: Pick<HandlerContext, 'profiles' | 'activeProfile' | 'switchTo' | 'audit'>): HandlerSlice<'profiles'> {
+  return {
+    'profiles:list': async () => ({ profiles: c.profiles.list(), activeId: c.activeProfile().id }),
+    'profiles:create': async (input) => {
+      const p = await c.profiles.create({ ...input, kind: 'live' })
+      c.audit('profile.create', { id: p.id, name: p.name, baseUrl: p.baseUrl })
+      return p
+    },
+    'profiles:update': async ({ id, patch }) => {
+      const p = await c.profiles.update(id, patch)
+      c.audit('profile.update', { id, fields: Object.keys(patch) })
+      // The active profile's endpoint or key changed: reconnect cleanly.
+      if (id === c.activeProfile().id) await c.switchTo(id)
+      return p
+    },
+    'profiles:delete': async ({ id }) => {
+      if (id === SANDBOX_PROFILE_ID) throw new Error('the sandbox profile cannot be deleted')
+      if (id === c.activeProfile().id) await c.switchTo(SANDBOX_PROFILE_ID)
+      // The store removes the secret first, then the profile and its database directory.
+      await c.profiles.delete(id)
+      c.audit('profile.delete', { id })
+      return { ok: true }
+    },
+    'profiles:switch': async ({ id }) => c.switchTo(id)
+  }
+}

@@ -1,0 +1,14 @@
+// sync:* and budget:get — the order monitor's state per (type, fiat), a sync on demand
+// (answered at once; progress arrives as sync:state events), and the request budget.
+import type { HandlerContext, HandlerSlice } from './context'
+
+export function syncHandlers(c: Pick<HandlerContext, 'ready'>): HandlerSlice<'sync' | 'budget'> {
+  return {
+    'sync:state': async () => ({ states: (await c.ready()).monitor.states() }),
+    'sync:now': async () => {
+      void (await c.ready()).monitor.syncNow()
+      return { ok: true }
+    },
+    'budget:get': async () => ({ entries: (await c.ready()).budgetEntries() })
+  }
+}

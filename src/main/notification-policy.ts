@@ -1,0 +1,30 @@
+// Which order changes become a desktop notification, decided from the operator's
+// notification settings alone: a pure function, so every setting is unit-tested and the
+// shells only show what it returns.
+import type { EventPayload, OrderRef, Settings } from '../shared/ipc/contract'
+import { orderKindLabel, statusInfo, statusText } from '../shared/domain/status'
+
+export interface OrderNotification {
+  title: string
+  body: string
+  /** The order a click on the notification opens. */
+  order?: OrderRef
+}
+
+/** The notification for an order change, or null when the settings do not ask for one. */
+export function orderNotification(notify: Settings['notify'], change: EventPayload<'order:changed'>): OrderNotification | null {
+  const { row, oldStatus, newStatus } = change
+  if (notify.watchedOnly && !row.watched) return null
+  const info = statusInfo(row.type, newStatus)
+  const wanted =
+    notify.anyChange ||
+    (info.terminal && info.tone === 'success' && notify.terminalSuccess) ||
+    (info.terminal && info.tone === 'failure' && notify.terminalFailure) ||
+    (info.tone === 'attention' && notify.needsAttention)
+  if (!wanted) return null
+  return {
+    title: `${orderKindLabel(row.type)} order ${row.orderId}: ${statusText(row.type, newStatus)}`,
+    body: oldStatus === null ? 'New order' : `was ${statusText(row.type, oldStatus)}`,
+    order: { type: row.type, orderId: row.orderId }
+  }
+}
