@@ -19,13 +19,24 @@ import {
   type RequestOf
 } from '../../shared/api/endpoints'
 import { ApiError, serviceErrorCodes, type ApiErrorKind } from '../../shared/api/errors'
-import { ErrorEnvelope } from '../../shared/api/schemas'
+import {
+  ErrorEnvelope,
+  OfframpOrder,
+  OnrampOrder,
+  Timestamp,
+  envelope,
+  type OfframpOrder as OfframpRecord,
+  type OnrampOrder as OnrampRecord
+} from '../../shared/api/schemas'
 import { isDecimalText, toDecimalString, type DecimalString } from '../../shared/domain/money'
-import { SkewClock } from './clock'
+import { SkewClock, type ClockSource } from './clock'
+import { ParamEncodings, type EncodingMap } from './param-encoding'
+import { describeShape } from './response-shape'
 import { RateBudget, type AcquireOptions } from './rate-budget'
 import { withRetry, type RetryOptions } from './retry'
 import { signRequest } from './signer'
 import { Transport, type HttpTransport, type TransportResponse } from './transport'
+import { z as zod } from 'zod'
 
 export interface ApiClientOptions {
   profileId: string
@@ -40,6 +51,14 @@ export interface ApiClientOptions {
   /** Share one per profile so every client of the profile counts against the same limits. */
   budget?: RateBudget
   clock?: SkewClock
+  /** Share one per profile (it persists what the service's parameter typing taught). */
+  encodings?: ParamEncodings
+  /**
+   * Ask currentTimestamp for the service's time before the first signed request, every
+   * 15 minutes after, and when the service refuses a timestamp. Default true; where the
+   * service answers 404 the client uses Date headers (and asks again an hour later).
+   */
+  clockProbe?: boolean
   retry?: RetryOptions
 }
 
@@ -52,8 +71,35 @@ export interface RequestEvent {
   httpStatus?: number
   /** 1-based attempt of this call. */
   attempt: number
+  /** From sending to the answer (0 when nothing was sent). */
   durationMs: number
+  /** How long the request waited for the rate budget before it was sent. */
+  budgetWaitMs: number
   outcome: 'ok' | ApiErrorKind
+  /** The service's or the transport's words, for failures. */
+  message?: string
+  /** A short description of the answer's shape (e.g. "allCoinLimits shape B"), for diagnostics. */
+  shape?: string
+}
+
+/** One record of a history page that did not match its schema: kept raw, never blocking the page. */
+export interface RejectedRecord {
+  /** Position in the page. */
+  index: number
+  raw: unknown
+  /** "path: message" of the first mismatch, the path inside the record. */
+  reason: string
+  path: string
+  /** What could still be read of it. */
+  orderId: number | null
+  updatedAt: string | null
+}
+
+export interface HistoryPageResult<R> {
+  records: R[]
+  rejected: RejectedRecord[]
+  /** Records in the answer, readable or not: a full page means there may be more. */
+  size: number
 }
 
 type DataOf<S extends z.ZodType> = z.output<S> extends { data: infer D } ? D : never
@@ -69,17 +115,32 @@ export type OfframpQuoteInput = Omit<OfframpQuoteRequest, 'quantity' | 'type'> &
  */
 const SIGN_LAG_MS = 1_000
 
-/** An estimate change beyond this between signing and answer means our timestamp was wrong. */
+/** An estimate change beyond this after a refusal means our timestamp was wrong. */
 const CLOCK_MOVED_MS = 30_000
+/** currentTimestamp is asked again after this long. */
+const CLOCK_REFRESH_MS = 15 * 60_000
+/** After a 404 from currentTimestamp, it is tried again after this long. */
+const CLOCK_UNAVAILABLE_RETRY_MS = 60 * 60_000
+
+const HistoryEnvelope = envelope(zod.array(zod.unknown()))
+/** Words of a refusal that may be about the signed timestamp rather than the key or signature. */
+const TIME_REFUSAL = /expired|timestamp|too old|stale|clock|time window/i
 
 export class ApiClient {
   readonly profileId: string
   readonly budget: RateBudget
   readonly clock: SkewClock
+  readonly encodings: ParamEncodings
   private readonly transport: HttpTransport
   private readonly ownsTransport: boolean
   private readonly listeners = new Set<(e: RequestEvent) => void>()
   private readonly counts = Object.fromEntries(endpointNames.map((n) => [n, 0])) as Record<EndpointName, number>
+  /** currentTimestamp: whether it answers (null: not asked yet) and when it was last asked. */
+  private serverTime: { available: boolean | null; askedAt: number | null; pending: Promise<boolean> | null } = {
+    available: null,
+    askedAt: null,
+    pending: null
+  }
 
   constructor(private readonly o: ApiClientOptions) {
     this.profileId = o.profileId
@@ -87,6 +148,7 @@ export class ApiClient {
       throw new Error(`budget belongs to profile ${o.budget.profileId}, not ${o.profileId}`)
     this.budget = o.budget ?? new RateBudget({ profileId: o.profileId })
     this.clock = o.clock ?? new SkewClock()
+    this.encodings = o.encodings ?? new ParamEncodings()
     this.ownsTransport = !o.transport
     this.transport = o.transport ?? new Transport({ dispatcher: o.dispatcher })
   }
@@ -103,14 +165,61 @@ export class ApiClient {
     return this.call('allGasFee', {}, opts)
   }
 
-  merchantHistory(req: MerchantHistoryRequest & { type: 1 }, opts?: CallOptions): Promise<z.output<typeof OnrampHistoryResponse>['data']>
-  merchantHistory(req: MerchantHistoryRequest & { type: 2 }, opts?: CallOptions): Promise<z.output<typeof OfframpHistoryResponse>['data']>
-  merchantHistory(
-    req: MerchantHistoryRequest & { type: 1 | 2 },
-    opts?: CallOptions
-  ): Promise<z.output<typeof OnrampHistoryResponse>['data'] | z.output<typeof OfframpHistoryResponse>['data']>
-  merchantHistory(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions) {
-    return this.callWith('merchantHistory', req, opts, req.type === 2 ? OfframpHistoryResponse : OnrampHistoryResponse)
+  merchantHistory(req: MerchantHistoryRequest & { type: 1 }, opts?: CallOptions): Promise<OnrampRecord[]>
+  merchantHistory(req: MerchantHistoryRequest & { type: 2 }, opts?: CallOptions): Promise<OfframpRecord[]>
+  merchantHistory(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions): Promise<(OnrampRecord | OfframpRecord)[]>
+  /** One history page, every record valid (a record that is not fails the call as 'schema'). */
+  async merchantHistory(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions) {
+    const page = await this.historyPage(req, opts)
+    const bad = page.rejected[0]
+    if (bad) {
+      const path = `data[${bad.index}]${bad.path ? `.${bad.path}` : ''}`
+      throw new ApiError({
+        kind: 'schema',
+        endpoint: 'merchantHistory',
+        path,
+        message: bad.path ? `data[${bad.index}].${bad.reason}` : `data[${bad.index}]: ${bad.reason}`
+      })
+    }
+    return page.records
+  }
+
+  historyPage(req: MerchantHistoryRequest & { type: 1 }, opts?: CallOptions): Promise<HistoryPageResult<OnrampRecord>>
+  historyPage(req: MerchantHistoryRequest & { type: 2 }, opts?: CallOptions): Promise<HistoryPageResult<OfframpRecord>>
+  historyPage(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions): Promise<HistoryPageResult<OnrampRecord | OfframpRecord>>
+  /**
+   * One history page, read record by record: a record that does not match its schema is
+   * returned apart (raw, with the reason and whatever id and time could be read) instead
+   * of failing the page, so one malformed order never blocks its scope.
+   */
+  async historyPage(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions) {
+    const data = await this.callWith('merchantHistory', req, opts, HistoryEnvelope)
+    const schema = req.type === 2 ? OfframpOrder : OnrampOrder
+    const out: HistoryPageResult<OnrampRecord | OfframpRecord> = { records: [], rejected: [], size: data.length }
+    data.forEach((raw, index) => {
+      const r = schema.safeParse(raw)
+      if (r.success) return void out.records.push(r.data)
+      const o = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {}
+      const id = zod
+        .union([
+          zod.number().int(),
+          zod
+            .string()
+            .regex(/^\d{1,15}$/)
+            .transform(Number)
+        ])
+        .safeParse(o.orderId)
+      const at = Timestamp.safeParse(o.updatedAt)
+      out.rejected.push({
+        index,
+        raw,
+        reason: formatIssue(r.error.issues),
+        path: firstIssue(r.error.issues).path,
+        orderId: id.success ? id.data : null,
+        updatedAt: at.success ? at.data : null
+      })
+    })
+    return out
   }
 
   allConfigMapping(opts?: CallOptions): Promise<Data<'allConfigMapping'>> {
@@ -189,47 +298,93 @@ export class ApiClient {
       const { path, message } = firstIssue(checked.error.issues)
       throw new ApiError({ kind: 'invalid_request', endpoint: name, path, message: path ? `${path}: ${message}` : message })
     }
-    return withRetry((attempt) => this.attempt(name, checked.data, schema, opts, attempt), def.effect, this.o.retry, opts.signal)
+    return withRetry((attempt) => this.typed(name, checked.data, schema, opts, attempt), def.effect, this.o.retry, opts.signal)
   }
 
-  /** One attempt through the budget, plus one re-signed repeat if the service calls our clock ahead of its own. */
-  private async attempt<S extends z.ZodType>(name: EndpointName, body: unknown, schema: S, opts: CallOptions, attempt: number) {
-    let resynced = false
-    for (;;) {
-      const skewBefore = this.clock.skewMs
-      const { res, sentAt, receivedAt } = await this.exchange(name, body, opts, attempt)
-      if (res.date !== undefined) this.clock.observe(res.date, sentAt, receivedAt)
-      // The answer moved our estimate of the service's clock a long way: a refusal of this
-      // request's timestamp (too old, or ahead) is worth one re-signed repeat.
-      const clockMoved = Math.abs(this.clock.skewMs - skewBefore) > CLOCK_MOVED_MS
+  /**
+   * Sends the body with its integer-valued fields in the encoding the service takes; on 409
+   * "wrong parameter type" tries the other encodings (param-encoding.ts decides which) and
+   * remembers the one that was answered.
+   */
+  private async typed<S extends z.ZodType>(name: EndpointName, body: unknown, schema: S, opts: CallOptions, attempt: number) {
+    if (body === undefined || body === null || typeof body !== 'object') return this.attempt(name, body, schema, opts, attempt)
+    const fields = body as Record<string, unknown>
+    const first = this.encodings.current(name, fields)
+    const tried: EncodingMap[] = []
+    for (let map = first; ;) {
+      tried.push(map)
       try {
-        const data = this.interpret(name, res, schema)
-        this.emit({ endpoint: name, httpStatus: res.status, attempt, durationMs: receivedAt - sentAt, outcome: 'ok' })
+        const data = await this.attempt(name, this.encodings.encode(fields, map), schema, opts, attempt)
+        this.encodings.accepted(name, map)
         return data
       } catch (e) {
-        const err = e as ApiError
-        this.emit({ endpoint: name, httpStatus: res.status, attempt, durationMs: receivedAt - sentAt, outcome: err.kind })
-        if (err.kind !== 'auth') throw err
-        const ahead = /ahead of time/i.test(err.message)
-        if (!ahead && (!clockMoved || resynced)) throw err
-        if (resynced || res.date === undefined)
+        if (!isWrongParameterType(e) || Object.keys(first).length === 0) throw e
+        const next = this.encodings.next(name, first, map, e.message, tried)
+        if (!next)
           throw new ApiError({
-            kind: 'clock_skew',
+            kind: 'api',
             endpoint: name,
-            httpStatus: res.status,
-            skewMs: this.clock.skewMs,
-            message: `the service refused our timestamp as ahead of its clock (${err.message})`
+            httpStatus: e.httpStatus,
+            code: 409,
+            retryable: false,
+            message: `the service refused the parameter types of ${name} in each of ${tried.length} encodings tried (${e.message})`
           })
-        this.clock.resync(res.date, sentAt, receivedAt)
-        resynced = true
+        map = next
       }
     }
   }
 
-  /** Budget, secret, signature, wire. */
+  /**
+   * One attempt through the budget, plus one re-signed repeat when the service refused our
+   * timestamp and asking it the time corrected our estimate.
+   */
+  private async attempt<S extends z.ZodType>(name: EndpointName, body: unknown, schema: S, opts: CallOptions, attempt: number) {
+    let resynced = false
+    for (;;) {
+      const { res, sentAt, receivedAt, waitedMs } = await this.exchange(name, body, opts, attempt)
+      // Only successful answers speak for the service's clock: an error page may come from a
+      // proxy or a maintenance host with a clock of its own.
+      if (res.date !== undefined && res.status >= 200 && res.status <= 299) this.clock.observe(res.date, sentAt, receivedAt, 'date')
+      const event = { endpoint: name, httpStatus: res.status, attempt, durationMs: receivedAt - sentAt, budgetWaitMs: waitedMs }
+      let data: DataOf<S>
+      try {
+        data = this.interpret(name, res, schema)
+      } catch (e) {
+        const err = e as ApiError
+        this.emit({ ...event, outcome: err.kind, message: err.message })
+        if (err.kind !== 'auth' || !endpoints[name].auth) throw err
+        const ahead = /ahead of time/i.test(err.message)
+        const skew = (why: string) =>
+          new ApiError({
+            kind: 'clock_skew',
+            endpoint: name,
+            httpStatus: res.status,
+            skewMs: this.clock.skewMs,
+            message: `the service refused our timestamp as ahead of its clock (${err.message}), ${why}`
+          })
+        if (resynced) throw ahead ? skew('even after asking it the time') : err
+        // A refusal of our timestamp (ahead, or in words such as "expired"): ask the time,
+        // and sign again only if the answer shows our clock was off.
+        if (!ahead && !TIME_REFUSAL.test(err.message)) throw err
+        const before = this.clock.skewMs
+        const fresh = await this.resyncClock(opts.signal)
+        if (ahead && !fresh) throw skew('and its time could not be read')
+        if (!ahead && Math.abs(this.clock.skewMs - before) <= CLOCK_MOVED_MS) throw err
+        resynced = true
+        continue
+      }
+      this.emit({ ...event, outcome: 'ok', shape: describeShape(name, res.bodyText) })
+      return data
+    }
+  }
+
+  /** Budget, clock, secret, signature, wire. */
   private async exchange(name: EndpointName, body: unknown, opts: CallOptions, attempt: number) {
     const def = endpoints[name]
+    if (def.auth) await this.ensureClock(opts.signal)
+    const waitStart = this.clock.local()
     await this.budget.acquire(name, opts)
+    const waitedMs = this.clock.local() - waitStart
     let headers: Record<string, string> = { Accept: 'application/json' }
     let bodyText: string | undefined
     if (def.auth) {
@@ -248,12 +403,95 @@ export class ApiClient {
     const sentAt = this.clock.local()
     try {
       const res = await this.transport.request({ method: def.method, url, headers, body: bodyText, signal: opts.signal, endpoint: name })
-      return { res, sentAt, receivedAt: this.clock.local() }
+      return { res, sentAt, receivedAt: this.clock.local(), waitedMs }
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError({ kind: 'network', endpoint: name, message: String(e) }, { cause: e })
-      this.emit({ endpoint: name, attempt, durationMs: this.clock.local() - sentAt, outcome: err.kind })
+      this.emit({
+        endpoint: name,
+        attempt,
+        durationMs: this.clock.local() - sentAt,
+        budgetWaitMs: waitedMs,
+        outcome: err.kind,
+        message: err.message
+      })
       throw err
     }
+  }
+
+  /** Before a signed request: the service's time once, and again when it is 15 minutes old (in the background). */
+  private async ensureClock(signal?: AbortSignal): Promise<void> {
+    if (this.o.clockProbe === false) return
+    const t = this.serverTime
+    if (t.askedAt === null) {
+      await this.askServerTime('observe', signal)
+      return
+    }
+    const age = this.clock.local() - t.askedAt
+    if ((t.available !== false && age > CLOCK_REFRESH_MS) || (t.available === false && age > CLOCK_UNAVAILABLE_RETRY_MS))
+      void this.askServerTime('observe')
+  }
+
+  /** After a refused timestamp: a fresh reading of the service's clock, from currentTimestamp or a Date header of a successful answer. */
+  private async resyncClock(signal?: AbortSignal): Promise<boolean> {
+    if (await this.askServerTime('resync', signal)) return true
+    try {
+      // No currentTimestamp: any successful unsigned answer carries a Date header.
+      const { res, sentAt, receivedAt } = await this.exchange('bankDetails', undefined, { priority: 'interactive', signal }, 1)
+      if (res.status < 200 || res.status > 299 || res.date === undefined) return false
+      return this.clock.resync(res.date, sentAt, receivedAt, 'date')
+    } catch {
+      return false
+    }
+  }
+
+  /** Asks currentTimestamp (one request at a time); false when it does not answer with a time. */
+  private askServerTime(mode: 'observe' | 'resync', signal?: AbortSignal): Promise<boolean> {
+    const t = this.serverTime
+    if (this.o.clockProbe === false) return Promise.resolve(false)
+    if (t.available === false && t.askedAt !== null && this.clock.local() - t.askedAt < CLOCK_UNAVAILABLE_RETRY_MS)
+      return Promise.resolve(false)
+    t.pending ??= (async () => {
+      t.askedAt = this.clock.local()
+      try {
+        const { res, sentAt, receivedAt, waitedMs } = await this.exchange(
+          'currentTimestamp',
+          undefined,
+          { priority: 'interactive', signal },
+          1
+        )
+        const event = {
+          endpoint: 'currentTimestamp' as const,
+          httpStatus: res.status,
+          attempt: 1,
+          durationMs: receivedAt - sentAt,
+          budgetWaitMs: waitedMs
+        }
+        let ms: number
+        try {
+          ms = this.interpret('currentTimestamp', res, endpoints.currentTimestamp.response)
+        } catch (e) {
+          const err = e as ApiError
+          this.emit({ ...event, outcome: err.kind, message: err.message })
+          // Not found, or not a time: this service has no such endpoint (it is not in the spec).
+          if (err.kind === 'schema' || res.status === 404 || res.status === 405 || err.code === 404) t.available = false
+          return false
+        }
+        this.emit({ ...event, outcome: 'ok', shape: 'server time in ms' })
+        t.available = true
+        const source: ClockSource = 'currentTimestamp'
+        return mode === 'resync' ? this.clock.resync(ms, sentAt, receivedAt, source) : this.clock.observe(ms, sentAt, receivedAt, source)
+      } catch {
+        return false
+      } finally {
+        t.pending = null
+      }
+    })()
+    return t.pending
+  }
+
+  /** Whether currentTimestamp answers (null: not asked yet). */
+  get serverTimeAvailable(): boolean | null {
+    return this.serverTime.available
   }
 
   private async secret(name: EndpointName): Promise<string> {
@@ -312,6 +550,11 @@ export class ApiClient {
   }
 }
 
+/** The service's 409: a parameter of the wrong JSON type (live-service notes, error codes). */
+function isWrongParameterType(e: unknown): e is ApiError {
+  return e instanceof ApiError && e.kind === 'api' && (e.code === 409 || e.httpStatus === 409)
+}
+
 function serviceSays(f: ErrorEnvelope): string {
   return f.error ?? f.message ?? serviceErrorCodes[f.code] ?? `error ${f.code}`
 }
@@ -330,6 +573,12 @@ function jsonAmount(field: string, amount: DecimalString): number {
 }
 
 type Issue = z.core.$ZodIssue
+
+/** "path: message" of the first issue. */
+function formatIssue(issues: readonly Issue[]): string {
+  const { path, message } = firstIssue(issues)
+  return path ? `${path}: ${message}` : message
+}
 
 /** The first issue, descending into the union branch that got furthest, with its path as "data[3].updatedAt". */
 function firstIssue(issues: readonly Issue[], prefix: PropertyKey[] = []): { path: string; message: string } {

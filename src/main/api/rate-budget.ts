@@ -2,8 +2,14 @@
 // counts a sliding 60 s window and sends no Retry-After, so we keep a log of send times
 // and never let more than `limit` of them fall into any window (a refilling token
 // bucket would let limit+1 through). Operators' requests (interactive) jump ahead of
-// polling (background) and have a few slots per window reserved for them. A 429 blocks
-// the endpoint for a while and tightens its limit, which recovers minute by minute.
+// polling (background) and have a few slots per window reserved for them.
+//
+// A 429 on an endpoint with a documented limit blocks it for a while and tightens its
+// limit, which recovers minute by minute. An endpoint whose limit the spec does not show
+// starts at a generous default; its first 429 teaches the budget a limit (the requests
+// the service did answer in the window before it), which is kept per profile across
+// restarts (LimitStore) and probed upward one request at a time, slowly, while the lane
+// is busy enough to tell.
 import { endpointNames, endpoints, type EndpointName } from '../../shared/api/endpoints'
 import { ApiError } from '../../shared/api/errors'
 
@@ -19,6 +25,8 @@ export interface AcquireOptions {
 export interface BudgetEntry {
   endpoint: EndpointName
   limit: number
+  /** Where the limit comes from: the spec, a limit learned from the service's 429s, or the default for unknown limits. */
+  limitSource: LimitSource
   usedInWindow: number
   queued: number
   /** When the next slot opens (epoch ms); now when one is free. */
@@ -29,6 +37,27 @@ export interface BudgetEntry {
 export interface BudgetSnapshot {
   profileId: string
   endpoints: BudgetEntry[]
+}
+
+export type LimitSource = 'documented' | 'learned' | 'default'
+
+/** A limit the budget learned for an endpoint the spec gives none. */
+export interface LearnedLimit {
+  limit: number
+  /** When the last 429 taught or lowered it (epoch ms). */
+  learnedAt: number
+  /** The next time the limit may be raised by one, if the lane is busy then. */
+  nextProbeAt: number
+  /** Grows after every 429 that follows a raise. */
+  probeIntervalMs: number
+  /** When the limit was last raised by a probe; null if it has not been since it was learned. */
+  raisedAt: number | null
+}
+
+/** Where learned limits live between runs (the profile database). */
+export interface LimitStore {
+  load(): Partial<Record<EndpointName, LearnedLimit>>
+  save(endpoint: EndpointName, value: LearnedLimit): void
 }
 
 export interface Timers {
@@ -46,9 +75,15 @@ export interface RateBudgetOptions {
   windowMs?: number
   /** First block after a 429; doubles with each further strike (one is forgiven per clean window). Default 15 s. */
   penaltyMs?: number
+  /** How long a 429 blocks an endpoint whose limit is being learned. Default one window (windowMs). */
+  learnBlockMs?: number
   /** The longest block, however many strikes. Default 2 min. */
   maxPenaltyMs?: number
   interactiveMaxWaitMs?: number
+  /** Learned limits of endpoints without a documented one, kept between runs. */
+  limits?: LimitStore
+  /** First wait before a learned limit is raised by one. Default 30 min; doubles after each 429 that follows a raise, up to a day. */
+  probeIntervalMs?: number
   now?: () => number
   timers?: Timers
 }
@@ -62,6 +97,13 @@ interface Waiter {
 
 interface Lane {
   endpoint: EndpointName
+  /** The spec gives this endpoint a limit. */
+  documented: boolean
+  learned: LearnedLimit | null
+  /** End of the last 429 block: requests before it belong to an earlier window of the service. */
+  lastBlockEnd: number
+  /** A request had to wait for the limit since the last probe: the lane is busy enough to probe. */
+  saturated: boolean
   baseLimit: number
   limit: number
   /** Send times inside the last window, oldest first. */
@@ -74,6 +116,9 @@ interface Lane {
   recoverFrom: number
   timer?: unknown
 }
+
+/** Answers the service gave in its window before a 429 for the 429 to teach a limit. */
+const MIN_ANSWERS_TO_LEARN = 2
 
 const realTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -88,8 +133,12 @@ export class RateBudget {
   private readonly reserved: number
   private readonly defaultLimit: number
   private readonly penaltyMs: number
+  private readonly learnBlockMs: number
   private readonly maxPenaltyMs: number
   private readonly interactiveMaxWaitMs: number
+  private readonly probeIntervalMs: number
+  private readonly store: LimitStore | undefined
+  private readonly stored: Partial<Record<EndpointName, LearnedLimit>>
   private readonly now: () => number
   private readonly timers: Timers
 
@@ -99,8 +148,12 @@ export class RateBudget {
     this.reserved = o.reservedInteractive ?? 2
     this.defaultLimit = o.defaultLimitPerMinute ?? 120
     this.penaltyMs = o.penaltyMs ?? 15_000
+    this.learnBlockMs = o.learnBlockMs ?? this.windowMs
     this.maxPenaltyMs = o.maxPenaltyMs ?? 2 * 60_000
     this.interactiveMaxWaitMs = o.interactiveMaxWaitMs ?? 1_000
+    this.probeIntervalMs = o.probeIntervalMs ?? 30 * 60_000
+    this.store = o.limits
+    this.stored = o.limits?.load() ?? {}
     this.now = o.now ?? (() => Date.now())
     this.timers = o.timers ?? realTimers
   }
@@ -120,6 +173,7 @@ export class RateBudget {
       return Promise.resolve()
     }
     const nextSlotAt = this.freeAt(lane, priority, now)
+    if (lane.log.length >= this.capacity(lane, priority)) lane.saturated = true
     // Nothing can make a slot open sooner, so say so at once instead of after maxWaitMs.
     if (nextSlotAt - now > maxWaitMs) return Promise.reject(exhausted(endpoint, nextSlotAt))
 
@@ -158,18 +212,60 @@ export class RateBudget {
     })
   }
 
-  /** The service answered 429: block the endpoint and tighten its limit. Returns when it unblocks. */
+  /** The service answered 429: block the endpoint and tighten (or learn) its limit. Returns when it unblocks. */
   penalize(endpoint: EndpointName): number {
     const lane = this.lane(endpoint)
     const now = this.now()
     this.refresh(lane, now)
+    if (!lane.documented) {
+      const answered = lane.log.filter((t) => t > Math.max(now - this.windowMs, lane.lastBlockEnd)).length - 1
+      // Too few answers before the refusal to say anything about a limit (another client
+      // on the same key, a storm): back off as for any 429, learn nothing.
+      if (answered >= MIN_ANSWERS_TO_LEARN) return this.learn(lane, now, answered)
+    }
     lane.strikes++
-    lane.limit = Math.max(1, Math.floor(lane.limit * 0.8))
+    if (lane.documented) lane.limit = Math.max(1, Math.floor(lane.limit * 0.8))
     lane.blockedUntil = Math.max(lane.blockedUntil, now + Math.min(this.maxPenaltyMs, this.penaltyMs * 2 ** (lane.strikes - 1)))
     lane.recoverFrom = lane.blockedUntil
     this.schedule(lane)
     this.changed()
     return lane.blockedUntil
+  }
+
+  /**
+   * A 429 where the spec shows no limit. The service answered the requests sent in its
+   * window before this one, so that many is the limit, at most. Only requests since the
+   * last block count: the service's window may be fixed minutes rather than sliding, and
+   * then requests before a block fell in an earlier window of its own. The block lasts a
+   * whole window, after which any window of the service's, sliding or fixed, starts afresh.
+   */
+  private learn(lane: Lane, now: number, answered: number): number {
+    const before = lane.learned
+    // A 429 right after a raise: the raise was one too many; wait longer before the next.
+    const raisedRecently = before?.raisedAt != null && now - before.raisedAt < before.probeIntervalMs
+    const limit = Math.max(1, Math.min(before ? lane.limit - (raisedRecently ? 1 : 0) : Infinity, answered))
+    const probeIntervalMs =
+      before && raisedRecently ? Math.min(24 * 60 * 60_000, before.probeIntervalMs * 2) : (before?.probeIntervalMs ?? this.probeIntervalMs)
+    lane.learned = { limit, learnedAt: now, nextProbeAt: now + probeIntervalMs, probeIntervalMs, raisedAt: null }
+    lane.limit = lane.baseLimit = limit
+    lane.blockedUntil = Math.max(lane.blockedUntil, now + this.learnBlockMs)
+    lane.lastBlockEnd = lane.blockedUntil
+    lane.saturated = false
+    this.store?.save(lane.endpoint, lane.learned)
+    this.schedule(lane)
+    this.changed()
+    return lane.blockedUntil
+  }
+
+  /** One more request per window for a learned lane that has been busy and clean for a probe interval. */
+  private probe(lane: Lane, now: number): void {
+    const l = lane.learned
+    if (!l || now < l.nextProbeAt || now < lane.blockedUntil) return
+    if (!lane.saturated) return
+    lane.learned = { ...l, limit: l.limit + 1, nextProbeAt: now + l.probeIntervalMs, raisedAt: now }
+    lane.limit = lane.baseLimit = lane.learned.limit
+    lane.saturated = false
+    this.store?.save(lane.endpoint, lane.learned)
   }
 
   snapshot(): BudgetSnapshot {
@@ -182,6 +278,7 @@ export class RateBudget {
         return {
           endpoint: name,
           limit: lane.limit,
+          limitSource: lane.documented ? 'documented' : lane.learned ? 'learned' : 'default',
           usedInWindow: lane.log.length,
           queued: lane.interactive.length + lane.background.length,
           nextSlotAt: this.freeAt(lane, 'interactive', now),
@@ -200,9 +297,15 @@ export class RateBudget {
   private lane(endpoint: EndpointName): Lane {
     let lane = this.lanes.get(endpoint)
     if (!lane) {
-      const baseLimit = endpoints[endpoint].rateLimitPerMinute ?? this.defaultLimit
+      const documented = endpoints[endpoint].rateLimitPerMinute
+      const learned = documented === null ? (this.stored[endpoint] ?? null) : null
+      const baseLimit = documented ?? learned?.limit ?? this.defaultLimit
       lane = {
         endpoint,
+        documented: documented !== null,
+        learned,
+        lastBlockEnd: 0,
+        saturated: false,
         baseLimit,
         limit: baseLimit,
         log: [],
@@ -224,6 +327,7 @@ export class RateBudget {
    */
   private refresh(lane: Lane, now: number): void {
     while (lane.log.length > 0 && lane.log[0]! <= now - this.windowMs) lane.log.shift()
+    if (lane.learned) return this.probe(lane, now)
     if ((lane.limit < lane.baseLimit || lane.strikes > 0) && now >= lane.recoverFrom + this.windowMs) {
       const windows = Math.floor((now - lane.recoverFrom) / this.windowMs)
       for (let i = 0; i < windows && lane.limit < lane.baseLimit; i++)

@@ -18,6 +18,7 @@ import {
   PriceTickerData,
   PublicAllConfigData,
   PublicGasFeeData,
+  ServerTime,
   BankDetails,
   TextData,
   Timestamp,
@@ -81,14 +82,26 @@ export const OfframpQuoteResponse = envelope(OfframpQuote)
 
 export type HttpMethod = 'GET' | 'POST'
 
+/** How an integer-valued request field travels: a JSON number, or a JSON string of its digits. */
+export type IdEncoding = 'integer' | 'string'
+
 export interface EndpointDef<Req extends z.ZodType = z.ZodType, Res extends z.ZodType = z.ZodType> {
   method: HttpMethod
   /** Path after /{serviceName}/api/ */
   path: string
   /** Signed with the three X-SERVICE-* headers. */
   auth: boolean
-  /** Documented limit (spec section 8); null where the spec shows none. */
+  /** Documented limit (spec section 8); null where the spec shows none (the budget learns one on a 429). */
   rateLimitPerMinute: number | null
+  /**
+   * The integer-valued body fields and the JSON type each is sent as by default: the type
+   * the spec's table states ('string': a string of digits), except where the spec says
+   * "string (sent as integer in the sample)", which goes as the integer of the sample. The
+   * live service's reading is not proven for every field (live-service notes, parameter
+   * types): on 409 "wrong parameter type" the client tries the other encoding and keeps
+   * what the service took (param-encoding.ts).
+   */
+  idParams: Readonly<Record<string, IdEncoding>>
   /**
    * read: safe to retry on network errors, timeouts, 5xx and 429.
    * write: changes state at the service (the webhook calls); never retried blindly.
@@ -107,6 +120,7 @@ export const endpoints = {
     path: 'v2/common/transaction/allChainMapping',
     auth: true,
     rateLimitPerMinute: 10,
+    idParams: {},
     effect: 'read',
     request: Empty,
     response: envelope(ChainMappingData),
@@ -117,6 +131,7 @@ export const endpoints = {
     path: 'v2/common/transaction/allCoinLimits',
     auth: true,
     rateLimitPerMinute: 10,
+    idParams: { fiatType: 'integer' },
     effect: 'read',
     request: z.object({ fiatType: Id }).strict(),
     response: envelope(CoinLimitsData),
@@ -127,6 +142,7 @@ export const endpoints = {
     path: 'v2/common/transaction/allGasFee',
     auth: true,
     rateLimitPerMinute: 10,
+    idParams: {},
     effect: 'read',
     request: Empty,
     response: envelope(GasFeeData),
@@ -137,6 +153,7 @@ export const endpoints = {
     path: 'v1/transaction/merchantHistory',
     auth: true,
     rateLimitPerMinute: null,
+    idParams: { page: 'integer', pageSize: 'integer', type: 'integer', fiatType: 'string' },
     effect: 'read',
     request: MerchantHistoryRequest,
     response: z.union([OnrampHistoryResponse, OfframpHistoryResponse]),
@@ -147,6 +164,7 @@ export const endpoints = {
     path: 'v2/common/transaction/allConfigMapping',
     auth: true,
     rateLimitPerMinute: 10,
+    idParams: {},
     effect: 'read',
     request: Empty,
     response: envelope(ConfigMappingData),
@@ -157,6 +175,7 @@ export const endpoints = {
     path: 'v1/merchant/sendDummyWebhook',
     auth: true,
     rateLimitPerMinute: null,
+    idParams: {},
     effect: 'write',
     request: z.object({ webhookUrl: webhookUrl.optional() }).strict(),
     response: envelope(TextData),
@@ -167,6 +186,7 @@ export const endpoints = {
     path: 'v1/merchant/resendWebhook',
     auth: true,
     rateLimitPerMinute: null,
+    idParams: { orderId: 'integer' },
     effect: 'write',
     request: z.object({ orderId: Id }).strict(),
     response: envelope(TextData),
@@ -177,6 +197,7 @@ export const endpoints = {
     path: 'v1/merchant/setWebhookUrl',
     auth: true,
     rateLimitPerMinute: null,
+    idParams: {},
     effect: 'write',
     request: z.object({ webhookUrl }).strict(),
     response: envelope(TextData),
@@ -187,6 +208,7 @@ export const endpoints = {
     path: 'v2/common/transaction/quotes',
     auth: true,
     rateLimitPerMinute: null,
+    idParams: { coinId: 'integer', chainId: 'integer', fiatType: 'integer', type: 'integer' },
     effect: 'read',
     request: QuoteRequest,
     response: z.union([OnrampQuoteResponse, OfframpQuoteResponse]),
@@ -197,6 +219,7 @@ export const endpoints = {
     path: 'v2/common/transaction/priceTicker',
     auth: true,
     rateLimitPerMinute: 10,
+    idParams: { type: 'string', fiatType: 'string' },
     effect: 'read',
     request: z.object({ type: oneOf([1, 2, 3] as const, 'type'), fiatType: Id }).strict(),
     response: envelope(PriceTickerData),
@@ -207,6 +230,7 @@ export const endpoints = {
     path: 'v2/common/transaction/orderStatus',
     auth: true,
     rateLimitPerMinute: null,
+    idParams: { orderId: 'string', type: 'integer' },
     effect: 'read',
     request: z.object({ orderId: Id, type: oneOf([1, 2] as const, 'type') }).strict(),
     response: envelope(OrderStatusData),
@@ -217,6 +241,7 @@ export const endpoints = {
     path: 'v2/common/transaction/limits',
     auth: true,
     rateLimitPerMinute: 10,
+    idParams: { type: 'string' },
     effect: 'read',
     request: z.object({ type: oneOf([1, 2, 3] as const, 'type') }).strict(),
     response: envelope(LimitsByType),
@@ -227,6 +252,7 @@ export const endpoints = {
     path: 'v1/public/allGasFee',
     auth: false,
     rateLimitPerMinute: null,
+    idParams: {},
     effect: 'read',
     request: z.undefined(),
     response: envelope(PublicGasFeeData),
@@ -237,16 +263,29 @@ export const endpoints = {
     path: 'v1/transaction/bankDetails',
     auth: false,
     rateLimitPerMinute: null,
+    idParams: {},
     effect: 'read',
     request: z.undefined(),
     response: envelope(BankDetails),
     summary: 'UPI and bank account details with notes'
+  }),
+  currentTimestamp: def({
+    method: 'GET',
+    path: 'v2/common/public/currentTimestamp',
+    auth: false,
+    rateLimitPerMinute: null,
+    idParams: {},
+    effect: 'read',
+    request: z.undefined(),
+    response: envelope(ServerTime),
+    summary: "The service's clock in ms (live-service notes; not in the spec: may answer 404)"
   }),
   publicAllConfig: def({
     method: 'GET',
     path: 'v2/sell/public/allConfig',
     auth: false,
     rateLimitPerMinute: null,
+    idParams: {},
     effect: 'read',
     request: z.undefined(),
     response: envelope(PublicAllConfigData),

@@ -311,6 +311,9 @@ export type PriceTickerData = z.output<typeof PriceTickerData>
 
 export const OrderStatusData = z.looseObject({ orderStatus: Int })
 
+/** currentTimestamp: the service's time in ms since the epoch (a number, or its digits). */
+export const ServerTime = Id.refine((ms) => ms > 0, 'expected a time in ms since the epoch')
+
 export const PublicGasFeeData = z.looseObject({
   allGasFee: IdMap(IdMap(z.looseObject({ withdrawalFee: Money, minimumWithdrawal: Money, nodeInSync: Int })))
 })

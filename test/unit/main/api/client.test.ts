@@ -230,12 +230,13 @@ describe('ApiClient retries', () => {
   ])('reads are retried after %s', async (_name, failure) => {
     const svc = mockService()
     svc.script('orderStatus', failure)
-    const client = svc.client({ budget: new RateBudget({ profileId: 'p1', penaltyMs: 1 }) })
+    const client = svc.client({ budget: new RateBudget({ profileId: 'p1', penaltyMs: 1, learnBlockMs: 1 }) })
     expect(await client.orderStatus({ orderId: 1, type: 1 })).toEqual({ orderStatus: 4 })
     expect(svc.sent('orderStatus')).toHaveLength(2)
   })
 
-  test.each([400, 401, 404, 409, 413])('reads are never retried after %i', async (code) => {
+  // (409 "wrong parameter type" is answered with the other encoding, never the same request: see param encodings.)
+  test.each([400, 401, 404, 413])('reads are never retried after %i', async (code) => {
     const svc = mockService()
     svc.script('orderStatus', refusal(code, 'no'))
     await caught(svc.client().orderStatus({ orderId: 1, type: 1 }))
@@ -280,9 +281,9 @@ describe('ApiClient retries', () => {
     client.onRequest((e) => events.push(e))
     await client.orderStatus({ orderId: 1, type: 1 })
     expect(events.map(({ durationMs: _, ...e }) => e)).toEqual([
-      { endpoint: 'orderStatus', httpStatus: 503, attempt: 1, outcome: 'api' },
-      { endpoint: 'orderStatus', attempt: 2, outcome: 'network' },
-      { endpoint: 'orderStatus', httpStatus: 200, attempt: 3, outcome: 'ok' }
+      { endpoint: 'orderStatus', httpStatus: 503, attempt: 1, budgetWaitMs: 0, outcome: 'api', message: 'Maintenance' },
+      { endpoint: 'orderStatus', attempt: 2, budgetWaitMs: 0, outcome: 'network', message: expect.stringMatching(/econnreset/) },
+      { endpoint: 'orderStatus', httpStatus: 200, attempt: 3, budgetWaitMs: 0, outcome: 'ok', shape: 'orderStatus' }
     ])
     expect(events.every((e) => e.durationMs >= 0)).toBe(true)
     expect(client.stats()).toMatchObject({ orderStatus: 3, allGasFee: 0 })
@@ -371,7 +372,8 @@ describe('ApiClient and the rate budget', () => {
         .sent('limits')
         .slice(10)
         .map((r) => JSON.parse(r.bodyText))
-    ).toEqual([{ type: 3 }, { type: 2 }, { type: 2 }, { type: 2 }])
+      // limits' type travels as the string the spec's table gives it.
+    ).toEqual([{ type: '3' }, { type: '2' }, { type: '2' }, { type: '2' }])
   })
 
   test('an exhausted budget answers "budget exhausted, next slot at T" and sends nothing', async () => {

@@ -29,7 +29,7 @@ describe('SkewClock', () => {
   test('resync replaces the estimate with the one sample', () => {
     const c = new SkewClock({ now: () => 0 })
     c.observe(9_500, 0, 0)
-    c.resync(-20_500, 0, 0)
+    c.resync(-20_500, 0, 0, 'date')
     expect(c.skewMs).toBe(-20_000)
   })
 

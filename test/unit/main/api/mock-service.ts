@@ -62,7 +62,7 @@ const offrampOrder = {
 }
 
 /** Valid data for every endpoint (the envelope's `data`). */
-export function fixtureData(endpoint: EndpointName, body: Record<string, unknown>): unknown {
+export function fixtureData(endpoint: EndpointName, body: Record<string, unknown>, serverOffsetMs = 0): unknown {
   switch (endpoint) {
     case 'allChainMapping':
       return { '0': { chainSymbol: 'erc20', chainName: 'Ethereum' }, '3': { chainSymbol: 'matic20' } }
@@ -95,6 +95,8 @@ export function fixtureData(endpoint: EndpointName, body: Record<string, unknown
       return { upi: 'merchant@upi', bankNotes: [{ type: 1, msg: 'IMPS only' }] }
     case 'publicAllConfig':
       return { coinData: { '54': 91.2 } }
+    case 'currentTimestamp':
+      return Date.now() + serverOffsetMs
   }
 }
 
@@ -156,7 +158,7 @@ export function mockService(o: MockServiceOptions = {}) {
         const recent = received.filter((r) => r.endpoint === endpoint && r.at > rec.at - 60_000)
         if (recent.length > limit) return fail(429, 'Too many requests')
       }
-      return answer({ status: 200, json: { status: 1, code: 200, data: fixtureData(endpoint, body) } })
+      return answer({ status: 200, json: { status: 1, code: 200, data: fixtureData(endpoint, body, state.serverOffsetMs) } })
     })
     .persist()
 
@@ -177,6 +179,9 @@ export function mockService(o: MockServiceOptions = {}) {
         getSecret: async () => API_SECRET,
         dispatcher: agent,
         retry: { random: () => 0 },
+        // The clock probe (currentTimestamp before the first signed call) has tests of its
+        // own; elsewhere it would only add a request to every count.
+        clockProbe: false,
         ...extra
       })
     },

@@ -186,10 +186,11 @@ describe('RateBudget', () => {
     await b.acquire('allGasFee')
     const now = Date.now()
     expect(b.snapshot().profileId).toBe('p1')
-    expect(b.snapshot().endpoints).toHaveLength(15)
+    expect(b.snapshot().endpoints).toHaveLength(16)
     expect(entry(b, 'allGasFee')).toEqual({
       endpoint: 'allGasFee',
       limit: 10,
+      limitSource: 'documented',
       usedInWindow: 1,
       queued: 0,
       nextSlotAt: now,

@@ -1,5 +1,6 @@
-// The endpoints table against docs/architecture.md and the merchant API spec (names, methods, paths,
-// auth, documented rate limits), and the request schemas against the request fixtures.
+// The endpoints table against the merchant API spec (names, methods, paths, auth,
+// documented rate limits) and the live-service notes (currentTimestamp), and the request
+// schemas against the request fixtures.
 import { describe, expect, it } from 'vitest'
 import { ZodError } from 'zod'
 import {
@@ -15,7 +16,7 @@ import {
 import type { EndpointName } from '../../../../src/shared/api/endpoints'
 import { allFixtures, fixture } from './load-fixtures'
 
-/** docs/architecture.md, "Contracts other code and tests rely on". */
+/** The 15 endpoints of the spec's section 4, plus currentTimestamp from the live-service notes. */
 const DESIGN_NAMES = [
   'allChainMapping',
   'allCoinLimits',
@@ -31,7 +32,8 @@ const DESIGN_NAMES = [
   'limits',
   'publicAllGasFee',
   'bankDetails',
-  'publicAllConfig'
+  'publicAllConfig',
+  'currentTimestamp'
 ]
 
 /** spec section 8: the endpoints with a documented limit of 10 per minute. */
@@ -53,11 +55,12 @@ const SPEC_ROUTES: Record<EndpointName, [method: 'GET' | 'POST', path: string]> 
   limits: ['POST', 'v2/common/transaction/limits'],
   publicAllGasFee: ['GET', 'v1/public/allGasFee'],
   bankDetails: ['GET', 'v1/transaction/bankDetails'],
-  publicAllConfig: ['GET', 'v2/sell/public/allConfig']
+  publicAllConfig: ['GET', 'v2/sell/public/allConfig'],
+  currentTimestamp: ['GET', 'v2/common/public/currentTimestamp']
 }
 
 describe('the endpoints table', () => {
-  it('holds exactly the 15 endpoints of docs/architecture.md', () => {
+  it("holds exactly the spec's 15 endpoints and currentTimestamp", () => {
     expect(Object.keys(endpoints).sort()).toEqual([...DESIGN_NAMES].sort())
     expect([...endpointNames].sort()).toEqual([...DESIGN_NAMES].sort())
   })
@@ -77,6 +80,7 @@ describe('the endpoints table', () => {
   })
 
   it.each(endpointNames)('%s: POSTs are signed, GETs carry no auth and no body', (name) => {
+    // (fetchAllCountryConfig, a signed GET in the live notes, is not used by Rampdesk.)
     const e = endpoints[name]
     expect(e.auth).toBe(e.method === 'POST')
     if (e.method === 'GET') {
