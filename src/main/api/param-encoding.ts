@@ -88,7 +88,9 @@ export class ParamEncodings {
       ...base,
       ...Object.fromEntries(names.map((f) => [f, other(base[f]!)]))
     })
-    const named = fields.filter((f) => new RegExp(`\\b${f}\\b`, 'i').test(message))
+    // The code's own words ("wrong parameter type") must not read as the field "type".
+    const words = message.replace(/wrong parameter types?/gi, ' ')
+    const named = fields.filter((f) => new RegExp(`\\b${f}\\b`).test(words))
     if (named.length > 0) {
       const m = flip(sent, named)
       if (fresh(m)) return m

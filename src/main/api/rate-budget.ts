@@ -218,7 +218,8 @@ export class RateBudget {
     const now = this.now()
     this.refresh(lane, now)
     if (!lane.documented) {
-      const answered = lane.log.filter((t) => t > Math.max(now - this.windowMs, lane.lastBlockEnd)).length - 1
+      const from = Math.max(now - this.windowMs + 1, lane.lastBlockEnd)
+      const answered = lane.log.filter((t) => t >= from).length - 1
       // Too few answers before the refusal to say anything about a limit (another client
       // on the same key, a storm): back off as for any 429, learn nothing.
       if (answered >= MIN_ANSWERS_TO_LEARN) return this.learn(lane, now, answered)

@@ -280,12 +280,12 @@ describe('ApiClient retries', () => {
     const events: RequestEvent[] = []
     client.onRequest((e) => events.push(e))
     await client.orderStatus({ orderId: 1, type: 1 })
-    expect(events.map(({ durationMs: _, ...e }) => e)).toEqual([
-      { endpoint: 'orderStatus', httpStatus: 503, attempt: 1, budgetWaitMs: 0, outcome: 'api', message: 'Maintenance' },
-      { endpoint: 'orderStatus', attempt: 2, budgetWaitMs: 0, outcome: 'network', message: expect.stringMatching(/econnreset/) },
-      { endpoint: 'orderStatus', httpStatus: 200, attempt: 3, budgetWaitMs: 0, outcome: 'ok', shape: 'orderStatus' }
+    expect(events.map(({ durationMs: _, budgetWaitMs: __, ...e }) => e)).toEqual([
+      { endpoint: 'orderStatus', httpStatus: 503, attempt: 1, outcome: 'api', message: 'Maintenance' },
+      { endpoint: 'orderStatus', attempt: 2, outcome: 'network', message: expect.stringMatching(/econnreset/) },
+      { endpoint: 'orderStatus', httpStatus: 200, attempt: 3, outcome: 'ok', shape: 'orderStatus' }
     ])
-    expect(events.every((e) => e.durationMs >= 0)).toBe(true)
+    expect(events.every((e) => e.durationMs >= 0 && e.budgetWaitMs >= 0)).toBe(true)
     expect(client.stats()).toMatchObject({ orderStatus: 3, allGasFee: 0 })
   })
 })
@@ -323,6 +323,59 @@ describe('ApiClient clock', () => {
     const e = await caught(client.allGasFee())
     expect(e).toMatchObject({ kind: 'clock_skew', endpoint: 'allGasFee', skewMs: client.clock.skewMs })
     expect(svc.sent('allGasFee')).toHaveLength(2)
+  })
+})
+
+describe('ApiClient clock sources', () => {
+  test("asks currentTimestamp before the first signed request and signs in the service's time from the start", async () => {
+    const svc = mockService({ serverOffsetMs: 90_000 })
+    const client = svc.client({ clockProbe: true })
+    await client.allGasFee()
+    expect(svc.received.map((r) => r.endpoint)).toEqual(['currentTimestamp', 'allGasFee'])
+    expect(client.clock.info().source).toBe('currentTimestamp')
+    expect(Math.abs(client.clock.skewMs - 90_000)).toBeLessThan(200)
+    const signed = svc.sent('allGasFee')[0]!
+    // Signed a second behind the service's clock, not 90 s behind it.
+    expect(signed.at + 90_000 - signed.timestamp!).toBeGreaterThan(0)
+    expect(signed.at + 90_000 - signed.timestamp!).toBeLessThan(2_000)
+    await client.allGasFee()
+    expect(svc.sent('currentTimestamp')).toHaveLength(1)
+  })
+
+  test("where currentTimestamp answers 404, successful answers' Date headers keep the clock, and it is not asked again at once", async () => {
+    const svc = mockService({ serverOffsetMs: -90_000 })
+    svc.script('currentTimestamp', { status: 404, json: { status: 0, code: 404, error: 'Not found' } })
+    const client = svc.client({ clockProbe: true })
+    // Signed with the local clock, 90 s ahead of the service's: refused, then the Date of a
+    // successful public answer corrects the estimate and the one repeat goes through.
+    expect(await client.allGasFee()).toBeDefined()
+    expect(client.serverTimeAvailable).toBe(false)
+    expect(client.clock.skewMs).toBeLessThan(-89_000)
+    expect(svc.sent('currentTimestamp')).toHaveLength(1)
+    expect(svc.sent('bankDetails')).toHaveLength(1)
+    await client.allGasFee()
+    expect(svc.sent('currentTimestamp')).toHaveLength(1)
+  })
+
+  test('the Date header of an error answer does not move the estimate', async () => {
+    const svc = mockService()
+    const client = svc.client()
+    const farFuture = new Date(Date.now() + 6 * 60 * 60_000).toUTCString()
+    svc.script('allGasFee', { status: 503, json: { status: 0, code: 503, error: 'Maintenance' }, headers: { date: farFuture } })
+    await client.allGasFee()
+    expect(Math.abs(client.clock.skewMs)).toBeLessThan(2_000)
+  })
+
+  test('"Ahead of Time" is answered by asking the service its time, never by the refusal\'s own Date', async () => {
+    const svc = mockService({ serverOffsetMs: -45_000 })
+    const client = svc.client({ clockProbe: true })
+    await client.allGasFee()
+    svc.state.serverOffsetMs = -200_000
+    const wrongDate = new Date(Date.now() + 60 * 60_000).toUTCString()
+    svc.script('allGasFee', { status: 401, json: { status: 0, code: 401, error: 'Ahead of Time' }, headers: { date: wrongDate } })
+    expect(await client.allGasFee()).toBeDefined()
+    expect(svc.sent('currentTimestamp')).toHaveLength(2)
+    expect(Math.abs(client.clock.skewMs + 200_000)).toBeLessThan(200)
   })
 })
 

@@ -44,3 +44,66 @@ describe('SkewClock', () => {
     expect(c.skewMs).toBe(120_250)
   })
 })
+
+describe('SkewClock sources and bounds', () => {
+  const HOUR = 60 * 60_000
+
+  test('currentTimestamp is taken as it is (ms precision, no smoothing) and named as the source', () => {
+    const c = new SkewClock({ now: () => 0 })
+    c.observe(1_000, 0, 0, 'date')
+    c.observe(42_123, 100, 300, 'currentTimestamp')
+    expect(c.skewMs).toBe(41_923)
+    expect(c.info()).toMatchObject({ source: 'currentTimestamp', samples: 2, rejectedJumps: 0 })
+  })
+
+  test('Date headers do not move an estimate made from currentTimestamp in the last 15 minutes', () => {
+    let local = 0
+    const c = new SkewClock({ now: () => local })
+    c.observe(10_000, 0, 0, 'currentTimestamp')
+    expect(c.observe(20_500, 1_000, 1_000, 'date')).toBe(false)
+    expect(c.skewMs).toBe(10_000)
+    local = 16 * 60_000
+    expect(c.observe(local + 20_000, local, local, 'date')).toBe(true)
+    expect(c.skewMs).toBe(20_500)
+  })
+
+  test('a jump of more than an hour is held back until a second source agrees', () => {
+    const c = new SkewClock({ now: () => 0 })
+    c.observe(-500, 0, 0, 'date')
+    expect(c.observe(2 * HOUR - 500, 0, 0, 'date')).toBe(false)
+    expect(c.skewMs).toBe(0)
+    expect(c.info()).toMatchObject({ rejectedJumps: 1, lastRejected: { skewMs: 2 * HOUR, source: 'date' } })
+    // The service's own clock says the same: both sources agree, the jump is real.
+    expect(c.observe(2 * HOUR + 300, 0, 0, 'currentTimestamp')).toBe(true)
+    expect(c.skewMs).toBe(2 * HOUR + 300)
+  })
+
+  test('with a single source, three answers in a row agreeing are believed; a lone outlier never is', () => {
+    const c = new SkewClock({ now: () => 0 })
+    c.observe(-500, 0, 0, 'date')
+    expect(c.observe(3 * HOUR - 500, 0, 0, 'date')).toBe(false)
+    expect(c.observe(-500, 0, 0, 'date')).toBe(true)
+    expect(c.observe(5 * HOUR - 500, 0, 0, 'date')).toBe(false)
+    expect(c.observe(5 * HOUR + 500, 0, 0, 'date')).toBe(false)
+    expect(c.skewMs).toBe(0)
+    expect(c.observe(5 * HOUR, 0, 0, 'date')).toBe(true)
+    expect(c.skewMs).toBe(5 * HOUR + 500)
+  })
+
+  test('the first reading may not be more than an hour off the local clock on its own, either', () => {
+    const c = new SkewClock({ now: () => 0 })
+    expect(c.observe(-3 * HOUR, 0, 0, 'currentTimestamp')).toBe(false)
+    expect(c.skewMs).toBe(0)
+    expect(c.observe(-3 * HOUR - 400, 0, 0, 'date')).toBe(true)
+    expect(c.skewMs).toBe(-3 * HOUR + 100)
+  })
+
+  test('resync is bounded the same way', () => {
+    const c = new SkewClock({ now: () => 0 })
+    c.observe(0, 0, 0, 'currentTimestamp')
+    expect(c.resync(10 * HOUR, 0, 0, 'currentTimestamp')).toBe(false)
+    expect(c.skewMs).toBe(0)
+    expect(c.resync(-20_000, 0, 0, 'currentTimestamp')).toBe(true)
+    expect(c.skewMs).toBe(-20_000)
+  })
+})

@@ -23,6 +23,8 @@ export interface Received {
   at: number
   /** The signed timestamp, for authenticated calls. */
   timestamp?: number
+  /** Answered 429 by a hidden limit. */
+  refused?: boolean
 }
 
 /** A scripted reply: an HTTP answer, or an Error thrown as the transport failure. */
@@ -103,6 +105,15 @@ export function fixtureData(endpoint: EndpointName, body: Record<string, unknown
 export interface MockServiceOptions {
   /** Server clock minus local clock, ms. */
   serverOffsetMs?: number
+  /**
+   * A service that holds fields to one JSON type ("endpoint.field" -> the type it takes):
+   * anything else answers 409, naming the field unless bareTypeErrors.
+   */
+  strictTypes?: Record<string, 'integer' | 'string'>
+  bareTypeErrors?: boolean
+  /** Limits the spec does not show, per endpoint per minute, counted in fixed minutes or a sliding 60 s. */
+  hiddenLimits?: Partial<Record<EndpointName, number>>
+  hiddenLimitWindow?: 'fixed' | 'sliding'
   /** Refuse requests beyond this many per sliding 60 s window per endpoint with 429. */
   enforceLimits?: boolean
 }
@@ -153,10 +164,32 @@ export function mockService(o: MockServiceOptions = {}) {
         if (!jsonEqual(signed.body, body)) return fail(401, 'Payload body does not match request body')
         if (signed.timestamp > Date.now() + state.serverOffsetMs) return fail(401, 'Ahead of Time')
       }
+      const wrong = Object.entries(o.strictTypes ?? {}).filter(([key, want]) => {
+        const [ep, field] = key.split('.') as [string, string]
+        if (ep !== endpoint || !(field in body)) return false
+        return want === 'integer' ? typeof body[field] !== 'number' : typeof body[field] !== 'string'
+      })
+      if (wrong.length > 0)
+        return fail(
+          409,
+          o.bareTypeErrors
+            ? 'wrong parameter type'
+            : `Wrong parameter type: ${wrong.map(([k, t]) => `${k.split('.')[1]} must be ${t}`).join(', ')}`
+        )
       const limit = endpoints[endpoint].rateLimitPerMinute
       if (o.enforceLimits && limit !== null) {
         const recent = received.filter((r) => r.endpoint === endpoint && r.at > rec.at - 60_000)
         if (recent.length > limit) return fail(429, 'Too many requests')
+      }
+      const hidden = o.hiddenLimits?.[endpoint]
+      if (hidden !== undefined) {
+        const from = o.hiddenLimitWindow === 'fixed' ? rec.at - (rec.at % 60_000) : rec.at - 60_000 + 1
+        // A refused request does not count against the window (the service did not serve it).
+        const served = received.filter((r) => r !== rec && r.endpoint === endpoint && r.at >= from && !r.refused)
+        if (served.length >= hidden) {
+          rec.refused = true
+          return fail(429, 'Too many requests')
+        }
       }
       return answer({ status: 200, json: { status: 1, code: 200, data: fixtureData(endpoint, body, state.serverOffsetMs) } })
     })

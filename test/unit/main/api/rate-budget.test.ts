@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
-import { RateBudget, type BudgetSnapshot, type Priority } from '../../../../src/main/api/rate-budget'
+import { RateBudget, type BudgetSnapshot, type LearnedLimit, type LimitStore, type Priority } from '../../../../src/main/api/rate-budget'
 import { ApiError } from '../../../../src/shared/api/errors'
 
 const WINDOW = 61_000
@@ -204,5 +204,90 @@ describe('RateBudget', () => {
     const count = seen.length
     await b.acquire('allGasFee')
     expect(seen.length).toBe(count)
+  })
+})
+
+describe('RateBudget: limits the spec does not show', () => {
+  const memory = () => {
+    const data: Partial<Record<string, LearnedLimit>> = {}
+    return { data, load: () => ({ ...data }), save: (e: string, v: LearnedLimit) => void (data[e] = v) } as LimitStore & {
+      data: typeof data
+    }
+  }
+  const take = async (b: RateBudget, n: number) => {
+    for (let i = 0; i < n; i++) await b.acquire('merchantHistory', { priority: 'background' })
+  }
+
+  test('the first 429 teaches the limit (the answers before it), blocks one window, and is kept', async () => {
+    const store = memory()
+    const b = new RateBudget({ profileId: 'p', limits: store })
+    expect(entry(b, 'merchantHistory')).toMatchObject({ limit: 120, limitSource: 'default' })
+    await take(b, 11)
+    const t = Date.now()
+    expect(b.penalize('merchantHistory')).toBe(t + WINDOW)
+    expect(entry(b, 'merchantHistory')).toMatchObject({ limit: 10, limitSource: 'learned', blockedUntil: t + WINDOW })
+    expect(store.data.merchantHistory).toMatchObject({ limit: 10, learnedAt: t, raisedAt: null })
+
+    // After the block, ten go and the eleventh waits for the window.
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    await take(b, 8) // background keeps two slots for the operator
+    await expect(b.acquire('merchantHistory', { priority: 'background', maxWaitMs: 0 })).rejects.toMatchObject({
+      kind: 'rate_limited',
+      origin: 'budget'
+    })
+
+    // A restart starts from what was learned.
+    const again = new RateBudget({ profileId: 'p', limits: store })
+    expect(entry(again, 'merchantHistory')).toMatchObject({ limit: 10, limitSource: 'learned' })
+  })
+
+  test('a 429 with fewer than two answers before it teaches nothing (another client on the key, a storm)', async () => {
+    const store = memory()
+    const b = new RateBudget({ profileId: 'p', limits: store })
+    await take(b, 1)
+    b.penalize('merchantHistory')
+    expect(entry(b, 'merchantHistory')).toMatchObject({ limit: 120, limitSource: 'default' })
+    expect(store.data.merchantHistory).toBeUndefined()
+  })
+
+  test('after a block, only answers since it count: a fixed-window service is learned by the second 429', async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    // The service allowed 10 at the end of its minute and 10 more at the start of the next.
+    await take(b, 21)
+    b.penalize('merchantHistory')
+    expect(entry(b, 'merchantHistory').limit).toBe(20)
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    await take(b, 11)
+    b.penalize('merchantHistory')
+    expect(entry(b, 'merchantHistory').limit).toBe(10)
+  })
+
+  test('a learned limit is raised by one after a busy probe interval; a 429 right after a raise takes it back and probes slower', async () => {
+    const store = memory()
+    const b = new RateBudget({ profileId: 'p', limits: store, probeIntervalMs: 10 * 60_000, reservedInteractive: 0 })
+    await take(b, 6)
+    b.penalize('merchantHistory')
+    expect(entry(b, 'merchantHistory').limit).toBe(5)
+    // Quiet for the interval: nothing to learn from, no raise.
+    await vi.advanceTimersByTimeAsync(10 * 60_000)
+    expect(entry(b, 'merchantHistory').limit).toBe(5)
+    // Busy: a caller finds the limit reached after the interval: the limit goes up by one
+    // and lets it through at once.
+    await take(b, 5)
+    await b.acquire('merchantHistory', { priority: 'background' })
+    expect(entry(b, 'merchantHistory').limit).toBe(6)
+    expect(store.data.merchantHistory).toMatchObject({ limit: 6, raisedAt: Date.now() })
+    // The service refuses the sixth: the raise was one too many.
+    b.penalize('merchantHistory')
+    expect(entry(b, 'merchantHistory').limit).toBe(5)
+    expect(store.data.merchantHistory?.probeIntervalMs).toBe(20 * 60_000)
+  })
+
+  test('documented endpoints never learn: a 429 tightens them for a while as before', () => {
+    const store = memory()
+    const b = new RateBudget({ profileId: 'p', limits: store })
+    b.penalize('priceTicker')
+    expect(entry(b, 'priceTicker')).toMatchObject({ limit: 8, limitSource: 'documented' })
+    expect(store.data.priceTicker).toBeUndefined()
   })
 })
