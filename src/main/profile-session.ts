@@ -5,6 +5,9 @@
 import type { Profile, Settings, EventName, EventPayload, BudgetEntry, InboxStatus } from '../shared/ipc/contract'
 import { limitedEndpoints } from '../shared/api/endpoints'
 import { ApiClient } from './api/client'
+import { ParamEncodings, type LearnedEncoding } from './api/param-encoding'
+import { RateBudget, type LearnedLimit } from './api/rate-budget'
+import { retryUnreadable } from './monitor/unreadable-retry'
 import { ConfigCache } from './config/config-cache'
 import { TickerService } from './tickers/ticker-service'
 import { OrderMonitor } from './monitor/order-monitor'
@@ -16,6 +19,8 @@ export type SandboxOptions = Omit<StartSandboxOptions, 'host' | 'port'>
 
 export interface SessionOptions {
   profile: Profile
+  /** The running Rampdesk's version (records an older one could not read are parsed again). */
+  appVersion?: string
   dir: string
   settings: Settings
   getSecret: () => Promise<string>
@@ -42,15 +47,29 @@ export class ProfileSession {
   }
 
   static async open(o: SessionOptions): Promise<ProfileSession> {
-    const store = openLocalStore(o.dir, { now: () => new Date(o.now()) })
+    const store = openLocalStore(o.dir, { now: () => new Date(o.now()), appVersion: o.appVersion })
     const p = o.profile
+    // What earlier sessions learned of this service (parameter typing, unknown limits) is
+    // where this one starts.
+    const facts = store.serviceFacts
+    const encodings = new ParamEncodings(
+      { load: () => facts.all<LearnedEncoding>('param'), save: (k, v) => facts.put('param', k, v) },
+      o.now
+    )
+    const budget = new RateBudget({
+      profileId: p.id,
+      limits: { load: () => facts.all<LearnedLimit>('limit'), save: (k, v) => facts.put('limit', k, v) }
+    })
     const client = new ApiClient({
       profileId: p.id,
       baseUrl: p.baseUrl,
       serviceName: p.serviceName,
       apiKey: p.apiKey,
-      getSecret: o.getSecret
+      getSecret: o.getSecret,
+      encodings,
+      budget
     })
+    retryUnreadable(store)
     const config = new ConfigCache({
       client,
       now: o.now,

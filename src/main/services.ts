@@ -110,6 +110,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       dir: profiles.databaseDir(profile.id),
       settings: settings.get(),
       getSecret: () => secretFor(profile),
+      appVersion: o.version,
       now,
       // Events of a session that has been replaced are dropped: nothing of the old profile is shown.
       emit: (event, payload) => {

@@ -89,7 +89,7 @@ function checkDatabase(): { orders: number; created: number; pages: number } {
         'SELECT COUNT(*) FROM order_events e WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.type = e.type AND o.order_id = e.order_id)'
       ) ?? 0
     expect(orphans).toBe(0)
-    const pages = store.orders.listCursors().reduce((n, c) => n + c.pagesApplied, 0)
+    const pages = store.syncCursors.list().reduce((n, c) => n + c.pagesApplied, 0)
     return { orders, created, pages }
   } finally {
     store.close()

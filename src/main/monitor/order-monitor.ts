@@ -14,7 +14,7 @@ import type { EventPayload, OrderRow, OrderType, StatusSource, SyncState } from 
 import type { LocalStore } from '../store/local-store'
 import type { OrderSummary, StatusChange } from '../store/orders-repo'
 import { toContractRow } from '../order-rows'
-import { HistorySync, type HistoryClient, type PageApplied } from './history-sync'
+import { HistorySync, type HistoryClient, type PageApplied, type SyncMode } from './history-sync'
 import { realTimers, WatchPoller, type WatchClient, type WatchSchedule } from './watches'
 import { serviceAbortController } from '../abort'
 
@@ -40,7 +40,7 @@ export type MonitorContractEvent = Exclude<MonitorEventName, 'order:terminal'>
 
 export interface OrderMonitorOptions {
   client: MonitorClient
-  store: Pick<LocalStore, 'orders' | 'watches'>
+  store: Pick<LocalStore, 'orders' | 'watches' | 'syncCursors'>
   /** Fiat types to sync history for: onramp for each, offramp for those also in offrampFiatTypes. */
   fiatTypes: readonly number[]
   /**
@@ -67,6 +67,12 @@ export interface OrderMonitorOptions {
   onEvent?: <E extends MonitorContractEvent>(event: E, payload: MonitorEvents[E]) => void
   /** Default 500. */
   pageSize?: number
+  /** How far before the cursor each poll starts (history-sync.ts). Default 2 minutes. */
+  lookbackMs?: number
+  /** How far back a reconcile pass reads. Default 24 hours. */
+  reconcileWindowMs?: number
+  /** How often each scope's recent window is read again end to end. Default 1 hour. */
+  reconcileEveryMs?: number
   /** First retry after a failed sync; doubles per failure. Default 5 s. */
   retryBaseMs?: number
   /** Longest wait between failed syncs. Default max(historyPollMs, 5 min). */
@@ -89,6 +95,11 @@ interface Scope {
   nextRunAt: number | null
   lastError: ApiErrorInfo | null
   progress: { pages: number; orders: number } | null
+  /** What the run in progress does; null when none runs. */
+  mode: SyncMode | null
+  lastReconcileAt: number | null
+  /** The operator asked for a full re-read: the next run of this scope is one. */
+  fullRequested: boolean
 }
 
 const scopeKey = (type: number, fiatType: number) => `${type}:${fiatType}`
@@ -121,7 +132,14 @@ export class OrderMonitor {
     this.timers = o.timers ?? realTimers
     this.historyPollMs = o.historyPollMs
     this.maxConcurrent = Math.max(1, o.maxConcurrentScopes ?? 1)
-    this.history = new HistorySync({ client: o.client, orders: o.store.orders, pageSize: o.pageSize })
+    this.history = new HistorySync({
+      client: o.client,
+      store: o.store,
+      pageSize: o.pageSize,
+      lookbackMs: o.lookbackMs,
+      reconcileWindowMs: o.reconcileWindowMs,
+      now: this.now
+    })
     this.watches = new WatchPoller({
       client: o.client,
       store: o.store,
@@ -158,6 +176,24 @@ export class OrderMonitor {
   async syncNow(): Promise<SyncState[]> {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
     await Promise.allSettled([...this.scopes.values()].map((s) => this.runScope(s)))
+    return this.states()
+  }
+
+  /**
+   * Reads every scope's whole history again (the operator's "Re-sync everything"), with
+   * progress in sync:state; cheap in writes when nothing changed (identical records are
+   * recognised by hash). Resolves with the states after.
+   */
+  async resyncAll(): Promise<SyncState[]> {
+    if (this.controller.signal.aborted) this.controller = serviceAbortController()
+    for (const s of this.scopes.values()) s.fullRequested = true
+    await Promise.allSettled(
+      [...this.scopes.values()].map(async (s) => {
+        // A run already going finishes first; the full pass follows it.
+        if (s.run) await s.run
+        if (s.fullRequested) await this.runScope(s)
+      })
+    )
     return this.states()
   }
 
@@ -237,7 +273,7 @@ export class OrderMonitor {
         const k = scopeKey(type, fiatType)
         wanted.add(k)
         if (this.scopes.has(k)) continue
-        const c = this.o.store.orders.getCursor(type, fiatType)
+        const c = this.o.store.syncCursors.get(type, fiatType)
         this.scopes.set(k, {
           type,
           fiatType,
@@ -248,7 +284,10 @@ export class OrderMonitor {
           lastSuccessAt: c.lastSuccessAt ? Date.parse(c.lastSuccessAt) : null,
           nextRunAt: null,
           lastError: parseStoredError(c.lastError),
-          progress: null
+          progress: null,
+          mode: null,
+          lastReconcileAt: c.lastReconcileAt ? Date.parse(c.lastReconcileAt) : null,
+          fullRequested: false
         })
       }
     }
@@ -268,8 +307,10 @@ export class OrderMonitor {
       nextRunAt: s.run ? null : s.nextRunAt,
       lagMs: s.lastSuccessAt === null ? null : Math.max(0, now - s.lastSuccessAt),
       running: s.run !== null,
+      mode: s.run ? s.mode : null,
       progress: s.progress ? { ...s.progress } : null,
-      lastError: s.lastError
+      lastError: s.lastError,
+      lastReconcileAt: s.lastReconcileAt
     }
   }
 
@@ -303,11 +344,23 @@ export class OrderMonitor {
     this.arm(s, 0)
   }
 
+  /** What the next run of a scope does: a full pass if asked for, a reconcile when one is due, else a poll. */
+  private modeFor(s: Scope, cursor: string | null): SyncMode {
+    if (s.fullRequested) return 'full'
+    if (cursor === null) return 'poll'
+    const every = this.o.reconcileEveryMs ?? 60 * 60_000
+    return s.lastReconcileAt === null || this.now() - s.lastReconcileAt >= every ? 'reconcile' : 'poll'
+  }
+
   private runScope(s: Scope): Promise<void> {
     if (s.run) return s.run
     this.disarm(s)
     const signal = this.controller.signal
-    const quiet = (this.o.quietInitialSync ?? true) && this.o.store.orders.getCursor(s.type, s.fiatType).cursor === null
+    const cursor = this.o.store.syncCursors.get(s.type, s.fiatType).cursor
+    const quiet = (this.o.quietInitialSync ?? true) && cursor === null
+    const mode = this.modeFor(s, cursor)
+    s.fullRequested = false
+    s.mode = mode
     s.progress = { pages: 0, orders: 0 }
     s.run = (async () => {
       let slot = false
@@ -315,18 +368,24 @@ export class OrderMonitor {
         await this.acquire(signal)
         slot = true
         signal.throwIfAborted()
-        await this.history.run(s.type, s.fiatType, { signal, onPage: (p) => this.pageApplied(s, p, quiet) })
+        const r = await this.history.run(s.type, s.fiatType, { mode, signal, onPage: (p) => this.pageApplied(s, p, quiet) })
         const at = this.now()
         s.failures = 0
         s.lastError = null
         s.lastSuccessAt = at
         s.nextRunAt = at + this.historyPollMs
-        this.o.store.orders.markSyncSuccess(s.type, s.fiatType, {
+        // A first sync or a full pass read everything: as good as a reconcile.
+        const reconciled = mode !== 'poll' || r.startedFrom === null
+        if (reconciled) s.lastReconcileAt = at
+        this.o.store.syncCursors.markSuccess(s.type, s.fiatType, {
           at: new Date(at).toISOString(),
-          nextRunAt: new Date(s.nextRunAt).toISOString()
+          nextRunAt: new Date(s.nextRunAt).toISOString(),
+          reconciled
         })
       } catch (e) {
         if (signal.aborted) return
+        // A full pass that failed is still owed.
+        if (mode === 'full') s.fullRequested = true
         const info = toErrorInfo(e)
         s.failures++
         s.lastError = info
@@ -335,13 +394,14 @@ export class OrderMonitor {
         let delay = Math.min(max, base * 2 ** (s.failures - 1))
         if (info.kind === 'rate_limited' && info.nextSlotAt) delay = Math.max(delay, info.nextSlotAt - this.now())
         s.nextRunAt = this.now() + delay
-        this.o.store.orders.markSyncError(s.type, s.fiatType, JSON.stringify(info), { nextRunAt: new Date(s.nextRunAt).toISOString() })
+        this.o.store.syncCursors.markError(s.type, s.fiatType, JSON.stringify(info), { nextRunAt: new Date(s.nextRunAt).toISOString() })
       } finally {
         if (slot) this.release()
       }
     })().finally(() => {
       s.run = null
       s.progress = null
+      s.mode = null
       if (this.started && !signal.aborted && this.scopes.get(scopeKey(s.type, s.fiatType)) === s) {
         this.arm(s, Math.max(0, (s.nextRunAt ?? this.now()) - this.now()))
       }

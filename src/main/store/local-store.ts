@@ -4,6 +4,9 @@ import { AuditLogRepo } from './audit-log-repo'
 import { ConfigCacheRepo } from './config-cache-repo'
 import { openProfileDatabase, type OpenDatabaseOptions, type ProfileDatabase } from './database'
 import { OrdersRepo } from './orders-repo'
+import { ServiceFactsRepo } from './service-facts-repo'
+import { SyncCursorsRepo } from './sync-cursors-repo'
+import { UnreadableOrdersRepo } from './unreadable-orders-repo'
 import { SettingsRepo } from './settings-repo'
 import { TickerHistoryRepo } from './ticker-history-repo'
 import { WatchesRepo } from './watches-repo'
@@ -12,6 +15,9 @@ import { WebhookDeliveriesRepo } from './webhook-deliveries-repo'
 export interface LocalStore {
   readonly database: ProfileDatabase
   readonly orders: OrdersRepo
+  readonly syncCursors: SyncCursorsRepo
+  readonly unreadableOrders: UnreadableOrdersRepo
+  readonly serviceFacts: ServiceFactsRepo
   readonly configCache: ConfigCacheRepo
   readonly tickers: TickerHistoryRepo
   readonly webhookDeliveries: WebhookDeliveriesRepo
@@ -21,13 +27,23 @@ export interface LocalStore {
   close(): void
 }
 
-export function openLocalStore(dir: string, opts: OpenDatabaseOptions = {}): LocalStore {
+export interface LocalStoreOptions extends OpenDatabaseOptions {
+  /** The running Rampdesk's version: records it cannot read are tried again by a newer one. */
+  appVersion?: string
+}
+
+export function openLocalStore(dir: string, opts: LocalStoreOptions = {}): LocalStore {
   const database = openProfileDatabase(dir, opts)
   const now = opts.now ?? (() => new Date())
   const sql = database.sql
+  const syncCursors = new SyncCursorsRepo(sql, now)
+  const unreadableOrders = new UnreadableOrdersRepo(sql, opts.appVersion ?? '0.0.0', now)
   return {
     database,
-    orders: new OrdersRepo(sql, now),
+    orders: new OrdersRepo(sql, now, syncCursors, unreadableOrders),
+    syncCursors,
+    unreadableOrders,
+    serviceFacts: new ServiceFactsRepo(sql, now),
     configCache: new ConfigCacheRepo(sql, now),
     tickers: new TickerHistoryRepo(sql, now),
     webhookDeliveries: new WebhookDeliveriesRepo(sql, now),

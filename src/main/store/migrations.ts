@@ -185,6 +185,48 @@ export const migrations: readonly Migration[] = [
       -- committed with the page that found it so a restart does not forget it.
       ALTER TABLE sync_cursors ADD COLUMN repair_from TEXT;
     `
+  },
+  {
+    version: 3,
+    name: 'service facts, unreadable orders, reconcile position',
+    sql: `
+      -- What this profile has learned about its service, kept across restarts: the JSON
+      -- type each parameter is accepted in, limits the spec does not show, the shapes its
+      -- answers come in. kind names the family, key the item (e.g. 'param',
+      -- 'merchantHistory.fiatType').
+      CREATE TABLE service_facts (
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value_json TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (kind, key)
+      ) WITHOUT ROWID;
+
+      -- History records that did not match their schema: kept raw with the reason, never
+      -- blocking their page, shown to the operator, parsed again by a newer Rampdesk.
+      -- record_key is 'id:<orderId>' when the id could be read (a newer copy replaces the
+      -- older), otherwise 'raw:<sha256 of the raw JSON>'.
+      CREATE TABLE unreadable_orders (
+        type INTEGER NOT NULL CHECK (type IN (1, 2)),
+        record_key TEXT NOT NULL,
+        fiat_type INTEGER NOT NULL,
+        order_id INTEGER,
+        updated_at TEXT,
+        raw_json TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        app_version TEXT NOT NULL,
+        first_seen_at TEXT NOT NULL,
+        last_seen_at TEXT NOT NULL,
+        times_seen INTEGER NOT NULL DEFAULT 1,
+        PRIMARY KEY (type, record_key)
+      ) WITHOUT ROWID;
+
+      -- When the recent window was last read again end to end (reconcile).
+      ALTER TABLE sync_cursors ADD COLUMN last_reconcile_at TEXT;
+      -- Where each id read at the cursor instant stands in that run of equal updatedAt, so
+      -- a sync can resume inside a run longer than a page and check it by overlap.
+      ALTER TABLE sync_cursor_ids ADD COLUMN position INTEGER;
+    `
   }
 ]
 

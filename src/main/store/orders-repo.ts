@@ -1,14 +1,17 @@
-// Orders of both types in the profile database: applying history pages (each page and
-// its sync cursor in one transaction, so a sync killed at any instant resumes without
-// loss or duplicates), status updates from watches and webhooks, the per-order status
-// timeline, and the windowed query the virtualized orders table reads.
+// Orders of both types in the profile database: applying history pages (each page, its
+// unreadable records and its sync cursor in one transaction, so a sync killed at any
+// instant resumes without loss or duplicates), status updates from watches and webhooks,
+// the per-order status timeline, and the windowed query the virtualized orders table reads.
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import { contentHash } from './content-hash'
 import type { Sql, SqlValue } from './database'
 import { buildOrderQuery, type OrderFilter, type OrderQuery } from './order-query'
+import type { ListedRecord, SyncCursor, SyncCursorsRepo } from './sync-cursors-repo'
+import type { UnreadableInput, UnreadableOrdersRepo } from './unreadable-orders-repo'
 
 export type { OrderFilter, OrderQuery, OrderSort, OrderSortKey } from './order-query'
+export type { SyncCursor } from './sync-cursors-repo'
 
 export type OrderRecord = OnrampOrder | OfframpOrder
 export type OrderRecordOf<T extends OrderType> = T extends 1 ? OnrampOrder : OfframpOrder
@@ -82,30 +85,17 @@ export interface OrderEvent {
   source: StatusSource
 }
 
-/** Where history sync stands for one (type, fiat type). */
-export interface SyncCursor {
-  type: OrderType
-  fiatType: number
-  /** The last updatedAt seen (ISO with ms), null before the first page. */
-  cursor: string | null
-  /** How many distinct orders with updatedAt exactly equal to cursor have been applied. */
-  seenAtCursor: number
-  pagesApplied: number
-  lastPageAt: string | null
-  lastSuccessAt: string | null
-  lastError: string | null
-  nextRunAt: string | null
-  /** Where a repair pass still has to start from (history-sync's offset-paging hazard), or null. */
-  repairFrom: string | null
-}
-
 export interface HistoryPage<T extends OrderType = OrderType> {
   type: T
   /** The fiat type the page was requested for (the sync scope). */
   fiatType: number
   records: readonly OrderRecordOf<T>[]
+  /** Records of the page that did not match their schema: kept apart, never blocking the page. */
+  unreadable?: readonly Omit<UnreadableInput, 'type' | 'fiatType'>[]
   /** Observation time; defaults to the repo's clock. */
   at?: string
+  /** Each listed record's position in its run of equal updatedAt (by index in records + unreadable order of the page). */
+  runPositions?: ReadonlyMap<number, number>
   /** When given, stored as the cursor's repairFrom in the same transaction (null clears it). */
   repairFrom?: string | null
 }
@@ -119,6 +109,8 @@ export interface ApplyPageResult {
   unchanged: number
   /** Records older than what was stored (updatedAt before the stored one): ignored. */
   stale: number
+  /** Records kept as unreadable. */
+  unreadable: number
   /** The cursor after this page. */
   cursor: SyncCursor
   /** False when the page neither moved the cursor nor added an id at the cursor instant. */
@@ -171,19 +163,6 @@ interface OrderDbRow {
   status_source: StatusSource
   first_seen_at: string
   last_changed_at: string
-}
-
-interface CursorDbRow {
-  type: number
-  fiat_type: number
-  cursor: string | null
-  seen_at_cursor: number
-  pages_applied: number
-  last_page_at: string | null
-  last_success_at: string | null
-  last_error: string | null
-  next_run_at: string | null
-  repair_from: string | null
 }
 
 /** The columns written from a record, in insert order (after type and order_id). */
@@ -334,43 +313,16 @@ function summaryOf(type: OrderType, record: OrderRecord, scopeFiatType: number |
   }
 }
 
-function toCursor(type: OrderType, fiatType: number, r: CursorDbRow | undefined): SyncCursor {
-  return {
-    type,
-    fiatType,
-    cursor: r?.cursor ?? null,
-    seenAtCursor: r?.seen_at_cursor ?? 0,
-    pagesApplied: r?.pages_applied ?? 0,
-    lastPageAt: r?.last_page_at ?? null,
-    lastSuccessAt: r?.last_success_at ?? null,
-    lastError: r?.last_error ?? null,
-    nextRunAt: r?.next_run_at ?? null,
-    repairFrom: r?.repair_from ?? null
-  }
-}
-
 function assertType(type: number): asserts type is OrderType {
   if (type !== 1 && type !== 2) throw new RangeError(`order type must be 1 (onramp) or 2 (offramp), got ${type}`)
-}
-
-/**
- * The merchantHistory request that continues from a cursor: `since` = the cursor instant,
- * and the page that starts at or before the first order at that instant not yet seen
- * (orders the page repeats are recognised as unchanged). A page shorter than pageSize
- * means the sync has caught up.
- */
-export function nextHistoryRequest(
-  cursor: Pick<SyncCursor, 'cursor' | 'seenAtCursor'>,
-  pageSize: number
-): { since: string | undefined; page: number } {
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError('pageSize must be a positive integer')
-  return { since: cursor.cursor ?? undefined, page: Math.floor(cursor.seenAtCursor / pageSize) + 1 }
 }
 
 export class OrdersRepo {
   constructor(
     private readonly sql: Sql,
-    private readonly now: () => Date = () => new Date()
+    private readonly now: () => Date,
+    private readonly cursors: SyncCursorsRepo,
+    private readonly unreadableOrders: UnreadableOrdersRepo
   ) {}
 
   private nowIso(): string {
@@ -387,17 +339,20 @@ export class OrdersRepo {
     assertType(page.type)
     const at = page.at ?? this.nowIso()
     return this.sql.transaction(() => {
+      const before = this.cursors.get(page.type, page.fiatType)
       const result: ApplyPageResult = {
         created: [],
         statusChanged: [],
         updated: [],
         unchanged: 0,
         stale: 0,
-        cursor: toCursor(page.type, page.fiatType, undefined),
+        unreadable: 0,
+        cursor: before,
         progressed: false
       }
       for (const record of page.records) {
         const outcome = this.upsert(page.type, record, page.fiatType, 'sync', at)
+        this.unreadableOrders.resolved(page.type, record.orderId)
         switch (outcome.kind) {
           case 'created':
             result.created.push(outcome.summary)
@@ -416,10 +371,19 @@ export class OrdersRepo {
             break
         }
       }
-      const before = this.getCursor(page.type, page.fiatType)
-      this.advanceCursor(page.type, page.fiatType, before, page.records, at)
-      if (page.repairFrom !== undefined) this.writeRepairFrom(page.type, page.fiatType, page.repairFrom)
-      result.cursor = this.getCursor(page.type, page.fiatType)
+      for (const u of page.unreadable ?? []) {
+        this.unreadableOrders.put({ ...u, type: page.type, fiatType: page.fiatType })
+        result.unreadable++
+      }
+      // Unreadable records with an id and a time still count as read for the position.
+      const listed: ListedRecord[] = [
+        ...page.records,
+        ...(page.unreadable ?? []).flatMap((u) =>
+          u.orderId !== null && u.updatedAt !== null ? [{ orderId: u.orderId, updatedAt: u.updatedAt }] : []
+        )
+      ]
+      result.cursor = this.cursors.advance(page.type, page.fiatType, listed, at, page.runPositions)
+      if (page.repairFrom !== undefined) result.cursor = this.cursors.setRepairFrom(page.type, page.fiatType, page.repairFrom)
       result.progressed = result.cursor.cursor !== before.cursor || result.cursor.seenAtCursor !== before.seenAtCursor
       return result
     })
@@ -505,110 +469,6 @@ export class OrdersRepo {
     if (!statusChanged) return { kind: 'updated', summary }
     this.sql.run(INSERT_EVENT, type, record.orderId, at, record.updatedAt, existing.status, record.status, source)
     return { kind: 'status', summary, change: { type, orderId: record.orderId, old: existing.status, new: record.status } }
-  }
-
-  private advanceCursor(type: OrderType, fiatType: number, before: SyncCursor, records: readonly OrderRecord[], at: string): void {
-    let maxAt: string | null = null
-    for (const r of records) if (maxAt === null || r.updatedAt > maxAt) maxAt = r.updatedAt
-    let cursor = before.cursor
-    if (maxAt !== null && (cursor === null || maxAt > cursor)) {
-      cursor = maxAt
-      this.sql.run('DELETE FROM sync_cursor_ids WHERE type = ? AND fiat_type = ?', type, fiatType)
-    }
-    if (cursor !== null) {
-      for (const r of records) {
-        if (r.updatedAt === cursor) {
-          this.sql.run('INSERT OR IGNORE INTO sync_cursor_ids (type, fiat_type, order_id) VALUES (?, ?, ?)', type, fiatType, r.orderId)
-        }
-      }
-    }
-    const seen = this.sql.value<number>('SELECT COUNT(*) FROM sync_cursor_ids WHERE type = ? AND fiat_type = ?', type, fiatType) ?? 0
-    this.sql.run(
-      `INSERT INTO sync_cursors (type, fiat_type, cursor, seen_at_cursor, pages_applied, last_page_at)
-       VALUES (?, ?, ?, ?, 1, ?)
-       ON CONFLICT (type, fiat_type) DO UPDATE SET cursor = excluded.cursor, seen_at_cursor = excluded.seen_at_cursor,
-         pages_applied = pages_applied + 1, last_page_at = excluded.last_page_at`,
-      type,
-      fiatType,
-      cursor,
-      seen,
-      at
-    )
-  }
-
-  getCursor(type: OrderType, fiatType: number): SyncCursor {
-    return toCursor(
-      type,
-      fiatType,
-      this.sql.get<CursorDbRow>('SELECT * FROM sync_cursors WHERE type = ? AND fiat_type = ?', type, fiatType)
-    )
-  }
-
-  listCursors(): SyncCursor[] {
-    return this.sql
-      .all<CursorDbRow>('SELECT * FROM sync_cursors ORDER BY type, fiat_type')
-      .map((r) => toCursor(r.type as OrderType, r.fiat_type, r))
-  }
-
-  /** Whether an order id has already been applied at exactly the cursor instant. */
-  isSeenAtCursor(type: OrderType, fiatType: number, orderId: number): boolean {
-    return (
-      this.sql.value('SELECT 1 FROM sync_cursor_ids WHERE type = ? AND fiat_type = ? AND order_id = ?', type, fiatType, orderId) !==
-      undefined
-    )
-  }
-
-  /** Sets (or clears, with null) where a repair pass has to start from. */
-  setRepairFrom(type: OrderType, fiatType: number, since: string | null): SyncCursor {
-    assertType(type)
-    this.writeRepairFrom(type, fiatType, since)
-    return this.getCursor(type, fiatType)
-  }
-
-  private writeRepairFrom(type: OrderType, fiatType: number, since: string | null): void {
-    this.sql.run(
-      `INSERT INTO sync_cursors (type, fiat_type, repair_from) VALUES (?, ?, ?)
-       ON CONFLICT (type, fiat_type) DO UPDATE SET repair_from = excluded.repair_from`,
-      type,
-      fiatType,
-      since
-    )
-  }
-
-  /** A sync run reached the end of the history: clears the last error. */
-  markSyncSuccess(type: OrderType, fiatType: number, opts: { at?: string; nextRunAt?: string | null } = {}): SyncCursor {
-    const at = opts.at ?? this.nowIso()
-    this.sql.run(
-      `INSERT INTO sync_cursors (type, fiat_type, last_success_at, last_error, next_run_at) VALUES (?, ?, ?, NULL, ?)
-       ON CONFLICT (type, fiat_type) DO UPDATE SET last_success_at = excluded.last_success_at, last_error = NULL,
-         next_run_at = excluded.next_run_at`,
-      type,
-      fiatType,
-      at,
-      opts.nextRunAt ?? null
-    )
-    return this.getCursor(type, fiatType)
-  }
-
-  /** A sync run failed: the cursor stays where the last committed page left it. */
-  markSyncError(type: OrderType, fiatType: number, error: string, opts: { nextRunAt?: string | null } = {}): SyncCursor {
-    this.sql.run(
-      `INSERT INTO sync_cursors (type, fiat_type, last_error, next_run_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (type, fiat_type) DO UPDATE SET last_error = excluded.last_error, next_run_at = excluded.next_run_at`,
-      type,
-      fiatType,
-      error,
-      opts.nextRunAt ?? null
-    )
-    return this.getCursor(type, fiatType)
-  }
-
-  /** Forgets the sync position (a full re-sync follows; stored orders stay and dedupe by hash). */
-  resetCursor(type: OrderType, fiatType: number): void {
-    this.sql.transaction(() => {
-      this.sql.run('DELETE FROM sync_cursor_ids WHERE type = ? AND fiat_type = ?', type, fiatType)
-      this.sql.run('DELETE FROM sync_cursors WHERE type = ? AND fiat_type = ?', type, fiatType)
-    })
   }
 
   get(type: OrderType, orderId: number): OrderRow | undefined {

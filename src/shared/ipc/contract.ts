@@ -124,8 +124,12 @@ export const SyncState = z.object({
   nextRunAt: EpochMs.nullable(),
   lagMs: z.number().nullable(),
   running: z.boolean(),
+  /** What the run in progress does: poll from the cursor, reconcile the recent window, or read everything again. */
+  mode: z.enum(['poll', 'reconcile', 'full']).nullable(),
   progress: z.object({ pages: z.number(), orders: z.number() }).nullable(),
-  lastError: ErrorInfo.nullable()
+  lastError: ErrorInfo.nullable(),
+  /** When the recent window was last read again end to end. */
+  lastReconcileAt: EpochMs.nullable()
 })
 export type SyncState = z.infer<typeof SyncState>
 

@@ -1,9 +1,12 @@
 // A fake merchantHistory with the service's paging rules (spec 4.4): records of one
-// (type, fiat) ordered by (updatedAt, orderId), `since` inclusive, page/pageSize offsets.
-// Records are already in the client's parsed shape. Tests change orders between (or
-// during) requests to reproduce what a live service does while a sync pages through it.
+// (type, fiat) ordered by updatedAt, page/pageSize offsets, and either reading of what
+// the spec leaves open: `since` inclusive or exclusive, ties ordered by orderId or by a
+// hidden row order. Records are already in the client's parsed shape (historyPage), or
+// raw and unreadable (putUnreadable). Tests change orders between (or during) requests
+// to reproduce what a live service does while a sync pages through it.
 import { ApiError } from '../../../../src/shared/api/errors'
 import type { OnrampOrder } from '../../../../src/shared/api/schemas'
+import type { HistoryPageResult } from '../../../../src/main/api/client'
 
 export const CUTOVER_ISO = '2022-11-09T16:58:07.000Z'
 
@@ -43,9 +46,21 @@ export function onramp(orderId: number, updatedAt: string, status = 0, fiatType 
   } as OnrampOrder
 }
 
+export interface FakeReadings {
+  since: 'inclusive' | 'exclusive'
+  /** orderId, or a hidden row order: a fixed pseudo-random rank per order id. */
+  tieOrder: 'orderId' | 'hidden'
+}
+
+/** A rank that is stable per id and unrelated to its order. */
+const hiddenRank = (id: number): number => Math.imul(id ^ 0x5bd1e995, 0x27d4eb2d) >>> 0
+
 export class FakeHistory {
   /** key `${type}:${fiat}` -> orderId -> record */
   private readonly data = new Map<string, Map<number, OnrampOrder>>()
+  /** Records the client cannot read, by order id: served in place of the readable copy. */
+  private readonly broken = new Map<number, { raw: Record<string, unknown>; reason: string }>()
+  readings: FakeReadings = { since: 'inclusive', tieOrder: 'orderId' }
   readonly calls: HistoryCall[] = []
   private failures: Array<{ atCall: number; error: Error }> = []
   private served = 0
@@ -59,10 +74,17 @@ export class FakeHistory {
     m.set(record.orderId, record)
   }
 
+  /** Serves this order as a record the client cannot read (until fixed with put or change). */
+  putUnreadable(type: number, fiatType: number, record: OnrampOrder, reason = 'status: expected an integer'): void {
+    this.put(type, fiatType, record)
+    this.broken.set(record.orderId, { raw: { ...record, status: 'broken' }, reason })
+  }
+
   /** Changes an order's status at a new updatedAt (it moves to the end of the listing). */
   change(type: number, fiatType: number, orderId: number, status: number, updatedAt: string): void {
     const r = this.data.get(`${type}:${fiatType}`)?.get(orderId)
     if (!r) throw new Error(`no order ${orderId}`)
+    this.broken.delete(orderId)
     this.put(type, fiatType, { ...r, status, updatedAt })
   }
 
@@ -73,6 +95,11 @@ export class FakeHistory {
   /** The n-th call from now (1 = the next) fails with error. */
   failAt(n: number, error: Error = new ApiError({ kind: 'network', endpoint: 'merchantHistory', message: 'connection reset' })): void {
     this.failures.push({ atCall: this.served + n, error })
+  }
+
+  /** Drops failures not reached yet. */
+  clearFailures(): void {
+    this.failures = []
   }
 
   readonly statusCalls: Array<{ type: number; orderId: number; priority: string | undefined }> = []
@@ -133,12 +160,30 @@ export class FakeHistory {
     const failure = this.failures.find((f) => f.atCall === n)
     if (failure) throw failure.error
     this.beforeAnswer?.(call, n)
+    const { since, tieOrder } = this.readings
+    const tie = (a: OnrampOrder, b: OnrampOrder) =>
+      tieOrder === 'hidden' ? hiddenRank(a.orderId) - hiddenRank(b.orderId) : a.orderId - b.orderId
     const rows = [...(this.data.get(`${call.type}:${call.fiatType}`)?.values() ?? [])]
-      .filter((r) => call.since === undefined || r.updatedAt >= call.since)
-      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.orderId - b.orderId))
+      .filter((r) => call.since === undefined || (since === 'inclusive' ? r.updatedAt >= call.since : r.updatedAt > call.since))
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : tie(a, b)))
     if (req.order === 'DESC') rows.reverse()
     const skip = (call.page - 1) * call.pageSize
     return rows.slice(skip, skip + call.pageSize).map((r) => ({ ...r }))
+  }
+
+  /** The client's tolerant page: readable records, and the unreadable ones apart. */
+  historyPage = async (
+    req: Parameters<FakeHistory['merchantHistory']>[0],
+    opts: Parameters<FakeHistory['merchantHistory']>[1] = {}
+  ): Promise<HistoryPageResult<OnrampOrder>> => {
+    const rows = await this.merchantHistory(req, opts)
+    const out: HistoryPageResult<OnrampOrder> = { records: [], rejected: [], size: rows.length }
+    rows.forEach((r, index) => {
+      const b = this.broken.get(r.orderId)
+      if (!b) return void out.records.push(r)
+      out.rejected.push({ index, raw: b.raw, reason: b.reason, path: 'status', orderId: r.orderId, updatedAt: r.updatedAt })
+    })
+    return out
   }
 }
 

@@ -1,30 +1,34 @@
-// The history sync algorithm against a fake service with the real paging rules and a real
-// profile database: request counts at the floor, overlap recognised, the cutover instant
-// crossed without loop or gap, resume from the persisted cursor, errors that keep every
-// committed page, and orders that move under a running sync.
+// The history sync algorithm against a fake service with the real paging rules, either
+// reading of `since` and of tie order, and a real profile database: request counts,
+// overlap recognised, the cutover instant crossed without loop or gap, resume from the
+// persisted cursor (checked by overlap), errors that keep every committed page, orders
+// that move under a running sync, unreadable records kept apart, and a randomised
+// property over every reading with churn while paging.
+import fc from 'fast-check'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ApiError } from '../../../../src/shared/api/errors'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
-import { HistorySync } from '../../../../src/main/monitor/history-sync'
-import { at, CUTOVER_ISO, FakeHistory, onramp } from './fake-history'
+import { HistorySync, type HistorySyncOptions } from '../../../../src/main/monitor/history-sync'
+import { at, CUTOVER_ISO, FakeHistory, onramp, type FakeReadings } from './fake-history'
 
 let dir: string
 let store: LocalStore
 let fake: FakeHistory
 
-const sync = (s: LocalStore = store) => new HistorySync({ client: fake, orders: s.orders })
+const sync = (s: LocalStore = store, o: Partial<HistorySyncOptions> = {}) => new HistorySync({ client: fake, store: s, ...o })
+const before = (iso: string) => new Date(Date.parse(iso) - 1).toISOString()
 
-/** The database equals the fake's ground truth for (1, 1): same ids, statuses and updatedAt. */
+/** The database equals the fake's ground truth for (type, fiat): same ids, statuses and updatedAt, nothing extra. */
 function expectMatchesTruth(s: LocalStore = store, type: 1 | 2 = 1, fiat = 1): void {
   const truth = fake.truth(type, fiat)
   expect(s.orders.count(type)).toBe(truth.length)
   for (const r of truth) {
     const row = s.orders.get(type, r.orderId)
     expect(row, `order ${r.orderId}`).toBeDefined()
-    expect([row!.status, row!.updatedAt]).toEqual([r.status, r.updatedAt])
+    expect([row!.orderId, row!.status, row!.updatedAt]).toEqual([r.orderId, r.status, r.updatedAt])
   }
 }
 
@@ -40,97 +44,118 @@ afterEach(() => {
 })
 
 describe('HistorySync', () => {
-  it('first sync of N orders costs ceil(N/500) requests, ASC, pageSize 500, background priority, one since', async () => {
+  it('a first sync pages by keyset from just before each page’s newest instant: ASC, pageSize 500, background', async () => {
     for (let i = 1; i <= 1234; i++) fake.put(1, 1, onramp(i, at(i)))
     const r = await sync().run(1, 1)
-    expect(r.requests).toBe(3)
     expect(fake.calls.map((c) => [c.since, c.page, c.pageSize, c.order, c.priority])).toEqual([
       [undefined, 1, 500, 'ASC', 'background'],
-      [undefined, 2, 500, 'ASC', 'background'],
-      [undefined, 3, 500, 'ASC', 'background']
+      [before(at(500)), 1, 500, 'ASC', 'background'],
+      [before(at(999)), 1, 500, 'ASC', 'background']
     ])
-    expect(r).toMatchObject({ pages: 3, orders: 1234, created: 1234, startedFrom: null, cursor: at(1234) })
+    // Each page after the first re-reads the records at the instant it starts from; orders counts each once.
+    expect(r).toMatchObject({ requests: 3, orders: 1234, created: 1234, startedFrom: null, cursor: at(1234) })
     expectMatchesTruth()
   })
 
-  it('an exact multiple of 500 needs one empty page to prove the end', async () => {
-    for (let i = 1; i <= 1000; i++) fake.put(1, 1, onramp(i, at(i)))
-    const r = await sync().run(1, 1)
-    expect(r.requests).toBe(3)
-    expectMatchesTruth()
-  })
-
-  it('when nothing changed, a run is exactly one request and writes nothing', async () => {
+  it('when nothing changed, a poll is one request from the look-back window and writes no order', async () => {
     for (let i = 1; i <= 700; i++) fake.put(1, 1, onramp(i, at(i)))
     await sync().run(1, 1)
     fake.calls.length = 0
-    for (let n = 0; n < 3; n++) {
-      const r = await sync().run(1, 1)
-      expect(r).toMatchObject({ requests: 1, created: 0, statusChanged: 0 })
-    }
-    expect(fake.calls.every((c) => c.since === at(700) && c.page === 1)).toBe(true)
+    const changedBefore = store.orders.get(1, 700)!.lastChangedAt
+    for (let n = 0; n < 3; n++) expect(await sync().run(1, 1)).toMatchObject({ requests: 1, created: 0, statusChanged: 0 })
+    // Two minutes of look-back at one order a second: the last 121 orders are read again.
+    expect(fake.calls.every((c) => c.since === before(at(580)) && c.page === 1)).toBe(true)
+    expect(store.orders.get(1, 700)!.lastChangedAt).toBe(changedBefore)
   })
 
-  it('recognises the inclusive overlap (same id, same content) and picks up changes and new orders', async () => {
-    // Three orders share the last instant: the next run re-reads them and must not duplicate them.
+  it('picks up changes and new orders after the cursor, and late records inside the look-back window', async () => {
     for (let i = 1; i <= 10; i++) fake.put(1, 1, onramp(i, i <= 7 ? at(i) : at(8)))
     await sync().run(1, 1)
     fake.change(1, 1, 3, 2, at(20))
     fake.put(1, 1, onramp(11, at(21)))
-    const seen: number[] = []
+    // Committed late by the service with an updatedAt before our cursor.
+    fake.put(1, 1, onramp(12, at(5)))
     const r = await sync().run(1, 1)
-    expect(r.requests).toBe(1)
-    expect(r.created).toBe(1)
-    expect(r.statusChanged).toBe(1)
-    expect(fake.calls.at(-1)).toMatchObject({ since: at(8), page: 1 })
-    seen.push(...store.orders.timeline(1, 3).map((e) => e.newStatus))
-    expect(seen).toEqual([0, 2])
+    expect(r).toMatchObject({ requests: 1, created: 2, statusChanged: 1 })
+    expect(store.orders.timeline(1, 3).map((e) => e.newStatus)).toEqual([0, 2])
     expectMatchesTruth()
   })
 
-  it('crosses 1,203 orders sharing the cutover instant without loop or gap, at the floor', async () => {
+  it.each<FakeReadings['since']>(['inclusive', 'exclusive'])('since read as %s: nothing at the boundary instant is lost', async (since) => {
+    fake.readings.since = since
+    // Three orders share the instant a page ends on, and more come after.
+    for (let i = 1; i <= 8; i++) fake.put(1, 1, onramp(i, at(i)))
+    for (let i = 9; i <= 11; i++) fake.put(1, 1, onramp(i, at(9)))
+    for (let i = 12; i <= 20; i++) fake.put(1, 1, onramp(i, at(i)))
+    await sync(store, { pageSize: 10 }).run(1, 1)
+    expectMatchesTruth()
+    fake.put(1, 1, onramp(21, at(20)))
+    await sync(store, { pageSize: 10, lookbackMs: 0 }).run(1, 1)
+    expectMatchesTruth()
+  })
+
+  it('crosses 1,203 orders sharing the cutover instant by offset inside that run only, then by keyset again', async () => {
     for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
     for (let i = 1204; i <= 1510; i++) fake.put(1, 1, onramp(i, at(i)))
     const r = await sync().run(1, 1)
-    expect(r.requests).toBe(Math.ceil(1510 / 500))
-    expect(fake.calls.map((c) => c.page)).toEqual([1, 2, 3, 4])
+    // Inside the run each page re-reads the end of the one before (page sizes 499, 498)
+    // to check nothing shifted; past it, keyset again.
+    expect(fake.calls.map((c) => [c.since, c.page, c.pageSize])).toEqual([
+      [undefined, 1, 500],
+      [undefined, 2, 499],
+      [undefined, 3, 498],
+      [before(at(1494)), 1, 500]
+    ])
+    expect(r).toMatchObject({ requests: 4, restarts: 0 })
     expectMatchesTruth()
   })
 
-  it('a cursor resting on the cutover instant costs one request per run, not a page-1 loop', async () => {
-    for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
-    const first = await sync().run(1, 1)
-    expect(first.requests).toBe(3)
-    expect(store.orders.getCursor(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 1203 })
-    fake.calls.length = 0
-    const again = await sync().run(1, 1)
-    expect(again.requests).toBe(1)
-    // since = the cutover, page 3: the 203 not-yet-full page, recognised as unchanged.
-    expect(fake.calls[0]).toMatchObject({ since: CUTOVER_ISO, page: 3 })
-    // And a new order after it is found by the same single request.
-    fake.put(1, 1, onramp(5000, at(1)))
-    const third = await sync().run(1, 1)
-    expect(third).toMatchObject({ requests: 1, created: 1 })
-    expectMatchesTruth()
-  })
+  it.each<FakeReadings['tieOrder']>(['orderId', 'hidden'])(
+    'a cursor resting at the end of the cutover run costs one request per poll, checked by overlap (ties by %s)',
+    async (tieOrder) => {
+      fake.readings.tieOrder = tieOrder
+      for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
+      expect((await sync().run(1, 1)).requests).toBe(3)
+      expect(store.syncCursors.get(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 1203 })
+      fake.calls.length = 0
+      const again = await sync().run(1, 1)
+      expect(again).toMatchObject({ requests: 1, restarts: 0 })
+      // since: just before the cutover, a page overlapping the last ids read there (1200-1202).
+      expect(fake.calls[0]).toMatchObject({ since: before(CUTOVER_ISO), page: 4, pageSize: 400 })
+      fake.put(1, 1, onramp(5000, at(1)))
+      expect(await sync().run(1, 1)).toMatchObject({ requests: 1, created: 1 })
+      expectMatchesTruth()
+    }
+  )
 
-  it('resumes after a crash mid-cutover from the persisted cursor (cursor instant + page), not from page 1', async () => {
+  it('resumes after a crash mid-cutover at a page overlapping the last ids read there, checked', async () => {
     for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
     for (let i = 1204; i <= 1400; i++) fake.put(1, 1, onramp(i, at(i)))
-    fake.failAt(2)
+    fake.failAt(3)
     await expect(sync().run(1, 1)).rejects.toThrow(ApiError)
-    // Page 1 committed with its cursor; close and reopen the database as after a restart.
     store.close()
     store = openLocalStore(dir)
-    expect(store.orders.getCursor(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 500 })
-    expect(store.orders.count(1)).toBe(500)
+    expect(store.syncCursors.get(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 998 })
     fake.calls.length = 0
     const r = await sync().run(1, 1)
-    expect(fake.calls.map((c) => [c.since, c.page])).toEqual([
-      [CUTOVER_ISO, 2],
-      [CUTOVER_ISO, 3]
-    ])
-    expect(r.created).toBe(900)
+    // Positions 0-997 were read; the first page re-reads 996-997 and goes on.
+    expect(fake.calls[0]).toMatchObject({ since: before(CUTOVER_ISO), page: 3, pageSize: 498 })
+    expect(r).toMatchObject({ created: 402, restarts: 0 })
+    expectMatchesTruth()
+  })
+
+  it('when the overlap shows positions moved (orders left the run while we were away), the run is read from its start', async () => {
+    for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
+    await sync().run(1, 1)
+    // Two orders of the first page leave the run: everything behind them shifts two places.
+    fake.change(1, 1, 3, 5, at(1))
+    fake.change(1, 1, 4, 5, at(2))
+    for (let i = 1204; i <= 1206; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
+    fake.calls.length = 0
+    const r = await sync().run(1, 1)
+    expect(r.restarts).toBe(1)
+    expect(fake.calls[0]).toMatchObject({ since: before(CUTOVER_ISO), page: 4, pageSize: 400 })
+    expect(fake.calls[1]).toMatchObject({ since: before(CUTOVER_ISO), page: 1, pageSize: 500 })
     expectMatchesTruth()
   })
 
@@ -138,13 +163,12 @@ describe('HistorySync', () => {
     for (let i = 1; i <= 1600; i++) fake.put(1, 1, onramp(i, at(i)))
     fake.failAt(3, new ApiError({ kind: 'http', endpoint: 'merchantHistory', httpStatus: 502, message: 'bad gateway' }))
     await expect(sync().run(1, 1)).rejects.toMatchObject({ kind: 'http' })
-    expect(store.orders.count(1)).toBe(1000)
-    expect(store.orders.getCursor(1, 1).cursor).toBe(at(1000))
+    expect(store.orders.count(1)).toBe(999)
+    expect(store.syncCursors.get(1, 1).cursor).toBe(at(999))
     const r = await sync().run(1, 1)
-    expect(r.created).toBe(600)
-    expect(r.requests).toBe(2)
+    expect(r.created).toBe(601)
     expectMatchesTruth()
-    expect(store.orders.timeline(1, 1000)).toHaveLength(1)
+    expect(store.orders.timeline(1, 999)).toHaveLength(1)
   })
 
   it('an abort stops between pages and never splits a page from its cursor', async () => {
@@ -154,67 +178,89 @@ describe('HistorySync', () => {
       if (n === 2) ac.abort()
     }
     await expect(sync().run(1, 1, { signal: ac.signal })).rejects.toBeDefined()
-    const count = store.orders.count(1)
-    expect(count % 500).toBe(0)
-    expect(store.orders.getCursor(1, 1).cursor).toBe(count ? at(count) : null)
+    // The second page was already on its way: it is applied whole, with its cursor, and nothing after it.
+    expect(store.orders.count(1)).toBe(999)
+    expect(store.syncCursors.get(1, 1).cursor).toBe(at(999))
   })
 
-  it('repairs the gap when an order already read moves to the end during the run', async () => {
+  it('an order that moves during a keyset walk leaves no gap', async () => {
     for (let i = 1; i <= 1500; i++) fake.put(1, 1, onramp(i, at(i)))
-    // Between page 1 and page 2, order 10 (read on page 1) changes: every later record shifts
-    // left by one and order 501 would fall between page 1 and page 2.
+    // Between page 1 and page 2, order 10 (read on page 1) changes: everything after it
+    // shifts, but the next page starts from an instant, not an offset.
     fake.beforeAnswer = (_c, n) => {
       if (n === 2) fake.change(1, 1, 10, 3, at(9999))
     }
     const r = await sync().run(1, 1)
-    expect(r.repairs).toBe(1)
+    expect(r.restarts).toBe(0)
     expectMatchesTruth()
-    expect(store.orders.get(1, 501)).toBeDefined()
     expect(store.orders.get(1, 10)!.status).toBe(3)
   })
 
-  it('commits the repair it owes, so a restart before the repair pass starts with it', async () => {
-    for (let i = 1; i <= 1400; i++) fake.put(1, 1, onramp(i, at(i)))
-    fake.beforeAnswer = (_c, n) => {
-      if (n === 2) fake.change(1, 1, 10, 3, at(9999))
+  it.each<FakeReadings['tieOrder']>(['orderId', 'hidden'])(
+    'an order that leaves a long run while it is paged by offset is caught by the overlap, and the run is read again (ties by %s)',
+    async (tieOrder) => {
+      fake.readings.tieOrder = tieOrder
+      for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
+      for (let i = 1204; i <= 1300; i++) fake.put(1, 1, onramp(i, at(i)))
+      // An order read on page 1 leaves the run before page 2: the record behind page 1's
+      // last place shifts onto it and would be missed by a plain page 2.
+      const first: number[] = []
+      fake.beforeAnswer = (c, n) => {
+        if (n === 1) return
+        if (n === 2) fake.change(1, 1, first[3]!, 5, at(5000))
+      }
+      const page1 = fake.historyPage.bind(fake)
+      fake.historyPage = async (req, opts) => {
+        const r = await page1(req, opts)
+        if (first.length === 0) first.push(...r.records.map((x) => x.orderId))
+        return r
+      }
+      const r = await sync().run(1, 1)
+      expect(r.restarts).toBe(1)
+      expectMatchesTruth()
     }
-    fake.failAt(4) // the repair pass's first page
-    await expect(sync().run(1, 1)).rejects.toThrow(ApiError)
-    fake.beforeAnswer = undefined
-    store.close()
-    store = openLocalStore(dir)
-    expect(store.orders.getCursor(1, 1).repairFrom).toBe(at(10))
-    expect(store.orders.get(1, 501)).toBeUndefined()
-    fake.calls.length = 0
-    const s = sync()
-    await s.run(1, 1)
-    expect(fake.calls[0]).toMatchObject({ since: at(10), page: 1 })
-    expect(s.pendingRepair(1, 1)).toBeNull()
+  )
+
+  it('one unreadable record never blocks its page: the rest is applied, it is kept apart, and replaced once readable', async () => {
+    for (let i = 1; i <= 12; i++) fake.put(1, 1, onramp(i, at(i)))
+    fake.putUnreadable(1, 1, onramp(13, at(13)))
+    for (let i = 14; i <= 20; i++) fake.put(1, 1, onramp(i, at(i)))
+    const r = await sync(store, { pageSize: 10 }).run(1, 1)
+    expect(r.unreadable).toBe(1)
+    expect(store.orders.count(1)).toBe(19)
+    expect(store.unreadableOrders.list()).toEqual([
+      expect.objectContaining({ type: 1, fiatType: 1, orderId: 13, updatedAt: at(13), reason: 'status: expected an integer' })
+    ])
+    expect(store.syncCursors.get(1, 1).cursor).toBe(at(20))
+    // The service fixes it (a new update): it is read, stored, and leaves the list.
+    fake.change(1, 1, 13, 4, at(30))
+    await sync(store, { pageSize: 10 }).run(1, 1)
+    expect(store.unreadableOrders.list()).toEqual([])
     expectMatchesTruth()
   })
 
-  it('stays complete under random changes during long syncs (randomised, seeded)', async () => {
-    let seed = 12345
-    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
-    let clock = 0
-    for (let i = 1; i <= 3000; i++) fake.put(1, 1, onramp(i, i <= 900 ? CUTOVER_ISO : at(++clock)))
-    let next = 3001
-    fake.beforeAnswer = () => {
-      // Each request: a few orders change status, sometimes a new one appears.
-      for (let k = 0; k < 2; k++) {
-        const id = 1 + Math.floor(rnd() * (next - 1))
-        fake.change(1, 1, id, 1 + Math.floor(rnd() * 3), at(++clock))
-      }
-      if (rnd() < 0.5) fake.put(1, 1, onramp(next++, at(++clock)))
-    }
-    const s = sync()
-    await s.run(1, 1)
-    // Catching up with changes made during the last pages is the next run's job; once the
-    // service is quiet, one more run must leave the database equal to the truth.
-    fake.beforeAnswer = undefined
-    await s.run(1, 1)
-    expect(s.pendingRepair(1, 1)).toBeNull()
+  it('a reconcile pass reads the recent window again; a full pass everything; unchanged records cost no writes', async () => {
+    const now = Date.parse(at(3000))
+    for (let i = 1; i <= 2000; i++) fake.put(1, 1, onramp(i, at(i)))
+    await sync().run(1, 1)
+    // A change the service made without moving updatedAt (only a reconcile can see it).
+    fake.put(1, 1, { ...onramp(1900, at(1900)), status: 4 })
+    fake.calls.length = 0
+    const rec = await sync(store, { now: () => now, reconcileWindowMs: 20 * 60_000 }).run(1, 1, { mode: 'reconcile' })
+    expect(fake.calls[0]).toMatchObject({ since: before(at(1800)), page: 1 })
+    expect(rec).toMatchObject({ statusChanged: 1, created: 0 })
+    fake.calls.length = 0
+    const full = await sync().run(1, 1, { mode: 'full' })
+    expect(fake.calls[0]).toMatchObject({ since: undefined, page: 1 })
+    expect(full).toMatchObject({ created: 0, statusChanged: 0, requests: 5 })
     expectMatchesTruth()
+  })
+
+  it('a service that answers every page with the same records is refused, not looped over', async () => {
+    for (let i = 1; i <= 30; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO))
+    const pageOne = fake.merchantHistory.bind(fake)
+    fake.merchantHistory = (req, opts) => pageOne({ ...req, page: 1 }, opts)
+    await expect(sync(store, { pageSize: 10 }).run(1, 1)).rejects.toMatchObject({ kind: 'schema', message: /does not page/ })
   })
 
   it('keeps (type, fiat) scopes apart', async () => {
@@ -222,9 +268,73 @@ describe('HistorySync', () => {
     for (let i = 31; i <= 45; i++) fake.put(1, 2, onramp(i, at(i), 0, 2))
     await sync().run(1, 1)
     await sync().run(1, 2)
-    expect(store.orders.getCursor(1, 1).cursor).toBe(at(30))
-    expect(store.orders.getCursor(1, 2).cursor).toBe(at(45))
+    expect(store.syncCursors.get(1, 1).cursor).toBe(at(30))
+    expect(store.syncCursors.get(1, 2).cursor).toBe(at(45))
     expect(fake.callsFor(1, 2)).toHaveLength(1)
     expect(store.orders.count(1)).toBe(45)
+  })
+})
+
+describe('HistorySync under every reading, with churn while paging (property)', () => {
+  it('after the service goes quiet, one poll leaves the database equal to the truth: nothing missing, stale or extra', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          since: fc.constantFrom<FakeReadings['since']>('inclusive', 'exclusive'),
+          tieOrder: fc.constantFrom<FakeReadings['tieOrder']>('orderId', 'hidden'),
+          pageSize: fc.integer({ min: 2, max: 9 }),
+          lookbackMs: fc.constantFrom(0, 5_000),
+          // How many orders share the cutover instant, and how many instants the rest spread over (ties).
+          cutover: fc.integer({ min: 0, max: 25 }),
+          others: fc.integer({ min: 0, max: 40 }),
+          instants: fc.integer({ min: 1, max: 12 }),
+          churn: fc.array(
+            fc.record({ call: fc.integer({ min: 1, max: 30 }), moves: fc.integer({ min: 1, max: 4 }), create: fc.boolean() }),
+            { maxLength: 12 }
+          ),
+          failAt: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
+          seed: fc.integer({ min: 1, max: 2 ** 30 })
+        }),
+        async (p) => {
+          const d = mkdtempSync(join(tmpdir(), 'rampdesk-prop-'))
+          const s = openLocalStore(d)
+          try {
+            fake = new FakeHistory()
+            fake.readings = { since: p.since, tieOrder: p.tieOrder }
+            let rnd = p.seed
+            const next = () => (rnd = (Math.imul(rnd, 1103515245) + 12345) >>> 0) / 2 ** 32
+            let id = 1
+            for (let i = 0; i < p.cutover; i++) fake.put(1, 1, onramp(id++, CUTOVER_ISO))
+            for (let i = 0; i < p.others; i++) fake.put(1, 1, onramp(id++, at(1 + Math.floor(next() * p.instants))))
+            let clock = 100
+            fake.beforeAnswer = (_c, n) => {
+              for (const c of p.churn.filter((x) => x.call === n)) {
+                // Several orders change at ONE instant (they tie there), sometimes a new one appears.
+                const t = at(++clock)
+                for (let k = 0; k < c.moves && id > 1; k++)
+                  fake.change(1, 1, 1 + Math.floor(next() * (id - 1)), 1 + Math.floor(next() * 5), t)
+                if (c.create) fake.put(1, 1, onramp(id++, t))
+              }
+            }
+            if (p.failAt !== undefined) fake.failAt(p.failAt)
+            const hs = new HistorySync({ client: fake, store: s, pageSize: p.pageSize, lookbackMs: p.lookbackMs })
+            await hs.run(1, 1).catch(() => undefined)
+            await hs.run(1, 1).catch(() => undefined)
+            // Quiet from here on.
+            fake.beforeAnswer = undefined
+            fake.clearFailures()
+            await hs.run(1, 1)
+            const truth = fake.truth(1, 1)
+            const db = truth.map((r) => s.orders.get(1, r.orderId)).map((r) => (r ? [r.orderId, r.status, r.updatedAt] : null))
+            expect(db).toEqual(truth.map((r) => [r.orderId, r.status, r.updatedAt]))
+            expect(s.orders.count(1)).toBe(truth.length)
+          } finally {
+            s.close()
+            rmSync(d, { recursive: true, force: true })
+          }
+        }
+      ),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 300), seed: Number(process.env.PROPERTY_SEED ?? 20261122) }
+    )
   })
 })

@@ -114,7 +114,7 @@ describe('OrderMonitor', () => {
     expect(failed.cursor).toBe(at(500))
     expect(store.orders.count(1)).toBe(500)
     expect(failed.nextRunAt).toBe(clock.t + 5_000)
-    expect(JSON.parse(store.orders.getCursor(1, 1).lastError!)).toMatchObject({ kind: 'network' })
+    expect(JSON.parse(store.syncCursors.get(1, 1).lastError!)).toMatchObject({ kind: 'network' })
 
     // Second failure doubles the wait.
     fake.failAt(1)
@@ -128,7 +128,7 @@ describe('OrderMonitor', () => {
     expect(ok.lastSuccessAt).toBe(clock.t)
     expect(ok.nextRunAt).toBe(clock.t + POLL)
     expect(store.orders.count(1)).toBe(1200)
-    expect(store.orders.getCursor(1, 1).lastError).toBeNull()
+    expect(store.syncCursors.get(1, 1).lastError).toBeNull()
   })
 
   it('waits for the budget when the failure was rate limiting', async () => {
@@ -151,12 +151,12 @@ describe('OrderMonitor', () => {
     let release!: () => void
     const hanging = new Promise<void>((r) => (release = r))
     const slow = Object.create(fake) as FakeHistory
-    slow.merchantHistory = async (req, opts = {}) => {
+    slow.historyPage = async (req, opts = {}) => {
       await new Promise<void>((resolve, reject) => {
         void hanging.then(resolve)
         opts.signal?.addEventListener('abort', () => reject(new ApiError({ kind: 'aborted', message: 'aborted' })), { once: true })
       })
-      return fake.merchantHistory(req, opts)
+      return fake.historyPage(req, opts)
     }
     monitor = make({ client: slow })
     monitor.start()

@@ -57,21 +57,26 @@ describe('openProfileDatabase', () => {
   })
 
   it('upgrades a database of an older schema in place, keeping its data', () => {
-    db = openProfileDatabase(dir)
-    db.close()
-    db = null
-    // Turn the file back into a version 1 database.
+    // A database exactly as version 1 of the schema left it.
+    mkdirSync(dir, { recursive: true })
     const raw = new Database(join(dir, DATABASE_FILE))
-    raw.exec('DROP TABLE sync_cursors')
-    raw.exec(`CREATE TABLE sync_cursors (type INTEGER NOT NULL, fiat_type INTEGER NOT NULL, cursor TEXT,
-      seen_at_cursor INTEGER NOT NULL DEFAULT 0, pages_applied INTEGER NOT NULL DEFAULT 0, last_page_at TEXT,
-      last_success_at TEXT, last_error TEXT, next_run_at TEXT, PRIMARY KEY (type, fiat_type))`)
+    const v1 = migrations.find((m) => m.version === 1)!
+    raw.exec(v1.sql)
+    raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
+    raw.exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, '${v1.name}', '2024-01-01T00:00:00.000Z')`)
     raw.exec("INSERT INTO sync_cursors (type, fiat_type, cursor) VALUES (1, 1, '2024-01-01T00:00:00.000Z')")
-    raw.exec('DELETE FROM schema_migrations WHERE version > 1')
+    raw.exec('INSERT INTO sync_cursor_ids (type, fiat_type, order_id) VALUES (1, 1, 7)')
     raw.close()
     db = openProfileDatabase(dir)
     expect(db.schemaVersion).toBe(Math.max(...migrations.map((m) => m.version)))
-    expect(db.sql.get('SELECT cursor, repair_from FROM sync_cursors')).toEqual({ cursor: '2024-01-01T00:00:00.000Z', repair_from: null })
+    expect(db.sql.get('SELECT cursor, repair_from, last_reconcile_at FROM sync_cursors')).toEqual({
+      cursor: '2024-01-01T00:00:00.000Z',
+      repair_from: null,
+      last_reconcile_at: null
+    })
+    // Ids read before positions were kept have none: the sync treats their run as unknown.
+    expect(db.sql.get('SELECT order_id, position FROM sync_cursor_ids')).toEqual({ order_id: 7, position: null })
+    expect(db.sql.value('SELECT COUNT(*) FROM service_facts')).toBe(0)
   })
 
   it('moves an unreadable file aside and starts fresh, or throws when asked to', () => {

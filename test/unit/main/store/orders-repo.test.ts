@@ -1,12 +1,9 @@
-import fc from 'fast-check'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
-import { nextHistoryRequest } from '../../../../src/main/store/orders-repo'
 import type { OnrampOrder } from '../../../../src/shared/api/schemas'
-import { CUTOVER, SyntheticHistoryService, syncHistory, syntheticHistory } from '../../../fixtures/crash/synthetic-history'
 import { offramp, onramp } from './order-fixtures'
 
 let dir: string
@@ -133,7 +130,7 @@ describe('applyHistoryPage', () => {
 
   it('is all or nothing: a page that fails part-way leaves no order and no cursor change', () => {
     store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1 })] })
-    const before = store.orders.getCursor(1, 1)
+    const before = store.syncCursors.get(1, 1)
     const broken = { ...onramp({ orderId: 3 }), coinId: undefined } as unknown as OnrampOrder
     expect(() =>
       store.orders.applyHistoryPage({
@@ -143,126 +140,8 @@ describe('applyHistoryPage', () => {
       })
     ).toThrow()
     expect(store.orders.get(1, 2)).toBeUndefined()
-    expect(store.orders.getCursor(1, 1)).toEqual(before)
+    expect(store.syncCursors.get(1, 1)).toEqual(before)
     expect(store.orders.count()).toBe(1)
-  })
-})
-
-describe('sync cursor', () => {
-  it('moves to the newest updatedAt and counts the distinct ids seen at exactly that instant', () => {
-    const t1 = '2024-01-01T00:00:00.000Z'
-    const t2 = '2024-01-01T00:00:01.000Z'
-    let r = store.orders.applyHistoryPage({
-      type: 1,
-      fiatType: 1,
-      records: [onramp({ orderId: 1, updatedAt: t1 }), onramp({ orderId: 2, updatedAt: t2 }), onramp({ orderId: 3, updatedAt: t2 })]
-    })
-    expect(r.cursor).toMatchObject({ cursor: t2, seenAtCursor: 2, pagesApplied: 1 })
-    expect(r.progressed).toBe(true)
-    expect(store.orders.isSeenAtCursor(1, 1, 3)).toBe(true)
-    expect(store.orders.isSeenAtCursor(1, 1, 1)).toBe(false)
-    expect(nextHistoryRequest(r.cursor, 2)).toEqual({ since: t2, page: 2 })
-
-    // The same instant again, overlapping: only the new id counts.
-    r = store.orders.applyHistoryPage({
-      type: 1,
-      fiatType: 1,
-      records: [onramp({ orderId: 3, updatedAt: t2 }), onramp({ orderId: 4, updatedAt: t2 })]
-    })
-    expect(r.cursor).toMatchObject({ cursor: t2, seenAtCursor: 3, pagesApplied: 2 })
-
-    // Nothing new: no progress, and the cursor never moves backwards.
-    r = store.orders.applyHistoryPage({
-      type: 1,
-      fiatType: 1,
-      records: [onramp({ orderId: 1, updatedAt: t1 }), onramp({ orderId: 4, updatedAt: t2 })]
-    })
-    expect(r.progressed).toBe(false)
-    expect(r.cursor).toMatchObject({ cursor: t2, seenAtCursor: 3 })
-
-    // A later instant resets the ids.
-    r = store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 9, updatedAt: '2024-01-02T00:00:00.000Z' })] })
-    expect(r.cursor).toMatchObject({ cursor: '2024-01-02T00:00:00.000Z', seenAtCursor: 1 })
-    expect(store.orders.isSeenAtCursor(1, 1, 3)).toBe(false)
-
-    // Cursors are per (type, fiat type).
-    expect(store.orders.getCursor(1, 2)).toMatchObject({ cursor: null, seenAtCursor: 0, pagesApplied: 0 })
-    expect(nextHistoryRequest(store.orders.getCursor(1, 2), 50)).toEqual({ since: undefined, page: 1 })
-  })
-
-  it('records sync outcomes and can be reset', () => {
-    store.orders.applyHistoryPage({ type: 2, fiatType: 1, records: [offramp({ orderId: 1 })] })
-    const failed = store.orders.markSyncError(2, 1, 'timeout', { nextRunAt: '2024-05-01T00:01:00.000Z' })
-    expect(failed).toMatchObject({ lastError: 'timeout', nextRunAt: '2024-05-01T00:01:00.000Z', pagesApplied: 1 })
-    const ok = store.orders.markSyncSuccess(2, 1, { nextRunAt: '2024-05-01T00:05:00.000Z' })
-    expect(ok).toMatchObject({ lastError: null, lastSuccessAt: clock.toISOString(), cursor: '2024-03-02T10:05:00.000Z' })
-    expect(store.orders.listCursors().map((c) => [c.type, c.fiatType])).toEqual([[2, 1]])
-    store.orders.resetCursor(2, 1)
-    expect(store.orders.getCursor(2, 1).cursor).toBeNull()
-    expect(store.orders.get(2, 1)).toBeDefined()
-  })
-
-  it('commits a repair position with its page, and only with it', () => {
-    const r = store.orders.applyHistoryPage({
-      type: 1,
-      fiatType: 1,
-      records: [onramp({ orderId: 1 })],
-      repairFrom: '2024-02-01T00:00:00.000Z'
-    })
-    expect(r.cursor.repairFrom).toBe('2024-02-01T00:00:00.000Z')
-    // A page without repairFrom leaves it alone.
-    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 2 })] })
-    expect(store.orders.getCursor(1, 1).repairFrom).toBe('2024-02-01T00:00:00.000Z')
-    const broken = { ...onramp({ orderId: 3 }), chainId: null } as unknown as OnrampOrder
-    expect(() => store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [broken], repairFrom: null })).toThrow()
-    expect(store.orders.getCursor(1, 1).repairFrom).toBe('2024-02-01T00:00:00.000Z')
-    expect(store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [], repairFrom: null }).cursor.repairFrom).toBeNull()
-    expect(store.orders.setRepairFrom(1, 2, '2024-03-01T00:00:00.000Z').repairFrom).toBe('2024-03-01T00:00:00.000Z')
-    expect(store.orders.setRepairFrom(1, 2, null).repairFrom).toBeNull()
-  })
-
-  it('rejects a non-positive page size', () => {
-    expect(() => nextHistoryRequest({ cursor: null, seenAtCursor: 0 }, 0)).toThrow(RangeError)
-  })
-
-  it('crosses thousands of orders sharing the cutover instant without loop or gap', () => {
-    const history = syntheticHistory({ count: 3000, atCutover: 2600, seed: 3 })
-    const service = new SyntheticHistoryService(history)
-    const { pages } = syncHistory(store.orders, service, { pageSize: 100 })
-    expect(store.orders.count(1)).toBe(3000)
-    expect(pages).toBeLessThanOrEqual(2 * Math.ceil(3000 / 100) + 2)
-    expect(store.orders.getCursor(1, 1).cursor).not.toBe(CUTOVER)
-  })
-
-  it('property: any history, any page size, syncs to exactly the full set in a bounded number of pages', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 300 }),
-        fc.integer({ min: 0, max: 300 }),
-        fc.integer({ min: 1, max: 40 }),
-        fc.integer({ min: 1, max: 12 }),
-        fc.integer({ min: 1, max: 1_000_000 }),
-        (count, cut, pageSize, maxTie, seed) => {
-          const local = openLocalStore(join(dir, `p-${seed}-${count}-${pageSize}`))
-          try {
-            const history = syntheticHistory({ count, atCutover: Math.min(cut, count), seed, maxTie })
-            const service = new SyntheticHistoryService(history)
-            const { pages } = syncHistory(local.orders, service, { pageSize })
-            expect(local.orders.count(1)).toBe(count)
-            const events = local.database.sql.value<number>('SELECT COUNT(*) FROM order_events')
-            expect(events).toBe(count)
-            // Each full page brings at least pageSize new orders every two pages.
-            expect(pages).toBeLessThanOrEqual(2 * Math.ceil(count / pageSize) + 2)
-            // A second run finds nothing new and stops after one or two pages.
-            const again = syncHistory(local.orders, service, { pageSize })
-            expect(again.pages).toBeLessThanOrEqual(2)
-          } finally {
-            local.close()
-          }
-        }
-      ),
-      { numRuns: 40 }
-    )
   })
 })
 
