@@ -2,7 +2,7 @@
 // its rate budget and clock), the config cache, tickers, the order monitor and the
 // optional webhook inbox. Closing a session aborts whatever it has in flight and waits
 // for it, so after a profile switch nothing of the old profile runs or is shown.
-import type { Profile, Settings, EventName, EventPayload, BudgetEntry, InboxStatus } from '../shared/ipc/contract'
+import type { Profile, Settings, EventName, EventPayload, BudgetEntry, InboxStatus, Diagnostics, ShellKind } from '../shared/ipc/contract'
 import { limitedEndpoints } from '../shared/api/endpoints'
 import { ApiClient } from './api/client'
 import { ParamEncodings, type LearnedEncoding } from './api/param-encoding'
@@ -11,6 +11,8 @@ import { retryUnreadable } from './monitor/unreadable-retry'
 import { ConfigCache } from './config/config-cache'
 import { TickerService } from './tickers/ticker-service'
 import { OrderMonitor } from './monitor/order-monitor'
+import { EndpointLog } from './diagnostics/endpoint-log'
+import { buildDiagnostics } from './diagnostics/diagnostics'
 import { startInbox, type RunningInbox } from './webhooks/inbox'
 import { openLocalStore, type LocalStore } from './store/local-store'
 import type { StartSandboxOptions } from '../sandbox'
@@ -32,6 +34,9 @@ export class ProfileSession {
   private inbox: RunningInbox | null = null
   private inboxError: string | null = null
   private readonly disposers: Array<() => void> = []
+  /** The last call of each endpoint, for diagnostics. */
+  private readonly endpointLog: EndpointLog
+  private encodings!: ParamEncodings
 
   private constructor(
     private readonly o: SessionOptions,
@@ -40,7 +45,9 @@ export class ProfileSession {
     readonly config: ConfigCache,
     readonly tickers: TickerService,
     readonly monitor: OrderMonitor
-  ) {}
+  ) {
+    this.endpointLog = new EndpointLog(o.now)
+  }
 
   get profile(): Profile {
     return this.o.profile
@@ -123,6 +130,8 @@ export class ProfileSession {
       onEvent: (event, payload) => o.emit(event, payload as never)
     })
     const s = new ProfileSession(o, store, client, config, tickers, monitor)
+    s.encodings = encodings
+    s.disposers.push(client.onRequest((e) => s.endpointLog.record(e)))
     s.disposers.push(client.budget.onChange(() => o.emit('budget:changed', { entries: s.budgetEntries() })))
     return s
   }
@@ -145,6 +154,22 @@ export class ProfileSession {
       .snapshot()
       .endpoints.filter((e) => limited.has(e.endpoint) || e.blockedUntil !== null || e.queued > 0)
       .map((e) => ({ ...e, nextSlotAt: e.nextSlotAt ?? null }))
+  }
+
+  /** What the app knows of the service this profile talks to (the diagnostics view). */
+  diagnostics(app: { version: string; platform: string; shell: ShellKind }): Diagnostics {
+    return buildDiagnostics({
+      now: this.o.now(),
+      app,
+      profile: this.o.profile,
+      log: this.endpointLog,
+      encodings: this.encodings.snapshot(),
+      budget: this.client.budget.snapshot(),
+      clock: this.client.clock.info(),
+      serverTimeAvailable: this.client.serverTimeAvailable,
+      sync: this.monitor.states(),
+      unreadableOrders: this.store.unreadableOrders.count()
+    })
   }
 
   private async startInbox(settings: Settings): Promise<void> {

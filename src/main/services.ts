@@ -19,6 +19,7 @@ import { tickerHandlers } from './handlers/tickers'
 import { quoteHandlers } from './handlers/quotes'
 import { orderHandlers } from './handlers/orders'
 import { syncHandlers } from './handlers/sync'
+import { diagnosticsHandlers } from './handlers/diagnostics'
 import { webhookHandlers } from './handlers/webhooks'
 import { auditHandlers } from './handlers/audit'
 import { startSandbox, type Sandbox } from '../sandbox'
@@ -186,6 +187,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     ...quoteHandlers(context),
     ...orderHandlers(context),
     ...syncHandlers(context),
+    ...diagnosticsHandlers(context),
     ...webhookHandlers(context),
     ...auditHandlers(context)
   }

@@ -2,7 +2,8 @@
 // accessible name, and the status tones, badges and body text keep WCAG AA contrast
 // (4.5:1) against what they are drawn on.
 import { expect, test, type Page } from '@playwright/test'
-import { openView, startApp, type E2eApp, type ViewId } from './harness'
+import { openView, startApp, type E2eApp } from './harness'
+import { VIEWS } from '../../src/renderer/src/lib/views'
 
 let e: E2eApp
 
@@ -12,8 +13,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await e?.close()
 })
-
-const VIEWS: ViewId[] = ['tickers', 'quote', 'address', 'bank', 'orders', 'webhooks', 'settings']
 
 /** Controls with no name from a label, aria-label(ledby), title or their own text. */
 function unnamedControls(page: Page): Promise<string[]> {

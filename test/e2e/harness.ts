@@ -9,7 +9,8 @@ import { startWebApp, type WebApp } from '../../src/web/app'
 import type { SandboxControl } from '../../src/sandbox'
 import { memorySafeStorage } from '../support/memory-safe-storage'
 
-export type ViewId = 'tickers' | 'quote' | 'address' | 'bank' | 'orders' | 'webhooks' | 'settings'
+export type { ViewId } from '../../src/renderer/src/lib/views'
+import type { ViewId } from '../../src/renderer/src/lib/views'
 
 export interface E2eApp {
   app: WebApp
@@ -57,6 +58,7 @@ export async function navigate(page: Page, view: ViewId): Promise<void> {
     bank: 'Bank',
     orders: 'Orders',
     webhooks: 'Webhooks',
+    diagnostics: 'Diagnostics',
     settings: 'Settings'
   }
   await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: names[view], exact: true }).click()

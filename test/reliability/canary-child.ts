@@ -87,7 +87,10 @@ async function everyReadChannel(): Promise<void> {
     'sync:state',
     'budget:get',
     'orders:watched',
-    'webhooks:inbox'
+    'orders:unreadable',
+    'webhooks:inbox',
+    'diagnostics:get',
+    'diagnostics:text'
   ] as const)
     await rpc(c)
   await rpc('tickers:get', { fiatType: 1 })

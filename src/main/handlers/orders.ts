@@ -1,5 +1,6 @@
 // orders:* — the local database's orders: a window of a filtered query, one order with
-// its timeline, pinning (watches), the tray's list, and CSV export.
+// its timeline, history records that could not be read, pinning (watches), the tray's
+// list, and CSV export.
 import { exportOrdersCsv } from '../export/orders-csv'
 import { toContractRow, toStoreFilter, toStoreSort } from '../order-rows'
 import type { HandlerContext, HandlerSlice } from './context'
@@ -25,6 +26,10 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
           .timeline(type, orderId)
           .map((e) => ({ at: Date.parse(e.at), oldStatus: e.oldStatus, newStatus: e.newStatus, source: e.source }))
       }
+    },
+    'orders:unreadable': async () => {
+      const s = await c.ready()
+      return { rows: s.store.unreadableOrders.list() }
     },
     'orders:watch': async ({ type, orderId, watch }) => {
       const s = await c.ready()

@@ -1,12 +1,19 @@
 // sync:* and budget:get — the order monitor's state per (type, fiat), a sync on demand
-// (answered at once; progress arrives as sync:state events), and the request budget.
+// (answered at once; progress arrives as sync:state events), the operator's "Re-sync
+// everything" (the same, reading every scope's whole history), and the request budget.
 import type { HandlerContext, HandlerSlice } from './context'
 
-export function syncHandlers(c: Pick<HandlerContext, 'ready'>): HandlerSlice<'sync' | 'budget'> {
+export function syncHandlers(c: Pick<HandlerContext, 'ready' | 'audit'>): HandlerSlice<'sync' | 'budget'> {
   return {
     'sync:state': async () => ({ states: (await c.ready()).monitor.states() }),
     'sync:now': async () => {
       void (await c.ready()).monitor.syncNow()
+      return { ok: true }
+    },
+    'sync:resync': async () => {
+      const s = await c.ready()
+      c.audit('sync.resync')
+      void s.monitor.resyncAll()
       return { ok: true }
     },
     'budget:get': async () => ({ entries: (await c.ready()).budgetEntries() })

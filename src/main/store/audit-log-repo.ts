@@ -16,6 +16,7 @@ export type AuditAction =
   | 'secret.delete'
   | 'order.watch'
   | 'order.unwatch'
+  | 'sync.resync'
 
 export interface AuditEntry {
   id: number

@@ -316,6 +316,67 @@ export type ExportProgress = z.infer<typeof ExportProgress>
 export const ExportResult = z.object({ path: z.string(), rows: z.number().int() })
 export type ExportResult = z.infer<typeof ExportResult>
 
+/** A history record the app could not read: kept raw, shown with its id and the reason. */
+export const UnreadableOrder = z.object({
+  type: OrderType,
+  fiatType: z.number().int(),
+  orderId: z.number().int().nullable(),
+  updatedAt: z.string().nullable(),
+  reason: z.string(),
+  /** The record as the service sent it. */
+  raw: z.unknown(),
+  appVersion: z.string(),
+  firstSeenAt: z.string(),
+  lastSeenAt: z.string(),
+  timesSeen: z.number().int()
+})
+export type UnreadableOrder = z.infer<typeof UnreadableOrder>
+
+const JsonType = z.enum(['integer', 'string'])
+
+/** What the app knows of one endpoint of the service it talks to. */
+export const EndpointDiagnostics = z.object({
+  endpoint: z.string(),
+  calls: z.number().int(),
+  failures: z.number().int(),
+  lastCallAt: EpochMs.nullable(),
+  lastHttpStatus: z.number().int().nullable(),
+  /** 'ok' or the error kind of the last call. */
+  lastOutcome: z.string().nullable(),
+  latencyMs: z.number().nullable(),
+  budgetWaitMs: z.number().nullable(),
+  /** The shape of the last answer read (e.g. allCoinLimits shape B, priceTicker keys). */
+  shape: z.string().nullable(),
+  /** Integer-valued request fields: the JSON type the spec gives and the one the service takes. */
+  encodings: z.array(
+    z.object({ field: z.string(), spec: JsonType, encoding: JsonType, confirmed: z.boolean(), learnedAt: EpochMs.nullable() })
+  ),
+  limit: z.object({ perMinute: z.number(), source: z.enum(['documented', 'learned', 'default']) }),
+  lastError: z.object({ at: EpochMs, kind: z.string(), httpStatus: z.number().int().nullable(), message: z.string() }).nullable()
+})
+export type EndpointDiagnostics = z.infer<typeof EndpointDiagnostics>
+
+export const Diagnostics = z.object({
+  generatedAt: EpochMs,
+  app: z.object({ version: z.string(), platform: z.string(), shell: ShellKind }),
+  profile: z.object({ name: z.string(), kind: ProfileKind, baseUrl: z.string(), serviceName: z.string() }),
+  clock: z.object({
+    /** Estimated service minus local time. */
+    skewMs: z.number(),
+    source: z.enum(['currentTimestamp', 'date']).nullable(),
+    samples: z.number().int(),
+    lastSampleAt: EpochMs.nullable(),
+    /** Readings held back as implausible jumps (over 1 h, one source only). */
+    rejectedJumps: z.number().int(),
+    /** Whether currentTimestamp answers (null: not asked yet). */
+    serverTimeAvailable: z.boolean().nullable()
+  }),
+  endpoints: z.array(EndpointDiagnostics),
+  sync: z.array(SyncState),
+  unreadableOrders: z.number().int()
+})
+export type Diagnostics = z.infer<typeof Diagnostics>
+
 const ok = z.object({ ok: z.literal(true) })
 const none = z.object({}).strict()
 /** Inputs that name one profile. */
@@ -414,9 +475,11 @@ export const channels = {
   'orders:watch': ch(OrderRef.extend({ watch: z.boolean() }).strict(), ok, 'Pin or unpin an order'),
   'orders:watched': ch(none, z.object({ rows: z.array(OrderRow) }), 'Pinned orders and active orders for the tray'),
   'orders:export': ch(z.object({ filter: OrderFilter }).strict(), ExportResult, 'Write the filtered orders to CSV'),
+  'orders:unreadable': ch(none, z.object({ rows: z.array(UnreadableOrder) }), 'History records the app could not read, with the reason'),
 
   'sync:state': ch(none, z.object({ states: z.array(SyncState) }), 'Sync state per (type, fiat)'),
   'sync:now': ch(none, ok, 'Run a history sync now'),
+  'sync:resync': ch(none, ok, 'Read the whole history of every scope again (progress in sync:state)'),
   'budget:get': ch(none, z.object({ entries: z.array(BudgetEntry) }), 'Request budget per limited endpoint'),
 
   'webhooks:setUrl': ch(
@@ -445,6 +508,13 @@ export const channels = {
     'Check a payload and signature against the active secret (computed in main)'
   ),
   'webhooks:inbox': ch(none, InboxStatus, 'Local receiver status'),
+
+  'diagnostics:get': ch(none, Diagnostics, 'What the app knows of the service: per endpoint, the clock, sync'),
+  'diagnostics:text': ch(
+    none,
+    z.object({ text: z.string() }),
+    'The diagnostics as plain text for support, with no secret, key or wallet address'
+  ),
 
   'audit:list': ch(
     z.object({ limit: z.number().int().min(1).max(500) }).strict(),

@@ -2,8 +2,9 @@
 // request to open one order (from the tray, a notification or a link).
 import type { OrderRef, OrderType } from '../../../shared/ipc/contract'
 
-export const VIEWS = ['tickers', 'quote', 'address', 'bank', 'orders', 'webhooks', 'settings'] as const
-export type ViewId = (typeof VIEWS)[number]
+import { VIEWS, type ViewId } from './views'
+
+export { VIEWS, type ViewId }
 
 function parse(hash: string): ViewId {
   const v = hash.replace(/^#\/?/, '').split('?')[0] as ViewId

@@ -1,0 +1,93 @@
+// The service diagnostics: what the app has learned about the service the active profile
+// talks to (per endpoint: the last call, its latency and budget wait, the answer's shape,
+// the JSON type each field is taken in, the limit and where it comes from, the last
+// error), the clock and its source, and where sync stands. diagnosticsText is the same
+// for support, redacted: no secret, key or wallet address.
+import { endpointNames } from '../../shared/api/endpoints'
+import type { Diagnostics, Profile, ShellKind, SyncState } from '../../shared/ipc/contract'
+import type { ClockInfo } from '../api/clock'
+import type { FieldEncodingInfo } from '../api/param-encoding'
+import type { BudgetSnapshot } from '../api/rate-budget'
+import type { EndpointLog } from './endpoint-log'
+import { redactText } from './redact'
+
+export interface DiagnosticsSources {
+  now: number
+  app: { version: string; platform: string; shell: ShellKind }
+  profile: Profile
+  log: EndpointLog
+  encodings: readonly FieldEncodingInfo[]
+  budget: BudgetSnapshot
+  clock: ClockInfo
+  serverTimeAvailable: boolean | null
+  sync: SyncState[]
+  unreadableOrders: number
+}
+
+export function buildDiagnostics(s: DiagnosticsSources): Diagnostics {
+  const limits = new Map(s.budget.endpoints.map((e) => [e.endpoint, e]))
+  return {
+    generatedAt: s.now,
+    app: s.app,
+    profile: { name: s.profile.name, kind: s.profile.kind, baseUrl: s.profile.baseUrl, serviceName: s.profile.serviceName },
+    clock: {
+      skewMs: s.clock.skewMs,
+      source: s.clock.source,
+      samples: s.clock.samples,
+      lastSampleAt: s.clock.lastSampleAt,
+      rejectedJumps: s.clock.rejectedJumps,
+      serverTimeAvailable: s.serverTimeAvailable
+    },
+    endpoints: endpointNames.map((endpoint) => {
+      const b = limits.get(endpoint)
+      return {
+        endpoint,
+        ...s.log.get(endpoint),
+        encodings: s.encodings
+          .filter((e) => e.endpoint === endpoint)
+          .map((e) => ({ field: e.field, spec: e.spec, encoding: e.encoding, confirmed: e.confirmed, learnedAt: e.learnedAt })),
+        limit: { perMinute: b?.limit ?? 0, source: b?.limitSource ?? 'default' }
+      }
+    }),
+    sync: s.sync,
+    unreadableOrders: s.unreadableOrders
+  }
+}
+
+const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString())
+
+/** Plain text for a support ticket. `known` are values to remove wherever they appear (the API key, the secret). */
+export function diagnosticsText(d: Diagnostics, known: readonly string[]): string {
+  const lines: string[] = [
+    `Rampdesk ${d.app.version} (${d.app.shell}, ${d.app.platform}) diagnostics at ${iso(d.generatedAt)}`,
+    `Profile: ${d.profile.name} (${d.profile.kind}) ${d.profile.baseUrl} service ${d.profile.serviceName}`,
+    `Clock: service ${d.clock.skewMs >= 0 ? '+' : ''}${d.clock.skewMs} ms from local, source ${d.clock.source ?? 'none yet'}, ` +
+      `${d.clock.samples} samples, last ${iso(d.clock.lastSampleAt)}, ${d.clock.rejectedJumps} jumps held back, ` +
+      `currentTimestamp ${d.clock.serverTimeAvailable === null ? 'not asked' : d.clock.serverTimeAvailable ? 'answers' : 'absent'}`,
+    `Unreadable orders: ${d.unreadableOrders}`,
+    '',
+    'Endpoints:'
+  ]
+  for (const e of d.endpoints) {
+    const enc = e.encodings
+      .filter((x) => x.encoding !== x.spec || x.confirmed)
+      .map((x) => `${x.field}=${x.encoding}${x.encoding !== x.spec ? ` (spec ${x.spec})` : ''}`)
+    lines.push(
+      `  ${e.endpoint}: ${e.calls} calls, ${e.failures} failed, last ${iso(e.lastCallAt)} ${e.lastOutcome ?? ''}` +
+        `${e.lastHttpStatus !== null ? ` HTTP ${e.lastHttpStatus}` : ''}` +
+        `${e.latencyMs !== null ? ` ${e.latencyMs} ms` : ''}${e.budgetWaitMs ? ` (waited ${e.budgetWaitMs} ms)` : ''}; ` +
+        `limit ${e.limit.perMinute}/min ${e.limit.source}` +
+        `${e.shape ? `; shape ${e.shape}` : ''}${enc.length ? `; types ${enc.join(', ')}` : ''}` +
+        `${e.lastError ? `; last error ${iso(e.lastError.at)} ${e.lastError.kind}: ${e.lastError.message}` : ''}`
+    )
+  }
+  lines.push('', 'Sync:')
+  for (const s of d.sync) {
+    lines.push(
+      `  type ${s.type} fiat ${s.fiatType}: cursor ${s.cursor ?? '-'}, last success ${iso(s.lastSuccessAt)}, ` +
+        `last reconcile ${iso(s.lastReconcileAt)}${s.running ? `, running ${s.mode ?? ''}` : ''}` +
+        `${s.lastError ? `, error ${s.lastError.kind}: ${s.lastError.message}` : ''}`
+    )
+  }
+  return redactText(lines.join('\n'), known)
+}
