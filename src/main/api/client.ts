@@ -23,6 +23,7 @@ import {
   OnrampOrder,
   Timestamp,
   envelope,
+  limitsOfType,
   type OfframpOrder as OfframpRecord,
   type OnrampOrder as OnrampRecord
 } from '../../shared/api/schemas'
@@ -254,8 +255,8 @@ export class ApiClient {
     return this.call('orderStatus', req, opts)
   }
 
-  limits(req: RequestOf<'limits'>, opts?: CallOptions): Promise<Data<'limits'>> {
-    return this.call('limits', req, opts)
+  async limits(req: RequestOf<'limits'>, opts?: CallOptions): Promise<Data<'limits'>> {
+    return limitsOfType(await this.call('limits', req, opts), Number(req.type) as 1 | 2 | 3)
   }
 
   publicAllGasFee(opts?: CallOptions): Promise<Data<'publicAllGasFee'>> {

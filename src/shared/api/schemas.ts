@@ -141,12 +141,36 @@ export type DepositFeeEntry = z.output<typeof DepositFeeEntry>
 export const LimitEntry = z.looseObject({ min: Money, max: Money })
 export type LimitEntry = z.output<typeof LimitEntry>
 
-/** {onramp?: {fiatId: {min,max}}, offramp?: {...}} */
-export const LimitsByType = z.looseObject({
-  onramp: IdMap(LimitEntry).optional(),
-  offramp: IdMap(LimitEntry).optional()
-})
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
+const isLimitEntry = (v: unknown): boolean => isObject(v) && 'min' in v && 'max' in v
+
+/**
+ * {onramp?: {fiatId: {min,max}}, offramp?: {...}}. Spec 4.13 does not show the answer for
+ * types 2 and 3; a service may key type 3 by the type numbers ({"1": {...}, "2": {...}}),
+ * read here as onramp and offramp. (A type 2 answer keyed by fiat directly is read by
+ * limitsOfType, which knows the type asked for.)
+ */
+export const LimitsByType = z.preprocess(
+  (v) => {
+    if (!isObject(v) || 'onramp' in v || 'offramp' in v) return v
+    const keys = Object.keys(v)
+    if (keys.length === 0 || !keys.every((k) => (k === '1' || k === '2') && isObject(v[k]) && !isLimitEntry(v[k]))) return v
+    return { ...(v['1'] !== undefined ? { onramp: v['1'] } : {}), ...(v['2'] !== undefined ? { offramp: v['2'] } : {}) }
+  },
+  z.looseObject({
+    onramp: IdMap(LimitEntry).optional(),
+    offramp: IdMap(LimitEntry).optional()
+  })
+)
 export type LimitsByType = z.output<typeof LimitsByType>
+
+/** A limits answer for one type that came keyed by fiat directly (no onramp/offramp key): put under the type's key. */
+export function limitsOfType(data: LimitsByType, type: 1 | 2 | 3): LimitsByType {
+  if (type === 3 || data.onramp !== undefined || data.offramp !== undefined) return data
+  const flat = IdMap(LimitEntry).safeParse(data)
+  if (!flat.success || Object.keys(flat.data).length === 0) return data
+  return type === 1 ? { onramp: flat.data } : { offramp: flat.data }
+}
 
 // ---------------------------------------------------------------- orders (2.4, 2.5)
 
@@ -302,11 +326,22 @@ export const OfframpQuote = z.looseObject({
 })
 export type OfframpQuote = z.output<typeof OfframpQuote>
 
-/** priceTicker: type 1 -> onramp (buy); the sandbox answers type 2 with offramp and type 3 with both. */
-export const PriceTickerData = z.looseObject({
-  onramp: IdMap(Money).optional(),
-  offramp: IdMap(Money).optional()
-})
+/**
+ * priceTicker: type 1 -> onramp (buy). Spec 4.11 does not show the keys for types 2 and 3:
+ * {offramp} / {onramp, offramp}, or after the table's "1 = buy, 2 = sell" {sell} / {buy,
+ * sell}. Both are read as onramp (buy) and offramp (sell).
+ */
+export const PriceTickerData = z.preprocess(
+  (v) => {
+    if (!isObject(v) || 'onramp' in v || 'offramp' in v || !('buy' in v || 'sell' in v)) return v
+    const { buy, sell, ...rest } = v
+    return { ...rest, ...(buy !== undefined ? { onramp: buy } : {}), ...(sell !== undefined ? { offramp: sell } : {}) }
+  },
+  z.looseObject({
+    onramp: IdMap(Money).optional(),
+    offramp: IdMap(Money).optional()
+  })
+)
 export type PriceTickerData = z.output<typeof PriceTickerData>
 
 export const OrderStatusData = z.looseObject({ orderStatus: Int })
