@@ -102,6 +102,8 @@ interface Lane {
   learned: LearnedLimit | null
   /** End of the last 429 block: requests before it belong to an earlier window of the service. */
   lastBlockEnd: number
+  /** Answers before the last 429 that taught less than the floor, waiting for a second like it. */
+  lowSeen: number | null
   /** A request had to wait for the limit since the last probe: the lane is busy enough to probe. */
   saturated: boolean
   baseLimit: number
@@ -119,6 +121,13 @@ interface Lane {
 
 /** Answers the service gave in its window before a 429 for the 429 to teach a limit. */
 const MIN_ANSWERS_TO_LEARN = 2
+/**
+ * The lowest limit one 429 teaches. One refusal cannot tell a limit from a storm (an
+ * overloaded service refusing at random after a few answers); the spec's documented
+ * limits are 10 a minute, so a lesson goes no lower unless two refusals came after the
+ * same number of answers (give or take one), as a real limit refuses and a storm does not.
+ */
+const FIRST_LEARNED_FLOOR = 10
 
 const realTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -244,7 +253,14 @@ export class RateBudget {
     const before = lane.learned
     // A 429 right after a raise: the raise was one too many; wait longer before the next.
     const raisedRecently = before?.raisedAt != null && now - before.raisedAt < before.probeIntervalMs
-    const limit = Math.max(1, Math.min(before ? lane.limit - (raisedRecently ? 1 : 0) : Infinity, answered))
+    const cap = before ? lane.limit - (raisedRecently ? 1 : 0) : Infinity
+    let limit: number
+    if (answered >= cap) limit = cap
+    else if (answered >= FIRST_LEARNED_FLOOR) limit = answered
+    else if (lane.lowSeen !== null && Math.abs(lane.lowSeen - answered) <= 1) limit = Math.min(answered, lane.lowSeen)
+    else limit = Math.min(cap, FIRST_LEARNED_FLOOR)
+    lane.lowSeen = answered < FIRST_LEARNED_FLOOR && limit > answered ? answered : null
+    limit = Math.max(1, limit)
     const probeIntervalMs =
       before && raisedRecently ? Math.min(24 * 60 * 60_000, before.probeIntervalMs * 2) : (before?.probeIntervalMs ?? this.probeIntervalMs)
     lane.learned = { limit, learnedAt: now, nextProbeAt: now + probeIntervalMs, probeIntervalMs, raisedAt: null }
@@ -306,6 +322,7 @@ export class RateBudget {
         documented: documented !== null,
         learned,
         lastBlockEnd: 0,
+        lowSeen: null,
         saturated: false,
         baseLimit,
         limit: baseLimit,

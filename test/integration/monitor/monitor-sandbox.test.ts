@@ -102,7 +102,7 @@ afterAll(async () => {
 })
 
 describe('OrderMonitor against the sandbox', () => {
-  it('syncs 100,000 orders at exactly ceil(N/500) requests per (type, fiat), crossing the cutover, equal to the ground truth', async () => {
+  it('syncs 100,000 orders at about N/499 requests per (type, fiat), crossing the cutover, equal to the ground truth', async () => {
     const truth = sandbox.control.groundTruth()
     expect(truth).toHaveLength(ORDERS)
     const scopes = scopesOf(truth)
@@ -120,8 +120,13 @@ describe('OrderMonitor against the sandbox', () => {
     const before = answered
     const states = await monitor.syncNow()
     expect(states.every((s) => s.lastError === null && s.lastSuccessAt !== null)).toBe(true)
-    // Each scope costs at least its floor, so an equal total means every scope is exactly at it.
-    expect(answered - before).toBe(floor)
+    // Each page after the first of a listing re-reads the records at the newest instant of
+    // the one before (keyset paging from just before it: usually one record), and pages
+    // inside the cutover run overlap by one to check nothing moved: about N/499, never
+    // more than 2% over the bare floor of ceil(N/500).
+    const used = answered - before
+    expect(used).toBeGreaterThanOrEqual(floor)
+    expect(used).toBeLessThanOrEqual(Math.ceil(floor * 1.02) + monitor.states().length)
     expectStoreEqualsTruth(truth)
     // Progress was reported along the way, and the first sync did not emit 100,000 created events.
     expect(of('sync:state').some((s) => s.running && s.progress !== null && s.progress.pages > 1)).toBe(true)

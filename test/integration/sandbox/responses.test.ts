@@ -42,7 +42,15 @@ async function expectParses(name: EndpointName, body?: unknown): Promise<unknown
 
 describe('every sandbox response parses with its schema', () => {
   it('configuration endpoints, every fiat and type', async () => {
-    for (const name of ['allChainMapping', 'allGasFee', 'allConfigMapping', 'publicAllGasFee', 'bankDetails', 'publicAllConfig'] as const)
+    for (const name of [
+      'allChainMapping',
+      'allGasFee',
+      'allConfigMapping',
+      'publicAllGasFee',
+      'bankDetails',
+      'publicAllConfig',
+      'currentTimestamp'
+    ] as const)
       await expectParses(name)
     for (const f of FIATS) {
       await expectParses('allCoinLimits', { fiatType: f.id })

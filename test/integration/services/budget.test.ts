@@ -26,7 +26,9 @@ describe('budget:get', () => {
     )
     const entry = blocked.entries.find((e) => e.endpoint === 'merchantHistory')!
     expect(entry.blockedUntil).toBeGreaterThan(Date.now())
-    expect(entry.limit).toBeLessThan(120)
+    // merchantHistory has no documented limit; a 429 with no answers before it (a storm, or
+    // another client on the key) teaches no limit: the endpoint backs off, its limit stays.
+    expect(entry.limit).toBeLessThanOrEqual(120)
     const now = await h.call('budget:get', {})
     expect(now.entries.map((e) => e.endpoint)).toContain('merchantHistory')
   })

@@ -250,6 +250,17 @@ describe('RateBudget: limits the spec does not show', () => {
     expect(store.data.merchantHistory).toBeUndefined()
   })
 
+  test('a storm after a few answers teaches the floor of 10, not the few; a second 429 below it confirms a lower limit', async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    await take(b, 4)
+    b.penalize('merchantHistory')
+    expect(entry(b, 'merchantHistory')).toMatchObject({ limit: 10, limitSource: 'learned' })
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    await take(b, 4)
+    b.penalize('merchantHistory')
+    expect(entry(b, 'merchantHistory').limit).toBe(3)
+  })
+
   test('after a block, only answers since it count: a fixed-window service is learned by the second 429', async () => {
     const b = new RateBudget({ profileId: 'p' })
     // The service allowed 10 at the end of its minute and 10 more at the start of the next.
@@ -267,7 +278,13 @@ describe('RateBudget: limits the spec does not show', () => {
     const b = new RateBudget({ profileId: 'p', limits: store, probeIntervalMs: 10 * 60_000, reservedInteractive: 0 })
     await take(b, 6)
     b.penalize('merchantHistory')
+    // A first lesson goes no lower than 10; the second 429 after five answers confirms 5.
+    expect(entry(b, 'merchantHistory').limit).toBe(10)
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    await take(b, 6)
+    b.penalize('merchantHistory')
     expect(entry(b, 'merchantHistory').limit).toBe(5)
+    await vi.advanceTimersByTimeAsync(WINDOW)
     // Quiet for the interval: nothing to learn from, no raise.
     await vi.advanceTimersByTimeAsync(10 * 60_000)
     expect(entry(b, 'merchantHistory').limit).toBe(5)
