@@ -11,6 +11,7 @@ export const DEFAULT_SETTINGS: SettingsT = {
   historyPollSeconds: 30,
   watchPollSeconds: 15,
   tickerPollSeconds: 15,
+  reconcileHours: 24,
   fiatTypes: [1],
   tickerFiat: 1,
   pinnedTickers: [],

@@ -125,6 +125,7 @@ export class ProfileSession {
       store,
       fiatTypes: o.settings.fiatTypes,
       historyPollMs: o.settings.historyPollSeconds * 1000,
+      reconcileWindowMs: o.settings.reconcileHours * 3_600_000,
       watchPollMs: o.settings.watchPollSeconds * 1000,
       now: o.now,
       onEvent: (event, payload) => o.emit(event, payload as never)
@@ -211,10 +212,12 @@ export class ProfileSession {
     if (
       next.historyPollSeconds !== before.historyPollSeconds ||
       next.watchPollSeconds !== before.watchPollSeconds ||
+      next.reconcileHours !== before.reconcileHours ||
       next.fiatTypes.join() !== before.fiatTypes.join()
     ) {
       this.monitor.configure({
         historyPollMs: next.historyPollSeconds * 1000,
+        reconcileWindowMs: next.reconcileHours * 3_600_000,
         watchPollMs: next.watchPollSeconds * 1000,
         fiatTypes: next.fiatTypes
       })

@@ -153,7 +153,8 @@ function alignedWindow(next: number, max: number): Window {
 export class HistorySync {
   readonly pageSize: number
   private readonly lookbackMs: number
-  private readonly reconcileWindowMs: number
+  /** How far back a reconcile pass reads (Settings: reconcileHours). */
+  reconcileWindowMs: number
   private readonly now: () => number
 
   constructor(private readonly o: HistorySyncOptions) {

@@ -197,8 +197,9 @@ export class OrderMonitor {
     return this.states()
   }
 
-  configure(o: { historyPollMs?: number; watchPollMs?: number; fiatTypes?: readonly number[] }): void {
+  configure(o: { historyPollMs?: number; watchPollMs?: number; reconcileWindowMs?: number; fiatTypes?: readonly number[] }): void {
     if (o.watchPollMs !== undefined) this.watches.configure({ pollMs: o.watchPollMs })
+    if (o.reconcileWindowMs !== undefined) this.history.reconcileWindowMs = o.reconcileWindowMs
     if (o.historyPollMs !== undefined) this.historyPollMs = o.historyPollMs
     if (o.fiatTypes) this.setScopes(o.fiatTypes)
     if (!this.started) return

@@ -96,6 +96,8 @@ export const Settings = z.object({
   historyPollSeconds: z.number().int().min(10).max(3600),
   watchPollSeconds: z.number().int().min(5).max(3600),
   tickerPollSeconds: z.number().int().min(6).max(3600),
+  /** How far back the hourly reconcile reads history again end to end. */
+  reconcileHours: z.number().int().min(1).max(168),
   fiatTypes: z.array(IdNum).min(1).max(16),
   tickerFiat: IdNum,
   pinnedTickers: z.array(IdNum).max(32),

@@ -172,6 +172,33 @@ describe('OrderMonitor', () => {
     expect(fake.calls).toHaveLength(0)
   })
 
+  it('reads the recent window again every hour (reconcile), over the window Settings gives', async () => {
+    // Orders changed in the last hours: a 24 h window starts before the poll's look-back would.
+    const base = clock.t - 3 * 3_600_000
+    for (let i = 1; i <= 40; i++) fake.put(1, 1, onramp(10_000 + i, at(i * 60, base)))
+    monitor = make({ reconcileEveryMs: 3_600_000, reconcileWindowMs: 24 * 3_600_000 })
+    monitor.start()
+    await clock.advance(0)
+    const reconcileSince = () =>
+      fake
+        .callsFor(1, 1)
+        .map((c) => c.since)
+        .at(-1)
+    // The first sync read everything: it counts as a reconcile. Polls follow; after an hour, a reconcile.
+    expect(stateOf(1).lastReconcileAt).toBe(clock.t)
+    fake.calls.length = 0
+    await clock.advance(3_600_000)
+    expect(reconcileSince()).toBe(new Date(clock.t - 24 * 3_600_000 - 1).toISOString())
+    expect(stateOf(1).lastReconcileAt).toBe(clock.t)
+    // Settings change the window (reconcileHours): the next reconcile reads the new one.
+    monitor.configure({ reconcileWindowMs: 2 * 3_600_000 })
+    await clock.advance(3_600_000)
+    const since = reconcileSince()!
+    // Two hours back is after the cursor's look-back, so the pass starts at whichever is earlier.
+    expect(Date.parse(since)).toBeLessThanOrEqual(clock.t - 2 * 3_600_000)
+    expect(since).not.toBe(new Date(clock.t - 24 * 3_600_000 - 1).toISOString())
+  })
+
   it('syncNow() runs every scope at once and resolves with the states', async () => {
     const states = await monitor.syncNow()
     expect(states.map((s) => [s.type, s.fiatType, s.running, s.cursor])).toEqual([
