@@ -4,7 +4,6 @@ import { AuditLogRepo } from './audit-log-repo'
 import { ConfigCacheRepo } from './config-cache-repo'
 import { openProfileDatabase, type OpenDatabaseOptions, type ProfileDatabase } from './database'
 import { OrdersRepo } from './orders-repo'
-import { SettingsRepo } from './settings-repo'
 import { TickerHistoryRepo } from './ticker-history-repo'
 import { WatchesRepo } from './watches-repo'
 import { WebhookDeliveriesRepo } from './webhook-deliveries-repo'
@@ -17,7 +16,6 @@ export interface LocalStore {
   readonly webhookDeliveries: WebhookDeliveriesRepo
   readonly audit: AuditLogRepo
   readonly watches: WatchesRepo
-  readonly settings: SettingsRepo
   close(): void
 }
 
@@ -33,7 +31,6 @@ export function openLocalStore(dir: string, opts: OpenDatabaseOptions = {}): Loc
     webhookDeliveries: new WebhookDeliveriesRepo(sql, now),
     audit: new AuditLogRepo(sql, now),
     watches: new WatchesRepo(sql, now),
-    settings: new SettingsRepo(sql, now),
     close: () => database.close()
   }
 }
