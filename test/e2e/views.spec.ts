@@ -3,7 +3,7 @@
 // address check, bank details, settings and theme, keyboard navigation; a screenshot
 // of each.
 import { expect, test, type Page } from '@playwright/test'
-import { breakChecksum } from '../../src/shared/domain/address'
+import { breakChecksum } from '../support/break-checksum'
 import { sampleAddress } from '../../src/sandbox/sample-addresses'
 import { navigate, openView, shot, startApp, type E2eApp } from './harness'
 
