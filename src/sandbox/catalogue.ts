@@ -2,7 +2,7 @@
 // fees, limits, minimums and bank details. It is the single source every endpoint
 // (config mappings, quotes, history, tickers) reads, so the answers agree with each
 // other the way the live service's do. Amounts are decimal strings; choices where the
-// spec is silent are documented in the README (The sandbox); those a test can switch are
+// spec is silent are documented in docs/sandbox.md; those a test can switch are
 // readings (readings.ts, docs/spec-readings.md).
 import { BTC_CHAIN_DETAIL, REFERENCE_CHAIN_DETAILS } from './reference-chains'
 import { CHAIN_ALIASES, FIAT_SYMBOLS } from '../shared/domain/names'

@@ -1,4 +1,4 @@
-// The status paths orders follow (live-service-notes.md "Order status values"): which
+// The status paths orders follow (the live-service notes, "Order status values"): which
 // statuses an order passes through, from which step its reference id, actual amounts
 // and transaction hash exist, where it waits for manual action (offramp 3 and 17), and
 // which status it moves to once its completion webhook is acknowledged.
