@@ -53,7 +53,11 @@ export interface RequestEvent {
   /** 1-based attempt of this call. */
   attempt: number
   durationMs: number
+  /** Time this attempt waited for the rate budget before it was sent. */
+  budgetWaitMs: number
   outcome: 'ok' | ApiErrorKind
+  /** The error's message when the outcome is not 'ok'. */
+  message?: string
 }
 
 type DataOf<S extends z.ZodType> = z.output<S> extends { data: infer D } ? D : never
@@ -197,18 +201,26 @@ export class ApiClient {
     let resynced = false
     for (;;) {
       const skewBefore = this.clock.skewMs
-      const { res, sentAt, receivedAt } = await this.exchange(name, body, opts, attempt)
+      const { res, sentAt, receivedAt, budgetWaitMs } = await this.exchange(name, body, opts, attempt)
       if (res.date !== undefined) this.clock.observe(res.date, sentAt, receivedAt)
       // The answer moved our estimate of the service's clock a long way: a refusal of this
       // request's timestamp (too old, or ahead) is worth one re-signed repeat.
       const clockMoved = Math.abs(this.clock.skewMs - skewBefore) > CLOCK_MOVED_MS
       try {
         const data = this.interpret(name, res, schema)
-        this.emit({ endpoint: name, httpStatus: res.status, attempt, durationMs: receivedAt - sentAt, outcome: 'ok' })
+        this.emit({ endpoint: name, httpStatus: res.status, attempt, durationMs: receivedAt - sentAt, budgetWaitMs, outcome: 'ok' })
         return data
       } catch (e) {
         const err = e as ApiError
-        this.emit({ endpoint: name, httpStatus: res.status, attempt, durationMs: receivedAt - sentAt, outcome: err.kind })
+        this.emit({
+          endpoint: name,
+          httpStatus: res.status,
+          attempt,
+          durationMs: receivedAt - sentAt,
+          budgetWaitMs,
+          outcome: err.kind,
+          message: err.message
+        })
         if (err.kind !== 'auth') throw err
         const ahead = /ahead of time/i.test(err.message)
         if (!ahead && (!clockMoved || resynced)) throw err
@@ -229,7 +241,9 @@ export class ApiClient {
   /** Budget, secret, signature, wire. */
   private async exchange(name: EndpointName, body: unknown, opts: CallOptions, attempt: number) {
     const def = endpoints[name]
+    const waitFrom = this.clock.local()
     await this.budget.acquire(name, opts)
+    const budgetWaitMs = this.clock.local() - waitFrom
     let headers: Record<string, string> = { Accept: 'application/json' }
     let bodyText: string | undefined
     if (def.auth) {
@@ -248,10 +262,10 @@ export class ApiClient {
     const sentAt = this.clock.local()
     try {
       const res = await this.transport.request({ method: def.method, url, headers, body: bodyText, signal: opts.signal, endpoint: name })
-      return { res, sentAt, receivedAt: this.clock.local() }
+      return { res, sentAt, receivedAt: this.clock.local(), budgetWaitMs }
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError({ kind: 'network', endpoint: name, message: String(e) }, { cause: e })
-      this.emit({ endpoint: name, attempt, durationMs: this.clock.local() - sentAt, outcome: err.kind })
+      this.emit({ endpoint: name, attempt, durationMs: this.clock.local() - sentAt, budgetWaitMs, outcome: err.kind, message: err.message })
       throw err
     }
   }

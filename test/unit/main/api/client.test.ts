@@ -279,12 +279,13 @@ describe('ApiClient retries', () => {
     const events: RequestEvent[] = []
     client.onRequest((e) => events.push(e))
     await client.orderStatus({ orderId: 1, type: 1 })
-    expect(events.map(({ durationMs: _, ...e }) => e)).toEqual([
+    expect(events.map(({ durationMs: _, budgetWaitMs: __, message: ___, ...e }) => e)).toEqual([
       { endpoint: 'orderStatus', httpStatus: 503, attempt: 1, outcome: 'api' },
       { endpoint: 'orderStatus', attempt: 2, outcome: 'network' },
       { endpoint: 'orderStatus', httpStatus: 200, attempt: 3, outcome: 'ok' }
     ])
-    expect(events.every((e) => e.durationMs >= 0)).toBe(true)
+    expect(events.map((e) => e.message)).toEqual(['Maintenance', expect.stringMatching(/ECONNRESET/), undefined])
+    expect(events.every((e) => e.durationMs >= 0 && e.budgetWaitMs >= 0)).toBe(true)
     expect(client.stats()).toMatchObject({ orderStatus: 3, allGasFee: 0 })
   })
 })
@@ -352,6 +353,22 @@ describe('ApiClient and the rate budget', () => {
     expect(times.length).toBeGreaterThan(20)
     for (let i = 0; i + 10 < times.length; i++) expect(times[i + 10]! - times[i]!).toBeGreaterThanOrEqual(60_000)
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(times.length)
+  })
+
+  test('each attempt reports how long it waited for the budget', async () => {
+    vi.useFakeTimers({ now: Date.UTC(2026, 0, 1, 12) })
+    const svc = mockService()
+    const client = svc.client()
+    const events: RequestEvent[] = []
+    client.onRequest((e) => events.push(e))
+    for (let i = 0; i < 10; i++) await client.limits({ type: 1 }, { priority: 'interactive' })
+    // The eleventh call within the minute waits for the first send to leave the window.
+    const eleventh = client.limits({ type: 1 }, { priority: 'interactive', maxWaitMs: 70_000 })
+    await vi.advanceTimersByTimeAsync(70_000)
+    await eleventh
+    expect(events.slice(0, 10).map((e) => e.budgetWaitMs)).toEqual(Array(10).fill(0))
+    expect(events[10]!.budgetWaitMs).toBeGreaterThanOrEqual(59_000)
+    expect(events[10]!.budgetWaitMs).toBeLessThanOrEqual(61_000)
   })
 
   test("an operator's request overtakes queued polling", async () => {
