@@ -1,8 +1,12 @@
 // Node-side tests: unit, integration (against the sandbox over loopback), Electron glue
-// with 'electron' mocked, and the reliability suite. The renderer is covered by Playwright.
+// with 'electron' mocked, and the reliability suite. The renderer's plain logic
+// (src/renderer/src/lib) is unit-tested here too, its runes compiled by the Svelte plugin;
+// its pages are covered by Playwright.
 import { defineConfig } from 'vitest/config'
+import { svelte } from '@sveltejs/vite-plugin-svelte'
 
 export default defineConfig({
+  plugins: [svelte()],
   test: {
     environment: 'node',
     include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/electron/**/*.test.ts', 'test/reliability/**/*.test.ts'],

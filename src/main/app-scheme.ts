@@ -11,8 +11,8 @@ import fs from 'node:fs'
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path'
 
 export const APP_SCHEME = 'app'
-export const APP_HOST = 'rampdesk'
-export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`
+const APP_HOST = 'rampdesk'
+const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`
 
 export type AppView = 'main' | 'tray'
 

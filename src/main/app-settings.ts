@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Settings, type Settings as SettingsT } from '../shared/ipc/contract'
 
-export const DEFAULT_SETTINGS: SettingsT = {
+const DEFAULT_SETTINGS: SettingsT = {
   theme: 'system',
   startAtLogin: false,
   historyPollSeconds: 30,

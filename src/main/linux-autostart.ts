@@ -64,7 +64,7 @@ export function quoteExecArgument(arg: string): string {
  * The Exec value for argv, as written in the file: quoting first, then the general
  * string escapes (so a literal backslash inside quotes is written as four).
  */
-export function execValue(argv: readonly string[]): string {
+function execValue(argv: readonly string[]): string {
   argv.forEach((arg, i) => assertWritable(arg, i === 0 ? 'the executable path' : `argument ${i}`))
   return escapeDesktopString(argv.map(quoteExecArgument).join(' '), 'the command line')
 }

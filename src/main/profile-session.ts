@@ -2,7 +2,17 @@
 // its rate budget and clock), the config cache, tickers, the order monitor and the
 // optional webhook inbox. Closing a session aborts whatever it has in flight and waits
 // for it, so after a profile switch nothing of the old profile runs or is shown.
-import type { Profile, Settings, EventName, EventPayload, BudgetEntry, InboxStatus, Diagnostics, ShellKind } from '../shared/ipc/contract'
+import type {
+  Profile,
+  Settings,
+  EventName,
+  EventPayload,
+  BudgetEntry,
+  InboxStatus,
+  Diagnostics,
+  ShellKind,
+  SyncState
+} from '../shared/ipc/contract'
 import { limitedEndpoints } from '../shared/api/endpoints'
 import { ApiClient } from './api/client'
 import { ParamEncodings, type LearnedEncoding } from './api/param-encoding'
@@ -16,6 +26,8 @@ import { buildDiagnostics } from './diagnostics/diagnostics'
 import { startInbox, type RunningInbox } from './webhooks/inbox'
 import { openLocalStore, type LocalStore } from './store/local-store'
 import type { StartSandboxOptions } from '../sandbox'
+import { silentLog, type Log } from './logging/logger'
+import { SyncRunLog, logApiCall, logWebhook } from './logging/log-lines'
 
 export type SandboxOptions = Omit<StartSandboxOptions, 'host' | 'port'>
 
@@ -28,6 +40,8 @@ export interface SessionOptions {
   getSecret: () => Promise<string>
   now: () => number
   emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void
+  /** The support log, its lines tagged with the profile. */
+  log?: Log
 }
 
 export class ProfileSession {
@@ -40,6 +54,8 @@ export class ProfileSession {
 
   private constructor(
     private readonly o: SessionOptions,
+    private readonly log: Log,
+    private readonly syncRuns: SyncRunLog,
     readonly store: LocalStore,
     readonly client: ApiClient,
     readonly config: ConfigCache,
@@ -54,6 +70,8 @@ export class ProfileSession {
   }
 
   static async open(o: SessionOptions): Promise<ProfileSession> {
+    const log = o.log ?? silentLog
+    const syncRuns = new SyncRunLog(log, o.now)
     const store = openLocalStore(o.dir, { now: () => new Date(o.now()), appVersion: o.appVersion })
     const p = o.profile
     // What earlier sessions learned of this service (parameter typing, unknown limits) is
@@ -128,12 +146,16 @@ export class ProfileSession {
       reconcileWindowMs: o.settings.reconcileHours * 3_600_000,
       watchPollMs: o.settings.watchPollSeconds * 1000,
       now: o.now,
-      onEvent: (event, payload) => o.emit(event, payload as never)
+      onEvent: (event, payload) => {
+        if (event === 'sync:state') syncRuns.observe(payload as SyncState)
+        o.emit(event, payload as never)
+      }
     })
-    const s = new ProfileSession(o, store, client, config, tickers, monitor)
+    const s = new ProfileSession(o, log, syncRuns, store, client, config, tickers, monitor)
     s.encodings = encodings
     s.disposers.push(client.onRequest((e) => s.endpointLog.record(e)))
     s.disposers.push(client.budget.onChange(() => o.emit('budget:changed', { entries: s.budgetEntries() })))
+    s.disposers.push(client.onRequest((e) => logApiCall(log, e)))
     return s
   }
 
@@ -185,11 +207,16 @@ export class ProfileSession {
         deliveries: this.store.webhookDeliveries,
         now: this.o.now,
         onVerified: (w) => this.monitor.ingestWebhook(w.type, w.record),
-        onDelivery: (d) => this.o.emit('webhook:delivery', d)
+        onDelivery: (d) => {
+          logWebhook(this.log, d)
+          this.o.emit('webhook:delivery', d)
+        }
       })
       this.inboxError = null
+      this.log.info('webhook inbox listening', { url: this.inbox.url, warning: this.inbox.warning })
     } catch (e) {
       this.inboxError = `the inbox could not listen on ${settings.inbox.host}:${settings.inbox.port}: ${(e as Error).message}`
+      this.log.error('webhook inbox failed', { error: this.inboxError })
     }
   }
 
@@ -233,6 +260,7 @@ export class ProfileSession {
   }
 
   async close(): Promise<void> {
+    this.syncRuns.stop()
     for (const d of this.disposers.splice(0)) d()
     await Promise.allSettled([this.config.close(), this.tickers.close(), this.monitor.stop(), this.inbox?.close()])
     this.inbox = null

@@ -9,7 +9,7 @@ import { ProfileStore, SANDBOX_PROFILE_ID } from './profiles/profile-store'
 import { SecretStore, type SafeStorageLike } from './secrets/secret-store'
 import type { AuditAction } from './store/audit-log-repo'
 import { orderNotification } from './notification-policy'
-import type { HandlerContext, ShellPort } from './handlers/context'
+import { headlessShell, type HandlerContext, type ShellPort } from './handlers/context'
 import { appHandlers } from './handlers/app'
 import { profileHandlers } from './handlers/profiles'
 import { secretHandlers } from './handlers/secrets'
@@ -22,8 +22,13 @@ import { syncHandlers } from './handlers/sync'
 import { diagnosticsHandlers } from './handlers/diagnostics'
 import { webhookHandlers } from './handlers/webhooks'
 import { auditHandlers } from './handlers/audit'
+import { createEventBus, type EventListener } from './event-bus'
+import { openServicesLog, type ServicesLogOption } from './logging/services-log'
+import { logError } from './logging/log-lines'
+import { withErrorLog } from './logging/logged-handlers'
+import type { Log } from './logging/logger'
 import { startSandbox, type Sandbox } from '../sandbox'
-import type { ContractHandlers, EventName, EventPayload, Profile, ShellKind, TickerView } from '../shared/ipc/contract'
+import type { ContractHandlers, EventPayload, Profile, ShellKind, TickerView } from '../shared/ipc/contract'
 import { ApiError } from '../shared/api/errors'
 
 export interface ServicesOptions {
@@ -35,9 +40,9 @@ export interface ServicesOptions {
   shell?: Partial<ShellPort>
   sandbox?: SandboxOptions
   now?: () => number
+  /** The support log under <dataDir>/logs (level: RAMPDESK_LOG_LEVEL, else info); false for none. */
+  logging?: ServicesLogOption
 }
-
-export type EventListener = (event: EventName, payload: unknown) => void
 
 export interface Services {
   handlers: ContractHandlers
@@ -50,12 +55,16 @@ export interface Services {
   session(): ProfileSession
   /** URLs the web shell was asked to open (it has no system browser to hand them to). */
   openedUrls: string[]
+  /** The support log (silent when the services run without one). */
+  log: Log
 }
 
 export async function createServices(o: ServicesOptions): Promise<Services> {
   const now = o.now ?? Date.now
-  const listeners = new Set<EventListener>()
+  const bus = createEventBus()
   const openedUrls: string[] = []
+  const support = await openServicesLog(o)
+  const log = support.log
   const settings = new AppSettings(o.dataDir)
   const secrets = new SecretStore({
     userDataDir: o.dataDir,
@@ -63,13 +72,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     allowPlaintext: () => settings.get().allowPlaintextSecrets
   })
   const profiles = await ProfileStore.open({ dataDir: o.dataDir, secrets })
-  const shell: ShellPort = {
-    openExternal: async (url) => void openedUrls.push(url),
-    showMain: () => undefined,
-    notify: () => undefined,
-    setStartAtLogin: async () => undefined,
-    ...o.shell
-  }
+  const shell: ShellPort = { ...headlessShell(openedUrls), ...o.shell }
 
   let sandbox: Sandbox | null = null
   let current: ProfileSession | null = null
@@ -80,16 +83,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   // when the profile changes under it, and its prices must keep moving.
   const tickerViews = new Set<TickerView>()
 
-  function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
-    for (const l of listeners) {
-      try {
-        l(event, payload)
-      } catch {
-        // A failing listener (a closed window) must not stop the others.
-      }
-    }
-  }
-
+  const emit = bus.emit
   async function ensureSandbox(): Promise<Sandbox> {
     sandbox ??= await startSandbox({ ...o.sandbox, host: '127.0.0.1', port: 0 })
     return sandbox
@@ -113,6 +107,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       getSecret: () => secretFor(profile),
       appVersion: o.version,
       now,
+      log: log.child({ profile: profile.id }),
       // Events of a session that has been replaced are dropped: nothing of the old profile is shown.
       emit: (event, payload) => {
         if (gen !== generation) return
@@ -141,6 +136,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       try {
         current = await openSession(profile)
       } catch (e) {
+        logError(log, 'profile could not open', e, { profile: id })
         // Never leave the app without a session: fall back to the sandbox, then report.
         if (id === SANDBOX_PROFILE_ID) throw e
         await profiles.setActive(SANDBOX_PROFILE_ID)
@@ -150,6 +146,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
         throw e
       }
       current.store.audit.append('profile.activate', { to: profile.id, name: profile.name })
+      log.info('profile active', { profile: profile.id, kind: profile.kind })
       await current.start()
       for (const view of tickerViews) current.tickers.setVisible(view, true)
       emit('profile:changed', profile)
@@ -174,7 +171,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     now,
     version: o.version,
     shellKind: o.shellKind,
-    exportDir: o.exportDir
+    exportDir: o.exportDir,
+    logDir: support.dir
   }
 
   const handlers: ContractHandlers = {
@@ -193,12 +191,10 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   }
 
   return {
-    handlers,
+    handlers: withErrorLog(handlers, log),
     openedUrls,
-    subscribe(listener) {
-      listeners.add(listener)
-      return () => listeners.delete(listener)
-    },
+    log,
+    subscribe: bus.subscribe,
     async start() {
       await switchTo(profiles.active().id)
     },
@@ -213,7 +209,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       })
       switching = run.catch(() => undefined)
       await run
-      listeners.clear()
+      bus.clear()
+      await support.close()
     },
     sandbox: () => sandbox,
     session: active

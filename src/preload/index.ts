@@ -3,7 +3,7 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron'
 import { channelNames, eventChannel, eventNames, methodName, type EventName } from '../shared/ipc/contract'
 
-export function buildBridge(
+function buildBridge(
   invoke: (channel: string, input: unknown) => Promise<unknown>,
   subscribe: (channel: string, fn: (payload: unknown) => void) => () => void
 ) {

@@ -2,9 +2,9 @@
 // fees, limits, minimums and bank details. It is the single source every endpoint
 // (config mappings, quotes, history, tickers) reads, so the answers agree with each
 // other the way the live service's do. Amounts are decimal strings; choices where the
-// spec is silent are documented in the README (The sandbox); those a test can switch are
+// spec is silent are documented in docs/sandbox.md; those a test can switch are
 // readings (readings.ts, docs/spec-readings.md).
-import { BTC_CHAIN_DETAIL, REFERENCE_CHAIN_DETAILS } from '../shared/domain/address'
+import { BTC_CHAIN_DETAIL, REFERENCE_CHAIN_DETAILS } from './reference-chains'
 import { CHAIN_ALIASES, FIAT_SYMBOLS } from '../shared/domain/names'
 import { mul } from '../shared/domain/money'
 
@@ -100,7 +100,7 @@ export const MINIMUM_SELL_AMOUNT: Record<number, string> = { [INR]: '500' }
 
 export const BTC_CHAIN_ID = 10002
 
-export const CHAIN_NODE: Record<number, number> = {
+const CHAIN_NODE: Record<number, number> = {
   0: 1,
   1: 1,
   2: 1,

@@ -16,10 +16,10 @@ import type { CreateOrderSpec, TickResult } from './order-generator'
 import { SandboxService, type PriceRow, type TruthOrder } from './sandbox-service'
 import type { DeliveryRecord } from './webhook-dispatcher'
 
-export const DEFAULT_API_KEY = 'rampdesk-sandbox-key'
-export const DEFAULT_API_SECRET = 'rampdesk-sandbox-secret-not-for-production'
-export const DEFAULT_SERVICE_NAME = 'service'
-export const DEFAULT_ORDERS = 500
+const DEFAULT_API_KEY = 'rampdesk-sandbox-key'
+const DEFAULT_API_SECRET = 'rampdesk-sandbox-secret-not-for-production'
+const DEFAULT_SERVICE_NAME = 'service'
+const DEFAULT_ORDERS = 500
 
 export interface StartSandboxOptions {
   host?: string

@@ -1,4 +1,4 @@
-// The status paths orders follow (live-service-notes.md "Order status values"): which
+// The status paths orders follow (the live-service notes, "Order status values"): which
 // statuses an order passes through, from which step its reference id, actual amounts
 // and transaction hash exist, where it waits for manual action (offramp 3 and 17), and
 // which status it moves to once its completion webhook is acknowledged.
@@ -8,7 +8,7 @@ export const OFFRAMP = 2
 export type OrderType = typeof ONRAMP | typeof OFFRAMP
 
 /** Orders created before this instant follow the legacy status numbers (3/4/5, 4/5/6/7). */
-export const LEGACY_UNTIL = Date.parse('2023-06-01T00:00:00.000Z')
+const LEGACY_UNTIL = Date.parse('2023-06-01T00:00:00.000Z')
 
 const NEVER = 255
 
@@ -220,10 +220,4 @@ const eraPaths = (type: OrderType, legacy: boolean): StatusPath[] =>
 const ERA_PATHS: Record<OrderType, [StatusPath[], StatusPath[]]> = {
   1: [eraPaths(1, false), eraPaths(1, true)],
   2: [eraPaths(2, false), eraPaths(2, true)]
-}
-
-/** A path of the type that goes through a status (for admin "advance to status X"). */
-export function pathThrough(type: OrderType, status: number, createdAt: number): StatusPath | undefined {
-  const pool = [...pathsFor(type, createdAt), ...PATHS.filter((p) => p.type === type)]
-  return pool.find((p) => p.statuses.includes(status) || p.webhookStatus === status)
 }

@@ -113,7 +113,7 @@ export function onrampFigures(
 }
 
 /** Coins bought with what is left after the fiat fees, less the network fee, rounded down. */
-export function onrampQuantity(coin: CoinDef, net: string, rate: string, gasFee: string): string {
+function onrampQuantity(coin: CoinDef, net: string, rate: string, gasFee: string): string {
   return round(sub(mul(net, reciprocal(rate)), gasFee), coin.tradeDp, 'down')
 }
 

@@ -51,7 +51,7 @@ export class ReadingsError extends Error {
   }
 }
 
-export function defaultParamTypes(): Record<string, ParamMode> {
+function defaultParamTypes(): Record<string, ParamMode> {
   return Object.fromEntries(PARAM_FIELDS.map((k) => [k, defaultParamMode(k)]))
 }
 
@@ -101,7 +101,7 @@ function flag(key: string, v: unknown): boolean {
 }
 
 /** paramTypes as given (one mode, or some fields) -> every field; fields not named take their default. */
-export function paramTypesFrom(v: unknown): Record<string, ParamMode> {
+function paramTypesFrom(v: unknown): Record<string, ParamMode> {
   if (typeof v === 'string') {
     if (!(MODES as string[]).includes(v))
       throw new ReadingsError(`paramTypes must be strict, lenient or an object of them, not ${JSON.stringify(v)}`)

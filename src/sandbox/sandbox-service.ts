@@ -380,7 +380,7 @@ export class SandboxService {
       order: (body.order as 'ASC' | 'DESC' | undefined) ?? 'ASC'
     })
     const data = rows.map((r) => (type === OFFRAMP ? this.renderer.offramp(r) : this.renderer.onramp(r)))
-    // The live offramp history omits code (live-service-notes.md); so does the sandbox.
+    // The live offramp history omits code (the live-service notes); so does the sandbox.
     return type === OFFRAMP ? { status: 1, data } : { status: 1, data, code: 200 }
   }
 

@@ -94,7 +94,7 @@ function jsonString(s: string, style: JsonStyle): string {
 }
 
 /** JSON text in a style; numbers as JavaScript writes them (the body's numbers are JavaScript numbers). */
-export function writeJson(v: unknown, style: JsonStyle): string {
+function writeJson(v: unknown, style: JsonStyle): string {
   if (v === null || v === undefined) return 'null'
   if (typeof v === 'string') return jsonString(v, style)
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'null'

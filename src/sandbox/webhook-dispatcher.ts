@@ -1,4 +1,4 @@
-// Webhook delivery as the live service does it (live-service-notes.md "Webhooks"):
+// Webhook delivery as the live service does it (the live-service notes, "Webhooks"):
 // HTTP POST of a JSON body with x-{service}-payload and x-{service}-signature (HMAC
 // of the payload header value with the merchant's API secret; the payload's form is
 // the webhookPayloadForm reading); the merchant must answer 2xx within 5 s, else the

@@ -35,8 +35,3 @@ export function devContentSecurityPolicy(devServerUrl: string): string {
     'connect-src': ["'self'", `ws://${u.host}`, `${u.protocol}//${u.host}`]
   })
 }
-
-/** The policy as index.html's meta tag can carry it (frame-ancestors is ignored in meta). */
-export const META_CONTENT_SECURITY_POLICY = serialise(
-  Object.fromEntries(Object.entries(PRODUCTION).filter(([k]) => k !== 'frame-ancestors'))
-)

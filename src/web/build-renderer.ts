@@ -5,7 +5,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 
 const ROOT = resolve(import.meta.dirname, '../..')
-export const WEB_OUT_DIR = join(ROOT, 'out/web')
+const WEB_OUT_DIR = join(ROOT, 'out/web')
 
 function newestMtime(dir: string): number {
   let newest = 0
@@ -16,7 +16,7 @@ function newestMtime(dir: string): number {
   return newest
 }
 
-export function rendererIsFresh(outDir = WEB_OUT_DIR): boolean {
+function rendererIsFresh(outDir = WEB_OUT_DIR): boolean {
   const index = join(outDir, 'index.html')
   if (!existsSync(index)) return false
   const built = statSync(index).mtimeMs

@@ -1,9 +1,11 @@
 // The everyday views used as an operator would, through the browser harness against
 // the embedded sandbox: header, tickers, quote (inside and outside the limits),
-// address check, bank details, settings and theme, keyboard navigation; a screenshot
-// of each.
+// address check, bank details, settings and theme, the logs folder, keyboard
+// navigation; a screenshot of each.
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
-import { breakChecksum } from '../../src/shared/domain/address'
+import { breakChecksum } from '../support/break-checksum'
 import { sampleAddress } from '../../src/sandbox/sample-addresses'
 import { navigate, openView, shot, startApp, type E2eApp } from './harness'
 
@@ -195,4 +197,15 @@ test('settings change the theme, and the navigation works from the keyboard', as
   await page.keyboard.press('Alt+5')
   await expect(page.getByRole('heading', { name: 'Orders', level: 1 })).toBeVisible()
   await expect(nav.getByRole('link', { name: 'Orders' })).toHaveAttribute('aria-current', 'page')
+})
+
+test('settings: "Open logs folder" shows where the support log is, since a browser has no file manager to open', async ({ page }) => {
+  await openView(page, e, 'settings')
+  const card = page.getByRole('region', { name: 'Logs for support' })
+  await card.getByRole('button', { name: 'Open logs folder' }).click()
+  const logsDir = join(e.app.dataDir, 'logs')
+  await expect(card.getByRole('status')).toContainText(`The logs are in ${logsDir}`)
+  await expect(card.getByRole('button', { name: 'Copy the logs folder' })).toBeVisible()
+  const files = await readdir(logsDir)
+  expect(files.some((f) => /^rampdesk\.\d+\.log$/.test(f))).toBe(true)
 })

@@ -10,7 +10,8 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CONTENT_SECURITY_POLICY, META_CONTENT_SECURITY_POLICY } from '../../src/shared/csp'
+import { CONTENT_SECURITY_POLICY } from '../../src/shared/csp'
+import { metaContentSecurityPolicy } from '../support/meta-csp'
 
 const require = createRequire(import.meta.url)
 const appEntry = fileURLToPath(new URL('../../out/main/index.js', import.meta.url))
@@ -89,7 +90,7 @@ test.describe('desktop app', () => {
         csp: CONTENT_SECURITY_POLICY,
         nosniff: 'nosniff',
         escape: 403,
-        meta: META_CONTENT_SECURITY_POLICY
+        meta: metaContentSecurityPolicy(CONTENT_SECURITY_POLICY)
       })
     } finally {
       await app.close()

@@ -66,6 +66,8 @@ export class FakeBrowserWindow {
 
 export const ipcMainHandlers = new Map<string, (event: unknown, raw: unknown) => unknown>()
 export const shellOpened: string[] = []
+/** Folders handed to shell.openPath (the file manager). */
+export const pathsOpened: string[] = []
 export const sessionState: {
   headersHook: ((d: { responseHeaders: Record<string, string[]> }, cb: (r: unknown) => void) => void) | null
   permissionHandler: ((wc: unknown, p: string, cb: (ok: boolean) => void) => void) | null
@@ -89,7 +91,11 @@ export function electronMock() {
       handle: vi.fn((channel: string, fn: (e: unknown, raw: unknown) => unknown) => ipcMainHandlers.set(channel, fn)),
       removeHandler: vi.fn((channel: string) => ipcMainHandlers.delete(channel))
     },
-    shell: { openExternal: vi.fn(async (url: string) => void shellOpened.push(url)) },
+    shell: {
+      openExternal: vi.fn(async (url: string) => void shellOpened.push(url)),
+      // Electron answers '' on success, else the reason.
+      openPath: vi.fn(async (path: string) => (pathsOpened.push(path), ''))
+    },
     protocol: {
       registerSchemesAsPrivileged: vi.fn((schemes: typeof protocolState.privileged) => {
         callLog.push('protocol.registerSchemesAsPrivileged')

@@ -3,8 +3,10 @@
 // through sync, quotes, webhooks, errors (5xx, malformed bodies, the service's clock
 // 10 minutes off, a wrong API key), a SIGKILL mid-sync and a restart on the stored
 // secret. Afterwards the canary, in plain text, hex or base64 at any alignment, is in no
-// log, no file under the app's data directory (database, WAL, settings, profiles,
-// secret files, exports), no response of any channel and no event frame.
+// log (stdout, stderr and the support log under logs/, which must hold the run's API
+// calls, sync runs, webhooks and errors, and none of the orders' wallet addresses), no
+// file under the app's data directory (database, WAL, settings, profiles, secret files,
+// exports), no response of any channel and no event frame.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -129,6 +131,26 @@ describe('secrets: the canary stays in the keychain', () => {
     expect(kinds.has('auth') || kinds.has('clock_skew'), `error kinds seen: ${[...kinds].join(', ')}`).toBe(true)
     expect(sb.control.listDeliveries().some((d) => d.ok)).toBe(true)
 
+    // The support log was written by both runs (the killed one included: its writes are
+    // synchronous) and says what happened, so searching it below means something.
+    const logFiles = filesUnder(join(dataDir, 'logs'))
+    const logLines = logFiles
+      .flatMap((f) => readFileSync(f, 'utf8').split('\n'))
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { msg: string; level: string })
+    const said = (msg: string) => logLines.filter((l) => l.msg === msg).length
+    expect(said('started'), 'one start line per run').toBe(2)
+    expect(said('api call')).toBeGreaterThan(10)
+    expect(said('sync run')).toBeGreaterThan(0)
+    expect(said('webhook')).toBeGreaterThan(0)
+    expect(logLines.some((l) => l.level === 'warn' || l.level === 'error')).toBe(true)
+    const logText = logFiles.map((f) => readFileSync(f, 'utf8')).join('\n')
+    const wallets = sb.control
+      .groundTruth()
+      .map((o) => String(o.record.walletAddress ?? ''))
+      .filter((a) => a.length > 8)
+    expect(wallets.filter((a) => logText.includes(a))).toEqual([])
+
     const files = filesUnder(dataDir)
     const found: string[] = []
     for (const f of files) {
@@ -154,6 +176,7 @@ describe('secrets: the canary stays in the keychain', () => {
       ],
       checked: [
         `${files.length} files (${bytes} bytes) under the data directory, database and WAL included`,
+        `the support log: ${logLines.length} lines in ${logFiles.length} files (${said('api call')} API calls, ${said('sync run')} sync runs, ${said('webhook')} webhooks), none of ${wallets.length} wallet addresses in it`,
         `stdout and stderr of both runs`,
         `${frames.filter((f) => f.kind === 'rpc').length} responses of ${channelsSeen.size} channels and ${eventNames.size} kinds of event frames (errors among them: ${[...kinds].filter((k) => !['live', 'sandbox'].includes(k!)).join(', ')})`,
         'forms searched: plain, hex, base64 and base64url at each alignment'

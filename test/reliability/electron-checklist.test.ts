@@ -45,7 +45,8 @@ import {
   FakeWebContents,
   ipcMainHandlers,
   sessionState,
-  shellOpened
+  shellOpened,
+  pathsOpened
 } from '../electron/electron-mock'
 import { channelNames, methodName, type Envelope } from '../../src/shared/ipc/contract'
 import { CONTENT_SECURITY_POLICY } from '../../src/shared/csp'
@@ -482,6 +483,19 @@ describe("Electron's security checklist, on the real entry point", () => {
     checked.push(
       '20 preload: window.rampdesk is frozen and holds one method per channel plus on(), no ipcRenderer (detail in test/electron/ipc.test.ts)'
     )
+  })
+
+  it("the file manager opens only the app's own logs folder: the window names no path", async () => {
+    const r = await invoke('app:openLogs', mainWin.webContents, APP_PAGE, {})
+    const logs = join(dataRoot, 'userData', 'logs')
+    expect(r).toEqual({ ok: true, value: { dir: logs, opened: true } })
+    expect(pathsOpened).toEqual([logs])
+    const smuggled = await invoke('app:openLogs', mainWin.webContents, APP_PAGE, { dir: '/etc' })
+    expect(smuggled).toMatchObject({ ok: false, error: { kind: 'invalid_input' } })
+    expect(pathsOpened).toEqual([logs])
+    // The support log is under the data directory, already holding the start-up lines.
+    expect(readdirSync(logs).some((f) => /^rampdesk\.\d+\.log$/.test(f))).toBe(true)
+    checked.push('app:openLogs: shell.openPath on <userData>/logs only; an input naming another folder is refused by the contract')
   })
 
   it('a development run keeps DevTools and the default menu; a packaged one would not', () => {

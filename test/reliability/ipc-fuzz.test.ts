@@ -26,6 +26,7 @@ const { startWebHarness } = await import('../../src/web/server')
 /** One valid input per channel: the base the mutations start from (and proof the schemas accept something). */
 const VALID: Record<ChannelName, unknown> = {
   'app:info': {},
+  'app:openLogs': {},
   'app:openExternal': { url: 'https://etherscan.io/tx/0xabc' },
   'app:showMain': { order: { type: 1, orderId: 5 } },
   'profiles:list': {},

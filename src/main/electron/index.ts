@@ -96,7 +96,12 @@ if (!app.requestSingleInstanceLock()) {
         },
         showMain: (order) => showMain(order),
         notify: (n) => notify(n, (o) => showMain(o)),
-        setStartAtLogin
+        setStartAtLogin,
+        openPath: async (path) => {
+          const failure = await shell.openPath(path)
+          if (failure) throw new Error(`the folder could not be opened: ${failure}`)
+          return true
+        }
       }
     })
     registerIpc(services.handlers, {

@@ -37,7 +37,7 @@ export function lockDevTools(contents: WebContents): void {
 }
 
 /** Navigation away from our pages is refused; window.open never creates a window. */
-export function guardNavigation(win: BrowserWindow, paths: WindowPaths): void {
+function guardNavigation(win: BrowserWindow, paths: WindowPaths): void {
   const own = (url: string) => isAppUrl(url, { devServerUrl: paths.devServerUrl })
   win.webContents.on('will-navigate', (event, url) => {
     if (!own(url)) event.preventDefault()

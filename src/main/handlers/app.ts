@@ -1,8 +1,11 @@
-// app:* — what the window asks of the app itself: version and shell, external links, and
-// bringing the main window forward (from the tray).
+// app:* — what the window asks of the app itself: version and shell, external links,
+// bringing the main window forward (from the tray), and the support logs' folder.
+import { mkdirSync } from 'node:fs'
 import type { HandlerContext, HandlerSlice } from './context'
 
-export function appHandlers(c: Pick<HandlerContext, 'ready' | 'activeProfile' | 'shell' | 'version' | 'shellKind'>): HandlerSlice<'app'> {
+export function appHandlers(
+  c: Pick<HandlerContext, 'ready' | 'activeProfile' | 'shell' | 'version' | 'shellKind' | 'logDir'>
+): HandlerSlice<'app'> {
   return {
     'app:info': async () => {
       const s = await c.ready()
@@ -21,6 +24,11 @@ export function appHandlers(c: Pick<HandlerContext, 'ready' | 'activeProfile' | 
     'app:showMain': async ({ order }) => {
       c.shell.showMain(order)
       return { ok: true }
+    },
+    'app:openLogs': async () => {
+      // With logging off the folder may not exist yet; a file manager cannot open what is not there.
+      mkdirSync(c.logDir, { recursive: true, mode: 0o700 })
+      return { dir: c.logDir, opened: await c.shell.openPath(c.logDir) }
     }
   }
 }

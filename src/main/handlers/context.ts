@@ -25,6 +25,19 @@ export interface ShellPort {
   showMain(order?: OrderRef): void
   notify(n: OrderNotification): void
   setStartAtLogin(enabled: boolean): Promise<void>
+  /** Opens a folder in the system's file manager; false where the shell cannot (the browser harness). */
+  openPath(path: string): Promise<boolean>
+}
+
+/** The shell of the browser harness and of tests: links are recorded (there is no system browser to hand them to), the rest does nothing. */
+export function headlessShell(openedUrls: string[]): ShellPort {
+  return {
+    openExternal: async (url) => void openedUrls.push(url),
+    showMain: () => undefined,
+    notify: () => undefined,
+    setStartAtLogin: async () => undefined,
+    openPath: async () => false
+  }
 }
 
 export interface HandlerContext {
@@ -49,6 +62,8 @@ export interface HandlerContext {
   shellKind: ShellKind
   /** Where CSV exports are written. */
   exportDir: string
+  /** Where the support log is written. */
+  logDir: string
 }
 
 /** The handlers of the channels named `<namespace>:…`: one missing is a type error. */

@@ -93,7 +93,7 @@ type ProfilesFile = z.output<typeof ProfilesFile>
 /** The profile of the embedded simulator: always there, the fallback when another cannot open. */
 export const SANDBOX_PROFILE_ID = 'sandbox'
 
-export const DEFAULT_SANDBOX: z.input<typeof ProfileInput> & { id: string } = {
+const DEFAULT_SANDBOX: z.input<typeof ProfileInput> & { id: string } = {
   id: SANDBOX_PROFILE_ID,
   name: 'Sandbox',
   kind: 'sandbox',

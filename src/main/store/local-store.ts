@@ -7,7 +7,6 @@ import { OrdersRepo } from './orders-repo'
 import { ServiceFactsRepo } from './service-facts-repo'
 import { SyncCursorsRepo } from './sync-cursors-repo'
 import { UnreadableOrdersRepo } from './unreadable-orders-repo'
-import { SettingsRepo } from './settings-repo'
 import { TickerHistoryRepo } from './ticker-history-repo'
 import { WatchesRepo } from './watches-repo'
 import { WebhookDeliveriesRepo } from './webhook-deliveries-repo'
@@ -23,7 +22,6 @@ export interface LocalStore {
   readonly webhookDeliveries: WebhookDeliveriesRepo
   readonly audit: AuditLogRepo
   readonly watches: WatchesRepo
-  readonly settings: SettingsRepo
   close(): void
 }
 
@@ -49,7 +47,6 @@ export function openLocalStore(dir: string, opts: LocalStoreOptions = {}): Local
     webhookDeliveries: new WebhookDeliveriesRepo(sql, now),
     audit: new AuditLogRepo(sql, now),
     watches: new WatchesRepo(sql, now),
-    settings: new SettingsRepo(sql, now),
     close: () => database.close()
   }
 }

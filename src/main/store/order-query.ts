@@ -42,7 +42,7 @@ export interface OrderQuery extends OrderFilter {
   limit?: number
 }
 
-export const MAX_QUERY_LIMIT = 1000
+const MAX_QUERY_LIMIT = 1000
 const DEFAULT_LIMIT = 100
 
 const SORT_COLUMNS: Record<OrderSortKey, string> = {

@@ -70,7 +70,7 @@ const toDelivery = (r: DeliveryDbRow): WebhookDelivery => ({
   dedupeKey: r.dedupe_key
 })
 
-export function defaultDedupeKey(payloadHeader: string | null, body: string): string {
+function defaultDedupeKey(payloadHeader: string | null, body: string): string {
   return createHash('sha256')
     .update(payloadHeader ?? '')
     .update('\n')

@@ -322,7 +322,7 @@ async function judge(req: IncomingMessage, text: string, serviceName: string, o:
   }
 }
 
-/** Offramp bodies carry eventType 'offramp' (live-service-notes.md, Webhooks); everything else is an onramp record. */
+/** Offramp bodies carry eventType 'offramp' (the live-service notes, Webhooks); everything else is an onramp record. */
 export function parseRecord(body: Record<string, unknown>): { ok: true; value: WebhookRecord } | { ok: false; error: string } {
   if (body.eventType === 'offramp') {
     const r = OfframpOrder.safeParse(body)

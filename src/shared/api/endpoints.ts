@@ -67,7 +67,7 @@ export const OfframpQuoteRequest = z
   .object({ ...quoteTarget, quantity: Amount, fiatType: z.literal(1, 'offramp quotes support INR (fiatType 1) only'), type: z.literal(2) })
   .strict()
   .refine(hasCoinAndChain, 'a coin (coinId or coinCode) and a chain (chainId or network) are required')
-export const QuoteRequest = z.discriminatedUnion('type', [OnrampQuoteRequest, OfframpQuoteRequest])
+const QuoteRequest = z.discriminatedUnion('type', [OnrampQuoteRequest, OfframpQuoteRequest])
 export type OnrampQuoteRequest = z.input<typeof OnrampQuoteRequest>
 export type OfframpQuoteRequest = z.input<typeof OfframpQuoteRequest>
 
@@ -80,7 +80,7 @@ export const OfframpQuoteResponse = envelope(OfframpQuote)
 
 // ---------------------------------------------------------------- the table
 
-export type HttpMethod = 'GET' | 'POST'
+type HttpMethod = 'GET' | 'POST'
 
 /** How an integer-valued request field travels: a JSON number, or a JSON string of its digits. */
 export type IdEncoding = 'integer' | 'string'
@@ -293,11 +293,10 @@ export const endpoints = {
   })
 } as const
 
-export type Endpoints = typeof endpoints
+type Endpoints = typeof endpoints
 export type EndpointName = keyof Endpoints
 export const endpointNames = Object.keys(endpoints) as EndpointName[]
 export type RequestOf<N extends EndpointName> = z.input<Endpoints[N]['request']>
-export type ResponseOf<N extends EndpointName> = z.output<Endpoints[N]['response']>
 
 /** The endpoints with a documented per-minute limit (spec section 8). */
 export const limitedEndpoints = endpointNames.filter((n) => endpoints[n].rateLimitPerMinute !== null)

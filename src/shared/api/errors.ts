@@ -89,10 +89,6 @@ function defaultRetryable(i: Pick<ApiErrorInfo, 'kind' | 'httpStatus' | 'code'>)
   }
 }
 
-export function isApiError(e: unknown): e is ApiError {
-  return e instanceof ApiError
-}
-
 const KINDS: Record<ApiErrorKind, true> = {
   network: true,
   timeout: true,

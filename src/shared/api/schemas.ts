@@ -23,7 +23,7 @@ export const Id = z
   .transform((v) => Number(v))
 
 /** An integer field that may arrive as a numeric string (status, paymentType...). */
-export const Int = Id
+const Int = Id
 
 const MONEY_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?$/
 /**
@@ -57,7 +57,7 @@ export const Money = z
     }
   })
 
-export const NullableMoney = Money.nullable()
+const NullableMoney = Money.nullable()
 
 const ZONELESS_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/
 /** The service's times are UTC; Date.parse would read a zoneless one in the operator's local zone. */
@@ -73,7 +73,7 @@ export const Timestamp = z
 const Text = z.union([z.string(), z.number().transform((n) => String(n))])
 
 /** A map keyed by id (JSON object keys are always strings). */
-export const IdMap = <T extends z.ZodType>(value: T) => z.record(z.string(), value)
+const IdMap = <T extends z.ZodType>(value: T) => z.record(z.string(), value)
 
 // ---------------------------------------------------------------- envelopes
 
@@ -123,20 +123,18 @@ export type CoinConfig = z.output<typeof CoinConfig>
 
 // ---------------------------------------------------------------- fees and limits (2.6, 2.7)
 
-export const WithdrawalFeeEntry = z.looseObject({
+const WithdrawalFeeEntry = z.looseObject({
   withdrawalFee: Money,
   minimumWithdrawal: Money,
   nodeInSync: Int,
   depositEnable: Int.optional()
 })
-export type WithdrawalFeeEntry = z.output<typeof WithdrawalFeeEntry>
 
-export const DepositFeeEntry = z.looseObject({
+const DepositFeeEntry = z.looseObject({
   depositFee: Money,
   minimumDeposit: Money,
   nodeInSync: Int
 })
-export type DepositFeeEntry = z.output<typeof DepositFeeEntry>
 
 export const LimitEntry = z.looseObject({ min: Money, max: Money })
 export type LimitEntry = z.output<typeof LimitEntry>

@@ -49,7 +49,7 @@ export function signPayload(payload: string, secret: string): string {
 }
 
 /** Compares two signatures in time independent of where they differ. */
-export function signaturesEqual(a: string, b: string): boolean {
+function signaturesEqual(a: string, b: string): boolean {
   const x = enc.encode(a.toLowerCase())
   const y = enc.encode(b.toLowerCase())
   let diff = x.length ^ y.length

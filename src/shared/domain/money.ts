@@ -58,13 +58,6 @@ export function round(a: DecimalString, dp: number, mode: 'half-up' | 'down' | '
   return dec(a).toFixed(dp, rm)
 }
 
-/** Number of decimal places a decimal string carries ("1.250" -> 3). */
-export function decimalPlaces(a: string): number {
-  const t = a.trim()
-  const i = t.indexOf('.')
-  return i < 0 ? 0 : t.length - i - 1
-}
-
 /**
  * Formats a decimal string for display with grouping, using Intl only on the
  * already-rounded text so no precision is lost for large values.

@@ -120,8 +120,6 @@ export function statusText(type: number, status: number): string {
   return info.known ? `${info.label} (${status})` : info.label
 }
 
-export const isTerminalStatus = (type: number, status: number): boolean => statusInfo(type, status).terminal
-
 /** Every status value in the table for a type, ascending. */
 export function knownStatuses(type: OrderType): number[] {
   return [...TABLE[type].keys()].sort((a, b) => a - b)
@@ -143,7 +141,7 @@ export const STATUSES_BY_GROUP: Readonly<Record<OrderType, Readonly<Record<Statu
   2: groupStatuses(2)
 }
 
-export const UNKNOWN_STATUS_GROUP: StatusGroup = 'in progress'
+const UNKNOWN_STATUS_GROUP: StatusGroup = 'in progress'
 
 /** Statuses of one group for one type (ascending). */
 export function statusesInGroup(type: OrderType, group: StatusGroup): readonly number[] {
@@ -159,9 +157,4 @@ export function statusGroupFilter(
   group: StatusGroup
 ): { in: readonly number[]; includeUnknown: boolean; known: readonly number[] } {
   return { in: statusesInGroup(type, group), includeUnknown: group === UNKNOWN_STATUS_GROUP, known: knownStatuses(type) }
-}
-
-/** Whether an order with this status belongs in the group (the same rule as statusGroupFilter). */
-export function statusMatchesGroup(type: number, status: number, group: StatusGroup): boolean {
-  return statusInfo(type, status).group === group
 }

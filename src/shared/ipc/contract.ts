@@ -407,6 +407,11 @@ export const channels = {
     ok,
     'Show the main window (from the tray), optionally at an order'
   ),
+  'app:openLogs': ch(
+    none,
+    z.object({ dir: z.string(), opened: z.boolean() }),
+    "Open the support logs' folder in the file manager (the browser harness cannot, and answers the folder)"
+  ),
 
   'profiles:list': ch(none, z.object({ profiles: z.array(Profile), activeId: ProfileId }), 'All profiles and the active one'),
   'profiles:create': ch(ProfileInput, Profile, 'Create a live profile'),

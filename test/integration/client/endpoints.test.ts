@@ -34,7 +34,7 @@ const priceRow = (coinCode: string, fiatType = 1) => {
   return row
 }
 
-/** The fee of the largest threshold not above the amount (the README (The sandbox), Fees). */
+/** The fee of the largest threshold not above the amount (docs/sandbox.md, Fees). */
 function gatewayFee(table: Record<string, string>, amount: DecimalString): DecimalString {
   const hit = Object.keys(table)
     .filter((t) => cmp(t, amount) <= 0)
@@ -46,7 +46,7 @@ describe('configuration endpoints', () => {
   it('allConfigMapping: the symbol tables of spec 2.1-2.3, ids as numbers even where the service sends text', async () => {
     const m = await client.allConfigMapping()
     expect(m.fiatSymbolMapping).toMatchObject({ INR: 1, TRY: 2, AED: 3, MXN: 4, VND: 5, NGN: 6, BRL: 7, PEN: 8 })
-    // busd, matic and neo arrive as numeric strings (the README (The sandbox)); the client's schema makes them ids.
+    // busd, matic and neo arrive as numeric strings (docs/sandbox.md, Data); the client's schema makes them ids.
     expect(m.coinSymbolMapping).toMatchObject({ usdt: 54, usdc: 83, busd: 84, eth: 6, matic: 31, neo: 17 })
     expect(m.chainSymbolMapping).toMatchObject({ erc20: 0, bep20: 1, trc20: 2, matic20: 3, spl: 4, eth: 0, bsc: 1, trx: 2, sol: 4, bnb: 5 })
   })

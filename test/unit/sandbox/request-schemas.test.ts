@@ -1,5 +1,5 @@
 // The sandbox's request fields against the spec's tables (transcribed here by hand from
-// merchant-api.md section 4, not read from any schema), and what strict and lenient
+// the spec's section 4, not read from any schema), and what strict and lenient
 // typing accept, with the 409 text in its named and bare forms.
 import { describe, expect, it } from 'vitest'
 import { PARAM_FIELDS, REQUEST_FIELDS, defaultParamMode, parseRequest, type ParamMode } from '../../../src/sandbox/request-schemas'
@@ -31,7 +31,7 @@ const SPEC: Record<string, [string, boolean]> = {
   'orderStatus.type': ['integer', true],
   'limits.type': ['string', true]
 }
-// Where the spec's type and live practice disagree (live-service-notes.md, last section).
+// Where the spec's type and live practice disagree (the live-service notes, last section).
 const DISPUTED = [
   'allCoinLimits.fiatType',
   'merchantHistory.type',

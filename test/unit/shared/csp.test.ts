@@ -2,7 +2,10 @@
 // index.html's meta tag must say the same thing.
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
-import { CONTENT_SECURITY_POLICY, META_CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../../../src/shared/csp'
+import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy } from '../../../src/shared/csp'
+import { metaContentSecurityPolicy } from '../../support/meta-csp'
+
+const META_CONTENT_SECURITY_POLICY = metaContentSecurityPolicy(CONTENT_SECURITY_POLICY)
 
 describe('content security policy', () => {
   it('index.html carries the shared policy in its meta tag', () => {

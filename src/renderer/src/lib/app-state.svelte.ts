@@ -102,7 +102,7 @@ class AppState {
   }
 }
 
-export function applyTheme(theme: Settings['theme']): void {
+function applyTheme(theme: Settings['theme']): void {
   if (theme === 'system') delete document.documentElement.dataset.theme
   else document.documentElement.dataset.theme = theme
 }

@@ -27,8 +27,3 @@ export function dateTime(v: number | string | null | undefined): string {
   const p = (n: number) => String(n).padStart(2, '0')
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`
 }
-
-export function clockTime(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '—'
-  return dateTime(ms).slice(11)
-}

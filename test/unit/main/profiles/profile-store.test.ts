@@ -176,7 +176,7 @@ describe('ProfileStore', () => {
     const dbDir = store.databaseDir(p.id)
     const db = openLocalStore(dbDir)
     openDbs.set(p.id, db)
-    db.settings.set('x', 1)
+    db.audit.append('profile.create', { id: p.id })
     expect(existsSync(dbDir)).toBe(true)
 
     await store.delete(p.id)

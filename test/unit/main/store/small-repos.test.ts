@@ -1,4 +1,4 @@
-// Config cache, ticker history, webhook deliveries, audit log, watches and settings.
+// Config cache, ticker history, webhook deliveries, audit log and watches.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -179,18 +179,5 @@ describe('WatchesRepo', () => {
     expect(store.watches.remove(2, 10)).toBe(true)
     expect(store.watches.remove(2, 10)).toBe(false)
     expect(() => store.watches.add(3 as 1, 1)).toThrow(RangeError)
-  })
-})
-
-describe('SettingsRepo', () => {
-  it('round-trips JSON values', () => {
-    expect(store.settings.get('tickerIntervalMs')).toBeUndefined()
-    store.settings.set('tickerIntervalMs', 6000)
-    store.settings.set('columns', ['orderId', 'status'])
-    store.settings.set('tickerIntervalMs', 7000)
-    expect(store.settings.get<number>('tickerIntervalMs')).toBe(7000)
-    expect(store.settings.all()).toEqual({ columns: ['orderId', 'status'], tickerIntervalMs: 7000 })
-    expect(store.settings.delete('columns')).toBe(true)
-    expect(() => store.settings.set('x', undefined)).toThrow(TypeError)
   })
 })

@@ -3,7 +3,7 @@
 // through IPC (toInfo / toErrorInfo / JSON) unchanged.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { ApiError, explainError, isApiError, serviceErrorCodes, toErrorInfo } from '../../../../src/shared/api/errors'
+import { ApiError, explainError, serviceErrorCodes, toErrorInfo } from '../../../../src/shared/api/errors'
 import type { ApiErrorInfo, ApiErrorKind } from '../../../../src/shared/api/errors'
 
 /** One typical error per kind; `satisfies` makes this fail to compile when a kind is added. */
@@ -207,9 +207,9 @@ describe('ApiError and toErrorInfo', () => {
     expect(e.name).toBe('ApiError')
     expect(e.message).toBe('socket hang up')
     expect(e.cause).toBe(cause)
-    expect(isApiError(e)).toBe(true)
-    expect(isApiError(cause)).toBe(false)
-    expect(isApiError(samples.network)).toBe(false)
+    expect(e).toBeInstanceOf(ApiError)
+    expect(cause).not.toBeInstanceOf(ApiError)
+    expect(samples.network).not.toBeInstanceOf(ApiError)
   })
 
   it('a plain ApiErrorInfo passes through unchanged', () => {

@@ -2,10 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { bech32, bech32m, base58, base64url, hex } from '@scure/base'
 import {
-  BTC_CHAIN_DETAIL,
   CHECK_NAMES,
-  REFERENCE_CHAIN_DETAILS,
-  breakChecksum,
   checkAddress,
   checksumOk,
   checksumSchemeFor,
@@ -18,6 +15,8 @@ import {
   type ChainRules
 } from '../../../../src/shared/domain/address'
 import type { ChainDetail } from '../../../../src/shared/api/schemas'
+import { BTC_CHAIN_DETAIL, REFERENCE_CHAIN_DETAILS } from '../../../../src/sandbox/reference-chains'
+import { breakChecksum } from '../../../support/break-checksum'
 // The sandbox's sample generators: every sample must pass these checks.
 import { sampleAddress, sampleTxHash } from '../../../../src/sandbox/sample-addresses'
 // The sandbox's seeded PRNG, so property runs shrink and replay.

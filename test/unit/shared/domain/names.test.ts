@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { canonicalChainSymbol, chainIdOf, chainName, coinName, fiatName } from '../../../../src/shared/domain/names'
+import { chainName, coinName, fiatName } from '../../../../src/shared/domain/names'
 
 describe('fiatName', () => {
   it('names the spec fiat ids 1-8', () => {
@@ -41,15 +41,6 @@ describe('chainName', () => {
   it('shows chain ids beyond the mapping as #id', () => {
     expect(chainName(10002)).toBe('#10002')
     expect(chainName(10116, { erc20: 0 })).toBe('#10116')
-  })
-  it('resolves symbols and aliases to ids', () => {
-    expect(chainIdOf('BSC')).toBe(1)
-    expect(chainIdOf('sol')).toBe(4)
-    expect(chainIdOf('wemix 3.0')).toBe(12)
-    expect(chainIdOf('newchain', { newchain: '10002' })).toBe(10002)
-    expect(chainIdOf('nothing')).toBeUndefined()
-    expect(canonicalChainSymbol('TRX')).toBe('trc20')
-    expect(canonicalChainSymbol('arbitrum')).toBe('arbitrum')
   })
 })
 

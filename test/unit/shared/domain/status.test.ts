@@ -7,11 +7,11 @@ import {
   knownStatuses,
   statusGroupFilter,
   statusInfo,
-  statusMatchesGroup,
   statusText,
   statusesInGroup
 } from '../../../../src/shared/domain/status'
 import type { OrderType } from '../../../../src/shared/ipc/contract'
+import { statusMatchesGroup } from '../../../support/status-group'
 
 // The tables of the live-service notes, "Order status values", written out again here
 // so a slip in the source table shows up as a mismatch.

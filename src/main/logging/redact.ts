@@ -1,0 +1,80 @@
+// What may go into the support log. Every field and message passes through redactForLog
+// before it is written: credentials, signatures, request and webhook payloads and wallet
+// addresses never reach the file, whether they arrive under a telling key or inside a
+// message (an error text quoting the service, say). It errs on the side of hiding: a
+// long hex or base64 run is taken for a hash, key or payload and goes too.
+
+const SECRET = '[redacted]'
+const PAYLOAD = '[redacted payload]'
+const ADDRESS = '[address]'
+const HEX = '[hex]'
+
+/** Keys compared without case, dashes or underscores ("X-Service-Signature" -> "xservicesignature"). */
+const normal = (key: string): string => key.toLowerCase().replace(/[-_\s]/g, '')
+
+const SECRET_KEY = /secret|password|passphrase|token|apikey|authorization|signature|cookie|credential|privatekey|mnemonic|seed$/
+const PAYLOAD_KEYS = new Set(['payload', 'body', 'bodytext', 'rawbody', 'record', 'data', 'request', 'response', 'headers', 'json'])
+const ADDRESS_KEY = /address$|^wallet|^memo$|^destinationtag$/
+
+function keyVerdict(key: string): string | undefined {
+  const k = normal(key)
+  if (SECRET_KEY.test(k)) return SECRET
+  if (PAYLOAD_KEYS.has(k)) return PAYLOAD
+  if (ADDRESS_KEY.test(k)) return ADDRESS
+  return undefined
+}
+
+const B58 = '1-9A-HJ-NP-Za-km-z'
+const hasDigit = (s: string) => /\d/.test(s)
+
+/** Patterns applied to every string, most specific first. */
+const TEXT_RULES: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
+  // "secret=…", "apiKey: …", '"signature":"…"': the value after a telling word.
+  [
+    /\b(api[-_ ]?secret|secret|api[-_ ]?key|signature|payload|password|token|authorization)(\s*["']?\s*[:=]\s*["']?)([^\s"',;&)]+)/gi,
+    (_m, word: string, sep: string) => `${word}${sep}${SECRET}`
+  ],
+  // EVM addresses, then any long hex run (signatures, transaction hashes, keys).
+  [/\b0x[0-9a-fA-F]{40}\b(?![0-9a-fA-F])/g, () => ADDRESS],
+  [/\b(?:0x)?[0-9a-fA-F]{32,}\b/g, () => HEX],
+  // Bech32 addresses (BTC segwit and taproot, BNB Beacon Chain).
+  [/\b(?:bc1|tb1|bnb1|BC1|TB1|BNB1)[02-9ac-hj-np-zAC-HJ-NP-Z]{8,87}\b/g, () => ADDRESS],
+  // Base64 and base64url runs: payload headers, TON addresses, encoded secrets.
+  [/[A-Za-z0-9+/_-]{40,}={0,2}/g, (m) => (hasDigit(m) && /[a-z]/.test(m) && /[A-Z]/.test(m) ? SECRET : m)],
+  // Base58 runs: TRON, NEO, BTC legacy and Solana addresses (a digit tells them from words).
+  [new RegExp(`\\b[${B58}]{25,44}\\b`, 'g'), (m) => (hasDigit(m) ? ADDRESS : m)]
+]
+
+/** The text with credentials, payload encodings, hashes and addresses replaced. */
+export function redactText(text: string): string {
+  let out = text
+  for (const [re, replace] of TEXT_RULES) out = out.replace(re, replace as (m: string) => string)
+  return out
+}
+
+const MAX_DEPTH = 8
+
+/**
+ * A copy of the value fit for the log: keys that name credentials, payloads or addresses
+ * lose their value, every string is passed through redactText, errors keep their name
+ * and message. The input is not changed.
+ */
+export function redactForLog(value: unknown): unknown {
+  return walk(value, 0, new WeakSet())
+}
+
+function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+  if (typeof value === 'string') return redactText(value)
+  if (value === null || typeof value !== 'object') return typeof value === 'function' || typeof value === 'symbol' ? undefined : value
+  if (seen.has(value)) return '[circular]'
+  if (depth >= MAX_DEPTH) return '[nested]'
+  seen.add(value)
+  if (value instanceof Error) return { name: value.name, message: redactText(value.message) }
+  if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1, seen))
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue
+    out[k] = v === null ? null : (keyVerdict(k) ?? walk(v, depth + 1, seen))
+  }
+  return out
+}

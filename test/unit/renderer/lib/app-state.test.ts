@@ -1,0 +1,174 @@
+// The state the main window's views share: loaded through the contract, kept current by
+// its events, with labels that prefer the service's configuration over the built-in names.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { contractBridge } from '../../../support/contract-bridge'
+import type { BudgetEntry, ConfigSnapshot, Profile, Settings, SyncState } from '../../../../src/shared/ipc/contract'
+import type * as AppStateModule from '../../../../src/renderer/src/lib/app-state.svelte'
+import type * as BridgeModule from '../../../../src/renderer/src/lib/bridge'
+
+const sandbox: Profile = {
+  id: 'sandbox',
+  name: 'Sandbox',
+  kind: 'sandbox',
+  baseUrl: 'http://127.0.0.1:1',
+  serviceName: 'service',
+  apiKey: 'k'
+}
+const live: Profile = { ...sandbox, id: 'live', name: 'Live', kind: 'live', baseUrl: 'https://api.example.com' }
+
+const settings: Settings = {
+  theme: 'dark',
+  startAtLogin: false,
+  historyPollSeconds: 30,
+  watchPollSeconds: 10,
+  tickerPollSeconds: 10,
+  reconcileHours: 24,
+  fiatTypes: [1],
+  tickerFiat: 1,
+  pinnedTickers: [],
+  notify: { terminalSuccess: true, terminalFailure: true, needsAttention: true, anyChange: false, watchedOnly: false },
+  allowPlaintextSecrets: false,
+  inbox: { enabled: false, host: '127.0.0.1', port: 0 }
+}
+
+const config: ConfigSnapshot = {
+  fetchedAt: 1,
+  stale: false,
+  fiats: [{ id: 1, symbol: 'inr' }],
+  coins: [{ id: 54, code: 'usdt', name: 'Tether', tradeFloatPlaces: 2, networks: [1] }],
+  chains: [{ id: 1, symbol: 'bep20', name: 'BNB Smart Chain', detail: {} }],
+  gasFees: {},
+  limits: { onramp: {}, offramp: {} },
+  minimumBuyAmount: {},
+  minimumSellAmount: {},
+  gatewayFee: {}
+}
+
+const syncState = (fiatType: number, running: boolean): SyncState => ({
+  type: 1,
+  fiatType,
+  cursor: null,
+  lastSuccessAt: null,
+  nextRunAt: null,
+  lagMs: null,
+  running,
+  mode: running ? 'poll' : null,
+  progress: null,
+  lastError: null,
+  lastReconcileAt: null
+})
+const budget: BudgetEntry[] = [{ endpoint: 'priceTicker', limit: 10, usedInWindow: 2, queued: 0, nextSlotAt: null, blockedUntil: null }]
+
+let active = sandbox
+let failConfig = false
+const main = contractBridge({
+  'app:info': async () => ({ version: '1.2.3', platform: 'linux', shell: 'web', profile: active, clockSkewMs: 250 }),
+  'config:get': async () => {
+    if (failConfig) throw Object.assign(new Error('the service is unreachable'), { kind: 'network', retryable: true })
+    return config
+  },
+  'settings:get': async () => settings,
+  'settings:update': async (patch) => ({ ...settings, ...patch }),
+  'sync:state': async () => ({ states: [syncState(1, false)] }),
+  'budget:get': async () => ({ entries: budget })
+})
+
+const dataset: Record<string, string> = {}
+let mod: typeof AppStateModule
+let UiError: typeof BridgeModule.UiError
+const settle = () => new Promise<void>((r) => setTimeout(r, 0))
+
+beforeAll(async () => {
+  vi.stubGlobal('window', { rampdesk: main.bridge })
+  vi.stubGlobal('document', { documentElement: { dataset } })
+  mod = await import('../../../../src/renderer/src/lib/app-state.svelte')
+  ;({ UiError } = await import('../../../../src/renderer/src/lib/bridge'))
+})
+afterAll(() => {
+  vi.useRealTimers()
+  vi.unstubAllGlobals()
+})
+
+describe('errorInfoOf', () => {
+  it("passes main's error through, and makes anything else an internal error with its message", () => {
+    const info = { kind: 'rate_limited', message: 'wait', retryable: true }
+    expect(mod.errorInfoOf(new UiError(info))).toBe(info)
+    expect(mod.errorInfoOf(new TypeError('boom'))).toEqual({ kind: 'internal', message: 'boom', retryable: false })
+    expect(mod.errorInfoOf('plain')).toEqual({ kind: 'internal', message: 'plain', retryable: false })
+  })
+})
+
+describe('app state', () => {
+  it('loads info, config, settings, sync states and budgets, and applies the theme', async () => {
+    const { app } = mod
+    await app.load()
+    expect(app.info?.version).toBe('1.2.3')
+    expect(app.profile).toEqual(sandbox)
+    expect(app.skewMs).toBe(250)
+    expect(app.config).toEqual(config)
+    expect(app.sync).toEqual([syncState(1, false)])
+    expect(app.budget).toEqual(budget)
+    expect(app.loadError).toBeNull()
+    expect(dataset.theme).toBe('dark')
+  })
+
+  it("labels coins and chains by the service's codes, fiats by its symbols, and falls back to built-in names", () => {
+    const { app } = mod
+    expect(app.coinLabel(54)).toBe('USDT')
+    expect(app.chainLabel(1)).toBe('BEP20')
+    expect(app.fiatLabel(1)).toBe('INR')
+    // Not in this config: the built-in tables, or the id.
+    expect(app.fiatLabel(2)).toBe('TRY')
+    expect(app.chainLabel(4)).toBe('SPL')
+    expect(app.coinLabel(99999)).toBe('#99999')
+    expect(app.coinLabel(null)).toBe('#?')
+    expect(app.coinDp(54)).toBe(2)
+    expect(app.coinDp(99999)).toBe(6)
+  })
+
+  it('keeps the failure in loadError, in the words main gave', async () => {
+    failConfig = true
+    await mod.app.load()
+    failConfig = false
+    expect(mod.app.loadError).toMatchObject({ kind: 'network', message: 'the service is unreachable' })
+  })
+
+  it('follows the contract events once started, and reloads on a profile switch', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'Date'] })
+    vi.setSystemTime(1_000_000)
+    const { app } = mod
+    app.start()
+    app.start()
+    expect(main.listeners('sync:state')).toBe(1)
+    await settle()
+
+    main.emit('sync:state', syncState(1, true))
+    main.emit('sync:state', syncState(2, false))
+    expect(app.sync).toEqual([syncState(1, true), syncState(2, false)])
+    main.emit('budget:changed', { entries: [] })
+    expect(app.budget).toEqual([])
+    main.emit('clock:skew', { skewMs: -40 })
+    expect(app.skewMs).toBe(-40)
+    main.emit('config:updated', { ...config, stale: true })
+    expect(app.config?.stale).toBe(true)
+
+    const epoch = app.epoch
+    active = live
+    main.emit('profile:changed', live)
+    expect(app.profile).toEqual(live)
+    expect(app.epoch).toBe(epoch + 1)
+    await settle()
+    expect(app.info?.profile).toEqual(live)
+    expect(app.config?.stale).toBe(false)
+
+    vi.advanceTimersByTime(3000)
+    expect(app.now).toBe(1_003_000)
+  })
+
+  it('sends a settings change through the contract and applies the new theme', async () => {
+    await mod.app.updateSettings({ theme: 'light' })
+    expect(mod.app.settings?.theme).toBe('light')
+    expect(dataset.theme).toBe('light')
+    expect(main.calls.at(-1)).toEqual({ channel: 'settings:update', input: { theme: 'light' } })
+  })
+})

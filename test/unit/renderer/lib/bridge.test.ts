@@ -1,0 +1,120 @@
+// The renderer's one way to main. In a plain browser it is the web harness: POST
+// /rpc/<channel> for calls and one EventSource on /events for every subscription; an
+// answer that is not an envelope (a proxy's error page, the harness gone) still comes
+// back as an ErrorInfo the views can show. Under Electron it is the preload's bridge.
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { contractBridge } from '../../../support/contract-bridge'
+import type * as BridgeModule from '../../../../src/renderer/src/lib/bridge'
+
+type Bridge = typeof BridgeModule
+
+/** A fresh copy of the module: it picks its bridge once, when it loads. */
+async function load(window: object): Promise<Bridge> {
+  vi.resetModules()
+  vi.stubGlobal('window', window)
+  return import('../../../../src/renderer/src/lib/bridge')
+}
+
+/** Stands in for the browser's EventSource: records what was opened, lets the test push messages. */
+class FakeEventSource extends EventTarget {
+  static opened: FakeEventSource[] = []
+  constructor(readonly url: string) {
+    super()
+    FakeEventSource.opened.push(this)
+  }
+  push(event: string, payload: unknown): void {
+    this.dispatchEvent(Object.assign(new Event(event), { data: JSON.stringify(payload) }))
+  }
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals()
+  FakeEventSource.opened = []
+})
+
+describe('the web harness bridge', () => {
+  it('posts the input as JSON to /rpc/<channel> and returns the value of the envelope', async () => {
+    const fetch = vi.fn(async () => new Response(JSON.stringify({ ok: true, value: { ok: true } })))
+    vi.stubGlobal('fetch', fetch)
+    const b = await load({})
+    expect(b.shell).toBe('web')
+    await expect(b.call('tickers:visibility', { view: 'main', visible: true })).resolves.toEqual({ ok: true })
+    expect(fetch).toHaveBeenCalledWith('/rpc/tickers:visibility', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"view":"main","visible":true}',
+      credentials: 'same-origin'
+    })
+  })
+
+  it("throws main's error as a UiError carrying the ErrorInfo", async () => {
+    const error = { kind: 'invalid_input', message: 'view: expected main or tray', retryable: false }
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ ok: false, error }), { status: 200 }))
+    const b = await load({})
+    const e = await b.call('sync:now', {}).catch((x: unknown) => x)
+    expect(e).toBeInstanceOf(b.UiError)
+    expect((e as InstanceType<Bridge['UiError']>).info).toEqual(error)
+  })
+
+  it('makes an answer that is not an envelope an http error with its status and the start of its text', async () => {
+    vi.stubGlobal('fetch', async () => new Response(`<html>${'x'.repeat(500)}</html>`, { status: 502, statusText: 'Bad Gateway' }))
+    const b = await load({})
+    const e = (await b.call('sync:now', {}).catch((x: unknown) => x)) as InstanceType<Bridge['UiError']>
+    expect(e.info).toMatchObject({ kind: 'http', httpStatus: 502, retryable: true })
+    expect(e.info.message).toHaveLength(200)
+    vi.stubGlobal('fetch', async () => new Response('', { status: 404, statusText: 'Not Found' }))
+    const empty = (await b.call('sync:now', {}).catch((x: unknown) => x)) as InstanceType<Bridge['UiError']>
+    expect(empty.info).toEqual({ kind: 'http', httpStatus: 404, message: 'Not Found', retryable: false })
+  })
+
+  it('says the harness is unreachable when the request itself fails', async () => {
+    vi.stubGlobal('fetch', async () => {
+      throw new TypeError('Failed to fetch')
+    })
+    const b = await load({})
+    const e = (await b.call('sync:now', {}).catch((x: unknown) => x)) as InstanceType<Bridge['UiError']>
+    expect(e.info).toEqual({ kind: 'network', message: 'the Rampdesk harness is unreachable (Failed to fetch)', retryable: true })
+  })
+
+  it('opens one event stream on the first subscription and hands each event to its listeners until they unsubscribe', async () => {
+    vi.stubGlobal('EventSource', FakeEventSource)
+    const b = await load({})
+    expect(FakeEventSource.opened).toHaveLength(0)
+    const skews: number[] = []
+    const other: number[] = []
+    const off = b.on('clock:skew', (s) => skews.push(s.skewMs))
+    b.on('clock:skew', (s) => other.push(s.skewMs))
+    b.on('budget:changed', () => undefined)
+    expect(FakeEventSource.opened.map((s) => s.url)).toEqual(['/events'])
+    const stream = FakeEventSource.opened[0]!
+    stream.push('clock:skew', { skewMs: 120 })
+    off()
+    stream.push('clock:skew', { skewMs: -80 })
+    expect(skews).toEqual([120])
+    expect(other).toEqual([120, -80])
+  })
+})
+
+describe('the Electron bridge', () => {
+  it("uses the preload's window.rampdesk when there is one", async () => {
+    const main = contractBridge({ 'sync:now': async () => ({ ok: true }) })
+    const fetch = vi.fn()
+    vi.stubGlobal('fetch', fetch)
+    const b = await load({ rampdesk: main.bridge })
+    expect(b.shell).toBe('electron')
+    await expect(b.call('sync:now', {})).resolves.toEqual({ ok: true })
+    expect(main.calls).toEqual([{ channel: 'sync:now', input: {} }])
+    expect(fetch).not.toHaveBeenCalled()
+    const seen: boolean[] = []
+    b.on('profile:changed', () => seen.push(true))
+    main.emit('profile:changed', {
+      id: 'sandbox',
+      name: 'Sandbox',
+      kind: 'sandbox',
+      baseUrl: 'http://x',
+      serviceName: 'service',
+      apiKey: ''
+    })
+    expect(seen).toEqual([true])
+  })
+})

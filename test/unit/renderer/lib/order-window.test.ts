@@ -1,0 +1,237 @@
+// The orders table's window onto the local database: pages fetched as the table scrolls,
+// prefetch in the direction of the scroll, answers to an older filter dropped, live
+// patches, refresh and a bounded cache. Main is the contract bridge of test/support with
+// an in-memory orders:query whose answers the test releases one by one.
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { contractBridge } from '../../../support/contract-bridge'
+import type { ChannelInput, ChannelOutput, OrderFilter, OrderRow } from '../../../../src/shared/ipc/contract'
+import type * as OrderWindowModule from '../../../../src/renderer/src/lib/order-window.svelte'
+
+type Query = ChannelInput<'orders:query'>
+type Answer = ChannelOutput<'orders:query'>
+
+function row(type: 1 | 2, orderId: number, status = 0): OrderRow {
+  return {
+    type,
+    orderId,
+    status,
+    fiatType: 1,
+    coinId: 54,
+    chainId: 1,
+    fiatAmount: '1000',
+    cryptoAmount: '11.5',
+    walletAddress: null,
+    merchantRecognitionId: null,
+    referenceId: null,
+    transactionHash: null,
+    createdAt: '2024-01-01T00:00:00.000Z',
+    updatedAt: '2024-01-01T00:00:00.000Z',
+    firstSeenAt: 0,
+    lastChangedAt: 0,
+    watched: false
+  }
+}
+
+/** The database: `total` orders per type; a search narrows to ids starting with it. */
+function answer(q: Query, total: number): Answer {
+  const ids = Array.from({ length: total }, (_, i) => 100001 + i).filter((id) => !q.filter.search || String(id).startsWith(q.filter.search))
+  return { rows: ids.slice(q.offset, q.offset + q.limit).map((id) => row(q.filter.type, id)), total: ids.length }
+}
+
+interface Pending {
+  query: Query
+  release(total?: number): Promise<void>
+  fail(message: string): Promise<void>
+}
+
+let pending: Pending[] = []
+const main = contractBridge({
+  'orders:query': (q) =>
+    new Promise<Answer>((resolve, reject) => {
+      pending.push({
+        query: q,
+        release: async (total = 1000) => {
+          resolve(answer(q, total))
+          await settle()
+        },
+        fail: async (message) => {
+          reject(Object.assign(new Error(message), { kind: 'internal', retryable: false }))
+          await settle()
+        }
+      })
+    })
+})
+
+/** Lets every answer already released reach the window (envelope, then the window's own code). */
+const settle = () => new Promise<void>((r) => setTimeout(r, 0))
+
+/** Releases whatever is pending, again and again, until nothing new is asked for. */
+async function drain(total = 1000): Promise<void> {
+  while (pending.length) {
+    const batch = pending
+    pending = []
+    for (const p of batch) await p.release(total)
+  }
+}
+
+const pagesAsked = (from = 0) => pending.slice(from).map((p) => p.query.offset / 100)
+
+let OrderWindow: typeof OrderWindowModule.OrderWindow
+let PAGE_SIZE: number
+
+beforeAll(async () => {
+  vi.stubGlobal('window', { rampdesk: main.bridge })
+  vi.stubGlobal('document', { documentElement: { dataset: {} } })
+  ;({ OrderWindow, PAGE_SIZE } = await import('../../../../src/renderer/src/lib/order-window.svelte'))
+})
+afterAll(() => void vi.unstubAllGlobals())
+beforeEach(() => {
+  pending = []
+})
+
+const onramp: OrderFilter = { type: 1 }
+
+describe('OrderWindow', () => {
+  it('asks for the first page of the filter, in the default sort, through the contract', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    expect(pending.map((p) => p.query)).toEqual([{ filter: onramp, sort: 'updatedAt:desc', offset: 0, limit: PAGE_SIZE }])
+    expect(win.loaded).toBe(false)
+    await pending.shift()!.release()
+    expect(win.loaded).toBe(true)
+    expect(win.total).toBe(1000)
+    expect(win.rowAt(0)?.orderId).toBe(100001)
+    expect(win.rowAt(99)?.orderId).toBe(100100)
+    // Page 1 is on its way (the page ahead), not there yet.
+    expect(win.rowAt(100)).toBeUndefined()
+    expect(pagesAsked()).toEqual([1])
+  })
+
+  it('fetches the rows in view with half a page around them, and the page ahead once the total is known', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    win.ensure(0, 30)
+    expect(pagesAsked()).toEqual([0])
+    await pending.shift()!.release()
+    expect(pagesAsked()).toEqual([1])
+    await drain()
+    win.ensure(0, 30)
+    expect(pagesAsked()).toEqual([])
+    // A small step down: two pages ahead (1 cached, 2 new).
+    win.ensure(5, 35)
+    expect(pagesAsked()).toEqual([2])
+  })
+
+  it('fetches up to six pages ahead on a fling, never past the last page', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    win.ensure(0, 30)
+    await drain()
+    win.ensure(300, 330)
+    // Rows 250-380 are pages 2 and 3; then six ahead, cut at page 9 (1000 rows).
+    expect(pagesAsked()).toEqual([2, 3, 4, 5, 6, 7, 8, 9])
+  })
+
+  it('fetches behind the rows in view when the table scrolls up', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    await drain()
+    win.ensure(900, 930)
+    await drain()
+    win.ensure(880, 910)
+    expect(pagesAsked()).toEqual([7, 6])
+  })
+
+  it('keeps the old rows on screen until the new filter answers, then shows only the new ones', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    await drain()
+    const searched: OrderFilter = { type: 1, search: '1002' }
+    win.reset(searched)
+    expect(win.rowAt(0)?.orderId).toBe(100001)
+    expect(win.loaded).toBe(false)
+    await drain()
+    expect(win.total).toBe(100)
+    expect(win.rowAt(0)?.orderId).toBe(100200)
+  })
+
+  it('drops the answer to a filter the operator has already typed past', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset({ type: 1, search: '1' })
+    const first = pending.shift()!
+    win.reset({ type: 1, search: '1003' })
+    const second = pending.shift()!
+    await second.release()
+    await first.release()
+    expect(win.total).toBe(100)
+    expect(win.rowAt(0)?.orderId).toBe(100300)
+    expect(win.fetches).toBe(1)
+  })
+
+  it('shows the error of the current filter, in the contract envelope, and not the old rows beside it', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    await drain()
+    win.reset({ type: 2 })
+    await pending.shift()!.fail('the database is locked')
+    expect(win.error).toMatchObject({ kind: 'internal', message: 'the database is locked' })
+    expect(win.rowAt(0)).toBeUndefined()
+    expect(win.loaded).toBe(true)
+    win.reset({ type: 2 })
+    await drain()
+    expect(win.error).toBeNull()
+    expect(win.rowAt(0)?.type).toBe(2)
+  })
+
+  it('sends a filter main would refuse as the contract refuses it (invalid_input), never as rows', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset({ type: 1, search: 'x'.repeat(201) })
+    await settle()
+    expect(pending).toEqual([])
+    expect(win.error?.kind).toBe('invalid_input')
+  })
+
+  it('patches a changed order in its cached page at once', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    win.ensure(0, 30)
+    await drain()
+    win.patch(row(1, 100150, 15))
+    expect(win.rowAt(149)).toMatchObject({ orderId: 100150, status: 15 })
+    // Same id, other type: another order.
+    win.patch(row(2, 100001, 4))
+    expect(win.rowAt(0)).toMatchObject({ type: 1, status: 0 })
+  })
+
+  it('refresh refetches the pages in view and marks the rest stale, so they refetch when reached', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    win.ensure(0, 30)
+    await drain()
+    win.ensure(450, 480)
+    await drain()
+    win.ensure(0, 30)
+    await drain()
+    win.refresh()
+    expect(pagesAsked()).toEqual([0])
+    await drain(1001)
+    expect(win.total).toBe(1001)
+    win.ensure(450, 480)
+    // Pages 4-5 in view and 6-9 ahead were cached but are stale; page 10 exists now that the total grew.
+    expect(pagesAsked()).toEqual([4, 5, 6, 7, 8, 9, 10])
+  })
+
+  it('keeps at most 24 pages, dropping those farthest from the rows in view', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    win.ensure(0, 30)
+    await drain(10_000)
+    for (let start = 0; start < 6000; start += 100) {
+      win.ensure(start, start + 30)
+      await drain(10_000)
+    }
+    expect(win.cachedPages).toBeLessThanOrEqual(24)
+    expect(win.rowAt(5950)).toBeDefined()
+    expect(win.rowAt(0)).toBeUndefined()
+  })
+})
