@@ -185,6 +185,17 @@ export const migrations: readonly Migration[] = [
       -- committed with the page that found it so a restart does not forget it.
       ALTER TABLE sync_cursors ADD COLUMN repair_from TEXT;
     `
+  },
+  // 3 is taken on another branch; numbers only need to increase.
+  {
+    version: 4,
+    name: 'webhook delivery forms',
+    sql: `
+      -- How each verified delivery's signed payload was written (compact, spaced,
+      -- slash-escaped, body only, ...) and notes such as a JSON body that differed from it.
+      ALTER TABLE webhook_deliveries ADD COLUMN payload_form TEXT;
+      ALTER TABLE webhook_deliveries ADD COLUMN notes_json TEXT NOT NULL DEFAULT '[]';
+    `
   }
 ]
 

@@ -18,6 +18,10 @@ export interface WebhookDeliveryInput {
   orderType?: OrderType | null
   orderId?: number | null
   orderStatus?: number | null
+  /** How the signed payload was written (payload-form.ts); null when it was never read. */
+  payloadForm?: string | null
+  /** What the operator should know beyond the reason (e.g. the JSON body differed from the signed payload). */
+  notes?: string[]
   /** Defaults to SHA-256 of payload header and body: identical redeliveries collapse. */
   dedupeKey?: string
 }
@@ -35,6 +39,8 @@ export interface WebhookDelivery {
   orderType: OrderType | null
   orderId: number | null
   orderStatus: number | null
+  payloadForm: string | null
+  notes: string[]
   dedupeKey: string
 }
 
@@ -51,6 +57,8 @@ interface DeliveryDbRow {
   order_type: number | null
   order_id: number | null
   order_status: number | null
+  payload_form: string | null
+  notes_json: string
   dedupe_key: string
 }
 
@@ -67,6 +75,8 @@ const toDelivery = (r: DeliveryDbRow): WebhookDelivery => ({
   orderType: r.order_type as OrderType | null,
   orderId: r.order_id,
   orderStatus: r.order_status,
+  payloadForm: r.payload_form,
+  notes: JSON.parse(r.notes_json) as string[],
   dedupeKey: r.dedupe_key
 })
 
@@ -103,7 +113,7 @@ export class WebhookDeliveriesRepo {
       }
       const r = this.sql.run(
         `INSERT INTO webhook_deliveries (received_at, last_received_at, headers_json, payload_header, body, verified, reason,
-           order_type, order_id, order_status, dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           order_type, order_id, order_status, payload_form, notes_json, dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         at,
         at,
         JSON.stringify(d.headers),
@@ -114,6 +124,8 @@ export class WebhookDeliveriesRepo {
         d.orderType ?? null,
         d.orderId ?? null,
         d.orderStatus ?? null,
+        d.payloadForm ?? null,
+        JSON.stringify(d.notes ?? []),
         key
       )
       return { id: Number(r.lastInsertRowid), inserted: true, timesReceived: 1 }

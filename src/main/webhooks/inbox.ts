@@ -1,18 +1,35 @@
 // The optional local webhook inbox: a small node:http receiver the service (or the
 // sandbox) POSTs order webhooks to. Every POST is stored in the profile's delivery log,
-// verified or not, with the reason; only deliveries whose signature verifies over the
-// payload header AND whose payload body equals the JSON body are handed on (to the
-// monitor's fast path). Loopback only unless the operator asks otherwise, and then
-// with a warning the UI shows. Every request is answered within 5 s: the service
-// counts a slower answer as a failed delivery and retries it.
+// verified or not, with the reason; only verified order records are handed on (to the
+// monitor's fast path). Loopback only unless the operator asks otherwise, and then with a
+// warning the UI shows. Every request is answered within 5 s: the service counts a
+// slower answer as a failed delivery and retries it.
+//
+// Tolerant like the service (live-service-notes.md, Webhooks and the last section):
+// the HMAC-SHA512 is checked over the x-<service>-payload header value exactly as
+// received, in constant time, and only then is anything read. Senders write the signed
+// payload differently (compact, Python's spaced default, PHP's '\/', or the body alone),
+// so the payload is not required to be {timestamp, body} nor its body to equal the JSON
+// body; the log records which form arrived (payload-form.ts). Where the order comes from:
+//   - the signed payload, whenever it carries an order record (the wrapper's body, or the
+//     body-only object). The signature vouches for the payload, not for the JSON body,
+//     so when the two differ the payload wins and the log says so;
+//   - the JSON body, only when the payload does not decode to a JSON object at all
+//     ('not base64 JSON'): the sender signed something we cannot read, and the JSON
+//     body is all there is. The log notes that the signature did not cover it;
+//   - nowhere, when the payload decodes to an object that is not an order: the JSON body
+//     is then NOT used even if it holds an order. The merchant's own API requests are
+//     signed with the same secret ({timestamp, body: request parameters}); one captured
+//     from the wire must not turn into a webhook with a body of the captor's choosing.
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { decodePayload, jsonEqual, verifySignature } from '../../shared/api/signature'
+import { jsonEqual, verifySignature } from '../../shared/api/signature'
 import { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { WebhookDelivery as ContractDelivery, OrderType } from '../../shared/ipc/contract'
 import { contentHash } from '../store/content-hash'
 import type { WebhookDeliveriesRepo, WebhookDeliveryInput, WebhookDelivery as StoredDelivery } from '../store/webhook-deliveries-repo'
+import { readPayload, type ReadPayload } from './payload-form'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Headers and body must both have arrived by then; the rest of the 5 s is for answering. */
@@ -60,7 +77,13 @@ interface Verdict {
   reason: string
   payloadHeader: string | null
   body: string
+  /** How the signed payload was written; null when it was never read (signature not checked or wrong). */
+  payloadForm?: string
+  /** What the operator should know about a delivery beyond its reason. */
+  notes?: string[]
   webhook?: WebhookRecord
+  /** The object the order was read from (the signed payload's body, or the JSON body). */
+  source?: Record<string, unknown>
   /** Order fields for the log, also when unverified (they are then only what the sender claimed). */
   claimed?: { type: OrderType | null; orderId: number | null; status: number | null; updatedAt: string | null }
 }
@@ -171,6 +194,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: InboxOptions
     orderType: verdict.claimed?.type ?? null,
     orderId: verdict.claimed?.orderId ?? null,
     orderStatus: verdict.claimed?.status ?? null,
+    payloadForm: verdict.payloadForm ?? null,
+    notes: verdict.notes ?? [],
     dedupeKey
   }
   let stored: { id: number; inserted: boolean }
@@ -200,7 +225,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: InboxOptions
     status: verdict.claimed?.status ?? null,
     duplicate,
     payload: verdict.payloadHeader ?? '',
-    body: verdict.body
+    body: verdict.body,
+    payloadForm: verdict.payloadForm ?? null,
+    notes: verdict.notes ?? []
   }
   try {
     o.onDelivery?.(delivery)
@@ -289,37 +316,53 @@ async function judge(req: IncomingMessage, text: string, serviceName: string, o:
   if (!verifySignature(payloadHeader, signature, secret)) {
     return { ...base, claimed, httpStatus: 401, reason: "signature does not match the payload under this profile's secret" }
   }
-  let decoded: unknown
-  try {
-    decoded = decodePayload(payloadHeader).body
-  } catch (e) {
-    return { ...base, claimed, httpStatus: 400, reason: `signed payload is malformed: ${(e as Error).message}` }
-  }
-  if (!jsonEqual(decoded, json)) {
-    return { ...base, claimed, httpStatus: 400, reason: 'the signed payload body does not equal the JSON body' }
-  }
-  const webhook = parseRecord(json as Record<string, unknown>)
-  if (!webhook.ok) {
+  const read = readPayload(payloadHeader)
+  const notes = read.note ? [read.note] : []
+  const found = orderOf(read, json as Record<string, unknown>, notes)
+  const signed = { payloadHeader, body: text, verified: true as const, httpStatus: 200, payloadForm: read.form, notes }
+  if (!found.ok) {
     // Authentic, but not an order we understand: stored for the operator, acknowledged so it is not retried.
-    return {
-      payloadHeader,
-      body: text,
-      verified: true,
-      claimed,
-      httpStatus: 200,
-      reason: `verified, but not an order record: ${webhook.error}`
-    }
+    return { ...signed, claimed, reason: `verified, but not an order record: ${found.error}` }
   }
-  const r = webhook.value.record
+  const r = found.value.record
   return {
-    payloadHeader,
-    body: text,
-    verified: true,
-    httpStatus: 200,
+    ...signed,
     reason: 'verified',
-    webhook: webhook.value,
-    claimed: { type: webhook.value.type, orderId: r.orderId, status: r.status, updatedAt: r.updatedAt }
+    webhook: found.value,
+    source: found.source,
+    claimed: { type: found.value.type, orderId: r.orderId, status: r.status, updatedAt: r.updatedAt }
   }
+}
+
+/**
+ * Where the order of a verified delivery is read from (the rule in this module's header):
+ * the signed payload when it carries an order, the JSON body only when the payload does
+ * not decode to a JSON object at all. Notes what the operator should know.
+ */
+function orderOf(
+  read: ReadPayload,
+  json: Record<string, unknown>,
+  notes: string[]
+): { ok: true; value: WebhookRecord; source: Record<string, unknown> } | { ok: false; error: string } {
+  if (read.form === 'not base64 JSON' || read.form === 'JSON, not an object') {
+    const fromBody = parseRecord(json)
+    if (fromBody.ok)
+      notes.push(`the signed payload is ${read.form}: the order was read from the JSON body, which the signature does not cover`)
+    return fromBody.ok ? { ...fromBody, source: json } : fromBody
+  }
+  if (read.signedBody === undefined) return { ok: false, error: "the signed payload's body is not a JSON object" }
+  const signed = parseRecord(read.signedBody)
+  if (!signed.ok) {
+    if (parseRecord(json).ok)
+      notes.push(
+        'the JSON body holds an order, but the signed payload does not: not applied, since the signature does not cover the JSON body'
+      )
+    return signed
+  }
+  if (!jsonEqual(read.signedBody, json)) {
+    notes.push("the JSON body differs from the signed payload's body: the order was read from the signed payload")
+  }
+  return { ...signed, source: read.signedBody }
 }
 
 /** Offramp bodies carry eventType 'offramp' (live-service-notes.md, Webhooks); everything else is an onramp record. */
@@ -365,10 +408,9 @@ const DELIVERY_COUNTERS = new Set(['webhookTrials', 'trials'])
  */
 function dedupeKeyOf(v: Verdict): string {
   const sha = (s: string) => createHash('sha256').update(s).digest('hex')
-  if (v.verified && v.claimed && v.webhook) {
+  if (v.verified && v.claimed && v.source) {
     const c = v.claimed
-    const body = JSON.parse(v.body) as Record<string, unknown>
-    const content = Object.fromEntries(Object.entries(body).filter(([k]) => !DELIVERY_COUNTERS.has(k)))
+    const content = Object.fromEntries(Object.entries(v.source).filter(([k]) => !DELIVERY_COUNTERS.has(k)))
     return `v1:${c.type}:${c.orderId}:${c.status}:${c.updatedAt}:${contentHash(content)}`
   }
   if (v.verified) return `v1:other:${sha(v.body)}`
@@ -422,6 +464,8 @@ export function toContractDelivery(d: StoredDelivery): ContractDelivery {
     status: d.orderStatus,
     duplicate: d.timesReceived > 1,
     payload: d.payloadHeader ?? '',
-    body: d.body
+    body: d.body,
+    payloadForm: d.payloadForm,
+    notes: d.notes
   }
 }

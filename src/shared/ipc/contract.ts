@@ -291,7 +291,11 @@ export const WebhookDelivery = z.object({
   status: z.number().int().nullable(),
   duplicate: z.boolean(),
   payload: z.string(),
-  body: z.string()
+  body: z.string(),
+  /** How the signed payload was written, e.g. 'timestamp+body (compact)', 'body only'; null when it was never read. */
+  payloadForm: z.string().nullable(),
+  /** What the operator should know beyond the reason, e.g. a JSON body that differed from the signed payload. */
+  notes: z.array(z.string())
 })
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>
 

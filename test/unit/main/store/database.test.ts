@@ -57,21 +57,24 @@ describe('openProfileDatabase', () => {
   })
 
   it('upgrades a database of an older schema in place, keeping its data', () => {
-    db = openProfileDatabase(dir)
-    db.close()
-    db = null
-    // Turn the file back into a version 1 database.
+    // A version 1 database, written with version 1's own schema text.
+    mkdirSync(dir, { recursive: true })
     const raw = new Database(join(dir, DATABASE_FILE))
-    raw.exec('DROP TABLE sync_cursors')
-    raw.exec(`CREATE TABLE sync_cursors (type INTEGER NOT NULL, fiat_type INTEGER NOT NULL, cursor TEXT,
-      seen_at_cursor INTEGER NOT NULL DEFAULT 0, pages_applied INTEGER NOT NULL DEFAULT 0, last_page_at TEXT,
-      last_success_at TEXT, last_error TEXT, next_run_at TEXT, PRIMARY KEY (type, fiat_type))`)
+    raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
+    raw.exec(migrations.find((m) => m.version === 1)!.sql)
+    raw.exec("INSERT INTO schema_migrations VALUES (1, 'initial schema', '2024-01-01T00:00:00.000Z')")
     raw.exec("INSERT INTO sync_cursors (type, fiat_type, cursor) VALUES (1, 1, '2024-01-01T00:00:00.000Z')")
-    raw.exec('DELETE FROM schema_migrations WHERE version > 1')
+    raw.exec(`INSERT INTO webhook_deliveries (received_at, last_received_at, headers_json, body, verified, dedupe_key)
+      VALUES ('2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', '{}', '{"orderId":1}', 1, 'k1')`)
     raw.close()
     db = openProfileDatabase(dir)
     expect(db.schemaVersion).toBe(Math.max(...migrations.map((m) => m.version)))
     expect(db.sql.get('SELECT cursor, repair_from FROM sync_cursors')).toEqual({ cursor: '2024-01-01T00:00:00.000Z', repair_from: null })
+    expect(db.sql.get('SELECT body, payload_form, notes_json FROM webhook_deliveries')).toEqual({
+      body: '{"orderId":1}',
+      payload_form: null,
+      notes_json: '[]'
+    })
   })
 
   it('moves an unreadable file aside and starts fresh, or throws when asked to', () => {

@@ -12,6 +12,7 @@ import { encodePayload, signPayload } from '../../../../src/shared/api/signature
 import type { WebhookDelivery } from '../../../../src/shared/ipc/contract'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { bindWarning, startInbox, toContractDelivery, type RunningInbox, type WebhookRecord } from '../../../../src/main/webhooks/inbox'
+import { hmacHex, LOGGED_FORM, SENDER_FORMS, signedWebhook } from '../../../support/webhook-senders'
 
 const SECRET = 'inbox-test-secret-123'
 
@@ -197,32 +198,25 @@ describe('startInbox', () => {
     expect(rows[0]!.verified).toBe(false)
   })
 
-  it('refuses a body that differs from the signed payload (400), even with a valid signature', async () => {
+  it('reads the order from the signed payload when the JSON body differs, and notes it', async () => {
     const rec = onrampRecord()
-    const r = await sendSigned(rec, { bodyOverride: JSON.stringify({ ...rec, status: 4 }) })
-    expect(r.status).toBe(400)
-    expect(r.json.reason).toMatch(/does not equal/)
-    expect(passed).toHaveLength(0)
-    expect(store.webhookDeliveries.list().rows[0]!.verified).toBe(false)
+    const r = await sendSigned(rec, { bodyOverride: JSON.stringify({ ...rec, status: -1 }) })
+    expect(r.status).toBe(200)
+    // The signature vouches for the payload: its status is applied, not the JSON body's.
+    expect(passed.map((p) => p.record.status)).toEqual([5])
+    expect(events[0]).toMatchObject({ verified: true, status: 5, payloadForm: 'timestamp+body (compact)' })
+    expect(events[0]!.notes).toEqual(["the JSON body differs from the signed payload's body: the order was read from the signed payload"])
+    expect(store.webhookDeliveries.list().rows[0]).toMatchObject({ verified: true, orderStatus: 5, notes: events[0]!.notes })
   })
 
-  it('a forged copy of a verified delivery is not counted as its duplicate', async () => {
+  it('a forged JSON body riding on a captured payload is never applied', async () => {
     const rec = onrampRecord()
-    await sendSigned(rec)
     const s = signed(rec)
-    const forged = await post(JSON.stringify({ ...rec, status: -1 }), {
-      'content-type': 'application/json',
-      'x-service-payload': s.payload,
-      'x-service-signature': s.signature
-    })
-    expect(forged.status).toBe(400)
-    expect(
-      store.webhookDeliveries
-        .list()
-        .rows.map((r) => r.verified)
-        .sort()
-    ).toEqual([false, true])
-    expect(passed).toHaveLength(1)
+    const headers = { 'content-type': 'application/json', 'x-service-payload': s.payload, 'x-service-signature': s.signature }
+    await post(JSON.stringify(rec), headers)
+    await post(JSON.stringify({ ...rec, status: -1 }), headers)
+    expect(passed.map((p) => p.record.status)).toEqual([5])
+    expect(events.every((e) => e.status === 5)).toBe(true)
   })
 
   it('refuses missing headers with 401', async () => {
@@ -322,5 +316,93 @@ describe('startInbox', () => {
     } finally {
       await slow.close()
     }
+  })
+})
+
+describe('tolerant like the service', () => {
+  const NOW = 1_700_000_000_000
+
+  it.each(SENDER_FORMS)('verifies a %s payload, logs its form and applies the order', async (form) => {
+    const rec = onrampRecord({ walletAddress: 'https://wallet.example/0x11', merchantRecognitionId: 'café/1' })
+    const w = signedWebhook(rec, { secret: SECRET, timestamp: NOW, form })
+    const r = await post(w.body, w.headers)
+    expect(r.status).toBe(200)
+    expect(passed.map((p) => p.record.orderId)).toEqual([4242])
+    expect(events[0]).toMatchObject({ verified: true, reason: 'verified', payloadForm: LOGGED_FORM[form] })
+    expect(store.webhookDeliveries.list().rows[0]!.payloadForm).toBe(LOGGED_FORM[form])
+  })
+
+  it('reads the header names from the profile’s service name, never a fixed word', async () => {
+    const recon = await startInbox({
+      serviceName: 'recon',
+      getSecret: () => SECRET,
+      deliveries: store.webhookDeliveries,
+      onVerified: (w) => passed.push(w)
+    })
+    try {
+      const w = signedWebhook(onrampRecord(), { secret: SECRET, timestamp: NOW, serviceName: 'recon' })
+      expect(Object.keys(w.headers)).toContain('x-recon-payload')
+      const res = await request(recon.url, { method: 'POST', body: w.body, headers: w.headers })
+      await res.body.text()
+      expect(res.statusCode).toBe(200)
+      // The neutral word is just another header to a white-label inbox.
+      const other = signedWebhook(onrampRecord({ orderId: 1 }), { secret: SECRET, timestamp: NOW })
+      const res2 = await request(recon.url, { method: 'POST', body: other.body, headers: other.headers })
+      await res2.body.text()
+      expect(res2.statusCode).toBe(401)
+      expect(passed.map((p) => p.record.orderId)).toEqual([4242])
+    } finally {
+      await recon.close()
+    }
+  })
+
+  it('parses an offramp body with eventType, coinCode, network and statusDescription as an offramp order', async () => {
+    const w = signedWebhook(offrampRecord(), { secret: SECRET, timestamp: NOW, form: 'spaced' })
+    expect((await post(w.body, w.headers)).status).toBe(200)
+    expect(passed).toHaveLength(1)
+    const p = passed[0]!
+    expect(p.type).toBe(2)
+    expect(p.record).toMatchObject({
+      orderId: 77,
+      status: 7,
+      eventType: 'offramp',
+      coinCode: 'usdt',
+      network: 'bep20',
+      statusDescription: 'webhook sent'
+    })
+    expect(events[0]).toMatchObject({ orderType: 2, status: 7 })
+  })
+
+  it('reads the order from the JSON body when the signed payload is not base64 JSON, and says the signature did not cover it', async () => {
+    const payload = 'v1.opaque-token.' + 'a'.repeat(20)
+    const w = signedWebhook(onrampRecord(), { secret: SECRET, timestamp: NOW, payload })
+    expect((await post(w.body, w.headers)).status).toBe(200)
+    expect(passed.map((p) => p.record.orderId)).toEqual([4242])
+    expect(events[0]).toMatchObject({ verified: true, payloadForm: 'not base64 JSON' })
+    expect(events[0]!.notes.join()).toMatch(/read from the JSON body, which the signature does not cover/)
+  })
+
+  it('never takes the order from the JSON body when the signed payload decodes to something else (a captured API request)', async () => {
+    // What the merchant's own client signs for a history request, with the same secret.
+    const requestPayload = Buffer.from(JSON.stringify({ timestamp: NOW, body: { type: 1, fiatType: '1', page: 1 } })).toString('base64')
+    const r = await post(JSON.stringify(onrampRecord({ status: -1 })), {
+      'content-type': 'application/json',
+      'x-service-payload': requestPayload,
+      'x-service-signature': hmacHex(requestPayload, SECRET)
+    })
+    expect(r.status).toBe(200)
+    expect(passed).toHaveLength(0)
+    expect(events[0]).toMatchObject({ verified: true, payloadForm: 'timestamp+body (compact)' })
+    expect(events[0]!.reason).toMatch(/not an order record/)
+    expect(events[0]!.notes.join()).toMatch(/not applied/)
+  })
+
+  it('a retry signed afresh in another form is still the same delivery, applied once', async () => {
+    const a = signedWebhook(onrampRecord({ webhookTrials: 1 }), { secret: SECRET, timestamp: NOW, form: 'compact' })
+    const b = signedWebhook(onrampRecord({ webhookTrials: 2 }), { secret: SECRET, timestamp: NOW + 2_000, form: 'spaced' })
+    expect((await post(a.body, a.headers)).status).toBe(200)
+    const again = await post(b.body, b.headers)
+    expect([again.status, again.json.reason]).toEqual([200, 'verified (duplicate: already received)'])
+    expect(passed).toHaveLength(1)
   })
 })
