@@ -139,6 +139,8 @@ export class ProfileSession {
         getSecret: this.o.getSecret,
         deliveries: this.store.webhookDeliveries,
         now: this.o.now,
+        // Payload timestamps are the service's time: check them against our estimate of its clock.
+        serviceNow: () => this.client.clock.now(),
         onVerified: (w) => this.monitor.ingestWebhook(w.type, w.record),
         onDelivery: (d) => this.o.emit('webhook:delivery', d)
       })

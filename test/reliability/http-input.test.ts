@@ -274,14 +274,14 @@ describe('bad input over HTTP: the webhook inbox', () => {
 
     await real
     await sb.control.deliveriesIdle()
-    // Replays of real deliveries, byte for byte: acknowledged as duplicates, applied once.
+    // Replays of real deliveries, byte for byte, inside the window: refused as replays, never applied twice.
     const delivered = sb.control.listDeliveries()
     for (const d of delivered) legitPayloads.add(d.headers['x-service-payload']!)
     const eventsBefore = services.session().store.database.sql.value<number>('SELECT COUNT(*) FROM order_events') ?? 0
     for (const d of delivered.filter((x) => x.kind === 'order')) {
       const r = await raw(target, { headers: d.headers, body: JSON.stringify(d.body) })
       note('replay of a real delivery', r.status)
-      expect(JSON.parse(r.text).reason).toMatch(/duplicate/)
+      expect(JSON.parse(r.text).reason).toMatch(/^replay refused: this exact signed payload was already accepted/)
     }
     const eventsAfter = services.session().store.database.sql.value<number>('SELECT COUNT(*) FROM order_events') ?? 0
     expect(eventsAfter).toBe(eventsBefore)
@@ -301,7 +301,7 @@ describe('bad input over HTTP: the webhook inbox', () => {
       'oversized (declared)': [413],
       'oversized (chunked)': [413],
       GET: [405],
-      'replay of a real delivery': [200]
+      'replay of a real delivery': [403]
     }
     for (const [kind, statuses] of Object.entries(expected)) {
       const got = attacks.get(kind) ?? []
@@ -351,9 +351,9 @@ describe('bad input over HTTP: the webhook inbox', () => {
         `${delivered.length} real deliveries from the sandbox meanwhile (orders completing, a dummy, a resend)`
       ],
       checked: [
-        'status per kind: 401 bad or missing signature, 400 malformed, 415 not JSON, 413 oversized, 405 GET, 408 slow senders, 200 duplicate for replays; a swapped JSON body under an authentic payload is answered 200 and the signed payload applied',
+        'status per kind: 401 bad or missing signature, 400 malformed, 415 not JSON, 413 oversized, 405 GET, 408 slow senders, 403 for byte-for-byte replays; a swapped JSON body under an authentic payload is answered 200 and the signed payload applied',
         'every real delivery acknowledged at its first attempt (the sender gives 5 s)',
-        `no verified row but authentic ones (${verified.length} verified of ${rows.length} stored), no order change from a forged delivery, replays applied once`,
+        `no verified row but authentic ones (${verified.length} verified of ${rows.length} stored), no order change from a forged delivery, replays never applied`,
         `database = ground truth after a sync: ${diff.orders} orders, ${diff.transitions} transitions`
       ],
       lost: lossesOf(diff)

@@ -189,12 +189,14 @@ export const migrations: readonly Migration[] = [
   // 3 is taken on another branch; numbers only need to increase.
   {
     version: 4,
-    name: 'webhook delivery forms',
+    name: 'webhook delivery forms and replays',
     sql: `
       -- How each verified delivery's signed payload was written (compact, spaced,
       -- slash-escaped, body only, ...) and notes such as a JSON body that differed from it.
       ALTER TABLE webhook_deliveries ADD COLUMN payload_form TEXT;
       ALTER TABLE webhook_deliveries ADD COLUMN notes_json TEXT NOT NULL DEFAULT '[]';
+      -- Refused as a replay (signed payload outside the 5 min window, or an exact repeat).
+      ALTER TABLE webhook_deliveries ADD COLUMN replay INTEGER NOT NULL DEFAULT 0 CHECK (replay IN (0, 1));
     `
   }
 ]

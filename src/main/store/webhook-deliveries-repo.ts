@@ -20,6 +20,8 @@ export interface WebhookDeliveryInput {
   orderStatus?: number | null
   /** How the signed payload was written (payload-form.ts); null when it was never read. */
   payloadForm?: string | null
+  /** Refused as a replay: outside the replay window, or an exact repeat of an accepted payload. */
+  replay?: boolean
   /** What the operator should know beyond the reason (e.g. the JSON body differed from the signed payload). */
   notes?: string[]
   /** Defaults to SHA-256 of payload header and body: identical redeliveries collapse. */
@@ -40,6 +42,7 @@ export interface WebhookDelivery {
   orderId: number | null
   orderStatus: number | null
   payloadForm: string | null
+  replay: boolean
   notes: string[]
   dedupeKey: string
 }
@@ -58,6 +61,7 @@ interface DeliveryDbRow {
   order_id: number | null
   order_status: number | null
   payload_form: string | null
+  replay: number
   notes_json: string
   dedupe_key: string
 }
@@ -76,6 +80,7 @@ const toDelivery = (r: DeliveryDbRow): WebhookDelivery => ({
   orderId: r.order_id,
   orderStatus: r.order_status,
   payloadForm: r.payload_form,
+  replay: r.replay === 1,
   notes: JSON.parse(r.notes_json) as string[],
   dedupeKey: r.dedupe_key
 })
@@ -113,7 +118,8 @@ export class WebhookDeliveriesRepo {
       }
       const r = this.sql.run(
         `INSERT INTO webhook_deliveries (received_at, last_received_at, headers_json, payload_header, body, verified, reason,
-           order_type, order_id, order_status, payload_form, notes_json, dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           order_type, order_id, order_status, payload_form, replay, notes_json, dedupe_key)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         at,
         at,
         JSON.stringify(d.headers),
@@ -125,6 +131,7 @@ export class WebhookDeliveriesRepo {
         d.orderId ?? null,
         d.orderStatus ?? null,
         d.payloadForm ?? null,
+        d.replay ? 1 : 0,
         JSON.stringify(d.notes ?? []),
         key
       )

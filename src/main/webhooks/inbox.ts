@@ -21,6 +21,18 @@
 //     is then NOT used even if it holds an order. The merchant's own API requests are
 //     signed with the same secret ({timestamp, body: request parameters}); one captured
 //     from the wire must not turn into a webhook with a body of the captor's choosing.
+//
+// Replays (replay-guard.ts): a verified payload with a timestamp more than 5 min from the
+// service's clock is refused (401), and an exact repeat of a payload already accepted
+// inside the window is refused (403); both are logged as replays. A payload without a
+// timestamp (the body-only form, or one we cannot decode) cannot be dated: it is accepted
+// as verified with the note "no timestamp: replay window not applied". Refusing it would
+// refuse every delivery of a sender that signs that way, while the live notes say such
+// senders exist and the service answers them; and replaying one gains little: the inbox
+// applies each delivery once (dedupe key), the monitor never moves an order back to an
+// older updatedAt, and the next history sync corrects anything from the service's truth.
+// Nor is the exact-repeat cache applied to them: with no timestamp, the service's own
+// retry of an unchanged body is byte-identical, and refusing it would fail the delivery.
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -30,6 +42,7 @@ import type { WebhookDelivery as ContractDelivery, OrderType } from '../../share
 import { contentHash } from '../store/content-hash'
 import type { WebhookDeliveriesRepo, WebhookDeliveryInput, WebhookDelivery as StoredDelivery } from '../store/webhook-deliveries-repo'
 import { readPayload, type ReadPayload } from './payload-form'
+import { REPLAY_WINDOW_MS, ReplayGuard } from './replay-guard'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Headers and body must both have arrived by then; the rest of the 5 s is for answering. */
@@ -57,7 +70,15 @@ export interface InboxOptions {
   maxBodyBytes?: number
   /** Headers plus body must arrive within this (408 otherwise). Default 4000 ms. */
   receiveTimeoutMs?: number
+  /** The local clock, for receivedAt. */
   now?: () => number
+  /**
+   * The service's clock, skew-corrected (the profile's ApiClient clock): what payload
+   * timestamps are checked against. Default: the local clock.
+   */
+  serviceNow?: () => number
+  /** How far a payload's timestamp may be from serviceNow(), either way. Default 5 min. */
+  replayWindowMs?: number
 }
 
 export interface RunningInbox {
@@ -79,6 +100,10 @@ interface Verdict {
   body: string
   /** How the signed payload was written; null when it was never read (signature not checked or wrong). */
   payloadForm?: string
+  /** Refused as a replay (outside the window, or an exact repeat). */
+  replay?: boolean
+  /** A stable name for a refusal whose reason text varies (e.g. with an age): keeps its repeats on one log row. */
+  refusal?: string
   /** What the operator should know about a delivery beyond its reason. */
   notes?: string[]
   webhook?: WebhookRecord
@@ -103,12 +128,26 @@ export function bindWarning(host: string): string | null {
   return `The webhook inbox listens on ${host}, beyond this computer: other machines on the network can reach it. Deliveries are still verified with the API secret, but prefer 127.0.0.1 behind a tunnel or reverse proxy you control.`
 }
 
+/** One running inbox's options and state, shared by its requests. */
+interface Ctx {
+  o: InboxOptions
+  serviceName: string
+  receiveTimeoutMs: number
+  replays: ReplayGuard
+}
+
 /** Starts the receiver; resolves once it listens. */
 export async function startInbox(opts: InboxOptions): Promise<RunningInbox> {
   const host = opts.host?.trim() || '127.0.0.1'
   const port = opts.port ?? 0
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`inbox port must be 0..65535, got ${port}`)
   const receiveTimeoutMs = opts.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS
+  const ctx: Ctx = {
+    o: opts,
+    serviceName: (opts.serviceName ?? 'service').toLowerCase(),
+    receiveTimeoutMs,
+    replays: new ReplayGuard({ serviceNow: opts.serviceNow ?? opts.now ?? Date.now, windowMs: opts.replayWindowMs ?? REPLAY_WINDOW_MS })
+  }
   const server = createServer({
     // Slow senders: Node answers 408 itself when headers (or the whole request) are late.
     headersTimeout: receiveTimeoutMs,
@@ -120,7 +159,7 @@ export async function startInbox(opts: InboxOptions): Promise<RunningInbox> {
     maxHeaderSize: Math.ceil(((opts.maxBodyBytes ?? MAX_BODY_BYTES) * 4) / 3) + 64 * 1024
   })
   server.on('request', (req, res) => {
-    handle(req, res, opts, receiveTimeoutMs).catch((e) => {
+    handle(req, res, ctx).catch((e) => {
       opts.onError?.(e)
       if (!res.headersSent) respond(res, 500, 'internal error')
     })
@@ -158,7 +197,8 @@ function respond(res: ServerResponse, status: number, reason: string, extra: Rec
   res.end(text)
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, o: InboxOptions, receiveTimeoutMs: number): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Promise<void> {
+  const { o, serviceName, receiveTimeoutMs } = ctx
   if (req.method !== 'POST') {
     req.resume()
     respond(res, 405, 'only POST is accepted', { allow: 'POST' })
@@ -166,14 +206,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: InboxOptions
   }
   const startedAt = Date.now()
   const receivedAt = (o.now ?? Date.now)()
-  const serviceName = (o.serviceName ?? 'service').toLowerCase()
   const maxBytes = o.maxBodyBytes ?? MAX_BODY_BYTES
   const read = await readBody(req, maxBytes, receiveTimeoutMs)
   const headers = keptHeaders(req, serviceName)
   const payloadHeader = headerValue(req, `x-${serviceName}-payload`)
   let verdict: Verdict
   if (read.kind === 'ok') {
-    verdict = await judge(req, read.text, serviceName, o, startedAt + receiveTimeoutMs + 500 - Date.now())
+    verdict = await judge(req, read.text, ctx, startedAt + receiveTimeoutMs + 500 - Date.now())
   } else {
     const refusal = {
       too_large: { httpStatus: 413, reason: `body larger than ${maxBytes} bytes: refused unread` },
@@ -195,6 +234,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: InboxOptions
     orderId: verdict.claimed?.orderId ?? null,
     orderStatus: verdict.claimed?.status ?? null,
     payloadForm: verdict.payloadForm ?? null,
+    replay: verdict.replay ?? false,
     notes: verdict.notes ?? [],
     dedupeKey
   }
@@ -227,6 +267,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, o: InboxOptions
     payload: verdict.payloadHeader ?? '',
     body: verdict.body,
     payloadForm: verdict.payloadForm ?? null,
+    replay: verdict.replay ?? false,
     notes: verdict.notes ?? []
   }
   try {
@@ -284,7 +325,8 @@ function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pr
   })
 }
 
-async function judge(req: IncomingMessage, text: string, serviceName: string, o: InboxOptions, secretBudgetMs: number): Promise<Verdict> {
+async function judge(req: IncomingMessage, text: string, ctx: Ctx, secretBudgetMs: number): Promise<Verdict> {
+  const { o, serviceName } = ctx
   const payloadHeader = headerValue(req, `x-${serviceName}-payload`)
   const signature = headerValue(req, `x-${serviceName}-signature`)
   const base = { payloadHeader, body: text, verified: false as const }
@@ -318,6 +360,23 @@ async function judge(req: IncomingMessage, text: string, serviceName: string, o:
   }
   const read = readPayload(payloadHeader)
   const notes = read.note ? [read.note] : []
+  if (read.timestamp === null) notes.push('no timestamp: replay window not applied')
+  else {
+    const admitted = ctx.replays.admit(payloadHeader, read.timestamp)
+    if (!admitted.ok) {
+      // Authentic bytes, but not to be acted on again: logged like any refusal (verified: false).
+      return {
+        ...base,
+        claimed,
+        httpStatus: admitted.kind === 'repeat' ? 403 : 401,
+        reason: admitted.reason,
+        refusal: `replay-${admitted.kind}`,
+        replay: true,
+        payloadForm: read.form,
+        notes
+      }
+    }
+  }
   const found = orderOf(read, json as Record<string, unknown>, notes)
   const signed = { payloadHeader, body: text, verified: true as const, httpStatus: 200, payloadForm: read.form, notes }
   if (!found.ok) {
@@ -414,7 +473,7 @@ function dedupeKeyOf(v: Verdict): string {
     return `v1:${c.type}:${c.orderId}:${c.status}:${c.updatedAt}:${contentHash(content)}`
   }
   if (v.verified) return `v1:other:${sha(v.body)}`
-  return `unverified:${v.httpStatus}:${sha(`${v.reason}\n${v.payloadHeader ?? ''}\n${v.body}`)}`
+  return `unverified:${v.httpStatus}:${sha(`${v.refusal ?? v.reason}\n${v.payloadHeader ?? ''}\n${v.body}`)}`
 }
 
 function headerValue(req: IncomingMessage, name: string): string | null {
@@ -466,6 +525,7 @@ export function toContractDelivery(d: StoredDelivery): ContractDelivery {
     payload: d.payloadHeader ?? '',
     body: d.body,
     payloadForm: d.payloadForm,
+    replay: d.replay,
     notes: d.notes
   }
 }

@@ -294,6 +294,8 @@ export const WebhookDelivery = z.object({
   body: z.string(),
   /** How the signed payload was written, e.g. 'timestamp+body (compact)', 'body only'; null when it was never read. */
   payloadForm: z.string().nullable(),
+  /** Refused as a replay: signed payload outside the replay window, or an exact repeat of one already accepted. */
+  replay: z.boolean(),
   /** What the operator should know beyond the reason, e.g. a JSON body that differed from the signed payload. */
   notes: z.array(z.string())
 })

@@ -16,6 +16,7 @@ import { startSandbox, type DeliveryRecord, type Sandbox, type TruthOrder } from
 import { encodePayload, signPayload } from '../../../src/shared/api/signature'
 import { statusInfo } from '../../../src/shared/domain/status'
 import type { WebhookDelivery } from '../../../src/shared/ipc/contract'
+import { signedWebhook } from '../../support/webhook-senders'
 
 let sandbox: Sandbox
 let dir: string
@@ -76,6 +77,8 @@ beforeAll(async () => {
   monitor.on('order:terminal', (p) => events.push({ event: 'order:terminal', payload: p }))
   inbox = await startInbox({
     serviceName: sandbox.serviceName,
+    // As the profile session wires it: payload timestamps against the client's estimate of the service clock.
+    serviceNow: () => client.clock.now(),
     getSecret: async () => sandbox.apiSecret,
     deliveries: store.webhookDeliveries,
     onVerified: (webhook) => passed.push({ webhook, outcome: monitor.ingestWebhook(webhook.type, webhook.record) }),
@@ -142,30 +145,68 @@ describe('inbox fed by the sandbox', () => {
     expect(store.orders.count()).toBe(before)
   })
 
-  it('answers a replay of a real delivery 200 as a duplicate; a tampered JSON body on it changes nothing', async () => {
+  it('refuses a byte-for-byte replay of a real delivery (403), also with a tampered body; a re-signed retry is a duplicate (200)', async () => {
     const o = sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
     await monitor.syncNow()
     complete(o)
     await sandbox.control.deliveriesIdle()
     const real = lastDeliveryFor(o.orderId)
     const handedOn = passed.length
+    const rowsBefore = store.webhookDeliveries.list({ limit: 500 }).total
 
     const replay = await post(inbox.url, JSON.stringify(real.body), real.headers)
-    expect(replay.status).toBe(200)
-    expect(deliveries.at(-1)).toMatchObject({ verified: true, duplicate: true })
+    expect(replay.status).toBe(403)
+    expect(deliveries.at(-1)).toMatchObject({ verified: false, replay: true, orderId: o.orderId })
+    expect(deliveries.at(-1)!.reason).toMatch(/already accepted/)
 
     const tampered = { ...(real.body as Record<string, unknown>), status: -1 }
-    const tamper = await post(inbox.url, JSON.stringify(tampered), real.headers)
-    // The order is read from the signed payload, so the tampered status is never seen.
-    expect(tamper.status).toBe(200)
-    expect(deliveries.at(-1)).toMatchObject({
-      verified: true,
-      duplicate: true,
-      status: real.body && (real.body as { status: number }).status
-    })
-    expect(deliveries.at(-1)!.notes.join()).toMatch(/JSON body differs/)
+    expect((await post(inbox.url, JSON.stringify(tampered), real.headers)).status).toBe(403)
     expect(passed.length).toBe(handedOn)
     expect(store.orders.get(1, o.orderId)!.status).not.toBe(-1)
+
+    // What the service does when our answer was lost: the same order, signed afresh with its
+    // clock and webhookTrials + 1. Signed here with node:crypto, independent of the app's signer.
+    const body = real.body as Record<string, unknown>
+    const retry = signedWebhook(
+      { ...body, webhookTrials: Number(body.webhookTrials ?? 1) + 1 },
+      { secret: sandbox.apiSecret, timestamp: sandbox.control.serverNow(), serviceName: sandbox.serviceName }
+    )
+    const again = await post(inbox.url, retry.body, retry.headers)
+    expect([again.status, JSON.parse(again.text).reason]).toEqual([200, 'verified (duplicate: already received)'])
+    expect(passed.length).toBe(handedOn)
+    // The replay refusals share a row; the retry counts on the original's.
+    expect(store.webhookDeliveries.list({ limit: 500 }).total - rowsBefore).toBeLessThanOrEqual(2)
+  })
+
+  it('refuses an authentic payload signed 6 min ago, and one dated 6 min ahead (401)', async () => {
+    const o = sandbox.control.groundTruth({ type: 1, fiatType: 1 })[0]!
+    const handedOn = passed.length
+    for (const offset of [-6 * 60_000, 6 * 60_000]) {
+      const w = signedWebhook(o.record, { secret: sandbox.apiSecret, timestamp: sandbox.control.serverNow() + offset })
+      const r = await post(inbox.url, w.body, w.headers)
+      expect(r.status).toBe(401)
+      expect(deliveries.at(-1)).toMatchObject({ verified: false, replay: true })
+    }
+    expect(passed.length).toBe(handedOn)
+  })
+
+  it('with the service clock 20 min ahead of ours, its deliveries are accepted against the corrected clock', async () => {
+    sandbox.control.setClockOffset(20 * 60_000)
+    try {
+      // Any answer teaches the client the new offset (the first request is refused as too old, then re-signed).
+      await monitor.syncNow()
+      expect(Math.abs(client.clock.now() - sandbox.control.serverNow())).toBeLessThan(60_000)
+      const o = sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+      await monitor.syncNow()
+      const done = complete(o)
+      await sandbox.control.deliveriesIdle()
+      const sent = lastDeliveryFor(o.orderId)
+      expect([sent.attempt, sent.ok]).toEqual([1, true])
+      expect(deliveries.find((d) => d.orderId === o.orderId)).toMatchObject({ verified: true, replay: false, status: done.status })
+    } finally {
+      sandbox.control.setClockOffset(0)
+      await monitor.syncNow()
+    }
   })
 
   it('a receiver holding the wrong secret refuses every attempt (401): the sandbox retries, nothing is handed on', async () => {

@@ -12,9 +12,11 @@ import { encodePayload, signPayload } from '../../../../src/shared/api/signature
 import type { WebhookDelivery } from '../../../../src/shared/ipc/contract'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { bindWarning, startInbox, toContractDelivery, type RunningInbox, type WebhookRecord } from '../../../../src/main/webhooks/inbox'
-import { hmacHex, LOGGED_FORM, SENDER_FORMS, signedWebhook } from '../../../support/webhook-senders'
+import { hmacHex, LOGGED_FORM, SENDER_FORMS, signedWebhook, type SenderForm } from '../../../support/webhook-senders'
 
 const SECRET = 'inbox-test-secret-123'
+/** The service's clock as the inbox sees it (payload timestamps are checked against it). */
+const NOW = 1_700_000_000_000
 
 const onrampRecord = (over: Record<string, unknown> = {}) => ({
   orderId: 4242,
@@ -69,7 +71,7 @@ const offrampRecord = (over: Record<string, unknown> = {}) => ({
   ...over
 })
 
-function signed(body: unknown, secret = SECRET, timestamp = 1_700_000_000_000) {
+function signed(body: unknown, secret = SECRET, timestamp = NOW) {
   const payload = encodePayload(timestamp, body)
   return { payload, signature: signPayload(payload, secret) }
 }
@@ -80,6 +82,7 @@ let inbox: RunningInbox
 let passed: WebhookRecord[]
 let events: WebhookDelivery[]
 let secret: string | null
+let serviceClock: number
 
 async function post(body: string, headers: Record<string, string>) {
   const res = await request(inbox.url, { method: 'POST', body, headers })
@@ -109,7 +112,9 @@ beforeEach(async () => {
   passed = []
   events = []
   secret = SECRET
+  serviceClock = NOW + 1_000
   inbox = await startInbox({
+    serviceNow: () => serviceClock,
     getSecret: async () => secret,
     deliveries: store.webhookDeliveries,
     onVerified: (w) => {
@@ -161,20 +166,29 @@ describe('startInbox', () => {
     expect(passed.map((p) => [p.type, p.record.orderId, p.record.status])).toEqual([[2, 77, 7]])
   })
 
-  it('answers a retried delivery 200, stores it once as a duplicate and does not hand it on twice', async () => {
+  it('refuses a byte-identical repeat of an accepted delivery as a replay (403), logs it and hands it on once', async () => {
     const rec = onrampRecord()
     const s = signed(rec)
     const headers = { 'content-type': 'application/json', 'x-service-payload': s.payload, 'x-service-signature': s.signature }
     expect((await post(JSON.stringify(rec), headers)).status).toBe(200)
     const again = await post(JSON.stringify(rec), headers)
-    expect(again.status).toBe(200)
-    expect(again.json.reason).toMatch(/duplicate/)
+    expect(again.status).toBe(403)
+    expect(again.json.reason).toMatch(/^replay refused: this exact signed payload was already accepted/)
+    const third = await post(JSON.stringify(rec), headers)
+    expect(third.status).toBe(403)
     expect(passed).toHaveLength(1)
-    expect(events.map((e) => e.duplicate)).toEqual([false, true])
+    expect(events.map((e) => [e.verified, e.replay])).toEqual([
+      [true, false],
+      [false, true],
+      [false, true]
+    ])
+    // Repeats of one replay share a row, counted.
     const { rows } = store.webhookDeliveries.list()
-    expect(rows).toHaveLength(1)
-    expect(rows[0]!.timesReceived).toBe(2)
-    expect(toContractDelivery(rows[0]!).duplicate).toBe(true)
+    expect(rows.map((r) => [r.verified, r.replay, r.timesReceived])).toEqual([
+      [false, true, 2],
+      [true, false, 1]
+    ])
+    expect(toContractDelivery(rows[0]!)).toMatchObject({ replay: true, duplicate: true, orderId: 4242 })
   })
 
   it('recognises a retry signed afresh with a new attempt count as a duplicate', async () => {
@@ -214,9 +228,9 @@ describe('startInbox', () => {
     const s = signed(rec)
     const headers = { 'content-type': 'application/json', 'x-service-payload': s.payload, 'x-service-signature': s.signature }
     await post(JSON.stringify(rec), headers)
-    await post(JSON.stringify({ ...rec, status: -1 }), headers)
+    // Inside the window it is an exact repeat of the payload (refused); the JSON body is never what counts.
+    expect((await post(JSON.stringify({ ...rec, status: -1 }), headers)).status).toBe(403)
     expect(passed.map((p) => p.record.status)).toEqual([5])
-    expect(events.every((e) => e.status === 5)).toBe(true)
   })
 
   it('refuses missing headers with 401', async () => {
@@ -335,6 +349,7 @@ describe('tolerant like the service', () => {
   it('reads the header names from the profile’s service name, never a fixed word', async () => {
     const recon = await startInbox({
       serviceName: 'recon',
+      serviceNow: () => serviceClock,
       getSecret: () => SECRET,
       deliveries: store.webhookDeliveries,
       onVerified: (w) => passed.push(w)
@@ -404,5 +419,81 @@ describe('tolerant like the service', () => {
     const again = await post(b.body, b.headers)
     expect([again.status, again.json.reason]).toEqual([200, 'verified (duplicate: already received)'])
     expect(passed).toHaveLength(1)
+  })
+})
+
+describe('replay window', () => {
+  const MIN = 60_000
+  const send = (rec: Record<string, unknown>, timestamp: number, form: SenderForm = 'compact') => {
+    const w = signedWebhook(rec, { secret: SECRET, timestamp, form })
+    return post(w.body, w.headers)
+  }
+
+  it('refuses a payload signed more than 5 min before the service clock (401), logged as a replay', async () => {
+    serviceClock = NOW + 5 * MIN + 1_000
+    const r = await send(onrampRecord(), NOW)
+    expect(r.status).toBe(401)
+    expect(r.json.reason).toMatch(/^replay refused: the signed payload is 5\.0 min old, beyond the 5\.0 min window/)
+    expect(passed).toHaveLength(0)
+    expect(events[0]).toMatchObject({ verified: false, replay: true, payloadForm: 'timestamp+body (compact)', orderId: 4242 })
+    expect(store.webhookDeliveries.list().rows[0]).toMatchObject({ verified: false, replay: true })
+  })
+
+  it('refuses a payload dated more than 5 min ahead of the service clock (401)', async () => {
+    serviceClock = NOW - 6 * MIN
+    const r = await send(onrampRecord(), NOW)
+    expect(r.status).toBe(401)
+    expect(r.json.reason).toMatch(/ahead of the service's clock/)
+    expect(passed).toHaveLength(0)
+  })
+
+  it('accepts payloads inside the window either way, judged by the service clock, not the local one', async () => {
+    // The local clock is years away from NOW; the service's (skew-corrected) clock is what counts.
+    serviceClock = NOW
+    expect((await send(onrampRecord({ orderId: 1 }), NOW - 4 * MIN)).status).toBe(200)
+    expect((await send(onrampRecord({ orderId: 2 }), NOW + 4 * MIN)).status).toBe(200)
+    expect(Math.abs(Date.now() - NOW)).toBeGreaterThan(24 * 3_600_000)
+    expect(passed.map((p) => p.record.orderId)).toEqual([1, 2])
+  })
+
+  it('answers a legitimate retry (signed afresh, webhookTrials + 1) 200 as a duplicate and applies it once', async () => {
+    expect((await send(onrampRecord({ webhookTrials: 1 }), NOW)).status).toBe(200)
+    serviceClock = NOW + 30_000
+    const retry = await send(onrampRecord({ webhookTrials: 2 }), NOW + 30_000)
+    expect([retry.status, retry.json.reason]).toEqual([200, 'verified (duplicate: already received)'])
+    expect(passed).toHaveLength(1)
+    expect(events.map((e) => [e.verified, e.duplicate, e.replay])).toEqual([
+      [true, false, false],
+      [true, true, false]
+    ])
+  })
+
+  it('lets exactly one of identical payloads arriving together through', async () => {
+    const w = signedWebhook(onrampRecord(), { secret: SECRET, timestamp: NOW })
+    const answers = await Promise.all([post(w.body, w.headers), post(w.body, w.headers), post(w.body, w.headers)])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 403, 403])
+    expect(passed).toHaveLength(1)
+  })
+
+  it('a signature in capitals is the same payload: no way around the repeat check', async () => {
+    const w = signedWebhook(onrampRecord(), { secret: SECRET, timestamp: NOW })
+    expect((await post(w.body, w.headers)).status).toBe(200)
+    const upper = { ...w.headers, 'x-service-signature': w.headers['x-service-signature']!.toUpperCase() }
+    expect((await post(w.body, upper)).status).toBe(403)
+  })
+
+  it('accepts a body-only payload (no timestamp) with a note, and answers its repeat as a duplicate', async () => {
+    serviceClock = NOW + 365 * 24 * 60 * MIN
+    const w = signedWebhook(onrampRecord(), { secret: SECRET, timestamp: 0, form: 'bodyOnly' })
+    expect((await post(w.body, w.headers)).status).toBe(200)
+    const again = await post(w.body, w.headers)
+    expect([again.status, again.json.reason]).toEqual([200, 'verified (duplicate: already received)'])
+    expect(passed).toHaveLength(1)
+    expect(events[0]).toMatchObject({
+      verified: true,
+      replay: false,
+      payloadForm: 'body only',
+      notes: ['no timestamp: replay window not applied']
+    })
   })
 })
