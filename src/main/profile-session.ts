@@ -1,6 +1,6 @@
 // Everything that belongs to one active profile: its database, its API client (and so
-// its rate budget and clock), the config cache, tickers, the order monitor and the
-// optional webhook inbox. Closing a session aborts whatever it has in flight and waits
+// its rate budget and clock), the config cache, tickers, the order monitor, the
+// optional webhook inbox and the pruning of its delivery log. Closing a session aborts whatever it has in flight and waits
 // for it, so after a profile switch nothing of the old profile runs or is shown.
 import type { Profile, Settings, EventName, EventPayload, BudgetEntry, InboxStatus } from '../shared/ipc/contract'
 import { limitedEndpoints } from '../shared/api/endpoints'
@@ -9,6 +9,7 @@ import { ConfigCache } from './config/config-cache'
 import { TickerService } from './tickers/ticker-service'
 import { OrderMonitor } from './monitor/order-monitor'
 import { startInbox, type RunningInbox } from './webhooks/inbox'
+import { DeliveryLogPruner } from './webhooks/delivery-log-pruner'
 import { openLocalStore, type LocalStore } from './store/local-store'
 import type { StartSandboxOptions } from '../sandbox'
 
@@ -27,6 +28,8 @@ export class ProfileSession {
   private inbox: RunningInbox | null = null
   private inboxError: string | null = null
   private readonly disposers: Array<() => void> = []
+  /** The delivery log is trimmed whether or not the inbox runs: it was filled while it did. */
+  readonly deliveryPruner: DeliveryLogPruner
 
   private constructor(
     private readonly o: SessionOptions,
@@ -35,7 +38,13 @@ export class ProfileSession {
     readonly config: ConfigCache,
     readonly tickers: TickerService,
     readonly monitor: OrderMonitor
-  ) {}
+  ) {
+    this.deliveryPruner = new DeliveryLogPruner({
+      repo: store.webhookDeliveries,
+      retention: () => this.o.settings.inbox,
+      now: o.now
+    })
+  }
 
   get profile(): Profile {
     return this.o.profile
@@ -112,6 +121,7 @@ export class ProfileSession {
     // Config first (from cache when fresh: no budget spent), then the monitor.
     void this.config.get().catch(() => undefined)
     this.monitor.start()
+    this.deliveryPruner.start()
     if (this.o.settings.inbox.enabled) await this.startInbox(this.o.settings)
   }
 
@@ -157,7 +167,8 @@ export class ProfileSession {
       listening: this.inbox !== null,
       url: this.inbox?.url ?? null,
       warning: this.inbox?.warning ?? null,
-      error: enabled ? this.inboxError : null
+      error: enabled ? this.inboxError : null,
+      refused: this.inbox?.refusals() ?? { rate: 0, connections: 0, origin: 0 }
     }
   }
 
@@ -177,7 +188,12 @@ export class ProfileSession {
         fiatTypes: next.fiatTypes
       })
     }
-    if (JSON.stringify(next.inbox) !== JSON.stringify(before.inbox)) {
+    if (next.inbox.keepDays !== before.inbox.keepDays || next.inbox.keepDeliveries !== before.inbox.keepDeliveries) {
+      void this.deliveryPruner.runNow().catch(() => undefined)
+    }
+    // Only the address restarts the receiver; the retention does not.
+    const { enabled, host, port } = next.inbox
+    if (enabled !== before.inbox.enabled || host !== before.inbox.host || port !== before.inbox.port) {
       if (next.inbox.enabled) await this.startInbox(next)
       else {
         await this.inbox?.close()
@@ -189,7 +205,13 @@ export class ProfileSession {
 
   async close(): Promise<void> {
     for (const d of this.disposers.splice(0)) d()
-    await Promise.allSettled([this.config.close(), this.tickers.close(), this.monitor.stop(), this.inbox?.close()])
+    await Promise.allSettled([
+      this.config.close(),
+      this.tickers.close(),
+      this.monitor.stop(),
+      this.inbox?.close(),
+      this.deliveryPruner.stop()
+    ])
     this.inbox = null
     await this.client.close()
     this.store.close()

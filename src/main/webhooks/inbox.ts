@@ -33,9 +33,17 @@
 // older updatedAt, and the next history sync corrects anything from the service's truth.
 // Nor is the exact-repeat cache applied to them: with no timestamp, the service's own
 // retry of an unchanged body is byte-identical, and refusing it would fail the delivery.
+//
+// Under abuse (issue 11, item 5), cheapest refusal first: a source over its socket cap is
+// answered 503 at connect; over its request rate, 429; a request carrying an Origin (or
+// Sec-Fetch-Site) header comes from a web page in a browser, never from the service, and
+// is refused 403 before its body is read. None of these is stored (a flood must not turn
+// into database writes); they are counted for the Webhooks view. Deliveries that fail
+// verification are stored as the first 2 KiB of the body plus its SHA-256 and length,
+// never the whole body, and the 'webhook:delivery' event carries no more than the row.
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { jsonEqual, verifySignature } from '../../shared/api/signature'
 import { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { WebhookDelivery as ContractDelivery, OrderType } from '../../shared/ipc/contract'
@@ -43,12 +51,18 @@ import { contentHash } from '../store/content-hash'
 import type { WebhookDeliveriesRepo, WebhookDeliveryInput, WebhookDelivery as StoredDelivery } from '../store/webhook-deliveries-repo'
 import { readPayload, type ReadPayload } from './payload-form'
 import { REPLAY_WINDOW_MS, ReplayGuard } from './replay-guard'
+import { SourceLimits, sourceOf, type SourceLimitsOptions } from './source-limits'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Headers and body must both have arrived by then; the rest of the 5 s is for answering. */
 export const DEFAULT_RECEIVE_TIMEOUT_MS = 4_000
-/** Stored text of a body refused for its size: enough to recognise it, not a megabyte of junk per request. */
-const STORED_BODY_LIMIT = 4096
+/**
+ * What is kept of a delivery that did not verify (and of its payload header): enough to
+ * recognise it, never a megabyte of junk per request. Its SHA-256 and length are kept too.
+ */
+export const UNVERIFIED_HEAD_BYTES = 2048
+/** Connections the inbox holds at once from all sources together (Node drops the rest). */
+const MAX_CONNECTIONS = 512
 
 export type WebhookRecord = { type: 1; record: OnrampOrder } | { type: 2; record: OfframpOrder }
 
@@ -79,6 +93,18 @@ export interface InboxOptions {
   serviceNow?: () => number
   /** How far a payload's timestamp may be from serviceNow(), either way. Default 5 min. */
   replayWindowMs?: number
+  /** Request rate and open sockets per source address (defaults in source-limits.ts). */
+  limits?: SourceLimitsOptions
+}
+
+/** Requests refused before they were read, and so not in the delivery log. */
+export interface InboxRefusals {
+  /** Over the per-source request rate (429). */
+  rate: number
+  /** Over the per-source open socket cap (503 at connect). */
+  connections: number
+  /** Carrying an Origin or Sec-Fetch-Site header: a browser (403). */
+  origin: number
 }
 
 export interface RunningInbox {
@@ -88,6 +114,8 @@ export interface RunningInbox {
   port: number
   /** Non-null when bound beyond loopback: say so to the operator. */
   warning: string | null
+  /** Counts of requests refused unread since the inbox started. */
+  refusals(): InboxRefusals
   close(): Promise<void>
 }
 
@@ -97,7 +125,6 @@ interface Verdict {
   verified: boolean
   reason: string
   payloadHeader: string | null
-  body: string
   /** How the signed payload was written; null when it was never read (signature not checked or wrong). */
   payloadForm?: string
   /** Refused as a replay (outside the window, or an exact repeat). */
@@ -134,6 +161,10 @@ interface Ctx {
   serviceName: string
   receiveTimeoutMs: number
   replays: ReplayGuard
+  limits: SourceLimits
+  refused: InboxRefusals
+  /** Sockets answered 503 at connect: any request parsed from them is ignored. */
+  refusedSockets: WeakSet<Socket>
 }
 
 /** Starts the receiver; resolves once it listens. */
@@ -146,7 +177,10 @@ export async function startInbox(opts: InboxOptions): Promise<RunningInbox> {
     o: opts,
     serviceName: (opts.serviceName ?? 'service').toLowerCase(),
     receiveTimeoutMs,
-    replays: new ReplayGuard({ serviceNow: opts.serviceNow ?? opts.now ?? Date.now, windowMs: opts.replayWindowMs ?? REPLAY_WINDOW_MS })
+    replays: new ReplayGuard({ serviceNow: opts.serviceNow ?? opts.now ?? Date.now, windowMs: opts.replayWindowMs ?? REPLAY_WINDOW_MS }),
+    limits: new SourceLimits(opts.limits),
+    refused: { rate: 0, connections: 0, origin: 0 },
+    refusedSockets: new WeakSet()
   }
   const server = createServer({
     // Slow senders: Node answers 408 itself when headers (or the whole request) are late.
@@ -158,6 +192,8 @@ export async function startInbox(opts: InboxOptions): Promise<RunningInbox> {
     // header near 1.4 MiB, far beyond Node's default 16 KiB.
     maxHeaderSize: Math.ceil(((opts.maxBodyBytes ?? MAX_BODY_BYTES) * 4) / 3) + 64 * 1024
   })
+  server.maxConnections = MAX_CONNECTIONS
+  server.on('connection', (socket: Socket) => admitSocket(socket, ctx))
   server.on('request', (req, res) => {
     handle(req, res, ctx).catch((e) => {
       opts.onError?.(e)
@@ -179,8 +215,28 @@ export async function startInbox(opts: InboxOptions): Promise<RunningInbox> {
     host,
     port: addr.port,
     warning: bindWarning(host),
+    refusals: () => ({ ...ctx.refused }),
     close: () => closeServer(server)
   }
+}
+
+/** Counts the socket against its source's cap, or answers 503 and closes it before anything is read. */
+function admitSocket(socket: Socket, ctx: Ctx): void {
+  const source = sourceOf(socket.remoteAddress)
+  if (ctx.limits.openSocket(source)) {
+    socket.once('close', () => ctx.limits.closeSocket(source))
+    return
+  }
+  ctx.refused.connections++
+  ctx.refusedSockets.add(socket)
+  const text = JSON.stringify({ ok: false, reason: `more than ${ctx.limits.maxSockets} open connections from this address` })
+  socket.on('error', () => undefined)
+  socket.end(
+    `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
+      `connection: close\r\nretry-after: 5\r\n\r\n${text}`
+  )
+  // The sender may still be writing its request: give the answer a moment to reach it, then drop the socket.
+  setTimeout(() => socket.destroy(), 1_000).unref()
 }
 
 function closeServer(server: Server): Promise<void> {
@@ -197,8 +253,26 @@ function respond(res: ServerResponse, status: number, reason: string, extra: Rec
   res.end(text)
 }
 
+/** Answers and closes the connection without reading the request's body. */
+function refuseUnread(req: IncomingMessage, res: ServerResponse, status: number, reason: string, extra: Record<string, string> = {}): void {
+  respond(res, status, reason, { connection: 'close', ...extra })
+  res.once('finish', () => req.socket.destroy())
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Promise<void> {
   const { o, serviceName, receiveTimeoutMs } = ctx
+  if (ctx.refusedSockets.has(req.socket)) return
+  const token = ctx.limits.take(sourceOf(req.socket.remoteAddress))
+  if (!token.ok) {
+    ctx.refused.rate++
+    refuseUnread(req, res, 429, 'too many requests from this address', { 'retry-after': String(token.retryAfterSeconds) })
+    return
+  }
+  if (req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined) {
+    ctx.refused.origin++
+    refuseUnread(req, res, 403, 'a request from a web page (it carries an Origin header): webhook senders send none')
+    return
+  }
   if (req.method !== 'POST') {
     req.resume()
     respond(res, 405, 'only POST is accepted', { allow: 'POST' })
@@ -212,22 +286,23 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
   const payloadHeader = headerValue(req, `x-${serviceName}-payload`)
   let verdict: Verdict
   if (read.kind === 'ok') {
-    verdict = await judge(req, read.text, ctx, startedAt + receiveTimeoutMs + 500 - Date.now())
+    verdict = await judge(req, read.bytes.toString('utf8'), ctx, startedAt + receiveTimeoutMs + 500 - Date.now())
   } else {
     const refusal = {
       too_large: { httpStatus: 413, reason: `body larger than ${maxBytes} bytes: refused unread` },
       timeout: { httpStatus: 408, reason: `body not received within ${receiveTimeoutMs} ms` },
       aborted: { httpStatus: 400, reason: 'the sender closed the connection before the body was complete' }
     }[read.kind]
-    verdict = { ...refusal, verified: false, payloadHeader, body: read.head.slice(0, STORED_BODY_LIMIT) }
+    verdict = { ...refusal, verified: false, payloadHeader }
   }
+  const body = keptBody(verdict.verified, read)
 
-  const dedupeKey = dedupeKeyOf(verdict)
+  const dedupeKey = dedupeKeyOf(verdict, body)
   const input: WebhookDeliveryInput = {
     receivedAt: new Date(receivedAt).toISOString(),
     headers,
-    payloadHeader: verdict.payloadHeader,
-    body: verdict.body,
+    payloadHeader: keptPayload(verdict),
+    ...body,
     verified: verdict.verified,
     reason: verdict.reason,
     orderType: verdict.claimed?.type ?? null,
@@ -264,8 +339,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
     orderType: verdict.claimed?.type ?? null,
     status: verdict.claimed?.status ?? null,
     duplicate,
-    payload: verdict.payloadHeader ?? '',
-    body: verdict.body,
+    payload: input.payloadHeader ?? '',
+    ...body,
     payloadForm: verdict.payloadForm ?? null,
     replay: verdict.replay ?? false,
     notes: verdict.notes ?? []
@@ -284,7 +359,42 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
   }
 }
 
-type BodyRead = { kind: 'ok'; text: string } | { kind: 'too_large' | 'timeout' | 'aborted'; head: string }
+type BodyRead =
+  | { kind: 'ok'; bytes: Buffer }
+  /** head: what arrived, at most UNVERIFIED_HEAD_BYTES; size: bytes seen (or declared, when refused unread). */
+  | { kind: 'too_large' | 'timeout' | 'aborted'; head: Buffer; size: number }
+
+interface KeptBody {
+  body: string
+  bodyBytes: number
+  bodySha256: string | null
+  bodyTruncated: boolean
+}
+
+/** The whole body of a verified delivery; of any other, its first 2 KiB, with the whole body's hash and length. */
+function keptBody(verified: boolean, read: BodyRead): KeptBody {
+  if (read.kind !== 'ok') {
+    const head = utf8Head(read.head, UNVERIFIED_HEAD_BYTES)
+    return { body: head, bodyBytes: read.size, bodySha256: null, bodyTruncated: Buffer.byteLength(head) < read.size }
+  }
+  const sha = createHash('sha256').update(read.bytes).digest('hex')
+  const body = verified ? read.bytes.toString('utf8') : utf8Head(read.bytes, UNVERIFIED_HEAD_BYTES)
+  return { body, bodyBytes: read.bytes.length, bodySha256: sha, bodyTruncated: Buffer.byteLength(body) < read.bytes.length }
+}
+
+/** A delivery that did not verify keeps only the head of its payload header: anyone can send 1.4 MB of it. */
+function keptPayload(v: Verdict): string | null {
+  if (v.verified || v.payloadHeader === null) return v.payloadHeader
+  return v.payloadHeader.slice(0, UNVERIFIED_HEAD_BYTES)
+}
+
+/** At most `max` bytes of UTF-8, cut before a character rather than through it. */
+function utf8Head(bytes: Buffer, max: number): string {
+  if (bytes.length <= max) return bytes.toString('utf8')
+  let end = max
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
+  return bytes.subarray(0, end).toString('utf8')
+}
 
 /** Reads the body up to maxBytes; stops reading (and refuses) as soon as it is known to be larger. */
 function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<BodyRead> {
@@ -292,7 +402,7 @@ function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pr
     const declared = Number(req.headers['content-length'])
     if (Number.isFinite(declared) && declared > maxBytes) {
       req.pause()
-      resolve({ kind: 'too_large', head: '' })
+      resolve({ kind: 'too_large', head: Buffer.alloc(0), size: declared })
       return
     }
     const chunks: Buffer[] = []
@@ -309,15 +419,15 @@ function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pr
       if (r.kind !== 'ok') req.pause()
       resolve(r)
     }
-    const head = () => Buffer.concat(chunks).subarray(0, STORED_BODY_LIMIT).toString('utf8')
+    const head = () => Buffer.concat(chunks).subarray(0, UNVERIFIED_HEAD_BYTES + 4)
     const onData = (c: Buffer) => {
       size += c.length
-      if (size > maxBytes) return finish({ kind: 'too_large', head: head() })
+      if (size > maxBytes) return finish({ kind: 'too_large', head: head(), size })
       chunks.push(c)
     }
-    const onEnd = () => finish({ kind: 'ok', text: Buffer.concat(chunks).toString('utf8') })
-    const onAborted = () => finish({ kind: 'aborted', head: head() })
-    const timer = setTimeout(() => finish({ kind: 'timeout', head: head() }), timeoutMs)
+    const onEnd = () => finish({ kind: 'ok', bytes: Buffer.concat(chunks) })
+    const onAborted = () => finish({ kind: 'aborted', head: head(), size })
+    const timer = setTimeout(() => finish({ kind: 'timeout', head: head(), size }), timeoutMs)
     req.on('data', onData)
     req.on('end', onEnd)
     req.on('aborted', onAborted)
@@ -329,7 +439,7 @@ async function judge(req: IncomingMessage, text: string, ctx: Ctx, secretBudgetM
   const { o, serviceName } = ctx
   const payloadHeader = headerValue(req, `x-${serviceName}-payload`)
   const signature = headerValue(req, `x-${serviceName}-signature`)
-  const base = { payloadHeader, body: text, verified: false as const }
+  const base = { payloadHeader, verified: false as const }
 
   const contentType = (req.headers['content-type'] ?? '').toLowerCase()
   if (contentType && !/^application\/([a-z0-9.+-]+\+)?json\b/.test(contentType)) {
@@ -378,7 +488,7 @@ async function judge(req: IncomingMessage, text: string, ctx: Ctx, secretBudgetM
     }
   }
   const found = orderOf(read, json as Record<string, unknown>, notes)
-  const signed = { payloadHeader, body: text, verified: true as const, httpStatus: 200, payloadForm: read.form, notes }
+  const signed = { payloadHeader, verified: true as const, httpStatus: 200, payloadForm: read.form, notes }
   if (!found.ok) {
     // Authentic, but not an order we understand: stored for the operator, acknowledged so it is not retried.
     return { ...signed, claimed, reason: `verified, but not an order record: ${found.error}` }
@@ -465,15 +575,16 @@ const DELIVERY_COUNTERS = new Set(['webhookTrials', 'trials'])
  * is signed afresh. Unverified deliveries get their own key space, so a forged copy can
  * never be counted as (or suppress) a verified one.
  */
-function dedupeKeyOf(v: Verdict): string {
+function dedupeKeyOf(v: Verdict, body: KeptBody): string {
   const sha = (s: string) => createHash('sha256').update(s).digest('hex')
   if (v.verified && v.claimed && v.source) {
     const c = v.claimed
     const content = Object.fromEntries(Object.entries(v.source).filter(([k]) => !DELIVERY_COUNTERS.has(k)))
     return `v1:${c.type}:${c.orderId}:${c.status}:${c.updatedAt}:${contentHash(content)}`
   }
-  if (v.verified) return `v1:other:${sha(v.body)}`
-  return `unverified:${v.httpStatus}:${sha(`${v.refusal ?? v.reason}\n${v.payloadHeader ?? ''}\n${v.body}`)}`
+  const bodyHash = body.bodySha256 ?? sha(body.body)
+  if (v.verified) return `v1:other:${bodyHash}`
+  return `unverified:${v.httpStatus}:${sha(`${v.refusal ?? v.reason}\n${v.payloadHeader ?? ''}\n${bodyHash}`)}`
 }
 
 function headerValue(req: IncomingMessage, name: string): string | null {
@@ -524,6 +635,9 @@ export function toContractDelivery(d: StoredDelivery): ContractDelivery {
     duplicate: d.timesReceived > 1,
     payload: d.payloadHeader ?? '',
     body: d.body,
+    bodyBytes: d.bodyBytes,
+    bodySha256: d.bodySha256,
+    bodyTruncated: d.bodyTruncated,
     payloadForm: d.payloadForm,
     replay: d.replay,
     notes: d.notes

@@ -1,7 +1,9 @@
 // The webhook inbox over real loopback HTTP with a real profile database: what it
 // accepts, what it refuses with which status, what it stores, and that nothing
 // unverified is ever handed on.
+import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
 import { Readable } from 'node:stream'
 import { tmpdir } from 'node:os'
@@ -11,7 +13,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { encodePayload, signPayload } from '../../../../src/shared/api/signature'
 import type { WebhookDelivery } from '../../../../src/shared/ipc/contract'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
-import { bindWarning, startInbox, toContractDelivery, type RunningInbox, type WebhookRecord } from '../../../../src/main/webhooks/inbox'
+import {
+  bindWarning,
+  MAX_BODY_BYTES,
+  startInbox,
+  toContractDelivery,
+  UNVERIFIED_HEAD_BYTES,
+  type RunningInbox,
+  type WebhookRecord
+} from '../../../../src/main/webhooks/inbox'
 import { hmacHex, LOGGED_FORM, SENDER_FORMS, signedWebhook, type SenderForm } from '../../../support/webhook-senders'
 
 const SECRET = 'inbox-test-secret-123'
@@ -495,5 +505,152 @@ describe('replay window', () => {
       payloadForm: 'body only',
       notes: ['no timestamp: replay window not applied']
     })
+  })
+})
+
+describe('under abuse', () => {
+  /** One request from a chosen loopback address, on its own connection; resolves with the answer. */
+  function postFrom(localAddress: string, target: RunningInbox, body: string, headers: Record<string, string>) {
+    return new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port: target.port, path: '/webhook', method: 'POST', headers, localAddress, agent: false },
+        (res) => {
+          let text = ''
+          res.on('data', (c: Buffer) => (text += c.toString()))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }))
+        }
+      )
+      req.on('error', reject)
+      req.end(body)
+    })
+  }
+  /** A raw connection from a chosen address that sends `data` and collects whatever comes back until it closes. */
+  function rawFrom(localAddress: string, target: RunningInbox, data: string) {
+    const sock = connect({ host: '127.0.0.1', port: target.port, localAddress })
+    let got = ''
+    sock.on('data', (d) => (got += d.toString()))
+    sock.on('error', () => undefined)
+    const closed = new Promise<string>((resolve) => sock.on('close', () => resolve(got)))
+    sock.on('connect', () => sock.write(data))
+    return { sock, closed, answer: () => got }
+  }
+  const w = () => signedWebhook(onrampRecord(), { secret: SECRET, timestamp: NOW })
+
+  it('refuses a request with an Origin header (403) before its body is read, and stores nothing', async () => {
+    const c = rawFrom(
+      '127.0.0.1',
+      inbox,
+      'POST /webhook HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"orderId":'
+    )
+    // Answered although 99,989 bytes of the body never come.
+    const answer = await c.closed
+    expect(answer).toMatch(/^HTTP\/1\.1 403 /)
+    expect(answer).toMatch(/connection: close/i)
+    expect(answer).toMatch(/web page/)
+    const fetchMeta = await post(w().body, { ...w().headers, 'sec-fetch-site': 'cross-site' }).catch(() => ({ status: -1 }))
+    expect(fetchMeta.status).toBe(403)
+    expect(store.webhookDeliveries.list().total).toBe(0)
+    expect(events).toHaveLength(0)
+    expect(inbox.refusals()).toEqual({ rate: 0, connections: 0, origin: 2 })
+  })
+
+  it('caps a flood from one source (429, connection: close) while another source is still served', async () => {
+    const capped = await startInbox({
+      serviceNow: () => serviceClock,
+      getSecret: () => SECRET,
+      deliveries: store.webhookDeliveries,
+      onVerified: (x) => passed.push(x),
+      limits: { burst: 5, perSecond: 0.001 }
+    })
+    try {
+      const flood: number[] = []
+      for (let i = 0; i < 12; i++)
+        flood.push((await postFrom('127.0.0.2', capped, `{"junk":${i}}`, { 'content-type': 'application/json' })).status)
+      expect(flood.slice(0, 5)).toEqual([401, 401, 401, 401, 401])
+      expect(new Set(flood.slice(5))).toEqual(new Set([429]))
+      const refusedOne = await postFrom('127.0.0.2', capped, '{}', { 'content-type': 'application/json' })
+      expect(refusedOne.headers.connection).toBe('close')
+      expect(Number(refusedOne.headers['retry-after'])).toBeGreaterThan(0)
+      // Only what got past the cap was stored.
+      expect(store.webhookDeliveries.list().rows.reduce((n, r) => n + r.timesReceived, 0)).toBe(5)
+
+      const real = w()
+      expect((await postFrom('127.0.0.3', capped, real.body, real.headers)).status).toBe(200)
+      expect(passed).toHaveLength(1)
+      expect(capped.refusals().rate).toBe(8)
+    } finally {
+      await capped.close()
+    }
+  })
+
+  it('caps the sockets one source holds open (503 at connect) while another source is still served', async () => {
+    const capped = await startInbox({
+      serviceNow: () => serviceClock,
+      getSecret: () => SECRET,
+      deliveries: store.webhookDeliveries,
+      onVerified: (x) => passed.push(x),
+      limits: { maxSockets: 3 }
+    })
+    const partial = 'POST /webhook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n'
+    const held = [0, 1, 2].map(() => rawFrom('127.0.0.4', capped, partial))
+    try {
+      // Connections are accepted in order: once these three are connected, the inbox counts them before the next.
+      await Promise.all(held.map((h) => new Promise((r) => h.sock.once('connect', r))))
+      const extra = rawFrom('127.0.0.4', capped, partial)
+      const answer = await extra.closed
+      expect(answer).toMatch(/^HTTP\/1\.1 503 /)
+      expect(answer).toMatch(/connection: close/i)
+      expect(answer).toMatch(/more than 3 open connections/)
+
+      const real = w()
+      expect((await postFrom('127.0.0.5', capped, real.body, real.headers)).status).toBe(200)
+      expect(capped.refusals().connections).toBe(1)
+
+      // One of the held sockets goes away: the source may connect again once the inbox has seen it close.
+      held[0]!.sock.destroy()
+      await held[0]!.closed
+      let again = 503
+      for (let i = 0; i < 100 && again === 503; i++) {
+        again = (await postFrom('127.0.0.4', capped, '{}', { 'content-type': 'application/json' })).status
+        if (again === 503) await new Promise((r) => setTimeout(r, 20))
+      }
+      expect(again).toBe(401)
+    } finally {
+      for (const h of held) h.sock.destroy()
+      await capped.close()
+    }
+  })
+
+  it('stores an unverified 1 MiB body as its first 2 KiB, hash and length; the event carries no more', async () => {
+    const pad = 'x'.repeat(MAX_BODY_BYTES - 64)
+    const text = JSON.stringify({ ...{ orderId: 5, status: -1 }, pad }).padEnd(MAX_BODY_BYTES, ' ')
+    expect(Buffer.byteLength(text)).toBe(MAX_BODY_BYTES)
+    const s = signed({ orderId: 5 }, 'not-the-secret')
+    const r = await post(text, { 'content-type': 'application/json', 'x-service-payload': s.payload, 'x-service-signature': s.signature })
+    expect(r.status).toBe(401)
+    const sha = createHash('sha256').update(text).digest('hex')
+    const row = store.webhookDeliveries.list().rows[0]!
+    expect(row).toMatchObject({ verified: false, bodyBytes: MAX_BODY_BYTES, bodySha256: sha, bodyTruncated: true, orderId: 5 })
+    expect(Buffer.byteLength(row.body)).toBeLessThanOrEqual(UNVERIFIED_HEAD_BYTES)
+    expect(text.startsWith(row.body)).toBe(true)
+    const ev = events[0]!
+    expect(ev).toMatchObject({ verified: false, bodyBytes: MAX_BODY_BYTES, bodySha256: sha, bodyTruncated: true })
+    expect(JSON.stringify(ev).length).toBeLessThan(8 * 1024)
+    expect(toContractDelivery(row).body).toBe(ev.body)
+  })
+
+  it('keeps only the head of a huge payload header that does not verify', async () => {
+    const junkPayload = 'A'.repeat(200_000)
+    const r = await post('{}', { 'content-type': 'application/json', 'x-service-payload': junkPayload, 'x-service-signature': 'ab' })
+    expect(r.status).toBe(401)
+    expect(events[0]!.payload).toHaveLength(UNVERIFIED_HEAD_BYTES)
+  })
+
+  it('keeps the whole body of a verified delivery, with its hash', async () => {
+    const rec = onrampRecord({ merchantRecognitionId: 'm'.repeat(10_000) })
+    const sent = signedWebhook(rec, { secret: SECRET, timestamp: NOW })
+    expect((await post(sent.body, sent.headers)).status).toBe(200)
+    expect(events[0]).toMatchObject({ verified: true, body: sent.body, bodyTruncated: false, bodyBytes: Buffer.byteLength(sent.body) })
+    expect(events[0]!.bodySha256).toBe(createHash('sha256').update(sent.body).digest('hex'))
   })
 })
