@@ -515,9 +515,10 @@ function orderOf(
 ): { ok: true; value: WebhookRecord; source: Record<string, unknown> } | { ok: false; error: string } {
   if (read.form === 'not base64 JSON' || read.form === 'JSON, not an object') {
     const fromBody = parseRecord(json)
-    if (fromBody.ok)
-      notes.push(`the signed payload is ${read.form}: the order was read from the JSON body, which the signature does not cover`)
-    return fromBody.ok ? { ...fromBody, source: json } : fromBody
+    if (!fromBody.ok) return fromBody
+    notes.push(`the signed payload is ${read.form}: the order was read from the JSON body, which the signature does not cover`)
+    if (fromBody.note) notes.push(fromBody.note)
+    return { ...fromBody, source: json }
   }
   if (read.signedBody === undefined) return { ok: false, error: "the signed payload's body is not a JSON object" }
   const signed = parseRecord(read.signedBody)
@@ -528,20 +529,36 @@ function orderOf(
       )
     return signed
   }
+  if (signed.note) notes.push(signed.note)
   if (!jsonEqual(read.signedBody, json)) {
     notes.push("the JSON body differs from the signed payload's body: the order was read from the signed payload")
   }
   return { ...signed, source: read.signedBody }
 }
 
-/** Offramp bodies carry eventType 'offramp' (live-service-notes.md, Webhooks); everything else is an onramp record. */
-export function parseRecord(body: Record<string, unknown>): { ok: true; value: WebhookRecord } | { ok: false; error: string } {
-  if (body.eventType === 'offramp') {
+type ParsedRecord = { ok: true; value: WebhookRecord; note?: string } | { ok: false; error: string }
+
+/**
+ * The order a webhook body holds. Offramp bodies carry eventType "offramp"
+ * (live-service-notes.md, Webhooks), in whatever case the sender writes it. A body whose
+ * eventType says neither (absent on onramp bodies, and on offramp ones a resend or an older
+ * deployment may send) is read by its fields: the onramp record when they make one, else
+ * the offramp record (its expectedQuantity is in no onramp record), with a note.
+ */
+export function parseRecord(body: Record<string, unknown>): ParsedRecord {
+  const event = typeof body.eventType === 'string' ? body.eventType.trim().toLowerCase() : undefined
+  const offramp = (): ParsedRecord => {
     const r = OfframpOrder.safeParse(body)
     return r.success ? { ok: true, value: { type: 2, record: r.data } } : { ok: false, error: issue(r.error) }
   }
+  if (event === 'offramp') return offramp()
   const r = OnrampOrder.safeParse(body)
-  return r.success ? { ok: true, value: { type: 1, record: r.data } } : { ok: false, error: issue(r.error) }
+  if (r.success) return { ok: true, value: { type: 1, record: r.data } }
+  if (event === 'onramp') return { ok: false, error: issue(r.error) }
+  const off = offramp()
+  if (!off.ok) return { ok: false, error: issue(r.error) }
+  const said = event === undefined ? 'no eventType' : `eventType ${JSON.stringify(body.eventType).slice(0, 40)}`
+  return { ...off, note: `${said}: read as an offramp order by its fields` }
 }
 
 function issue(e: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
@@ -557,8 +574,9 @@ function claimedOrder(json: unknown): Verdict['claimed'] {
     const n = typeof v === 'string' && /^-?\d{1,15}$/.test(v) ? Number(v) : v
     return typeof n === 'number' && Number.isSafeInteger(n) ? n : null
   }
+  const offramp = typeof o.eventType === 'string' ? o.eventType.trim().toLowerCase() === 'offramp' : 'expectedQuantity' in o
   return {
-    type: o.eventType === 'offramp' ? 2 : 1,
+    type: offramp ? 2 : 1,
     orderId: int(o.orderId),
     status: int(o.status),
     updatedAt: typeof o.updatedAt === 'string' ? o.updatedAt : null

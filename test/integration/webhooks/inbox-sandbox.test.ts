@@ -1,6 +1,7 @@
 // The webhook inbox fed by the sandbox's real webhooks over loopback: setWebhookUrl to the
 // inbox, complete orders, see the deliveries verified and the monitor's fast path applied
-// before any sync; then replays and tampering built from the sandbox's own deliveries,
+// before any sync, in every payload form the sandbox can sign (compact, Python's spaced,
+// PHP's escaped slashes, the body alone), offramp bodies with their live extras; then replays and tampering built from the sandbox's own deliveries,
 // a receiver holding the wrong secret, oversized and malformed bodies. Nothing unverified
 // may ever reach the monitor.
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -12,7 +13,8 @@ import { ApiClient } from '../../../src/main/api/client'
 import { OrderMonitor, type MonitorEvents } from '../../../src/main/monitor/order-monitor'
 import { openLocalStore, type LocalStore } from '../../../src/main/store/local-store'
 import { startInbox, type RunningInbox, type WebhookRecord } from '../../../src/main/webhooks/inbox'
-import { startSandbox, type DeliveryRecord, type Sandbox, type TruthOrder } from '../../../src/sandbox'
+import { startSandbox, type DeliveryRecord, type Sandbox, type TruthOrder, type WebhookPayloadForm } from '../../../src/sandbox'
+import { WEBHOOK_PAYLOAD_FORMS } from '../../../src/sandbox/signing'
 import { encodePayload, signPayload } from '../../../src/shared/api/signature'
 import { statusInfo } from '../../../src/shared/domain/status'
 import type { WebhookDelivery } from '../../../src/shared/ipc/contract'
@@ -95,6 +97,57 @@ afterAll(async () => {
   store?.close()
   await sandbox?.close()
   if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+// Before the clock test below: it leaves the monitor's history cursor 20 min ahead of the
+// sandbox's clock, so orders created after it are not synced before their webhooks arrive.
+describe('inbox fed by the sandbox in every payload form it can send (the webhookPayloadForm reading)', () => {
+  const LOGGED: Record<WebhookPayloadForm, string> = {
+    compact: 'timestamp+body (compact)',
+    spaced: 'timestamp+body (spaced)',
+    slashEscaped: 'timestamp+body (slash-escaped)',
+    bodyOnly: 'body only'
+  }
+
+  for (const form of WEBHOOK_PAYLOAD_FORMS) {
+    it(`${form}: onramp and offramp completions verified over the header bytes, logged as ${LOGGED[form]}, applied`, async () => {
+      sandbox.control.setReadings({ webhookPayloadForm: form })
+      try {
+        // A slash and a non-ASCII letter, so that every form writes the payload differently.
+        const on = sandbox.control.createOrder({
+          type: 1,
+          fiatType: 1,
+          path: 'completed',
+          merchantRecognitionId: `shop/Zürich-${form}`,
+          hold: true
+        })
+        const off = sandbox.control.createOrder({ type: 2, path: 'completed', merchantRecognitionId: `shop/Zürich-${form}`, hold: true })
+        await monitor.syncNow()
+        const done = [complete(on), complete(off)]
+        await sandbox.control.deliveriesIdle()
+
+        for (const o of done) {
+          const sent = lastDeliveryFor(o.orderId)
+          expect([sent.attempt, sent.ok, sent.httpStatus]).toEqual([1, true, 200])
+          const d = deliveries.find((x) => x.orderId === o.orderId)!
+          expect(d).toMatchObject({ verified: true, replay: false, orderType: o.type, status: o.status, payloadForm: LOGGED[form] })
+          expect(d.notes).toEqual(form === 'bodyOnly' ? ['no timestamp: replay window not applied'] : [])
+          expect(store.orders.get(o.type, o.orderId)).toMatchObject({ status: o.status, statusSource: 'webhook' })
+        }
+        // The offramp body's live extras are kept with the order (the order detail lists every field).
+        const offRow = store.orders.get(2, off.orderId)!
+        expect(offRow.record).toMatchObject({
+          eventType: 'offramp',
+          coinCode: expect.any(String),
+          network: expect.any(String),
+          statusDescription: expect.any(String),
+          merchantRecognitionId: `shop/Zürich-${form}`
+        })
+      } finally {
+        sandbox.control.setReadings({ webhookPayloadForm: 'compact' })
+      }
+    })
+  }
 })
 
 describe('inbox fed by the sandbox', () => {

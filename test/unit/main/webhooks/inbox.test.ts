@@ -398,6 +398,27 @@ describe('tolerant like the service', () => {
     expect(events[0]).toMatchObject({ orderType: 2, status: 7 })
   })
 
+  it('reads eventType in any case, and an offramp body without one by its fields, with a note', async () => {
+    const upper = signedWebhook(offrampRecord({ orderId: 78, eventType: 'OffRamp' }), { secret: SECRET, timestamp: NOW })
+    expect((await post(upper.body, upper.headers)).status).toBe(200)
+    const { eventType: _drop, ...noEvent } = offrampRecord({ orderId: 79 })
+    const bare = signedWebhook(noEvent, { secret: SECRET, timestamp: NOW + 1 })
+    expect((await post(bare.body, bare.headers)).status).toBe(200)
+    expect(passed.map((p) => [p.type, p.record.orderId])).toEqual([
+      [2, 78],
+      [2, 79]
+    ])
+    expect(events.map((e) => e.orderType)).toEqual([2, 2])
+    expect(events[0]!.notes).toEqual([])
+    expect(events[1]!.notes).toEqual(['no eventType: read as an offramp order by its fields'])
+
+    // A body that says onramp is held to the onramp record: not applied as anything else.
+    const liar = signedWebhook(offrampRecord({ orderId: 80, eventType: 'onramp' }), { secret: SECRET, timestamp: NOW + 2 })
+    const r = await post(liar.body, liar.headers)
+    expect([r.status, r.json.reason]).toEqual([200, expect.stringMatching(/^verified, but not an order record: fiatAmount/)])
+    expect(passed).toHaveLength(2)
+  })
+
   it('reads the order from the JSON body when the signed payload is not base64 JSON, and says the signature did not cover it', async () => {
     const payload = 'v1.opaque-token.' + 'a'.repeat(20)
     const w = signedWebhook(onrampRecord(), { secret: SECRET, timestamp: NOW, payload })
