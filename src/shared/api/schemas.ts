@@ -150,7 +150,10 @@ export type LimitsByType = z.output<typeof LimitsByType>
 
 // ---------------------------------------------------------------- orders (2.4, 2.5)
 
-/** History and webhooks spell the fee onRampFee (onramp) or onrampFee (offramp); accept both, expose onrampFee. */
+/**
+ * History and webhooks spell the fee onRampFee (onramp) or onrampFee (offramp), quotes
+ * onrampFee (live-service-notes.md, Field meanings: accept both everywhere); expose onrampFee.
+ */
 const unifyOnrampFee = (v: unknown): unknown => {
   if (v && typeof v === 'object' && !Array.isArray(v)) {
     const o = v as Record<string, unknown>
@@ -282,24 +285,31 @@ export type ConfigMappingData = z.output<typeof ConfigMappingData>
 /** Text answers of the webhook calls; tolerate an object by keeping its JSON. */
 export const TextData = z.union([z.string(), z.unknown().transform((v) => JSON.stringify(v))])
 
-export const OnrampQuote = z.looseObject({
-  rate: Money,
-  quantity: Money,
-  onrampFee: Money,
-  clientFee: Money,
-  gatewayFee: Money,
-  gasFee: Money
-})
+/** Quote answers (spec 4.9, 4.10): the fee as onrampFee or onRampFee, out as onrampFee. */
+export const OnrampQuote = z.preprocess(
+  unifyOnrampFee,
+  z.looseObject({
+    rate: Money,
+    quantity: Money,
+    onrampFee: Money,
+    clientFee: Money,
+    gatewayFee: Money,
+    gasFee: Money
+  })
+)
 export type OnrampQuote = z.output<typeof OnrampQuote>
 
-export const OfframpQuote = z.looseObject({
-  fiatAmount: Money,
-  rate: Money,
-  onrampFee: Money,
-  clientFee: Money,
-  gatewayFee: Money,
-  tdsFee: Money
-})
+export const OfframpQuote = z.preprocess(
+  unifyOnrampFee,
+  z.looseObject({
+    fiatAmount: Money,
+    rate: Money,
+    onrampFee: Money,
+    clientFee: Money,
+    gatewayFee: Money,
+    tdsFee: Money
+  })
+)
 export type OfframpQuote = z.output<typeof OfframpQuote>
 
 /** priceTicker: type 1 -> onramp (buy); the sandbox answers type 2 with offramp and type 3 with both. */
