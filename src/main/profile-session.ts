@@ -70,7 +70,9 @@ export class ProfileSession {
         },
         put: (key, json, fetchedAt) => void store.configCache.put(key, JSON.parse(json), { fetchedAt: new Date(fetchedAt).toISOString() })
       },
-      onUpdate: (snap) => o.emit('config:updated', snap)
+      onUpdate: (snap) => o.emit('config:updated', snap),
+      // The quote form's pre-check reads them for the fiat types the operator follows.
+      coinLimitFiats: () => [...o.settings.fiatTypes, o.settings.tickerFiat]
     })
     const tickers = new TickerService({
       client,

@@ -58,6 +58,8 @@ export const ErrorInfo = z.object({
   nextSlotAt: z.number().optional(),
   path: z.string().optional(),
   skewMs: z.number().optional(),
+  /** A quote refused out of bounds: the minimum and/or maximum the service's text named. */
+  bounds: z.object({ minimum: z.string().optional(), maximum: z.string().optional(), unit: z.string().optional() }).optional(),
   retryable: z.boolean()
 })
 export type ErrorInfo = z.infer<typeof ErrorInfo>
@@ -258,6 +260,18 @@ export const ConfigSnapshot = z.object({
   }),
   minimumBuyAmount: z.record(z.string(), z.record(z.string(), Dec)),
   minimumSellAmount: z.record(z.string(), Dec),
+  /**
+   * allCoinLimits per fiat type asked (fiatId ->): shape A, that fiat's {min, max}; or
+   * shape B, coinId -> chainId -> the fiat amount limit for that coin and chain (read as
+   * the minimum onramp amount: the shape of minimumBuyAmount, per fiat).
+   */
+  coinLimits: z.record(
+    z.string(),
+    z.discriminatedUnion('shape', [
+      z.object({ shape: z.literal('A'), min: Dec, max: Dec }),
+      z.object({ shape: z.literal('B'), byCoin: z.record(z.string(), z.record(z.string(), Dec)) })
+    ])
+  ),
   gatewayFee: z.record(z.string(), z.record(z.string(), Dec))
 })
 export type ConfigSnapshot = z.infer<typeof ConfigSnapshot>
@@ -568,7 +582,7 @@ export function toEnvelopeError(e: unknown): ErrorInfo {
     const src = (e as { toInfo?: () => ErrorInfo }).toInfo?.() ?? (e as ErrorInfo)
     // Copy field by field: an Error's message is not an own enumerable property.
     const picked: Record<string, unknown> = { kind: src.kind, message: src.message, retryable: src.retryable ?? false }
-    for (const k of ['endpoint', 'httpStatus', 'code', 'origin', 'nextSlotAt', 'path', 'skewMs'] as const)
+    for (const k of ['endpoint', 'httpStatus', 'code', 'origin', 'nextSlotAt', 'path', 'skewMs', 'bounds'] as const)
       if (src[k] !== undefined) picked[k] = src[k]
     const r = ErrorInfo.safeParse(picked)
     if (r.success) return r.data
