@@ -8,7 +8,7 @@ import { ApiClient } from './api/client'
 import { ConfigCache } from './config/config-cache'
 import { TickerService } from './tickers/ticker-service'
 import { OrderMonitor } from './monitor/order-monitor'
-import { startInbox, type RunningInbox } from './webhooks/inbox'
+import { ingestInto, startInbox, type RunningInbox } from './webhooks/inbox'
 import { DeliveryLogPruner } from './webhooks/delivery-log-pruner'
 import { openLocalStore, type LocalStore } from './store/local-store'
 import type { StartSandboxOptions } from '../sandbox'
@@ -153,7 +153,7 @@ export class ProfileSession {
         now: this.o.now,
         // Payload timestamps are the service's time: check them against our estimate of its clock.
         serviceNow: () => this.client.clock.now(),
-        onVerified: (w) => this.monitor.ingestWebhook(w.type, w.record),
+        onVerified: (w) => ingestInto(this.monitor, w),
         onDelivery: (d) => this.o.emit('webhook:delivery', d)
       })
       this.inboxError = null

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiClient } from '../../../src/main/api/client'
 import { OrderMonitor, type MonitorEvents } from '../../../src/main/monitor/order-monitor'
 import { openLocalStore, type LocalStore } from '../../../src/main/store/local-store'
-import { startInbox, type RunningInbox, type WebhookRecord } from '../../../src/main/webhooks/inbox'
+import { ingestInto, startInbox, type RunningInbox, type WebhookRecord } from '../../../src/main/webhooks/inbox'
 import { startSandbox, type DeliveryRecord, type Sandbox, type TruthOrder, type WebhookPayloadForm } from '../../../src/sandbox'
 import { WEBHOOK_PAYLOAD_FORMS } from '../../../src/sandbox/signing'
 import { encodePayload, signPayload } from '../../../src/shared/api/signature'
@@ -83,7 +83,7 @@ beforeAll(async () => {
     serviceNow: () => client.clock.now(),
     getSecret: async () => sandbox.apiSecret,
     deliveries: store.webhookDeliveries,
-    onVerified: (webhook) => passed.push({ webhook, outcome: monitor.ingestWebhook(webhook.type, webhook.record) }),
+    onVerified: (webhook) => passed.push({ webhook, outcome: ingestInto(monitor, webhook) }),
     onDelivery: (d) => deliveries.push(d)
   })
   await client.setWebhookUrl({ webhookUrl: inbox.url })

@@ -158,9 +158,8 @@ describe('startInbox', () => {
     const r = await sendSigned(onrampRecord())
     expect(r.status).toBe(200)
     expect(passed).toHaveLength(1)
-    expect(passed[0]!.type).toBe(1)
-    expect(passed[0]!.record.orderId).toBe(4242)
-    expect(passed[0]!.record.onrampFee).toBe('2.5')
+    expect(passed[0]).toMatchObject({ type: 1, record: { orderId: 4242, onrampFee: '2.5' } })
+    expect(passed[0]).not.toHaveProperty('statusOnly')
     expect(events).toHaveLength(1)
     expect(events[0]).toMatchObject({ verified: true, orderId: 4242, orderType: 1, status: 5, duplicate: false, reason: 'verified' })
     const { rows } = store.webhookDeliveries.list()
@@ -412,10 +411,31 @@ describe('tolerant like the service', () => {
     expect(events[0]!.notes).toEqual([])
     expect(events[1]!.notes).toEqual(['no eventType: read as an offramp order by its fields'])
 
-    // A body that says onramp is held to the onramp record: not applied as anything else.
-    const liar = signedWebhook(offrampRecord({ orderId: 80, eventType: 'onramp' }), { secret: SECRET, timestamp: NOW + 2 })
-    const r = await post(liar.body, liar.headers)
-    expect([r.status, r.json.reason]).toEqual([200, expect.stringMatching(/^verified, but not an order record: fiatAmount/)])
+    // A body that says onramp is held to the onramp record: never read as an offramp one.
+    const says = signedWebhook(offrampRecord({ orderId: 80, eventType: 'onramp' }), { secret: SECRET, timestamp: NOW + 2 })
+    expect((await post(says.body, says.headers)).status).toBe(200)
+    expect(passed[2]).toEqual({ type: 1, record: { orderId: 80, status: 7 }, statusOnly: true })
+  })
+
+  it('applies the status alone of a body that is no whole record (no updatedAt), with a note', async () => {
+    const { updatedAt: _on, ...onramp } = onrampRecord({ orderId: 91, status: 15 })
+    const { updatedAt: _off, ...offramp } = offrampRecord({ orderId: 92, status: '19' })
+    for (const [i, body] of [onramp, offramp].entries()) {
+      const w = signedWebhook(body, { secret: SECRET, timestamp: NOW + i })
+      expect((await post(w.body, w.headers)).status).toBe(200)
+    }
+    expect(passed).toEqual([
+      { type: 1, record: { orderId: 91, status: 15 }, statusOnly: true },
+      { type: 2, record: { orderId: 92, status: 19 }, statusOnly: true }
+    ])
+    expect(events.map((e) => [e.orderType, e.orderId, e.status, e.verified, e.reason])).toEqual([
+      [1, 91, 15, true, 'verified'],
+      [2, 92, 19, true, 'verified']
+    ])
+    expect(events[0]!.notes).toEqual([expect.stringMatching(/^not a whole order record \(updatedAt: .*\): its status alone is applied$/)])
+    // Without an order id or a status there is nothing to apply.
+    const w = signedWebhook({ orderId: 93, note: 'hello' }, { secret: SECRET, timestamp: NOW + 5 })
+    expect((await post(w.body, w.headers)).json.reason).toMatch(/^verified, but not an order record/)
     expect(passed).toHaveLength(2)
   })
 
