@@ -3,9 +3,9 @@
 // atomically. No secret is ever part of it.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Settings, type Settings as SettingsT } from '../shared/ipc/contract'
+import { DELIVERY_LOG_DEFAULTS, Settings, type SettingsPatch, type Settings as SettingsT } from '../shared/ipc/contract'
 
-const DEFAULT_SETTINGS: SettingsT = {
+export const DEFAULT_SETTINGS: SettingsT = {
   theme: 'system',
   startAtLogin: false,
   historyPollSeconds: 30,
@@ -17,7 +17,7 @@ const DEFAULT_SETTINGS: SettingsT = {
   pinnedTickers: [],
   notify: { terminalSuccess: true, terminalFailure: true, needsAttention: true, anyChange: false, watchedOnly: false },
   allowPlaintextSecrets: false,
-  inbox: { enabled: false, host: '127.0.0.1', port: 0 }
+  inbox: { enabled: false, host: '127.0.0.1', port: 0, ...DELIVERY_LOG_DEFAULTS }
 }
 
 export class AppSettings {
@@ -49,12 +49,18 @@ export class AppSettings {
     return structuredClone(this.value)
   }
 
-  update(patch: Partial<SettingsT>): SettingsT {
-    const next = Settings.parse({ ...this.value, ...patch })
+  update(patch: SettingsPatch): SettingsT {
+    // The inbox is merged field by field: a patch that names only its address keeps the retention.
+    const inbox = patch.inbox ? { ...this.value.inbox, ...definedOnly(patch.inbox) } : this.value.inbox
+    const next = Settings.parse({ ...this.value, ...patch, inbox })
     const tmp = `${this.file}.${process.pid}.tmp`
     writeFileSync(tmp, JSON.stringify(next, null, 2), { mode: 0o600 })
     renameSync(tmp, this.file)
     this.value = next
     return this.get()
   }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>
 }

@@ -1,7 +1,8 @@
 // Everything that belongs to one active profile: its database, its API client (and so
-// its rate budget and clock), the config cache, tickers, the order monitor and the
-// optional webhook inbox. Closing a session aborts whatever it has in flight and waits
-// for it, so after a profile switch nothing of the old profile runs or is shown.
+// its rate budget and clock), the config cache, tickers, the order monitor, the
+// optional webhook inbox and the pruning of its delivery log. Closing a session aborts
+// whatever it has in flight and waits for it, so after a profile switch nothing of the
+// old profile runs or is shown.
 import type {
   Profile,
   Settings,
@@ -23,7 +24,8 @@ import { TickerService } from './tickers/ticker-service'
 import { OrderMonitor } from './monitor/order-monitor'
 import { EndpointLog } from './diagnostics/endpoint-log'
 import { buildDiagnostics } from './diagnostics/diagnostics'
-import { startInbox, type RunningInbox } from './webhooks/inbox'
+import { ingestInto, startInbox, type RunningInbox } from './webhooks/inbox'
+import { DeliveryLogPruner } from './webhooks/delivery-log-pruner'
 import { openLocalStore, type LocalStore } from './store/local-store'
 import type { StartSandboxOptions } from '../sandbox'
 import { silentLog, type Log } from './logging/logger'
@@ -51,6 +53,8 @@ export class ProfileSession {
   /** The last call of each endpoint, for diagnostics. */
   private readonly endpointLog: EndpointLog
   private encodings!: ParamEncodings
+  /** The delivery log is trimmed whether or not the inbox runs: it was filled while it did. */
+  readonly deliveryPruner: DeliveryLogPruner
 
   private constructor(
     private readonly o: SessionOptions,
@@ -63,6 +67,11 @@ export class ProfileSession {
     readonly monitor: OrderMonitor
   ) {
     this.endpointLog = new EndpointLog(o.now)
+    this.deliveryPruner = new DeliveryLogPruner({
+      repo: store.webhookDeliveries,
+      retention: () => this.o.settings.inbox,
+      now: o.now
+    })
   }
 
   get profile(): Profile {
@@ -105,7 +114,9 @@ export class ProfileSession {
         },
         put: (key, json, fetchedAt) => void store.configCache.put(key, JSON.parse(json), { fetchedAt: new Date(fetchedAt).toISOString() })
       },
-      onUpdate: (snap) => o.emit('config:updated', snap)
+      onUpdate: (snap) => o.emit('config:updated', snap),
+      // The quote form's pre-check reads them for the fiat types the operator follows.
+      coinLimitFiats: () => [...o.settings.fiatTypes, o.settings.tickerFiat]
     })
     const tickers = new TickerService({
       client,
@@ -163,6 +174,7 @@ export class ProfileSession {
     // Config first (from cache when fresh: no budget spent), then the monitor.
     void this.config.get().catch(() => undefined)
     this.monitor.start()
+    this.deliveryPruner.start()
     if (this.o.settings.inbox.enabled) await this.startInbox(this.o.settings)
   }
 
@@ -206,7 +218,9 @@ export class ProfileSession {
         getSecret: this.o.getSecret,
         deliveries: this.store.webhookDeliveries,
         now: this.o.now,
-        onVerified: (w) => this.monitor.ingestWebhook(w.type, w.record),
+        // Payload timestamps are the service's time: check them against our estimate of its clock.
+        serviceNow: () => this.client.clock.now(),
+        onVerified: (w) => ingestInto(this.monitor, w),
         onDelivery: (d) => {
           logWebhook(this.log, d)
           this.o.emit('webhook:delivery', d)
@@ -227,7 +241,8 @@ export class ProfileSession {
       listening: this.inbox !== null,
       url: this.inbox?.url ?? null,
       warning: this.inbox?.warning ?? null,
-      error: enabled ? this.inboxError : null
+      error: enabled ? this.inboxError : null,
+      refused: this.inbox?.refusals() ?? { rate: 0, connections: 0, origin: 0 }
     }
   }
 
@@ -249,7 +264,12 @@ export class ProfileSession {
         fiatTypes: next.fiatTypes
       })
     }
-    if (JSON.stringify(next.inbox) !== JSON.stringify(before.inbox)) {
+    if (next.inbox.keepDays !== before.inbox.keepDays || next.inbox.keepDeliveries !== before.inbox.keepDeliveries) {
+      void this.deliveryPruner.runNow().catch(() => undefined)
+    }
+    // Only the address restarts the receiver; the retention does not.
+    const { enabled, host, port } = next.inbox
+    if (enabled !== before.inbox.enabled || host !== before.inbox.host || port !== before.inbox.port) {
       if (next.inbox.enabled) await this.startInbox(next)
       else {
         await this.inbox?.close()
@@ -262,7 +282,13 @@ export class ProfileSession {
   async close(): Promise<void> {
     this.syncRuns.stop()
     for (const d of this.disposers.splice(0)) d()
-    await Promise.allSettled([this.config.close(), this.tickers.close(), this.monitor.stop(), this.inbox?.close()])
+    await Promise.allSettled([
+      this.config.close(),
+      this.tickers.close(),
+      this.monitor.stop(),
+      this.inbox?.close(),
+      this.deliveryPruner.stop()
+    ])
     this.inbox = null
     await this.client.close()
     this.store.close()

@@ -117,6 +117,11 @@ test('an offramp quote turns a crypto quantity into INR; too little is refused b
   await page.getByRole('radio', { name: /Offramp/ }).check()
   const qty = page.getByRole('textbox', { name: /Quantity to sell/ })
   await expect(qty).toHaveAccessibleName(/Quantity to sell \(USDT\)/)
+  // Only what spec 4.9 lets be sold: USDT on its four networks; no BNB at all.
+  const coinOptions = page.getByRole('combobox', { name: 'Coin' }).locator('option')
+  await expect(coinOptions.filter({ hasText: /^USDT/ })).toHaveCount(1)
+  await expect(coinOptions.filter({ hasText: /^BNB/ })).toHaveCount(0)
+  await expect(page.getByRole('combobox', { name: 'Network' }).locator('option')).toHaveText(['BEP20', 'MATIC20', 'ERC20', 'TRC20'])
   await qty.fill('1')
   await expect(page.getByTestId('limit-error')).toContainText(/worth about .* INR/)
   await qty.press('Enter')

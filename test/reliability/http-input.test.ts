@@ -1,10 +1,13 @@
 // Bad input over HTTP. The webhook inbox (the real one, started by the services for the
 // sandbox profile, with the sandbox delivering to it) is fed forged signatures, replays,
 // bodies that do not match their signed payload, oversized and malformed bodies, and
-// slow senders, while real deliveries keep arriving: each attack gets the right status,
-// nothing unverified is ever treated as verified (no verified row, no order change from
-// it), and every real delivery is acknowledged at its first attempt (the sandbox, like the
-// live service, counts an answer later than 5 s as failed and would retry). The browser
+// slow senders, requests from a web page (Origin), a flood and a pile of held connections
+// from one address, while real deliveries keep arriving: each attack gets the right
+// status, nothing unverified is ever treated as verified (no verified row, no order change
+// from it) nor stored beyond its first 2 KiB, and every real delivery is acknowledged at
+// its first attempt (the sandbox, like the live service, counts an answer later than 5 s
+// as failed and would retry). The attacks come from other loopback addresses than the
+// sandbox's (127.0.0.1), as they would from other hosts. The browser
 // harness refuses requests without its token, with a foreign Origin or a foreign Host.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
@@ -16,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServices, type Services } from '../../src/main/services'
 import { startWebHarness, type WebHarness } from '../../src/web/server'
 import type { Sandbox } from '../../src/sandbox'
+import type { WebhookDelivery } from '../../src/shared/ipc/contract'
 import { encodePayload, signPayload } from '../../src/shared/api/signature'
 import { statusInfo } from '../../src/shared/domain/status'
 import { diffAgainstTruth, lossesOf, recordScenario, spiedHandlers, until } from './support'
@@ -37,6 +41,15 @@ const harnessReached: string[] = []
 const attacks = new Map<string, number[]>()
 /** Payload headers of deliveries that are authentic (sent by the sandbox, or signed here with the real secret on purpose). */
 const legitPayloads = new Set<string>()
+/** Every 'webhook:delivery' event the services emitted. */
+const deliveryEvents: WebhookDelivery[] = []
+
+/**
+ * The attackers' addresses: each request from the next of 250 loopback addresses, so the
+ * per-source caps (tested on their own below) do not decide the statuses checked here.
+ */
+let nextAttacker = 0
+const attacker = () => `127.0.3.${(nextAttacker++ % 250) + 1}`
 
 interface RawResponse {
   status: number
@@ -46,7 +59,7 @@ interface RawResponse {
 /** One HTTP request with full control of the headers (Host included). */
 function raw(
   url: URL,
-  o: { method?: string; headers?: Record<string, string>; body?: string | Buffer; path?: string }
+  o: { method?: string; headers?: Record<string, string>; body?: string | Buffer; path?: string; from?: string }
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -56,7 +69,8 @@ function raw(
         path: o.path ?? url.pathname + url.search,
         method: o.method ?? 'POST',
         headers: o.headers,
-        setHost: o.headers?.host === undefined
+        setHost: o.headers?.host === undefined,
+        ...(o.from ? { localAddress: o.from, agent: false } : {})
       },
       (res) => {
         const chunks: Buffer[] = []
@@ -91,9 +105,9 @@ function forgedBody(orderId: number): Record<string, unknown> {
 }
 
 /** Opens a connection that sends its request far too slowly; resolves with what the inbox answered. */
-function slowSender(kind: 'headers' | 'body'): Promise<string> {
+function slowSender(kind: 'headers' | 'body', from = attacker()): Promise<string> {
   return new Promise((resolve) => {
-    const socket: Socket = connect(Number(inboxUrl.port), inboxUrl.hostname)
+    const socket: Socket = connect({ port: Number(inboxUrl.port), host: inboxUrl.hostname, localAddress: from })
     let answer = ''
     const head = `POST ${inboxUrl.pathname} HTTP/1.1\r\nHost: ${inboxUrl.host}\r\nContent-Type: application/json\r\n`
     const timer = setInterval(() => {
@@ -122,6 +136,9 @@ beforeAll(async () => {
     sandbox: { seed: 12, orders: 200, autoGenerate: false }
   })
   await services.start()
+  services.subscribe((event, payload) => {
+    if (event === 'webhook:delivery') deliveryEvents.push(payload as WebhookDelivery)
+  })
   sb = services.sandbox()!
   const h = services.handlers
   await h['settings:update']({ inbox: { enabled: true, host: '127.0.0.1', port: 0 } })
@@ -179,52 +196,53 @@ describe('bad input over HTTP: the webhook inbox', () => {
     })()
 
     const target = inboxUrl
+    /** One request to the inbox from the next attacker address. */
+    const hit = (o: Parameters<typeof raw>[1]) => raw(target, { from: attacker(), ...o })
     // Forged signatures (another secret), for real orders, claiming failure far in the future.
     for (const id of known) {
       const body = forgedBody(id)
       const payload = encodePayload(Date.now(), body)
       note(
         'signed with another secret',
-        (await raw(target, { headers: signedHeaders(payload, signPayload(payload, WRONG_SECRET)), body: JSON.stringify(body) })).status
+        (await hit({ headers: signedHeaders(payload, signPayload(payload, WRONG_SECRET)), body: JSON.stringify(body) })).status
       )
-      note(
-        'no signature header',
-        (await raw(target, { headers: { ...json, 'x-service-payload': payload }, body: JSON.stringify(body) })).status
-      )
+      note('no signature header', (await hit({ headers: { ...json, 'x-service-payload': payload }, body: JSON.stringify(body) })).status)
       note(
         'no payload header',
-        (await raw(target, { headers: { ...json, 'x-service-signature': signPayload(payload, WRONG_SECRET) }, body: JSON.stringify(body) }))
-          .status
+        (await hit({ headers: { ...json, 'x-service-signature': signPayload(payload, WRONG_SECRET) }, body: JSON.stringify(body) })).status
       )
     }
-    // Authentic signature, other body: a captured payload with a swapped body.
+    // Authentic signature, other body: a captured payload with a swapped body. The order is
+    // read from the signed payload (the truth here), so the forged body changes nothing.
     for (const id of known.slice(0, 5)) {
       const o = sb.control.order(id)!
       const payload = encodePayload(Date.now(), o.record)
+      legitPayloads.add(payload)
       note(
         'body differs from the signed payload',
-        (await raw(target, { headers: signedHeaders(payload, signPayload(payload, sb.apiSecret)), body: JSON.stringify(forgedBody(id)) }))
-          .status
+        (await hit({ headers: signedHeaders(payload, signPayload(payload, sb.apiSecret)), body: JSON.stringify(forgedBody(id)) })).status
       )
     }
-    // Authentic signature over a payload that is not base64 JSON.
+    // Authentic signature over a payload that is not base64 JSON, with a body that is no order:
+    // stored verified (the sender knows the secret), acknowledged, nothing applied.
+    legitPayloads.add('%%%')
     note(
       'signed payload not decodable',
-      (await raw(target, { headers: signedHeaders('%%%', signPayload('%%%', sb.apiSecret)), body: '{}' })).status
+      (await hit({ headers: signedHeaders('%%%', signPayload('%%%', sb.apiSecret)), body: '{}' })).status
     )
     // Malformed and oversized bodies, wrong content type, wrong method.
-    note('body not JSON', (await raw(target, { headers: signedHeaders('e30=', 'ab'), body: '{"orderId": 1,' })).status)
-    note('body a JSON array', (await raw(target, { headers: signedHeaders('e30=', 'ab'), body: '[1,2]' })).status)
+    note('body not JSON', (await hit({ headers: signedHeaders('e30=', 'ab'), body: '{"orderId": 1,' })).status)
+    note('body a JSON array', (await hit({ headers: signedHeaders('e30=', 'ab'), body: '[1,2]' })).status)
     note(
       'content type not JSON',
-      (await raw(target, { headers: { ...signedHeaders('e30=', 'ab'), 'content-type': 'text/plain' }, body: '{}' })).status
+      (await hit({ headers: { ...signedHeaders('e30=', 'ab'), 'content-type': 'text/plain' }, body: '{}' })).status
     )
-    note('oversized (declared)', (await raw(target, { headers: json, body: Buffer.alloc(1024 * 1024 + 10, 0x20) })).status)
+    note('oversized (declared)', (await hit({ headers: json, body: Buffer.alloc(1024 * 1024 + 10, 0x20) })).status)
     note(
       'oversized (chunked)',
-      (await raw(target, { headers: { ...json, 'transfer-encoding': 'chunked' }, body: Buffer.alloc(1024 * 1024 + 10, 0x20) })).status
+      (await hit({ headers: { ...json, 'transfer-encoding': 'chunked' }, body: Buffer.alloc(1024 * 1024 + 10, 0x20) })).status
     )
-    note('GET', (await raw(target, { method: 'GET' })).status)
+    note('GET', (await hit({ method: 'GET' })).status)
 
     // Arbitrary junk: any headers, any body; never signed with the real secret.
     const header = fc.stringMatching(/^[\x21-\x7e]{0,300}$/)
@@ -260,7 +278,7 @@ describe('bad input over HTTP: the webhook inbox', () => {
           if (a.contentType) headers['content-type'] = a.contentType
           if (a.payload !== undefined) headers['x-service-payload'] = a.payload
           if (a.signature !== undefined) headers['x-service-signature'] = a.signature
-          const r = await raw(target, { headers, body: a.body })
+          const r = await hit({ headers, body: a.body })
           note('arbitrary junk', r.status)
           expect([400, 401, 415]).toContain(r.status)
         }
@@ -268,16 +286,54 @@ describe('bad input over HTTP: the webhook inbox', () => {
       { numRuns: 150 }
     )
 
+    // Signed with another secret, with a body just under the size cap: stored as its first 2 KiB.
+    {
+      const body = { ...forgedBody(known[0]!), pad: 'x'.repeat(1024 * 1024 - 4096) }
+      const payload = encodePayload(Date.now(), body)
+      note(
+        'signed with another secret, 1 MiB body',
+        (await hit({ headers: signedHeaders(payload, signPayload(payload, WRONG_SECRET)), body: JSON.stringify(body) })).status
+      )
+    }
+    // From a web page: a browser adds Origin (and Sec-Fetch-Site) to a cross-site POST. Refused
+    // unread, even carrying an authentic payload (a page may post one it got hold of), and not stored.
+    {
+      const o = sb.control.order(known[1]!)!
+      const payload = encodePayload(Date.now(), o.record)
+      const headers = signedHeaders(payload, signPayload(payload, sb.apiSecret))
+      for (const origin of ['https://evil.example', 'null', `http://${target.host}`])
+        note('from a web page (Origin header)', (await hit({ headers: { ...headers, origin }, body: JSON.stringify(o.record) })).status)
+      note('from a web page (Origin header)', (await hit({ headers: { ...headers, 'sec-fetch-site': 'cross-site' }, body: '{}' })).status)
+    }
+    // A flood from one address: past its burst, refused 429 unread. Sent until the cap bites
+    // (how many fit depends on how fast this machine sends them), then a few more.
+    {
+      const flooder = '127.0.0.66'
+      let after = -1
+      for (let i = 0; i < 2000 && after < 10; i++) {
+        const r = await raw(target, { from: flooder, headers: json, body: `{"flood":${i}}` })
+        note('flood from one address', r.status)
+        if (r.status === 429 || after >= 0) after++
+      }
+    }
+    // One address holding connections open: past its cap, answered 503 at connect; the ones
+    // held get 408 when their headers never end. Real deliveries (a dummy) go through meanwhile.
+    const holding = Array.from({ length: 40 }, () => slowSender('headers', '127.0.0.77'))
+    await new Promise((r) => setTimeout(r, 500))
+    await services.handlers['webhooks:sendDummy']({ target: 'inbox' })
+    for (const answer of await Promise.all(holding))
+      note('connections held open by one address', Number(/^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1] ?? 0))
+
     await real
     await sb.control.deliveriesIdle()
-    // Replays of real deliveries, byte for byte: acknowledged as duplicates, applied once.
+    // Replays of real deliveries, byte for byte, inside the window: refused as replays, never applied twice.
     const delivered = sb.control.listDeliveries()
     for (const d of delivered) legitPayloads.add(d.headers['x-service-payload']!)
     const eventsBefore = services.session().store.database.sql.value<number>('SELECT COUNT(*) FROM order_events') ?? 0
     for (const d of delivered.filter((x) => x.kind === 'order')) {
-      const r = await raw(target, { headers: d.headers, body: JSON.stringify(d.body) })
+      const r = await hit({ headers: d.headers, body: JSON.stringify(d.body) })
       note('replay of a real delivery', r.status)
-      expect(JSON.parse(r.text).reason).toMatch(/duplicate/)
+      expect(JSON.parse(r.text).reason).toMatch(/^replay refused: this exact signed payload was already accepted/)
     }
     const eventsAfter = services.session().store.database.sql.value<number>('SELECT COUNT(*) FROM order_events') ?? 0
     expect(eventsAfter).toBe(eventsBefore)
@@ -289,15 +345,19 @@ describe('bad input over HTTP: the webhook inbox', () => {
       'signed with another secret': [401],
       'no signature header': [401],
       'no payload header': [401],
-      'body differs from the signed payload': [400],
-      'signed payload not decodable': [400],
+      'body differs from the signed payload': [200],
+      'signed payload not decodable': [200],
       'body not JSON': [400],
       'body a JSON array': [400],
       'content type not JSON': [415],
       'oversized (declared)': [413],
       'oversized (chunked)': [413],
       GET: [405],
-      'replay of a real delivery': [200]
+      'replay of a real delivery': [403],
+      'signed with another secret, 1 MiB body': [401],
+      'from a web page (Origin header)': [403],
+      'flood from one address': [401, 429],
+      'connections held open by one address': [408, 503]
     }
     for (const [kind, statuses] of Object.entries(expected)) {
       const got = attacks.get(kind) ?? []
@@ -305,6 +365,15 @@ describe('bad input over HTTP: the webhook inbox', () => {
       expect(new Set(got), kind).toEqual(new Set(statuses))
     }
     for (const a of slowAnswers) expect(a).toMatch(/^HTTP\/1\.1 408 /)
+    const count = (kind: string, status: number) => (attacks.get(kind) ?? []).filter((x) => x === status).length
+    expect(count('connections held open by one address', 503)).toBe(8)
+    // Refused unread: counted for the operator, never stored.
+    const inbox = await services.handlers['webhooks:inbox']({})
+    expect(inbox.refused).toEqual({
+      rate: count('flood from one address', 429),
+      connections: 8,
+      origin: attacks.get('from a web page (Origin header)')!.length
+    })
 
     // Every real delivery was acknowledged at its first attempt, within the sender's 5 s.
     expect(delivered.length).toBeGreaterThanOrEqual(completing.length + 2)
@@ -321,6 +390,23 @@ describe('bad input over HTTP: the webhook inbox', () => {
       )
     const verified = rows.filter((r) => r.verified === 1)
     for (const r of verified) expect(legitPayloads.has(r.payload_header ?? ''), `verified row ${r.reason}`).toBe(true)
+    // Nothing unverified is kept, or sent to the window, beyond its first 2 KiB.
+    const bounded = services.session().store.database.sql.all<{ body: number; payload: number | null; truncated: number; bytes: number }>(
+      `SELECT length(CAST(body AS BLOB)) AS body, length(payload_header) AS payload, body_truncated AS truncated, body_bytes AS bytes
+           FROM webhook_deliveries WHERE verified = 0`
+    )
+    for (const r of bounded) {
+      expect(r.body).toBeLessThanOrEqual(2048)
+      expect(r.payload ?? 0).toBeLessThanOrEqual(2048)
+    }
+    expect(bounded.some((r) => r.truncated === 1 && r.bytes > 1_000_000)).toBe(true)
+    const unverifiedEvents = deliveryEvents.filter((d) => !d.verified)
+    expect(unverifiedEvents.length).toBeGreaterThan(150)
+    for (const d of unverifiedEvents) {
+      expect(Buffer.byteLength(d.body)).toBeLessThanOrEqual(2048)
+      expect(d.payload.length).toBeLessThanOrEqual(2048)
+    }
+    expect(rows.some((r) => r.reason.includes('web page'))).toBe(false)
     expect(rows.length - verified.length).toBeGreaterThan(150)
     const webhookEvents = services
       .session()
@@ -344,12 +430,14 @@ describe('bad input over HTTP: the webhook inbox', () => {
           .map(([k, l]) => `${k} x${l.length}`)
           .join(', ')}, slow senders x${slowAnswers.length}`,
         `${attacks.get('replay of a real delivery')?.length ?? 0} byte-for-byte replays of real deliveries`,
-        `${delivered.length} real deliveries from the sandbox meanwhile (orders completing, a dummy, a resend)`
+        `${delivered.length} real deliveries from the sandbox meanwhile (orders completing, two dummies, a resend)`
       ],
       checked: [
-        'status per kind: 401 bad or missing signature, 400 body/payload mismatch or malformed, 415 not JSON, 413 oversized, 405 GET, 408 slow senders, 200 duplicate for replays',
+        'status per kind: 401 bad or missing signature, 400 malformed, 415 not JSON, 413 oversized, 405 GET, 408 slow senders, 403 for byte-for-byte replays; a swapped JSON body under an authentic payload is answered 200 and the signed payload applied',
+        "abuse: 403 unread for an Origin or Sec-Fetch-Site header (even over an authentic payload), 429 unread past one address's burst, 503 at connect past one address's 32 open connections; none of these stored, all counted in the inbox status",
+        'unverified deliveries (a 1 MiB body among them) stored and sent to the window as at most their first 2 KiB, with length and SHA-256',
         'every real delivery acknowledged at its first attempt (the sender gives 5 s)',
-        `no verified row but authentic ones (${verified.length} verified of ${rows.length} stored), no order change from a forged delivery, replays applied once`,
+        `no verified row but authentic ones (${verified.length} verified of ${rows.length} stored), no order change from a forged delivery, replays never applied`,
         `database = ground truth after a sync: ${diff.orders} orders, ${diff.transitions} transitions`
       ],
       lost: lossesOf(diff)

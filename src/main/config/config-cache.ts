@@ -2,6 +2,11 @@
 // cache spends no request budget; a stale entry is served at once while a background
 // refresh runs; without the network the last known config is served, marked stale.
 // The merged ConfigSnapshot is what the renderer sees.
+//
+// allCoinLimits takes a fiat type: it is kept for the fiat types the operator follows
+// (and any a quote asked about), in the background. It only sharpens the quote form's
+// pre-check, so a fiat's coin limits that are missing or failing never make the config
+// stale nor hold up a get().
 import type { ApiClient } from '../api/client'
 import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
 import type { ConfigSnapshot } from '../../shared/ipc/contract'
@@ -14,7 +19,8 @@ import type {
   GasFeeData,
   LimitsByType,
   PublicAllConfigData,
-  BankDetails
+  BankDetails,
+  CoinLimitsData
 } from '../../shared/api/schemas'
 import { serviceAbortController } from '../abort'
 
@@ -24,9 +30,15 @@ export interface ConfigCacheStore {
   put(key: string, json: string, fetchedAt: number): void
 }
 
-type SourceName = 'publicAllConfig' | 'allConfigMapping' | 'allGasFee' | 'limits' | 'allChainMapping' | 'bankDetails'
+type BaseSource = 'publicAllConfig' | 'allConfigMapping' | 'allGasFee' | 'limits' | 'allChainMapping' | 'bankDetails'
+/** allCoinLimits for one fiat type. */
+type CoinLimitsSource = `allCoinLimits:${number}`
+type SourceName = BaseSource | CoinLimitsSource
 
-interface SourceData {
+const coinLimitsSource = (fiatType: number): CoinLimitsSource => `allCoinLimits:${fiatType}`
+const isCoinLimits = (n: SourceName): n is CoinLimitsSource => n.startsWith('allCoinLimits:')
+
+interface SourceData extends Record<CoinLimitsSource, CoinLimitsData> {
   publicAllConfig: PublicAllConfigData
   allConfigMapping: ConfigMappingData
   allGasFee: GasFeeData
@@ -36,23 +48,26 @@ interface SourceData {
 }
 
 /** How long an answer counts as fresh. Limited endpoints (10/min) are refreshed rarely. */
-export const DEFAULT_TTL_MS: Record<SourceName, number> = {
+export const DEFAULT_TTL_MS: Record<BaseSource | 'allCoinLimits', number> = {
   publicAllConfig: 5 * 60_000,
   allGasFee: 5 * 60_000,
   limits: 15 * 60_000,
+  allCoinLimits: 15 * 60_000,
   allConfigMapping: 60 * 60_000,
   allChainMapping: 60 * 60_000,
   bankDetails: 30 * 60_000
 }
 
-const CONFIG_SOURCES: SourceName[] = ['publicAllConfig', 'allConfigMapping', 'allGasFee', 'limits']
+const CONFIG_SOURCES: BaseSource[] = ['publicAllConfig', 'allConfigMapping', 'allGasFee', 'limits']
 
 export interface ConfigCacheOptions {
   client: ApiClient
   store: ConfigCacheStore
   now?: () => number
-  ttlMs?: Partial<Record<SourceName, number>>
+  ttlMs?: Partial<Record<BaseSource | 'allCoinLimits', number>>
   onUpdate?: (snapshot: ConfigSnapshot) => void
+  /** The fiat types whose allCoinLimits are kept (read at each use: settings may change). Default none. */
+  coinLimitFiats?: () => readonly number[]
   /** After a failed fetch, get() and revalidate() leave the source alone this long (refreshAll does not). Default 30 s. */
   retryAfterErrorMs?: number
 }
@@ -64,7 +79,9 @@ interface Entry<T> {
 
 export class ConfigCache {
   private readonly now: () => number
-  private readonly ttl: Record<SourceName, number>
+  private readonly ttl: Record<BaseSource | 'allCoinLimits', number>
+  /** Fiat types a quote asked about beyond coinLimitFiats(): their coin limits are kept too. */
+  private readonly askedFiats = new Set<number>()
   private readonly inflight = new Map<SourceName, Promise<void>>()
   private readonly errors = new Map<SourceName, ApiErrorInfo>()
   private readonly errorAt = new Map<SourceName, number>()
@@ -90,7 +107,7 @@ export class ConfigCache {
 
   private isFresh(name: SourceName): boolean {
     const e = this.o.store.get(`config:${name}`)
-    return !!e && this.now() - e.fetchedAt < this.ttl[name]
+    return !!e && this.now() - e.fetchedAt < this.ttl[isCoinLimits(name) ? 'allCoinLimits' : name]
   }
 
   /**
@@ -106,6 +123,7 @@ export class ConfigCache {
   private fetchSource(name: SourceName): Promise<unknown> {
     const opts = { priority: 'background' as const, signal: this.abort.signal }
     const c = this.o.client
+    if (isCoinLimits(name)) return c.allCoinLimits({ fiatType: Number(name.slice('allCoinLimits:'.length)) }, opts)
     switch (name) {
       case 'publicAllConfig':
         return c.publicAllConfig(opts)
@@ -147,10 +165,27 @@ export class ConfigCache {
     return p
   }
 
-  private neededSources(): SourceName[] {
+  private neededSources(): BaseSource[] {
     const pub = this.read('publicAllConfig')
     // Chain details come with the public config; ask allChainMapping only when they do not.
     return pub && !pub.data.networkConfig ? [...CONFIG_SOURCES, 'allChainMapping'] : CONFIG_SOURCES
+  }
+
+  /** The coin limits kept: for the followed fiat types and those a quote asked about. */
+  private coinLimitSources(): CoinLimitsSource[] {
+    const fiats = new Set([...(this.o.coinLimitFiats?.() ?? []), ...this.askedFiats])
+    return [...fiats].filter((f) => Number.isSafeInteger(f) && f > 0).map(coinLimitsSource)
+  }
+
+  /**
+   * A quote in this fiat is being asked: keep its coin limits from now on, fetching them
+   * in the background when missing (the snapshot is pushed through onUpdate when they come).
+   */
+  wantCoinLimits(fiatType: number): void {
+    if (this.askedFiats.has(fiatType) || !Number.isSafeInteger(fiatType) || fiatType <= 0) return
+    this.askedFiats.add(fiatType)
+    this.memo = null
+    void this.revalidate()
   }
 
   /**
@@ -170,7 +205,7 @@ export class ConfigCache {
   /** Starts background refreshes of stale sources; resolves when they settle. */
   revalidate(): Promise<void> {
     if (this.abort.signal.aborted) return Promise.resolve()
-    const stale = this.neededSources().filter((n) => !this.isFresh(n) && this.mayRetry(n))
+    const stale = [...this.neededSources(), ...this.coinLimitSources()].filter((n) => !this.isFresh(n) && this.mayRetry(n))
     if (!stale.length) return Promise.resolve()
     // Compare versions, not the memo: on the first get() no snapshot has been built yet,
     // and the renderer must still hear about what the background refresh brought.
@@ -182,7 +217,7 @@ export class ConfigCache {
 
   /** Refetches every source now (operator's "refresh"). */
   async refreshAll(): Promise<ConfigSnapshot> {
-    await Promise.all(this.neededSources().map((n) => this.refresh(n)))
+    await Promise.all([...this.neededSources(), ...this.coinLimitSources()].map((n) => this.refresh(n)))
     const snap = this.snapshot()
     this.o.onUpdate?.(snap)
     return snap
@@ -261,6 +296,13 @@ export class ConfigCache {
     const limitMap = (m: LimitsByType['onramp']) =>
       Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, { min: v.min, max: v.max }]))
 
+    const coinLimits: ConfigSnapshot['coinLimits'] = {}
+    for (const n of this.coinLimitSources()) {
+      const fiat = n.slice('allCoinLimits:'.length)
+      const read = coinLimitsOf(this.read(n)?.data, fiat)
+      if (read) coinLimits[fiat] = read
+    }
+
     const sources = this.neededSources().map((n) => this.o.store.get(`config:${n}`)?.fetchedAt)
     const fetchedAt = sources.every((t) => t !== undefined) ? Math.min(...(sources as number[])) : null
 
@@ -274,6 +316,7 @@ export class ConfigCache {
       limits: { onramp: limitMap(limits?.data.onramp), offramp: limitMap(limits?.data.offramp) },
       minimumBuyAmount: p?.minimumBuyAmount ?? {},
       minimumSellAmount: p?.minimumSellAmount ?? {},
+      coinLimits,
       gatewayFee: p?.gatewayFee ?? {}
     }
     return { ...this.memo, stale: this.computeStale() }
@@ -282,6 +325,24 @@ export class ConfigCache {
   private computeStale(): boolean {
     return this.neededSources().some((n) => !this.isFresh(n) || this.errors.has(n))
   }
+}
+
+/**
+ * One fiat's allCoinLimits answer as the snapshot keeps it: shape A, that fiat's {min, max}
+ * (undefined when the answer does not name it); shape B, coin -> chain -> amount.
+ */
+function coinLimitsOf(d: CoinLimitsData | undefined, fiat: string): ConfigSnapshot['coinLimits'][string] | undefined {
+  if (!d) return undefined
+  if ('onramp' in d && d.onramp && typeof d.onramp === 'object' && !Array.isArray(d.onramp)) {
+    const own = (d.onramp as Record<string, { min?: unknown; max?: unknown }>)[fiat]
+    return own && typeof own.min === 'string' && typeof own.max === 'string' ? { shape: 'A', min: own.min, max: own.max } : undefined
+  }
+  const byCoin: Record<string, Record<string, string>> = {}
+  for (const [coin, byChain] of Object.entries(d as Record<string, unknown>)) {
+    if (!byChain || typeof byChain !== 'object') continue
+    for (const [chain, v] of Object.entries(byChain)) if (typeof v === 'string') (byCoin[coin] ??= {})[chain] = v
+  }
+  return { shape: 'B', byCoin }
 }
 
 function chainsOf(d: ChainMappingData | undefined): Record<string, ChainDetail> {

@@ -263,6 +263,27 @@ export class OrderMonitor {
     return outcome.kind === 'created' ? 'updated' : outcome.kind
   }
 
+  /**
+   * The fast path for a VERIFIED webhook whose body is no full record (the live notes call
+   * the body's updatedAt internal and due to go): its status alone is applied, and only to
+   * an order not yet at a terminal status. Webhooks come at completion, and without a date
+   * nothing tells a late delivery from a newer one, so a terminal status is never moved.
+   * An order sync has not seen yet: the scopes of its type are synced soon.
+   */
+  ingestWebhookStatus(type: OrderType, orderId: number, status: number): 'status' | 'unchanged' | 'stale' | 'unknown' {
+    const stored = this.o.store.orders.get(type, orderId)
+    if (!stored) {
+      for (const s of this.scopes.values()) if (s.type === type) this.soon(s)
+      return 'unknown'
+    }
+    if (stored.status === status) return 'unchanged'
+    if (statusInfo(type, stored.status).terminal) return 'stale'
+    const r = this.o.store.orders.applyStatus(type, orderId, status, 'webhook')
+    if (!r.change) return 'unchanged'
+    this.statusChanged(r.change, 'webhook')
+    return 'status'
+  }
+
   // ---------------------------------------------------------------- internals
 
   private setScopes(fiatTypes: readonly number[]): void {

@@ -227,6 +227,28 @@ export const migrations: readonly Migration[] = [
       -- a sync can resume inside a run longer than a page and check it by overlap.
       ALTER TABLE sync_cursor_ids ADD COLUMN position INTEGER;
     `
+  },
+  {
+    version: 4,
+    name: 'webhook delivery forms, replays, bounded bodies',
+    sql: `
+      -- How each verified delivery's signed payload was written (compact, spaced,
+      -- slash-escaped, body only, ...) and notes such as a JSON body that differed from it.
+      ALTER TABLE webhook_deliveries ADD COLUMN payload_form TEXT;
+      ALTER TABLE webhook_deliveries ADD COLUMN notes_json TEXT NOT NULL DEFAULT '[]';
+      -- Refused as a replay (signed payload outside the 5 min window, or an exact repeat).
+      ALTER TABLE webhook_deliveries ADD COLUMN replay INTEGER NOT NULL DEFAULT 0 CHECK (replay IN (0, 1));
+      -- Deliveries that fail verification keep only the first 2 KiB of their body, with the
+      -- whole body's length and SHA-256. Rows from before keep their length; the bodies of
+      -- unverified ones are cut to the same bound (their hash was never taken: NULL).
+      ALTER TABLE webhook_deliveries ADD COLUMN body_bytes INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_deliveries ADD COLUMN body_sha256 TEXT;
+      ALTER TABLE webhook_deliveries ADD COLUMN body_truncated INTEGER NOT NULL DEFAULT 0 CHECK (body_truncated IN (0, 1));
+      UPDATE webhook_deliveries SET body_bytes = length(CAST(body AS BLOB));
+      UPDATE webhook_deliveries SET body = substr(body, 1, 2048), body_truncated = 1 WHERE verified = 0 AND length(body) > 2048;
+      -- Pruning by age reads the oldest first.
+      CREATE INDEX webhook_deliveries_last_received ON webhook_deliveries (last_received_at);
+    `
   }
 ]
 

@@ -1,6 +1,7 @@
 // The local webhook inbox's log: every delivery received, whether its signature verified
 // (and why not), which order it concerns, and a dedupe key so the service's retries and
-// duplicates are stored once and counted.
+// duplicates are stored once and counted. Pruned by age and by count in small batches
+// (delivery-log-pruner.ts schedules it), so a large log never holds the event loop.
 import { createHash } from 'node:crypto'
 import type { Sql } from './database'
 import type { OrderType } from '../../shared/ipc/contract'
@@ -9,15 +10,27 @@ export interface WebhookDeliveryInput {
   receivedAt?: string
   /** The subset of request headers worth keeping (no credentials). */
   headers: Record<string, string>
-  /** The x-<service>-payload header as received. */
+  /** The x-<service>-payload header as received (its first 2 KiB when unverified). */
   payloadHeader: string | null
+  /** The whole body when verified; otherwise its first 2 KiB (bodyTruncated). */
   body: string
+  /** Bytes of the body as received. Defaults to the length of `body`. */
+  bodyBytes?: number
+  /** SHA-256 (hex) of the whole body; null when it was refused unread. */
+  bodySha256?: string | null
+  bodyTruncated?: boolean
   verified: boolean
   /** Why verification failed (or a note when it passed). */
   reason?: string | null
   orderType?: OrderType | null
   orderId?: number | null
   orderStatus?: number | null
+  /** How the signed payload was written (payload-form.ts); null when it was never read. */
+  payloadForm?: string | null
+  /** Refused as a replay: outside the replay window, or an exact repeat of an accepted payload. */
+  replay?: boolean
+  /** What the operator should know beyond the reason (e.g. the JSON body differed from the signed payload). */
+  notes?: string[]
   /** Defaults to SHA-256 of payload header and body: identical redeliveries collapse. */
   dedupeKey?: string
 }
@@ -30,11 +43,17 @@ export interface WebhookDelivery {
   headers: Record<string, string>
   payloadHeader: string | null
   body: string
+  bodyBytes: number
+  bodySha256: string | null
+  bodyTruncated: boolean
   verified: boolean
   reason: string | null
   orderType: OrderType | null
   orderId: number | null
   orderStatus: number | null
+  payloadForm: string | null
+  replay: boolean
+  notes: string[]
   dedupeKey: string
 }
 
@@ -46,11 +65,17 @@ interface DeliveryDbRow {
   headers_json: string
   payload_header: string | null
   body: string
+  body_bytes: number
+  body_sha256: string | null
+  body_truncated: number
   verified: number
   reason: string | null
   order_type: number | null
   order_id: number | null
   order_status: number | null
+  payload_form: string | null
+  replay: number
+  notes_json: string
   dedupe_key: string
 }
 
@@ -62,11 +87,17 @@ const toDelivery = (r: DeliveryDbRow): WebhookDelivery => ({
   headers: JSON.parse(r.headers_json) as Record<string, string>,
   payloadHeader: r.payload_header,
   body: r.body,
+  bodyBytes: r.body_bytes,
+  bodySha256: r.body_sha256,
+  bodyTruncated: r.body_truncated === 1,
   verified: r.verified === 1,
   reason: r.reason,
   orderType: r.order_type as OrderType | null,
   orderId: r.order_id,
   orderStatus: r.order_status,
+  payloadForm: r.payload_form,
+  replay: r.replay === 1,
+  notes: JSON.parse(r.notes_json) as string[],
   dedupeKey: r.dedupe_key
 })
 
@@ -102,18 +133,25 @@ export class WebhookDeliveriesRepo {
         return { id: existing.id, inserted: false, timesReceived: existing.times_received + 1 }
       }
       const r = this.sql.run(
-        `INSERT INTO webhook_deliveries (received_at, last_received_at, headers_json, payload_header, body, verified, reason,
-           order_type, order_id, order_status, dedupe_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO webhook_deliveries (received_at, last_received_at, headers_json, payload_header, body, body_bytes, body_sha256,
+           body_truncated, verified, reason, order_type, order_id, order_status, payload_form, replay, notes_json, dedupe_key)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         at,
         at,
         JSON.stringify(d.headers),
         d.payloadHeader,
         d.body,
+        d.bodyBytes ?? Buffer.byteLength(d.body),
+        d.bodySha256 ?? null,
+        d.bodyTruncated ? 1 : 0,
         d.verified ? 1 : 0,
         d.reason ?? null,
         d.orderType ?? null,
         d.orderId ?? null,
         d.orderStatus ?? null,
+        d.payloadForm ?? null,
+        d.replay ? 1 : 0,
+        JSON.stringify(d.notes ?? []),
         key
       )
       return { id: Number(r.lastInsertRowid), inserted: true, timesReceived: 1 }
@@ -157,8 +195,28 @@ export class WebhookDeliveriesRepo {
     return { rows, total }
   }
 
-  /** Deletes deliveries last received before `olderThan`; returns how many. */
-  prune(olderThan: string): number {
-    return this.sql.run('DELETE FROM webhook_deliveries WHERE last_received_at < ?', new Date(olderThan).toISOString()).changes
+  count(): number {
+    return this.sql.value<number>('SELECT COUNT(*) FROM webhook_deliveries') ?? 0
+  }
+
+  /** Deletes at most `limit` deliveries last received before `olderThan`, oldest first; returns how many. */
+  pruneOlderThan(olderThan: string, limit: number): number {
+    return this.sql.run(
+      `DELETE FROM webhook_deliveries WHERE id IN
+         (SELECT id FROM webhook_deliveries WHERE last_received_at < ? ORDER BY last_received_at LIMIT ?)`,
+      new Date(olderThan).toISOString(),
+      limit
+    ).changes
+  }
+
+  /** Deletes at most `limit` of the oldest deliveries beyond the newest `keep` (by arrival); returns how many. */
+  pruneBeyond(keep: number, limit: number): number {
+    const newestDropped = this.sql.value<number>('SELECT id FROM webhook_deliveries ORDER BY id DESC LIMIT 1 OFFSET ?', keep)
+    if (newestDropped === undefined || newestDropped === null) return 0
+    return this.sql.run(
+      'DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE id <= ? ORDER BY id LIMIT ?)',
+      newestDropped,
+      limit
+    ).changes
   }
 }

@@ -31,8 +31,17 @@ export interface ApiErrorInfo {
   path?: string
   /** For clock_skew: the estimated offset (server minus local, ms). */
   skewMs?: number
+  /** Amounts the refusal's text names as the service's minimum or maximum (a quote out of bounds). */
+  bounds?: ServiceBounds
   /** Whether retrying later may succeed. */
   retryable: boolean
+}
+
+/** A minimum and/or maximum the service named in a refusal, as decimal text, with its unit when known. */
+export interface ServiceBounds {
+  minimum?: string
+  maximum?: string
+  unit?: string
 }
 
 export class ApiError extends Error implements ApiErrorInfo {
@@ -44,6 +53,7 @@ export class ApiError extends Error implements ApiErrorInfo {
   readonly nextSlotAt?: number
   readonly path?: string
   readonly skewMs?: number
+  readonly bounds?: ServiceBounds
   readonly retryable: boolean
 
   constructor(info: Omit<ApiErrorInfo, 'retryable'> & { retryable?: boolean }, options?: { cause?: unknown }) {
@@ -57,6 +67,7 @@ export class ApiError extends Error implements ApiErrorInfo {
     this.nextSlotAt = info.nextSlotAt
     this.path = info.path
     this.skewMs = info.skewMs
+    this.bounds = info.bounds
     this.retryable = info.retryable ?? defaultRetryable(info)
   }
 
@@ -69,6 +80,7 @@ export class ApiError extends Error implements ApiErrorInfo {
     if (this.nextSlotAt !== undefined) o.nextSlotAt = this.nextSlotAt
     if (this.path !== undefined) o.path = this.path
     if (this.skewMs !== undefined) o.skewMs = this.skewMs
+    if (this.bounds !== undefined) o.bounds = { ...this.bounds }
     return o
   }
 }
@@ -149,6 +161,14 @@ function at(ms: number | undefined): string | undefined {
   return new Date(ms).toISOString().slice(11, 19) + ' UTC'
 }
 
+/** " Its minimum: 100 INR; its maximum: 200000 INR." for a refusal that named them; "" otherwise. */
+function boundsText(b: ServiceBounds | undefined): string {
+  if (!b || (b.minimum === undefined && b.maximum === undefined)) return ''
+  const u = b.unit ? ` ${b.unit}` : ''
+  const parts = [b.minimum !== undefined && `minimum ${b.minimum}${u}`, b.maximum !== undefined && `maximum ${b.maximum}${u}`]
+  return ` The service's ${parts.filter(Boolean).join(', ')}.`
+}
+
 /** A sentence an operator can act on. */
 export function explainError(i: ApiErrorInfo): string {
   const where = i.endpoint ? ` (${i.endpoint})` : ''
@@ -177,7 +197,7 @@ export function explainError(i: ApiErrorInfo): string {
       return `Nothing was sent${where}: ${i.message}. Add the API secret of this profile in Settings → Credentials.`
     case 'api': {
       const meaning = i.code !== undefined ? serviceErrorCodes[i.code] : undefined
-      return `The service refused the request${where}: ${i.message}${meaning && !i.message.toLowerCase().includes(meaning) ? ` (${meaning})` : ''}.`
+      return `The service refused the request${where}: ${i.message}${meaning && !i.message.toLowerCase().includes(meaning) ? ` (${meaning})` : ''}.${boundsText(i.bounds)}`
     }
     case 'http':
       return `The service answered HTTP ${i.httpStatus ?? '?'}${where}: ${i.message}.`

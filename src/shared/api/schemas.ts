@@ -23,7 +23,7 @@ export const Id = z
   .transform((v) => Number(v))
 
 /** An integer field that may arrive as a numeric string (status, paymentType...). */
-const Int = Id
+export const Int = Id
 
 const MONEY_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?$/
 /**
@@ -172,7 +172,10 @@ export function limitsOfType(data: LimitsByType, type: 1 | 2 | 3): LimitsByType 
 
 // ---------------------------------------------------------------- orders (2.4, 2.5)
 
-/** History and webhooks spell the fee onRampFee (onramp) or onrampFee (offramp); accept both, expose onrampFee. */
+/**
+ * History and webhooks spell the fee onRampFee (onramp) or onrampFee (offramp), quotes
+ * onrampFee (the live-service notes, Field meanings: accept both everywhere); expose onrampFee.
+ */
 const unifyOnrampFee = (v: unknown): unknown => {
   if (v && typeof v === 'object' && !Array.isArray(v)) {
     const o = v as Record<string, unknown>
@@ -304,24 +307,31 @@ export type ConfigMappingData = z.output<typeof ConfigMappingData>
 /** Text answers of the webhook calls; tolerate an object by keeping its JSON. */
 export const TextData = z.union([z.string(), z.unknown().transform((v) => JSON.stringify(v))])
 
-export const OnrampQuote = z.looseObject({
-  rate: Money,
-  quantity: Money,
-  onrampFee: Money,
-  clientFee: Money,
-  gatewayFee: Money,
-  gasFee: Money
-})
+/** Quote answers (spec 4.9, 4.10): the fee as onrampFee or onRampFee, out as onrampFee. */
+export const OnrampQuote = z.preprocess(
+  unifyOnrampFee,
+  z.looseObject({
+    rate: Money,
+    quantity: Money,
+    onrampFee: Money,
+    clientFee: Money,
+    gatewayFee: Money,
+    gasFee: Money
+  })
+)
 export type OnrampQuote = z.output<typeof OnrampQuote>
 
-export const OfframpQuote = z.looseObject({
-  fiatAmount: Money,
-  rate: Money,
-  onrampFee: Money,
-  clientFee: Money,
-  gatewayFee: Money,
-  tdsFee: Money
-})
+export const OfframpQuote = z.preprocess(
+  unifyOnrampFee,
+  z.looseObject({
+    fiatAmount: Money,
+    rate: Money,
+    onrampFee: Money,
+    clientFee: Money,
+    gatewayFee: Money,
+    tdsFee: Money
+  })
+)
 export type OfframpQuote = z.output<typeof OfframpQuote>
 
 /**

@@ -19,7 +19,7 @@ export const FIAT_SYMBOLS: Readonly<Record<number, string>> = {
 }
 
 /** Spec 2.3, canonical symbols (plus 14 yota and 15 ton, seen in chain details only). */
-const CHAIN_SYMBOLS: Readonly<Record<number, string>> = {
+export const CHAIN_SYMBOLS: Readonly<Record<number, string>> = {
   0: 'erc20',
   1: 'bep20',
   2: 'trc20',
@@ -102,4 +102,26 @@ export function coinName(id: Id, mapping?: SymbolMapping): string {
   if (key === undefined) return unknownName(id)
   const symbol = symbolFor(key, mapping)
   return symbol ? symbol.toUpperCase() : unknownName(id)
+}
+/** The canonical chain symbol for a symbol or alias ("ETH" -> "erc20"); unknown symbols come back lowercased. */
+export function canonicalChainSymbol(symbol: string): string {
+  const s = symbol.trim().toLowerCase()
+  const aliased = CHAIN_ALIASES[s]
+  if (aliased !== undefined) return CHAIN_SYMBOLS[aliased] ?? s
+  return s
+}
+
+/** Chain id for a symbol or alias, from the mapping first, then the spec tables. */
+export function chainIdOf(symbol: string, mapping?: SymbolMapping): number | undefined {
+  const s = symbol.trim().toLowerCase()
+  if (mapping) {
+    for (const [k, v] of Object.entries(mapping)) {
+      const key = idKey(v)
+      if (k.toLowerCase() === s && key !== undefined) return Number(key)
+    }
+  }
+  const alias = CHAIN_ALIASES[s]
+  if (alias !== undefined) return alias
+  for (const [id, sym] of Object.entries(CHAIN_SYMBOLS)) if (sym === s) return Number(id)
+  return undefined
 }

@@ -58,6 +58,8 @@ export const ErrorInfo = z.object({
   nextSlotAt: z.number().optional(),
   path: z.string().optional(),
   skewMs: z.number().optional(),
+  /** A quote refused out of bounds: the minimum and/or maximum the service's text named. */
+  bounds: z.object({ minimum: z.string().optional(), maximum: z.string().optional(), unit: z.string().optional() }).optional(),
   retryable: z.boolean()
 })
 export type ErrorInfo = z.infer<typeof ErrorInfo>
@@ -90,6 +92,19 @@ export const ProfileInput = z
 export const SecretBackend = z.enum(['keychain', 'safeStorage', 'plaintext', 'none'])
 export type SecretBackend = z.infer<typeof SecretBackend>
 
+/** How long the webhook delivery log is kept unless the operator says otherwise. */
+export const DELIVERY_LOG_DEFAULTS = { keepDays: 30, keepDeliveries: 10_000 } as const
+
+const inboxFields = {
+  enabled: z.boolean(),
+  host: z.string().min(1).max(255),
+  port: z.number().int().min(0).max(65535),
+  /** Deliveries last received longer ago than this are pruned. */
+  keepDays: z.number().int().min(1).max(3650),
+  /** At most this many deliveries are kept (the oldest are pruned). */
+  keepDeliveries: z.number().int().min(100).max(1_000_000)
+}
+
 export const Settings = z.object({
   theme: z.enum(['system', 'light', 'dark']),
   startAtLogin: z.boolean(),
@@ -109,14 +124,19 @@ export const Settings = z.object({
     watchedOnly: z.boolean()
   }),
   allowPlaintextSecrets: z.boolean(),
+  // Settings files from before keepDays/keepDeliveries existed get the defaults.
   inbox: z.object({
-    enabled: z.boolean(),
-    host: z.string().min(1).max(255),
-    port: z.number().int().min(0).max(65535)
+    ...inboxFields,
+    keepDays: inboxFields.keepDays.default(DELIVERY_LOG_DEFAULTS.keepDays),
+    keepDeliveries: inboxFields.keepDeliveries.default(DELIVERY_LOG_DEFAULTS.keepDeliveries)
   })
 })
 export type Settings = z.infer<typeof Settings>
-export const SettingsPatch = Settings.partial().strict()
+/** A patch's inbox may name only the fields it changes: the rest are kept (AppSettings.update merges). */
+export const SettingsPatch = Settings.extend({ inbox: z.object(inboxFields).partial() })
+  .partial()
+  .strict()
+export type SettingsPatch = z.infer<typeof SettingsPatch>
 
 export const SyncState = z.object({
   type: OrderType,
@@ -246,6 +266,18 @@ export const ConfigSnapshot = z.object({
   }),
   minimumBuyAmount: z.record(z.string(), z.record(z.string(), Dec)),
   minimumSellAmount: z.record(z.string(), Dec),
+  /**
+   * allCoinLimits per fiat type asked (fiatId ->): shape A, that fiat's {min, max}; or
+   * shape B, coinId -> chainId -> the fiat amount limit for that coin and chain (read as
+   * the minimum onramp amount: the shape of minimumBuyAmount, per fiat).
+   */
+  coinLimits: z.record(
+    z.string(),
+    z.discriminatedUnion('shape', [
+      z.object({ shape: z.literal('A'), min: Dec, max: Dec }),
+      z.object({ shape: z.literal('B'), byCoin: z.record(z.string(), z.record(z.string(), Dec)) })
+    ])
+  ),
   gatewayFee: z.record(z.string(), z.record(z.string(), Dec))
 })
 export type ConfigSnapshot = z.infer<typeof ConfigSnapshot>
@@ -296,8 +328,21 @@ export const WebhookDelivery = z.object({
   orderType: OrderType.nullable(),
   status: z.number().int().nullable(),
   duplicate: z.boolean(),
+  /** The x-<service>-payload header (its first 2 KiB when the delivery did not verify). */
   payload: z.string(),
-  body: z.string()
+  /** The whole body of a verified delivery; of any other, only its first 2 KiB (bodyTruncated). */
+  body: z.string(),
+  /** Bytes of the body as received. */
+  bodyBytes: z.number().int().nonnegative(),
+  /** SHA-256 (hex) of the whole body as received; null when it was refused unread. */
+  bodySha256: z.string().nullable(),
+  bodyTruncated: z.boolean(),
+  /** How the signed payload was written, e.g. 'timestamp+body (compact)', 'body only'; null when it was never read. */
+  payloadForm: z.string().nullable(),
+  /** Refused as a replay: signed payload outside the replay window, or an exact repeat of one already accepted. */
+  replay: z.boolean(),
+  /** What the operator should know beyond the reason, e.g. a JSON body that differed from the signed payload. */
+  notes: z.array(z.string())
 })
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>
 
@@ -306,7 +351,9 @@ export const InboxStatus = z.object({
   listening: z.boolean(),
   url: z.string().nullable(),
   warning: z.string().nullable(),
-  error: z.string().nullable()
+  error: z.string().nullable(),
+  /** Requests refused before they were read (not in the delivery log): over the rate, over the socket cap, from a browser. */
+  refused: z.object({ rate: z.number().int(), connections: z.number().int(), origin: z.number().int() })
 })
 export type InboxStatus = z.infer<typeof InboxStatus>
 
@@ -616,7 +663,7 @@ export function toEnvelopeError(e: unknown): ErrorInfo {
     const src = (e as { toInfo?: () => ErrorInfo }).toInfo?.() ?? (e as ErrorInfo)
     // Copy field by field: an Error's message is not an own enumerable property.
     const picked: Record<string, unknown> = { kind: src.kind, message: src.message, retryable: src.retryable ?? false }
-    for (const k of ['endpoint', 'httpStatus', 'code', 'origin', 'nextSlotAt', 'path', 'skewMs'] as const)
+    for (const k of ['endpoint', 'httpStatus', 'code', 'origin', 'nextSlotAt', 'path', 'skewMs', 'bounds'] as const)
       if (src[k] !== undefined) picked[k] = src[k]
     const r = ErrorInfo.safeParse(picked)
     if (r.success) return r.data

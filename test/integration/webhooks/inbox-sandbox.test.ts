@@ -1,6 +1,7 @@
 // The webhook inbox fed by the sandbox's real webhooks over loopback: setWebhookUrl to the
 // inbox, complete orders, see the deliveries verified and the monitor's fast path applied
-// before any sync; then replays and tampering built from the sandbox's own deliveries,
+// before any sync, in every payload form the sandbox can sign (compact, Python's spaced,
+// PHP's escaped slashes, the body alone), offramp bodies with their live extras; then replays and tampering built from the sandbox's own deliveries,
 // a receiver holding the wrong secret, oversized and malformed bodies. Nothing unverified
 // may ever reach the monitor.
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -11,11 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiClient } from '../../../src/main/api/client'
 import { OrderMonitor, type MonitorEvents } from '../../../src/main/monitor/order-monitor'
 import { openLocalStore, type LocalStore } from '../../../src/main/store/local-store'
-import { startInbox, type RunningInbox, type WebhookRecord } from '../../../src/main/webhooks/inbox'
-import { startSandbox, type DeliveryRecord, type Sandbox, type TruthOrder } from '../../../src/sandbox'
+import { ingestInto, startInbox, type RunningInbox, type WebhookRecord } from '../../../src/main/webhooks/inbox'
+import { startSandbox, type DeliveryRecord, type Sandbox, type TruthOrder, type WebhookPayloadForm } from '../../../src/sandbox'
+import { WEBHOOK_PAYLOAD_FORMS } from '../../../src/sandbox/signing'
 import { encodePayload, signPayload } from '../../../src/shared/api/signature'
 import { statusInfo } from '../../../src/shared/domain/status'
 import type { WebhookDelivery } from '../../../src/shared/ipc/contract'
+import { signedWebhook } from '../../support/webhook-senders'
 
 let sandbox: Sandbox
 let dir: string
@@ -76,9 +79,11 @@ beforeAll(async () => {
   monitor.on('order:terminal', (p) => events.push({ event: 'order:terminal', payload: p }))
   inbox = await startInbox({
     serviceName: sandbox.serviceName,
+    // As the profile session wires it: payload timestamps against the client's estimate of the service clock.
+    serviceNow: () => client.clock.now(),
     getSecret: async () => sandbox.apiSecret,
     deliveries: store.webhookDeliveries,
-    onVerified: (webhook) => passed.push({ webhook, outcome: monitor.ingestWebhook(webhook.type, webhook.record) }),
+    onVerified: (webhook) => passed.push({ webhook, outcome: ingestInto(monitor, webhook) }),
     onDelivery: (d) => deliveries.push(d)
   })
   await client.setWebhookUrl({ webhookUrl: inbox.url })
@@ -94,6 +99,57 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
+// Before the clock test below: it leaves the monitor's history cursor 20 min ahead of the
+// sandbox's clock, so orders created after it are not synced before their webhooks arrive.
+describe('inbox fed by the sandbox in every payload form it can send (the webhookPayloadForm reading)', () => {
+  const LOGGED: Record<WebhookPayloadForm, string> = {
+    compact: 'timestamp+body (compact)',
+    spaced: 'timestamp+body (spaced)',
+    slashEscaped: 'timestamp+body (slash-escaped)',
+    bodyOnly: 'body only'
+  }
+
+  for (const form of WEBHOOK_PAYLOAD_FORMS) {
+    it(`${form}: onramp and offramp completions verified over the header bytes, logged as ${LOGGED[form]}, applied`, async () => {
+      sandbox.control.setReadings({ webhookPayloadForm: form })
+      try {
+        // A slash and a non-ASCII letter, so that every form writes the payload differently.
+        const on = sandbox.control.createOrder({
+          type: 1,
+          fiatType: 1,
+          path: 'completed',
+          merchantRecognitionId: `shop/Zürich-${form}`,
+          hold: true
+        })
+        const off = sandbox.control.createOrder({ type: 2, path: 'completed', merchantRecognitionId: `shop/Zürich-${form}`, hold: true })
+        await monitor.syncNow()
+        const done = [complete(on), complete(off)]
+        await sandbox.control.deliveriesIdle()
+
+        for (const o of done) {
+          const sent = lastDeliveryFor(o.orderId)
+          expect([sent.attempt, sent.ok, sent.httpStatus]).toEqual([1, true, 200])
+          const d = deliveries.find((x) => x.orderId === o.orderId)!
+          expect(d).toMatchObject({ verified: true, replay: false, orderType: o.type, status: o.status, payloadForm: LOGGED[form] })
+          expect(d.notes).toEqual(form === 'bodyOnly' ? ['no timestamp: replay window not applied'] : [])
+          expect(store.orders.get(o.type, o.orderId)).toMatchObject({ status: o.status, statusSource: 'webhook' })
+        }
+        // The offramp body's live extras are kept with the order (the order detail lists every field).
+        const offRow = store.orders.get(2, off.orderId)!
+        expect(offRow.record).toMatchObject({
+          eventType: 'offramp',
+          coinCode: expect.any(String),
+          network: expect.any(String),
+          statusDescription: expect.any(String),
+          merchantRecognitionId: `shop/Zürich-${form}`
+        })
+      } finally {
+        sandbox.control.setReadings({ webhookPayloadForm: 'compact' })
+      }
+    })
+  }
+})
+
 describe('inbox fed by the sandbox', () => {
   it('verifies a real onramp completion webhook and applies it through the monitor fast path before any sync', async () => {
     expect(sandbox.control.webhookUrl()).toBe(inbox.url)
@@ -107,7 +163,8 @@ describe('inbox fed by the sandbox', () => {
     const sent = lastDeliveryFor(o.orderId)
     expect([sent.ok, sent.httpStatus]).toEqual([true, 200])
     const d = deliveries.find((x) => x.orderId === o.orderId)!
-    expect(d).toMatchObject({ verified: true, orderType: 1, status: done.status, duplicate: false })
+    expect(d).toMatchObject({ verified: true, orderType: 1, status: done.status, duplicate: false, notes: [] })
+    expect(d.payloadForm).toMatch(/^timestamp\+body \(/)
     expect(passed.find((p) => p.webhook.record.orderId === o.orderId)?.outcome).toBe('status')
     // Applied at once, with the webhook as its source, and emitted as a terminal change.
     expect(store.orders.get(1, o.orderId)).toMatchObject({ status: done.status, statusSource: 'webhook' })
@@ -141,24 +198,68 @@ describe('inbox fed by the sandbox', () => {
     expect(store.orders.count()).toBe(before)
   })
 
-  it('answers a replay of a real delivery 200 as a duplicate, and refuses it with a tampered body (400)', async () => {
+  it('refuses a byte-for-byte replay of a real delivery (403), also with a tampered body; a re-signed retry is a duplicate (200)', async () => {
     const o = sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
     await monitor.syncNow()
     complete(o)
     await sandbox.control.deliveriesIdle()
     const real = lastDeliveryFor(o.orderId)
     const handedOn = passed.length
+    const rowsBefore = store.webhookDeliveries.list({ limit: 500 }).total
 
     const replay = await post(inbox.url, JSON.stringify(real.body), real.headers)
-    expect(replay.status).toBe(200)
-    expect(deliveries.at(-1)).toMatchObject({ verified: true, duplicate: true })
+    expect(replay.status).toBe(403)
+    expect(deliveries.at(-1)).toMatchObject({ verified: false, replay: true, orderId: o.orderId })
+    expect(deliveries.at(-1)!.reason).toMatch(/already accepted/)
 
     const tampered = { ...(real.body as Record<string, unknown>), status: -1 }
-    const refused = await post(inbox.url, JSON.stringify(tampered), real.headers)
-    expect(refused.status).toBe(400)
-    expect(deliveries.at(-1)).toMatchObject({ verified: false, status: -1 })
+    expect((await post(inbox.url, JSON.stringify(tampered), real.headers)).status).toBe(403)
     expect(passed.length).toBe(handedOn)
     expect(store.orders.get(1, o.orderId)!.status).not.toBe(-1)
+
+    // What the service does when our answer was lost: the same order, signed afresh with its
+    // clock and webhookTrials + 1. Signed here with node:crypto, independent of the app's signer.
+    const body = real.body as Record<string, unknown>
+    const retry = signedWebhook(
+      { ...body, webhookTrials: Number(body.webhookTrials ?? 1) + 1 },
+      { secret: sandbox.apiSecret, timestamp: sandbox.control.serverNow(), serviceName: sandbox.serviceName }
+    )
+    const again = await post(inbox.url, retry.body, retry.headers)
+    expect([again.status, JSON.parse(again.text).reason]).toEqual([200, 'verified (duplicate: already received)'])
+    expect(passed.length).toBe(handedOn)
+    // The replay refusals share a row; the retry counts on the original's.
+    expect(store.webhookDeliveries.list({ limit: 500 }).total - rowsBefore).toBeLessThanOrEqual(2)
+  })
+
+  it('refuses an authentic payload signed 6 min ago, and one dated 6 min ahead (401)', async () => {
+    const o = sandbox.control.groundTruth({ type: 1, fiatType: 1 })[0]!
+    const handedOn = passed.length
+    for (const offset of [-6 * 60_000, 6 * 60_000]) {
+      const w = signedWebhook(o.record, { secret: sandbox.apiSecret, timestamp: sandbox.control.serverNow() + offset })
+      const r = await post(inbox.url, w.body, w.headers)
+      expect(r.status).toBe(401)
+      expect(deliveries.at(-1)).toMatchObject({ verified: false, replay: true })
+    }
+    expect(passed.length).toBe(handedOn)
+  })
+
+  it('with the service clock 20 min ahead of ours, its deliveries are accepted against the corrected clock', async () => {
+    sandbox.control.setClockOffset(20 * 60_000)
+    try {
+      // Any answer teaches the client the new offset (the first request is refused as too old, then re-signed).
+      await monitor.syncNow()
+      expect(Math.abs(client.clock.now() - sandbox.control.serverNow())).toBeLessThan(60_000)
+      const o = sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+      await monitor.syncNow()
+      const done = complete(o)
+      await sandbox.control.deliveriesIdle()
+      const sent = lastDeliveryFor(o.orderId)
+      expect([sent.attempt, sent.ok]).toEqual([1, true])
+      expect(deliveries.find((d) => d.orderId === o.orderId)).toMatchObject({ verified: true, replay: false, status: done.status })
+    } finally {
+      sandbox.control.setClockOffset(0)
+      await monitor.syncNow()
+    }
   })
 
   it('a receiver holding the wrong secret refuses every attempt (401): the sandbox retries, nothing is handed on', async () => {

@@ -2,7 +2,16 @@
 // configuration, settings, sync states, request budgets and clock skew, kept current
 // by the contract's events. Views read it; only load() and the event handlers write it.
 import { call, on, UiError } from './bridge'
-import type { BudgetEntry, ChannelOutput, ConfigSnapshot, ErrorInfo, Profile, Settings, SyncState } from '../../../shared/ipc/contract'
+import type {
+  BudgetEntry,
+  ChannelOutput,
+  ConfigSnapshot,
+  ErrorInfo,
+  Profile,
+  Settings,
+  SettingsPatch,
+  SyncState
+} from '../../../shared/ipc/contract'
 import { chainName, coinName, fiatName } from '../../../shared/domain/names'
 
 type Info = ChannelOutput<'app:info'>
@@ -96,7 +105,7 @@ class AppState {
     void this.load()
   }
 
-  async updateSettings(patch: Partial<Settings>): Promise<void> {
+  async updateSettings(patch: SettingsPatch): Promise<void> {
     this.settings = await call('settings:update', patch)
     applyTheme(this.settings.theme)
   }

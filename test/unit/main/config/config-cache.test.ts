@@ -2,7 +2,8 @@
 // client would return (raw service JSON parsed by the endpoints' own response schemas):
 // fetch-once on first start, no requests with a fresh cache (also across a reopen), a
 // stale entry served at once and revalidated in the background, the last known config
-// served (stale, error kept) when the service fails, and the snapshot's merges.
+// served (stale, error kept) when the service fails, and the snapshot's merges; the
+// coin limits (allCoinLimits, shapes A and B) per fiat, kept in the background.
 import { describe, expect, it } from 'vitest'
 import { endpoints } from '../../../../src/shared/api/endpoints'
 import { ApiError } from '../../../../src/shared/api/errors'
@@ -165,6 +166,17 @@ class FakeClient {
   }
   allChainMapping = (o?: CallOptions) => this.answer('allChainMapping', o)
   bankDetails = (o?: CallOptions) => this.answer('bankDetails', o)
+
+  /** allCoinLimits answers per fiat type (raw), and the fiat types asked, in order. */
+  coinLimitBodies: Record<number, unknown> = {}
+  coinLimitCalls: number[] = []
+  coinLimitsFail = false
+  allCoinLimits = async (req: { fiatType: number }, _o?: CallOptions) => {
+    this.coinLimitCalls.push(req.fiatType)
+    await Promise.resolve()
+    if (this.coinLimitsFail) throw new ApiError({ kind: 'api', endpoint: 'allCoinLimits', code: 400, message: 'Invalid fiatType' })
+    return endpoints.allCoinLimits.response.parse(this.coinLimitBodies[req.fiatType]).data
+  }
 }
 
 class MemoryStore implements ConfigCacheStore {
@@ -179,12 +191,18 @@ class MemoryStore implements ConfigCacheStore {
   }
 }
 
-function setup(o: { store?: MemoryStore; client?: FakeClient; clock?: { t: number } } = {}) {
+function setup(o: { store?: MemoryStore; client?: FakeClient; clock?: { t: number }; coinLimitFiats?: () => number[] } = {}) {
   const store = o.store ?? new MemoryStore()
   const client = o.client ?? new FakeClient()
   const clock = o.clock ?? { t: Date.parse('2026-01-01T00:00:00Z') }
   const updates: ConfigSnapshot[] = []
-  const cache = new ConfigCache({ client: client as unknown as ApiClient, store, now: () => clock.t, onUpdate: (s) => updates.push(s) })
+  const cache = new ConfigCache({
+    client: client as unknown as ApiClient,
+    store,
+    now: () => clock.t,
+    onUpdate: (s) => updates.push(s),
+    ...(o.coinLimitFiats ? { coinLimitFiats: o.coinLimitFiats } : {})
+  })
   return { store, client, clock, cache, updates }
 }
 
@@ -381,5 +399,61 @@ describe('ConfigCache: snapshot merges', () => {
     expect(b.stale).toBe(true)
     await settle()
     expect(client.calls.bankDetails).toBe(2)
+  })
+})
+
+describe('ConfigCache: coin limits (allCoinLimits)', () => {
+  const shapeA = { status: 1, code: 200, data: { onramp: { '1': { min: 150, max: 150000.5 } } } }
+  const shapeB = { status: 1, code: 200, data: { '54': { '0': 1000000, '1': '250000' }, '14': { '0': 0.008157600000000001 } } }
+
+  it('keeps the followed fiat types in the background, both shapes, without holding up get() or the staleness', async () => {
+    const client = new FakeClient()
+    client.coinLimitBodies = { 1: shapeA, 5: shapeB }
+    const { cache, updates } = setup({ client, coinLimitFiats: () => [1, 5] })
+    const first = await cache.get()
+    expect(first.coinLimits).toEqual({})
+    await settle()
+    expect(client.coinLimitCalls.sort()).toEqual([1, 5])
+    const snap = updates.at(-1)!
+    expect(snap.coinLimits).toEqual({
+      '1': { shape: 'A', min: '150', max: '150000.5' },
+      '5': { shape: 'B', byCoin: { '54': { '0': '1000000', '1': '250000' }, '14': { '0': '0.008157600000000001' } } }
+    })
+    expect(snap.stale).toBe(false)
+    // Fresh: a later get asks nothing.
+    await cache.get()
+    await settle()
+    expect(client.coinLimitCalls).toHaveLength(2)
+  })
+
+  it('a fiat a quote asks about is kept from then on; a shape A answer that does not name the fiat adds nothing', async () => {
+    const client = new FakeClient()
+    client.coinLimitBodies = { 2: shapeA }
+    const { cache, updates } = setup({ client })
+    await cache.get()
+    await settle()
+    expect(client.coinLimitCalls).toEqual([])
+    cache.wantCoinLimits(2)
+    cache.wantCoinLimits(2)
+    await settle()
+    expect(client.coinLimitCalls).toEqual([2])
+    expect(updates.at(-1)!.coinLimits).toEqual({})
+  })
+
+  it('failing coin limits leave the config fresh and are not asked again before the retry pause', async () => {
+    const client = new FakeClient()
+    client.coinLimitsFail = true
+    const { cache, clock } = setup({ client, coinLimitFiats: () => [1] })
+    await cache.get()
+    await settle()
+    const snap = await cache.get()
+    await settle()
+    expect(snap.stale).toBe(false)
+    expect(snap.coinLimits).toEqual({})
+    expect(client.coinLimitCalls).toEqual([1])
+    clock.t += 31_000
+    await cache.get()
+    await settle()
+    expect(client.coinLimitCalls).toEqual([1, 1])
   })
 })

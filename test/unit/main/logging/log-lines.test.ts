@@ -88,7 +88,13 @@ describe('logWebhook', () => {
     status: 15,
     duplicate: false,
     payload: 'eyJ0aW1lc3RhbXAiOjE3MTgwMDAwMDAwMDAsImJvZHkiOnt9fQ==',
-    body: '{"orderId":100042,"walletAddress":"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}'
+    body: '{"orderId":100042,"walletAddress":"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}',
+    bodyBytes: 83,
+    bodySha256: null,
+    bodyTruncated: false,
+    payloadForm: 'timestamp+body (compact)',
+    replay: false,
+    notes: []
   }
 
   it('writes which order, which status and whether it verified, never the payload or body', () => {

@@ -336,6 +336,32 @@ describe('OrderMonitor', () => {
     })
   })
 
+  describe('ingestWebhookStatus (a webhook body that is no whole record)', () => {
+    it('moves a known open order to the status, with source webhook, and never moves a terminal one', async () => {
+      await monitor.syncNow()
+      expect(store.orders.get(1, 1)!.status).toBe(0)
+      expect(monitor.ingestWebhookStatus(1, 1, 15)).toBe('status')
+      expect(store.orders.get(1, 1)).toMatchObject({ status: 15, statusSource: 'webhook' })
+      expect(of('order:changed').map((c) => [c.row.orderId, c.oldStatus, c.newStatus, c.terminal])).toEqual([[1, 0, 15, true]])
+      expect(of('order:terminal')[0]).toMatchObject({ source: 'webhook', status: 15 })
+      expect(monitor.ingestWebhookStatus(1, 1, 15)).toBe('unchanged')
+      // Undated: a late delivery of another terminal status cannot be told from a newer one.
+      expect(monitor.ingestWebhookStatus(1, 1, 4)).toBe('stale')
+      expect(store.orders.get(1, 1)!.status).toBe(15)
+      expect(of('order:changed')).toHaveLength(1)
+    })
+
+    it('does not invent an order it has not synced; it asks for a sync of that type instead', async () => {
+      monitor.start()
+      await clock.advance(0)
+      fake.calls.length = 0
+      expect(monitor.ingestWebhookStatus(1, 424242, 5)).toBe('unknown')
+      expect(store.orders.get(1, 424242)).toBeUndefined()
+      await clock.advance(0)
+      expect(fake.calls.map((c) => [c.type, c.fiatType])).toEqual([[1, 1]])
+    })
+  })
+
   describe('watches', () => {
     it('polls a pinned order in the background, faster after a change, backing off while quiet, and stops when terminal', async () => {
       // History sync out of the way: here only the watch may notice changes.

@@ -66,6 +66,8 @@ describe('openProfileDatabase', () => {
     raw.exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, '${v1.name}', '2024-01-01T00:00:00.000Z')`)
     raw.exec("INSERT INTO sync_cursors (type, fiat_type, cursor) VALUES (1, 1, '2024-01-01T00:00:00.000Z')")
     raw.exec('INSERT INTO sync_cursor_ids (type, fiat_type, order_id) VALUES (1, 1, 7)')
+    raw.exec(`INSERT INTO webhook_deliveries (received_at, last_received_at, headers_json, body, verified, dedupe_key)
+      VALUES ('2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', '{}', '{"orderId":1}', 1, 'k1')`)
     raw.close()
     db = openProfileDatabase(dir)
     expect(db.schemaVersion).toBe(Math.max(...migrations.map((m) => m.version)))
@@ -77,6 +79,11 @@ describe('openProfileDatabase', () => {
     // Ids read before positions were kept have none: the sync treats their run as unknown.
     expect(db.sql.get('SELECT order_id, position FROM sync_cursor_ids')).toEqual({ order_id: 7, position: null })
     expect(db.sql.value('SELECT COUNT(*) FROM service_facts')).toBe(0)
+    expect(db.sql.get('SELECT body, payload_form, notes_json FROM webhook_deliveries')).toEqual({
+      body: '{"orderId":1}',
+      payload_form: null,
+      notes_json: '[]'
+    })
   })
 
   it('moves an unreadable file aside and starts fresh, or throws when asked to', () => {

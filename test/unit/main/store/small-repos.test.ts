@@ -128,7 +128,47 @@ describe('WebhookDeliveriesRepo', () => {
     expect(bad.rows[0]).toMatchObject({ verified: false, reason: 'signature mismatch' })
     expect(store.webhookDeliveries.list({ orderType: 1, orderId: 2 }).rows.map((d) => d.dedupeKey)).toEqual(['custom'])
     clock = new Date('2024-07-01T00:00:00.000Z')
-    expect(store.webhookDeliveries.prune('2024-06-15T00:00:00.000Z')).toBe(3)
+    expect(store.webhookDeliveries.pruneOlderThan('2024-06-15T00:00:00.000Z', 100)).toBe(3)
+  })
+
+  it('prunes by age (by last receipt, at most a batch at a time) and by count (the oldest beyond the newest N)', () => {
+    const at = (day: number) => `2024-06-${String(day).padStart(2, '0')}T00:00:00.000Z`
+    for (let day = 1; day <= 20; day++) store.webhookDeliveries.insert({ ...delivery, body: `b${day}`, receivedAt: at(day) })
+    // A delivery first seen on day 2 and received again on day 19 is recent.
+    store.webhookDeliveries.insert({ ...delivery, body: 'b2', receivedAt: at(19) })
+    expect(store.webhookDeliveries.pruneOlderThan(at(11), 4)).toBe(4)
+    expect(store.webhookDeliveries.pruneOlderThan(at(11), 4)).toBe(4)
+    // Days 1 and 3..10 were older than day 11; day 2 was received again on day 19.
+    expect(store.webhookDeliveries.pruneOlderThan(at(11), 4)).toBe(1)
+    expect(store.webhookDeliveries.pruneOlderThan(at(11), 4)).toBe(0)
+    const left = () => store.webhookDeliveries.list({ limit: 100 }).rows.map((r) => r.body)
+    expect(left().sort()).toEqual(['b11', 'b12', 'b13', 'b14', 'b15', 'b16', 'b17', 'b18', 'b19', 'b2', 'b20'])
+
+    // By count: the newest 5 by arrival stay.
+    expect(store.webhookDeliveries.pruneBeyond(5, 4)).toBe(4)
+    expect(store.webhookDeliveries.pruneBeyond(5, 4)).toBe(2)
+    expect(store.webhookDeliveries.pruneBeyond(5, 4)).toBe(0)
+    expect(left()).toEqual(['b20', 'b19', 'b18', 'b17', 'b16'])
+    expect(store.webhookDeliveries.count()).toBe(5)
+  })
+
+  it('keeps the length and hash of a body, and says when only its head is stored', () => {
+    const a = store.webhookDeliveries.insert({ ...delivery, body: '{"x":"é"}' })
+    expect(store.webhookDeliveries.get(a.id)).toMatchObject({ bodyBytes: 10, bodySha256: null, bodyTruncated: false })
+    const b = store.webhookDeliveries.insert({
+      ...delivery,
+      verified: false,
+      body: 'head',
+      bodyBytes: 1_048_576,
+      bodySha256: 'ab'.repeat(32),
+      bodyTruncated: true
+    })
+    expect(store.webhookDeliveries.get(b.id)).toMatchObject({
+      body: 'head',
+      bodyBytes: 1_048_576,
+      bodySha256: 'ab'.repeat(32),
+      bodyTruncated: true
+    })
   })
 })
 

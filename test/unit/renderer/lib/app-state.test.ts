@@ -28,7 +28,7 @@ const settings: Settings = {
   pinnedTickers: [],
   notify: { terminalSuccess: true, terminalFailure: true, needsAttention: true, anyChange: false, watchedOnly: false },
   allowPlaintextSecrets: false,
-  inbox: { enabled: false, host: '127.0.0.1', port: 0 }
+  inbox: { enabled: false, host: '127.0.0.1', port: 0, keepDays: 30, keepDeliveries: 10_000 }
 }
 
 const config: ConfigSnapshot = {
@@ -41,6 +41,7 @@ const config: ConfigSnapshot = {
   limits: { onramp: {}, offramp: {} },
   minimumBuyAmount: {},
   minimumSellAmount: {},
+  coinLimits: {},
   gatewayFee: {}
 }
 
@@ -68,7 +69,7 @@ const main = contractBridge({
     return config
   },
   'settings:get': async () => settings,
-  'settings:update': async (patch) => ({ ...settings, ...patch }),
+  'settings:update': async (patch) => ({ ...settings, ...patch, inbox: { ...settings.inbox, ...patch.inbox } }),
   'sync:state': async () => ({ states: [syncState(1, false)] }),
   'budget:get': async () => ({ entries: budget })
 })

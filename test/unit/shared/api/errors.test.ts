@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { ApiError, explainError, serviceErrorCodes, toErrorInfo } from '../../../../src/shared/api/errors'
 import type { ApiErrorInfo, ApiErrorKind } from '../../../../src/shared/api/errors'
+import { toEnvelopeError } from '../../../../src/shared/ipc/contract'
 
 /** One typical error per kind; `satisfies` makes this fail to compile when a kind is added. */
 const samples = {
@@ -254,5 +255,26 @@ describe('ApiError and toErrorInfo', () => {
         }
       )
     )
+  })
+})
+
+describe('bounds a refusal names', () => {
+  it('are kept by ApiError, cross IPC in the envelope, and are stated in the explanation', () => {
+    const e = new ApiError({
+      kind: 'api',
+      endpoint: 'quotes',
+      code: 413,
+      httpStatus: 413,
+      message: 'fiatAmount 50 INR is outside the limits: min 100, max 200000',
+      bounds: { minimum: '100', maximum: '200000', unit: 'INR' }
+    })
+    expect(e.toInfo().bounds).toEqual({ minimum: '100', maximum: '200000', unit: 'INR' })
+    const crossed = toEnvelopeError(e)
+    expect(crossed.bounds).toEqual({ minimum: '100', maximum: '200000', unit: 'INR' })
+    expect(explainError(e.toInfo())).toBe(
+      "The service refused the request (quotes): fiatAmount 50 INR is outside the limits: min 100, max 200000 (amount out of bounds). The service's minimum 100 INR, maximum 200000 INR."
+    )
+    expect(explainError({ ...e.toInfo(), bounds: { maximum: '5000' } })).toMatch(/ The service's maximum 5000\.$/)
+    expect(explainError({ ...e.toInfo(), bounds: undefined })).toMatch(/\(amount out of bounds\)\.$/)
   })
 })

@@ -526,6 +526,23 @@ describe('quotes', () => {
     const r = OnrampQuoteResponse.parse(fixture('quotes', 'ok-onramp-amounts-as-text'))
     expect(r.data).toMatchObject({ quantity: '11.2233', rate: '88.51', coinCode: 'usdt', network: 'bep20' })
   })
+
+  it('the fee spelled onRampFee (as history spells it) is read as onrampFee, on either flow', () => {
+    const on = fixture('quotes', 'ok-onramp') as { data: Record<string, unknown> }
+    const { onrampFee, ...rest } = on.data
+    const respelled = { ...on, data: { ...rest, onRampFee: onrampFee } }
+    expect(OnrampQuoteResponse.parse(respelled).data).toEqual(OnrampQuoteResponse.parse(on).data)
+    expect(endpoints.quotes.response.parse(respelled).data).toHaveProperty('onrampFee', '2.5')
+
+    const off = fixture('quotes', 'ok-offramp') as { data: Record<string, unknown> }
+    const { onrampFee: offFee, ...offRest } = off.data
+    const offRespelled = { ...off, data: { ...offRest, onRampFee: offFee } }
+    const parsed = OfframpQuoteResponse.parse(offRespelled).data
+    expect(parsed).toEqual(OfframpQuoteResponse.parse(off).data)
+    expect(parsed).not.toHaveProperty('onRampFee')
+    // Neither spelling: still refused, the fee is part of every quote.
+    expect(OnrampQuoteResponse.safeParse({ ...on, data: rest }).success).toBe(false)
+  })
 })
 
 describe('priceTicker', () => {
