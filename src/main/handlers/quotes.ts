@@ -5,6 +5,9 @@ import { toErrorInfo } from '../../shared/api/errors'
 import type { QuoteInput, QuoteResult } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice } from './context'
 
+/** How long a quote is shown as current: prices move, and the service states no validity for a quote. */
+export const QUOTE_FRESH_MS = 30_000
+
 export function quoteHandlers(c: Pick<HandlerContext, 'ready' | 'now'>): HandlerSlice<'quotes'> {
   return {
     'quotes:get': async (q) => quote(c, await c.ready(), q),
@@ -37,6 +40,11 @@ export function quoteHandlers(c: Pick<HandlerContext, 'ready' | 'now'>): Handler
 
 async function quote(c: Pick<HandlerContext, 'now'>, s: ProfileSession, q: QuoteInput, chainId = q.chainId): Promise<QuoteResult> {
   const opts = { priority: 'interactive' as const }
+  // Fresh from when the answer arrived.
+  const fresh = () => {
+    const quotedAt = c.now()
+    return { quotedAt, staleAt: quotedAt + QUOTE_FRESH_MS }
+  }
   if (q.type === 1) {
     const r = await s.client.onrampQuote({ coinId: q.coinId, chainId, fiatType: q.fiatType, fiatAmount: q.fiatAmount }, opts)
     return {
@@ -51,7 +59,7 @@ async function quote(c: Pick<HandlerContext, 'now'>, s: ProfileSession, q: Quote
       clientFee: r.clientFee,
       gatewayFee: r.gatewayFee,
       gasFee: r.gasFee,
-      quotedAt: c.now()
+      ...fresh()
     }
   }
   const r = await s.client.offrampQuote({ coinId: q.coinId, chainId, fiatType: 1, quantity: q.quantity }, opts)
@@ -67,6 +75,6 @@ async function quote(c: Pick<HandlerContext, 'now'>, s: ProfileSession, q: Quote
     clientFee: r.clientFee,
     gatewayFee: r.gatewayFee,
     tdsFee: r.tdsFee,
-    quotedAt: c.now()
+    ...fresh()
   }
 }

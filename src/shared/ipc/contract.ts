@@ -258,7 +258,9 @@ export const QuoteResult = z.object({
   gatewayFee: Dec,
   gasFee: Dec.optional(),
   tdsFee: Dec.optional(),
-  quotedAt: EpochMs
+  quotedAt: EpochMs,
+  /** From this instant the quote is shown as stale (main's policy: the service gives quotes no validity). */
+  staleAt: EpochMs
 })
 export type QuoteResult = z.infer<typeof QuoteResult>
 

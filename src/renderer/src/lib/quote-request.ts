@@ -4,7 +4,7 @@
 // every check is returned, so nothing outside the limits is ever sent.
 import { checkLimits, validateAmountInput, type AmountInput } from '../../../shared/domain/quote'
 import { mul, round } from '../../../shared/domain/money'
-import type { ConfigSnapshot, OrderType, QuoteInput } from '../../../shared/ipc/contract'
+import type { ConfigSnapshot, OrderType, QuoteInput, QuoteResult } from '../../../shared/ipc/contract'
 
 /** Offramp quotes are in INR only (fiatType 1). */
 export const INR = 1
@@ -80,4 +80,14 @@ function limitsText(sel: QuoteSelection, ctx: QuoteRequestContext): string {
   const lim = config.limits.offramp[String(INR)]
   const minSell = config.minimumSellAmount[String(INR)]
   return `${lim ? `Limits ${lim.min} – ${lim.max} INR of value` : 'No offramp limits known'}${minSell ? `; minimum sell ${minSell} INR` : ''}`
+}
+
+/** One text per distinct request: equal keys ask the service the same question. */
+export function quoteKey(i: QuoteInput): string {
+  return i.type === 1 ? `1|${i.coinId}|${i.chainId}|${i.fiatType}|${i.fiatAmount}` : `2|${i.coinId}|${i.chainId}|${INR}|${i.quantity}`
+}
+
+/** The key of the request a quote answers, to tell whether it answers what is typed now. */
+export function quoteKeyOf(q: QuoteResult): string {
+  return `${q.type}|${q.coinId}|${q.chainId}|${q.type === 1 ? q.fiatType : INR}|${q.amount}`
 }

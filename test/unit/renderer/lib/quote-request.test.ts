@@ -1,7 +1,13 @@
 // The quote form's request: the amount checked as typed, the limits in words, and no
 // request at all unless every check passes.
 import { describe, expect, it } from 'vitest'
-import { quoteRequest, type QuoteRequestContext, type QuoteSelection } from '../../../../src/renderer/src/lib/quote-request'
+import {
+  quoteKey,
+  quoteKeyOf,
+  quoteRequest,
+  type QuoteRequestContext,
+  type QuoteSelection
+} from '../../../../src/renderer/src/lib/quote-request'
 import type { ConfigSnapshot } from '../../../../src/shared/ipc/contract'
 
 const config: ConfigSnapshot = {
@@ -84,5 +90,34 @@ describe('quoteRequest', () => {
   it('sends nothing without a coin or network', () => {
     expect(quoteRequest(onramp('1000', { coinId: null }), ctx).input).toBeNull()
     expect(quoteRequest(onramp('1000', { chainId: null }), ctx).input).toBeNull()
+  })
+})
+
+describe('quoteKey', () => {
+  const answer = {
+    type: 1 as const,
+    coinId: 54,
+    chainId: 3,
+    fiatType: 1,
+    amount: '1000.5',
+    rate: '90',
+    onrampFee: '1',
+    clientFee: '0',
+    gatewayFee: '0',
+    quotedAt: 0,
+    staleAt: 30_000
+  }
+
+  it('ties a quote to the request it answers, so the view can tell whether it answers what is typed now', () => {
+    const asked = quoteRequest(onramp('1,000.50'), ctx).input!
+    expect(quoteKey(asked)).toBe(quoteKeyOf(answer))
+    expect(quoteKey(quoteRequest(onramp('1000.6'), ctx).input!)).not.toBe(quoteKeyOf(answer))
+    expect(quoteKey({ ...asked, chainId: 13 })).not.toBe(quoteKeyOf(answer))
+  })
+
+  it('tells an offramp quantity from an onramp amount of the same digits', () => {
+    const off = quoteRequest(onramp('1000.5', { type: 2, coinId: 54 }), { ...ctx, sellPrice: '90' }).input!
+    expect(quoteKey(off)).not.toBe(quoteKeyOf(answer))
+    expect(quoteKey(off)).toBe(quoteKeyOf({ ...answer, type: 2 }))
   })
 })
