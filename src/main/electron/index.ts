@@ -96,7 +96,8 @@ if (!app.requestSingleInstanceLock()) {
         },
         showMain: (order) => showMain(order),
         notify: (n) => notify(n, (o) => showMain(o)),
-        setStartAtLogin
+        setStartAtLogin,
+        locale: () => app.getLocale()
       }
     })
     registerIpc(services.handlers, {

@@ -11,7 +11,8 @@ export function appHandlers(c: Pick<HandlerContext, 'ready' | 'activeProfile' | 
         platform: process.platform,
         shell: c.shellKind,
         profile: c.activeProfile(),
-        clockSkewMs: s.client.clock.skewMs ?? null
+        clockSkewMs: s.client.clock.skewMs ?? null,
+        locale: c.shell.locale?.() ?? null
       }
     },
     'app:openExternal': async ({ url }) => {

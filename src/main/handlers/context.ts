@@ -25,6 +25,8 @@ export interface ShellPort {
   showMain(order?: OrderRef): void
   notify(n: OrderNotification): void
   setStartAtLogin(enabled: boolean): Promise<void>
+  /** The OS locale (Electron's app.getLocale()); absent where the window knows its own (the browser). */
+  locale?(): string
 }
 
 export interface HandlerContext {

@@ -332,7 +332,9 @@ export const channels = {
       platform: z.string(),
       shell: ShellKind,
       profile: Profile,
-      clockSkewMs: z.number().nullable()
+      clockSkewMs: z.number().nullable(),
+      /** The OS locale numbers, money and dates are written in (Electron); null where the window's own language is the one (the browser harness). */
+      locale: z.string().nullable()
     }),
     'Version, shell and the active profile'
   ),

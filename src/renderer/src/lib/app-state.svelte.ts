@@ -25,6 +25,8 @@ class AppState {
   loadError = $state<ErrorInfo | null>(null)
   /** Wall clock, ticking every second, for ages and countdowns. */
   now = $state(Date.now())
+  /** The locale numbers, money and dates are written in: the OS's (from main) in Electron, the browser's in the harness. */
+  locale = $state(browserLocale())
   /** Bumped whenever the profile switches, so views reload what they show. */
   epoch = $state(0)
 
@@ -65,6 +67,7 @@ class AppState {
       this.info = info
       this.profile = info.profile
       this.skewMs = info.clockSkewMs
+      this.locale = info.locale ?? browserLocale()
       this.config = config
       this.settings = settings
       this.sync = sync.states
@@ -100,6 +103,10 @@ class AppState {
     this.settings = await call('settings:update', patch)
     applyTheme(this.settings.theme)
   }
+}
+
+function browserLocale(): string {
+  return navigator.language || 'en-US'
 }
 
 export function applyTheme(theme: Settings['theme']): void {
