@@ -12,6 +12,9 @@ import { startInbox, type RunningInbox } from './webhooks/inbox'
 import { openLocalStore, type LocalStore } from './store/local-store'
 import type { StartSandboxOptions } from '../sandbox'
 
+/** One wake reported by the OS and by every window's online event is refetched once. */
+const WAKE_COALESCE_MS = 2_000
+
 export type SandboxOptions = Omit<StartSandboxOptions, 'host' | 'port'>
 
 export interface SessionOptions {
@@ -27,6 +30,7 @@ export class ProfileSession {
   private inbox: RunningInbox | null = null
   private inboxError: string | null = null
   private readonly disposers: Array<() => void> = []
+  private lastWakeAt: number | null = null
 
   private constructor(
     private readonly o: SessionOptions,
@@ -126,6 +130,22 @@ export class ProfileSession {
       .snapshot()
       .endpoints.filter((e) => limited.has(e.endpoint) || e.blockedUntil !== null || e.queued > 0)
       .map((e) => ({ ...e, nextSlotAt: e.nextSlotAt ?? null }))
+  }
+
+  /**
+   * The machine woke from sleep, the screen was unlocked or the network came back: what
+   * the operator sees may be minutes old, so orders, pinned orders, shown prices and stale
+   * configuration are fetched at once. Several windows and OS events report one wake:
+   * calls within WAKE_COALESCE_MS of the last are one.
+   */
+  wake(): boolean {
+    const now = this.o.now()
+    if (this.lastWakeAt !== null && now - this.lastWakeAt < WAKE_COALESCE_MS) return false
+    this.lastWakeAt = now
+    this.monitor.wake()
+    this.tickers.wake()
+    void this.config.revalidate().catch(() => undefined)
+    return true
   }
 
   private async startInbox(settings: Settings): Promise<void> {

@@ -28,6 +28,7 @@ const VALID: Record<ChannelName, unknown> = {
   'app:info': {},
   'app:openExternal': { url: 'https://etherscan.io/tx/0xabc' },
   'app:showMain': { order: { type: 1, orderId: 5 } },
+  'app:wake': {},
   'profiles:list': {},
   'profiles:create': { name: 'Fuzz', baseUrl: 'https://api.example.com', apiKey: 'key-1' },
   'profiles:update': { id: 'sandbox', patch: { name: 'Other' } },
@@ -60,7 +61,8 @@ const VALID: Record<ChannelName, unknown> = {
   'webhooks:deliveries': { offset: 0, limit: 20 },
   'webhooks:verify': { payload: 'eyJ0aW1lc3RhbXAiOjF9', signature: 'ab' },
   'webhooks:inbox': {},
-  'audit:list': { limit: 10 }
+  'audit:list': { limit: 10 },
+  'tray:state': {}
 }
 
 const isValid = (c: ChannelName, v: unknown): boolean =>

@@ -1,5 +1,6 @@
-// app:* — what the window asks of the app itself: version and shell, external links, and
-// bringing the main window forward (from the tray).
+// app:* — what the window asks of the app itself: version, shell and locale, external
+// links, a refetch after sleep or a network outage, and bringing the main window forward
+// (from the tray).
 import type { HandlerContext, HandlerSlice } from './context'
 
 export function appHandlers(c: Pick<HandlerContext, 'ready' | 'activeProfile' | 'shell' | 'version' | 'shellKind'>): HandlerSlice<'app'> {
@@ -19,6 +20,7 @@ export function appHandlers(c: Pick<HandlerContext, 'ready' | 'activeProfile' | 
       await c.shell.openExternal(url)
       return { ok: true }
     },
+    'app:wake': async () => ({ refetched: (await c.ready()).wake() }),
     'app:showMain': async ({ order }) => {
       c.shell.showMain(order)
       return { ok: true }

@@ -161,6 +161,13 @@ export class OrderMonitor {
     return this.states()
   }
 
+  /** The machine woke or the network came back: sync every scope and poll every pinned order now, not at the next interval. */
+  wake(): void {
+    if (!this.started) return
+    this.watches.dueNow()
+    void this.syncNow()
+  }
+
   configure(o: { historyPollMs?: number; watchPollMs?: number; fiatTypes?: readonly number[] }): void {
     if (o.watchPollMs !== undefined) this.watches.configure({ pollMs: o.watchPollMs })
     if (o.historyPollMs !== undefined) this.historyPollMs = o.historyPollMs

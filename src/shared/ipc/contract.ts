@@ -306,6 +306,30 @@ export const InboxStatus = z.object({
 })
 export type InboxStatus = z.infer<typeof InboxStatus>
 
+/** What the tray tells at a glance, by precedence: offline or sync failing, orders needing attention, orders in progress, nothing. */
+export const TrayLevel = z.enum(['offline', 'failing', 'attention', 'progress', 'idle'])
+export type TrayLevel = z.infer<typeof TrayLevel>
+
+/** The tray icon's variants (each rendered in light and dark at build time). */
+export const TrayIcon = z.enum(['idle', 'progress', 'attention', 'error'])
+export type TrayIcon = z.infer<typeof TrayIcon>
+
+export const TrayState = z.object({
+  level: TrayLevel,
+  icon: TrayIcon,
+  /** One line in the operator's words ("3 orders need attention"). */
+  headline: z.string(),
+  /** What fails and what to do, while offline or failing. */
+  detail: z.string().nullable(),
+  attention: z.number().int().nonnegative(),
+  inProgress: z.number().int().nonnegative(),
+  /** The short text beside the icon in the macOS menu bar. */
+  title: z.string(),
+  /** The tooltip on Windows and Linux. */
+  tooltip: z.string()
+})
+export type TrayState = z.infer<typeof TrayState>
+
 export const AuditEntry = z.object({ id: z.number().int(), at: EpochMs, action: z.string(), detail: z.record(z.string(), z.unknown()) })
 
 export const ExportProgress = z.object({ rows: z.number().int(), total: z.number().int(), done: z.boolean() })
@@ -339,6 +363,11 @@ export const channels = {
     'Version, shell and the active profile'
   ),
   'app:openExternal': ch(z.object({ url: HttpUrl }).strict(), ok, 'Open an http(s) explorer link in the system browser'),
+  'app:wake': ch(
+    none,
+    z.object({ refetched: z.boolean() }),
+    'The machine woke, the screen was unlocked or the network came back: refetch now (false when a wake was just handled)'
+  ),
   'app:showMain': ch(
     z.object({ order: OrderRef.strict().optional() }).strict(),
     ok,
@@ -412,7 +441,11 @@ export const channels = {
     'One order with every field and its timeline'
   ),
   'orders:watch': ch(OrderRef.extend({ watch: z.boolean() }).strict(), ok, 'Pin or unpin an order'),
-  'orders:watched': ch(none, z.object({ rows: z.array(OrderRow) }), 'Pinned orders and active orders for the tray'),
+  'orders:watched': ch(
+    none,
+    z.object({ rows: z.array(OrderRow) }),
+    'Pinned orders, orders needing attention and active orders, for the tray'
+  ),
   'orders:export': ch(z.object({ filter: OrderFilter }).strict(), ExportResult, 'Write the filtered orders to CSV'),
 
   'sync:state': ch(none, z.object({ states: z.array(SyncState) }), 'Sync state per (type, fiat)'),
@@ -445,6 +478,12 @@ export const channels = {
     'Check a payload and signature against the active secret (computed in main)'
   ),
   'webhooks:inbox': ch(none, InboxStatus, 'Local receiver status'),
+
+  'tray:state': ch(
+    none,
+    TrayState,
+    'What the tray icon, its title or tooltip and the popover tell: sync trouble, orders needing attention, in progress'
+  ),
 
   'audit:list': ch(
     z.object({ limit: z.number().int().min(1).max(500) }).strict(),

@@ -96,6 +96,12 @@ class AppState {
     on('budget:changed', (b) => (this.budget = b.entries))
     on('config:updated', (c) => (this.config = c))
     on('clock:skew', (s) => (this.skewMs = s.skewMs))
+    // The network is back (in Electron main also hears sleep and unlock from the OS): ask
+    // main to refetch now rather than at the next interval, and reload what this window holds.
+    window.addEventListener('online', () => {
+      void call('app:wake', {}).catch(() => undefined)
+      void this.load()
+    })
     void this.load()
   }
 
