@@ -87,6 +87,43 @@ export const ProfileInput = z
   })
   .strict()
 
+/** A connection to test before it is saved: the profile's fields and the API secret (used for the test, never kept). */
+export const ConnectionInput = ProfileInput.omit({ name: true })
+  .extend({ secret: z.string().min(8).max(512) })
+  .strict()
+export type ConnectionInput = z.infer<typeof ConnectionInput>
+
+/** What a failed connection test comes down to, in the operator's terms. */
+export const ConnectionCause = z.enum([
+  'network',
+  'service_name',
+  'not_the_service',
+  'bad_key',
+  'bad_signature',
+  'forbidden',
+  'clock',
+  'rate_limited',
+  'service_down',
+  'other'
+])
+export type ConnectionCause = z.infer<typeof ConnectionCause>
+
+export const ConnectionCheck = z.object({
+  ok: z.boolean(),
+  /** The step that failed: reaching the service (an unsigned call) or signing (a signed one); null when both passed. */
+  step: z.enum(['reach', 'sign']).nullable(),
+  cause: ConnectionCause.nullable(),
+  /** What happened, what it means and what to do next, in plain words. */
+  title: z.string(),
+  explanation: z.string(),
+  next: z.string(),
+  latencyMs: z.number().nullable(),
+  /** The service's clock minus this computer's, when an answer carried it. */
+  clockSkewMs: z.number().nullable(),
+  error: ErrorInfo.nullable()
+})
+export type ConnectionCheck = z.infer<typeof ConnectionCheck>
+
 export const SecretBackend = z.enum(['keychain', 'safeStorage', 'plaintext', 'none'])
 export type SecretBackend = z.infer<typeof SecretBackend>
 
@@ -379,6 +416,11 @@ export const channels = {
   'profiles:update': ch(z.object({ id: ProfileId, patch: ProfileInput.partial().strict() }).strict(), Profile, 'Edit a live profile'),
   'profiles:delete': ch(ProfileSelector, ok, 'Delete a live profile, its secret and its database'),
   'profiles:switch': ch(ProfileSelector, Profile, 'Make a profile active; every service switches'),
+  'profiles:test': ch(
+    ConnectionInput,
+    ConnectionCheck,
+    'Test a live connection before saving it: reach the service, then sign one call; each failure explained with what to do'
+  ),
 
   'secrets:status': ch(
     SecretSelector,
