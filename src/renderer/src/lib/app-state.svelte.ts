@@ -27,6 +27,8 @@ class AppState {
   now = $state(Date.now())
   /** The locale numbers, money and dates are written in: the OS's (from main) in Electron, the browser's in the harness. */
   locale = $state(browserLocale())
+  /** A confirmation that must outlive the view that made it: a profile switch remounts every view. */
+  notice = $state('')
   /** Bumped whenever the profile switches, so views reload what they show. */
   epoch = $state(0)
 
