@@ -89,7 +89,6 @@ test('each first-run failure is explained with what to do, then the live service
   await form.getByRole('button', { name: 'Test the connection' }).click()
   await expect(form.getByTestId('connect-result').getByRole('status')).toContainText('Connected', { timeout: 15_000 })
   await form.getByRole('textbox', { name: 'Profile name' }).fill('Live desk')
-  await shot(page, 'connect')
   await form.getByRole('button', { name: 'Save and switch' }).click()
 
   await expect(page.getByTestId('connected')).toContainText('Switched to “Live desk”', { timeout: 20_000 })

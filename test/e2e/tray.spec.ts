@@ -47,7 +47,6 @@ test('orders needing attention are counted, told first and listed first', async 
   await expect(page.getByTestId('tray-orders').locator(`li[data-order="${order.orderId}"]`)).toHaveAttribute('data-attention', '')
   const flags = await items.evaluateAll((els) => els.map((el) => el.hasAttribute('data-attention')))
   expect(flags.indexOf(false) === -1 || flags.lastIndexOf(true) < flags.indexOf(false)).toBe(true)
-  await shot(page, 'tray-attention')
 })
 
 test('an unreachable service is told before anything else, and the tray recovers', async ({ page }) => {
