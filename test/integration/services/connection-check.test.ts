@@ -23,7 +23,19 @@ afterAll(async () => {
   await new Promise((r) => html?.close(r))
 })
 
-const good = () => ({ baseUrl: sb.url, serviceName: sb.serviceName, apiKey: sb.apiKey, secret: sb.apiSecret })
+/** The settings that reach a simulator with its own key and secret. */
+const settingsOf = (s: Sandbox) => ({ baseUrl: s.url, serviceName: s.serviceName, apiKey: s.apiKey, secret: s.apiSecret })
+const good = () => settingsOf(sb)
+
+/** profiles:test against a simulator of its own, started with these options and closed after. */
+async function testAgainst(options: Parameters<typeof startSandbox>[0]) {
+  const other = await startSandbox({ autoGenerate: false, orders: 0, ...options })
+  try {
+    return await h.call('profiles:test', settingsOf(other))
+  } finally {
+    await other.close()
+  }
+}
 
 describe('profiles:test', () => {
   it('passes both steps with the right settings and stores nothing', async () => {
@@ -75,34 +87,14 @@ describe('profiles:test', () => {
     ['behind ours (our time is ahead)', -120_000],
     ['ahead of ours (our time looks expired)', 120_000]
   ])('explains a service clock %s when the service sends no Date header', async (_what, offset) => {
-    const other = await startSandbox({ autoGenerate: false, orders: 0, clockOffsetMs: offset, readings: { dateHeader: false } })
-    try {
-      const r = await h.call('profiles:test', {
-        baseUrl: other.url,
-        serviceName: other.serviceName,
-        apiKey: other.apiKey,
-        secret: other.apiSecret
-      })
-      expect(r).toMatchObject({ ok: false, step: 'sign', cause: 'clock', title: "This computer's clock is off" })
-    } finally {
-      await other.close()
-    }
+    const r = await testAgainst({ clockOffsetMs: offset, readings: { dateHeader: false } })
+    expect(r).toMatchObject({ ok: false, step: 'sign', cause: 'clock', title: "This computer's clock is off" })
   })
 
   it('copes with a clock off when the service says its time: the client corrects itself and the test passes', async () => {
-    const other = await startSandbox({ autoGenerate: false, orders: 0, clockOffsetMs: -120_000 })
-    try {
-      const r = await h.call('profiles:test', {
-        baseUrl: other.url,
-        serviceName: other.serviceName,
-        apiKey: other.apiKey,
-        secret: other.apiSecret
-      })
-      expect(r.ok).toBe(true)
-      expect(Math.abs((r.clockSkewMs ?? 0) + 120_000)).toBeLessThan(5_000)
-    } finally {
-      await other.close()
-    }
+    const r = await testAgainst({ clockOffsetMs: -120_000 })
+    expect(r.ok).toBe(true)
+    expect(Math.abs((r.clockSkewMs ?? 0) + 120_000)).toBeLessThan(5_000)
   })
 
   afterAll(() => {
