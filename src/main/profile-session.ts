@@ -31,6 +31,9 @@ import type { StartSandboxOptions } from '../sandbox'
 import { silentLog, type Log } from './logging/logger'
 import { SyncRunLog, logApiCall, logWebhook } from './logging/log-lines'
 
+/** One wake reported by the OS and by every window's online event is refetched once. */
+const WAKE_COALESCE_MS = 2_000
+
 export type SandboxOptions = Omit<StartSandboxOptions, 'host' | 'port'>
 
 export interface SessionOptions {
@@ -55,6 +58,7 @@ export class ProfileSession {
   private encodings!: ParamEncodings
   /** The delivery log is trimmed whether or not the inbox runs: it was filled while it did. */
   readonly deliveryPruner: DeliveryLogPruner
+  private lastWakeAt: number | null = null
 
   private constructor(
     private readonly o: SessionOptions,
@@ -205,6 +209,22 @@ export class ProfileSession {
       sync: this.monitor.states(),
       unreadableOrders: this.store.unreadableOrders.count()
     })
+  }
+
+  /**
+   * The machine woke from sleep, the screen was unlocked or the network came back: what
+   * the operator sees may be minutes old, so orders, pinned orders, shown prices and stale
+   * configuration are fetched at once. Several windows and OS events report one wake:
+   * calls within WAKE_COALESCE_MS of the last are one.
+   */
+  wake(): boolean {
+    const now = this.o.now()
+    if (this.lastWakeAt !== null && now - this.lastWakeAt < WAKE_COALESCE_MS) return false
+    this.lastWakeAt = now
+    this.monitor.wake()
+    this.tickers.wake()
+    void this.config.revalidate().catch(() => undefined)
+    return true
   }
 
   private async startInbox(settings: Settings): Promise<void> {

@@ -27,6 +27,7 @@ import { openServicesLog, type ServicesLogOption } from './logging/services-log'
 import { logError } from './logging/log-lines'
 import { withErrorLog } from './logging/logged-handlers'
 import type { Log } from './logging/logger'
+import { trayHandlers } from './handlers/tray'
 import { startSandbox, type Sandbox } from '../sandbox'
 import type { ContractHandlers, EventPayload, Profile, ShellKind, TickerView } from '../shared/ipc/contract'
 import { ApiError } from '../shared/api/errors'
@@ -187,7 +188,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     ...syncHandlers(context),
     ...diagnosticsHandlers(context),
     ...webhookHandlers(context),
-    ...auditHandlers(context)
+    ...auditHandlers(context),
+    ...trayHandlers(context)
   }
 
   return {

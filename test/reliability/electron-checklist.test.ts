@@ -82,6 +82,11 @@ class FakeTray {
   }
   setToolTip() {}
   setContextMenu() {}
+  setImage() {}
+  setTitle() {}
+  isDestroyed() {
+    return false
+  }
   on(e: string, fn: () => void) {
     this.handlers.set(e, fn)
   }
@@ -96,7 +101,10 @@ vi.mock('electron', () => {
     ...base,
     BrowserWindow: FakeWindow,
     Tray: FakeTray,
-    nativeImage: { createFromPath: () => ({ setTemplateImage: () => undefined }) },
+    nativeImage: { createFromPath: () => ({ setTemplateImage: () => undefined, isEmpty: () => false }) },
+    nativeTheme: { shouldUseDarkColors: false, on: () => undefined },
+    powerMonitor: { on: () => undefined, removeListener: () => undefined },
+    net: { isOnline: () => true },
     screen: { getDisplayNearestPoint: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }) },
     app: {
       ...base.app,
@@ -104,6 +112,7 @@ vi.mock('electron', () => {
       getAppPath: () => REPO_ROOT,
       getPath: (name: string) => join(dataRoot, name),
       getVersion: () => '0.0.0-checklist',
+      getLocale: () => 'en-US',
       requestSingleInstanceLock: () => true,
       on: (e: string, fn: (...a: unknown[]) => unknown) => void appHandlers.set(e, fn),
       whenReady: () => {

@@ -29,11 +29,13 @@ const VALID: Record<ChannelName, unknown> = {
   'app:openLogs': {},
   'app:openExternal': { url: 'https://etherscan.io/tx/0xabc' },
   'app:showMain': { order: { type: 1, orderId: 5 } },
+  'app:wake': {},
   'profiles:list': {},
   'profiles:create': { name: 'Fuzz', baseUrl: 'https://api.example.com', apiKey: 'key-1' },
   'profiles:update': { id: 'sandbox', patch: { name: 'Other' } },
   'profiles:delete': { id: 'some-profile' },
   'profiles:switch': { id: 'sandbox' },
+  'profiles:test': { baseUrl: 'http://127.0.0.1:9', serviceName: 'service', apiKey: 'key-1', secret: 'abcdefgh12' },
   'secrets:status': { profileId: 'sandbox' },
   'secrets:set': { profileId: 'sandbox', secret: 'abcdefgh12' },
   'secrets:delete': { profileId: 'sandbox' },
@@ -65,7 +67,8 @@ const VALID: Record<ChannelName, unknown> = {
   'webhooks:deliveries': { offset: 0, limit: 20 },
   'webhooks:verify': { payload: 'eyJ0aW1lc3RhbXAiOjF9', signature: 'ab' },
   'webhooks:inbox': {},
-  'audit:list': { limit: 10 }
+  'audit:list': { limit: 10 },
+  'tray:state': {}
 }
 
 const isValid = (c: ChannelName, v: unknown): boolean =>

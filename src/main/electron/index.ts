@@ -1,8 +1,8 @@
 // The Electron entry: the app:// scheme (registered before ready), single-instance lock,
 // the hardened session, the packaged build's menu, the services (which know nothing of
 // Electron), the IPC registration, the main window, the tray and its popover,
-// notifications and start at login. Closing the main window keeps the app in the tray;
-// Quit lives in the tray menu.
+// notifications, start at login and the wake events. Closing the main window keeps the
+// app in the tray; Quit lives in the tray menu.
 import type { BrowserWindow } from 'electron'
 import { app, shell, type WebContents } from 'electron'
 import { dirname, join } from 'node:path'
@@ -13,6 +13,8 @@ import { createMainWindow, createTrayWindow, hardenSession, lockDevTools, type W
 import { registerAppScheme, serveAppScheme } from './app-protocol'
 import { installApplicationMenu } from './menu'
 import { createTray } from './tray'
+import { onWake } from './power'
+import { followTrayState, type TrayFollower } from '../tray-follower'
 import { notify } from './notifications'
 import type { OrderRef } from '../../shared/ipc/contract'
 import { setStartAtLogin } from './autostart'
@@ -35,6 +37,7 @@ registerAppScheme()
 let mainWindow: BrowserWindow | null = null
 let trayWindow: BrowserWindow | null = null
 let services: Services | null = null
+let trayFollower: TrayFollower | null = null
 let quitting = false
 
 function ourWebContents(): WebContents[] {
@@ -101,7 +104,8 @@ if (!app.requestSingleInstanceLock()) {
           const failure = await shell.openPath(path)
           if (failure) throw new Error(`the folder could not be opened: ${failure}`)
           return true
-        }
+        },
+        locale: () => app.getLocale()
       }
     })
     registerIpc(services.handlers, {
@@ -111,7 +115,21 @@ if (!app.requestSingleInstanceLock()) {
     services.subscribe((event, payload) => sendEvent(ourWebContents(), event, payload as never))
     await services.start()
     if (!process.argv.includes('--hidden')) showMain()
-    createTray({ iconPath: join(resources, 'trayTemplate.png'), popover, showMain: () => showMain(), quit: () => app.quit() })
+    const tray = createTray({
+      iconDir: join(resources, 'tray'),
+      fallbackIcon: join(resources, 'trayTemplate.png'),
+      popover,
+      showMain: () => showMain(),
+      quit: () => app.quit()
+    })
+    const s = services
+    trayFollower = followTrayState({
+      subscribe: (l) => s.subscribe(l),
+      get: () => s.handlers['tray:state']({}),
+      show: (state) => tray.show(state)
+    })
+    // After sleep, an unlock or an outage, refetch now rather than at the next interval.
+    onWake(() => void services?.handlers['app:wake']({}).catch(() => undefined))
   })
 
   // Keep running in the tray when every window is closed.
@@ -121,6 +139,7 @@ if (!app.requestSingleInstanceLock()) {
     if (quitting || !services) return
     quitting = true
     e.preventDefault()
+    trayFollower?.stop()
     const s = services
     services = null
     void s.close().finally(() => app.quit())

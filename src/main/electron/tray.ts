@@ -1,13 +1,27 @@
 // The tray icon: a click toggles the compact popover window next to the icon; the
 // context menu opens the main window or quits (the only way to quit: closing the main
-// window keeps Rampdesk running in the tray).
-import { Menu, Tray, nativeImage, screen, type BrowserWindow } from 'electron'
+// window keeps Rampdesk running in the tray). show() puts a tray state on it: the icon
+// variant for the OS theme, the title beside it on macOS and the tooltip; what the state
+// says is decided in main (tray-state.ts), not here.
+import { join } from 'node:path'
+import { Menu, Tray, nativeImage, nativeTheme, screen, type BrowserWindow } from 'electron'
+import { trayIconFile } from '../tray-state'
+import type { TrayState } from '../../shared/ipc/contract'
 
 export interface TrayDeps {
-  iconPath: string
+  /** The rendered icon variants (resources/tray, made by scripts/render-tray-icons.ts). */
+  iconDir: string
+  /** The template icon shown before the first state, and if a variant file is missing. */
+  fallbackIcon: string
   popover: () => BrowserWindow
   showMain: () => void
   quit: () => void
+  platform?: NodeJS.Platform
+}
+
+export interface AppTray {
+  tray: Tray
+  show(state: TrayState): void
 }
 
 export function popoverPosition(
@@ -23,11 +37,23 @@ export function popoverPosition(
   return { x, y }
 }
 
-export function createTray(deps: TrayDeps): Tray {
-  const image = nativeImage.createFromPath(deps.iconPath)
-  image.setTemplateImage(true)
-  const tray = new Tray(image)
+export function createTray(deps: TrayDeps): AppTray {
+  const fallback = nativeImage.createFromPath(deps.fallbackIcon)
+  fallback.setTemplateImage(true)
+  const tray = new Tray(fallback)
   tray.setToolTip('Rampdesk')
+  let last: TrayState | null = null
+  const apply = () => {
+    if (!last || tray.isDestroyed()) return
+    // A light menu bar or panel gets the dark glyph, a dark one the light glyph.
+    const image = nativeImage.createFromPath(
+      join(deps.iconDir, trayIconFile(last.icon, nativeTheme.shouldUseDarkColors ? 'dark' : 'light'))
+    )
+    tray.setImage(image.isEmpty() ? fallback : image)
+    tray.setToolTip(last.tooltip)
+    if ((deps.platform ?? process.platform) === 'darwin') tray.setTitle(last.title)
+  }
+  nativeTheme.on('updated', apply)
   tray.setContextMenu(
     Menu.buildFromTemplate([
       { label: 'Open Rampdesk', click: () => deps.showMain() },
@@ -45,5 +71,11 @@ export function createTray(deps: TrayDeps): Tray {
     win.show()
     win.focus()
   })
-  return tray
+  return {
+    tray,
+    show(state) {
+      last = state
+      apply()
+    }
+  }
 }

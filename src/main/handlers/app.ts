@@ -1,5 +1,6 @@
-// app:* — what the window asks of the app itself: version and shell, external links,
-// bringing the main window forward (from the tray), and the support logs' folder.
+// app:* — what the window asks of the app itself: version, shell and locale, external
+// links, a refetch after sleep or a network outage, bringing the main window forward
+// (from the tray), and the support logs' folder.
 import { mkdirSync } from 'node:fs'
 import type { HandlerContext, HandlerSlice } from './context'
 
@@ -14,13 +15,15 @@ export function appHandlers(
         platform: process.platform,
         shell: c.shellKind,
         profile: c.activeProfile(),
-        clockSkewMs: s.client.clock.skewMs ?? null
+        clockSkewMs: s.client.clock.skewMs ?? null,
+        locale: c.shell.locale?.() ?? null
       }
     },
     'app:openExternal': async ({ url }) => {
       await c.shell.openExternal(url)
       return { ok: true }
     },
+    'app:wake': async () => ({ refetched: (await c.ready()).wake() }),
     'app:showMain': async ({ order }) => {
       c.shell.showMain(order)
       return { ok: true }

@@ -27,6 +27,8 @@ export interface ShellPort {
   setStartAtLogin(enabled: boolean): Promise<void>
   /** Opens a folder in the system's file manager; false where the shell cannot (the browser harness). */
   openPath(path: string): Promise<boolean>
+  /** The OS locale (Electron's app.getLocale()); absent where the window knows its own (the browser). */
+  locale?(): string
 }
 
 /** The shell of the browser harness and of tests: links are recorded (there is no system browser to hand them to), the rest does nothing. */

@@ -1,11 +1,11 @@
 // orders:* — the local database's orders: a window of a filtered query, one order with
 // its timeline, history records that could not be read, pinning (watches), the tray's
-// list, and CSV export.
+// list (what needs attention, then the pinned and the moving orders), and CSV export.
 import { exportOrdersCsv } from '../export/orders-csv'
 import { toContractRow, toStoreFilter, toStoreSort } from '../order-rows'
 import type { HandlerContext, HandlerSlice } from './context'
 
-/** How many of the most recently changed active orders per type the tray lists beside the pinned ones. */
+/** How many of the most recently changed orders per type and group the tray lists beside the pinned ones. */
 const TRAY_RECENT = 20
 
 export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit' | 'now' | 'exportDir'>): HandlerSlice<'orders'> {
@@ -46,14 +46,16 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
         return r ? [toContractRow(r, true)] : []
       })
       const seen = new Set(rows.map((r) => `${r.type}:${r.orderId}`))
-      // Active (non-terminal) orders most recently changed, for the tray.
-      for (const type of [1, 2] as const) {
-        const recent = s.store.orders.query({
-          ...toStoreFilter({ type, statusGroup: 'in progress' }),
-          sort: { key: 'updatedAt', dir: 'desc' },
-          limit: TRAY_RECENT
-        })
-        for (const r of recent.rows) if (!seen.has(`${r.type}:${r.orderId}`)) rows.push(toContractRow(r, false))
+      // Orders needing the operator, then active (non-terminal) orders, most recently changed first.
+      for (const statusGroup of ['needs attention', 'in progress'] as const) {
+        for (const type of [1, 2] as const) {
+          const recent = s.store.orders.query({
+            ...toStoreFilter({ type, statusGroup }),
+            sort: { key: 'updatedAt', dir: 'desc' },
+            limit: TRAY_RECENT
+          })
+          for (const r of recent.rows) if (!seen.has(`${r.type}:${r.orderId}`)) rows.push(toContractRow(r, false))
+        }
       }
       return { rows }
     },

@@ -1,9 +1,13 @@
-// profiles:* — the connection profiles: list, create, edit, delete and switch. Editing or
-// deleting the active profile reconnects (or falls back to the sandbox) first.
+// profiles:* — the connection profiles: list, create, edit, delete and switch, and a test
+// of a live connection before it is saved. Editing or deleting the active profile
+// reconnects (or falls back to the sandbox) first.
+import { checkConnection } from '../connection-check'
 import { SANDBOX_PROFILE_ID } from '../profiles/profile-store'
 import type { HandlerContext, HandlerSlice } from './context'
 
-export function profileHandlers(c: Pick<HandlerContext, 'profiles' | 'activeProfile' | 'switchTo' | 'audit'>): HandlerSlice<'profiles'> {
+export function profileHandlers(
+  c: Pick<HandlerContext, 'profiles' | 'activeProfile' | 'switchTo' | 'audit' | 'now'>
+): HandlerSlice<'profiles'> {
   return {
     'profiles:list': async () => ({ profiles: c.profiles.list(), activeId: c.activeProfile().id }),
     'profiles:create': async (input) => {
@@ -26,6 +30,7 @@ export function profileHandlers(c: Pick<HandlerContext, 'profiles' | 'activeProf
       c.audit('profile.delete', { id })
       return { ok: true }
     },
-    'profiles:switch': async ({ id }) => c.switchTo(id)
+    'profiles:switch': async ({ id }) => c.switchTo(id),
+    'profiles:test': async (input) => checkConnection(input, c.now)
   }
 }

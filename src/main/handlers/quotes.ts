@@ -13,6 +13,9 @@ import { onrampBounds, refusalBounds } from '../../shared/domain/quote-bounds'
 import type { ConfigSnapshot, QuoteInput, QuoteResult } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice } from './context'
 
+/** How long a quote is shown as current: prices move, and the service states no validity for a quote. */
+export const QUOTE_FRESH_MS = 30_000
+
 export function quoteHandlers(c: Pick<HandlerContext, 'ready' | 'now'>): HandlerSlice<'quotes'> {
   return {
     'quotes:get': async (q) => {
@@ -75,6 +78,11 @@ async function quote(
   const withBounds = (e: unknown): never => {
     throw withRefusalBounds(e, [l.fiatLabel, l.coinLabel], q.type === 1 ? l.fiatLabel : undefined)
   }
+  // Fresh from when the answer arrived.
+  const fresh = () => {
+    const quotedAt = c.now()
+    return { quotedAt, staleAt: quotedAt + QUOTE_FRESH_MS }
+  }
   if (q.type === 1) {
     s.config.wantCoinLimits(q.fiatType)
     const b = onrampBounds(cfg, q.fiatType, q.coinId, chainId)
@@ -95,7 +103,7 @@ async function quote(
       clientFee: r.clientFee,
       gatewayFee: r.gatewayFee,
       gasFee: r.gasFee,
-      quotedAt: c.now()
+      ...fresh()
     }
   }
   // A coin the config does not know yet is left to the service to judge.
@@ -114,7 +122,7 @@ async function quote(
     clientFee: r.clientFee,
     gatewayFee: r.gatewayFee,
     tdsFee: r.tdsFee,
-    quotedAt: c.now()
+    ...fresh()
   }
 }
 

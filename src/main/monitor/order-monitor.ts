@@ -197,6 +197,13 @@ export class OrderMonitor {
     return this.states()
   }
 
+  /** The machine woke or the network came back: sync every scope and poll every pinned order now, not at the next interval. */
+  wake(): void {
+    if (!this.started) return
+    this.watches.dueNow()
+    void this.syncNow()
+  }
+
   configure(o: { historyPollMs?: number; watchPollMs?: number; reconcileWindowMs?: number; fiatTypes?: readonly number[] }): void {
     if (o.watchPollMs !== undefined) this.watches.configure({ pollMs: o.watchPollMs })
     if (o.reconcileWindowMs !== undefined) this.history.reconcileWindowMs = o.reconcileWindowMs

@@ -131,6 +131,13 @@ export class WatchPoller {
     this.arm()
   }
 
+  /** After sleep or a network outage: every pinned order is due now (still polled one at a time). */
+  dueNow(): void {
+    const now = this.now()
+    for (const e of this.entries.values()) e.nextAt = Math.min(e.nextAt, now)
+    this.arm()
+  }
+
   configure(o: { pollMs: number }): void {
     this.pollMs = o.pollMs
     const now = this.now()

@@ -62,6 +62,11 @@ export class TickerService {
     if (!after && before) this.stopTimer()
   }
 
+  /** The machine woke or the network came back: fetch now if a window shows tickers. */
+  wake(): void {
+    if (this.visible.size > 0 && !this.abort.signal.aborted) this.schedule(0)
+  }
+
   configure(p: { pollMs?: number; fiatType?: number }): void {
     const fiatChanged = p.fiatType !== undefined && p.fiatType !== this.o.fiatType
     this.o = { ...this.o, ...p }

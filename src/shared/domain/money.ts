@@ -59,8 +59,9 @@ export function round(a: DecimalString, dp: number, mode: 'half-up' | 'down' | '
 }
 
 /**
- * Formats a decimal string for display with grouping, using Intl only on the
- * already-rounded text so no precision is lost for large values.
+ * Formats a decimal string for display with the locale's grouping and decimal sign
+ * ("1,00,000.50" in en-IN, "100,000.50" in en-US, "100.000,50" in de-DE), using Intl
+ * only on the already-rounded whole part, so no precision is lost for large values.
  */
 export function formatDecimal(a: DecimalString, dp: number, locale = 'en-US'): string {
   const fixed = round(a, dp)
@@ -75,12 +76,24 @@ const formatters = new Map<string, { group: Intl.NumberFormat; decimal: string }
 function formatterFor(locale: string) {
   let f = formatters.get(locale)
   if (!f) {
-    const group = new Intl.NumberFormat(locale, { useGrouping: true, maximumFractionDigits: 0 })
-    const decimal = new Intl.NumberFormat(locale).formatToParts(1.1).find((p) => p.type === 'decimal')?.value ?? '.'
-    f = { group, decimal }
+    f = buildFormatter(locale)
     formatters.set(locale, f)
   }
   return f
+}
+
+function buildFormatter(locale: string): { group: Intl.NumberFormat; decimal: string } {
+  try {
+    // Latin digits always: the fraction is written from the decimal string as it is, so
+    // the whole part must use the same digits.
+    const group = new Intl.NumberFormat(locale, { useGrouping: true, maximumFractionDigits: 0, numberingSystem: 'latn' })
+    const decimal =
+      new Intl.NumberFormat(locale, { numberingSystem: 'latn' }).formatToParts(1.1).find((p) => p.type === 'decimal')?.value ?? '.'
+    return { group, decimal }
+  } catch {
+    // A tag Intl refuses (a malformed OS locale setting): the default grouping rather than no amount at all.
+    return buildFormatter('en-US')
+  }
 }
 
 export { Big }

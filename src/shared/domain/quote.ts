@@ -13,9 +13,9 @@ const MAX_INPUT_LENGTH = 40
 
 /**
  * Validates what the operator typed as an amount. Accepts digits with one decimal
- * point (".5" and "5." too) and well-formed thousands commas ("1,234.5"). Refuses
- * negatives, exponents, NaN/Infinity, zero, and more significant decimals than
- * maxDecimals (trailing zeros do not count). Returns the normalised decimal string.
+ * point (".5" and "5." too) and well-formed grouping commas, thousands ("1,234.5") or
+ * Indian ("1,00,000.50"). Refuses negatives, exponents, NaN/Infinity, zero, and more
+ * significant decimals than maxDecimals (trailing zeros do not count). Returns the normalised decimal string.
  */
 export function validateAmountInput(text: string, maxDecimals: number): AmountInput {
   const t = text.trim()
@@ -27,8 +27,9 @@ export function validateAmountInput(text: string, maxDecimals: number): AmountIn
     return { ok: false, message: 'Write the amount in full, without an exponent (1500, not 1.5e3).' }
   let plain = t
   if (plain.includes(',')) {
-    if (!/^\d{1,3}(,\d{3})+(\.\d*)?$/.test(plain))
-      return { ok: false, message: 'Use a point for decimals; commas only as thousands separators (1,234.50).' }
+    // Thousands grouping (1,234,567) or the Indian lakh and crore grouping (12,34,567), as operators write them.
+    if (!/^(\d{1,3}(,\d{3})+|\d{1,2}(,\d{2})*,\d{3})(\.\d*)?$/.test(plain))
+      return { ok: false, message: 'Use a point for decimals; commas only to group digits (1,234.50 or 1,00,000.50).' }
     plain = plain.replace(/,/g, '')
   }
   if (!/^(\d+\.?\d*|\.\d+)$/.test(plain)) return { ok: false, message: 'Use digits and at most one decimal point.' }

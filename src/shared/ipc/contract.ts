@@ -89,6 +89,43 @@ export const ProfileInput = z
   })
   .strict()
 
+/** A connection to test before it is saved: the profile's fields and the API secret (used for the test, never kept). */
+export const ConnectionInput = ProfileInput.omit({ name: true })
+  .extend({ secret: z.string().min(8).max(512) })
+  .strict()
+export type ConnectionInput = z.infer<typeof ConnectionInput>
+
+/** What a failed connection test comes down to, in the operator's terms. */
+export const ConnectionCause = z.enum([
+  'network',
+  'service_name',
+  'not_the_service',
+  'bad_key',
+  'bad_signature',
+  'forbidden',
+  'clock',
+  'rate_limited',
+  'service_down',
+  'other'
+])
+export type ConnectionCause = z.infer<typeof ConnectionCause>
+
+export const ConnectionCheck = z.object({
+  ok: z.boolean(),
+  /** The step that failed: reaching the service (an unsigned call) or signing (a signed one); null when both passed. */
+  step: z.enum(['reach', 'sign']).nullable(),
+  cause: ConnectionCause.nullable(),
+  /** What happened, what it means and what to do next, in plain words. */
+  title: z.string(),
+  explanation: z.string(),
+  next: z.string(),
+  latencyMs: z.number().nullable(),
+  /** The service's clock minus this computer's, when an answer carried it. */
+  clockSkewMs: z.number().nullable(),
+  error: ErrorInfo.nullable()
+})
+export type ConnectionCheck = z.infer<typeof ConnectionCheck>
+
 export const SecretBackend = z.enum(['keychain', 'safeStorage', 'plaintext', 'none'])
 export type SecretBackend = z.infer<typeof SecretBackend>
 
@@ -296,7 +333,9 @@ export const QuoteResult = z.object({
   gatewayFee: Dec,
   gasFee: Dec.optional(),
   tdsFee: Dec.optional(),
-  quotedAt: EpochMs
+  quotedAt: EpochMs,
+  /** From this instant the quote is shown as stale (main's policy: the service gives quotes no validity). */
+  staleAt: EpochMs
 })
 export type QuoteResult = z.infer<typeof QuoteResult>
 
@@ -356,6 +395,30 @@ export const InboxStatus = z.object({
   refused: z.object({ rate: z.number().int(), connections: z.number().int(), origin: z.number().int() })
 })
 export type InboxStatus = z.infer<typeof InboxStatus>
+
+/** What the tray tells at a glance, by precedence: offline or sync failing, orders needing attention, orders in progress, nothing. */
+export const TrayLevel = z.enum(['offline', 'failing', 'attention', 'progress', 'idle'])
+export type TrayLevel = z.infer<typeof TrayLevel>
+
+/** The tray icon's variants (each rendered in light and dark at build time). */
+export const TrayIcon = z.enum(['idle', 'progress', 'attention', 'error'])
+export type TrayIcon = z.infer<typeof TrayIcon>
+
+export const TrayState = z.object({
+  level: TrayLevel,
+  icon: TrayIcon,
+  /** One line in the operator's words ("3 orders need attention"). */
+  headline: z.string(),
+  /** What fails and what to do, while offline or failing. */
+  detail: z.string().nullable(),
+  attention: z.number().int().nonnegative(),
+  inProgress: z.number().int().nonnegative(),
+  /** The short text beside the icon in the macOS menu bar. */
+  title: z.string(),
+  /** The tooltip on Windows and Linux. */
+  tooltip: z.string()
+})
+export type TrayState = z.infer<typeof TrayState>
 
 export const AuditEntry = z.object({ id: z.number().int(), at: EpochMs, action: z.string(), detail: z.record(z.string(), z.unknown()) })
 
@@ -444,11 +507,18 @@ export const channels = {
       platform: z.string(),
       shell: ShellKind,
       profile: Profile,
-      clockSkewMs: z.number().nullable()
+      clockSkewMs: z.number().nullable(),
+      /** The OS locale numbers, money and dates are written in (Electron); null where the window's own language is the one (the browser harness). */
+      locale: z.string().nullable()
     }),
     'Version, shell and the active profile'
   ),
   'app:openExternal': ch(z.object({ url: HttpUrl }).strict(), ok, 'Open an http(s) explorer link in the system browser'),
+  'app:wake': ch(
+    none,
+    z.object({ refetched: z.boolean() }),
+    'The machine woke, the screen was unlocked or the network came back: refetch now (false when a wake was just handled)'
+  ),
   'app:showMain': ch(
     z.object({ order: OrderRef.strict().optional() }).strict(),
     ok,
@@ -465,6 +535,11 @@ export const channels = {
   'profiles:update': ch(z.object({ id: ProfileId, patch: ProfileInput.partial().strict() }).strict(), Profile, 'Edit a live profile'),
   'profiles:delete': ch(ProfileSelector, ok, 'Delete a live profile, its secret and its database'),
   'profiles:switch': ch(ProfileSelector, Profile, 'Make a profile active; every service switches'),
+  'profiles:test': ch(
+    ConnectionInput,
+    ConnectionCheck,
+    'Test a live connection before saving it: reach the service, then sign one call; each failure explained with what to do'
+  ),
 
   'secrets:status': ch(
     SecretSelector,
@@ -527,7 +602,11 @@ export const channels = {
     'One order with every field and its timeline'
   ),
   'orders:watch': ch(OrderRef.extend({ watch: z.boolean() }).strict(), ok, 'Pin or unpin an order'),
-  'orders:watched': ch(none, z.object({ rows: z.array(OrderRow) }), 'Pinned orders and active orders for the tray'),
+  'orders:watched': ch(
+    none,
+    z.object({ rows: z.array(OrderRow) }),
+    'Pinned orders, orders needing attention and active orders, for the tray'
+  ),
   'orders:export': ch(z.object({ filter: OrderFilter }).strict(), ExportResult, 'Write the filtered orders to CSV'),
   'orders:unreadable': ch(none, z.object({ rows: z.array(UnreadableOrder) }), 'History records the app could not read, with the reason'),
 
@@ -568,6 +647,11 @@ export const channels = {
     none,
     z.object({ text: z.string() }),
     'The diagnostics as plain text for support, with no secret, key or wallet address'
+  ),
+  'tray:state': ch(
+    none,
+    TrayState,
+    'What the tray icon, its title or tooltip and the popover tell: sync trouble, orders needing attention, in progress'
   ),
 
   'audit:list': ch(

@@ -13,7 +13,8 @@ beforeAll(async () => {
   h = await startServicesHarness({
     shell: {
       showMain: (order) => void shown.push(order ?? null),
-      setStartAtLogin: async (enabled) => void autostart.push(enabled)
+      setStartAtLogin: async (enabled) => void autostart.push(enabled),
+      locale: () => 'en-IN'
     }
   })
 })
@@ -34,6 +35,8 @@ describe('contract coverage', () => {
   it('the read channels answer in the contract shapes', async () => {
     const info = await h.call('app:info', {})
     expect(info.shell).toBe('web')
+    // The shell's locale (Electron's app.getLocale()) is the one the window formats with.
+    expect(info.locale).toBe('en-IN')
     expect(info.profile.kind).toBe('sandbox')
     const list = await h.call('profiles:list', {})
     expect(list.activeId).toBe('sandbox')

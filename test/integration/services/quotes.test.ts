@@ -9,6 +9,7 @@ import { findCoinByCode, findFiat } from '../../../src/sandbox/catalogue'
 import { quoteOfframp, quoteOnramp, resolveTarget } from '../../../src/sandbox/quote-engine'
 import { explainError, type ApiErrorInfo } from '../../../src/shared/api/errors'
 import { cmp } from '../../../src/shared/domain/money'
+import { QUOTE_FRESH_MS } from '../../../src/main/handlers/quotes'
 import { startServicesHarness, type ServicesHarness } from './harness'
 
 let h: ServicesHarness
@@ -68,6 +69,11 @@ describe('quotes:get', () => {
     expect(same(q.clientFee, want.clientFee)).toBe(true)
     expect(same(q.gatewayFee, want.gatewayFee)).toBe(true)
     expect(same(q.tdsFee, want.tdsFee)).toBe(true)
+  })
+
+  it('says from when the quote is stale: main decides, thirty seconds after the answer', async () => {
+    const q = await h.call('quotes:get', { type: 2, coinId: usdt.id, chainId: usdt.offrampNetworks[0]!, quantity: '100' })
+    expect(q.staleAt - q.quotedAt).toBe(QUOTE_FRESH_MS)
   })
 
   it('refuses an offramp quote in any fiat but INR', async () => {

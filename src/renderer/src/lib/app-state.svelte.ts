@@ -34,6 +34,10 @@ class AppState {
   loadError = $state<ErrorInfo | null>(null)
   /** Wall clock, ticking every second, for ages and countdowns. */
   now = $state(Date.now())
+  /** The locale numbers, money and dates are written in: the OS's (from main) in Electron, the browser's in the harness. */
+  locale = $state(browserLocale())
+  /** A confirmation that must outlive the view that made it: a profile switch remounts every view. */
+  notice = $state('')
   /** Bumped whenever the profile switches, so views reload what they show. */
   epoch = $state(0)
 
@@ -74,6 +78,7 @@ class AppState {
       this.info = info
       this.profile = info.profile
       this.skewMs = info.clockSkewMs
+      this.locale = info.locale ?? browserLocale()
       this.config = config
       this.settings = settings
       this.sync = sync.states
@@ -102,6 +107,12 @@ class AppState {
     on('budget:changed', (b) => (this.budget = b.entries))
     on('config:updated', (c) => (this.config = c))
     on('clock:skew', (s) => (this.skewMs = s.skewMs))
+    // The network is back (in Electron main also hears sleep and unlock from the OS): ask
+    // main to refetch now rather than at the next interval, and reload what this window holds.
+    window.addEventListener('online', () => {
+      void call('app:wake', {}).catch(() => undefined)
+      void this.load()
+    })
     void this.load()
   }
 
@@ -109,6 +120,10 @@ class AppState {
     this.settings = await call('settings:update', patch)
     applyTheme(this.settings.theme)
   }
+}
+
+function browserLocale(): string {
+  return navigator.language || 'en-US'
 }
 
 function applyTheme(theme: Settings['theme']): void {

@@ -1,5 +1,6 @@
-// Small display helpers for times and ages; amounts go through Money.svelte and
-// formatDecimal (decimal strings, never floats).
+// Small display helpers for times, ages and counts, in the operator's locale (the OS
+// locale in Electron, the browser's language in the harness: app.locale). Amounts go
+// through Money.svelte and formatDecimal (decimal strings, never floats).
 
 /** "4 s", "3 min", "2 h 5 min", "3 d". */
 export function duration(ms: number): string {
@@ -19,11 +20,46 @@ export function ago(at: number | null | undefined, now: number): string {
   return `${duration(now - at)} ago`
 }
 
-/** Local date and time, seconds included, for tables and details. */
-export function dateTime(v: number | string | null | undefined): string {
+// Building an Intl formatter costs far more than using one: one per locale, kept.
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>()
+const countFormats = new Map<string, Intl.NumberFormat>()
+
+function kept<F>(cache: Map<string, F>, locale: string, make: (l: string) => F): F {
+  let f = cache.get(locale)
+  if (!f) {
+    try {
+      f = make(locale)
+    } catch {
+      // A locale tag Intl does not take (a malformed OS setting) falls back to its default.
+      f = make('en-US')
+    }
+    cache.set(locale, f)
+  }
+  return f
+}
+
+/** Local date and time, seconds included, as the locale writes them, for tables and details. */
+export function dateTime(v: number | string | null | undefined, locale: string): string {
   if (v === null || v === undefined || v === '') return '—'
   const d = new Date(v)
   if (Number.isNaN(d.getTime())) return String(v)
-  const p = (n: number) => String(n).padStart(2, '0')
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`
+  const f = kept(
+    dateTimeFormats,
+    locale,
+    (l) =>
+      new Intl.DateTimeFormat(l, {
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit'
+      })
+  )
+  return f.format(d)
+}
+
+/** A whole count ("1,00,000" in en-IN, "100,000" in en-US). */
+export function count(n: number, locale: string): string {
+  return kept(countFormats, locale, (l) => new Intl.NumberFormat(l, { maximumFractionDigits: 0 })).format(n)
 }

@@ -63,7 +63,7 @@ const budget: BudgetEntry[] = [{ endpoint: 'priceTicker', limit: 10, usedInWindo
 let active = sandbox
 let failConfig = false
 const main = contractBridge({
-  'app:info': async () => ({ version: '1.2.3', platform: 'linux', shell: 'web', profile: active, clockSkewMs: 250 }),
+  'app:info': async () => ({ version: '1.2.3', platform: 'linux', shell: 'web', profile: active, clockSkewMs: 250, locale: null }),
   'config:get': async () => {
     if (failConfig) throw Object.assign(new Error('the service is unreachable'), { kind: 'network', retryable: true })
     return config

@@ -1,6 +1,6 @@
-// The display helpers for durations, ages and local times.
+// Times, ages and counts as the operator's locale writes them.
 import { describe, expect, it } from 'vitest'
-import { ago, dateTime, duration } from '../../../../src/renderer/src/lib/format'
+import { ago, count, dateTime, duration } from '../../../../src/renderer/src/lib/format'
 
 const S = 1000
 const MIN = 60 * S
@@ -45,22 +45,34 @@ describe('ago', () => {
   })
 })
 
-describe('dateTime', () => {
-  it('writes local date and time with seconds, zero-padded', () => {
-    expect(dateTime(new Date(2024, 0, 5, 7, 8, 9).getTime())).toBe('2024-01-05 07:08:09')
-    expect(dateTime(new Date(2023, 11, 31, 23, 59, 0).getTime())).toBe('2023-12-31 23:59:00')
+describe('format', () => {
+  it('writes counts with the locale grouping', () => {
+    expect(count(100_000, 'en-IN')).toBe('1,00,000')
+    expect(count(100_000, 'en-US')).toBe('100,000')
+    expect(count(100_000, 'de-DE')).toBe('100.000')
   })
 
-  it('reads ISO text too (a zoneless time is local, as the Date constructor reads it)', () => {
-    expect(dateTime('2024-03-01T10:20:30')).toBe('2024-03-01 10:20:30')
-    const utc = '2024-03-01T10:20:30.000Z'
-    expect(dateTime(utc)).toBe(dateTime(Date.parse(utc)))
+  it('writes dates and times in the order and clock the locale uses', () => {
+    // Local time: the same instant reads differently per locale, never differently per run.
+    const at = new Date(2026, 2, 7, 15, 4, 5).getTime()
+    expect(dateTime(at, 'en-IN')).toBe('07/03/2026, 03:04:05 pm')
+    expect(dateTime(at, 'en-US')).toBe('03/07/2026, 03:04:05 PM')
+    expect(dateTime(at, 'en-GB')).toBe('07/03/2026, 15:04:05')
+    expect(dateTime(new Date(at).toISOString(), 'en-GB')).toBe('07/03/2026, 15:04:05')
   })
 
-  it('shows a dash for nothing and text it cannot read as it came', () => {
-    expect(dateTime(null)).toBe('—')
-    expect(dateTime(undefined)).toBe('—')
-    expect(dateTime('')).toBe('—')
-    expect(dateTime('not a date')).toBe('not a date')
+  it('shows a dash for no time, the text for one that is not a date, and en-US for a locale Intl refuses', () => {
+    expect(dateTime(null, 'en-IN')).toBe('—')
+    expect(dateTime('', 'en-IN')).toBe('—')
+    expect(dateTime('yesterday', 'en-IN')).toBe('yesterday')
+    expect(count(1234, 'not a locale!')).toBe('1,234')
+  })
+
+  it('writes durations and ages in words', () => {
+    expect(duration(4_000)).toBe('4 s')
+    expect(duration(125 * 60_000)).toBe('2 h 5 min')
+    expect(ago(null, 0)).toBe('never')
+    expect(ago(10_000, 5_000)).toBe('just now')
+    expect(ago(0, 12_000)).toBe('12 s ago')
   })
 })

@@ -90,4 +90,16 @@ describe('money: no precision lost', () => {
     expect(round('-0.005', 2)).toBe('-0.01')
     expect(formatDecimal('12345678901234567890.125', 2)).toBe('12,345,678,901,234,567,890.13')
   })
+
+  it("groups and marks decimals as the operator's locale writes them", () => {
+    expect(formatDecimal('100000', 2, 'en-IN')).toBe('1,00,000.00')
+    expect(formatDecimal('12345678901234567890.125', 2, 'en-IN')).toBe('1,23,45,67,89,01,23,45,67,890.13')
+    expect(formatDecimal('100000', 2, 'en-US')).toBe('100,000.00')
+    expect(formatDecimal('-1234567.5', 1, 'de-DE')).toBe('-1.234.567,5')
+  })
+
+  it('writes every digit in Latin digits, and takes a locale tag Intl refuses as en-US', () => {
+    expect(formatDecimal('1234.56', 2, 'ar-EG')).toMatch(/^1.234.56$/)
+    expect(formatDecimal('1234.56', 2, 'not a locale!')).toBe('1,234.56')
+  })
 })

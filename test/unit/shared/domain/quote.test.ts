@@ -13,6 +13,8 @@ describe('validateAmountInput', () => {
     ['007', 0, '7'],
     ['1,234.56', 2, '1234.56'],
     ['1,234,567', 0, '1234567'],
+    ['1,00,000.50', 2, '100000.5'],
+    ['12,34,567', 0, '1234567'],
     ['1.2500', 2, '1.25'],
     ['123456789012345678901234567890.123456789', 9, '123456789012345678901234567890.123456789']
   ])('accepts %j (max %i decimals) as %s', (text, dp, value) => {
@@ -34,8 +36,9 @@ describe('validateAmountInput', () => {
     ['1.2.3', /at most one decimal point/],
     ['12a', /digits/],
     ['0x10', /digits/],
-    ['1,23', /thousands/],
-    ['1,234,56.7', /thousands/],
+    ['1,23', /group digits/],
+    ['1,234,56.7', /group digits/],
+    ['1,00,00', /group digits/],
     ['1 000', /digits/],
     ['9'.repeat(41), /too long/]
   ])('refuses %j with a clear message', (text, message) => {

@@ -1,0 +1,92 @@
+// What the tray tells at a glance, worked out from the sync states and the order counts:
+// by precedence, the service unreachable (offline) or order sync failing, then orders
+// needing the operator (with their count), then orders in progress, then nothing. The
+// icon variant, the macOS title and the Windows/Linux tooltip all come from here; the
+// Electron glue only shows them. Pure, so every precedence is unit-tested.
+import { explainError, toErrorInfo } from '../shared/api/errors'
+import type { SyncState, TrayIcon, TrayLevel, TrayState } from '../shared/ipc/contract'
+
+export interface TrayInputs {
+  sync: readonly SyncState[]
+  /** Orders in a status that needs the operator (the "needs attention" group). */
+  attention: number
+  /** Orders still moving (the "in progress" group). */
+  inProgress: number
+  /** The OS locale for counts; en-US when absent. */
+  locale?: string
+}
+
+/** Errors that mean the service cannot be reached at all, rather than refusing or misanswering. */
+const UNREACHABLE = new Set(['network', 'timeout'])
+/** Not a failure of the sync: a request cancelled by a profile switch or shutdown. */
+const NOT_A_FAILURE = new Set(['aborted'])
+
+const ICON: Record<TrayLevel, TrayIcon> = {
+  offline: 'error',
+  failing: 'error',
+  attention: 'attention',
+  progress: 'progress',
+  idle: 'idle'
+}
+
+export function trayState(i: TrayInputs): TrayState {
+  const n = (x: number) => formatCount(x, i.locale)
+  const attention = i.attention === 1 ? '1 order needs attention' : `${n(i.attention)} orders need attention`
+  const progress = i.inProgress === 1 ? '1 order in progress' : `${n(i.inProgress)} orders in progress`
+  const errors = i.sync.flatMap((s) => (s.lastError && !NOT_A_FAILURE.has(s.lastError.kind) ? [s.lastError] : []))
+  const unreachable = errors.find((e) => UNREACHABLE.has(e.kind))
+
+  let level: TrayLevel
+  let headline: string
+  let detail: string | null = null
+  let title: string
+  if (unreachable) {
+    level = 'offline'
+    headline = 'Offline: orders are not updating'
+    detail = `${explainError(toErrorInfo(unreachable))} What you see is from the last successful sync.`
+    title = 'Offline'
+  } else if (errors[0]) {
+    level = 'failing'
+    headline = 'Order sync is failing'
+    detail = `${explainError(toErrorInfo(errors[0]))} What you see is from the last successful sync.`
+    title = 'Sync failing'
+  } else if (i.attention > 0) {
+    level = 'attention'
+    headline = attention
+    title = `${n(i.attention)} need${i.attention === 1 ? 's' : ''} attention`
+  } else if (i.inProgress > 0) {
+    level = 'progress'
+    headline = progress
+    title = `${n(i.inProgress)} in progress`
+  } else {
+    level = 'idle'
+    headline = 'Nothing needs you'
+    title = ''
+  }
+  // The tooltip says everything the icon cannot, most pressing first.
+  const rest = [
+    level !== 'attention' && i.attention > 0 ? attention : null,
+    level !== 'progress' && i.inProgress > 0 ? progress : null
+  ].filter((x): x is string => x !== null)
+  const tooltip = ['Rampdesk', headline, ...rest].join(' · ')
+  return { level, icon: ICON[level], headline, detail, attention: i.attention, inProgress: i.inProgress, title, tooltip }
+}
+
+function formatCount(x: number, locale = 'en-US'): string {
+  try {
+    return new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(x)
+  } catch {
+    return new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }).format(x)
+  }
+}
+
+export type TrayTheme = 'light' | 'dark'
+
+/**
+ * The file of one icon variant under resources/tray/ (the @2x file beside it is the one
+ * Electron picks on a high-density screen). Light is for a light menu bar or panel (a
+ * dark glyph), dark for a dark one.
+ */
+export function trayIconFile(icon: TrayIcon, theme: TrayTheme, scale: 1 | 2 = 1): string {
+  return `tray-${icon}-${theme}${scale === 2 ? '@2x' : ''}.png`
+}

@@ -1,0 +1,87 @@
+// What the quote form would ask the service, worked out from what the operator picked
+// and typed: the amount checked as typed (no negatives, NaN or excess decimals), the
+// limits that apply and whether the amount is inside them. Only a request that passes
+// every check is returned, so nothing outside the limits is ever sent.
+import { checkLimits, validateAmountInput, type AmountInput } from '../../../shared/domain/quote'
+import { mul, round } from '../../../shared/domain/money'
+import { onrampBounds, onrampBoundsText } from '../../../shared/domain/quote-bounds'
+import type { ConfigSnapshot, OrderType, QuoteInput, QuoteResult } from '../../../shared/ipc/contract'
+
+/** Offramp quotes are in INR only (fiatType 1). */
+export const INR = 1
+/** Fiat amounts are typed and shown with two decimals. */
+export const FIAT_DP = 2
+
+export interface QuoteSelection {
+  type: OrderType
+  coinId: number | null
+  chainId: number | null
+  fiatType: number
+  amountText: string
+}
+
+export interface QuoteRequestContext {
+  config: ConfigSnapshot | null
+  /** Decimal places of the chosen coin. */
+  coinDp: number
+  /** The last INR sell price of the chosen coin (offramp limits are in INR of value). */
+  sellPrice: string | null
+  fiatUnit: string
+  coinUnit: string
+}
+
+export interface QuoteRequest {
+  /** null while nothing is typed. */
+  parsed: AmountInput | null
+  /** Why the amount is outside the limits; undefined inside them. */
+  limitMessage: string | undefined
+  /** The limits that apply, in words. */
+  limitsText: string
+  /** The request to send, or null while any check fails. */
+  input: QuoteInput | null
+}
+
+export function quoteRequest(sel: QuoteSelection, ctx: QuoteRequestContext): QuoteRequest {
+  const parsed = sel.amountText === '' ? null : validateAmountInput(sel.amountText, sel.type === 1 ? FIAT_DP : ctx.coinDp)
+  const limitMessage = parsed?.ok ? outsideLimits(sel, ctx, parsed.value) : undefined
+  const input: QuoteInput | null =
+    !parsed?.ok || limitMessage || sel.coinId === null || sel.chainId === null
+      ? null
+      : sel.type === 1
+        ? { type: 1, coinId: sel.coinId, chainId: sel.chainId, fiatType: sel.fiatType, fiatAmount: parsed.value }
+        : { type: 2, coinId: sel.coinId, chainId: sel.chainId, quantity: parsed.value }
+  return { parsed, limitMessage, limitsText: limitsText(sel, ctx), input }
+}
+
+function outsideLimits(sel: QuoteSelection, ctx: QuoteRequestContext, amount: string): string | undefined {
+  const config = ctx.config
+  if (!config) return undefined
+  if (sel.type === 1) {
+    const b = onrampBounds(config, sel.fiatType, sel.coinId, sel.chainId)
+    return checkLimits(amount, b, b.pairMinimum, ctx.fiatUnit)
+  }
+  // Offramp limits are in INR: estimate the quantity's value at the last sell price.
+  if (ctx.sellPrice === null) return undefined
+  const value = round(mul(amount, ctx.sellPrice), FIAT_DP)
+  const m = checkLimits(value, config.limits.offramp[String(INR)] ?? {}, config.minimumSellAmount[String(INR)], 'INR')
+  return m ? `${amount} ${ctx.coinUnit} is worth about ${value} INR at the last sell price. ${m}` : undefined
+}
+
+function limitsText(sel: QuoteSelection, ctx: QuoteRequestContext): string {
+  const config = ctx.config
+  if (!config) return ''
+  if (sel.type === 1) return onrampBoundsText(onrampBounds(config, sel.fiatType, sel.coinId, sel.chainId), ctx.fiatUnit)
+  const lim = config.limits.offramp[String(INR)]
+  const minSell = config.minimumSellAmount[String(INR)]
+  return `${lim ? `Limits ${lim.min} – ${lim.max} INR of value` : 'No offramp limits known'}${minSell ? `; minimum sell ${minSell} INR` : ''}`
+}
+
+/** One text per distinct request: equal keys ask the service the same question. */
+export function quoteKey(i: QuoteInput): string {
+  return i.type === 1 ? `1|${i.coinId}|${i.chainId}|${i.fiatType}|${i.fiatAmount}` : `2|${i.coinId}|${i.chainId}|${INR}|${i.quantity}`
+}
+
+/** The key of the request a quote answers, to tell whether it answers what is typed now. */
+export function quoteKeyOf(q: QuoteResult): string {
+  return `${q.type}|${q.coinId}|${q.chainId}|${q.type === 1 ? q.fiatType : INR}|${q.amount}`
+}

@@ -1,0 +1,72 @@
+// The tray tells the state (issue 12 item 2), through the contract the Electron tray
+// uses (tray:state) and the popover that shows the same: orders needing attention with
+// their count, listed first; the service unreachable called offline before anything else,
+// and recovery. The icon and title glue is tested with electron mocked (test/electron).
+import { expect, test, type Page } from '@playwright/test'
+import { openView, shot, startApp, type E2eApp } from './harness'
+import type { TrayState } from '../../src/shared/ipc/contract'
+
+let e: E2eApp
+
+test.beforeAll(async () => {
+  e = await startApp()
+})
+test.afterAll(async () => {
+  e?.control.clearFaults()
+  await e?.close()
+})
+
+/** tray:state as the tray asks it, over the harness with the page's session. */
+async function trayState(page: Page): Promise<TrayState> {
+  const res = await page.request.post(`${e.base}/rpc/tray:state`, { data: {} })
+  const env = (await res.json()) as { ok: boolean; value: TrayState }
+  expect(env.ok).toBe(true)
+  return env.value
+}
+
+const sync = () => e.app.services.session().monitor.syncNow()
+
+test('orders needing attention are counted, told first and listed first', async ({ page }) => {
+  await page.setViewportSize({ width: 420, height: 560 })
+  await openView(page, e, 'tray')
+  const order = e.control.createOrder({ type: 2, path: 'alternate bank', hold: true })
+  e.control.advanceOrder(order.orderId, 17)
+  await sync()
+
+  const status = page.getByTestId('tray-state')
+  await expect(status).toHaveAttribute('data-level', 'attention', { timeout: 15_000 })
+  await expect(status).toContainText(/\d+ orders? needs? attention/)
+  const state = await trayState(page)
+  expect(state).toMatchObject({ level: 'attention', icon: 'attention' })
+  expect(state.attention).toBeGreaterThanOrEqual(1)
+  expect(state.tooltip).toContain(state.headline)
+  expect(state.title).toBe(`${state.attention} need${state.attention === 1 ? 's' : ''} attention`)
+
+  // The order is in the popover's list, and everything needing attention comes before the rest.
+  const items = page.getByTestId('tray-orders').locator('li[data-order]')
+  await expect(page.getByTestId('tray-orders').locator(`li[data-order="${order.orderId}"]`)).toHaveAttribute('data-attention', '')
+  const flags = await items.evaluateAll((els) => els.map((el) => el.hasAttribute('data-attention')))
+  expect(flags.indexOf(false) === -1 || flags.lastIndexOf(true) < flags.indexOf(false)).toBe(true)
+})
+
+test('an unreachable service is told before anything else, and the tray recovers', async ({ page }) => {
+  await page.setViewportSize({ width: 420, height: 560 })
+  await openView(page, e, 'tray')
+  const status = page.getByTestId('tray-state')
+  e.control.setFault('merchantHistory', { dropRate: 1 })
+  try {
+    await sync()
+    await expect(status).toHaveAttribute('data-level', 'offline', { timeout: 15_000 })
+    await expect(status).toContainText('Offline: orders are not updating')
+    await expect(status).toContainText('could not be reached')
+    const state = await trayState(page)
+    expect(state).toMatchObject({ level: 'offline', icon: 'error', title: 'Offline' })
+    expect(state.tooltip).toMatch(/^Rampdesk · Offline: orders are not updating/)
+    await shot(page, 'tray-offline')
+  } finally {
+    e.control.clearFaults()
+  }
+  await sync()
+  await expect(status).not.toHaveAttribute('data-level', 'offline', { timeout: 15_000 })
+  expect(['attention', 'progress', 'idle']).toContain((await trayState(page)).level)
+})

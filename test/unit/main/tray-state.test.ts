@@ -1,0 +1,87 @@
+// The tray's state by precedence: offline or sync failing, then orders needing
+// attention (with their count), then orders in progress, then nothing; with the icon
+// variant, the macOS title and the tooltip that go with each.
+import { describe, expect, it } from 'vitest'
+import { trayIconFile, trayState } from '../../../src/main/tray-state'
+import type { ErrorInfo, SyncState } from '../../../src/shared/ipc/contract'
+
+const sync = (lastError: ErrorInfo | null = null, type: 1 | 2 = 1): SyncState => ({
+  type,
+  fiatType: 1,
+  cursor: null,
+  lastSuccessAt: 1,
+  nextRunAt: null,
+  lagMs: null,
+  running: false,
+  mode: null,
+  lastReconcileAt: null,
+  progress: null,
+  lastError
+})
+const network: ErrorInfo = { kind: 'network', message: 'connect ECONNREFUSED 10.0.0.1:443', endpoint: 'merchantHistory', retryable: true }
+const auth: ErrorInfo = { kind: 'auth', message: 'Invalid signature', endpoint: 'merchantHistory', httpStatus: 401, retryable: false }
+
+describe('trayState', () => {
+  it('is quiet when nothing needs the operator', () => {
+    expect(trayState({ sync: [sync(), sync(null, 2)], attention: 0, inProgress: 0 })).toEqual({
+      level: 'idle',
+      icon: 'idle',
+      headline: 'Nothing needs you',
+      detail: null,
+      attention: 0,
+      inProgress: 0,
+      title: '',
+      tooltip: 'Rampdesk · Nothing needs you'
+    })
+  })
+
+  it('shows orders in progress when nothing else needs the operator', () => {
+    const s = trayState({ sync: [sync()], attention: 0, inProgress: 5 })
+    expect(s).toMatchObject({ level: 'progress', icon: 'progress', headline: '5 orders in progress', title: '5 in progress' })
+    expect(s.tooltip).toBe('Rampdesk · 5 orders in progress')
+    expect(trayState({ sync: [], attention: 0, inProgress: 1 }).headline).toBe('1 order in progress')
+  })
+
+  it('puts orders needing attention, with their count, before orders in progress', () => {
+    const s = trayState({ sync: [sync()], attention: 3, inProgress: 5 })
+    expect(s).toMatchObject({ level: 'attention', icon: 'attention', headline: '3 orders need attention', title: '3 need attention' })
+    expect(s.tooltip).toBe('Rampdesk · 3 orders need attention · 5 orders in progress')
+    expect(trayState({ sync: [], attention: 1, inProgress: 0 })).toMatchObject({
+      headline: '1 order needs attention',
+      title: '1 needs attention'
+    })
+  })
+
+  it('puts a failing sync before everything, and says why in words', () => {
+    const s = trayState({ sync: [sync(), sync(auth, 2)], attention: 3, inProgress: 5 })
+    expect(s).toMatchObject({ level: 'failing', icon: 'error', headline: 'Order sync is failing', title: 'Sync failing' })
+    expect(s.detail).toContain('The service refused the credentials (merchantHistory): Invalid signature')
+    expect(s.detail).toContain('from the last successful sync')
+    expect(s.tooltip).toBe('Rampdesk · Order sync is failing · 3 orders need attention · 5 orders in progress')
+  })
+
+  it('calls an unreachable service offline, even beside another failure', () => {
+    const s = trayState({ sync: [sync(auth), sync(network, 2)], attention: 0, inProgress: 0 })
+    expect(s).toMatchObject({ level: 'offline', icon: 'error', headline: 'Offline: orders are not updating', title: 'Offline' })
+    expect(s.detail).toContain('could not be reached')
+    const timeout = trayState({ sync: [sync({ kind: 'timeout', message: 'no answer', retryable: true })], attention: 0, inProgress: 0 })
+    expect(timeout.level).toBe('offline')
+  })
+
+  it('does not count a request cancelled by a profile switch as a failure', () => {
+    const s = trayState({ sync: [sync({ kind: 'aborted', message: 'aborted', retryable: false })], attention: 0, inProgress: 2 })
+    expect(s.level).toBe('progress')
+  })
+
+  it('writes counts in the OS locale', () => {
+    expect(trayState({ sync: [], attention: 0, inProgress: 100_000, locale: 'en-IN' }).headline).toBe('1,00,000 orders in progress')
+    expect(trayState({ sync: [], attention: 1234, inProgress: 0, locale: 'bad locale!' }).title).toBe('1,234 need attention')
+  })
+})
+
+describe('trayIconFile', () => {
+  it('names one file per variant and theme, with the @2x file beside it', () => {
+    expect(trayIconFile('attention', 'dark')).toBe('tray-attention-dark.png')
+    expect(trayIconFile('idle', 'light', 2)).toBe('tray-idle-light@2x.png')
+  })
+})
