@@ -86,8 +86,8 @@ describe('profiles:test', () => {
   it.each([
     ['behind ours (our time is ahead)', -120_000],
     ['ahead of ours (our time looks expired)', 120_000]
-  ])('explains a service clock %s when the service sends no Date header', async (_what, offset) => {
-    const r = await testAgainst({ clockOffsetMs: offset, readings: { dateHeader: false } })
+  ])('explains a service clock %s when the service says its time nowhere (no Date header, no currentTimestamp)', async (_what, offset) => {
+    const r = await testAgainst({ clockOffsetMs: offset, readings: { dateHeader: false, currentTimestamp: false } })
     expect(r).toMatchObject({ ok: false, step: 'sign', cause: 'clock', title: "This computer's clock is off" })
   })
 

@@ -123,7 +123,8 @@ class AppState {
 }
 
 function browserLocale(): string {
-  return navigator.language || 'en-US'
+  // No navigator outside a page (the state's unit tests run in Node).
+  return (typeof navigator !== 'undefined' && navigator.language) || 'en-US'
 }
 
 function applyTheme(theme: Settings['theme']): void {

@@ -78,9 +78,11 @@ const dataset: Record<string, string> = {}
 let mod: typeof AppStateModule
 let UiError: typeof BridgeModule.UiError
 const settle = () => new Promise<void>((r) => setTimeout(r, 0))
+/** What the state listens to on the window (the network coming back). */
+const windowListeners = new Map<string, () => void>()
 
 beforeAll(async () => {
-  vi.stubGlobal('window', { rampdesk: main.bridge })
+  vi.stubGlobal('window', { rampdesk: main.bridge, addEventListener: (type: string, fn: () => void) => windowListeners.set(type, fn) })
   vi.stubGlobal('document', { documentElement: { dataset } })
   mod = await import('../../../../src/renderer/src/lib/app-state.svelte')
   ;({ UiError } = await import('../../../../src/renderer/src/lib/bridge'))
@@ -141,6 +143,8 @@ describe('app state', () => {
     app.start()
     app.start()
     expect(main.listeners('sync:state')).toBe(1)
+    // The network coming back is heard (main is asked to refetch at once).
+    expect(windowListeners.has('online')).toBe(true)
     await settle()
 
     main.emit('sync:state', syncState(1, true))
