@@ -5,7 +5,7 @@
 // (src/main/electron, src/web) serve `handlers` and forward `subscribe`; tests drive it.
 import { AppSettings } from './app-settings'
 import { ProfileSession, type SandboxOptions } from './profile-session'
-import { ProfileStore, SANDBOX_PROFILE_ID } from './profiles/profile-store'
+import { ProfileStore, SANDBOX_PROFILE_ID, transportProblem } from './profiles/profile-store'
 import { SecretStore, type SafeStorageLike } from './secrets/secret-store'
 import type { AuditAction } from './store/audit-log-repo'
 import { orderNotification } from './notification-policy'
@@ -94,8 +94,16 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     return sandbox
   }
 
+  /** A live profile saved over plain http before https was required: nothing of it goes on the wire. */
+  function assertTransport(profile: Profile): void {
+    const problem = transportProblem(profile)
+    if (problem)
+      throw new ApiError({ kind: 'invalid_request', message: `profile "${profile.name}" cannot connect: ${problem}`, retryable: false })
+  }
+
   async function secretFor(profile: Profile): Promise<string> {
     if (profile.kind === 'sandbox') return (await ensureSandbox()).apiSecret
+    assertTransport(profile)
     const s = await secrets.get(profile.id)
     if (!s)
       throw new ApiError({ kind: 'missing_secret', message: `no API secret is stored for profile "${profile.name}"`, retryable: false })
@@ -103,6 +111,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   }
 
   async function openSession(profile: Profile): Promise<ProfileSession> {
+    assertTransport(profile)
     const gen = ++generation
     const sb = profile.kind === 'sandbox' ? await ensureSandbox() : null
     return ProfileSession.open({

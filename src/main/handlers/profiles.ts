@@ -1,6 +1,8 @@
 // profiles:* — the connection profiles: list, create, edit, delete and switch. Editing or
-// deleting the active profile reconnects (or falls back to the sandbox) first.
+// deleting the active profile reconnects (or falls back to the sandbox) first. A base URL
+// moved to another origin costs the profile its stored secret (the store removes it).
 import { SANDBOX_PROFILE_ID } from '../profiles/profile-store'
+import { originOf } from '../../shared/loopback'
 import type { HandlerContext, HandlerSlice } from './context'
 
 export function profileHandlers(c: Pick<HandlerContext, 'profiles' | 'activeProfile' | 'switchTo' | 'audit'>): HandlerSlice<'profiles'> {
@@ -12,8 +14,10 @@ export function profileHandlers(c: Pick<HandlerContext, 'profiles' | 'activeProf
       return p
     },
     'profiles:update': async ({ id, patch }) => {
+      const before = c.profiles.get(id)
       const p = await c.profiles.update(id, patch)
-      c.audit('profile.update', { id, fields: Object.keys(patch) })
+      const secretDeleted = before !== undefined && originOf(before.baseUrl) !== originOf(p.baseUrl)
+      c.audit('profile.update', { id, fields: Object.keys(patch), ...(secretDeleted ? { secretDeleted, baseUrl: p.baseUrl } : {}) })
       // The active profile's endpoint or key changed: reconnect cleanly.
       if (id === c.activeProfile().id) await c.switchTo(id)
       return p
