@@ -6,7 +6,7 @@
 import { AppSettings } from './app-settings'
 import { ProfileSession, type SandboxOptions } from './profile-session'
 import { ProfileStore, SANDBOX_PROFILE_ID, transportProblem } from './profiles/profile-store'
-import { SecretStore, type SafeStorageLike } from './secrets/secret-store'
+import { KEYCHAIN_SERVICES, SecretStore, type SafeStorageLike } from './secrets/secret-store'
 import type { AuditAction } from './store/audit-log-repo'
 import { orderNotification } from './notification-policy'
 import type { HandlerContext, ShellPort } from './handlers/context'
@@ -59,9 +59,16 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   const secrets = new SecretStore({
     userDataDir: o.dataDir,
     safeStorage: o.safeStorage ?? null,
-    allowPlaintext: () => settings.get().allowPlaintextSecrets
+    allowPlaintext: () => settings.get().allowPlaintextSecrets,
+    service: KEYCHAIN_SERVICES[o.shellKind]
   })
   const profiles = await ProfileStore.open({ dataDir: o.dataDir, secrets })
+  // Keychain entries of the first naming move to this shell's; in the background, as reads also find them.
+  const liveIds = profiles
+    .list()
+    .filter((p) => p.kind === 'live')
+    .map((p) => p.id)
+  if (liveIds.length > 0) void secrets.migrateLegacy(liveIds)
   const shell: ShellPort = {
     openExternal: async (url) => void openedUrls.push(url),
     showMain: () => undefined,
