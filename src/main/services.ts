@@ -21,6 +21,8 @@ import { orderHandlers } from './handlers/orders'
 import { syncHandlers } from './handlers/sync'
 import { webhookHandlers } from './handlers/webhooks'
 import { auditHandlers } from './handlers/audit'
+import { confirmHandlers } from './handlers/confirm'
+import { NotConfirmedError, TypedConfirmations, type ConfirmationPrompt } from './confirmations'
 import { startSandbox, type Sandbox } from '../sandbox'
 import type { ContractHandlers, EventName, EventPayload, Profile, ShellKind, TickerView } from '../shared/ipc/contract'
 import { ApiError } from '../shared/api/errors'
@@ -34,6 +36,12 @@ export interface ServicesOptions {
   shell?: Partial<ShellPort>
   sandbox?: SandboxOptions
   now?: () => number
+  /**
+   * Where a shell without a native dialog (shell.confirm) shows the one-time codes of
+   * typed confirmations: the browser harness prints them in its terminal. With neither,
+   * every change that needs confirming is refused.
+   */
+  confirmationCodes?: { show(line: string): void; shownIn: string }
 }
 
 export type EventListener = (event: EventName, payload: unknown) => void
@@ -69,11 +77,18 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     .filter((p) => p.kind === 'live')
     .map((p) => p.id)
   if (liveIds.length > 0) void secrets.migrateLegacy(liveIds)
+  const typedConfirmations = new TypedConfirmations({
+    emit: (event, payload) => emit(event, payload),
+    show: o.confirmationCodes?.show,
+    shownIn: o.confirmationCodes?.shownIn,
+    now
+  })
   const shell: ShellPort = {
     openExternal: async (url) => void openedUrls.push(url),
     showMain: () => undefined,
     notify: () => undefined,
     setStartAtLogin: async () => undefined,
+    confirm: typedConfirmations.confirm,
     ...o.shell
   }
 
@@ -173,6 +188,15 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     return run
   }
 
+  const audit = (action: AuditAction, detail: Record<string, unknown> = {}): void => void current?.store.audit.append(action, detail)
+
+  /** Asks through the shell; the answer, either way, goes to the audit log. */
+  async function requireConfirmation(prompt: ConfirmationPrompt): Promise<void> {
+    const confirmed = await shell.confirm(prompt).catch(() => false)
+    audit('security.confirmation', { change: prompt.change, confirmed, via: o.shell?.confirm ? 'dialog' : 'typed code' })
+    if (!confirmed) throw new NotConfirmedError(prompt)
+  }
+
   const context: HandlerContext = {
     ready: () => switching.then(active),
     activeProfile: () => profiles.active(),
@@ -182,7 +206,9 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     secrets,
     settings,
     shell,
-    audit: (action: AuditAction, detail: Record<string, unknown> = {}) => void current?.store.audit.append(action, detail),
+    audit,
+    requireConfirmation,
+    confirmations: typedConfirmations,
     emit,
     tickerViews,
     now,
@@ -202,7 +228,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     ...orderHandlers(context),
     ...syncHandlers(context),
     ...webhookHandlers(context),
-    ...auditHandlers(context)
+    ...auditHandlers(context),
+    ...confirmHandlers(context)
   }
 
   return {
@@ -216,6 +243,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       await switchTo(profiles.active().id)
     },
     async close() {
+      typedConfirmations.close()
       const run = switching.then(async () => {
         generation++
         const s = current

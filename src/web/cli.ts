@@ -30,7 +30,9 @@ const app = await startWebApp({
   sandbox: {
     ...(values.orders !== undefined ? { orders: Number(values.orders) } : {}),
     ...(values.seed !== undefined ? { seed: Number(values.seed) } : {})
-  }
+  },
+  // A change that weakens security is confirmed with a code shown here, never in the browser.
+  services: { confirmationCodes: { show: (line) => console.log(line), shownIn: 'the terminal where npm run web runs' } }
 })
 console.log(`Rampdesk is running in the browser harness (data: ${app.dataDir}).`)
 console.log(`Open: ${app.openUrl}`)

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { startWebHarness } from '../../src/web/server'
 import type { ChannelName } from '../../src/shared/ipc/contract'
-import { createChildServices, say } from './child-support'
+import { confirmationLines, createChildServices, say } from './child-support'
 
 const [dataDir, transcript, sandboxUrl, apiKey, mode] = process.argv.slice(2)
 if (!dataDir || !transcript || !sandboxUrl || !apiKey || (mode !== 'run' && mode !== 'restart')) {
@@ -115,7 +115,17 @@ if (mode === 'run') {
     notify: { terminalSuccess: true, terminalFailure: true, needsAttention: true, anyChange: true, watchedOnly: false }
   })
   const inbox = await rpc('webhooks:inbox')
-  await rpc('webhooks:setUrl', { url: inbox.value?.url })
+  // A live profile's webhook URL is a production change: the operator types main's code.
+  const asked = new Promise<string>((resolve) => {
+    const off = services.subscribe((event, payload) => {
+      if (event !== 'confirm:request') return
+      off()
+      resolve((payload as { id: string }).id)
+    })
+  })
+  const setUrl = rpc('webhooks:setUrl', { url: inbox.value?.url })
+  await rpc('confirm:answer', { id: await asked, code: /type (\d{4}-\d{4})/.exec(confirmationLines.join('\n'))?.[1] ?? null })
+  say(`webhook url ${JSON.stringify((await setUrl).ok)}`)
   // Sync.
   await rpc('sync:now')
   await syncSettled(200)

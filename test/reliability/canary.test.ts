@@ -105,6 +105,8 @@ describe('secrets: the canary stays in the keychain', () => {
     const backend = (JSON.parse(/backend (.*)/.exec(first.stdout)?.[1] ?? '{}') as { backend?: string }).backend
     // keytar under a Secret Service; without one, the encrypted safeStorage file (searched below).
     expect(['keychain', 'safeStorage']).toContain(backend)
+    // The production webhook URL was confirmed with main's typed code.
+    expect(first.stdout).toContain('webhook url true')
     const second = await runChild('restart')
     expect(second.code, second.stderr).toBe(0)
     expect(second.stdout).toContain('closed')

@@ -37,6 +37,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   callLog,
+  dialogState,
   electronMock,
   exposed,
   menuState,
@@ -481,6 +482,20 @@ describe("Electron's security checklist, on the real entry point", () => {
     expect(Object.isFrozen(api)).toBe(true)
     checked.push(
       '20 preload: window.rampdesk is frozen and holds one method per channel plus on(), no ipcRenderer (detail in test/electron/ipc.test.ts)'
+    )
+  })
+
+  it('beyond the checklist: a window asking to weaken security gets a native dialog, modal to the main window, Cancel by default', async () => {
+    dialogState.nextResponse = 0
+    const r = await invoke('settings:update', mainWin.webContents, APP_PAGE, { allowPlaintextSecrets: true })
+    expect(r).toMatchObject({ ok: false, error: { kind: 'not_confirmed' } })
+    const box = dialogState.shown.at(-1)!
+    expect(box.parent).toBe(mainWin)
+    expect(box.options).toMatchObject({ type: 'warning', defaultId: 0, cancelId: 0, buttons: ['Cancel', 'Allow plain text'] })
+    const settings = await invoke('settings:get', mainWin.webContents, APP_PAGE, {})
+    expect(settings).toMatchObject({ ok: true, value: { allowPlaintextSecrets: false } })
+    checked.push(
+      'switches that weaken security: settings:update from our own window opens a native warning box on the main window; Cancel (the default) leaves the setting off'
     )
   })
 

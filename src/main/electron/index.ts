@@ -1,8 +1,8 @@
 // The Electron entry: the app:// scheme (registered before ready), single-instance lock,
 // the hardened session, the packaged build's menu, the services (which know nothing of
 // Electron), the IPC registration, the main window, the tray and its popover,
-// notifications and start at login. Closing the main window keeps the app in the tray;
-// Quit lives in the tray menu.
+// notifications, start at login and native confirmation dialogs. Closing the main window
+// keeps the app in the tray; Quit lives in the tray menu.
 import type { BrowserWindow } from 'electron'
 import { app, shell, type WebContents } from 'electron'
 import { dirname, join } from 'node:path'
@@ -16,6 +16,7 @@ import { createTray } from './tray'
 import { notify } from './notifications'
 import type { OrderRef } from '../../shared/ipc/contract'
 import { setStartAtLogin } from './autostart'
+import { confirmWithDialog } from './confirm-dialog'
 import { electronSafeStorage } from './safe-storage'
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, isAppUrl, isSafeExternalUrl } from './security'
 
@@ -96,7 +97,8 @@ if (!app.requestSingleInstanceLock()) {
         },
         showMain: (order) => showMain(order),
         notify: (n) => notify(n, (o) => showMain(o)),
-        setStartAtLogin
+        setStartAtLogin,
+        confirm: (prompt) => confirmWithDialog(mainWindow && !mainWindow.isDestroyed() ? mainWindow : null, prompt)
       }
     })
     registerIpc(services.handlers, {

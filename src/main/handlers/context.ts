@@ -8,6 +8,7 @@ import type { ProfileStore } from '../profiles/profile-store'
 import type { SecretStore } from '../secrets/secret-store'
 import type { AuditAction } from '../store/audit-log-repo'
 import type { OrderNotification } from '../notification-policy'
+import type { Confirm, ConfirmationPrompt, TypedConfirmations } from '../confirmations'
 import type {
   ChannelName,
   ContractHandlers,
@@ -25,6 +26,8 @@ export interface ShellPort {
   showMain(order?: OrderRef): void
   notify(n: OrderNotification): void
   setStartAtLogin(enabled: boolean): Promise<void>
+  /** Asks the operator outside the window's reach (a native dialog, or a typed one-time code). */
+  confirm: Confirm
 }
 
 export interface HandlerContext {
@@ -41,6 +44,10 @@ export interface HandlerContext {
   shell: ShellPort
   /** Appends to the active profile's audit log (nothing while no session is open). */
   audit(action: AuditAction, detail?: Record<string, unknown>): void
+  /** Asks the operator through the shell and logs the answer; throws NotConfirmedError unless confirmed. */
+  requireConfirmation(prompt: ConfirmationPrompt): Promise<void>
+  /** Typed confirmations pending in a shell without a native dialog. */
+  confirmations: Pick<TypedConfirmations, 'answer'>
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void
   /** Windows that show tickers, kept across profile switches. */
   tickerViews: Set<TickerView>
