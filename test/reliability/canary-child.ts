@@ -4,7 +4,7 @@
 // frame is appended to the transcript file (outside the data directory) for the parent
 // to search; stdout and stderr are the logs the parent searches.
 //
-// Usage: node --import tsx canary-child.ts <dataDir> <transcript> <sandboxUrl> <apiKey> <run|restart>
+// Usage: node --import tsx canary-child.ts <dataDir> <transcript> <sandboxUrl> <apiKey> <run|restart> <controlToken>
 //   run      create the profile, store the canary (RAMPDESK_CANARY), sync, quotes, webhooks,
 //            errors (faults, clock skew, a wrong key), then start a slow sync and say
 //            "crash-me" (the parent SIGKILLs it there)
@@ -16,9 +16,9 @@ import { startWebHarness } from '../../src/web/server'
 import type { ChannelName } from '../../src/shared/ipc/contract'
 import { confirmationLines, createChildServices, say } from './child-support'
 
-const [dataDir, transcript, sandboxUrl, apiKey, mode] = process.argv.slice(2)
-if (!dataDir || !transcript || !sandboxUrl || !apiKey || (mode !== 'run' && mode !== 'restart')) {
-  process.stderr.write('usage: canary-child.ts <dataDir> <transcript> <sandboxUrl> <apiKey> <run|restart>\n')
+const [dataDir, transcript, sandboxUrl, apiKey, mode, controlToken] = process.argv.slice(2)
+if (!dataDir || !transcript || !sandboxUrl || !apiKey || (mode !== 'run' && mode !== 'restart') || !controlToken) {
+  process.stderr.write('usage: canary-child.ts <dataDir> <transcript> <sandboxUrl> <apiKey> <run|restart> <controlToken>\n')
   process.exit(2)
 }
 const record = (kind: string, channel: string, text: string): void =>
@@ -60,7 +60,13 @@ async function rpc(channel: ChannelName, input: unknown = {}): Promise<Reply> {
 }
 
 async function admin(method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<void> {
-  const r = await request(`${sandboxUrl}/__sandbox${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) })
+  const r = await request(`${sandboxUrl}/__sandbox${path}`, {
+    method,
+    headers: { 'x-sandbox-token': controlToken, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  // The control API's own refusals mean this script is wrong; an order already at its end is not.
+  if ([401, 403, 415].includes(r.statusCode)) throw new Error(`control API ${method} ${path}: ${r.statusCode} ${await r.body.text()}`)
   await r.body.dump()
 }
 
@@ -139,6 +145,7 @@ if (mode === 'run') {
   for (let i = 0; i < 3; i++) {
     const r = await request(`${sandboxUrl}/__sandbox/orders`, {
       method: 'POST',
+      headers: { 'x-sandbox-token': controlToken, 'content-type': 'application/json' },
       body: JSON.stringify({ type: 1, fiatType: 1, path: 'completed', hold: true })
     })
     const o = (await r.body.json()) as { orderId: number }

@@ -30,7 +30,7 @@ interface Run {
 
 function runChild(mode: 'run' | 'restart'): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, transcript, sb.url, sb.apiKey, mode], {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, transcript, sb.url, sb.apiKey, mode, sb.controlToken], {
       cwd: REPO_ROOT,
       env: { ...process.env, RAMPDESK_CANARY: CANARY },
       stdio: ['ignore', 'pipe', 'pipe']
