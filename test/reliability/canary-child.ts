@@ -15,6 +15,7 @@ import { request } from 'undici'
 import { startWebHarness } from '../../src/web/server'
 import type { ChannelName } from '../../src/shared/ipc/contract'
 import { confirmationLines, createChildServices, say } from './child-support'
+import { localhostDispatcher } from '../support/localhost-names'
 
 const [dataDir, transcript, sandboxUrl, apiKey, mode, controlToken] = process.argv.slice(2)
 if (!dataDir || !transcript || !sandboxUrl || !apiKey || (mode !== 'run' && mode !== 'restart') || !controlToken) {
@@ -30,12 +31,12 @@ await services.start()
 const staticDir = join(dataDir, '..', 'static')
 mkdirSync(staticDir, { recursive: true })
 const harness = await startWebHarness({ handlers: services.handlers, subscribe: services.subscribe, staticDir })
-const login = await request(harness.openUrl)
+const login = await request(harness.openUrl, { dispatcher: localhostDispatcher })
 await login.body.dump()
 const cookie = String(login.headers['set-cookie']).split(';')[0]!
 
 // Every event the windows would get, as it goes over the wire.
-const events = await request(`${harness.url}events`, { headers: { cookie } })
+const events = await request(`${harness.url}events`, { headers: { cookie }, dispatcher: localhostDispatcher })
 events.body.on('data', (chunk: Buffer | string) => record('event', '', typeof chunk === 'string' ? chunk : chunk.toString('utf8')))
 events.body.on('error', () => undefined)
 
@@ -50,6 +51,7 @@ interface Reply {
 
 async function rpc(channel: ChannelName, input: unknown = {}): Promise<Reply> {
   const r = await request(`${harness.url}rpc/${channel}`, {
+    dispatcher: localhostDispatcher,
     method: 'POST',
     headers: { cookie, 'content-type': 'application/json', origin: harness.url.replace(/\/$/, '') },
     body: JSON.stringify(input)

@@ -16,6 +16,7 @@ import { channelNames, channels, type ChannelName, type Envelope } from '../../s
 import type { Services } from '../../src/main/services'
 import type { WebHarness } from '../../src/web/server'
 import { recordScenario, spiedHandlers } from './support'
+import { localhostDispatcher } from '../support/localhost-names'
 
 vi.mock('electron', () => electronMock())
 
@@ -144,7 +145,7 @@ beforeAll(async () => {
   mkdirSync(staticDir)
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>fuzz</title>')
   harness = await startWebHarness({ handlers: spied, subscribe: services.subscribe, staticDir })
-  const r = await request(harness.openUrl, { method: 'GET' })
+  const r = await request(harness.openUrl, { method: 'GET', dispatcher: localhostDispatcher })
   await r.body.dump()
   cookie = String(r.headers['set-cookie']).split(';')[0]!
 }, 60_000)
@@ -169,6 +170,7 @@ function expectRefused(r: Envelope<unknown>, what: string): void {
 
 async function rpc(channel: string, body: string): Promise<{ status: number; json: Envelope<unknown> }> {
   const r = await request(`${harness.url}rpc/${channel}`, {
+    dispatcher: localhostDispatcher,
     method: 'POST',
     headers: { cookie, 'content-type': 'application/json', origin: harness.url.replace(/\/$/, '') },
     body
