@@ -16,8 +16,9 @@ export function profileHandlers(c: Pick<HandlerContext, 'profiles' | 'activeProf
     'profiles:update': async ({ id, patch }) => {
       const before = c.profiles.get(id)
       const p = await c.profiles.update(id, patch)
-      const secretDeleted = before !== undefined && originOf(before.baseUrl) !== originOf(p.baseUrl)
-      c.audit('profile.update', { id, fields: Object.keys(patch), ...(secretDeleted ? { secretDeleted, baseUrl: p.baseUrl } : {}) })
+      // Named so the audit log's redaction of credential-like keys leaves it readable.
+      const credentialDeleted = before !== undefined && originOf(before.baseUrl) !== originOf(p.baseUrl)
+      c.audit('profile.update', { id, fields: Object.keys(patch), ...(credentialDeleted ? { credentialDeleted, baseUrl: p.baseUrl } : {}) })
       // The active profile's endpoint or key changed: reconnect cleanly.
       if (id === c.activeProfile().id) await c.switchTo(id)
       return p
