@@ -66,10 +66,17 @@ async function startApp(prepare?: (dataDir: string) => Promise<void> | void): Pr
   return { services, dataDir, events, code: () => [...terminal.join('\n').matchAll(/type (\d{4}-\d{4})/g)].at(-1)?.[1] ?? null }
 }
 
-async function liveSandbox(): Promise<Sandbox> {
+/** The app started with a live profile active: a second sandbox as the live service, its secret stored. */
+async function withLiveProfile(): Promise<{ app: App; live: Sandbox; profileId: string }> {
+  const app = await startApp()
+  await app.services.start()
   const live = await startSandbox({ orders: 20, autoGenerate: false, seed: 22, apiKey: LIVE_KEY, apiSecret: LIVE_SECRET })
   cleanups.push(() => live.close())
-  return live
+  const h = app.services.handlers
+  const p = await h['profiles:create']({ name: 'Live', baseUrl: live.url, apiKey: LIVE_KEY, serviceName: 'service' })
+  await h['secrets:set']({ profileId: p.id, secret: LIVE_SECRET })
+  await h['profiles:switch']({ id: p.id })
+  return { app, live, profileId: p.id }
 }
 
 /** An HTTP server that answers 200 {} to anything and keeps what it was sent. */
@@ -183,26 +190,21 @@ describe('security hardening, attacked end to end', () => {
 
   it('item 3: a base URL moved to another origin loses its stored secret, so nothing signed goes there', async () => {
     const through: string[] = []
-    const app = await startApp()
-    await app.services.start()
+    const { app, live, profileId } = await withLiveProfile()
     const h = app.services.handlers
-    const live = await liveSandbox()
-    const p = await h['profiles:create']({ name: 'Live', baseUrl: live.url, apiKey: LIVE_KEY, serviceName: 'service' })
-    await h['secrets:set']({ profileId: p.id, secret: LIVE_SECRET })
-    await h['profiles:switch']({ id: p.id })
-    expect((await h['secrets:test']({ profileId: p.id })).ok).toBe(true)
+    expect((await h['secrets:test']({ profileId })).ok).toBe(true)
 
     // Pointed elsewhere (a slip, or someone at the keyboard): a server on this machine under another origin.
     const capture = await captureServer('127.0.0.1')
     const elsewhere = capture.url.replace('127.0.0.1', 'localhost')
-    await h['profiles:update']({ id: p.id, patch: { baseUrl: elsewhere } })
+    await h['profiles:update']({ id: profileId, patch: { baseUrl: elsewhere } })
     await h['sync:now']({})
     // The public endpoints go out unsigned: they show the profile does talk to the new origin.
     await h['config:refresh']({}).catch(() => undefined)
     await h['bank:get']({}).catch(() => undefined)
-    const tested = await h['secrets:test']({ profileId: p.id })
+    const tested = await h['secrets:test']({ profileId })
     await until(async () => (await h['sync:state']({})).states.every((s) => !s.running), 'the sync against the new origin to give up')
-    if ((await h['secrets:status']({ profileId: p.id })).has) through.push('the secret is still stored')
+    if ((await h['secrets:status']({ profileId })).has) through.push('the secret is still stored')
     if (tested.ok || tested.error?.kind !== 'missing_secret') through.push(`connection test: ${tested.message}`)
     if (capture.seen.length === 0) through.push('nothing reached the new origin, so this run shows nothing')
     const signed = capture.seen.filter((r) => Object.keys(r.headers).some((k) => /signature|payload|apikey/i.test(k)))
@@ -454,13 +456,8 @@ describe('security hardening, attacked end to end', () => {
 
   it("item 9: a live profile's webhook URL changes only when the operator confirms, told which URL it replaces", async () => {
     const through: string[] = []
-    const app = await startApp()
-    await app.services.start()
+    const { app, live } = await withLiveProfile()
     const h = app.services.handlers
-    const live = await liveSandbox()
-    const p = await h['profiles:create']({ name: 'Live', baseUrl: live.url, apiKey: LIVE_KEY, serviceName: 'service' })
-    await h['secrets:set']({ profileId: p.id, secret: LIVE_SECRET })
-    await h['profiles:switch']({ id: p.id })
 
     /** Sets the URL and answers main's confirmation with each code in turn (null: cancel; a function: read once asked) until it is settled. */
     const setUrl = async (url: string, codes: Array<string | null | (() => string | null)>) => {
