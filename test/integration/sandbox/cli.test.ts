@@ -230,6 +230,7 @@ describe('npm run sandbox', () => {
       expect(out).toContain(flag)
   })
 
+  // Fourteen CLI starts: the longer bound only turns a hang into a failure on a busy machine.
   it('refuses unknown flags and invalid values with the reason and exit code 2', async () => {
     const cases: [string[], RegExp][] = [
       [['--since', 'later'], /--since: since must be one of inclusive, exclusive, not "later"/],
@@ -251,5 +252,5 @@ describe('npm run sandbox', () => {
       expect(r.code, args.join(' ')).toBe(2)
       expect(r.stderr, args.join(' ')).toMatch(reason)
     }
-  })
+  }, 120_000)
 })
