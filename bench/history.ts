@@ -6,7 +6,7 @@
 // child on a copy of the same database, that re-reads all history on every poll.
 import { cp, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { startSandbox, type Sandbox } from '../src/sandbox'
+import { CONTROL_TOKEN_HEADER, startSandbox, type Sandbox } from '../src/sandbox'
 import { startWorker } from './lib/child'
 import { ratio } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
@@ -38,7 +38,7 @@ function churn(sb: Sandbox, created: number, advanced: number): number {
 }
 
 async function sandboxOrders(sb: Sandbox): Promise<number> {
-  const res = await fetch(`${sb.url}/__sandbox/info`)
+  const res = await fetch(`${sb.url}/__sandbox/info`, { headers: { [CONTROL_TOKEN_HEADER]: sb.controlToken } })
   return ((await res.json()) as { orders: number }).orders
 }
 

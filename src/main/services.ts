@@ -5,8 +5,8 @@
 // (src/main/electron, src/web) serve `handlers` and forward `subscribe`; tests drive it.
 import { AppSettings } from './app-settings'
 import { ProfileSession, type SandboxOptions } from './profile-session'
-import { ProfileStore, SANDBOX_PROFILE_ID } from './profiles/profile-store'
-import { SecretStore, type SafeStorageLike } from './secrets/secret-store'
+import { ProfileStore, SANDBOX_PROFILE_ID, transportProblem } from './profiles/profile-store'
+import { KEYCHAIN_SERVICES, SecretStore, type SafeStorageLike } from './secrets/secret-store'
 import type { AuditAction } from './store/audit-log-repo'
 import { orderNotification } from './notification-policy'
 import { headlessShell, type HandlerContext, type ShellPort } from './handlers/context'
@@ -28,6 +28,8 @@ import { logError } from './logging/log-lines'
 import { withErrorLog } from './logging/logged-handlers'
 import type { Log } from './logging/logger'
 import { trayHandlers } from './handlers/tray'
+import { confirmHandlers } from './handlers/confirm'
+import { NotConfirmedError, TypedConfirmations, type ConfirmationPrompt } from './confirmations'
 import { startSandbox, type Sandbox } from '../sandbox'
 import type { ContractHandlers, EventPayload, Profile, ShellKind, TickerView } from '../shared/ipc/contract'
 import { ApiError } from '../shared/api/errors'
@@ -43,6 +45,12 @@ export interface ServicesOptions {
   now?: () => number
   /** The support log under <dataDir>/logs (level: RAMPDESK_LOG_LEVEL, else info); false for none. */
   logging?: ServicesLogOption
+  /**
+   * Where a shell without a native dialog (shell.confirm) shows the one-time codes of
+   * typed confirmations: the browser harness prints them in its terminal. With neither,
+   * every change that needs confirming is refused.
+   */
+  confirmationCodes?: { show(line: string): void; shownIn: string }
 }
 
 export interface Services {
@@ -70,10 +78,23 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   const secrets = new SecretStore({
     userDataDir: o.dataDir,
     safeStorage: o.safeStorage ?? null,
-    allowPlaintext: () => settings.get().allowPlaintextSecrets
+    allowPlaintext: () => settings.get().allowPlaintextSecrets,
+    service: KEYCHAIN_SERVICES[o.shellKind]
   })
   const profiles = await ProfileStore.open({ dataDir: o.dataDir, secrets })
-  const shell: ShellPort = { ...headlessShell(openedUrls), ...o.shell }
+  // Keychain entries of the first naming move to this shell's; in the background, as reads also find them.
+  const liveIds = profiles
+    .list()
+    .filter((p) => p.kind === 'live')
+    .map((p) => p.id)
+  if (liveIds.length > 0) void secrets.migrateLegacy(liveIds)
+  const typedConfirmations = new TypedConfirmations({
+    emit: (event, payload) => emit(event, payload),
+    show: o.confirmationCodes?.show,
+    shownIn: o.confirmationCodes?.shownIn,
+    now
+  })
+  const shell: ShellPort = { ...headlessShell(openedUrls, typedConfirmations.confirm), ...o.shell }
 
   let sandbox: Sandbox | null = null
   let current: ProfileSession | null = null
@@ -90,8 +111,16 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     return sandbox
   }
 
+  /** A live profile saved over plain http before https was required: nothing of it goes on the wire. */
+  function assertTransport(profile: Profile): void {
+    const problem = transportProblem(profile)
+    if (problem)
+      throw new ApiError({ kind: 'invalid_request', message: `profile "${profile.name}" cannot connect: ${problem}`, retryable: false })
+  }
+
   async function secretFor(profile: Profile): Promise<string> {
     if (profile.kind === 'sandbox') return (await ensureSandbox()).apiSecret
+    assertTransport(profile)
     const s = await secrets.get(profile.id)
     if (!s)
       throw new ApiError({ kind: 'missing_secret', message: `no API secret is stored for profile "${profile.name}"`, retryable: false })
@@ -99,6 +128,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
   }
 
   async function openSession(profile: Profile): Promise<ProfileSession> {
+    assertTransport(profile)
     const gen = ++generation
     const sb = profile.kind === 'sandbox' ? await ensureSandbox() : null
     return ProfileSession.open({
@@ -157,6 +187,15 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     return run
   }
 
+  const audit = (action: AuditAction, detail: Record<string, unknown> = {}): void => void current?.store.audit.append(action, detail)
+
+  /** Asks through the shell; the answer, either way, goes to the audit log. */
+  async function requireConfirmation(prompt: ConfirmationPrompt): Promise<void> {
+    const confirmed = await shell.confirm(prompt).catch(() => false)
+    audit('security.confirmation', { change: prompt.change, confirmed, via: o.shell?.confirm ? 'dialog' : 'typed code' })
+    if (!confirmed) throw new NotConfirmedError(prompt)
+  }
+
   const context: HandlerContext = {
     ready: () => switching.then(active),
     activeProfile: () => profiles.active(),
@@ -166,7 +205,9 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     secrets,
     settings,
     shell,
-    audit: (action: AuditAction, detail: Record<string, unknown> = {}) => void current?.store.audit.append(action, detail),
+    audit,
+    requireConfirmation,
+    confirmations: typedConfirmations,
     emit,
     tickerViews,
     now,
@@ -189,7 +230,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     ...diagnosticsHandlers(context),
     ...webhookHandlers(context),
     ...auditHandlers(context),
-    ...trayHandlers(context)
+    ...trayHandlers(context),
+    ...confirmHandlers(context)
   }
 
   return {
@@ -201,6 +243,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       await switchTo(profiles.active().id)
     },
     async close() {
+      typedConfirmations.close()
       const run = switching.then(async () => {
         generation++
         const s = current

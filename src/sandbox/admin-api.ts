@@ -1,8 +1,14 @@
-// The control API under /__sandbox/ (loopback only; http-server.ts checks the socket):
-// create and advance orders, set prices, inject faults, shift the clock, switch the
-// readings, step the generator, and read the ground truth and the webhook deliveries.
-// It is the HTTP form of SandboxControl, for the CLI sandbox, the demo and
-// out-of-process tests.
+// The control API under /__sandbox/: create and advance orders, set prices, inject
+// faults, shift the clock, switch the readings, step the generator, and read the ground
+// truth (with the API secret) and the webhook deliveries. It is the HTTP form of
+// SandboxControl, for the CLI sandbox, the demo and out-of-process tests.
+//
+// It can rewrite the service, so only its operator may reach it: loopback sockets only
+// (http-server.ts), the per-launch token in X-Sandbox-Token, a Host that names this
+// listener (a DNS-rebinding page sends its own name), no Origin header at all (browsers
+// send one on every cross-origin call, and no tool of ours does), and JSON bodies only
+// under a JSON content type (an HTML form cannot send one without a CORS preflight).
+import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { SandboxError } from './errors'
 import type { FaultSpec, FaultTarget } from './faults'
@@ -11,16 +17,64 @@ import { ReadingsError } from './readings'
 import { ENDPOINT_NAMES, isEndpointName } from './routes'
 import type { SandboxService } from './sandbox-service'
 
+/** The header that carries the control token (printed at start, `Sandbox.controlToken`). */
+export const CONTROL_TOKEN_HEADER = 'x-sandbox-token'
+
 interface AdminCtx {
   url: string
   send(res: ServerResponse, status: number, body: unknown): void
 }
+
+export interface ControlGuard {
+  token: string
+  /** The Host header values that name this listener (host:port). */
+  hosts(): ReadonlySet<string>
+}
+
+/** The Host values a listener bound to `host` on `port` answers to: its own name, and for loopback or every interface, the loopback names. */
+export function ownHosts(host: string, port: number): Set<string> {
+  const bare = host.replace(/^\[|\]$/g, '')
+  const named = (h: string): string => `${h.includes(':') ? `[${h}]` : h}:${port}`
+  const out = new Set([named(bare)])
+  const wildcard = bare === '0.0.0.0' || bare === '::'
+  if (wildcard || bare.startsWith('127.') || bare === 'localhost') out.add(named('localhost')).add(named('127.0.0.1'))
+  if (wildcard || bare === '::1' || bare === 'localhost') out.add(named('localhost')).add(named('::1'))
+  return out
+}
+
+/** A token a header can carry and nobody guesses: 16-256 printable ASCII characters. */
+export const isControlToken = (t: string): boolean => /^[\x21-\x7e]{16,256}$/.test(t)
+
+function sameToken(given: string, token: string): boolean {
+  const a = Buffer.from(given)
+  const b = Buffer.from(token)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** Why a request may not use the control API (status and reason), or null when it may. */
+export function refuseControlRequest(req: IncomingMessage, guard: ControlGuard): { status: number; error: string } | null {
+  const host = (req.headers.host ?? '').toLowerCase()
+  if (!guard.hosts().has(host))
+    return { status: 403, error: `the control API answers only to its own host names, not ${JSON.stringify(host)}` }
+  if (req.headers.origin !== undefined) return { status: 403, error: 'the control API refuses requests from web pages (an Origin header)' }
+  const given = req.headers[CONTROL_TOKEN_HEADER]
+  if (typeof given !== 'string' || !sameToken(given, guard.token))
+    return {
+      status: 401,
+      error: `the control API needs the ${CONTROL_TOKEN_HEADER} header with the control token the sandbox printed at start`
+    }
+  return null
+}
+
+const JSON_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i
 
 async function jsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = []
   for await (const c of req) chunks.push(c as Buffer)
   const text = Buffer.concat(chunks).toString('utf8').trim()
   if (text === '') return {}
+  if (!JSON_TYPE.test(req.headers['content-type'] ?? ''))
+    throw new SandboxError(415, 'the control API reads a body only as JSON: send it with Content-Type: application/json')
   let v: unknown
   try {
     v = JSON.parse(text)

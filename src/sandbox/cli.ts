@@ -1,11 +1,13 @@
 // npm run sandbox -- [--host 127.0.0.1] [--port 8787] [--seed 1] [--api-key K]
 //   [--api-secret S] [--orders N] [--service-name service] [reading flags] [fault flags]
 // Runs the simulator standalone. Prints `listening on http://HOST:PORT`, then the API
-// key and secret it accepts; stops cleanly on SIGINT or SIGTERM. A flag it does not
+// key and secret it accepts, the service name and the control API's per-launch token;
+// stops cleanly on SIGINT or SIGTERM. A flag it does not
 // know or a value it cannot take: the reason on stderr and exit code 2.
 import { parseArgs } from 'node:util'
 import type { FaultSpec, FaultTarget } from './faults'
 import { startSandbox, type StartSandboxOptions } from './index'
+import { isControlToken } from './admin-api'
 import { CHOICES, ReadingsError, applyReadings, defaultReadings, type ReadingsInput } from './readings'
 import { PARAM_FIELDS, type ParamMode } from './request-schemas'
 import { ENDPOINT_NAMES, UNLIMITED_ENDPOINTS, isEndpointName } from './routes'
@@ -24,6 +26,7 @@ const HELP = `Usage: npm run sandbox -- [options]
   --timestamp-window MS  oldest signed timestamp accepted (default 60000)
   --timestamp-tolerance MS  how far ahead of the sandbox clock a timestamp may be (default 5000)
   --clock-offset MS      shift the sandbox clock (server clock skew; a negative one as --clock-offset=-5000)
+  --control-token T      the control API's token (header X-Sandbox-Token; default: a new random one, printed)
 Readings of the spec's open choices (docs/spec-readings.md; default first):
   --since ${CHOICES.since.join('|')}     merchantHistory since: updatedAt >= since, or > since
   --tie-order ${CHOICES.tieOrder.join('|')}     records sharing an updatedAt: by orderId, or a hidden row order
@@ -145,6 +148,7 @@ async function main(): Promise<void> {
       'timestamp-window': { type: 'string' },
       'timestamp-tolerance': { type: 'string' },
       'clock-offset': { type: 'string' },
+      'control-token': { type: 'string' },
       'fault-endpoint': { type: 'string' },
       latency: { type: 'string' },
       'error-rate': { type: 'string' },
@@ -203,13 +207,17 @@ async function main(): Promise<void> {
     timestampToleranceMs: num(values['timestamp-tolerance'], '--timestamp-tolerance'),
     clockOffsetMs: num(values['clock-offset'], '--clock-offset'),
     faults: Object.keys(fault).length > 0 ? { [target]: fault } : undefined,
-    readings: readingsFlags(values)
+    readings: readingsFlags(values),
+    controlToken: values['control-token']
   }
+  if (opts.controlToken !== undefined && !isControlToken(opts.controlToken))
+    throw new UsageError('--control-token must be 16-256 printable ASCII characters')
   const sb = await startSandbox(opts)
   console.log(`listening on ${sb.url}`)
   console.log(`api key: ${sb.apiKey}`)
   console.log(`api secret: ${sb.apiSecret}`)
-  console.log(`service name: ${sb.serviceName}  (control API: ${sb.url}/__sandbox/info)`)
+  console.log(`service name: ${sb.serviceName}`)
+  console.log(`control token: ${sb.controlToken}  (control API: ${sb.url}/__sandbox/info with the header X-Sandbox-Token)`)
   // The generator's timer is unref'd, so a timer keeps the standalone process alive.
   const keepAlive = setInterval(() => undefined, 1 << 30)
   const stop = (signal: string): void => {

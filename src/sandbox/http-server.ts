@@ -5,11 +5,11 @@
 // HTTP status equal to code. The readings decide the open choices here: whether a Date
 // header is sent, whether currentTimestamp exists, the limits the spec does not show and
 // how limits count, and how strictly parameter types are held. The control API lives
-// under /__sandbox/ and answers loopback only.
+// under /__sandbox/ and answers loopback only, with its token (admin-api.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { authenticate, type AuthConfig } from './auth'
 import { SandboxError, errorBody } from './errors'
-import { handleAdmin } from './admin-api'
+import { handleAdmin, refuseControlRequest, type ControlGuard } from './admin-api'
 import type { SandboxService } from './sandbox-service'
 import { FixedWindowLimiter, SlidingWindowLimiter, type MinuteLimiter } from './rate-limiter'
 import { parseRequest } from './request-schemas'
@@ -23,6 +23,8 @@ export interface HttpOptions {
   maxAgeMs: number
   /** Base URL, for the admin info answer. */
   url: () => string
+  /** The control API's token and own host names. */
+  control: ControlGuard
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -169,6 +171,11 @@ export function createSandboxServer(service: SandboxService, o: HttpOptions): Se
     const run = async (): Promise<void> => {
       if (path === '/__sandbox' || path.startsWith('/__sandbox/')) {
         if (!isLoopback(req.socket.remoteAddress)) return send(res, 403, { error: 'the control API answers loopback clients only' })
+        const refused = refuseControlRequest(req, o.control)
+        if (refused) {
+          req.resume()
+          return send(res, refused.status, { error: refused.error })
+        }
         return handleAdmin(service, req, res, url, { url: o.url(), send })
       }
       const name = routes.get(path)

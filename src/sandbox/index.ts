@@ -6,12 +6,14 @@
 // a reading a test can switch (readings.ts, docs/spec-readings.md).
 // The app starts it for the sandbox profile; tests, benchmarks and the demo use it;
 // src/sandbox/cli.ts runs it standalone (npm run sandbox).
+import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import type { EndpointName } from './routes'
 import type { ReadingsInput, SandboxReadings } from './readings'
 import { DEFAULT_AHEAD_TOLERANCE_MS, DEFAULT_MAX_AGE_MS } from './auth'
 import type { FaultSpec, FaultTarget } from './faults'
 import { createSandboxServer } from './http-server'
+import { isControlToken, ownHosts } from './admin-api'
 import type { CreateOrderSpec, TickResult } from './order-generator'
 import { SandboxService, type PriceRow, type TruthOrder } from './sandbox-service'
 import type { DeliveryRecord } from './webhook-dispatcher'
@@ -53,6 +55,8 @@ export interface StartSandboxOptions {
   webhookBackoffMaxMs?: number
   /** The readings of the spec's open choices (readings.ts); every one not given takes its default. */
   readings?: ReadingsInput
+  /** The control API's token (X-Sandbox-Token); default a new random one per start. */
+  controlToken?: string
 }
 
 /** The in-process form of the control API. */
@@ -100,6 +104,8 @@ export interface Sandbox {
   apiKey: string
   apiSecret: string
   serviceName: string
+  /** What the control API (/__sandbox/) wants in its X-Sandbox-Token header. */
+  controlToken: string
   control: SandboxControl
   close(): Promise<void>
 }
@@ -129,11 +135,15 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   for (const [target, spec] of Object.entries(opts.faults ?? {})) if (spec) service.setFault(target as FaultTarget, spec)
 
   let url = ''
+  let hosts: ReadonlySet<string> = new Set()
+  const controlToken = opts.controlToken ?? randomBytes(24).toString('base64url')
+  if (!isControlToken(controlToken)) throw new Error('the control token must be 16-256 printable ASCII characters')
   const server = createSandboxServer(service, {
     serviceName,
     aheadToleranceMs: opts.timestampToleranceMs ?? DEFAULT_AHEAD_TOLERANCE_MS,
     maxAgeMs: opts.timestampWindowMs ?? DEFAULT_MAX_AGE_MS,
-    url: () => url
+    url: () => url,
+    control: { token: controlToken, hosts: () => hosts }
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -144,6 +154,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   })
   const port = (server.address() as AddressInfo).port
   url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  hosts = ownHosts(host, port)
 
   let timer: NodeJS.Timeout | undefined
   const tickMs = opts.tickMs ?? 2_000
@@ -209,7 +220,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     return closing
   }
 
-  return { url, host, port, apiKey, apiSecret, serviceName, control, close }
+  return { url, host, port, apiKey, apiSecret, serviceName, controlToken, control, close }
 }
 
 export type { CreateOrderSpec, TickResult } from './order-generator'
@@ -220,5 +231,6 @@ export type { EndpointName } from './routes'
 export type { ReadingsInput, SandboxReadings, ParamMode, TypeErrorText, WebhookPayloadForm } from './readings'
 export { ReadingsError, defaultReadings } from './readings'
 export { ENDPOINT_NAMES, ROUTES, routePath, headerNames } from './routes'
+export { CONTROL_TOKEN_HEADER } from './admin-api'
 export { CUTOVER } from './order-store'
 export { PATHS } from './order-paths'

@@ -5,13 +5,15 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServices, type Services, type ServicesOptions } from '../main/services'
-import { startWebHarness, type WebHarness } from './server'
+import { bindProblem, startWebHarness, type WebHarness } from './server'
 import { buildRenderer } from './build-renderer'
 import pkg from '../../package.json' with { type: 'json' }
 
 export interface WebAppOptions {
   port?: number
+  /** The address to bind (default 127.0.0.1); one beyond loopback needs allowRemote. */
   host?: string
+  allowRemote?: boolean
   /** Persistent data directory; default a fresh temporary one, removed on close. */
   dataDir?: string
   /** Options for the embedded sandbox of the sandbox profile. */
@@ -31,6 +33,9 @@ export interface WebApp {
 }
 
 export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
+  // Before anything starts: a refused address must not cost a renderer build and a sandbox.
+  const problem = bindProblem(opts.host ?? '127.0.0.1', opts.allowRemote ?? false)
+  if (problem) throw new Error(problem)
   const staticDir = opts.staticDir ?? (await buildRenderer({ quiet: true }))
   const temp = !opts.dataDir
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'rampdesk-web-')))
@@ -53,7 +58,8 @@ export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
       subscribe: services.subscribe,
       staticDir,
       host: opts.host,
-      port: opts.port
+      port: opts.port,
+      allowRemote: opts.allowRemote
     })
   } catch (e) {
     await services?.close().catch(() => undefined)

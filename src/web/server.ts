@@ -2,9 +2,13 @@
 // real renderer can run in a plain browser against the real services (npm run web,
 // Playwright e2e, benchmarks). POST /rpc/<channel> answers the channel's envelope;
 // GET /events streams contract events as Server-Sent Events.
-// Guarded like a local app should be: bound to loopback, a random per-launch token
-// (exchanged once for an HttpOnly SameSite=Strict cookie), and Origin and Host checks
-// against DNS rebinding and cross-site requests.
+// Guarded like a local app should be. It binds to loopback (anything else needs
+// allowRemote) and is reached by a per-launch name, <random>.localhost, which browsers
+// resolve to loopback themselves: its cookie is sent to no other loopback server (cookies
+// ignore ports, so one set for 127.0.0.1 would be), and only that name passes the Host
+// check (DNS rebinding). The printed token is exchanged for a session id of its own in an
+// HttpOnly SameSite=Strict cookie, so the cookie never carries the token, and a foreign
+// Origin is refused (cross-site requests).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
@@ -13,6 +17,7 @@ import type { AddressInfo } from 'node:net'
 import { channelNames, eventNames, type ChannelName, type ContractHandlers, type EventName } from '../shared/ipc/contract'
 import { invokeChannel } from '../main/handlers/invoke'
 import { CONTENT_SECURITY_POLICY } from '../shared/csp'
+import { isLoopbackHost } from '../shared/loopback'
 
 const CSP = CONTENT_SECURITY_POLICY
 
@@ -28,7 +33,9 @@ const MIME: Record<string, string> = {
 }
 
 const MAX_RPC_BODY = 2 * 1024 * 1024
-const COOKIE = 'rampdesk_token'
+export const SESSION_COOKIE = 'rampdesk_session'
+/** Browser sessions kept at once (each exchange of the token opens one); the oldest go first. */
+const MAX_SESSIONS = 32
 
 export interface WebHarnessOptions {
   handlers: ContractHandlers
@@ -36,19 +43,42 @@ export interface WebHarnessOptions {
   subscribe: (listener: (event: EventName, payload: unknown) => void) => () => void
   /** Folder of the built renderer (index.html and assets). */
   staticDir: string
+  /** The address to bind (default 127.0.0.1); one beyond loopback needs allowRemote. */
   host?: string
   port?: number
   token?: string
+  /** Accept a bind address beyond loopback (other machines can then reach the harness). */
+  allowRemote?: boolean
 }
 
 export interface WebHarness {
+  /** http://<random>.localhost:PORT/ : the name browsers reach the harness by. */
   url: string
   /** The URL to open, with the token. */
   openUrl: string
   token: string
   port: number
+  /** The per-launch host name (<random>.localhost). */
+  hostname: string
+  /** Where the harness listens (for clients that cannot resolve *.localhost: connect here, send Host of `url`). */
+  listenUrl: string
+  /** Another URL browsers may use: http://HOST:PORT/ when bound beyond loopback with allowRemote. */
+  remoteUrl: string | null
   server: Server
   close(): Promise<void>
+}
+
+/** A name a wildcard bind would answer to under any Host; with allowRemote the bind must name the one address browsers use. */
+const isWildcard = (host: string): boolean => ['0.0.0.0', '::', '[::]'].includes(host.trim())
+
+/** Why the harness may not bind there, or null. */
+export function bindProblem(host: string, allowRemote: boolean): string | null {
+  if (isLoopbackHost(host)) return null
+  if (!allowRemote)
+    return `--host ${host} would let other machines reach Rampdesk and its API keys: use a loopback address (127.0.0.1), or add --allow-remote if that is what you want`
+  if (isWildcard(host))
+    return `--host ${host} answers on every address under any name; with --allow-remote give the one address browsers will use (its Host header is checked)`
+  return null
 }
 
 function safeEqual(a: string, b: string): boolean {
@@ -57,11 +87,11 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y)
 }
 
-function cookieToken(req: IncomingMessage): string | undefined {
+function cookieValue(req: IncomingMessage, name: string): string | undefined {
   const raw = req.headers.cookie ?? ''
   for (const part of raw.split(';')) {
     const [k, ...v] = part.trim().split('=')
-    if (k === COOKIE) return v.join('=')
+    if (k === name) return v.join('=')
   }
   return undefined
 }
@@ -113,14 +143,37 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarness> {
   const host = opts.host ?? '127.0.0.1'
+  const problem = bindProblem(host, opts.allowRemote ?? false)
+  if (problem) throw new Error(problem)
   const token = opts.token ?? randomBytes(24).toString('base64url')
+  // A DNS label: lowercase letters and digits, never guessable from another launch.
+  const hostname = `rd${randomBytes(10).toString('hex')}.localhost`
   const root = resolve(opts.staticDir)
   const channelSet = new Set<string>(channelNames)
   const sseClients = new Set<ServerResponse>()
+  /** Session id -> when it was opened; a Map keeps them oldest first. */
+  const sessions = new Map<string, number>()
   let port = 0
 
-  const allowedHosts = () => new Set([`${host}:${port}`, `127.0.0.1:${port}`, `localhost:${port}`])
+  const hostPort = (h: string): string => `${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}`
+  // Only the per-launch name; with allowRemote also the one address given (bindProblem refused wildcards).
+  const allowedHosts = () => new Set([hostPort(hostname), ...(isLoopbackHost(host) ? [] : [hostPort(host)])])
   const ownOrigins = () => new Set([...allowedHosts()].map((h) => `http://${h}`))
+
+  function openSession(): string {
+    const id = randomBytes(32).toString('base64url')
+    sessions.set(id, Date.now())
+    while (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!)
+    return id
+  }
+  const hasSession = (req: IncomingMessage): boolean => {
+    const given = cookieValue(req, SESSION_COOKIE)
+    if (given === undefined) return false
+    // Compared one by one in constant time: the id itself never decides how long the check takes.
+    let found = false
+    for (const id of sessions.keys()) if (safeEqual(given, id)) found = true
+    return found
+  }
 
   const unsubscribe = opts.subscribe((event, payload) => {
     const frame = `event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`
@@ -163,22 +216,18 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
       if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, '{"error":"foreign host"}')
       const url = new URL(req.url ?? '/', `http://${req.headers.host}`)
 
-      // Exchange the launch token for a cookie, then drop it from the address bar.
+      // Exchange the launch token for a session id of its own, then drop the token from the address bar.
       const given = url.searchParams.get('token')
       if (req.method === 'GET' && url.pathname === '/' && given !== null) {
         if (!safeEqual(given, token)) return send(res, 401, '{"error":"bad token"}')
         url.searchParams.delete('token')
         return send(res, 303, '', 'text/plain', {
           Location: url.pathname + (url.search || ''),
-          'Set-Cookie': `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`
+          'Set-Cookie': `${SESSION_COOKIE}=${openSession()}; HttpOnly; SameSite=Strict; Path=/`
         })
       }
 
-      const authed = (() => {
-        const c = cookieToken(req)
-        return c !== undefined && safeEqual(c, token)
-      })()
-      if (!authed) return send(res, 401, '{"error":"open the URL printed by npm run web (it carries the token)"}')
+      if (!hasSession(req)) return send(res, 401, '{"error":"open the URL printed by npm run web (it carries the token)"}')
 
       if (url.pathname.startsWith('/rpc/')) {
         if (req.method !== 'POST') return send(res, 405, '{"error":"POST only"}', undefined, { Allow: 'POST' })
@@ -243,12 +292,15 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
     server.listen(opts.port ?? 0, host, () => ok())
   })
   port = (server.address() as AddressInfo).port
-  const url = `http://${host}:${port}/`
+  const url = `http://${hostPort(hostname)}/`
   return {
     url,
     openUrl: `${url}?token=${token}`,
     token,
     port,
+    hostname,
+    listenUrl: `http://${hostPort(host)}/`,
+    remoteUrl: isLoopbackHost(host) ? null : `http://${hostPort(host)}/`,
     server,
     async close() {
       unsubscribe()

@@ -1,7 +1,7 @@
 // Shared pieces of the e2e specs: the whole app (embedded sandbox + services + web
-// harness) started in-process on random ports with a temporary data directory, a way
-// to open one view of it in the page, and screenshots saved both as test artifacts and
-// for the README.
+// harness) started in-process on random ports with a temporary data directory, the codes
+// its typed confirmations show, a way to open one view of it in the page, and screenshots
+// saved both as test artifacts and for the README.
 import { mkdir, readdir, readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { Page } from '@playwright/test'
@@ -17,6 +17,8 @@ export interface E2eApp {
   base: string
   control: SandboxControl
   apiSecret: string
+  /** The one-time code of the newest typed confirmation (npm run web prints it in its terminal). */
+  confirmationCode(): string | null
   close(): Promise<void>
 }
 
@@ -37,10 +39,25 @@ export async function startApp(opts: { orders?: number; seed?: number } = {}): P
   // Electron's safeStorage does not exist in the browser harness and there is no Secret
   // Service here for keytar, so live-profile secrets get the in-process AES-256-GCM stand-in.
   const safeStorage = memorySafeStorage({ backend: 'e2e_aes_gcm' })
-  const app = await startWebApp({ sandbox: { orders: opts.orders ?? 1500, seed: opts.seed ?? 7 }, services: { safeStorage } })
+  // What the terminal of npm run web would show: the codes of typed confirmations.
+  const terminal: string[] = []
+  const app = await startWebApp({
+    sandbox: { orders: opts.orders ?? 1500, seed: opts.seed ?? 7 },
+    services: {
+      safeStorage,
+      confirmationCodes: { show: (line) => void terminal.push(line), shownIn: 'the terminal where npm run web runs' }
+    }
+  })
   const sandbox = app.services.sandbox()
   if (!sandbox) throw new Error('the sandbox profile did not start its simulator')
-  return { app, base: new URL(app.openUrl).origin, control: sandbox.control, apiSecret: sandbox.apiSecret, close: () => app.close() }
+  return {
+    app,
+    base: new URL(app.openUrl).origin,
+    control: sandbox.control,
+    apiSecret: sandbox.apiSecret,
+    confirmationCode: () => [...terminal.join('\n').matchAll(/type (\d{4}-\d{4})/g)].at(-1)?.[1] ?? null,
+    close: () => app.close()
+  }
 }
 
 /** Exchanges the launch token for the session cookie, then opens a view. */

@@ -83,6 +83,11 @@ export const protocolState: {
   handlers: Map<string, (request: Request) => Response | Promise<Response>>
 } = { privileged: [], handlers: new Map() }
 export const menuState: { set: Array<unknown>; built: unknown[] } = { set: [], built: [] }
+/** Native message boxes shown (parent window or null, options) and the button the next one answers with. */
+export const dialogState: { shown: Array<{ parent: unknown; options: Record<string, unknown> }>; nextResponse: number } = {
+  shown: [],
+  nextResponse: 0
+}
 
 export function electronMock() {
   return {
@@ -104,6 +109,13 @@ export function electronMock() {
       handle: vi.fn((scheme: string, fn: (request: Request) => Response | Promise<Response>) => {
         callLog.push(`protocol.handle:${scheme}`)
         protocolState.handlers.set(scheme, fn)
+      })
+    },
+    dialog: {
+      showMessageBox: vi.fn(async (...args: unknown[]) => {
+        const [parent, options] = args.length > 1 ? args : [null, args[0]]
+        dialogState.shown.push({ parent, options: options as Record<string, unknown> })
+        return { response: dialogState.nextResponse, checkboxChecked: false }
       })
     },
     Menu: {

@@ -4,7 +4,7 @@
 // frame is appended to the transcript file (outside the data directory) for the parent
 // to search; stdout and stderr are the logs the parent searches.
 //
-// Usage: node --import tsx canary-child.ts <dataDir> <transcript> <sandboxUrl> <apiKey> <run|restart>
+// Usage: node --import tsx canary-child.ts <dataDir> <transcript> <sandboxUrl> <apiKey> <run|restart> <controlToken>
 //   run      create the profile, store the canary (RAMPDESK_CANARY), sync, quotes, webhooks,
 //            errors (faults, clock skew, a wrong key), then start a slow sync and say
 //            "crash-me" (the parent SIGKILLs it there)
@@ -14,11 +14,12 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { startWebHarness } from '../../src/web/server'
 import type { ChannelName } from '../../src/shared/ipc/contract'
-import { createChildServices, say } from './child-support'
+import { confirmationLines, createChildServices, say } from './child-support'
+import { localhostDispatcher } from '../support/localhost-names'
 
-const [dataDir, transcript, sandboxUrl, apiKey, mode] = process.argv.slice(2)
-if (!dataDir || !transcript || !sandboxUrl || !apiKey || (mode !== 'run' && mode !== 'restart')) {
-  process.stderr.write('usage: canary-child.ts <dataDir> <transcript> <sandboxUrl> <apiKey> <run|restart>\n')
+const [dataDir, transcript, sandboxUrl, apiKey, mode, controlToken] = process.argv.slice(2)
+if (!dataDir || !transcript || !sandboxUrl || !apiKey || (mode !== 'run' && mode !== 'restart') || !controlToken) {
+  process.stderr.write('usage: canary-child.ts <dataDir> <transcript> <sandboxUrl> <apiKey> <run|restart> <controlToken>\n')
   process.exit(2)
 }
 const record = (kind: string, channel: string, text: string): void =>
@@ -30,12 +31,12 @@ await services.start()
 const staticDir = join(dataDir, '..', 'static')
 mkdirSync(staticDir, { recursive: true })
 const harness = await startWebHarness({ handlers: services.handlers, subscribe: services.subscribe, staticDir })
-const login = await request(harness.openUrl)
+const login = await request(harness.openUrl, { dispatcher: localhostDispatcher })
 await login.body.dump()
 const cookie = String(login.headers['set-cookie']).split(';')[0]!
 
 // Every event the windows would get, as it goes over the wire.
-const events = await request(`${harness.url}events`, { headers: { cookie } })
+const events = await request(`${harness.url}events`, { headers: { cookie }, dispatcher: localhostDispatcher })
 events.body.on('data', (chunk: Buffer | string) => record('event', '', typeof chunk === 'string' ? chunk : chunk.toString('utf8')))
 events.body.on('error', () => undefined)
 
@@ -50,6 +51,7 @@ interface Reply {
 
 async function rpc(channel: ChannelName, input: unknown = {}): Promise<Reply> {
   const r = await request(`${harness.url}rpc/${channel}`, {
+    dispatcher: localhostDispatcher,
     method: 'POST',
     headers: { cookie, 'content-type': 'application/json', origin: harness.url.replace(/\/$/, '') },
     body: JSON.stringify(input)
@@ -60,7 +62,13 @@ async function rpc(channel: ChannelName, input: unknown = {}): Promise<Reply> {
 }
 
 async function admin(method: 'POST' | 'DELETE', path: string, body?: unknown): Promise<void> {
-  const r = await request(`${sandboxUrl}/__sandbox${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) })
+  const r = await request(`${sandboxUrl}/__sandbox${path}`, {
+    method,
+    headers: { 'x-sandbox-token': controlToken, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  // The control API's own refusals mean this script is wrong; an order already at its end is not.
+  if ([401, 403, 415].includes(r.statusCode)) throw new Error(`control API ${method} ${path}: ${r.statusCode} ${await r.body.text()}`)
   await r.body.dump()
 }
 
@@ -118,7 +126,17 @@ if (mode === 'run') {
     notify: { terminalSuccess: true, terminalFailure: true, needsAttention: true, anyChange: true, watchedOnly: false }
   })
   const inbox = await rpc('webhooks:inbox')
-  await rpc('webhooks:setUrl', { url: inbox.value?.url })
+  // A live profile's webhook URL is a production change: the operator types main's code.
+  const asked = new Promise<string>((resolve) => {
+    const off = services.subscribe((event, payload) => {
+      if (event !== 'confirm:request') return
+      off()
+      resolve((payload as { id: string }).id)
+    })
+  })
+  const setUrl = rpc('webhooks:setUrl', { url: inbox.value?.url })
+  await rpc('confirm:answer', { id: await asked, code: /type (\d{4}-\d{4})/.exec(confirmationLines.join('\n'))?.[1] ?? null })
+  say(`webhook url ${JSON.stringify((await setUrl).ok)}`)
   // Sync.
   await rpc('sync:now')
   await syncSettled(200)
@@ -132,6 +150,7 @@ if (mode === 'run') {
   for (let i = 0; i < 3; i++) {
     const r = await request(`${sandboxUrl}/__sandbox/orders`, {
       method: 'POST',
+      headers: { 'x-sandbox-token': controlToken, 'content-type': 'application/json' },
       body: JSON.stringify({ type: 1, fiatType: 1, path: 'completed', hold: true })
     })
     const o = (await r.body.json()) as { orderId: number }

@@ -32,7 +32,7 @@ interface Run {
 
 function runChild(mode: 'run' | 'restart'): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, transcript, sb.url, sb.apiKey, mode], {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, transcript, sb.url, sb.apiKey, mode, sb.controlToken], {
       cwd: REPO_ROOT,
       env: { ...process.env, RAMPDESK_CANARY: CANARY },
       stdio: ['ignore', 'pipe', 'pipe']
@@ -107,6 +107,8 @@ describe('secrets: the canary stays in the keychain', () => {
     const backend = (JSON.parse(/backend (.*)/.exec(first.stdout)?.[1] ?? '{}') as { backend?: string }).backend
     // keytar under a Secret Service; without one, the encrypted safeStorage file (searched below).
     expect(['keychain', 'safeStorage']).toContain(backend)
+    // The production webhook URL was confirmed with main's typed code.
+    expect(first.stdout).toContain('webhook url true')
     const second = await runChild('restart')
     expect(second.code, second.stderr).toBe(0)
     expect(second.stdout).toContain('closed')

@@ -37,6 +37,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   callLog,
+  dialogState,
   electronMock,
   exposed,
   menuState,
@@ -505,6 +506,20 @@ describe("Electron's security checklist, on the real entry point", () => {
     // The support log is under the data directory, already holding the start-up lines.
     expect(readdirSync(logs).some((f) => /^rampdesk\.\d+\.log$/.test(f))).toBe(true)
     checked.push('app:openLogs: shell.openPath on <userData>/logs only; an input naming another folder is refused by the contract')
+  })
+
+  it('beyond the checklist: a window asking to weaken security gets a native dialog, modal to the main window, Cancel by default', async () => {
+    dialogState.nextResponse = 0
+    const r = await invoke('settings:update', mainWin.webContents, APP_PAGE, { allowPlaintextSecrets: true })
+    expect(r).toMatchObject({ ok: false, error: { kind: 'not_confirmed' } })
+    const box = dialogState.shown.at(-1)!
+    expect(box.parent).toBe(mainWin)
+    expect(box.options).toMatchObject({ type: 'warning', defaultId: 0, cancelId: 0, buttons: ['Cancel', 'Allow plain text'] })
+    const settings = await invoke('settings:get', mainWin.webContents, APP_PAGE, {})
+    expect(settings).toMatchObject({ ok: true, value: { allowPlaintextSecrets: false } })
+    checked.push(
+      'switches that weaken security: settings:update from our own window opens a native warning box on the main window; Cancel (the default) leaves the setting off'
+    )
   })
 
   it('a development run keeps DevTools and the default menu; a packaged one would not', () => {

@@ -16,6 +16,7 @@ import { channelNames, channels, type ChannelName, type Envelope } from '../../s
 import type { Services } from '../../src/main/services'
 import type { WebHarness } from '../../src/web/server'
 import { recordScenario, spiedHandlers } from './support'
+import { localhostDispatcher } from '../support/localhost-names'
 
 vi.mock('electron', () => electronMock())
 
@@ -67,8 +68,10 @@ const VALID: Record<ChannelName, unknown> = {
   'webhooks:deliveries': { offset: 0, limit: 20 },
   'webhooks:verify': { payload: 'eyJ0aW1lc3RhbXAiOjF9', signature: 'ab' },
   'webhooks:inbox': {},
-  'audit:list': { limit: 10 },
-  'tray:state': {}
+  'tray:state': {},
+  'webhooks:lastUrl': {},
+  'confirm:answer': { id: 'no-such-request', code: '1234-5678' },
+  'audit:list': { limit: 10 }
 }
 
 const isValid = (c: ChannelName, v: unknown): boolean =>
@@ -150,7 +153,7 @@ beforeAll(async () => {
   mkdirSync(staticDir)
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>fuzz</title>')
   harness = await startWebHarness({ handlers: spied, subscribe: services.subscribe, staticDir })
-  const r = await request(harness.openUrl, { method: 'GET' })
+  const r = await request(harness.openUrl, { method: 'GET', dispatcher: localhostDispatcher })
   await r.body.dump()
   cookie = String(r.headers['set-cookie']).split(';')[0]!
 }, 60_000)
@@ -175,6 +178,7 @@ function expectRefused(r: Envelope<unknown>, what: string): void {
 
 async function rpc(channel: string, body: string): Promise<{ status: number; json: Envelope<unknown> }> {
   const r = await request(`${harness.url}rpc/${channel}`, {
+    dispatcher: localhostDispatcher,
     method: 'POST',
     headers: { cookie, 'content-type': 'application/json', origin: harness.url.replace(/\/$/, '') },
     body

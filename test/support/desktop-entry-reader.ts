@@ -10,8 +10,9 @@ export function readEntry(text: string): Map<string, string> {
   const keys = new Map<string, string>()
   for (const line of lines.slice(1)) {
     if (line === '') continue
-    // s: a value may hold U+2028 or U+2029, which "." does not match; only \n ends a line.
-    const m = /^([A-Za-z0-9-]+)\s*=\s*(.*)$/s.exec(line)
+    // Only spaces and tabs around '=' are not part of the value (GLib trims ASCII blanks); and
+    // the value runs to the newline, U+2028 and U+2029 included, which JavaScript's '.' skips.
+    const m = /^([A-Za-z0-9-]+)[ \t]*=[ \t]*([^]*)$/.exec(line)
     if (!m) throw new Error(`not a key=value line: ${JSON.stringify(line)}`)
     if (keys.has(m[1]!)) throw new Error(`key ${m[1]} appears twice`)
     keys.set(m[1]!, m[2]!)

@@ -1,8 +1,8 @@
 // The Electron entry: the app:// scheme (registered before ready), single-instance lock,
 // the hardened session, the packaged build's menu, the services (which know nothing of
 // Electron), the IPC registration, the main window, the tray and its popover,
-// notifications, start at login and the wake events. Closing the main window keeps the
-// app in the tray; Quit lives in the tray menu.
+// notifications, start at login, the wake events and native confirmation dialogs. Closing
+// the main window keeps the app in the tray; Quit lives in the tray menu.
 import type { BrowserWindow } from 'electron'
 import { app, shell, type WebContents } from 'electron'
 import { dirname, join } from 'node:path'
@@ -18,6 +18,7 @@ import { followTrayState, type TrayFollower } from '../tray-follower'
 import { notify } from './notifications'
 import type { OrderRef } from '../../shared/ipc/contract'
 import { setStartAtLogin } from './autostart'
+import { confirmWithDialog } from './confirm-dialog'
 import { electronSafeStorage } from './safe-storage'
 import { CONTENT_SECURITY_POLICY, devContentSecurityPolicy, isAppUrl, isSafeExternalUrl } from './security'
 
@@ -105,7 +106,8 @@ if (!app.requestSingleInstanceLock()) {
           if (failure) throw new Error(`the folder could not be opened: ${failure}`)
           return true
         },
-        locale: () => app.getLocale()
+        locale: () => app.getLocale(),
+        confirm: (prompt) => confirmWithDialog(mainWindow && !mainWindow.isDestroyed() ? mainWindow : null, prompt)
       }
     })
     registerIpc(services.handlers, {

@@ -8,6 +8,7 @@ import type { ProfileStore } from '../profiles/profile-store'
 import type { SecretStore } from '../secrets/secret-store'
 import type { AuditAction } from '../store/audit-log-repo'
 import type { OrderNotification } from '../notification-policy'
+import type { Confirm, ConfirmationPrompt, TypedConfirmations } from '../confirmations'
 import type {
   ChannelName,
   ContractHandlers,
@@ -29,16 +30,19 @@ export interface ShellPort {
   openPath(path: string): Promise<boolean>
   /** The OS locale (Electron's app.getLocale()); absent where the window knows its own (the browser). */
   locale?(): string
+  /** Asks the operator outside the window's reach (a native dialog, or a typed one-time code). */
+  confirm: Confirm
 }
 
 /** The shell of the browser harness and of tests: links are recorded (there is no system browser to hand them to), the rest does nothing. */
-export function headlessShell(openedUrls: string[]): ShellPort {
+export function headlessShell(openedUrls: string[], confirm: Confirm): ShellPort {
   return {
     openExternal: async (url) => void openedUrls.push(url),
     showMain: () => undefined,
     notify: () => undefined,
     setStartAtLogin: async () => undefined,
-    openPath: async () => false
+    openPath: async () => false,
+    confirm
   }
 }
 
@@ -56,6 +60,10 @@ export interface HandlerContext {
   shell: ShellPort
   /** Appends to the active profile's audit log (nothing while no session is open). */
   audit(action: AuditAction, detail?: Record<string, unknown>): void
+  /** Asks the operator through the shell and logs the answer; throws NotConfirmedError unless confirmed. */
+  requireConfirmation(prompt: ConfirmationPrompt): Promise<void>
+  /** Typed confirmations pending in a shell without a native dialog. */
+  confirmations: Pick<TypedConfirmations, 'answer'>
   emit<E extends EventName>(event: E, payload: EventPayload<E>): void
   /** Windows that show tickers, kept across profile switches. */
   tickerViews: Set<TickerView>

@@ -1,8 +1,10 @@
 // profiles:* — the connection profiles: list, create, edit, delete and switch, and a test
 // of a live connection before it is saved. Editing or deleting the active profile
-// reconnects (or falls back to the sandbox) first.
+// reconnects (or falls back to the sandbox) first. A base URL moved to another origin
+// costs the profile its stored secret (the store removes it).
 import { checkConnection } from '../connection-check'
 import { SANDBOX_PROFILE_ID } from '../profiles/profile-store'
+import { originOf } from '../../shared/loopback'
 import type { HandlerContext, HandlerSlice } from './context'
 
 export function profileHandlers(
@@ -16,8 +18,11 @@ export function profileHandlers(
       return p
     },
     'profiles:update': async ({ id, patch }) => {
+      const before = c.profiles.get(id)
       const p = await c.profiles.update(id, patch)
-      c.audit('profile.update', { id, fields: Object.keys(patch) })
+      // Named so the audit log's redaction of credential-like keys leaves it readable.
+      const credentialDeleted = before !== undefined && originOf(before.baseUrl) !== originOf(p.baseUrl)
+      c.audit('profile.update', { id, fields: Object.keys(patch), ...(credentialDeleted ? { credentialDeleted, baseUrl: p.baseUrl } : {}) })
       // The active profile's endpoint or key changed: reconnect cleanly.
       if (id === c.activeProfile().id) await c.switchTo(id)
       return p

@@ -1,6 +1,7 @@
 // secrets:* — the API secret of a live profile, write-only from the window: whether one
 // is stored and where, set, delete, and a test call that explains its outcome.
 import { ApiClient } from '../api/client'
+import { transportProblem } from '../profiles/profile-store'
 import { explainError, toErrorInfo } from '../../shared/api/errors'
 import type { ChannelOutput } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice } from './context'
@@ -36,6 +37,14 @@ export function secretHandlers(c: SecretsContext): HandlerSlice<'secrets'> {
 async function testConnection(c: SecretsContext, profileId: string): Promise<ChannelOutput<'secrets:test'>> {
   const profile = c.profiles.get(profileId)
   if (!profile) throw new Error(`no profile ${profileId}`)
+  const problem = transportProblem(profile)
+  if (problem)
+    return {
+      ok: false,
+      latencyMs: null,
+      message: `Not tested: ${problem}.`,
+      error: { kind: 'invalid_request', message: problem, retryable: false }
+    }
   const s = profile.id === c.activeProfile().id ? await c.ready() : null
   const started = c.now()
   let client: ApiClient | null = null

@@ -1,19 +1,44 @@
 // webhooks:* — the merchant's webhook URL at the service, dummy and resent deliveries
 // (to a URL or to the local inbox), the inbox's log and status, and the signature check,
-// computed here so the secret never reaches the window.
+// computed here so the secret never reaches the window. Setting the URL of a live profile
+// is a production change: the operator confirms it in main, told which URL it replaces.
 import { ApiError } from '../../shared/api/errors'
 import { decodePayload, verifySignature } from '../../shared/api/signature'
 import { toContractDelivery } from '../webhooks/inbox'
+import type { AuditLogRepo } from '../store/audit-log-repo'
 import type { HandlerContext, HandlerSlice } from './context'
 
-export function webhookHandlers(c: Pick<HandlerContext, 'ready' | 'activeProfile' | 'secretFor'>): HandlerSlice<'webhooks'> {
+/** The URL last set from this app on this profile, from its audit log (the service has no way to read it back). */
+function lastSetUrl(audit: AuditLogRepo): { url: string | null; at: number | null } {
+  const last = audit.list({ action: 'webhook.setUrl', limit: 1 }).rows[0]
+  const url = last?.detail.url
+  return typeof url === 'string' ? { url, at: Date.parse(last!.at) } : { url: null, at: null }
+}
+
+export function webhookHandlers(
+  c: Pick<HandlerContext, 'ready' | 'activeProfile' | 'secretFor' | 'requireConfirmation'>
+): HandlerSlice<'webhooks'> {
   return {
     'webhooks:setUrl': async ({ url }) => {
       const s = await c.ready()
+      const profile = s.profile
+      if (profile.kind === 'live') {
+        const previous = lastSetUrl(s.store.audit)
+        await c.requireConfirmation({
+          change: 'webhookUrl',
+          title: 'Change the production webhook URL',
+          message: `The live service of “${profile.name}” will send the webhooks of every order to ${url}.`,
+          detail: previous.url
+            ? `It replaces ${previous.url}, set from this app on ${new Date(previous.at!).toISOString()}.`
+            : 'The URL it replaces is not known: none was set from this app on this profile.',
+          confirmLabel: 'Set the production URL'
+        })
+      }
       const message = await s.client.setWebhookUrl({ webhookUrl: url }, { priority: 'interactive' })
       s.store.audit.append('webhook.setUrl', { url })
       return { message }
     },
+    'webhooks:lastUrl': async () => lastSetUrl((await c.ready()).store.audit),
     'webhooks:sendDummy': async ({ target, url }) => {
       const s = await c.ready()
       let to: string | undefined = url

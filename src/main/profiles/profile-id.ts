@@ -2,7 +2,7 @@
 // they are restricted to a safe alphabet: no separators, no dots, nothing to traverse with.
 export const PROFILE_ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/
 
-function isValidProfileId(id: unknown): id is string {
+export function isValidProfileId(id: unknown): id is string {
   return typeof id === 'string' && PROFILE_ID_RE.test(id)
 }
 

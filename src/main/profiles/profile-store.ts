@@ -2,11 +2,14 @@
 // kept in profiles.json under the app data dir and written atomically. The API secret is
 // never in this file: it goes to the SecretStore. A sandbox profile is created, and made
 // active, on first run. Deleting a profile deletes its secret and its database directory.
+// A live profile talks https (plain http only to this computer), and a base URL moved to
+// another origin loses its stored secret: a secret is only ever sent where it was entered.
 import { randomBytes } from 'node:crypto'
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { ProfileKind } from '../../shared/ipc/contract'
+import { liveBaseUrlProblem, originOf } from '../../shared/loopback'
 import { writeFileAtomic } from './atomic-file'
 import { PROFILE_ID_RE } from './profile-id'
 
@@ -139,6 +142,20 @@ function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<
   return r.data
 }
 
+/**
+ * Why this profile may not be connected to, or null: a live profile over plain http to
+ * another computer (the sandbox profile is always loopback). Checked on every save, and
+ * again when a session opens, for a profile saved before https was required.
+ */
+export function transportProblem(p: { kind: ProfileKind; baseUrl: string }): string | null {
+  return p.kind === 'live' ? liveBaseUrlProblem(p.baseUrl) : null
+}
+
+function assertTransport(p: { kind: ProfileKind; baseUrl: string }): void {
+  const problem = transportProblem(p)
+  if (problem) throw new ProfileError('invalid', `baseUrl: ${problem}`)
+}
+
 const sameName = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase()
 
 export class ProfileStore {
@@ -241,6 +258,7 @@ export class ProfileStore {
     return this.serial(async () => {
       const { apiSecret, ...rest } = input
       const data = parseOrThrow(ProfileInput, rest)
+      assertTransport(data)
       this.assertUniqueName(data.name)
       const id = data.id ?? this.newId(data.name)
       if (this.state.profiles.some((p) => p.id === id)) throw new ProfileError('duplicate_id', `a profile with id ${id} already exists`)
@@ -270,7 +288,11 @@ export class ProfileStore {
         serviceName: changes.serviceName ?? current.serviceName,
         apiKey: changes.apiKey ?? current.apiKey
       })
+      assertTransport(merged)
       this.assertUniqueName(merged.name, id)
+      // The secret was entered for the old origin: it must never be sent to another one. It
+      // goes first, so a failure to remove it leaves the profile as it was.
+      if (originOf(merged.baseUrl) !== originOf(current.baseUrl) && apiSecret === undefined) await this.opts.secrets?.delete(id)
       if (apiSecret !== undefined) await this.requireSecrets().set(id, apiSecret)
       const updated: Profile = { ...current, ...merged, id, updatedAt: this.now().toISOString() }
       await this.commit({ ...this.state, profiles: this.state.profiles.map((p) => (p.id === id ? updated : p)) })

@@ -4,12 +4,19 @@
 // plaintext and is refused unless the operator accepted it in settings. Electron's
 // safeStorage is injected, so this folder never imports electron and runs under Node.
 // The secret never appears in a log line or an error message.
+//
+// Keychain entries are named per shell (service app.rampdesk.desktop or app.rampdesk.web,
+// account profile:<id>), so the desktop app and the browser harness never read each
+// other's; entries of the first naming (service rampdesk, account <id>) move over. A
+// rotation whose keychain write fails removes the old entry, and until the next good
+// keychain write the file says the keychain's copy is revoked: the old secret is never
+// read again, even when the keychain also refused to delete it.
 import { randomBytes } from 'node:crypto'
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
 import { writeFileAtomic } from '../profiles/atomic-file'
-import { assertProfileId } from '../profiles/profile-id'
-import type { SecretBackend } from '../../shared/ipc/contract'
+import { assertProfileId, isValidProfileId } from '../profiles/profile-id'
+import type { SecretBackend, ShellKind } from '../../shared/ipc/contract'
 
 /** The part of Electron's safeStorage this store uses. */
 export interface SafeStorageLike {
@@ -27,6 +34,14 @@ export interface KeytarLike {
   deletePassword(service: string, account: string): Promise<boolean>
 }
 
+/** The keychain service of each shell: the two never share an entry. */
+export const KEYCHAIN_SERVICES: Record<ShellKind, string> = { electron: 'app.rampdesk.desktop', web: 'app.rampdesk.web' }
+/** The first naming: service "rampdesk", account = the bare profile id. Read once, moved, deleted. */
+export const LEGACY_KEYCHAIN_SERVICE = 'rampdesk'
+
+/** The keychain account of a profile. */
+export const keychainAccount = (profileId: string): string => `profile:${profileId}`
+
 export interface SecretStoreOptions {
   /** Electron's app.getPath('userData'); secrets go to <userDataDir>/secrets/<profile>.bin. */
   userDataDir: string
@@ -35,7 +50,7 @@ export interface SecretStoreOptions {
   allowPlaintext?: () => boolean
   /** undefined: load the optional keytar module; null: never use a keychain; or an implementation. */
   keytar?: KeytarLike | null
-  /** Keychain service name (default "rampdesk"); the account is the profile id. */
+  /** Keychain service name (default the desktop shell's, KEYCHAIN_SERVICES); the account is profile:<id>. */
   service?: string
   /** How long the one-time keychain probe may take before the keychain counts as absent. */
   probeTimeoutMs?: number
@@ -63,10 +78,17 @@ export interface KeychainStatus {
 
 interface SecretFile {
   v: 1
-  /** safeStorage's backend when written ('basic_text' = plaintext), or 'default' where there is no choice. */
+  /**
+   * safeStorage's backend when written ('basic_text' = plaintext), or 'default' where there
+   * is no choice; 'none' for a file that holds no secret, only the revocation below.
+   */
   backend: string
   ciphertext: string
+  /** The keychain's entry for this profile is an older secret: never read it. Files of older versions lack it. */
+  keychainRevoked?: true
 }
+
+const NO_SECRET = 'none'
 
 const PROBE_ACCOUNT = '__rampdesk_probe__'
 const PLAINTEXT_BACKEND = 'basic_text'
@@ -106,10 +128,19 @@ export class SecretStore {
   private readonly probeTimeoutMs: number
   private keychain: Promise<{ keytar: KeytarLike | null; status: KeychainStatus }> | null = null
 
+  // Writes run one at a time, so a migration never puts an old secret back over a new one.
+  private queue: Promise<unknown> = Promise.resolve()
+
   constructor(private readonly opts: SecretStoreOptions) {
     this.dir = join(opts.userDataDir, 'secrets')
-    this.service = opts.service ?? 'rampdesk'
+    this.service = opts.service ?? KEYCHAIN_SERVICES.electron
     this.probeTimeoutMs = opts.probeTimeoutMs ?? 3000
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn)
+    this.queue = run.catch(() => undefined)
+    return run
   }
 
   private log(m: string): void {
@@ -176,40 +207,81 @@ export class SecretStore {
     if (typeof secret !== 'string' || secret.length === 0 || secret.length > MAX_SECRET_LENGTH) {
       throw new SecretError('invalid_input', `the secret must be a non-empty string of at most ${MAX_SECRET_LENGTH} characters`)
     }
-    const { keytar } = await this.keychainState()
-    if (keytar) {
+    return this.serial(async () => {
+      const { keytar } = await this.keychainState()
+      if (!keytar) return this.writeFile(profileId, secret)
       try {
-        await keytar.setPassword(this.service, profileId, secret)
-        // The keychain copy is now the one read first; drop any older file copy.
-        await this.removeFile(profileId)
-        return 'keychain'
+        await keytar.setPassword(this.service, keychainAccount(profileId), secret)
       } catch (e) {
         this.log(`keychain write failed for profile ${profileId}, using safeStorage: ${message(e)}`)
+        return this.afterFailedKeychainWrite(keytar, profileId, secret)
+      }
+      // The keychain copy is now the one read; drop any older file copy (or revocation) and the first-naming entry.
+      try {
+        await this.removeFile(profileId)
+      } catch (e) {
+        throw new SecretError(
+          'storage_failed',
+          `the new secret is in the keychain, but the older copy in the secret file of profile ${profileId} could not be removed and is still the one used: ${message(e)}`
+        )
+      }
+      await this.deleteLegacyEntry(keytar, profileId)
+      return 'keychain'
+    })
+  }
+
+  /**
+   * A rotation the keychain refused: the old secret there must never be used again. It is
+   * deleted, and the new secret goes to the file, which revokes the keychain's copy (so a
+   * delete the keychain also refused changes nothing). When the file cannot take the
+   * secret either, a file with only the revocation stays behind.
+   */
+  private async afterFailedKeychainWrite(keytar: KeytarLike, profileId: string, secret: string): Promise<SecretBackend> {
+    let cleared = true
+    for (const [service, account] of this.entriesOf(profileId)) {
+      try {
+        await keytar.deletePassword(service, account)
+      } catch (e) {
+        cleared = false
+        this.log(`could not remove the old keychain entry of profile ${profileId}: ${message(e)}`)
       }
     }
-    return this.writeFile(profileId, secret)
+    try {
+      return await this.writeFile(profileId, secret)
+    } catch (e) {
+      const revocation: SecretFile = { v: 1, backend: NO_SECRET, ciphertext: '', keychainRevoked: true }
+      const revoked = await writeFileAtomic(this.fileOf(profileId), JSON.stringify(revocation), 0o600).then(
+        () => true,
+        () => false
+      )
+      const old = cleared
+        ? 'the old secret was removed from it'
+        : revoked
+          ? 'the old secret stays in it but will not be used'
+          : `the old secret stays in it: remove the entry ${keychainAccount(profileId)} of ${this.service} by hand`
+      throw new SecretError(
+        e instanceof SecretError ? e.code : 'storage_failed',
+        `the keychain refused the new secret (${old}), and it could not be stored elsewhere: ${message(e)}`
+      )
+    }
   }
 
   /** The profile's secret, or null when none is stored. Main process only. */
   async get(profileId: string): Promise<string | null> {
     assertProfileId(profileId)
-    const { keytar } = await this.keychainState()
-    if (keytar) {
-      try {
-        const v = await keytar.getPassword(this.service, profileId)
-        if (v !== null) return v
-      } catch (e) {
-        this.log(`keychain read failed for profile ${profileId}: ${message(e)}`)
-      }
+    const file = await this.fileState(profileId)
+    if (!file.revoked) {
+      const fromKeychain = await this.readKeychain(profileId)
+      if (fromKeychain !== null) return fromKeychain
     }
-    const file = await this.readFile(profileId)
-    if (!file) return null
+    if (file.error) throw file.error
+    if (!file.secret) return null
     const ss = this.opts.safeStorage
     if (!ss || !ss.isEncryptionAvailable()) {
       throw new SecretError('no_backend', 'the stored secret cannot be decrypted: safeStorage is not available')
     }
     try {
-      return ss.decryptString(Buffer.from(file.ciphertext, 'base64'))
+      return ss.decryptString(Buffer.from(file.secret.ciphertext, 'base64'))
     } catch {
       throw new SecretError('decrypt_failed', `the stored secret of profile ${profileId} could not be decrypted; enter it again`)
     }
@@ -221,34 +293,111 @@ export class SecretStore {
 
   async backendOf(profileId: string): Promise<SecretBackend> {
     assertProfileId(profileId)
-    const { keytar } = await this.keychainState()
-    if (keytar) {
-      try {
-        if ((await keytar.getPassword(this.service, profileId)) !== null) return 'keychain'
-      } catch {
-        // fall through to the file
+    const file = await this.fileState(profileId)
+    if (!file.revoked && (await this.readKeychain(profileId).catch(() => null)) !== null) return 'keychain'
+    if (file.error) throw file.error
+    if (!file.secret) return 'none'
+    return file.secret.backend === PLAINTEXT_BACKEND ? 'plaintext' : 'safeStorage'
+  }
+
+  /**
+   * Moves first-naming keychain entries (service rampdesk, account <id>) of these profiles
+   * to this shell's naming. Never throws: an entry that cannot move is still read where it
+   * is, and moved on a later read.
+   */
+  async migrateLegacy(profileIds: readonly string[]): Promise<void> {
+    return this.serial(async () => {
+      const { keytar } = await this.keychainState()
+      if (!keytar) return
+      for (const id of profileIds) {
+        if (isValidProfileId(id)) await this.moveLegacyEntry(keytar, id)
       }
-    }
-    const file = await this.readFile(profileId)
-    if (!file) return 'none'
-    return file.backend === PLAINTEXT_BACKEND ? 'plaintext' : 'safeStorage'
+    })
   }
 
   /** Removes the secret from every backend; true when something was removed. */
   async delete(profileId: string): Promise<boolean> {
     assertProfileId(profileId)
-    let removed = false
-    const { keytar } = await this.keychainState()
-    if (keytar) {
-      try {
-        removed = (await keytar.deletePassword(this.service, profileId)) || removed
-      } catch (e) {
-        throw new SecretError('keychain_failed', `could not remove the secret of profile ${profileId} from the keychain: ${message(e)}`)
+    return this.serial(async () => {
+      let removed = false
+      const { keytar } = await this.keychainState()
+      if (keytar) {
+        for (const [service, account] of this.entriesOf(profileId)) {
+          try {
+            removed = (await keytar.deletePassword(service, account)) || removed
+          } catch (e) {
+            throw new SecretError('keychain_failed', `could not remove the secret of profile ${profileId} from the keychain: ${message(e)}`)
+          }
+        }
       }
-    }
-    return (await this.removeFile(profileId)) || removed
+      const file = await this.fileState(profileId)
+      return (await this.removeFile(profileId)) ? removed || file.secret !== null : removed
+    })
   }
 
+  /** The keychain entries a profile may have: this shell's naming, then the first naming. */
+  private entriesOf(profileId: string): Array<[service: string, account: string]> {
+    return [
+      [this.service, keychainAccount(profileId)],
+      [LEGACY_KEYCHAIN_SERVICE, profileId]
+    ]
+  }
+
+  /** The keychain's secret (a first-naming entry is moved on the way), or null. */
+  private async readKeychain(profileId: string): Promise<string | null> {
+    const { keytar } = await this.keychainState()
+    if (!keytar) return null
+    try {
+      const v = await keytar.getPassword(this.service, keychainAccount(profileId))
+      if (v !== null) return v
+      const legacy = await keytar.getPassword(LEGACY_KEYCHAIN_SERVICE, profileId)
+      if (legacy !== null) void this.serial(() => this.moveLegacyEntry(keytar, profileId))
+      return legacy
+    } catch (e) {
+      this.log(`keychain read failed for profile ${profileId}: ${message(e)}`)
+      return null
+    }
+  }
+
+  /** Copies a first-naming entry to this shell's naming (unless one is there already), then deletes it. */
+  private async moveLegacyEntry(keytar: KeytarLike, profileId: string): Promise<void> {
+    try {
+      const legacy = await keytar.getPassword(LEGACY_KEYCHAIN_SERVICE, profileId)
+      if (legacy === null) return
+      // A revoked keychain copy is not carried over: it is the old secret of a failed rotation.
+      if (!(await this.fileState(profileId)).revoked && (await keytar.getPassword(this.service, keychainAccount(profileId))) === null)
+        await keytar.setPassword(this.service, keychainAccount(profileId), legacy)
+      await keytar.deletePassword(LEGACY_KEYCHAIN_SERVICE, profileId)
+      this.log(`moved the keychain entry of profile ${profileId} to ${this.service}`)
+    } catch (e) {
+      this.log(`could not move the keychain entry of profile ${profileId}: ${message(e)}`)
+    }
+  }
+
+  private async deleteLegacyEntry(keytar: KeytarLike, profileId: string): Promise<void> {
+    try {
+      await keytar.deletePassword(LEGACY_KEYCHAIN_SERVICE, profileId)
+    } catch (e) {
+      this.log(`could not remove the first-naming keychain entry of profile ${profileId}: ${message(e)}`)
+    }
+  }
+
+  /** The file's secret and whether it revokes the keychain's copy; a damaged file is an error kept for later. */
+  private async fileState(profileId: string): Promise<{ secret: SecretFile | null; revoked: boolean; error: SecretError | null }> {
+    try {
+      const f = await this.readFile(profileId)
+      return { secret: f && f.backend !== NO_SECRET ? f : null, revoked: f?.keychainRevoked === true, error: null }
+    } catch (e) {
+      if (e instanceof SecretError) return { secret: null, revoked: false, error: e }
+      throw e
+    }
+  }
+
+  /**
+   * Writes the secret to the profile's file, marked as revoking the keychain's copy: the
+   * file is the newer write (a keychain that took the secret would have had the file
+   * removed), so an entry a locked or absent keychain still holds is never read again.
+   */
   private async writeFile(profileId: string, secret: string): Promise<SecretBackend> {
     const ss = this.opts.safeStorage
     if (!ss || !ss.isEncryptionAvailable()) {
@@ -270,7 +419,7 @@ export class SecretStore {
     } catch {
       throw new SecretError('storage_failed', 'safeStorage could not encrypt the secret')
     }
-    const content: SecretFile = { v: 1, backend, ciphertext }
+    const content: SecretFile = { v: 1, backend, ciphertext, keychainRevoked: true }
     try {
       await writeFileAtomic(this.fileOf(profileId), JSON.stringify(content), 0o600)
     } catch (e) {

@@ -1,4 +1,5 @@
-// Who changed what: profile changes, webhook URL set, dummy/resend webhooks, exports.
+// Who changed what: profile changes, webhook URL set, dummy/resend webhooks, exports, and
+// every confirmation asked for a change that weakens security (confirmed or not).
 // Details are redacted of anything that looks like a credential before they are stored.
 import type { Sql } from './database'
 
@@ -17,6 +18,7 @@ export type AuditAction =
   | 'order.watch'
   | 'order.unwatch'
   | 'sync.resync'
+  | 'security.confirmation'
 
 export interface AuditEntry {
   id: number

@@ -1,8 +1,7 @@
-// CSV export of order rows: RFC 4180 (CRLF, quotes doubled, fields with comma,
-// quote or line break quoted), decimal strings written exactly as stored, and cells
-// that a spreadsheet would run as a formula defused with a leading apostrophe.
-// One line per call, so an exporter can write 100,000 rows to a stream without
-// building one giant string.
+// CSV export of order rows: RFC 4180 (CRLF, every field quoted, quotes doubled),
+// decimal strings written exactly as stored, and text a spreadsheet would run as a
+// formula defused with an apostrophe wherever a cell could begin. One line per call, so
+// an exporter can write 100,000 rows to a stream without building one giant string.
 import type { OfframpOrder, OnrampOrder } from '../api/schemas'
 import type { OrderType } from '../ipc/contract'
 import { chainName, coinName, fiatName, type SymbolMapping } from './names'
@@ -14,17 +13,53 @@ export const CSV_EOL = '\r\n'
 /** Prepend once to a file that Excel should open as UTF-8. */
 export const CSV_BOM = '\uFEFF'
 
-// Plain decimals ("-12.5") are data, not formulas: they stay as they are.
-const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/
-const FORMULA_START = /^[=+\-@\t\r\n]/
-const NEEDS_QUOTES = /[",\r\n]/
+/**
+ * What starts a formula (or DDE call) in Excel, LibreOffice or Google Sheets: = + - @,
+ * a leading tab, CR or LF, and every character Unicode folds to = + - @ (NFKC): the
+ * full-width ＝ ＋ － ＠, the small forms ﹦ ﹢ ﹣ ﹫, super- and subscripts and the Hebrew
+ * alternative plus, which some importers fold before they look.
+ */
+export const FORMULA_TRIGGERS = '=+-@\t\r\n\u207a\u207c\u208a\u208c\ufb29\ufe62\ufe63\ufe66\ufe6b\uff0b\uff0d\uff1d\uff20'
+const TRIGGER = new RegExp(`[${FORMULA_TRIGGERS.replace('-', '\\-')}]`)
+/**
+ * Where a cell can begin inside one field: after a comma (the separator), a semicolon (the
+ * separator in many locales' Excel), a tab (paste, TSV) or a line break (an importer that
+ * ignores quotes). The text after each is guarded like the start of a field.
+ */
+const CELL_BREAK = /[;,\t\r\n]/
+/** Leading whitespace an importer may trim before it looks for a formula (tab, CR, LF excepted: they break cells). */
+const LEAD_SPACE = /[^\S\t\r\n]/
+/** A number a spreadsheet reads as a number, not a formula: it stays as it is. */
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/
 
-/** One field: formula-guarded, then quoted when RFC 4180 requires it. */
+/**
+ * The text with an apostrophe before every formula trigger that could begin a cell: at
+ * the start, after leading whitespace, and after each ; , tab or line break (and the
+ * whitespace after it). A run that is a plain number is left alone.
+ */
+export function defuseFormulas(text: string): string {
+  let out = ''
+  let i = 0
+  // Each pass guards the start of one run (the field's start, or just after a cell break),
+  // then copies the run and the break that ends it.
+  for (;;) {
+    let q = i
+    while (q < text.length && LEAD_SPACE.test(text[q]!)) q++
+    let end = q
+    while (end < text.length && !CELL_BREAK.test(text[end]!)) end++
+    // A run that starts with a tab, CR or LF is empty: the break is itself a trigger and is guarded.
+    const guard = q < text.length && TRIGGER.test(text[q]!) && !PLAIN_NUMBER.test(text.slice(q, end).trimEnd())
+    out += text.slice(i, q) + (guard ? "'" : '') + text.slice(q, end + 1)
+    if (end >= text.length) return out
+    i = end + 1
+  }
+}
+
+/** One field: formula-defused, then always quoted (quotes doubled). */
 export function csvCell(value: CsvValue): string {
-  if (value === null || value === undefined) return ''
-  let s = typeof value === 'string' ? value : String(value)
-  if (FORMULA_START.test(s) && !PLAIN_DECIMAL.test(s)) s = `'${s}`
-  return NEEDS_QUOTES.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+  if (value === null || value === undefined) return '""'
+  const s = defuseFormulas(typeof value === 'string' ? value : String(value))
+  return `"${s.replace(/"/g, '""')}"`
 }
 
 /** One record, terminated with CRLF. */

@@ -422,6 +422,28 @@ export type TrayState = z.infer<typeof TrayState>
 
 export const AuditEntry = z.object({ id: z.number().int(), at: EpochMs, action: z.string(), detail: z.record(z.string(), z.unknown()) })
 
+/**
+ * A change the operator must confirm outside the window's reach (a setting that weakens
+ * security, the production webhook URL). The desktop app asks with a native dialog; the
+ * browser harness shows a one-time code where it was started (its terminal), and the
+ * window sends back what the operator typed (confirm:answer).
+ */
+export const ConfirmRequest = z.object({
+  id: z.string(),
+  title: z.string(),
+  message: z.string(),
+  detail: z.string(),
+  /** The label of the button that goes ahead. */
+  confirmLabel: z.string(),
+  /** Where the code to type is shown, in words. */
+  codeShownIn: z.string(),
+  expiresAt: EpochMs
+})
+export type ConfirmRequest = z.infer<typeof ConfirmRequest>
+
+export const ConfirmOutcome = z.enum(['confirmed', 'cancelled', 'expired', 'wrong_code', 'unknown'])
+export type ConfirmOutcome = z.infer<typeof ConfirmOutcome>
+
 export const ExportProgress = z.object({ rows: z.number().int(), total: z.number().int(), done: z.boolean() })
 export type ExportProgress = z.infer<typeof ExportProgress>
 
@@ -641,6 +663,17 @@ export const channels = {
     'Check a payload and signature against the active secret (computed in main)'
   ),
   'webhooks:inbox': ch(none, InboxStatus, 'Local receiver status'),
+  'webhooks:lastUrl': ch(
+    none,
+    z.object({ url: z.string().nullable(), at: EpochMs.nullable() }),
+    'The webhook URL last set from this app on the active profile (from its audit log), if any'
+  ),
+
+  'confirm:answer': ch(
+    z.object({ id: z.string().min(1).max(64), code: z.string().max(64).nullable() }).strict(),
+    z.object({ outcome: ConfirmOutcome, attemptsLeft: z.number().int() }),
+    'The code the operator typed for a pending confirmation (null: cancel)'
+  ),
 
   'diagnostics:get': ch(none, Diagnostics, 'What the app knows of the service: per endpoint, the clock, sync'),
   'diagnostics:text': ch(
@@ -680,6 +713,8 @@ export const events = {
   'webhook:delivery': WebhookDelivery,
   'export:progress': ExportProgress,
   'clock:skew': z.object({ skewMs: z.number() }),
+  'confirm:request': ConfirmRequest,
+  'confirm:settled': z.object({ id: z.string(), outcome: ConfirmOutcome }),
   'nav:order': OrderRef
 } as const
 

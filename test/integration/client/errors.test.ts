@@ -5,6 +5,8 @@
 // the client's own validation refuses a request first (invalid_request, nothing sent),
 // that is asserted, and the same body is then sent with the validation bypassed to show
 // what the sandbox answers and how the client maps it.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { z } from 'zod'
 import type { ApiClient, CallOptions } from '../../../src/main/api/client'
@@ -279,11 +281,22 @@ describe('404 and 405: a client pointed at the wrong place', () => {
     expect(e.message).toMatch(/use POST/)
   })
 
-  it('a base URL that lands on some other JSON (the control API): schema, with the path of the first mismatch', async () => {
-    const c = client({ baseUrl: `${sb.url}/__sandbox/orders/100001#` })
-    const e = await caught(c.bankDetails())
-    expect(e).toMatchObject({ kind: 'schema', httpStatus: 200, path: 'status', retryable: false })
-    expect(c.stats().bankDetails).toBe(1)
+  it('a base URL that lands on some other JSON (another service on the host): schema, with the path of the first mismatch', async () => {
+    // An order record where the envelope should be, as another JSON service would answer.
+    const other = createServer((req, res) => {
+      req.resume()
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ orderId: 100001, status: 4, type: 1 }))
+    })
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r))
+    try {
+      const c = client({ baseUrl: `http://127.0.0.1:${(other.address() as AddressInfo).port}/orders/100001#` })
+      const e = await caught(c.bankDetails())
+      expect(e).toMatchObject({ kind: 'schema', httpStatus: 200, path: 'status', retryable: false })
+      expect(c.stats().bankDetails).toBe(1)
+    } finally {
+      await new Promise<void>((r) => other.close(() => r()))
+    }
   })
 })
 

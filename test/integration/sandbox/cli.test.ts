@@ -16,6 +16,11 @@ afterEach(() => {
   running.clear()
 })
 
+/** The control API's token from the printed lines. */
+const tokenOf = (lines: string[]): string =>
+  /^control token: (\S+)/.exec(lines.find((l) => l.startsWith('control token: ')) ?? '')?.[1] ?? ''
+const control = (lines: string[]) => ({ headers: { 'x-sandbox-token': tokenOf(lines) } })
+
 async function start(args: string[]): Promise<{ child: ChildProcessWithoutNullStreams; lines: string[] }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/cli.ts', ...args], { cwd: process.cwd(), stdio: 'pipe' })
   running.add(child)
@@ -24,7 +29,7 @@ async function start(args: string[]): Promise<{ child: ChildProcessWithoutNullSt
   await new Promise<void>((resolve, reject) => {
     rl.on('line', (l) => {
       lines.push(l)
-      if (lines.length === 3) resolve()
+      if (l.startsWith('control token: ')) resolve()
     })
     child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)))
   })
@@ -72,6 +77,10 @@ describe('npm run sandbox', () => {
     expect(lines[0]).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/)
     expect(lines[1]).toBe('api key: k-cli')
     expect(lines[2]).toBe('api secret: s-cli')
+    expect(lines[3]).toBe('service name: acme')
+    expect(lines[4]).toMatch(
+      /^control token: [\w-]{32} {2}\(control API: http:\/\/127\.0\.0\.1:\d+\/__sandbox\/info with the header X-Sandbox-Token\)$/
+    )
     const url = (lines[0] as string).slice('listening on '.length)
     const names = headerNames('acme')
     const body = { type: 1 }
@@ -88,8 +97,12 @@ describe('npm run sandbox', () => {
     })
     expect(res.statusCode).toBe(200)
     expect(await res.body.json()).toMatchObject({ status: 1, data: { onramp: { 1: { min: 100, max: 200000 } } } })
-    const info = await request(`${url}/__sandbox/info`)
+    const info = await request(`${url}/__sandbox/info`, control(lines))
     expect(await info.body.json()).toMatchObject({ orders: 30, serviceName: 'acme' })
+    // Without the token printed at start, the control API does not answer.
+    const refused = await request(`${url}/__sandbox/info`)
+    expect(refused.statusCode).toBe(401)
+    await refused.body.dump()
     const done = exited(child)
     child.kill('SIGTERM')
     expect(await done).toBe(0)
@@ -101,6 +114,8 @@ describe('npm run sandbox', () => {
       '0',
       '--orders',
       '0',
+      '--control-token',
+      'a-fixed-control-token-for-scripts',
       '--fault-endpoint',
       'bankDetails',
       '--error-rate',
@@ -110,6 +125,9 @@ describe('npm run sandbox', () => {
     ])
     const url = (lines[0] as string).slice('listening on '.length)
     expect(lines[1]).toBe('api key: rampdesk-sandbox-key')
+    expect(tokenOf(lines)).toBe('a-fixed-control-token-for-scripts')
+    const faults = await request(`${url}/__sandbox/faults`, control(lines))
+    expect(await faults.body.json()).toMatchObject({ faults: { bankDetails: { errorRate: 1, errorStatus: 503 } } })
     const r = await request(`${url}/service/api/v1/transaction/bankDetails`)
     expect(r.statusCode).toBe(503)
     expect(await r.body.json()).toMatchObject({ status: 0, code: 503 })
@@ -158,7 +176,7 @@ describe('npm run sandbox', () => {
       '--clock-offset=-45000'
     ])
     const url = (lines[0] as string).slice('listening on '.length)
-    const res = await request(`${url}/__sandbox/readings`)
+    const res = await request(`${url}/__sandbox/readings`, control(lines))
     expect(res.headers).not.toHaveProperty('date')
     const r = (await res.body.json()) as Record<string, unknown> & { paramTypes: Record<string, string> }
     expect(r).toMatchObject({
@@ -177,7 +195,7 @@ describe('npm run sandbox', () => {
     })
     expect(r.paramTypes['merchantHistory.fiatType']).toBe('strict')
     expect(r.paramTypes['merchantHistory.page']).toBe('lenient')
-    const info = (await (await request(`${url}/__sandbox/info`)).body.json()) as { clockOffsetMs: number }
+    const info = (await (await request(`${url}/__sandbox/info`, control(lines))).body.json()) as { clockOffsetMs: number }
     expect(info.clockOffsetMs).toBe(-45000)
     const ts = await request(`${url}/service/api/v2/common/public/currentTimestamp`)
     expect(ts.statusCode).toBe(404)
@@ -212,6 +230,7 @@ describe('npm run sandbox', () => {
       expect(out).toContain(flag)
   })
 
+  // Fourteen CLI starts: the longer bound only turns a hang into a failure on a busy machine.
   it('refuses unknown flags and invalid values with the reason and exit code 2', async () => {
     const cases: [string[], RegExp][] = [
       [['--since', 'later'], /--since: since must be one of inclusive, exclusive, not "later"/],
@@ -225,12 +244,13 @@ describe('npm run sandbox', () => {
       [['--webhook-payload', 'xml'], /--webhook-payload: webhookPayloadForm must be one of compact, spaced, slashEscaped, bodyOnly/],
       [['--coin-limits-shape', 'C'], /--coin-limits-shape: coinLimitsShape must be one of perFiat, A, B/],
       [['--fault-endpoint', 'nothing', '--storm'], /--fault-endpoint: unknown endpoint nothing/],
-      [['--shuffle'], /Unknown option '--shuffle'/]
+      [['--shuffle'], /Unknown option '--shuffle'/],
+      [['--control-token', 'short'], /--control-token must be 16-256 printable ASCII characters/]
     ]
     for (const [args, reason] of cases) {
       const r = await fails(args)
       expect(r.code, args.join(' ')).toBe(2)
       expect(r.stderr, args.join(' ')).toMatch(reason)
     }
-  })
+  }, 120_000)
 })

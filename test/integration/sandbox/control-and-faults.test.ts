@@ -3,7 +3,8 @@
 // the injected clock, and every kind of fault a client must survive.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
+import { CONTROL_TOKEN_HEADER, startSandbox, type Sandbox } from '../../../src/sandbox'
+import { ownHosts } from '../../../src/sandbox/admin-api'
 import { isLoopback } from '../../../src/sandbox/http-server'
 import { call, data, raw } from './sandbox-client'
 
@@ -21,10 +22,20 @@ beforeEach(() => {
   sb.control.clearFaults()
 })
 
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function admin(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string | undefined> = {}
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const r = await request(`${sb.url}/__sandbox${path}`, {
     method: method as 'GET',
-    body: body === undefined ? undefined : JSON.stringify(body)
+    headers: Object.fromEntries(
+      Object.entries({ [CONTROL_TOKEN_HEADER]: sb.controlToken, 'content-type': 'application/json', ...headers }).filter(
+        (e): e is [string, string] => e[1] !== undefined
+      )
+    ),
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
   })
   return { status: r.statusCode, json: (await r.body.json()) as Record<string, unknown> }
 }
@@ -37,6 +48,34 @@ describe('control API over HTTP', () => {
     expect(isLoopback('10.1.2.3')).toBe(false)
     expect(isLoopback('::ffff:192.168.1.4')).toBe(false)
     expect(isLoopback(undefined)).toBe(false)
+  })
+
+  it('refuses a caller without the per-launch token, a foreign Host, any Origin, and a body that is not typed JSON; nothing changes', async () => {
+    const offset = sb.control.serverNow() - t
+    const refused = [
+      await admin('GET', '/info', undefined, { [CONTROL_TOKEN_HEADER]: undefined }),
+      await admin('GET', '/info', undefined, { [CONTROL_TOKEN_HEADER]: 'x'.repeat(sb.controlToken.length) }),
+      await admin('GET', '/info', undefined, { [CONTROL_TOKEN_HEADER]: sb.controlToken.slice(1) }),
+      // DNS rebinding: a page at evil.test whose name now points at 127.0.0.1 sends its own Host.
+      await admin('POST', '/clock', { offsetMs: 99_000 }, { host: `evil.test:${sb.port}` }),
+      await admin('POST', '/clock', { offsetMs: 99_000 }, { host: `localhost:${sb.port + 1}` }),
+      // A browser page calling with the token it somehow learnt.
+      await admin('POST', '/clock', { offsetMs: 99_000 }, { origin: 'https://evil.test' }),
+      await admin('POST', '/clock', { offsetMs: 99_000 }, { origin: 'null' }),
+      // An HTML form can post text/plain without a preflight: it is not read as JSON.
+      await admin('POST', '/clock', '{"offsetMs":99000}', { 'content-type': 'text/plain' }),
+      await admin('POST', '/clock', '{"offsetMs":99000}', { 'content-type': 'application/x-www-form-urlencoded' }),
+      await admin('POST', '/clock', '{"offsetMs":99000}', { 'content-type': undefined })
+    ]
+    expect(refused.map((r) => r.status)).toEqual([401, 401, 401, 403, 403, 403, 403, 415, 415, 415])
+    for (const r of refused) expect(JSON.stringify(r.json)).not.toContain(sb.apiSecret)
+    expect(sb.control.serverNow() - t).toBe(offset)
+    // Its own names pass: the address it is bound to and localhost on its port.
+    expect(ownHosts('127.0.0.1', 8787)).toEqual(new Set(['127.0.0.1:8787', 'localhost:8787']))
+    expect(ownHosts('::1', 1)).toEqual(new Set(['[::1]:1', 'localhost:1']))
+    expect((await admin('GET', '/faults', undefined, { host: `localhost:${sb.port}` })).status).toBe(200)
+    expect((await admin('DELETE', '/faults', undefined, { 'content-type': undefined })).status).toBe(200)
+    expect((await admin('POST', '/clock', { offsetMs: offset }, { 'content-type': 'application/json; charset=utf-8' })).status).toBe(200)
   })
 
   it('tells what it runs with', async () => {
@@ -240,6 +279,6 @@ describe('faults', () => {
   it('does not touch the control API', async () => {
     sb.control.setFault('*', { errorRate: 1 })
     expect((await admin('GET', '/info')).status).toBe(200)
-    expect((await raw(sb, '/__sandbox/faults', { method: 'GET' })).status).toBe(200)
+    expect((await raw(sb, '/__sandbox/faults', { method: 'GET', headers: { [CONTROL_TOKEN_HEADER]: sb.controlToken } })).status).toBe(200)
   })
 })

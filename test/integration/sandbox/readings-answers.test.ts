@@ -3,7 +3,7 @@
 // every answer, errors included), and GET currentTimestamp answering the sandbox clock
 // (clock offset included) or 404.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { defaultReadings, routePath, startSandbox, type Sandbox } from '../../../src/sandbox'
+import { CONTROL_TOKEN_HEADER, defaultReadings, routePath, startSandbox, type Sandbox } from '../../../src/sandbox'
 import { COINS, FIATS } from '../../../src/sandbox/catalogue'
 import { call, data, errorOf, raw } from './sandbox-client'
 
@@ -126,7 +126,7 @@ describe('dateHeader', () => {
       await call(sb, 'limits', { body: { type: '1' }, apiSecret: 'wrong' }),
       await call(sb, 'limits', { body: { type: true } }),
       await raw(sb, '/service/api/nothing'),
-      await raw(sb, '/__sandbox/info', { method: 'GET' })
+      await raw(sb, '/__sandbox/info', { method: 'GET', headers: { [CONTROL_TOKEN_HEADER]: sb.controlToken } })
     ]
     expect(answers.map((r) => r.status)).toEqual([200, 200, 401, 409, 404, 200])
     for (const r of answers) expect(r.headers).not.toHaveProperty('date')

@@ -152,6 +152,11 @@ describe('config cache through the services', () => {
 
     clock.offsetMs += 60 * 60_000 + 1_000
     await h.call('profiles:update', { id: p.id, patch: { baseUrl: `http://127.0.0.1:${await closedPort()}` } })
+    // Another port is another origin: the secret was deleted with the move. Entered again, and reconnected,
+    // so the session's first fetches are signed and fail on the network alone.
+    expect((await h.call('secrets:status', { profileId: p.id })).has).toBe(false)
+    await h.call('secrets:set', { profileId: p.id, secret: liveSandbox.apiSecret })
+    await h.call('profiles:switch', { id: p.id })
     const served = await h.call('config:get', {})
     await h.services.session().config.revalidate()
     expect(served.coins).toEqual(good.coins)

@@ -12,6 +12,7 @@ import { OnrampOrder } from '../../../src/shared/api/schemas'
 import { STATUS_GROUPS, statusInfo } from '../../../src/shared/domain/status'
 import type { OrderFilter } from '../../../src/shared/ipc/contract'
 import { startServicesHarness, type ServicesHarness } from './harness'
+import { parseCsv } from '../../support/csv-reader'
 
 let h: ServicesHarness
 const notes: Array<{ title: string; body: string; order?: { type: 1 | 2; orderId: number } }> = []
@@ -231,36 +232,6 @@ describe('one order', () => {
     expect(mine[0]!.order).toEqual({ type: 1, orderId: o.orderId })
   })
 })
-
-/** RFC 4180 rows (quoted fields, doubled quotes, CRLF). */
-function parseCsv(s: string): string[][] {
-  const rows: string[][] = []
-  let row: string[] = []
-  let cell = ''
-  let quoted = false
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i]!
-    if (quoted) {
-      if (c === '"' && s[i + 1] === '"') {
-        cell += '"'
-        i++
-      } else if (c === '"') quoted = false
-      else cell += c
-    } else if (c === '"') quoted = true
-    else if (c === ',') {
-      row.push(cell)
-      cell = ''
-    } else if (c === '\r' && s[i + 1] === '\n') {
-      row.push(cell)
-      rows.push(row)
-      row = []
-      cell = ''
-      i++
-    } else cell += c
-  }
-  if (cell !== '' || row.length) rows.push([...row, cell])
-  return rows
-}
 
 describe('orders:export', () => {
   it('writes the filtered orders as CSV with decimal strings and guarded formula cells, with progress and an audit entry', async () => {

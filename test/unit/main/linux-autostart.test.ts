@@ -83,6 +83,9 @@ describe('the Exec line', () => {
       }),
       { numRuns: 500 }
     )
+    // Characters JavaScript counts as line breaks or spaces, which a desktop entry does not.
+    for (const c of ['\u2028', '\u2029', '\u0085', '\u00a0', '\ufeff'])
+      expect(readBack(`/opt/${c}rampdesk${c}`).argv).toEqual([`/opt/${c}rampdesk${c}`, '--hidden'])
     const anyText = fc.string({ unit: 'grapheme', maxLength: 30 }).filter(writable)
     fc.assert(
       fc.property(anyText, (s) => {

@@ -7,7 +7,8 @@ import { request, type IncomingHttpHeaders } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startWebHarness, type WebHarness } from '../../../src/web/server'
+import { bindProblem, startWebHarness, type WebHarness } from '../../../src/web/server'
+import { localhostLookup } from '../../support/localhost-names'
 import { channelNames, type ContractHandlers, type EventName } from '../../../src/shared/ipc/contract'
 
 const TOKEN = 'test-token-0123456789abcdef'
@@ -15,6 +16,8 @@ const SECRET_TEXT = 'outside-the-root-do-not-serve'
 
 let base: string
 let harness: WebHarness
+/** The session cookie the token was exchanged for (name=value). */
+let session = ''
 let emit: (event: EventName, payload: unknown) => void = () => undefined
 let unsubscribed = false
 const calls: Array<{ channel: string; input: unknown }> = []
@@ -48,11 +51,11 @@ function send(
   const url = new URL(harness.url)
   const headers: Record<string, string> = {
     host: url.host,
-    ...(o.cookie === false ? {} : { cookie: `rampdesk_token=${TOKEN}` }),
+    ...(o.cookie === false ? {} : { cookie: session }),
     ...o.headers
   }
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+    const req = request({ host: url.hostname, port: url.port, method, path, headers, lookup: localhostLookup }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
@@ -95,6 +98,8 @@ beforeAll(async () => {
     token: TOKEN
   })
   base = harness.url
+  const login = await send('GET', `/?token=${TOKEN}`, { cookie: false })
+  session = String(login.headers['set-cookie']).split(';')[0]!
 })
 afterAll(async () => {
   await harness?.close()
@@ -102,13 +107,45 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
+describe('the per-launch host name', () => {
+  it('is <random>.localhost on the bound port, new at each launch, and the only Host that passes', async () => {
+    expect(harness.hostname).toMatch(/^rd[0-9a-f]{20}\.localhost$/)
+    expect(base).toBe(`http://${harness.hostname}:${harness.port}/`)
+    expect(harness.listenUrl).toBe(`http://127.0.0.1:${harness.port}/`)
+    expect(harness.remoteUrl).toBeNull()
+    const other = await startWebHarness({ handlers: handlers(), subscribe: () => () => undefined, staticDir: root })
+    expect(other.hostname).not.toBe(harness.hostname)
+    await other.close()
+    // The loopback names a cookie for "127.0.0.1" or "localhost" would be shared with: refused, cookie or not.
+    for (const host of [`127.0.0.1:${harness.port}`, `localhost:${harness.port}`, `[::1]:${harness.port}`, harness.hostname])
+      expect((await send('GET', '/', { headers: { host } })).status, host).toBe(403)
+  })
+
+  it('refuses to bind beyond loopback unless allowed, and a wildcard even then', async () => {
+    const start = (host: string, allowRemote?: boolean) =>
+      startWebHarness({ handlers: handlers(), subscribe: () => () => undefined, staticDir: root, host, allowRemote })
+    for (const host of ['0.0.0.0', '::', '192.0.2.10', 'example.test']) await expect(start(host), host).rejects.toThrow(/--allow-remote/)
+    await expect(start('0.0.0.0', true)).rejects.toThrow(/give the one address browsers will use/)
+    expect(bindProblem('127.0.0.1', false)).toBeNull()
+    expect(bindProblem('::1', false)).toBeNull()
+    expect(bindProblem('192.0.2.10', true)).toBeNull()
+  })
+})
+
 describe('token exchange and cookie', () => {
-  it('/?token= sets an HttpOnly SameSite=Strict cookie and redirects without the token', async () => {
+  it('/?token= sets an HttpOnly SameSite=Strict session cookie that is not the token, and redirects without the token', async () => {
     const r = await send('GET', `/?token=${TOKEN}&view=orders`, { cookie: false })
     expect(r.status).toBe(303)
     expect(r.headers.location).toBe('/?view=orders')
     const cookie = String(r.headers['set-cookie'])
-    expect(cookie).toContain(`rampdesk_token=${TOKEN}`)
+    const id = /^rampdesk_session=([\w-]+);/.exec(cookie)?.[1] ?? ''
+    expect(id).toMatch(/^[\w-]{43}$/)
+    expect(cookie).not.toContain(TOKEN)
+    // Each exchange opens its own session; the token itself is no cookie.
+    expect(`rampdesk_session=${id}`).not.toBe(session)
+    expect((await send('GET', '/', { headers: { cookie: `rampdesk_session=${id}` } })).status).toBe(200)
+    expect((await send('GET', '/', { headers: { cookie: `rampdesk_session=${TOKEN}` } })).status).toBe(401)
+    expect((await send('GET', '/', { headers: { cookie: `rampdesk_token=${TOKEN}` } })).status).toBe(401)
     expect(cookie).toMatch(/;\s*HttpOnly/)
     expect(cookie).toMatch(/;\s*SameSite=Strict/)
     expect(cookie).toMatch(/;\s*Path=\//)
@@ -129,7 +166,7 @@ describe('token exchange and cookie', () => {
     expect(
       (await send('POST', '/rpc/settings:get', { cookie: false, headers: { 'content-type': 'application/json' }, body: '{}' })).status
     ).toBe(401)
-    expect((await send('GET', '/', { cookie: false, headers: { cookie: 'rampdesk_token=wrong' } })).status).toBe(401)
+    expect((await send('GET', '/', { cookie: false, headers: { cookie: 'rampdesk_session=wrong' } })).status).toBe(401)
     expect(calls.length).toBe(before)
   })
 })
@@ -150,8 +187,9 @@ describe('guards', () => {
     const ok = await rpc('settings:get', {})
     expect(ok.status).toBe(200)
     expect(JSON.parse(ok.body)).toEqual({ ok: true, value: { theme: 'dark' } })
-    const viaLocalhost = await rpc('settings:get', {}, { origin: `http://localhost:${harness.port}` })
-    expect(viaLocalhost.status).toBe(200)
+    // Another loopback origin on the same port is another site: refused.
+    for (const origin of [`http://localhost:${harness.port}`, `http://127.0.0.1:${harness.port}`])
+      expect((await rpc('settings:get', {}, { origin })).status, origin).toBe(403)
   })
 
   it('non-JSON bodies get 415', async () => {
@@ -227,7 +265,7 @@ describe('events', () => {
     const url = new URL(harness.url)
     const frames = await new Promise<string>((resolve, reject) => {
       const req = request(
-        { host: url.hostname, port: url.port, path: '/events', headers: { host: url.host, cookie: `rampdesk_token=${TOKEN}` } },
+        { host: url.hostname, port: url.port, path: '/events', headers: { host: url.host, cookie: session }, lookup: localhostLookup },
         (res) => {
           expect(res.statusCode).toBe(200)
           expect(res.headers['content-type']).toBe('text/event-stream')

@@ -111,7 +111,7 @@ describe('ProfileStore', () => {
     await bad({ id: 'sandbox', name: 'x', kind: 'live', baseUrl: 'https://example.test' }, 'duplicate_id')
     expect(store.list()).toHaveLength(1)
     expect(
-      (await store.create({ name: 'Custom', kind: 'live', baseUrl: 'http://10.0.0.5:8080/gw', serviceName: 'acme' })).serviceName
+      (await store.create({ name: 'Custom', kind: 'live', baseUrl: 'https://10.0.0.5:8080/gw', serviceName: 'acme' })).serviceName
     ).toBe('acme')
   })
 
@@ -158,6 +158,68 @@ describe('ProfileStore', () => {
     // Renaming to its own name in another case is allowed.
     expect((await store.update(p.id, { name: 'LIVE' })).name).toBe('LIVE')
     expect((await open()).get(p.id)!.baseUrl).toBe('https://c.example.test')
+  })
+
+  it('refuses a live profile over plain http to another computer, on create and on update', async () => {
+    const store = await open()
+    for (const baseUrl of [
+      'http://api.example.test',
+      'http://10.0.0.5:8080/gw',
+      'http://0.0.0.0:8787',
+      'http://127.0.0.1.evil.test',
+      'http://localhost.evil.test',
+      'http://sub.localhost:8787',
+      'http://[::ffff:127.0.0.1]:8787',
+      'http://[::2]:8787'
+    ]) {
+      await expect(store.create({ name: 'Plain', kind: 'live', baseUrl }), baseUrl).rejects.toMatchObject({
+        code: 'invalid',
+        message: expect.stringMatching(/must use https/)
+      })
+    }
+    expect(store.list().map((p) => p.id)).toEqual(['sandbox'])
+    const p = await store.create({ name: 'Live', kind: 'live', baseUrl: 'https://api.example.test', apiSecret: SECRET })
+    await expect(store.update(p.id, { baseUrl: 'http://api.example.test' })).rejects.toMatchObject({ code: 'invalid' })
+    // Refused before anything changed: the secret and the URL are as they were.
+    expect(await secrets.get(p.id)).toBe(SECRET)
+    expect(store.get(p.id)!.baseUrl).toBe('https://api.example.test')
+    // Loopback hosts may use http (the sandbox, a local test double), in every spelling a URL normalises to.
+    for (const [i, baseUrl] of [
+      'http://127.0.0.1:8787',
+      'http://127.12.0.1:1/x',
+      'http://localhost:8787',
+      'http://LOCALHOST:1',
+      'http://[::1]:8787',
+      'http://[0:0:0:0:0:0:0:1]:2',
+      'http://2130706433:3'
+    ].entries())
+      expect((await store.create({ name: `Local ${i}`, kind: 'live', baseUrl })).kind, baseUrl).toBe('live')
+  })
+
+  it('deletes the stored secret when the base URL moves to another origin, and only then', async () => {
+    const store = await open()
+    const p = await store.create({ name: 'Live', kind: 'live', baseUrl: 'https://api.example.test/v1', apiSecret: SECRET })
+    // Same origin, other path or other fields: the secret stays.
+    await store.update(p.id, { baseUrl: 'https://api.example.test/v2', name: 'Live 2', apiKey: 'AK-2' })
+    expect(await secrets.get(p.id)).toBe(SECRET)
+    // Another host, another port, another scheme: each is another origin.
+    for (const baseUrl of ['https://evil.example.test/v2', 'https://evil.example.test:8443/v2', 'http://127.0.0.1:9/v2']) {
+      await secrets.set(p.id, SECRET)
+      await store.update(p.id, { baseUrl })
+      expect(await secrets.has(p.id), baseUrl).toBe(false)
+    }
+    // A new secret given with the move is the one kept.
+    await store.update(p.id, { baseUrl: 'https://api.example.test', apiSecret: `${SECRET}-new` })
+    expect(await secrets.get(p.id)).toBe(`${SECRET}-new`)
+  })
+
+  it('keeps the profile as it was when the old secret cannot be removed', async () => {
+    const stuck = { set: (id: string, s: string) => secrets.set(id, s), delete: async () => Promise.reject(new Error('keychain locked')) }
+    const store = await open({ secrets: stuck })
+    const p = await store.create({ name: 'Live', kind: 'live', baseUrl: 'https://api.example.test', apiSecret: SECRET })
+    await expect(store.update(p.id, { baseUrl: 'https://evil.example.test' })).rejects.toThrow(/keychain locked/)
+    expect(store.get(p.id)!.baseUrl).toBe('https://api.example.test')
+    expect((await open()).get(p.id)!.baseUrl).toBe('https://api.example.test')
   })
 
   it('switches the active profile and remembers it', async () => {

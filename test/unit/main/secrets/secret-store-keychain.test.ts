@@ -32,11 +32,11 @@ describe.skipIf(!status.available && !inCi)('keytar backend (real Secret Service
     expect(status.available, status.reason).toBe(true)
   })
 
-  it('stores under service "rampdesk" with the profile id as account, reads, reports and deletes', async () => {
+  it('stores under service "app.rampdesk.desktop" with account profile:<id>, reads, reports and deletes', async () => {
     expect(await store.set(profileId, secret)).toBe('keychain')
     // Read back with keytar directly: the entry is where other tools expect it.
     const keytar = ((await import('keytar')) as unknown as { default: KeytarLike }).default
-    expect(await keytar.getPassword('rampdesk', profileId)).toBe(secret)
+    expect(await keytar.getPassword('app.rampdesk.desktop', `profile:${profileId}`)).toBe(secret)
     expect(await store.get(profileId)).toBe(secret)
     expect(await store.backendOf(profileId)).toBe('keychain')
     expect(await store.has(profileId)).toBe(true)
@@ -49,12 +49,23 @@ describe.skipIf(!status.available && !inCi)('keytar backend (real Secret Service
     expect(await next.get(profileId)).toBe(`${secret}-2`)
 
     expect(await store.delete(profileId)).toBe(true)
-    expect(await keytar.getPassword('rampdesk', profileId)).toBeNull()
+    expect(await keytar.getPassword('app.rampdesk.desktop', `profile:${profileId}`)).toBeNull()
     expect(await store.backendOf(profileId)).toBe('none')
+  })
+
+  it("moves an entry of the first naming (service rampdesk, account <id>) to the web shell's naming", async () => {
+    const keytar = ((await import('keytar')) as unknown as { default: KeytarLike }).default
+    await keytar.setPassword('rampdesk', profileId, secret)
+    const web = new SecretStore({ userDataDir: dir, safeStorage: null, service: 'app.rampdesk.web' })
+    await web.migrateLegacy([profileId])
+    expect(await keytar.getPassword('app.rampdesk.web', `profile:${profileId}`)).toBe(secret)
+    expect(await keytar.getPassword('rampdesk', profileId)).toBeNull()
+    expect(await web.get(profileId)).toBe(secret)
+    expect(await web.delete(profileId)).toBe(true)
   })
 
   it('leaves no probe entry behind', async () => {
     const keytar = ((await import('keytar')) as unknown as { default: KeytarLike }).default
-    expect(await keytar.getPassword('rampdesk', '__rampdesk_probe__')).toBeNull()
+    expect(await keytar.getPassword('app.rampdesk.desktop', '__rampdesk_probe__')).toBeNull()
   })
 })

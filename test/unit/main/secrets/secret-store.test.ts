@@ -4,7 +4,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { SecretError, SecretStore, type KeytarLike, type SafeStorageLike } from '../../../../src/main/secrets/secret-store'
+import {
+  KEYCHAIN_SERVICES,
+  SecretError,
+  SecretStore,
+  type KeytarLike,
+  type SafeStorageLike
+} from '../../../../src/main/secrets/secret-store'
 
 const SECRET = 'sk_live_9f8e7d6c5b4a-Very-Secret'
 
@@ -163,7 +169,7 @@ describe('safeStorage backend', () => {
 })
 
 describe('keychain first', () => {
-  it('uses a working keychain under service "rampdesk", account = profile id, and drops an older file copy', async () => {
+  it("uses a working keychain under the shell's service, account profile:<id>, and drops an older file copy", async () => {
     const ss = fakeSafeStorage()
     const before = new SecretStore({ userDataDir: dir, safeStorage: ss, keytar: null })
     await before.set('p', 'old-file-secret')
@@ -173,14 +179,52 @@ describe('keychain first', () => {
     expect(await store.keychainStatus()).toEqual({ available: true })
     expect(await store.preferredBackend()).toBe('keychain')
     expect(await store.set('p', SECRET)).toBe('keychain')
-    expect(kc.items.get('rampdesk/p')).toBe(SECRET)
+    expect(kc.items.get('app.rampdesk.desktop/profile:p')).toBe(SECRET)
     // The probe cleaned up after itself.
-    expect([...kc.items.keys()]).toEqual(['rampdesk/p'])
+    expect([...kc.items.keys()]).toEqual(['app.rampdesk.desktop/profile:p'])
     expect(readdirSync(join(dir, 'secrets'))).toEqual([])
     expect(await store.get('p')).toBe(SECRET)
     expect(await store.backendOf('p')).toBe('keychain')
     expect(await store.delete('p')).toBe(true)
     expect(kc.items.size).toBe(0)
+  })
+
+  it("names entries per shell: the desktop app and the browser harness never read each other's", async () => {
+    const kc = new MemoryKeychain()
+    const desktop = new SecretStore({ userDataDir: dir, safeStorage: null, keytar: kc, service: KEYCHAIN_SERVICES.electron })
+    const web = new SecretStore({ userDataDir: join(dir, 'web'), safeStorage: null, keytar: kc, service: KEYCHAIN_SERVICES.web })
+    await desktop.set('p', SECRET)
+    expect(await web.get('p')).toBeNull()
+    await web.set('p', `${SECRET}-web`)
+    expect([...kc.items.keys()].sort()).toEqual(['app.rampdesk.desktop/profile:p', 'app.rampdesk.web/profile:p'])
+    expect(await desktop.get('p')).toBe(SECRET)
+  })
+
+  it("moves entries of the first naming (service rampdesk, account <id>) to the shell's naming", async () => {
+    const kc = new MemoryKeychain()
+    kc.items.set('rampdesk/a', 'secret-a')
+    kc.items.set('rampdesk/b', 'secret-b')
+    kc.items.set('rampdesk/not-ours', 'other')
+    const store = new SecretStore({ userDataDir: dir, safeStorage: null, keytar: kc, service: KEYCHAIN_SERVICES.web })
+    await store.migrateLegacy(['a'])
+    expect(kc.items.get('app.rampdesk.web/profile:a')).toBe('secret-a')
+    expect(kc.items.has('rampdesk/a')).toBe(false)
+    // One not migrated at start is still read, and moved on the way.
+    expect(await store.get('b')).toBe('secret-b')
+    expect(await store.backendOf('b')).toBe('keychain')
+    await store.migrateLegacy([])
+    expect(kc.items.get('app.rampdesk.web/profile:b')).toBe('secret-b')
+    expect(kc.items.has('rampdesk/b')).toBe(false)
+    // A profile this shell does not have is left alone; an entry already under the new name is not overwritten.
+    expect(kc.items.get('rampdesk/not-ours')).toBe('other')
+    kc.items.set('rampdesk/a', 'stale')
+    await store.migrateLegacy(['a'])
+    expect(kc.items.get('app.rampdesk.web/profile:a')).toBe('secret-a')
+    expect(kc.items.has('rampdesk/a')).toBe(false)
+    // Deleting removes both namings.
+    kc.items.set('rampdesk/a', 'stale')
+    expect(await store.delete('a')).toBe(true)
+    expect([...kc.items.keys()].filter((k) => k.endsWith('/a') || k.endsWith(':a'))).toEqual([])
   })
 
   it('falls back to safeStorage when the keychain refuses writes (a locked keyring)', async () => {
@@ -192,6 +236,21 @@ describe('keychain first', () => {
     expect(status.reason).toMatch(/keychain locked/)
     expect(await store.set('p', SECRET)).toBe('safeStorage')
     expect(await store.get('p')).toBe(SECRET)
+  })
+
+  it('a secret written to the file while the keychain was absent wins over what the keychain still holds', async () => {
+    const kc = new MemoryKeychain()
+    kc.items.set('app.rampdesk.desktop/profile:p', 'old-secret')
+    const locked = new SecretStore({ userDataDir: dir, safeStorage: fakeSafeStorage(), keytar: null })
+    expect(await locked.set('p', SECRET)).toBe('safeStorage')
+    // The next launch finds the keychain working again: the rotated secret is still the one used.
+    const next = new SecretStore({ userDataDir: dir, safeStorage: fakeSafeStorage(), keytar: kc })
+    expect(await next.get('p')).toBe(SECRET)
+    expect(await next.backendOf('p')).toBe('safeStorage')
+    // A good keychain write takes over again and removes the file.
+    expect(await next.set('p', `${SECRET}-3`)).toBe('keychain')
+    expect(await next.get('p')).toBe(`${SECRET}-3`)
+    expect(readdirSync(join(dir, 'secrets'))).toEqual([])
   })
 
   it('gives up on a keychain that does not answer within the probe timeout', async () => {
@@ -216,5 +275,54 @@ describe('keychain first', () => {
     await Promise.all([store.keychainStatus(), store.has('a'), store.backendOf('b')])
     await store.keychainStatus()
     expect(spy).toHaveBeenCalledTimes(1)
+  })
+})
+
+describe('rotation the keychain refuses', () => {
+  /** A keychain that took the old secret and now refuses writes to the profile's entry (and, optionally, deletes). */
+  function stuckKeychain(o: { failDeletes: boolean }) {
+    const kc = new MemoryKeychain()
+    kc.items.set('app.rampdesk.desktop/profile:p', 'old-secret')
+    kc.items.set('rampdesk/p', 'older-secret')
+    const realSet = kc.setPassword.bind(kc)
+    kc.setPassword = async (service, account, password) => {
+      if (account === 'profile:p') throw new Error('keychain locked')
+      return realSet(service, account, password)
+    }
+    const realDelete = kc.deletePassword.bind(kc)
+    kc.deletePassword = async (service, account) => {
+      if (o.failDeletes && account !== '__rampdesk_probe__') throw new Error('keychain locked')
+      return realDelete(service, account)
+    }
+    return kc
+  }
+
+  it.each([false, true])('the old secret is never read again (the keychain also refuses deletes: %s)', async (failDeletes) => {
+    const kc = stuckKeychain({ failDeletes })
+    const store = new SecretStore({ userDataDir: dir, safeStorage: fakeSafeStorage(), keytar: kc, log: (m) => logs.push(m) })
+    expect(await store.get('p')).toBe('old-secret')
+    expect(await store.set('p', SECRET)).toBe('safeStorage')
+    expect(await store.get('p')).toBe(SECRET)
+    expect(await store.backendOf('p')).toBe('safeStorage')
+    if (!failDeletes) expect([...kc.items.keys()]).toEqual([])
+    // Nor on the next launch, nor through a migration of the first naming.
+    const next = new SecretStore({ userDataDir: dir, safeStorage: fakeSafeStorage(), keytar: kc })
+    await next.migrateLegacy(['p'])
+    expect(await next.get('p')).toBe(SECRET)
+    expect([...kc.items.values()]).not.toContain(SECRET)
+  })
+
+  it.each([false, true])('when nothing can take the new secret, no secret is used at all (deletes refused: %s)', async (failDeletes) => {
+    const kc = stuckKeychain({ failDeletes })
+    const store = new SecretStore({ userDataDir: dir, safeStorage: null, keytar: kc, log: (m) => logs.push(m) })
+    const err = (await store.set('p', SECRET).catch((e: unknown) => e)) as SecretError
+    expect(err).toBeInstanceOf(SecretError)
+    expect(err.code).toBe('no_backend')
+    expect(err.message).toMatch(/keychain refused the new secret/)
+    expect(err.message).not.toContain(SECRET)
+    expect(await store.get('p')).toBeNull()
+    expect(await store.has('p')).toBe(false)
+    const next = new SecretStore({ userDataDir: dir, safeStorage: null, keytar: kc })
+    expect(await next.get('p')).toBeNull()
   })
 })

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import {
   CSV_EOL,
+  FORMULA_TRIGGERS,
   csvCell,
   csvHeader,
   csvLines,
@@ -11,95 +12,58 @@ import {
   type CsvColumn
 } from '../../../../src/shared/domain/csv'
 import { OfframpOrder, OnrampOrder } from '../../../../src/shared/api/schemas'
+import { CSV_ATTACKS, cellsThatWouldRun, parseCsv } from '../../../support/csv-reader'
 
-/** A strict RFC 4180 reader: CRLF records, quoted fields with doubled quotes. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = []
-  let record: string[] = []
-  let field = ''
-  let i = 0
-  let quoted = false
-  let fieldStart = true
-  while (i < text.length) {
-    const c = text[i]
-    if (quoted) {
-      if (c === '"') {
-        if (text[i + 1] === '"') {
-          field += '"'
-          i += 2
-          continue
-        }
-        quoted = false
-        i++
-        if (text[i] !== ',' && text[i] !== '\r') throw new Error(`junk after closing quote at ${i}`)
-        continue
-      }
-      field += c
-      i++
-      continue
-    }
-    if (c === '"') {
-      if (!fieldStart) throw new Error(`quote inside an unquoted field at ${i}`)
-      quoted = true
-      fieldStart = false
-      i++
-    } else if (c === ',') {
-      record.push(field)
-      field = ''
-      fieldStart = true
-      i++
-    } else if (c === '\r') {
-      if (text[i + 1] !== '\n') throw new Error(`bare CR at ${i}`)
-      record.push(field)
-      records.push(record)
-      record = []
-      field = ''
-      fieldStart = true
-      i += 2
-    } else if (c === '\n') {
-      throw new Error(`bare LF at ${i}`)
-    } else {
-      field += c
-      fieldStart = false
-      i++
-    }
-  }
-  if (quoted) throw new Error('unterminated quote')
-  if (!fieldStart || record.length > 0) throw new Error('last record not terminated by CRLF')
-  return records
+/** Every field of a CSV text is quoted: the reader above, told to reject unquoted ones. */
+function everyFieldQuoted(text: string): boolean {
+  // After the quoted field's closing quote comes a comma or CRLF; outside quotes nothing else may stand.
+  return /^("([^"]|"")*"(,|\r\n))*$/.test(text)
 }
 
-const guarded = (s: string): string => (/^[=+\-@\t\r\n]/.test(s) && !/^-?\d+(\.\d+)?$/.test(s) ? `'${s}` : s)
-
 describe('csvCell / csvRow', () => {
-  it('quotes only what RFC 4180 requires, doubling quotes', () => {
-    expect(csvRow(['a', 'b c', 'd,e', 'say "hi"', 'line\nbreak', ''])).toBe('a,b c,"d,e","say ""hi""","line\nbreak",\r\n')
+  it('quotes every field, doubling quotes', () => {
+    expect(csvRow(['a', 'b c', 'd,e', 'say "hi"', 'line\nbreak', ''])).toBe('"a","b c","d,e","say ""hi""","line\nbreak",""\r\n')
   })
 
-  it('writes decimal strings as they are, negatives included', () => {
-    expect(csvRow(['0.008157600000000001', '-12.5', '1234567890123456789012345.000001', 42, -7])).toBe(
-      '0.008157600000000001,-12.5,1234567890123456789012345.000001,42,-7\r\n'
+  it('writes decimal strings and numbers as they are, negatives included: numbers stay numbers', () => {
+    expect(csvRow(['0.008157600000000001', '-12.5', '1234567890123456789012345.000001', 42, -7, 1e21, -1e-7])).toBe(
+      '"0.008157600000000001","-12.5","1234567890123456789012345.000001","42","-7","1e+21","-1e-7"\r\n'
     )
+    expect(csvCell('1,-5')).toBe('"1,-5"')
   })
 
-  it('defuses cells a spreadsheet would run as formulas', () => {
+  it('defuses a formula at the start, after leading whitespace, and after ; , tab or a line break', () => {
     expect(csvCell('=HYPERLINK("http://x","y")')).toBe(`"'=HYPERLINK(""http://x"",""y"")"`)
-    expect(csvCell('+1+cmd|calc')).toBe("'+1+cmd|calc")
-    expect(csvCell('-1+2')).toBe("'-1+2")
-    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)")
-    expect(csvCell('\t=1')).toBe("'\t=1")
-    expect(csvCell('\r=1')).toBe(`"'\r=1"`)
-    expect(csvCell('a=1')).toBe('a=1')
+    expect(csvCell('+1+cmd|calc')).toBe(`"'+1+cmd|calc"`)
+    expect(csvCell('-1+2')).toBe(`"'-1+2"`)
+    expect(csvCell('@SUM(A1)')).toBe(`"'@SUM(A1)"`)
+    expect(csvCell('\t=1')).toBe(`"'\t'=1"`)
+    expect(csvCell('\r=1')).toBe(`"'\r'=1"`)
+    expect(csvCell('  =1')).toBe(`"  '=1"`)
+    expect(csvCell('\uff1d1+1')).toBe(`"'\uff1d1+1"`)
+    expect(csvCell('a;=1')).toBe(`"a;'=1"`)
+    expect(csvCell('a, +1')).toBe(`"a, '+1"`)
+    expect(csvCell('a\t@x')).toBe(`"a\t'@x"`)
+    expect(csvCell('a=1')).toBe('"a=1"')
+    expect(csvCell('a-b')).toBe('"a-b"')
   })
 
-  it('writes empty cells for null and undefined, and text for booleans and bigints', () => {
-    expect(csvRow([null, undefined, true, 10n ** 30n])).toBe(',,true,1000000000000000000000000000000\r\n')
+  it.each(CSV_ATTACKS)('no cell of %j would run in a spreadsheet once exported', (attack) => {
+    expect(cellsThatWouldRun(attack)).not.toEqual([])
+    const [field] = parseCsv(csvRow([attack]))[0]!
+    expect(cellsThatWouldRun(field!)).toEqual([])
   })
 
-  it('round-trips any row through an RFC 4180 reader (guarded cells come back with their apostrophe)', () => {
+  it('writes empty quoted cells for null and undefined, and text for booleans and bigints', () => {
+    expect(csvRow([null, undefined, true, 10n ** 30n])).toBe('"","","true","1000000000000000000000000000000"\r\n')
+  })
+
+  it('any row: every field quoted, no cell would run, and the text round-trips apart from the apostrophes (fast-check)', () => {
+    const trigger = fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', '\uff1d', '\uff0b', '\uff0d', '\uff20', '\ufe62', '\u207c')
+    const filler = fc.constantFrom(';', ',', ' ', '\u00a0', '"', "'", 'a', '1', '.', 'cmd|calc', 'SUM(A1)')
     const cell = fc.oneof(
       fc.string({ unit: 'grapheme', maxLength: 20 }),
-      fc.stringMatching(/^[=+\-@\t\r\n",a-z0-9 .]{0,12}$/),
+      fc.array(fc.oneof(trigger, filler), { maxLength: 12 }).map((parts) => parts.join('')),
       fc
         .tuple(fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }), fc.nat(18))
         .map(([u, s]) => (s === 0 ? String(u) : `${u}.${'1'.repeat(s)}`))
@@ -107,7 +71,18 @@ describe('csvCell / csvRow', () => {
     fc.assert(
       fc.property(fc.array(fc.array(cell, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 10 }), (rows) => {
         const text = rows.map(csvRow).join('')
-        expect(parseCsv(text)).toEqual(rows.map((r) => r.map(guarded)))
+        expect(everyFieldQuoted(text)).toBe(true)
+        const back = parseCsv(text)
+        expect(back.map((r) => r.length)).toEqual(rows.map((r) => r.length))
+        back.forEach((r, i) =>
+          r.forEach((field, j) => {
+            const original = rows[i]![j]!
+            expect(cellsThatWouldRun(field)).toEqual([])
+            // Only apostrophes were added, and only where they were needed.
+            expect(field.replace(/'/g, '')).toBe(original.replace(/'/g, ''))
+            if (![...original].some((ch) => FORMULA_TRIGGERS.includes(ch))) expect(field).toBe(original)
+          })
+        )
       })
     )
   })
@@ -124,8 +99,8 @@ describe('csvHeader / csvLines', () => {
   ]
 
   it('writes a header row from names or columns', () => {
-    expect(csvHeader(['orderId', 'status'])).toBe('orderId,status' + CSV_EOL)
-    expect(csvHeader(columns)).toBe('id,"note, free text"\r\n')
+    expect(csvHeader(['orderId', 'status'])).toBe('"orderId","status"' + CSV_EOL)
+    expect(csvHeader(columns)).toBe('"id","note, free text"\r\n')
   })
 
   it('yields one line at a time, so an endless source can be streamed', () => {
@@ -133,9 +108,9 @@ describe('csvHeader / csvLines', () => {
       for (let id = 1; ; id++) yield { id, note: `n${id}` }
     }
     const it = csvLines(endless(), columns)
-    expect(it.next().value).toBe('id,"note, free text"\r\n')
-    expect(it.next().value).toBe('1,n1\r\n')
-    expect(it.next().value).toBe('2,n2\r\n')
+    expect(it.next().value).toBe('"id","note, free text"\r\n')
+    expect(it.next().value).toBe('"1","n1"\r\n')
+    expect(it.next().value).toBe('"2","n2"\r\n')
   })
 
   it('writes 100,000 rows line by line that parse back to the same rows', () => {
