@@ -16,12 +16,9 @@ test.afterAll(async () => {
   await e?.close()
 })
 
-/** tray:state as the tray asks it, over the harness with the page's session. */
-async function trayState(page: Page): Promise<TrayState> {
-  const res = await page.request.post(`${e.base}/rpc/tray:state`, { data: {} })
-  const env = (await res.json()) as { ok: boolean; value: TrayState }
-  expect(env.ok).toBe(true)
-  return env.value
+/** tray:state as the Electron tray asks it: main's handler, in process. */
+async function trayState(_page: Page): Promise<TrayState> {
+  return e.app.services.handlers['tray:state']({})
 }
 
 const sync = () => e.app.services.session().monitor.syncNow()
@@ -31,7 +28,16 @@ test('orders needing attention are counted, told first and listed first', async 
   await openView(page, e, 'tray')
   const order = e.control.createOrder({ type: 2, path: 'alternate bank', hold: true })
   e.control.advanceOrder(order.orderId, 17)
-  await sync()
+  // A sync already running when the order moved may miss it: sync until the database has it.
+  await expect
+    .poll(
+      async () => {
+        await sync()
+        return e.app.services.session().store.orders.get(2, order.orderId)?.status
+      },
+      { timeout: 20_000 }
+    )
+    .toBe(17)
 
   const status = page.getByTestId('tray-state')
   await expect(status).toHaveAttribute('data-level', 'attention', { timeout: 15_000 })
@@ -44,7 +50,9 @@ test('orders needing attention are counted, told first and listed first', async 
 
   // The order is in the popover's list, and everything needing attention comes before the rest.
   const items = page.getByTestId('tray-orders').locator('li[data-order]')
-  await expect(page.getByTestId('tray-orders').locator(`li[data-order="${order.orderId}"]`)).toHaveAttribute('data-attention', '')
+  await expect(page.getByTestId('tray-orders').locator(`li[data-order="${order.orderId}"]`)).toHaveAttribute('data-attention', '', {
+    timeout: 15_000
+  })
   const flags = await items.evaluateAll((els) => els.map((el) => el.hasAttribute('data-attention')))
   expect(flags.indexOf(false) === -1 || flags.lastIndexOf(true) < flags.indexOf(false)).toBe(true)
 })

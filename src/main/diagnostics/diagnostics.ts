@@ -9,7 +9,7 @@ import type { ClockInfo } from '../api/clock'
 import type { FieldEncodingInfo } from '../api/param-encoding'
 import type { BudgetSnapshot } from '../api/rate-budget'
 import type { EndpointLog } from './endpoint-log'
-import { redactText } from './redact'
+import { redactText } from '../logging/redact'
 
 export interface DiagnosticsSources {
   now: number
@@ -89,5 +89,9 @@ export function diagnosticsText(d: Diagnostics, known: readonly string[]): strin
         `${s.lastError ? `, error ${s.lastError.kind}: ${s.lastError.message}` : ''}`
     )
   }
-  return redactText(lines.join('\n'), known)
+  // The known values first (wherever an error message quoted them), then anything shaped
+  // like an address, hash, signature or key: the same redaction as the support log.
+  let text = lines.join('\n')
+  for (const k of known) if (k.length >= 4) text = text.split(k).join('[redacted]')
+  return redactText(text)
 }

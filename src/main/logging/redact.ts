@@ -40,9 +40,10 @@ const TEXT_RULES: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
   // Bech32 addresses (BTC segwit and taproot, BNB Beacon Chain).
   [/\b(?:bc1|tb1|bnb1|BC1|TB1|BNB1)[02-9ac-hj-np-zAC-HJ-NP-Z]{8,87}\b/g, () => ADDRESS],
   // Base64 and base64url runs: payload headers, TON addresses, encoded secrets.
-  [/[A-Za-z0-9+/_-]{40,}={0,2}/g, (m) => (hasDigit(m) && /[a-z]/.test(m) && /[A-Z]/.test(m) ? SECRET : m)],
-  // Base58 runs: TRON, NEO, BTC legacy and Solana addresses (a digit tells them from words).
-  [new RegExp(`\\b[${B58}]{25,44}\\b`, 'g'), (m) => (hasDigit(m) ? ADDRESS : m)]
+  [/[A-Za-z0-9+/_-]{40,}={0,2}/g, (m) => (/[a-z]/.test(m) && /[A-Z]/.test(m) ? SECRET : m)],
+  // Base58 runs: TRON, NEO, BTC legacy and Solana addresses. A digit tells them from words,
+  // and so does mixed case over 32 letters (a Solana address may hold no digit at all).
+  [new RegExp(`\\b[${B58}]{25,44}\\b`, 'g'), (m) => (hasDigit(m) || (m.length >= 32 && /[a-z]/.test(m) && /[A-Z]/.test(m)) ? ADDRESS : m)]
 ]
 
 /** The text with credentials, payload encodings, hashes and addresses replaced. */

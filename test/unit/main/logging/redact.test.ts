@@ -84,6 +84,12 @@ describe('redactForLog: keys', () => {
 })
 
 describe('redactText: free text', () => {
+  it('hides a Solana address with no digit in it (found by the property below)', () => {
+    const text = 'order 100042 paid to DTFZiPsTyrjzyaexcHVPcWQcPKacebJDWjBCEmVWuxmn, status 4'
+    expect(redactText(text)).not.toContain('DTFZiPsTyrjzyaexcHVPcWQcPKacebJDWjBCEmVWuxmn')
+    expect(redactText(text)).toContain('order 100042 paid to')
+  })
+
   it('hides the value after a telling word', () => {
     expect(redactText(`secret=${SECRET} next`)).toBe('secret=[redacted] next')
     expect(redactText('apiKey: live-key-7, then')).toBe('apiKey: [redacted], then')
