@@ -21,6 +21,7 @@ import { orderHandlers } from './handlers/orders'
 import { syncHandlers } from './handlers/sync'
 import { webhookHandlers } from './handlers/webhooks'
 import { auditHandlers } from './handlers/audit'
+import { teamHandlers } from './handlers/team'
 import { startSandbox, type Sandbox } from '../sandbox'
 import type { ContractHandlers, EventName, EventPayload, Profile, ShellKind, TickerView } from '../shared/ipc/contract'
 import { ApiError } from '../shared/api/errors'
@@ -186,7 +187,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     ...orderHandlers(context),
     ...syncHandlers(context),
     ...webhookHandlers(context),
-    ...auditHandlers(context)
+    ...auditHandlers(context),
+    ...teamHandlers()
   }
 
   return {

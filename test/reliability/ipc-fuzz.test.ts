@@ -60,7 +60,11 @@ const VALID: Record<ChannelName, unknown> = {
   'webhooks:deliveries': { offset: 0, limit: 20 },
   'webhooks:verify': { payload: 'eyJ0aW1lc3RhbXAiOjF9', signature: 'ab' },
   'webhooks:inbox': {},
-  'audit:list': { limit: 10 }
+  'audit:list': { limit: 10 },
+  'team:access': {},
+  'team:operators': {},
+  'team:addOperator': { name: 'ana', role: 'viewer' },
+  'team:revokeOperator': { name: 'ana' }
 }
 
 const isValid = (c: ChannelName, v: unknown): boolean =>

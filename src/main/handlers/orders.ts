@@ -2,10 +2,31 @@
 // its timeline, pinning (watches), the tray's list, and CSV export.
 import { exportOrdersCsv } from '../export/orders-csv'
 import { toContractRow, toStoreFilter, toStoreSort } from '../order-rows'
+import type { LocalStore } from '../store/local-store'
+import type { OrderRef, OrderRow } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice } from './context'
 
 /** How many of the most recently changed active orders per type the tray lists beside the pinned ones. */
 const TRAY_RECENT = 20
+
+/** The pinned orders (as `watched` lists them), then the most recently changed active ones: the tray's list. */
+export function trayRows(store: Pick<LocalStore, 'orders'>, watched: readonly OrderRef[]): OrderRow[] {
+  const rows = watched.flatMap((w) => {
+    const r = store.orders.get(w.type, w.orderId)
+    return r ? [toContractRow(r, true)] : []
+  })
+  const seen = new Set(rows.map((r) => `${r.type}:${r.orderId}`))
+  // Active (non-terminal) orders most recently changed, for the tray.
+  for (const type of [1, 2] as const) {
+    const recent = store.orders.query({
+      ...toStoreFilter({ type, statusGroup: 'in progress' }),
+      sort: { key: 'updatedAt', dir: 'desc' },
+      limit: TRAY_RECENT
+    })
+    for (const r of recent.rows) if (!seen.has(`${r.type}:${r.orderId}`)) rows.push(toContractRow(r, false))
+  }
+  return rows
+}
 
 export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit' | 'now' | 'exportDir'>): HandlerSlice<'orders'> {
   return {
@@ -35,22 +56,7 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
     },
     'orders:watched': async () => {
       const s = await c.ready()
-      const watched = s.store.watches.list()
-      const rows = watched.flatMap((w) => {
-        const r = s.store.orders.get(w.type, w.orderId)
-        return r ? [toContractRow(r, true)] : []
-      })
-      const seen = new Set(rows.map((r) => `${r.type}:${r.orderId}`))
-      // Active (non-terminal) orders most recently changed, for the tray.
-      for (const type of [1, 2] as const) {
-        const recent = s.store.orders.query({
-          ...toStoreFilter({ type, statusGroup: 'in progress' }),
-          sort: { key: 'updatedAt', dir: 'desc' },
-          limit: TRAY_RECENT
-        })
-        for (const r of recent.rows) if (!seen.has(`${r.type}:${r.orderId}`)) rows.push(toContractRow(r, false))
-      }
-      return { rows }
+      return { rows: trayRows(s.store, s.store.watches.list()) }
     },
     'orders:export': async ({ filter }) => {
       const s = await c.ready()

@@ -96,12 +96,7 @@ export async function startInbox(opts: InboxOptions): Promise<RunningInbox> {
     // header near 1.4 MiB, far beyond Node's default 16 KiB.
     maxHeaderSize: Math.ceil(((opts.maxBodyBytes ?? MAX_BODY_BYTES) * 4) / 3) + 64 * 1024
   })
-  server.on('request', (req, res) => {
-    handle(req, res, opts, receiveTimeoutMs).catch((e) => {
-      opts.onError?.(e)
-      if (!res.headersSent) respond(res, 500, 'internal error')
-    })
-  })
+  server.on('request', inboxRequestListener(opts))
   await new Promise<void>((resolve, reject) => {
     const onError = (e: Error) => reject(e)
     server.once('error', onError)
@@ -118,6 +113,21 @@ export async function startInbox(opts: InboxOptions): Promise<RunningInbox> {
     port: addr.port,
     warning: bindWarning(host),
     close: () => closeServer(server)
+  }
+}
+
+/**
+ * The receiver's request handling on its own, for a server that serves more than the
+ * inbox (the team hub's POST /webhook): read, verify, store, answer, hand on. The server
+ * should set the header size and timeouts startInbox sets.
+ */
+export function inboxRequestListener(opts: InboxOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const receiveTimeoutMs = opts.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS
+  return (req, res) => {
+    handle(req, res, opts, receiveTimeoutMs).catch((e) => {
+      opts.onError?.(e)
+      if (!res.headersSent) respond(res, 500, 'internal error')
+    })
   }
 }
 
