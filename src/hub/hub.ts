@@ -55,7 +55,7 @@ export interface HubEvent {
 }
 
 /** Events that never go to desktops: they are about the desktop's own windows. */
-const LOCAL_EVENTS = new Set<EventName>(['profile:changed', 'export:progress', 'nav:order'])
+const LOCAL_EVENTS = new Set<EventName>(['profile:changed', 'export:progress', 'nav:order', 'team:access'])
 /** The most order changes a reconnecting desktop is sent; one gone longer reloads what it shows anyway. */
 export const MAX_REPLAY = 10_000
 

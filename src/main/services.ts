@@ -22,6 +22,8 @@ import { syncHandlers } from './handlers/sync'
 import { webhookHandlers } from './handlers/webhooks'
 import { auditHandlers } from './handlers/audit'
 import { teamHandlers } from './handlers/team'
+import { TeamSession, type TeamSessionOptions } from './team/team-session'
+import { routeTeam } from './team/team-routing'
 import { startSandbox, type Sandbox } from '../sandbox'
 import type { ContractHandlers, EventName, EventPayload, Profile, ShellKind, TickerView } from '../shared/ipc/contract'
 import { ApiError } from '../shared/api/errors'
@@ -35,6 +37,8 @@ export interface ServicesOptions {
   shell?: Partial<ShellPort>
   sandbox?: SandboxOptions
   now?: () => number
+  /** How a Team profile connects to its hub (tests: reconnect pauses, a CA). */
+  team?: TeamSessionOptions['connection']
 }
 
 export type EventListener = (event: EventName, payload: unknown) => void
@@ -48,6 +52,8 @@ export interface Services {
   sandbox(): Sandbox | null
   /** The active profile's session (tests and benchmarks). */
   session(): ProfileSession
+  /** The active Team profile's line to its hub, or null (tests). */
+  teamSession(): TeamSession | null
   /** URLs the web shell was asked to open (it has no system browser to hand them to). */
   openedUrls: string[]
 }
@@ -73,6 +79,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
 
   let sandbox: Sandbox | null = null
   let current: ProfileSession | null = null
+  // A Team profile has no session of its own: its hub has it.
+  let team: TeamSession | null = null
   let generation = 0
   // Profile switches and shutdown run one at a time; calls wait for the switch to finish.
   let switching: Promise<unknown> = Promise.resolve()
@@ -103,6 +111,17 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     return s
   }
 
+  /** The events of one session: dropped once it has been replaced, so nothing of the old profile is shown. */
+  function sessionEmit(gen: number) {
+    return <E extends EventName>(event: E, payload: EventPayload<E>): void => {
+      if (gen !== generation) return
+      emit(event, payload)
+      if (event !== 'order:changed') return
+      const n = orderNotification(settings.get().notify, payload as EventPayload<'order:changed'>)
+      if (n) shell.notify(n)
+    }
+  }
+
   async function openSession(profile: Profile): Promise<ProfileSession> {
     const gen = ++generation
     const sb = profile.kind === 'sandbox' ? await ensureSandbox() : null
@@ -112,15 +131,19 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       settings: settings.get(),
       getSecret: () => secretFor(profile),
       now,
-      // Events of a session that has been replaced are dropped: nothing of the old profile is shown.
-      emit: (event, payload) => {
-        if (gen !== generation) return
-        emit(event, payload as never)
-        if (event !== 'order:changed') return
-        const n = orderNotification(settings.get().notify, payload as EventPayload<'order:changed'>)
-        if (n) shell.notify(n)
-      }
+      emit: sessionEmit(gen)
     })
+  }
+
+  async function tokenFor(profile: Profile): Promise<string> {
+    const s = await secrets.get(profile.id)
+    if (!s)
+      throw new ApiError({
+        kind: 'missing_secret',
+        message: `no operator token is stored for the Team profile "${profile.name}": paste the one the hub's admin gave you under Credentials`,
+        retryable: false
+      })
+    return s
   }
 
   function active(): ProfileSession {
@@ -133,12 +156,18 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       const profile = profiles.get(id)
       if (!profile) throw new Error(`no profile ${id}`)
       const old = current
+      const oldTeam = team
       current = null
+      team = null
       generation++
       await old?.close()
+      await oldTeam?.close()
       await profiles.setActive(id)
+      let session: ProfileSession | null = null
       try {
-        current = await openSession(profile)
+        if (profile.kind === 'team')
+          team = await TeamSession.open({ profile, token: () => tokenFor(profile), emit: sessionEmit(++generation), connection: o.team })
+        else session = current = await openSession(profile)
       } catch (e) {
         // Never leave the app without a session: fall back to the sandbox, then report.
         if (id === SANDBOX_PROFILE_ID) throw e
@@ -148,9 +177,14 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
         emit('profile:changed', profiles.get(SANDBOX_PROFILE_ID)!)
         throw e
       }
-      current.store.audit.append('profile.activate', { to: profile.id, name: profile.name })
-      await current.start()
-      for (const view of tickerViews) current.tickers.setVisible(view, true)
+      if (!session) {
+        for (const view of tickerViews) void team?.setTickersVisible(view, true).catch(() => undefined)
+        emit('profile:changed', profile)
+        return profile
+      }
+      session.store.audit.append('profile.activate', { to: profile.id, name: profile.name })
+      await session.start()
+      for (const view of tickerViews) session.tickers.setVisible(view, true)
       emit('profile:changed', profile)
       return profile
     })
@@ -176,7 +210,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     exportDir: o.exportDir
   }
 
-  const handlers: ContractHandlers = {
+  const localHandlers: ContractHandlers = {
     ...appHandlers(context),
     ...profileHandlers(context),
     ...secretHandlers(context),
@@ -190,6 +224,17 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     ...auditHandlers(context),
     ...teamHandlers()
   }
+  // With a Team profile active, the hub answers what it serves.
+  const handlers = routeTeam(localHandlers, {
+    team: () => team,
+    profiles,
+    settings,
+    shell,
+    tokenFor,
+    now,
+    version: o.version,
+    shellKind: o.shellKind
+  })
 
   return {
     handlers,
@@ -205,8 +250,11 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       const run = switching.then(async () => {
         generation++
         const s = current
+        const t = team
         current = null
+        team = null
         await s?.close()
+        await t?.close()
         await sandbox?.close()
         sandbox = null
       })
@@ -215,6 +263,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       listeners.clear()
     },
     sandbox: () => sandbox,
-    session: active
+    session: active,
+    teamSession: () => team
   }
 }

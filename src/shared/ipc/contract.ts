@@ -533,7 +533,9 @@ export const events = {
   'webhook:delivery': WebhookDelivery,
   'export:progress': ExportProgress,
   'clock:skew': z.object({ skewMs: z.number() }),
-  'nav:order': OrderRef
+  'nav:order': OrderRef,
+  /** A Team profile's line to its hub opened or dropped, or its role changed. */
+  'team:access': TeamAccess
 } as const
 
 export type Events = typeof events

@@ -46,9 +46,9 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   // Reading the settings is harmless; changing them is the admin's (namespace default).
   'settings:get': 'viewer',
   // Acting: asking the service for something, or spending the team's request budget on demand.
+  // (sync:now stays a viewer's: the one monitor runs each scope once however many ask.)
   'config:refresh': 'operator',
   'orders:watch': 'operator',
-  'sync:now': 'operator',
   'webhooks:sendDummy': 'operator',
   'webhooks:resend': 'operator',
   'webhooks:verify': 'operator',

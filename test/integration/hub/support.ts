@@ -10,7 +10,19 @@ import { startSandbox, type Sandbox, type StartSandboxOptions } from '../../../s
 import { createHub, type Hub, type HubOptions } from '../../../src/hub/hub'
 import { startHubServer, type HubServer, type HubServerOptions } from '../../../src/hub/hub-server'
 import { HubConnection } from '../../../src/main/team/hub-connection'
-import type { EventName, TeamRole } from '../../../src/shared/ipc/contract'
+import { createServices, type Services } from '../../../src/main/services'
+import { invokeChannel } from '../../../src/main/handlers/invoke'
+import type { OrderNotification } from '../../../src/main/notification-policy'
+import { memorySafeStorage } from '../../support/memory-safe-storage'
+import type {
+  ChannelInput,
+  ChannelName,
+  ChannelOutput,
+  Envelope,
+  EventName,
+  EventPayload,
+  TeamRole
+} from '../../../src/shared/ipc/contract'
 
 export interface RawAnswer {
   status: number
@@ -42,8 +54,8 @@ export interface HubFixture {
   stream(token: string): StreamRecorder
   /** Stops the hub (its server too), keeping the sandbox and the data directory. */
   stopHub(): Promise<void>
-  /** Starts the hub again on the same port and data directory. */
-  startHub(): Promise<void>
+  /** Starts the hub again on the same port and data directory; `beforeListen` runs before any desktop can connect. */
+  startHub(opts?: { beforeListen?: (hub: Hub) => Promise<void> }): Promise<void>
   close(): Promise<void>
 }
 
@@ -71,7 +83,7 @@ export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFix
   let port = o.server?.port ?? 0
   let running = false
 
-  async function startHub(): Promise<void> {
+  async function startHub(opts: { beforeListen?: (hub: Hub) => Promise<void> } = {}): Promise<void> {
     hub = await createHub({
       dataDir,
       version: '0.0.0-test',
@@ -85,6 +97,7 @@ export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFix
       logWrite: (l) => void logs.push(l),
       ...o.hub
     })
+    await opts.beforeListen?.(hub)
     server = await startHubServer({ hub, port, ...o.server })
     port = server.port
     running = true
@@ -181,4 +194,85 @@ export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFix
     }
   }
   return f
+}
+
+// ---------------------------------------------------------------- simulated desktops
+
+export interface TeamDesktop {
+  services: Services
+  dataDir: string
+  events: Array<{ event: EventName; payload: unknown }>
+  notifications: OrderNotification[]
+  /** Every envelope the desktop answered, as JSON text (leak checks). */
+  answers: string[]
+  /** Calls a channel the way a window does (envelope, input parsed). */
+  envelope<C extends ChannelName>(channel: C, input: ChannelInput<C>): Promise<Envelope<ChannelOutput<C>>>
+  call<C extends ChannelName>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>>
+  waitFor<E extends EventName>(event: E, match?: (p: EventPayload<E>) => boolean, timeoutMs?: number): Promise<EventPayload<E>>
+  close(): Promise<void>
+}
+
+/** A desktop's real services (createServices) with a Team profile on the hub, switched to. */
+export async function startTeamDesktop(hubUrl: string, token: string, name = 'Team'): Promise<TeamDesktop> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-team-desktop-'))
+  const notifications: OrderNotification[] = []
+  const services = await createServices({
+    dataDir,
+    exportDir: join(dataDir, 'exports'),
+    version: '0.0.0-test',
+    shellKind: 'web',
+    safeStorage: memorySafeStorage(),
+    sandbox: { orders: 5, autoGenerate: false },
+    shell: { notify: (n) => void notifications.push(n) },
+    team: { minRetryMs: 100, maxRetryMs: 400 }
+  })
+  const events: TeamDesktop['events'] = []
+  const answers: string[] = []
+  const waiters = new Set<{ event: EventName; match: (p: never) => boolean; resolve: (p: unknown) => void }>()
+  services.subscribe((event, payload) => {
+    events.push({ event, payload })
+    for (const w of [...waiters])
+      if (w.event === event && w.match(payload as never)) {
+        waiters.delete(w)
+        w.resolve(payload)
+      }
+  })
+  await services.start()
+  const envelope = async <C extends ChannelName>(channel: C, input: ChannelInput<C>) => {
+    const env = (await invokeChannel(services.handlers, channel, input)) as Envelope<ChannelOutput<C>>
+    answers.push(JSON.stringify(env))
+    return env
+  }
+  const d: TeamDesktop = {
+    services,
+    dataDir,
+    events,
+    notifications,
+    answers,
+    envelope,
+    async call(channel, input) {
+      const env = await envelope(channel, input)
+      if (!env.ok) throw new Error(`${channel}: ${env.error.kind}: ${env.error.message}`)
+      return env.value
+    },
+    waitFor(event, match = () => true, timeoutMs = 15_000) {
+      const hit = events.find((e) => e.event === event && match(e.payload as never))
+      if (hit) return Promise.resolve(hit.payload as never)
+      return new Promise((resolve, reject) => {
+        const w = { event, match: match as (p: never) => boolean, resolve: resolve as (p: unknown) => void }
+        waiters.add(w)
+        setTimeout(() => {
+          if (waiters.delete(w)) reject(new Error(`no ${event} event within ${timeoutMs} ms`))
+        }, timeoutMs).unref()
+      })
+    },
+    async close() {
+      await services.close()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }
+  const profile = await d.call('profiles:create', { name, baseUrl: hubUrl, kind: 'team' })
+  await d.call('secrets:set', { profileId: profile.id, secret: token })
+  await d.call('profiles:switch', { id: profile.id })
+  return d
 }
