@@ -2,7 +2,17 @@
 // configuration, settings, sync states, request budgets and clock skew, kept current
 // by the contract's events. Views read it; only load() and the event handlers write it.
 import { call, on, UiError } from './bridge'
-import type { BudgetEntry, ChannelOutput, ConfigSnapshot, ErrorInfo, Profile, Settings, SyncState } from '../../../shared/ipc/contract'
+import type {
+  BudgetEntry,
+  ChannelName,
+  ChannelOutput,
+  ConfigSnapshot,
+  ErrorInfo,
+  Profile,
+  Settings,
+  SyncState,
+  TeamAccess
+} from '../../../shared/ipc/contract'
 import { chainName, coinName, fiatName } from '../../../shared/domain/names'
 
 type Info = ChannelOutput<'app:info'>
@@ -23,6 +33,8 @@ class AppState {
   budget = $state<BudgetEntry[]>([])
   skewMs = $state<number | null>(null)
   loadError = $state<ErrorInfo | null>(null)
+  /** On a Team profile: who this desktop is on the hub and what its role may call (null: not known yet). */
+  access = $state<TeamAccess | null>(null)
   /** Wall clock, ticking every second, for ages and countdowns. */
   now = $state(Date.now())
   /** Bumped whenever the profile switches, so views reload what they show. */
@@ -48,6 +60,9 @@ class AppState {
     const f = id === null || id === undefined ? undefined : this.config?.fiats.find((x) => x.id === id)
     return f ? f.symbol.toUpperCase() : fiatName(id)
   }
+  /** May this desktop call the channel? (Outside a team: everything. In a team: what the role allows.) */
+  can = (channel: ChannelName): boolean => this.access === null || this.access.channels.includes(channel)
+
   /** Decimal places to show for a coin amount. */
   coinDp(id: number): number {
     return this.coin(id)?.tradeFloatPlaces ?? 6
@@ -55,6 +70,8 @@ class AppState {
 
   async load(): Promise<void> {
     try {
+      // First, so that a role's missing channels are hidden before anything shows them.
+      this.access = await call('team:access', {})
       const [info, config, settings, sync, budget] = await Promise.all([
         call('app:info', {}),
         call('config:get', {}),
@@ -93,6 +110,7 @@ class AppState {
     on('budget:changed', (b) => (this.budget = b.entries))
     on('config:updated', (c) => (this.config = c))
     on('clock:skew', (s) => (this.skewMs = s.skewMs))
+    on('team:access', (a) => (this.access = a))
     void this.load()
   }
 
