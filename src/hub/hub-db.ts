@@ -35,6 +35,13 @@ const MIGRATIONS: readonly string[] = [
      order_id INTEGER NOT NULL,
      added_at INTEGER NOT NULL,
      PRIMARY KEY (operator, type, order_id)
+   );`,
+  // What the hub's request budget had spent per endpoint, and when: a restarted hub starts
+  // from there instead of from a full minute's budget the service has not granted.
+  `CREATE TABLE budget_carry (
+     endpoint TEXT NOT NULL PRIMARY KEY,
+     used INTEGER NOT NULL,
+     at INTEGER NOT NULL
    );`
 ]
 

@@ -27,6 +27,7 @@ import type {
 import { createHubLog, type HubLog, type HubLogOptions } from './hub-log'
 import { HubAudit } from './hub-audit'
 import { openHubDatabase } from './hub-db'
+import { BudgetCarry } from './budget-carry'
 import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-handlers'
 import { HubTickers } from './hub-tickers'
 import { OperatorWatches } from './operator-watches'
@@ -210,6 +211,11 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     now
   }
 
+  // Before anything is sent: what the previous run spent still counts at the service.
+  const carry = new BudgetCarry(db, now)
+  const carried = await carry.restore(session.client.budget)
+  if (carried) log.info(`carried ${carried} request slot${carried === 1 ? '' : 's'} of the last minute over from the previous run`)
+  const untrack = carry.track(session.client.budget)
   await session.start()
   watches.reconcile(session.store.watches.list(), session.monitor)
   const handlerCache = new Map<string, ContractHandlers>()
@@ -311,6 +317,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await tickers.close()
       await session.close()
       await sandbox?.close()
+      untrack()
       db.close()
     }
   }

@@ -5,6 +5,8 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer as createHttpServer, request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { request } from 'undici'
 import { startSandbox, type Sandbox, type StartSandboxOptions } from '../../../src/sandbox'
 import { createHub, type Hub, type HubOptions } from '../../../src/hub/hub'
@@ -42,6 +44,8 @@ export interface StreamRecorder {
 
 export interface HubFixture {
   sandbox: Sandbox
+  /** Every answer the service gave the hub (with recordService). */
+  serviceAnswers: ServiceAnswer[]
   hub: Hub
   server: HubServer
   url: string
@@ -63,6 +67,41 @@ export interface HubFixtureOptions {
   sandbox?: StartSandboxOptions
   hub?: Partial<HubOptions>
   server?: Partial<HubServerOptions>
+  /** Put a proxy between the hub and the sandbox that records every answer's status. */
+  recordService?: boolean
+}
+
+/** What the service answered the hub, as a proxy in between saw it. */
+export interface ServiceAnswer {
+  path: string
+  status: number
+}
+
+/** A loopback proxy that forwards everything to `target` and records each answer's status. */
+export async function startStatusProxy(target: string): Promise<{ url: string; answers: ServiceAnswer[]; close(): Promise<void> }> {
+  const t = new URL(target)
+  const answers: ServiceAnswer[] = []
+  const server = createHttpServer((req, res) => {
+    const up = httpRequest(
+      { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } },
+      (ur) => {
+        answers.push({ path: new URL(req.url ?? '/', 'http://x').pathname, status: ur.statusCode ?? 0 })
+        res.writeHead(ur.statusCode ?? 502, ur.headers)
+        ur.pipe(res)
+      }
+    )
+    up.on('error', () => res.destroy())
+    req.pipe(up)
+  })
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answers,
+    async close() {
+      server.closeAllConnections()
+      await new Promise<void>((ok) => server.close(() => ok()))
+    }
+  }
 }
 
 export async function waitUntil(cond: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
@@ -76,6 +115,7 @@ export async function waitUntil(cond: () => boolean | Promise<boolean>, timeoutM
 export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFixture> {
   const sandbox = await startSandbox({ orders: 120, seed: 5, autoGenerate: false, ...o.sandbox })
   const dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-hub-'))
+  const proxy = o.recordService ? await startStatusProxy(sandbox.url) : null
   const logs: string[] = []
   const recorders = new Set<StreamRecorder>()
   let hub!: Hub
@@ -89,7 +129,7 @@ export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFix
       version: '0.0.0-test',
       merchant: {
         kind: 'live',
-        baseUrl: sandbox.url,
+        baseUrl: proxy?.url ?? sandbox.url,
         serviceName: sandbox.serviceName,
         apiKey: sandbox.apiKey,
         apiSecret: sandbox.apiSecret
@@ -105,6 +145,7 @@ export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFix
   await startHub()
   const f: HubFixture = {
     sandbox,
+    serviceAnswers: proxy?.answers ?? [],
     get hub() {
       return hub
     },
@@ -189,6 +230,7 @@ export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFix
     async close() {
       for (const r of [...recorders]) await r.close()
       if (running) await f.stopHub()
+      await proxy?.close()
       await sandbox.close()
       await rm(dataDir, { recursive: true, force: true })
     }
