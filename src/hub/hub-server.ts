@@ -11,8 +11,9 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { invokeChannel } from '../main/handlers/invoke'
+import { exportTotal, writeOrdersCsv } from '../main/export/orders-csv'
 import { MAX_BODY_BYTES } from '../main/webhooks/inbox'
-import { channelNames, type ChannelName, type ErrorInfo } from '../shared/ipc/contract'
+import { channelNames, parseInput, toEnvelopeError, type ChannelName, type ErrorInfo } from '../shared/ipc/contract'
 import { channelAccess, roleMay } from '../shared/ipc/team-access'
 import type { Hub, HubEvent } from './hub'
 import type { Operator } from './operators'
@@ -199,6 +200,37 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     sendJson(res, 200, envelope)
   }
 
+  /**
+   * POST /export/orders {filter}: the CSV a desktop's orders:export writes, streamed from the
+   * hub's database (the same writer as the desktop's own export). Anyone who may read
+   * orders may export them; the total rows come first, in X-Rampdesk-Total, for progress.
+   */
+  async function exportOrders(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST') return sendJson(res, 405, refusal('method_not_allowed', 'POST only'), { Allow: 'POST' })
+    const op = authenticate(req, res)
+    if (!op) return
+    if (!roleMay(op.role, 'orders:query')) return sendJson(res, 403, refusal('forbidden', `${op.name} may not read orders`))
+    const text = await readBody(req, maxBody)
+    if (text === null) return sendJson(res, 413, refusal('invalid_input', 'request too large'))
+    let filter
+    try {
+      filter = parseInput('orders:export', JSON.parse(text || '{}')).filter
+    } catch (e) {
+      return sendJson(res, 400, { ok: false, error: toEnvelopeError(e) })
+    }
+    const store = hub.session().store
+    res.writeHead(200, {
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'X-Rampdesk-Total': String(exportTotal(store, filter))
+    })
+    const rows = await writeOrdersCsv(store, filter, res)
+    res.end()
+    hub.audit.append(op.name, 'orders:export', { filter, rows })
+    hub.log.info(`${op.name} (${op.role}) exported ${rows} orders`)
+  }
+
   function events(req: IncomingMessage, res: ServerResponse): void {
     if (req.method !== 'GET') return sendJson(res, 405, refusal('method_not_allowed', 'GET only'), { Allow: 'GET' })
     const op = authenticate(req, res)
@@ -255,7 +287,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       const path = new URL(req.url ?? '/', 'http://hub').pathname
       if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return sendJson(res, 200, { ok: true })
       if (path === '/webhook') return hub.webhook(req, res)
-      if (path.startsWith('/rpc/') || path === '/events') {
+      if (path.startsWith('/rpc/') || path === '/events' || path === '/export/orders') {
         if (req.headers.origin !== undefined) {
           req.resume()
           return sendJson(
@@ -265,6 +297,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
           )
         }
         if (path === '/events') return events(req, res)
+        if (path === '/export/orders') return await exportOrders(req, res)
         return await rpc(req, res, decodeURIComponent(path.slice('/rpc/'.length)))
       }
       req.resume()

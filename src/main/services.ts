@@ -232,6 +232,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     shell,
     tokenFor,
     now,
+    exportDir: o.exportDir,
+    emit,
     version: o.version,
     shellKind: o.shellKind
   })

@@ -109,6 +109,22 @@ export class HubConnection {
     }
   }
 
+  /** POSTs JSON to one of the hub's other routes and hands back the raw answer (a CSV stream); throws when unreachable. */
+  async post(pathname: string, body: unknown): Promise<Dispatcher.ResponseData> {
+    const token = await this.o.token()
+    try {
+      return await request(`${this.base}${pathname}`, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'user-agent': `rampdesk/${pkg.version}` },
+        body: JSON.stringify(body),
+        signal: this.controller.signal
+      })
+    } catch (e) {
+      throw Object.assign(new Error(this.unreachable(e)), { kind: 'network', retryable: true })
+    }
+  }
+
   /** Opens the event stream and keeps it open until close(). */
   start(): void {
     if (this.running) return

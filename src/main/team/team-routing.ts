@@ -13,13 +13,15 @@ import {
   type ChannelName,
   type ChannelOutput,
   type ContractHandlers,
+  type ExportProgress,
   type Profile,
   type Settings,
   type ShellKind
 } from '../../shared/ipc/contract'
 import { channelAccess, HUB_SETTING_KEYS } from '../../shared/ipc/team-access'
 import { HubConnection } from './hub-connection'
-import { checkHubUrl, HubCallError, type TeamSession } from './team-session'
+import { checkHubUrl, type HubCallError, type TeamSession } from './team-session'
+import { exportFromHub } from './team-export'
 
 export interface TeamRouterContext {
   /** The active Team profile's session, or null outside a team. */
@@ -30,6 +32,9 @@ export interface TeamRouterContext {
   /** A profile's stored secret: a Team profile's operator token. */
   tokenFor(profile: Profile): Promise<string>
   now(): number
+  /** Where CSV exports are written. */
+  exportDir: string
+  emit(event: 'export:progress', payload: ExportProgress): void
   version: string
   shellKind: ShellKind
 }
@@ -154,12 +159,14 @@ export function routeTeam(local: ContractHandlers, r: TeamRouterContext): Contra
       return testTeamProfile(profile, () => r.tokenFor(profile), r.now)
     },
     'orders:export': async (input) => {
-      if (!r.team()) return local['orders:export'](input)
-      throw new HubCallError({
-        kind: 'invalid_request',
-        message:
-          'CSV export is not available on a Team profile yet: ask the hub’s admin for an export, or filter and copy the rows you need',
-        retryable: false
+      const team = r.team()
+      if (!team) return local['orders:export'](input)
+      return exportFromHub({
+        connection: team.connection,
+        filter: input.filter,
+        dir: r.exportDir,
+        at: r.now(),
+        onProgress: (p) => r.emit('export:progress', p)
       })
     }
   }

@@ -41,7 +41,8 @@ const BY_NAMESPACE: Record<Namespace, ChannelAccess> = {
 const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   // The version and clock of the hub: every operator's header shows them.
   'app:info': 'viewer',
-  // A CSV file belongs on the desktop that asked for it: the desktop writes it from the hub's rows.
+  // A CSV file belongs on the desktop that asked for it: the desktop writes what the hub streams
+  // (POST /export/orders, open to whoever may read orders).
   'orders:export': 'desktop',
   // Reading the settings is harmless; changing them is the admin's (namespace default).
   'settings:get': 'viewer',

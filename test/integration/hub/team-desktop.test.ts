@@ -3,7 +3,10 @@
 // order database), its events re-emitted with notifications, the role's limits kept,
 // the desktop's own settings kept apart from the team's, offline marks while the hub is
 // down, and a hub restart missing no order change.
+import { readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { exportOrdersCsv } from '../../../src/main/export/orders-csv'
 import { statusInfo } from '../../../src/shared/domain/status'
 import type { EventPayload } from '../../../src/shared/ipc/contract'
 import { filesContaining } from '../services/harness'
@@ -149,6 +152,26 @@ describe('a Team profile', () => {
     // Reconnected: the marks are lifted.
     await viewerDesk.waitFor('sync:state', (s) => s.lastError === null && s.lastSuccessAt !== null)
     expect((await viewerDesk.call('team:access', {})).team?.connected).toBe(true)
+  })
+
+  it('writes a CSV export on the desktop, streamed from the hub’s database, the same bytes as the hub’s own', async () => {
+    const r = await viewerDesk.call('orders:export', { filter: { type: 1 } })
+    expect(r.path.startsWith(join(viewerDesk.dataDir, 'exports'))).toBe(true)
+    const mine = await readFile(r.path)
+    const theirs = join(f.dataDir, 'export-check')
+    const reference = await exportOrdersCsv({
+      store: f.hub.session().store,
+      filter: { type: 1 },
+      dir: theirs,
+      at: Date.now(),
+      onProgress: () => undefined
+    })
+    expect(r.rows).toBe(reference.rows)
+    expect(mine.equals(await readFile(reference.path))).toBe(true)
+    expect((await stat(r.path)).mode & 0o777).toBe(0o600)
+    await viewerDesk.waitFor('export:progress', (p) => p.done && p.rows === r.rows)
+    const audit = await f.call<{ rows: Array<{ operator: string; action: string }> }>(adminToken, 'audit:list', { limit: 50 })
+    expect(audit.rows.some((a) => a.operator === 'vera' && a.action === 'orders:export')).toBe(true)
   })
 
   it('keeps no API secret anywhere on the desktop', async () => {
