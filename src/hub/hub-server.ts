@@ -11,6 +11,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { invokeChannel } from '../main/handlers/invoke'
+import { readBody } from '../web/server'
 import { exportTotal, writeOrdersCsv } from '../main/export/orders-csv'
 import { MAX_BODY_BYTES } from '../main/webhooks/inbox'
 import { channelNames, parseInput, toEnvelopeError, type ChannelName, type ErrorInfo } from '../shared/ipc/contract'
@@ -93,25 +94,12 @@ function bearer(req: IncomingMessage): string | null {
   return m ? m[1]! : null
 }
 
-/** Reads the body up to `max` bytes; a larger one is drained, not buffered, and refused. */
-function readBody(req: IncomingMessage, max: number): Promise<string | null> {
-  const declared = Number(req.headers['content-length'] ?? NaN)
-  if (Number.isFinite(declared) && declared > max) {
-    req.resume()
-    return Promise.resolve(null)
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size <= max) chunks.push(c)
-      else chunks.length = 0
-    })
-    req.on('end', () => resolve(size > max ? null : Buffer.concat(chunks).toString('utf8')))
-    req.on('error', reject)
+/** The body, or null when it is over `max` (the web harness's reader: drained, not buffered). */
+const readCapped = (req: IncomingMessage, max: number): Promise<string | null> =>
+  readBody(req, max).catch((e: { status?: number }) => {
+    if (e.status === 413) return null
+    throw e
   })
-}
 
 export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const { hub } = o
@@ -181,7 +169,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       hub.log.warn(`refused ${name} to ${op.name} (${op.role})`)
       return sendJson(res, 403, refusal('forbidden', message))
     }
-    const text = await readBody(req, maxBody)
+    const text = await readCapped(req, maxBody)
     if (text === null) return sendJson(res, 413, refusal('invalid_input', `request too large (over ${maxBody} bytes)`))
     let raw: unknown
     try {
@@ -210,7 +198,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     const op = authenticate(req, res)
     if (!op) return
     if (!roleMay(op.role, 'orders:query')) return sendJson(res, 403, refusal('forbidden', `${op.name} may not read orders`))
-    const text = await readBody(req, maxBody)
+    const text = await readCapped(req, maxBody)
     if (text === null) return sendJson(res, 413, refusal('invalid_input', 'request too large'))
     let filter
     try {
