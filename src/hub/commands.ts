@@ -26,7 +26,7 @@ export const HELP = `Usage:
 The API secret of a live merchant comes from the environment variable RAMPDESK_API_SECRET
 or from --api-secret-file F (its first line), never from a flag.
   --data-dir DIR     hub.db, settings and the order database (default ~/.rampdesk-hub)
-  --sandbox          run against an embedded sandbox (no secret needed)
+  --sandbox          run against an embedded sandbox (no secret needed; --orders N, --seed N)
   --public-url URL   the address operators and the service reach the hub at (behind a proxy)
   --forward-to URL   relay every verified webhook delivery, unchanged, to this receiver
   --rate-limit N     requests per minute per operator (default 600)
