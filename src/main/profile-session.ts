@@ -20,7 +20,7 @@ import { ParamEncodings, type LearnedEncoding } from './api/param-encoding'
 import { RateBudget, type LearnedLimit } from './api/rate-budget'
 import { retryUnreadable } from './monitor/unreadable-retry'
 import { ConfigCache } from './config/config-cache'
-import { TickerService } from './tickers/ticker-service'
+import { TickerService, type TickerHistoryStore } from './tickers/ticker-service'
 import { OrderMonitor } from './monitor/order-monitor'
 import { EndpointLog } from './diagnostics/endpoint-log'
 import { buildDiagnostics } from './diagnostics/diagnostics'
@@ -127,30 +127,7 @@ export class ProfileSession {
       now: o.now,
       pollMs: o.settings.tickerPollSeconds * 1000,
       fiatType: o.settings.tickerFiat,
-      store: {
-        append: (fiatType, points) => {
-          store.tickers.append(
-            points.flatMap((pt) => {
-              const at = new Date(pt.at).toISOString()
-              const out = []
-              if (pt.buy !== null) out.push({ fiatType, coinId: pt.coinId, side: 'buy' as const, price: pt.buy, at })
-              if (pt.sell !== null) out.push({ fiatType, coinId: pt.coinId, side: 'sell' as const, price: pt.sell, at })
-              return out
-            })
-          )
-        },
-        range: (fiatType, since) => {
-          // Buy and sell samples of one fetch share their instant: fold them back into points.
-          const byKey = new Map<string, { at: number; coinId: number; buy: string | null; sell: string | null }>()
-          for (const smp of store.tickers.since(fiatType, new Date(since).toISOString())) {
-            const key = `${smp.coinId}@${smp.at}`
-            const pt = byKey.get(key) ?? { at: Date.parse(smp.at), coinId: smp.coinId, buy: null, sell: null }
-            pt[smp.side] = smp.price
-            byKey.set(key, pt)
-          }
-          return [...byKey.values()]
-        }
-      },
+      store: tickerHistoryStore(store),
       onTick: (t) => o.emit('ticker:tick', t)
     })
     const monitor = new OrderMonitor({
@@ -312,5 +289,33 @@ export class ProfileSession {
     this.inbox = null
     await this.client.close()
     this.store.close()
+  }
+}
+
+/** The ticker service's history, kept in the profile database's ticker_history table. */
+export function tickerHistoryStore(store: LocalStore): TickerHistoryStore {
+  return {
+    append: (fiatType, points) => {
+      store.tickers.append(
+        points.flatMap((pt) => {
+          const at = new Date(pt.at).toISOString()
+          const out = []
+          if (pt.buy !== null) out.push({ fiatType, coinId: pt.coinId, side: 'buy' as const, price: pt.buy, at })
+          if (pt.sell !== null) out.push({ fiatType, coinId: pt.coinId, side: 'sell' as const, price: pt.sell, at })
+          return out
+        })
+      )
+    },
+    range: (fiatType, since) => {
+      // Buy and sell samples of one fetch share their instant: fold them back into points.
+      const byKey = new Map<string, { at: number; coinId: number; buy: string | null; sell: string | null }>()
+      for (const smp of store.tickers.since(fiatType, new Date(since).toISOString())) {
+        const key = `${smp.coinId}@${smp.at}`
+        const pt = byKey.get(key) ?? { at: Date.parse(smp.at), coinId: smp.coinId, buy: null, sell: null }
+        pt[smp.side] = smp.price
+        byKey.set(key, pt)
+      }
+      return [...byKey.values()]
+    }
   }
 }

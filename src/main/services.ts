@@ -30,8 +30,11 @@ import type { Log } from './logging/logger'
 import { trayHandlers } from './handlers/tray'
 import { confirmHandlers } from './handlers/confirm'
 import { NotConfirmedError, TypedConfirmations, type ConfirmationPrompt } from './confirmations'
+import { teamHandlers } from './handlers/team'
+import { TeamSession, type TeamSessionOptions } from './team/team-session'
+import { routeTeam } from './team/team-routing'
 import { startSandbox, type Sandbox } from '../sandbox'
-import type { ContractHandlers, EventPayload, Profile, ShellKind, TickerView } from '../shared/ipc/contract'
+import type { ContractHandlers, EventName, EventPayload, Profile, ShellKind, TickerView } from '../shared/ipc/contract'
 import { ApiError } from '../shared/api/errors'
 
 export interface ServicesOptions {
@@ -51,6 +54,8 @@ export interface ServicesOptions {
    * every change that needs confirming is refused.
    */
   confirmationCodes?: { show(line: string): void; shownIn: string }
+  /** How a Team profile connects to its hub (tests: reconnect pauses, a CA). */
+  team?: TeamSessionOptions['connection']
 }
 
 export interface Services {
@@ -62,6 +67,8 @@ export interface Services {
   sandbox(): Sandbox | null
   /** The active profile's session (tests and benchmarks). */
   session(): ProfileSession
+  /** The active Team profile's line to its hub, or null (tests). */
+  teamSession(): TeamSession | null
   /** URLs the web shell was asked to open (it has no system browser to hand them to). */
   openedUrls: string[]
   /** The support log (silent when the services run without one). */
@@ -98,6 +105,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
 
   let sandbox: Sandbox | null = null
   let current: ProfileSession | null = null
+  // A Team profile has no session of its own: its hub has it.
+  let team: TeamSession | null = null
   let generation = 0
   // Profile switches and shutdown run one at a time; calls wait for the switch to finish.
   let switching: Promise<unknown> = Promise.resolve()
@@ -127,6 +136,17 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     return s
   }
 
+  /** The events of one session: dropped once it has been replaced, so nothing of the old profile is shown. */
+  function sessionEmit(gen: number) {
+    return <E extends EventName>(event: E, payload: EventPayload<E>): void => {
+      if (gen !== generation) return
+      emit(event, payload)
+      if (event !== 'order:changed') return
+      const n = orderNotification(settings.get().notify, payload as EventPayload<'order:changed'>)
+      if (n) shell.notify(n)
+    }
+  }
+
   async function openSession(profile: Profile): Promise<ProfileSession> {
     assertTransport(profile)
     const gen = ++generation
@@ -139,15 +159,19 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       appVersion: o.version,
       now,
       log: log.child({ profile: profile.id }),
-      // Events of a session that has been replaced are dropped: nothing of the old profile is shown.
-      emit: (event, payload) => {
-        if (gen !== generation) return
-        emit(event, payload as never)
-        if (event !== 'order:changed') return
-        const n = orderNotification(settings.get().notify, payload as EventPayload<'order:changed'>)
-        if (n) shell.notify(n)
-      }
+      emit: sessionEmit(gen)
     })
+  }
+
+  async function tokenFor(profile: Profile): Promise<string> {
+    const s = await secrets.get(profile.id)
+    if (!s)
+      throw new ApiError({
+        kind: 'missing_secret',
+        message: `no operator token is stored for the Team profile "${profile.name}": paste the one the hub's admin gave you under Credentials`,
+        retryable: false
+      })
+    return s
   }
 
   function active(): ProfileSession {
@@ -160,12 +184,18 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       const profile = profiles.get(id)
       if (!profile) throw new Error(`no profile ${id}`)
       const old = current
+      const oldTeam = team
       current = null
+      team = null
       generation++
       await old?.close()
+      await oldTeam?.close()
       await profiles.setActive(id)
+      let session: ProfileSession | null = null
       try {
-        current = await openSession(profile)
+        if (profile.kind === 'team')
+          team = await TeamSession.open({ profile, token: () => tokenFor(profile), emit: sessionEmit(++generation), connection: o.team })
+        else session = current = await openSession(profile)
       } catch (e) {
         logError(log, 'profile could not open', e, { profile: id })
         // Never leave the app without a session: fall back to the sandbox, then report.
@@ -176,10 +206,15 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
         emit('profile:changed', profiles.get(SANDBOX_PROFILE_ID)!)
         throw e
       }
-      current.store.audit.append('profile.activate', { to: profile.id, name: profile.name })
       log.info('profile active', { profile: profile.id, kind: profile.kind })
-      await current.start()
-      for (const view of tickerViews) current.tickers.setVisible(view, true)
+      if (!session) {
+        for (const view of tickerViews) void team?.setTickersVisible(view, true).catch(() => undefined)
+        emit('profile:changed', profile)
+        return profile
+      }
+      session.store.audit.append('profile.activate', { to: profile.id, name: profile.name })
+      await session.start()
+      for (const view of tickerViews) session.tickers.setVisible(view, true)
       emit('profile:changed', profile)
       return profile
     })
@@ -217,7 +252,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     logDir: support.dir
   }
 
-  const handlers: ContractHandlers = {
+  const localHandlers: ContractHandlers = {
     ...appHandlers(context),
     ...profileHandlers(context),
     ...secretHandlers(context),
@@ -231,8 +266,23 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     ...webhookHandlers(context),
     ...auditHandlers(context),
     ...trayHandlers(context),
-    ...confirmHandlers(context)
+    ...confirmHandlers(context),
+    ...teamHandlers()
   }
+  // With a Team profile active, the hub answers what it serves.
+  const handlers = routeTeam(localHandlers, {
+    team: () => team,
+    profiles,
+    settings,
+    shell,
+    tokenFor,
+    now,
+    exportDir: o.exportDir,
+    emit,
+    version: o.version,
+    shellKind: o.shellKind,
+    requireConfirmation
+  })
 
   return {
     handlers: withErrorLog(handlers, log),
@@ -247,8 +297,11 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       const run = switching.then(async () => {
         generation++
         const s = current
+        const t = team
         current = null
+        team = null
         await s?.close()
+        await t?.close()
         await sandbox?.close()
         sandbox = null
       })
@@ -258,6 +311,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
       await support.close()
     },
     sandbox: () => sandbox,
-    session: active
+    session: active,
+    teamSession: () => team
   }
 }

@@ -3,7 +3,7 @@
 import { z } from 'zod'
 
 /** True when `s` parses as a URL with the http: or https: scheme. */
-function isHttpUrl(s: string): boolean {
+export function isHttpUrl(s: string): boolean {
   try {
     const u = new URL(s)
     return u.protocol === 'http:' || u.protocol === 'https:'

@@ -53,7 +53,7 @@ export function liveBaseUrlProblem(baseUrl: string): string | null {
   if (u.protocol === 'https:') return null
   if (u.protocol === 'http:' && isLoopbackHost(u.hostname)) return null
   if (u.protocol === 'http:')
-    return `a live profile must use https: plain http would send the API key and signed requests to ${u.host} readable by anyone on the way (http is allowed only for this computer: localhost, 127.0.0.0/8, ::1)`
+    return `a live or team profile must use https: plain http would send the API key (or operator token) and signed requests to ${u.host} readable by anyone on the way (http is allowed only for this computer: localhost, 127.0.0.0/8, ::1)`
   return 'the base URL must be https (or http to this computer)'
 }
 

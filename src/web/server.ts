@@ -119,9 +119,9 @@ function send(
  * its end (and dropped) rather than cut off: destroying the request mid-upload resets
  * the connection, and the client would see ECONNRESET instead of the 413.
  */
-function readBody(req: IncomingMessage): Promise<string> {
+export function readBody(req: IncomingMessage, max = MAX_RPC_BODY): Promise<string> {
   const declared = Number(req.headers['content-length'] ?? NaN)
-  if (Number.isFinite(declared) && declared > MAX_RPC_BODY) {
+  if (Number.isFinite(declared) && declared > max) {
     // Node drains the unread body after the answer; nothing of it is buffered.
     return Promise.reject(Object.assign(new Error('request body too large'), { status: 413 }))
   }
@@ -130,11 +130,11 @@ function readBody(req: IncomingMessage): Promise<string> {
     let size = 0
     req.on('data', (c: Buffer) => {
       size += c.length
-      if (size <= MAX_RPC_BODY) chunks.push(c)
+      if (size <= max) chunks.push(c)
       else chunks.length = 0
     })
     req.on('end', () => {
-      if (size > MAX_RPC_BODY) reject(Object.assign(new Error('request body too large'), { status: 413 }))
+      if (size > max) reject(Object.assign(new Error('request body too large'), { status: 413 }))
       else resolve(Buffer.concat(chunks).toString('utf8'))
     })
     req.on('error', reject)

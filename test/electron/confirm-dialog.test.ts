@@ -108,7 +108,13 @@ describe('through the services and the IPC dispatch', () => {
 
     const live = await startSandbox({ orders: 5, autoGenerate: false, apiKey: 'live-key', apiSecret: 'live-secret-0123456789' })
     try {
-      const p = await services.handlers['profiles:create']({ name: 'Live', baseUrl: live.url, apiKey: 'live-key', serviceName: 'service' })
+      const p = await services.handlers['profiles:create']({
+        name: 'Live',
+        baseUrl: live.url,
+        apiKey: 'live-key',
+        serviceName: 'service',
+        kind: 'live'
+      })
       await services.handlers['secrets:set']({ profileId: p.id, secret: 'live-secret-0123456789' })
       await services.handlers['profiles:switch']({ id: p.id })
       expect(await call('webhooks:lastUrl', {})).toEqual({ ok: true, value: { url: null, at: null } })

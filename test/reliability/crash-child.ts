@@ -28,7 +28,7 @@ const services = await createChildServices(dataDir, '0.0.0-crash', 7)
 if (mode === 'setup') {
   await services.start()
   const h = services.handlers
-  const p = await h['profiles:create']({ name: 'Crash live', baseUrl: sandboxUrl, apiKey, serviceName: 'service' })
+  const p = await h['profiles:create']({ name: 'Crash live', baseUrl: sandboxUrl, apiKey, serviceName: 'service', kind: 'live' })
   const secret = process.env.RAMPDESK_CRASH_SECRET
   if (!secret) throw new Error('RAMPDESK_CRASH_SECRET is not set')
   const stored = await h['secrets:set']({ profileId: p.id, secret })

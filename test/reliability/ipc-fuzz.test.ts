@@ -71,7 +71,11 @@ const VALID: Record<ChannelName, unknown> = {
   'tray:state': {},
   'webhooks:lastUrl': {},
   'confirm:answer': { id: 'no-such-request', code: '1234-5678' },
-  'audit:list': { limit: 10 }
+  'audit:list': { limit: 10 },
+  'team:access': {},
+  'team:operators': {},
+  'team:addOperator': { name: 'ana', role: 'viewer' },
+  'team:revokeOperator': { name: 'ana' }
 }
 
 const isValid = (c: ChannelName, v: unknown): boolean =>

@@ -73,7 +73,7 @@ async function withLiveProfile(): Promise<{ app: App; live: Sandbox; profileId: 
   const live = await startSandbox({ orders: 20, autoGenerate: false, seed: 22, apiKey: LIVE_KEY, apiSecret: LIVE_SECRET })
   cleanups.push(() => live.close())
   const h = app.services.handlers
-  const p = await h['profiles:create']({ name: 'Live', baseUrl: live.url, apiKey: LIVE_KEY, serviceName: 'service' })
+  const p = await h['profiles:create']({ name: 'Live', baseUrl: live.url, apiKey: LIVE_KEY, serviceName: 'service', kind: 'live' })
   await h['secrets:set']({ profileId: p.id, secret: LIVE_SECRET })
   await h['profiles:switch']({ id: p.id })
   return { app, live, profileId: p.id }
@@ -164,7 +164,7 @@ describe('security hardening, attacked end to end', () => {
     for (const baseUrl of [plainUrl, 'http://merchant-api.example', 'http://127.0.0.1.nip.io'])
       if (
         !/must use https/.test(
-          await outcome(h['profiles:create']({ name: `Plain ${baseUrl}`, baseUrl, apiKey: LIVE_KEY, serviceName: 'service' }))
+          await outcome(h['profiles:create']({ name: `Plain ${baseUrl}`, baseUrl, apiKey: LIVE_KEY, serviceName: 'service', kind: 'live' }))
         )
       )
         through.push(`creating a profile at ${baseUrl}`)

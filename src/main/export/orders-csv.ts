@@ -1,10 +1,12 @@
 // CSV export of the filtered orders of one profile's database: streamed row by row to a
 // 0600 file in the export folder (100,000 rows never sit in memory as one string), with
-// progress reported every 5,000 rows and once at the end.
+// progress reported every 5,000 rows and once at the end. The same writer streams the
+// file to a Team profile's desktop from its hub, which writes it on the desktop.
 import { createWriteStream } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { once } from 'node:events'
 import { join } from 'node:path'
+import type { Writable } from 'node:stream'
 import type { LocalStore } from '../store/local-store'
 import { toStoreFilter } from '../order-rows'
 import type { ExportProgress, ExportResult, OrderFilter } from '../../shared/ipc/contract'
@@ -22,27 +24,46 @@ export interface OrdersCsvExport {
   onProgress(p: ExportProgress): void
 }
 
-const PROGRESS_EVERY = 5000
+export const EXPORT_PROGRESS_EVERY = 5000
 
-/** Writes the file, oldest change first, and answers where it is and how many rows it holds. */
-export async function exportOrdersCsv(o: OrdersCsvExport): Promise<ExportResult> {
-  const { filter } = o
-  await mkdir(o.dir, { recursive: true })
-  const stamp = new Date(o.at).toISOString().replace(/[:.]/g, '-')
-  const path = join(o.dir, `rampdesk-${orderKindLabel(filter.type, 'lowercase')}-${stamp}.csv`)
-  const storeFilter = toStoreFilter(filter)
-  const total = o.store.orders.query({ ...storeFilter, limit: 1 }).total
-  const out = createWriteStream(path, { mode: 0o600 })
+/** Where an export of this filter made at `at` is written. */
+export function exportFilePath(dir: string, filter: Pick<OrderFilter, 'type'>, at: number): string {
+  const stamp = new Date(at).toISOString().replace(/[:.]/g, '-')
+  return join(dir, `rampdesk-${orderKindLabel(filter.type, 'lowercase')}-${stamp}.csv`)
+}
+
+/** How many rows the filter selects now (the progress total). */
+export function exportTotal(store: Pick<LocalStore, 'orders'>, filter: OrderFilter): number {
+  return store.orders.query({ ...toStoreFilter(filter), limit: 1 }).total
+}
+
+/** Writes the CSV (BOM, header, one record per order, oldest change first) to `out`, without ending it; answers the rows written. */
+export async function writeOrdersCsv(
+  store: Pick<LocalStore, 'orders'>,
+  filter: OrderFilter,
+  out: Writable,
+  onRows?: (rows: number) => void
+): Promise<number> {
   const columns = (filter.type === 1 ? onrampCsvColumns() : offrampCsvColumns()) as Parameters<
     typeof csvRecord<OnrampOrder | OfframpOrder>
   >[1]
-  out.write(CSV_BOM + csvHeader(columns))
+  if (!out.write(CSV_BOM + csvHeader(columns))) await once(out, 'drain')
   let rows = 0
-  for (const r of o.store.orders.exportRows({ ...storeFilter, sort: { key: 'updatedAt', dir: 'asc' } })) {
+  for (const r of store.orders.exportRows({ ...toStoreFilter(filter), sort: { key: 'updatedAt', dir: 'asc' } })) {
     if (!out.write(csvRecord(r.record, columns))) await once(out, 'drain')
     rows++
-    if (rows % PROGRESS_EVERY === 0) o.onProgress({ rows, total, done: false })
+    if (rows % EXPORT_PROGRESS_EVERY === 0) onRows?.(rows)
   }
+  return rows
+}
+
+/** Writes the file, oldest change first, and answers where it is and how many rows it holds. */
+export async function exportOrdersCsv(o: OrdersCsvExport): Promise<ExportResult> {
+  await mkdir(o.dir, { recursive: true })
+  const path = exportFilePath(o.dir, o.filter, o.at)
+  const total = exportTotal(o.store, o.filter)
+  const out = createWriteStream(path, { mode: 0o600 })
+  const rows = await writeOrdersCsv(o.store, o.filter, out, (n) => o.onProgress({ rows: n, total, done: false }))
   out.end()
   await once(out, 'finish')
   o.onProgress({ rows, total, done: true })

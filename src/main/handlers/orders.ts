@@ -3,10 +3,32 @@
 // list (what needs attention, then the pinned and the moving orders), and CSV export.
 import { exportOrdersCsv } from '../export/orders-csv'
 import { toContractRow, toStoreFilter, toStoreSort } from '../order-rows'
+import type { LocalStore } from '../store/local-store'
+import type { OrderRef, OrderRow } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice } from './context'
 
 /** How many of the most recently changed orders per type and group the tray lists beside the pinned ones. */
 const TRAY_RECENT = 20
+
+/** The pinned orders (as `watched` lists them), then what needs the operator, then the active orders, most recently changed first: the tray's list. */
+export function trayRows(store: Pick<LocalStore, 'orders'>, watched: readonly OrderRef[]): OrderRow[] {
+  const rows = watched.flatMap((w) => {
+    const r = store.orders.get(w.type, w.orderId)
+    return r ? [toContractRow(r, true)] : []
+  })
+  const seen = new Set(rows.map((r) => `${r.type}:${r.orderId}`))
+  for (const statusGroup of ['needs attention', 'in progress'] as const) {
+    for (const type of [1, 2] as const) {
+      const recent = store.orders.query({
+        ...toStoreFilter({ type, statusGroup }),
+        sort: { key: 'updatedAt', dir: 'desc' },
+        limit: TRAY_RECENT
+      })
+      for (const r of recent.rows) if (!seen.has(`${r.type}:${r.orderId}`)) rows.push(toContractRow(r, false))
+    }
+  }
+  return rows
+}
 
 export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit' | 'now' | 'exportDir'>): HandlerSlice<'orders'> {
   return {
@@ -40,24 +62,7 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
     },
     'orders:watched': async () => {
       const s = await c.ready()
-      const watched = s.store.watches.list()
-      const rows = watched.flatMap((w) => {
-        const r = s.store.orders.get(w.type, w.orderId)
-        return r ? [toContractRow(r, true)] : []
-      })
-      const seen = new Set(rows.map((r) => `${r.type}:${r.orderId}`))
-      // Orders needing the operator, then active (non-terminal) orders, most recently changed first.
-      for (const statusGroup of ['needs attention', 'in progress'] as const) {
-        for (const type of [1, 2] as const) {
-          const recent = s.store.orders.query({
-            ...toStoreFilter({ type, statusGroup }),
-            sort: { key: 'updatedAt', dir: 'desc' },
-            limit: TRAY_RECENT
-          })
-          for (const r of recent.rows) if (!seen.has(`${r.type}:${r.orderId}`)) rows.push(toContractRow(r, false))
-        }
-      }
-      return { rows }
+      return { rows: trayRows(s.store, s.store.watches.list()) }
     },
     'orders:export': async ({ filter }) => {
       const s = await c.ready()

@@ -13,8 +13,8 @@ export function profileHandlers(
   return {
     'profiles:list': async () => ({ profiles: c.profiles.list(), activeId: c.activeProfile().id }),
     'profiles:create': async (input) => {
-      const p = await c.profiles.create({ ...input, kind: 'live' })
-      c.audit('profile.create', { id: p.id, name: p.name, baseUrl: p.baseUrl })
+      const p = await c.profiles.create(input)
+      c.audit('profile.create', { id: p.id, name: p.name, kind: p.kind, baseUrl: p.baseUrl })
       return p
     },
     'profiles:update': async ({ id, patch }) => {

@@ -148,7 +148,8 @@ function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<
  * again when a session opens, for a profile saved before https was required.
  */
 export function transportProblem(p: { kind: ProfileKind; baseUrl: string }): string | null {
-  return p.kind === 'live' ? liveBaseUrlProblem(p.baseUrl) : null
+  // A team profile's token travels to its hub as a live profile's key to the service.
+  return p.kind === 'sandbox' ? null : liveBaseUrlProblem(p.baseUrl)
 }
 
 function assertTransport(p: { kind: ProfileKind; baseUrl: string }): void {

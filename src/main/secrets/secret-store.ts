@@ -35,7 +35,11 @@ export interface KeytarLike {
 }
 
 /** The keychain service of each shell: the two never share an entry. */
-export const KEYCHAIN_SERVICES: Record<ShellKind, string> = { electron: 'app.rampdesk.desktop', web: 'app.rampdesk.web' }
+export const KEYCHAIN_SERVICES: Record<ShellKind, string> = {
+  electron: 'app.rampdesk.desktop',
+  web: 'app.rampdesk.web',
+  hub: 'app.rampdesk.hub'
+}
 /** The first naming: service "rampdesk", account = the bare profile id. Read once, moved, deleted. */
 export const LEGACY_KEYCHAIN_SERVICE = 'rampdesk'
 

@@ -56,6 +56,7 @@ import type { WebhookDeliveriesRepo, WebhookDeliveryInput, WebhookDelivery as St
 import { readPayload, type ReadPayload } from './payload-form'
 import { REPLAY_WINDOW_MS, ReplayGuard } from './replay-guard'
 import { SourceLimits, sourceOf, type SourceLimitsOptions } from './source-limits'
+import { isLoopbackHost as sharedIsLoopback } from '../../shared/loopback'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Headers and body must both have arrived by then; the rest of the 5 s is for answering. */
@@ -92,8 +93,8 @@ export interface InboxOptions {
   deliveries: Pick<WebhookDeliveriesRepo, 'insert'>
   /** Verified order records only (the monitor's fast path). Errors it throws are reported to onError, not to the sender. */
   onVerified?: (webhook: WebhookRecord, delivery: ContractDelivery) => unknown
-  /** Every stored delivery, verified or not (the 'webhook:delivery' event). */
-  onDelivery?: (delivery: ContractDelivery) => void
+  /** Every stored delivery, verified or not (the 'webhook:delivery' event), with the request it came in (the team hub relays its headers). */
+  onDelivery?: (delivery: ContractDelivery, req: IncomingMessage) => void
   onError?: (error: unknown) => void
   maxBodyBytes?: number
   /** Headers plus body must arrive within this (408 otherwise). Default 4000 ms. */
@@ -154,14 +155,10 @@ interface Verdict {
   claimed?: { type: OrderType | null; orderId: number | null; status: number | null; updatedAt: string | null }
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost', '::ffff:127.0.0.1'])
-
+/** A bind address on this computer: loopback (shared/loopback.ts), also written IPv4-mapped. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '')
-  return LOOPBACK.has(h) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+  const h = host.trim().toLowerCase()
+  return sharedIsLoopback(h) || sharedIsLoopback(h.replace(/^\[?::ffff:(\d+\.\d+\.\d+\.\d+)\]?$/, '$1'))
 }
 
 export function bindWarning(host: string): string | null {
@@ -187,15 +184,7 @@ export async function startInbox(opts: InboxOptions): Promise<RunningInbox> {
   const port = opts.port ?? 0
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`inbox port must be 0..65535, got ${port}`)
   const receiveTimeoutMs = opts.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS
-  const ctx: Ctx = {
-    o: opts,
-    serviceName: (opts.serviceName ?? 'service').toLowerCase(),
-    receiveTimeoutMs,
-    replays: new ReplayGuard({ serviceNow: opts.serviceNow ?? opts.now ?? Date.now, windowMs: opts.replayWindowMs ?? REPLAY_WINDOW_MS }),
-    limits: new SourceLimits(opts.limits),
-    refused: { rate: 0, connections: 0, origin: 0 },
-    refusedSockets: new WeakSet()
-  }
+  const ctx = inboxContext(opts)
   const server = createServer({
     // Slow senders: Node answers 408 itself when headers (or the whole request) are late.
     headersTimeout: receiveTimeoutMs,
@@ -208,12 +197,7 @@ export async function startInbox(opts: InboxOptions): Promise<RunningInbox> {
   })
   server.maxConnections = MAX_CONNECTIONS
   server.on('connection', (socket: Socket) => admitSocket(socket, ctx))
-  server.on('request', (req, res) => {
-    handle(req, res, ctx).catch((e) => {
-      opts.onError?.(e)
-      if (!res.headersSent) respond(res, 500, 'internal error')
-    })
-  })
+  server.on('request', listenerFor(ctx))
   await new Promise<void>((resolve, reject) => {
     const onError = (e: Error) => reject(e)
     server.once('error', onError)
@@ -231,6 +215,42 @@ export async function startInbox(opts: InboxOptions): Promise<RunningInbox> {
     warning: bindWarning(host),
     refusals: () => ({ ...ctx.refused }),
     close: () => closeServer(server)
+  }
+}
+
+/**
+ * The receiver's request handling on its own, for a server that serves more than the
+ * inbox (the team hub's POST /webhook): read, verify, store, answer, hand on, with the
+ * inbox's per-source request rate and browser refusal (the per-source socket cap needs
+ * the server's connections, so it stays with startInbox). The server should set the
+ * header size and timeouts startInbox sets.
+ */
+export function inboxRequestListener(opts: InboxOptions): InboxListener {
+  const ctx = inboxContext(opts)
+  return Object.assign(listenerFor(ctx), { refusals: () => ({ ...ctx.refused }) })
+}
+
+/** A request listener that keeps one inbox's replay window and rate limits across requests. */
+export type InboxListener = ((req: IncomingMessage, res: ServerResponse) => void) & { refusals(): InboxRefusals }
+
+function inboxContext(opts: InboxOptions): Ctx {
+  return {
+    o: opts,
+    serviceName: (opts.serviceName ?? 'service').toLowerCase(),
+    receiveTimeoutMs: opts.receiveTimeoutMs ?? DEFAULT_RECEIVE_TIMEOUT_MS,
+    replays: new ReplayGuard({ serviceNow: opts.serviceNow ?? opts.now ?? Date.now, windowMs: opts.replayWindowMs ?? REPLAY_WINDOW_MS }),
+    limits: new SourceLimits(opts.limits),
+    refused: { rate: 0, connections: 0, origin: 0 },
+    refusedSockets: new WeakSet()
+  }
+}
+
+function listenerFor(ctx: Ctx): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(req, res, ctx).catch((e) => {
+      ctx.o.onError?.(e)
+      if (!res.headersSent) respond(res, 500, 'internal error')
+    })
   }
 }
 
@@ -360,7 +380,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
     notes: verdict.notes ?? []
   }
   try {
-    o.onDelivery?.(delivery)
+    o.onDelivery?.(delivery, req)
   } catch (e) {
     o.onError?.(e)
   }

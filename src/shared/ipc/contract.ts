@@ -33,7 +33,7 @@ export const OrderSort = z.enum(['updatedAt:desc', 'updatedAt:asc', 'createdAt:d
 export type OrderSort = z.infer<typeof OrderSort>
 
 /** Which shell serves the contract. */
-export const ShellKind = z.enum(['electron', 'web'])
+export const ShellKind = z.enum(['electron', 'web', 'hub'])
 export type ShellKind = z.infer<typeof ShellKind>
 
 /** The windows that show tickers (the ticker polls only while one does). */
@@ -64,7 +64,8 @@ export const ErrorInfo = z.object({
 })
 export type ErrorInfo = z.infer<typeof ErrorInfo>
 
-export const ProfileKind = z.enum(['sandbox', 'live'])
+/** team: the desktop of one operator of a team hub, which holds the merchant's secret and budget. */
+export const ProfileKind = z.enum(['sandbox', 'live', 'team'])
 export type ProfileKind = z.infer<typeof ProfileKind>
 
 export const Profile = z.object({
@@ -77,21 +78,37 @@ export const Profile = z.object({
 })
 export type Profile = z.infer<typeof Profile>
 
+const ProfileName = z.string().trim().min(1).max(64)
+const ServiceName = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lowercase letters, digits and dashes')
+const ApiKey = z.string().trim().max(256)
+
 export const ProfileInput = z
   .object({
-    name: z.string().trim().min(1).max(64),
+    name: ProfileName,
+    /** A live profile's service, or a team profile's hub. */
     baseUrl: HttpUrl,
-    serviceName: z
-      .string()
-      .regex(/^[a-z][a-z0-9-]{0,31}$/, 'lowercase letters, digits and dashes')
-      .default('service'),
-    apiKey: z.string().trim().min(1).max(256)
+    serviceName: ServiceName.default('service'),
+    /** Required for a live profile; a team profile has none (the hub holds the merchant's key). */
+    apiKey: ApiKey.default(''),
+    kind: z.enum(['live', 'team']).default('live')
   })
+  .strict()
+  .refine((p) => p.kind !== 'live' || p.apiKey.length > 0, { message: 'required for a live profile', path: ['apiKey'] })
+
+/** No defaults: a field left out of a patch keeps its value. */
+const ProfilePatch = z
+  .object({ name: ProfileName, baseUrl: HttpUrl, serviceName: ServiceName, apiKey: ApiKey.min(1) })
+  .partial()
   .strict()
 
 /** A connection to test before it is saved: the profile's fields and the API secret (used for the test, never kept). */
-export const ConnectionInput = ProfileInput.omit({ name: true })
-  .extend({ secret: z.string().min(8).max(512) })
+export const ConnectionInput = z
+  .object({
+    baseUrl: HttpUrl,
+    serviceName: ServiceName.default('service'),
+    apiKey: ApiKey.min(1),
+    secret: z.string().min(8).max(512)
+  })
   .strict()
 export type ConnectionInput = z.infer<typeof ConnectionInput>
 
@@ -420,7 +437,47 @@ export const TrayState = z.object({
 })
 export type TrayState = z.infer<typeof TrayState>
 
-export const AuditEntry = z.object({ id: z.number().int(), at: EpochMs, action: z.string(), detail: z.record(z.string(), z.unknown()) })
+export const AuditEntry = z.object({
+  id: z.number().int(),
+  at: EpochMs,
+  action: z.string(),
+  detail: z.record(z.string(), z.unknown()),
+  /** On a team hub: the operator who acted. */
+  operator: z.string().optional()
+})
+
+/** The three roles of a team hub's operators: each may do everything the one before it may. */
+export const TeamRole = z.enum(['viewer', 'operator', 'admin'])
+export type TeamRole = z.infer<typeof TeamRole>
+
+/** Operator names: what the audit log and the hub's command line call them. */
+export const OperatorName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, '1-64 letters, digits, ".", "_", "@" or "-", starting with a letter or digit')
+
+export const TeamOperator = z.object({
+  name: z.string(),
+  role: TeamRole,
+  createdAt: EpochMs,
+  lastSeenAt: EpochMs.nullable()
+})
+export type TeamOperator = z.infer<typeof TeamOperator>
+
+/** Who this desktop is on its team hub, and which channels it may call (every channel outside a team). */
+export const TeamAccess = z.object({
+  team: z
+    .object({
+      hubUrl: z.string(),
+      operator: z.string(),
+      role: TeamRole,
+      /** The desktop's event stream from the hub is open. */
+      connected: z.boolean()
+    })
+    .nullable(),
+  channels: z.array(z.string())
+})
+export type TeamAccess = z.infer<typeof TeamAccess>
 
 /**
  * A change the operator must confirm outside the window's reach (a setting that weakens
@@ -553,8 +610,8 @@ export const channels = {
   ),
 
   'profiles:list': ch(none, z.object({ profiles: z.array(Profile), activeId: ProfileId }), 'All profiles and the active one'),
-  'profiles:create': ch(ProfileInput, Profile, 'Create a live profile'),
-  'profiles:update': ch(z.object({ id: ProfileId, patch: ProfileInput.partial().strict() }).strict(), Profile, 'Edit a live profile'),
+  'profiles:create': ch(ProfileInput, Profile, 'Create a live or team profile'),
+  'profiles:update': ch(z.object({ id: ProfileId, patch: ProfilePatch }).strict(), Profile, 'Edit a live or team profile'),
   'profiles:delete': ch(ProfileSelector, ok, 'Delete a live profile, its secret and its database'),
   'profiles:switch': ch(ProfileSelector, Profile, 'Make a profile active; every service switches'),
   'profiles:test': ch(
@@ -691,6 +748,19 @@ export const channels = {
     z.object({ limit: z.number().int().min(1).max(500) }).strict(),
     z.object({ rows: z.array(AuditEntry) }),
     'Recent operator actions'
+  ),
+
+  'team:access': ch(none, TeamAccess, 'This desktop on its team hub: operator, role and the channels it may call'),
+  'team:operators': ch(none, z.object({ operators: z.array(TeamOperator) }), "The team hub's operators (admin)"),
+  'team:addOperator': ch(
+    z.object({ name: OperatorName, role: TeamRole }).strict(),
+    z.object({ operator: TeamOperator, token: z.string() }),
+    'Add an operator to the team hub; its token is shown this once (admin)'
+  ),
+  'team:revokeOperator': ch(
+    z.object({ name: OperatorName }).strict(),
+    ok,
+    "Revoke an operator's token at once, closing its event streams (admin)"
   )
 } as const
 
@@ -715,7 +785,9 @@ export const events = {
   'clock:skew': z.object({ skewMs: z.number() }),
   'confirm:request': ConfirmRequest,
   'confirm:settled': z.object({ id: z.string(), outcome: ConfirmOutcome }),
-  'nav:order': OrderRef
+  'nav:order': OrderRef,
+  /** A Team profile's line to its hub opened or dropped, or its role changed. */
+  'team:access': TeamAccess
 } as const
 
 export type Events = typeof events

@@ -4,13 +4,15 @@
 import { call, on, UiError } from './bridge'
 import type {
   BudgetEntry,
+  ChannelName,
   ChannelOutput,
   ConfigSnapshot,
   ErrorInfo,
   Profile,
   Settings,
   SettingsPatch,
-  SyncState
+  SyncState,
+  TeamAccess
 } from '../../../shared/ipc/contract'
 import { chainName, coinName, fiatName } from '../../../shared/domain/names'
 
@@ -32,6 +34,8 @@ class AppState {
   budget = $state<BudgetEntry[]>([])
   skewMs = $state<number | null>(null)
   loadError = $state<ErrorInfo | null>(null)
+  /** On a Team profile: who this desktop is on the hub and what its role may call (null: not known yet). */
+  access = $state<TeamAccess | null>(null)
   /** Wall clock, ticking every second, for ages and countdowns. */
   now = $state(Date.now())
   /** The locale numbers, money and dates are written in: the OS's (from main) in Electron, the browser's in the harness. */
@@ -61,6 +65,9 @@ class AppState {
     const f = id === null || id === undefined ? undefined : this.config?.fiats.find((x) => x.id === id)
     return f ? f.symbol.toUpperCase() : fiatName(id)
   }
+  /** May this desktop call the channel? (Outside a team: everything. In a team: what the role allows.) */
+  can = (channel: ChannelName): boolean => this.access === null || this.access.channels.includes(channel)
+
   /** Decimal places to show for a coin amount. */
   coinDp(id: number): number {
     return this.coin(id)?.tradeFloatPlaces ?? 6
@@ -68,6 +75,8 @@ class AppState {
 
   async load(): Promise<void> {
     try {
+      // First, so that a role's missing channels are hidden before anything shows them.
+      this.access = await call('team:access', {})
       const [info, config, settings, sync, budget] = await Promise.all([
         call('app:info', {}),
         call('config:get', {}),
@@ -113,6 +122,7 @@ class AppState {
       void call('app:wake', {}).catch(() => undefined)
       void this.load()
     })
+    on('team:access', (a) => (this.access = a))
     void this.load()
   }
 

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { contractBridge } from '../../../support/contract-bridge'
 import type { BudgetEntry, ConfigSnapshot, Profile, Settings, SyncState } from '../../../../src/shared/ipc/contract'
+import { channelNames } from '../../../../src/shared/ipc/contract'
 import type * as AppStateModule from '../../../../src/renderer/src/lib/app-state.svelte'
 import type * as BridgeModule from '../../../../src/renderer/src/lib/bridge'
 
@@ -71,7 +72,8 @@ const main = contractBridge({
   'settings:get': async () => settings,
   'settings:update': async (patch) => ({ ...settings, ...patch, inbox: { ...settings.inbox, ...patch.inbox } }),
   'sync:state': async () => ({ states: [syncState(1, false)] }),
-  'budget:get': async () => ({ entries: budget })
+  'budget:get': async () => ({ entries: budget }),
+  'team:access': async () => ({ team: null, channels: [...channelNames] })
 })
 
 const dataset: Record<string, string> = {}

@@ -1,0 +1,52 @@
+// The hub's audit log: every operator action (and every refusal) with the operator's
+// name, newest first for admins (audit:list). Credential-like values are redacted before
+// they are stored, as in the desktop's own log.
+import type { Sql } from '../main/store/database'
+import { redact } from '../main/store/audit-log-repo'
+
+/** Who acts when no operator does: the hub's command line and the hub itself. */
+export const CLI_ACTOR = '(command line)'
+export const HUB_ACTOR = '(hub)'
+
+export interface HubAuditEntry {
+  id: number
+  at: number
+  operator: string
+  action: string
+  detail: Record<string, unknown>
+}
+
+export class HubAudit {
+  constructor(
+    private readonly sql: Sql,
+    private readonly now: () => number = Date.now
+  ) {}
+
+  append(operator: string, action: string, detail: Record<string, unknown> = {}): HubAuditEntry {
+    const at = this.now()
+    const safe = redact(detail) as Record<string, unknown>
+    const r = this.sql.run(
+      'INSERT INTO audit (at, operator, action, detail_json) VALUES (?, ?, ?, ?)',
+      at,
+      operator,
+      action,
+      JSON.stringify(safe)
+    )
+    return { id: Number(r.lastInsertRowid), at, operator, action, detail: safe }
+  }
+
+  list(limit: number): HubAuditEntry[] {
+    return this.sql
+      .all<{ id: number; at: number; operator: string; action: string; detail_json: string }>(
+        'SELECT * FROM audit ORDER BY id DESC LIMIT ?',
+        limit
+      )
+      .map((r) => ({
+        id: r.id,
+        at: r.at,
+        operator: r.operator,
+        action: r.action,
+        detail: JSON.parse(r.detail_json) as Record<string, unknown>
+      }))
+  }
+}

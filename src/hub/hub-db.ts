@@ -1,0 +1,67 @@
+// The team hub's own database (hub.db in its data directory), beside the merchant's
+// order store: operators and their hashed tokens, the audit log with operator names,
+// and each operator's pinned orders. libsql in WAL mode, so `npm run hub -- operator
+// revoke` in another process writes while the running hub reads, and the hub sees the
+// change on its next request.
+import Database from 'libsql'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { Sql } from '../main/store/database'
+
+export const HUB_DATABASE_FILE = 'hub.db'
+
+/** Each entry brings the schema from version i to i + 1; never edit one that has shipped. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE operators (
+     name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+     role TEXT NOT NULL CHECK (role IN ('viewer', 'operator', 'admin')),
+     -- SHA-256 of the token, hex: the token itself is shown once and never stored.
+     token_hash TEXT NOT NULL UNIQUE,
+     created_at INTEGER NOT NULL,
+     last_seen_at INTEGER,
+     revoked_at INTEGER
+   );
+   CREATE TABLE audit (
+     id INTEGER PRIMARY KEY,
+     at INTEGER NOT NULL,
+     operator TEXT NOT NULL,
+     action TEXT NOT NULL,
+     detail_json TEXT NOT NULL
+   );
+   CREATE INDEX audit_at ON audit (at);
+   CREATE TABLE operator_watches (
+     operator TEXT NOT NULL COLLATE NOCASE,
+     type INTEGER NOT NULL,
+     order_id INTEGER NOT NULL,
+     added_at INTEGER NOT NULL,
+     PRIMARY KEY (operator, type, order_id)
+   );`,
+  // What the hub's request budget had spent per endpoint, and when: a restarted hub starts
+  // from there instead of from a full minute's budget the service has not granted.
+  `CREATE TABLE budget_carry (
+     endpoint TEXT NOT NULL PRIMARY KEY,
+     used INTEGER NOT NULL,
+     at INTEGER NOT NULL
+   );`
+]
+
+export function openHubDatabase(dataDir: string): Sql {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  const sql = new Sql(new Database(join(dataDir, HUB_DATABASE_FILE)))
+  try {
+    if (sql.value<string>('PRAGMA journal_mode = WAL') !== 'wal') throw new Error('could not switch hub.db to WAL mode')
+    sql.exec('PRAGMA synchronous = NORMAL')
+    // The command line and the running hub write the same file: wait for each other.
+    sql.exec('PRAGMA busy_timeout = 5000')
+    sql.transaction(() => {
+      const version = sql.value<number>('PRAGMA user_version') ?? 0
+      if (version > MIGRATIONS.length) throw new Error(`hub.db was written by a newer Rampdesk hub (schema ${version})`)
+      for (let v = version; v < MIGRATIONS.length; v++) sql.exec(MIGRATIONS[v]!)
+      sql.exec(`PRAGMA user_version = ${MIGRATIONS.length}`)
+    })
+    return sql
+  } catch (e) {
+    sql.close()
+    throw e
+  }
+}

@@ -1,0 +1,196 @@
+// The contract as one operator of the team hub gets it: the desktop's own handler
+// slices over the hub's one session (one client, one budget, one database), with the
+// channels that differ in a team replaced: tickers per fiat for the whole team, pins per
+// operator (and the `watched` mark of every row with them), the hub's settings, its
+// audit log with names, its webhook URL, and the team's operators. Channels a desktop
+// answers itself are refused before they get here (see team-access.ts); they still
+// have a handler, which says so, because the contract's handler table is total.
+import type { AppSettings } from '../main/app-settings'
+import type { ProfileSession } from '../main/profile-session'
+import type { HandlerContext } from '../main/handlers/context'
+import { configHandlers } from '../main/handlers/config'
+import { quoteHandlers } from '../main/handlers/quotes'
+import { orderHandlers, trayRows } from '../main/handlers/orders'
+import { syncHandlers } from '../main/handlers/sync'
+import { webhookHandlers } from '../main/handlers/webhooks'
+import { trayHandlers } from '../main/handlers/tray'
+import { diagnosticsHandlers } from '../main/handlers/diagnostics'
+import {
+  ContractError,
+  type ChannelOutput,
+  type ContractHandlers,
+  type OrderRow,
+  type Profile,
+  type Settings,
+  type TeamOperator
+} from '../shared/ipc/contract'
+import { channelsOf, HUB_SETTING_KEYS } from '../shared/ipc/team-access'
+import type { HubTickers } from './hub-tickers'
+import type { OperatorWatches } from './operator-watches'
+import type { OperatorStore } from './operators'
+import type { HubAudit } from './hub-audit'
+
+/** A refresh this recent answers every further config:refresh: six operators pressing it spend the budget once. */
+export const CONFIG_REFRESH_COALESCE_MS = 60_000
+
+/** What every operator's handlers share: the hub itself. */
+export interface HubCore {
+  session: ProfileSession
+  profile: Profile
+  secret(): Promise<string>
+  settings: AppSettings
+  tickers: HubTickers
+  watches: OperatorWatches
+  operators: OperatorStore
+  audit: HubAudit
+  /** The URL the service delivers webhooks to (null until the hub listens). */
+  webhookRefusals(): ChannelOutput<'webhooks:inbox'>['refused']
+  webhookUrl(): string | null
+  /** The hub's own URL, as operators reach it. */
+  publicUrl(): string | null
+  /** Revokes the operator and closes their event streams at once. */
+  revoke(name: string): TeamOperator
+  /** Single-flight, coalesced config refresh. */
+  refreshConfig(): ReturnType<ProfileSession['config']['refreshAll']>
+  version: string
+  now(): number
+}
+
+const desktopOnly = (channel: string) => async (): Promise<never> => {
+  throw new ContractError('forbidden_sender', `${channel} is answered by each desktop itself, not by the team hub`)
+}
+
+export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
+  const base: Pick<
+    HandlerContext,
+    | 'ready'
+    | 'activeProfile'
+    | 'secretFor'
+    | 'now'
+    | 'audit'
+    | 'emit'
+    | 'exportDir'
+    | 'requireConfirmation'
+    | 'shell'
+    | 'version'
+    | 'shellKind'
+  > = {
+    ready: async () => h.session,
+    activeProfile: () => h.profile,
+    secretFor: () => h.secret(),
+    now: h.now,
+    // The hub audits every call with the operator's name where it serves it (hub-server.ts).
+    audit: () => undefined,
+    emit: () => undefined,
+    exportDir: '',
+    // A change that needs confirming (the production webhook URL) is confirmed on the
+    // admin's desktop, in its own native dialog, before it is sent here (team-routing.ts);
+    // the hub's guard is the role (admin only), and its audit names who did it.
+    requireConfirmation: async () => undefined,
+    // Counts in the tray are formatted in the hub's default locale; the desktop shows the words.
+    shell: {} as HandlerContext['shell'],
+    version: h.version,
+    shellKind: 'hub'
+  }
+  const config = configHandlers(base)
+  const orders = orderHandlers(base)
+  const webhooks = webhookHandlers(base)
+  const mine = (r: OrderRow): OrderRow => ({ ...r, watched: h.watches.has(op.name, r.type, r.orderId) })
+
+  return {
+    'app:info': async () => ({
+      version: h.version,
+      platform: process.platform,
+      shell: 'hub',
+      profile: h.profile,
+      clockSkewMs: h.session.client.clock.skewMs ?? null,
+      locale: null
+    }),
+    'app:openExternal': desktopOnly('app:openExternal'),
+    'app:showMain': desktopOnly('app:showMain'),
+    'app:wake': desktopOnly('app:wake'),
+    'app:openLogs': desktopOnly('app:openLogs'),
+    'profiles:test': desktopOnly('profiles:test'),
+    'confirm:answer': desktopOnly('confirm:answer'),
+    'profiles:list': desktopOnly('profiles:list'),
+    'profiles:create': desktopOnly('profiles:create'),
+    'profiles:update': desktopOnly('profiles:update'),
+    'profiles:delete': desktopOnly('profiles:delete'),
+    'profiles:switch': desktopOnly('profiles:switch'),
+    'secrets:status': desktopOnly('secrets:status'),
+    'secrets:set': desktopOnly('secrets:set'),
+    'secrets:delete': desktopOnly('secrets:delete'),
+    'secrets:test': desktopOnly('secrets:test'),
+
+    'settings:get': async () => h.settings.get(),
+    'settings:update': async (patch) => {
+      const foreign = Object.keys(patch).filter((k) => !(HUB_SETTING_KEYS as readonly string[]).includes(k))
+      if (foreign.length)
+        throw new ContractError('invalid_input', `${foreign.join(', ')}: each desktop keeps its own, the team hub does not`)
+      const before = h.settings.get()
+      const next = h.settings.update(patch as Partial<Settings>)
+      await h.session.applySettings(next, before)
+      if (next.tickerPollSeconds !== before.tickerPollSeconds) h.tickers.configure({ pollMs: next.tickerPollSeconds * 1000 })
+      return next
+    },
+
+    'config:get': config['config:get'],
+    'config:refresh': () => h.refreshConfig(),
+    'bank:get': config['bank:get'],
+
+    'tickers:get': ({ fiatType }) => h.tickers.get(op.name, fiatType),
+    'tickers:visibility': async ({ view, visible }) => {
+      h.tickers.setVisible(op.name, view, visible)
+      return { ok: true }
+    },
+
+    ...quoteHandlers(base),
+
+    'orders:query': async (q) => {
+      const r = await orders['orders:query'](q)
+      return { total: r.total, rows: r.rows.map(mine) }
+    },
+    'orders:get': async (ref) => {
+      const r = await orders['orders:get'](ref)
+      return r && { ...r, row: mine(r.row) }
+    },
+    'orders:watch': async ({ type, orderId, watch }) => {
+      if (watch) h.watches.watch(op.name, type, orderId, h.session.monitor)
+      else h.watches.unwatch(op.name, type, orderId, h.session.monitor)
+      return { ok: true }
+    },
+    'orders:unreadable': orders['orders:unreadable'],
+    'orders:watched': async () => ({ rows: trayRows(h.session.store, h.watches.list(op.name)) }),
+    'orders:export': desktopOnly('orders:export'),
+
+    ...syncHandlers(base),
+
+    ...webhooks,
+    'webhooks:sendDummy': async ({ target, url }) => {
+      if (target === 'url') return webhooks['webhooks:sendDummy']({ target, url })
+      const to = h.webhookUrl()
+      if (!to) throw new ContractError('invalid_input', 'the team hub has no webhook URL yet')
+      return webhooks['webhooks:sendDummy']({ target: 'url', url: to })
+    },
+    'webhooks:inbox': async () => {
+      const url = h.webhookUrl()
+      return { enabled: true, listening: url !== null, url, warning: null, error: null, refused: h.webhookRefusals() }
+    },
+
+    ...trayHandlers(base),
+    ...diagnosticsHandlers(base),
+
+    'audit:list': async ({ limit }) => ({ rows: h.audit.list(limit) }),
+
+    'team:access': async () => ({
+      team: { hubUrl: h.publicUrl() ?? '', operator: op.name, role: op.role, connected: true },
+      channels: channelsOf(op.role)
+    }),
+    'team:operators': async () => ({ operators: h.operators.list() }),
+    'team:addOperator': async ({ name, role }) => h.operators.add(name, role),
+    'team:revokeOperator': async ({ name }) => {
+      h.revoke(name)
+      return { ok: true }
+    }
+  }
+}

@@ -1,0 +1,328 @@
+// The team hub's services, headless: one merchant profile's session (one API client and
+// so one request budget, one history sync into one database, one config cache), the
+// team's tickers, pins per operator, the operators and the audit log in hub.db, the
+// public webhook receiver with its optional relay, and the event bus every operator's
+// stream reads. Order events carry the id of their row in order_events, which survives
+// a restart: a desktop that reconnects says the last id it saw and is sent every order
+// change it missed from the database (replay).
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { join } from 'node:path'
+import { AppSettings } from '../main/app-settings'
+import { ProfileSession, tickerHistoryStore, type SandboxOptions } from '../main/profile-session'
+import { inboxRequestListener, ingestInto } from '../main/webhooks/inbox'
+import { toContractRow } from '../main/order-rows'
+import type { Sql } from '../main/store/database'
+import { startSandbox, type Sandbox } from '../sandbox'
+import { statusInfo } from '../shared/domain/status'
+import type {
+  ContractHandlers,
+  EventName,
+  EventPayload,
+  OrderRow,
+  OrderType,
+  Profile,
+  TeamOperator,
+  TickerTick
+} from '../shared/ipc/contract'
+import { createHubLog, type HubLog, type HubLogOptions } from './hub-log'
+import { HubAudit } from './hub-audit'
+import { openHubDatabase } from './hub-db'
+import { BudgetCarry } from './budget-carry'
+import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-handlers'
+import { HubTickers } from './hub-tickers'
+import { OperatorWatches } from './operator-watches'
+import { OperatorStore } from './operators'
+import { createWebhookRelay, type WebhookRelay } from './webhook-relay'
+
+export type MerchantTarget =
+  { kind: 'sandbox'; sandbox?: SandboxOptions } | { kind: 'live'; baseUrl: string; serviceName: string; apiKey: string; apiSecret: string }
+
+export interface HubOptions {
+  dataDir: string
+  merchant: MerchantTarget
+  version: string
+  /** Relay every verified webhook delivery, unchanged, to this receiver. */
+  forwardTo?: string
+  /** Where log lines go (default stdout); the API secret is scrubbed from every line. */
+  logWrite?: HubLogOptions['write']
+  now?: () => number
+}
+
+/** One event on the bus: order events carry their order_events id, the rest none. */
+export interface HubEvent {
+  id: number | null
+  event: EventName
+  payload: unknown
+}
+
+/** Events that never go to desktops: they are about the desktop's own windows. */
+const LOCAL_EVENTS = new Set<EventName>(['profile:changed', 'export:progress', 'nav:order', 'team:access'])
+/** The most order changes a reconnecting desktop is sent; one gone longer reloads what it shows anyway. */
+export const MAX_REPLAY = 10_000
+
+export interface Hub {
+  readonly log: HubLog
+  readonly operators: OperatorStore
+  readonly audit: HubAudit
+  readonly profile: Profile
+  handlersFor(op: TeamOperator): ContractHandlers
+  subscribe(listener: (e: HubEvent) => void): () => void
+  /** The event as this operator sees it (their pins, their fiat), or null when it is not theirs. */
+  shapeFor(operator: string, e: HubEvent): HubEvent | null
+  /** Order events after this id, from the database, oldest first. */
+  replay(afterId: number): HubEvent[]
+  /** Called with the name of every operator revoked through this hub. */
+  onRevoked(listener: (name: string) => void): () => void
+  /** An operator's last event stream closed. */
+  operatorLeft(name: string): void
+  /** Drops the pins of operators revoked from another process. */
+  sweep(): void
+  /** POST /webhook: verify, store, answer, push to desktops, relay. */
+  webhook(req: IncomingMessage, res: ServerResponse): void
+  /** The hub's public address, once it listens (for its webhook URL). */
+  setPublicUrl(url: string): void
+  webhookUrl(): string | null
+  relay(): WebhookRelay | null
+  sandbox(): Sandbox | null
+  session(): ProfileSession
+  close(): Promise<void>
+}
+
+export async function createHub(o: HubOptions): Promise<Hub> {
+  const now = o.now ?? Date.now
+  let sandbox: Sandbox | null = null
+  let secret: string
+  let profile: Profile
+  if (o.merchant.kind === 'sandbox') {
+    sandbox = await startSandbox({ ...o.merchant.sandbox, host: '127.0.0.1', port: 0 })
+    secret = sandbox.apiSecret
+    profile = {
+      id: 'hub',
+      name: 'Team hub (sandbox)',
+      kind: 'sandbox',
+      baseUrl: sandbox.url,
+      serviceName: sandbox.serviceName,
+      apiKey: sandbox.apiKey
+    }
+  } else {
+    secret = o.merchant.apiSecret
+    const { baseUrl, serviceName, apiKey } = o.merchant
+    profile = { id: 'hub', name: 'Team hub', kind: 'live', baseUrl, serviceName, apiKey }
+  }
+  const log = createHubLog({ write: o.logWrite, redact: () => [secret], now })
+  const db: Sql = openHubDatabase(o.dataDir)
+  const operators = new OperatorStore(db, now)
+  const audit = new HubAudit(db, now)
+  const watches = new OperatorWatches(db, now)
+  const settings = new AppSettings(o.dataDir)
+  const listeners = new Set<(e: HubEvent) => void>()
+  const revokedListeners = new Set<(name: string) => void>()
+  let publicUrl: string | null = null
+  const relay = o.forwardTo ? createWebhookRelay({ target: o.forwardTo, log }) : null
+
+  function publish(e: HubEvent): void {
+    for (const l of listeners) {
+      try {
+        l(e)
+      } catch (err) {
+        log.error(`an event listener failed: ${(err as Error).message}`)
+      }
+    }
+  }
+
+  let session: ProfileSession
+  // The row in order_events each event reports: the first sighting for order:created, the
+  // latest matching transition for order:changed (written just before the event).
+  const createdEventId = (type: OrderType, orderId: number): number | null =>
+    session.store.database.sql.value<number>(
+      'SELECT MIN(id) FROM order_events WHERE type = ? AND order_id = ? AND old_status IS NULL',
+      type,
+      orderId
+    ) ?? null
+  const changedEventId = (p: EventPayload<'order:changed'>): number | null =>
+    session.store.database.sql.value<number>(
+      'SELECT MAX(id) FROM order_events WHERE type = ? AND order_id = ? AND new_status = ?',
+      p.row.type,
+      p.row.orderId,
+      p.newStatus
+    ) ?? null
+
+  function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
+    if (LOCAL_EVENTS.has(event)) return
+    let id: number | null = null
+    if (event === 'order:created') id = createdEventId((payload as OrderRow).type, (payload as OrderRow).orderId)
+    else if (event === 'order:changed') id = changedEventId(payload as EventPayload<'order:changed'>)
+    publish({ id, event, payload })
+  }
+
+  try {
+    session = await ProfileSession.open({
+      profile,
+      dir: join(o.dataDir, 'store'),
+      settings: settings.get(),
+      getSecret: async () => secret,
+      now,
+      emit
+    })
+  } catch (e) {
+    db.close()
+    await sandbox?.close()
+    throw e
+  }
+  const tickers = new HubTickers({
+    client: session.client,
+    store: tickerHistoryStore(session.store),
+    pollMs: settings.get().tickerPollSeconds * 1000,
+    defaultFiat: settings.get().tickerFiat,
+    now,
+    onTick: (t) => emit('ticker:tick', t)
+  })
+
+  // One receiver for the hub's life: its replay window and per-source rate hold across requests.
+  const webhookListener = inboxRequestListener({
+    serviceName: profile.serviceName,
+    getSecret: async () => secret,
+    deliveries: session.store.webhookDeliveries,
+    now,
+    serviceNow: () => session.client.clock.now(),
+    onVerified: (w) => ingestInto(session.monitor, w),
+    onDelivery: (d, req) => {
+      emit('webhook:delivery', d)
+      const what = d.orderId !== null ? `order ${d.orderId} status ${d.status ?? '?'}` : 'a delivery'
+      if (d.verified) log.info(`webhook: ${what} from ${d.source}: ${d.reason}`)
+      else log.warn(`webhook refused: ${what} from ${d.source}: ${d.reason}`)
+      if (d.verified && relay) void relay.relay(req.headers, d.body, what)
+    },
+    onError: (e) => log.error(`webhook: ${e instanceof Error ? e.message : String(e)}`)
+  })
+
+  let configRun: ReturnType<HubCore['refreshConfig']> | null = null
+  let configAt = -Infinity
+  const core: HubCore = {
+    session,
+    profile,
+    secret: async () => secret,
+    settings,
+    tickers,
+    watches,
+    operators,
+    audit,
+    webhookRefusals: () => webhookListener.refusals(),
+    webhookUrl: () => (publicUrl ? new URL('webhook', publicUrl.endsWith('/') ? publicUrl : publicUrl + '/').toString() : null),
+    publicUrl: () => publicUrl,
+    revoke(name) {
+      const op = operators.revoke(name)
+      watches.dropOperator(op.name, session.monitor)
+      tickers.forget(op.name)
+      for (const l of revokedListeners) l(op.name)
+      return op
+    },
+    refreshConfig() {
+      if (configRun) return configRun
+      if (now() - configAt < CONFIG_REFRESH_COALESCE_MS) return session.config.get()
+      configRun = session.config.refreshAll().finally(() => {
+        configAt = now()
+        configRun = null
+      })
+      return configRun
+    },
+    version: o.version,
+    now
+  }
+
+  // Before anything is sent: what the previous run spent still counts at the service.
+  const carry = new BudgetCarry(db, now)
+  const carried = await carry.restore(session.client.budget)
+  if (carried) log.info(`carried ${carried} request slot${carried === 1 ? '' : 's'} of the last minute over from the previous run`)
+  const untrack = carry.track(session.client.budget)
+  await session.start()
+  watches.reconcile(session.store.watches.list(), session.monitor)
+  const handlerCache = new Map<string, ContractHandlers>()
+
+  return {
+    log,
+    operators,
+    audit,
+    profile,
+    handlersFor(op) {
+      const key = `${op.name}\u0000${op.role}`
+      let h = handlerCache.get(key)
+      if (!h) handlerCache.set(key, (h = hubHandlers(core, op)))
+      return h
+    },
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    shapeFor(operator, e) {
+      const mine = (row: OrderRow): OrderRow => ({ ...row, watched: watches.has(operator, row.type, row.orderId) })
+      switch (e.event) {
+        case 'ticker:tick':
+          return (e.payload as TickerTick).fiatType === tickers.fiatFor(operator) ? e : null
+        case 'order:created':
+          return { ...e, payload: mine(e.payload as OrderRow) }
+        case 'order:changed': {
+          const p = e.payload as EventPayload<'order:changed'>
+          return { ...e, payload: { ...p, row: mine(p.row) } }
+        }
+        default:
+          return e
+      }
+    },
+    replay(afterId) {
+      const sql = session.store.database.sql
+      const rows = sql.all<{ id: number; type: number; order_id: number; old_status: number | null; new_status: number }>(
+        `SELECT * FROM (SELECT id, type, order_id, old_status, new_status FROM order_events WHERE id > ? ORDER BY id DESC LIMIT ?) ORDER BY id`,
+        afterId,
+        MAX_REPLAY
+      )
+      const out: HubEvent[] = []
+      for (const r of rows) {
+        const type = r.type as OrderType
+        const stored = session.store.orders.get(type, r.order_id)
+        if (!stored) continue
+        const row = toContractRow(stored, false)
+        if (r.old_status === null) out.push({ id: r.id, event: 'order:created', payload: row })
+        else
+          out.push({
+            id: r.id,
+            event: 'order:changed',
+            payload: { row, oldStatus: r.old_status, newStatus: r.new_status, terminal: statusInfo(type, r.new_status).terminal }
+          })
+      }
+      return out
+    },
+    onRevoked(listener) {
+      revokedListeners.add(listener)
+      return () => revokedListeners.delete(listener)
+    },
+    operatorLeft(name) {
+      tickers.forget(name)
+    },
+    sweep() {
+      for (const name of watches.orphans()) {
+        watches.dropOperator(name, session.monitor)
+        tickers.forget(name)
+      }
+    },
+    webhook(req, res) {
+      webhookListener(req, res)
+    },
+    setPublicUrl(url) {
+      publicUrl = url
+    },
+    webhookUrl: core.webhookUrl,
+    relay: () => relay,
+    sandbox: () => sandbox,
+    session: () => session,
+    async close() {
+      listeners.clear()
+      await relay?.close()
+      await tickers.close()
+      await session.close()
+      await sandbox?.close()
+      untrack()
+      db.close()
+    }
+  }
+}

@@ -1,0 +1,123 @@
+// The hub's operators: a name, a role and a bearer token. A token is 32 random bytes
+// shown once when the operator is added; only its SHA-256 is stored, so hub.db leaks no
+// usable credential. Every request looks its token up afresh: a revocation made by
+// another process (the command line) is refused on the very next request.
+import { createHash, randomBytes } from 'node:crypto'
+import type { Sql } from '../main/store/database'
+import { OperatorName, TeamRole, type TeamOperator } from '../shared/ipc/contract'
+
+/** Tokens start with this, so a leaked one is recognisable (secret scanners, logs). */
+export const TOKEN_PREFIX = 'rdh_'
+/** last_seen_at is written at most this often per operator: not one write per request. */
+const SEEN_EVERY_MS = 60_000
+
+export interface Operator extends TeamOperator {
+  tokenHash: string
+}
+
+interface OperatorRow {
+  name: string
+  role: string
+  token_hash: string
+  created_at: number
+  last_seen_at: number | null
+}
+
+export class OperatorError extends Error {
+  /** As the contract's envelope names errors. */
+  readonly kind: string
+  readonly retryable = false
+  constructor(
+    readonly code: 'invalid' | 'exists' | 'not_found' | 'last_admin',
+    message: string
+  ) {
+    super(message)
+    this.name = 'OperatorError'
+    this.kind = code === 'not_found' ? 'not_found' : 'invalid_input'
+  }
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex')
+}
+
+const toOperator = (r: OperatorRow): Operator => ({
+  name: r.name,
+  role: TeamRole.parse(r.role),
+  createdAt: r.created_at,
+  lastSeenAt: r.last_seen_at,
+  tokenHash: r.token_hash
+})
+
+export class OperatorStore {
+  constructor(
+    private readonly sql: Sql,
+    private readonly now: () => number = Date.now
+  ) {}
+
+  /** Adds an operator (or gives a revoked name a new start) and returns its token: the only time it exists outside the operator's hands. */
+  add(name: string, role: string): { operator: TeamOperator; token: string } {
+    const n = OperatorName.safeParse(name)
+    if (!n.success) throw new OperatorError('invalid', `operator name: ${n.error.issues[0]?.message ?? 'invalid'}`)
+    const r = TeamRole.safeParse(role)
+    if (!r.success) throw new OperatorError('invalid', `role must be one of ${TeamRole.options.join(', ')}, not ${JSON.stringify(role)}`)
+    const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
+    const at = this.now()
+    this.sql.transaction(() => {
+      const existing = this.sql.get<{ revoked_at: number | null }>('SELECT revoked_at FROM operators WHERE name = ?', n.data)
+      if (existing && existing.revoked_at === null)
+        throw new OperatorError('exists', `an operator named ${n.data} already exists: revoke it first to issue a new token`)
+      this.sql.run('DELETE FROM operators WHERE name = ?', n.data)
+      this.sql.run('INSERT INTO operators (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)', n.data, r.data, hashToken(token), at)
+    })
+    return { operator: { name: n.data, role: r.data, createdAt: at, lastSeenAt: null }, token }
+  }
+
+  /** Active operators, by name. */
+  list(): TeamOperator[] {
+    return this.sql
+      .all<OperatorRow>('SELECT * FROM operators WHERE revoked_at IS NULL ORDER BY name COLLATE NOCASE')
+      .map(({ name, role, created_at, last_seen_at }) => ({
+        name,
+        role: TeamRole.parse(role),
+        createdAt: created_at,
+        lastSeenAt: last_seen_at
+      }))
+  }
+
+  /**
+   * Revokes an operator's token. The last admin cannot be revoked through the contract
+   * (`allowLastAdmin` is the command line's: whoever holds the data directory decides).
+   */
+  revoke(name: string, opts: { allowLastAdmin?: boolean } = {}): TeamOperator {
+    return this.sql.transaction(() => {
+      const row = this.sql.get<OperatorRow>('SELECT * FROM operators WHERE name = ? AND revoked_at IS NULL', name.trim())
+      if (!row) throw new OperatorError('not_found', `no active operator named ${JSON.stringify(name.trim())}`)
+      if (row.role === 'admin' && !opts.allowLastAdmin) {
+        const admins = this.sql.value<number>("SELECT COUNT(*) FROM operators WHERE role = 'admin' AND revoked_at IS NULL") ?? 0
+        if (admins <= 1) throw new OperatorError('last_admin', 'the last admin cannot revoke itself: add another admin first')
+      }
+      this.sql.run('UPDATE operators SET revoked_at = ? WHERE name = ?', this.now(), row.name)
+      const { tokenHash: _, ...op } = toOperator(row)
+      return op
+    })
+  }
+
+  /** The active operator holding this token, or null. */
+  authenticate(token: string): Operator | null {
+    if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null
+    const row = this.sql.get<OperatorRow>('SELECT * FROM operators WHERE token_hash = ? AND revoked_at IS NULL', hashToken(token))
+    if (!row) return null
+    const at = this.now()
+    if (row.last_seen_at === null || at - row.last_seen_at >= SEEN_EVERY_MS) {
+      this.sql.run('UPDATE operators SET last_seen_at = ? WHERE token_hash = ?', at, row.token_hash)
+      row.last_seen_at = at
+    }
+    return toOperator(row)
+  }
+
+  /** Whether the token behind this hash is still valid (open event streams ask this). */
+  isActive(tokenHash: string): boolean {
+    return this.sql.value<number>('SELECT 1 FROM operators WHERE token_hash = ? AND revoked_at IS NULL', tokenHash) === 1
+  }
+}

@@ -1,0 +1,101 @@
+// Who may call what on a team hub: the three operator roles and, for every channel of
+// the contract, the least role that may call it there, or 'desktop' for the channels a
+// desktop always answers itself (its own profiles, keychain and windows). The table is
+// built from the contract's namespaces with a few channels singled out, and it is total:
+// a channel added to the contract without a decision here is a type error. The hub
+// refuses with 403 what a role lacks; the desktop hides or disables the same channels.
+import { channelNames, TeamRole, type ChannelName } from './contract'
+
+export { TeamRole }
+
+/** Roles in order of what they may do: each may do everything the ones before it may. */
+export const TEAM_ROLES: readonly TeamRole[] = TeamRole.options
+
+export type ChannelAccess = TeamRole | 'desktop'
+
+type Namespace = ChannelName extends `${infer N}:${string}` ? N : never
+
+/** What a namespace's channels need unless singled out below. */
+const BY_NAMESPACE: Record<Namespace, ChannelAccess> = {
+  // The window's own shell and the desktop's own profiles and keychain never go to a hub.
+  app: 'desktop',
+  profiles: 'desktop',
+  secrets: 'desktop',
+  // Reading: configuration, prices, bank details, orders, sync, the inbox log, diagnostics.
+  config: 'viewer',
+  bank: 'viewer',
+  tickers: 'viewer',
+  orders: 'viewer',
+  sync: 'viewer',
+  budget: 'viewer',
+  webhooks: 'viewer',
+  team: 'viewer',
+  // What the tray counts and the diagnostics of the service the hub talks to.
+  tray: 'viewer',
+  diagnostics: 'viewer',
+  // A typed confirmation is answered in the window of the desktop that asked for it.
+  confirm: 'desktop',
+  // Quotes ask the service on the operator's behalf.
+  quotes: 'operator',
+  // Hub settings are the team's polling; the audit log names every operator's actions.
+  settings: 'admin',
+  audit: 'admin'
+}
+
+/** Channels whose access differs from their namespace's. */
+const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
+  // The version and clock of the hub: every operator's header shows them.
+  'app:info': 'viewer',
+  // A CSV file belongs on the desktop that asked for it: the desktop writes what the hub streams
+  // (POST /export/orders, open to whoever may read orders).
+  'orders:export': 'desktop',
+  // Reading the settings is harmless; changing them is the admin's (namespace default).
+  'settings:get': 'viewer',
+  // Acting: asking the service for something, or spending the team's request budget on demand.
+  // (sync:now stays a viewer's: the one monitor runs each scope once however many ask.)
+  'config:refresh': 'operator',
+  'orders:watch': 'operator',
+  'webhooks:sendDummy': 'operator',
+  'webhooks:resend': 'operator',
+  'webhooks:verify': 'operator',
+  // Redirects the merchant's production webhooks: the one service call an admin keeps.
+  'webhooks:setUrl': 'admin',
+  // Reads the whole history again: the team's request budget for a long while.
+  'sync:resync': 'admin',
+  'team:operators': 'admin',
+  'team:addOperator': 'admin',
+  'team:revokeOperator': 'admin'
+}
+
+export function channelAccess(channel: ChannelName): ChannelAccess {
+  const single = SINGLED_OUT[channel]
+  if (single) return single
+  return BY_NAMESPACE[channel.slice(0, channel.indexOf(':')) as Namespace]
+}
+
+/** Does the role include everything `needed` may do? */
+export function roleAtLeast(role: TeamRole, needed: TeamRole): boolean {
+  return TEAM_ROLES.indexOf(role) >= TEAM_ROLES.indexOf(needed)
+}
+
+/** May an operator of this role call the channel on a hub? ('desktop' channels: never.) */
+export function roleMay(role: TeamRole, channel: ChannelName): boolean {
+  const need = channelAccess(channel)
+  return need !== 'desktop' && roleAtLeast(role, need)
+}
+
+/** The hub channels a role may call. */
+export function channelsOf(role: TeamRole): ChannelName[] {
+  return channelNames.filter((c) => roleMay(role, c))
+}
+
+/** Channels the hub serves at all (every role's channels together). */
+export const hubChannels: readonly ChannelName[] = channelNames.filter((c) => channelAccess(c) !== 'desktop')
+
+/**
+ * The settings a team hub keeps for the whole team (how its one monitor and its tickers
+ * poll, which fiats it syncs); every other setting (theme, notifications, the tray's
+ * pins, start at login) stays each desktop's own.
+ */
+export const HUB_SETTING_KEYS = ['historyPollSeconds', 'watchPollSeconds', 'tickerPollSeconds', 'fiatTypes'] as const
+export type HubSettingKey = (typeof HUB_SETTING_KEYS)[number]

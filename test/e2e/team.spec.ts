@@ -1,0 +1,130 @@
+// The real renderer through a Team profile against a team hub on a sandbox: a viewer
+// creates the profile, stores the operator token, switches, and sees the hub's prices
+// and orders with the TEAM badge and its name and role, with quotes and the webhook URL
+// disabled and saying why; an admin sees the team's operators, adds one (the token shown
+// once) and revokes it. The merchant's API secret reaches no answer, event or page.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { expect, test, type Page } from '@playwright/test'
+import { startSandbox, type Sandbox } from '../../src/sandbox'
+import { createHub, type Hub } from '../../src/hub/hub'
+import { startHubServer, type HubServer } from '../../src/hub/hub-server'
+import { navigate, openView, shot, startApp, type E2eApp } from './harness'
+
+let e: E2eApp
+let sandbox: Sandbox
+let hub: Hub
+let server: HubServer
+let hubDir: string
+
+test.beforeAll(async () => {
+  sandbox = await startSandbox({ orders: 300, seed: 9, autoGenerate: false })
+  hubDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub-'))
+  hub = await createHub({
+    dataDir: hubDir,
+    version: '0.0.0-e2e',
+    merchant: {
+      kind: 'live',
+      baseUrl: sandbox.url,
+      serviceName: sandbox.serviceName,
+      apiKey: sandbox.apiKey,
+      apiSecret: sandbox.apiSecret
+    },
+    logWrite: () => undefined
+  })
+  server = await startHubServer({ hub, port: 0 })
+  e = await startApp({ orders: 20 })
+})
+test.afterAll(async () => {
+  await e?.close()
+  await server?.close()
+  await hub?.close()
+  await sandbox?.close()
+  if (hubDir) await rm(hubDir, { recursive: true, force: true })
+})
+
+async function joinTeam(page: Page, name: string, token: string): Promise<void> {
+  await navigate(page, 'settings')
+  await page.getByRole('button', { name: 'New team profile' }).click()
+  const form = page.getByRole('form', { name: 'New profile' })
+  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name)
+  await form.getByRole('textbox', { name: 'Team hub URL' }).fill(server.url)
+  await form.getByRole('button', { name: 'Save profile' }).click()
+  await expect(page.getByRole('heading', { name: `Credentials of “${name}”` })).toBeVisible()
+  await page.getByTestId('secret-input').fill(token)
+  await page.getByRole('button', { name: 'Store token' }).click()
+  await expect(page.getByTestId('secret-status')).toContainText('The operator token is stored', { timeout: 15_000 })
+  await page.getByRole('button', { name: 'Test connection' }).click()
+  await expect(page.getByTestId('test-result')).toContainText(`Connected to the team hub at ${server.url} as`, { timeout: 15_000 })
+  await page.getByRole('button', { name: `Switch to ${name}` }).click()
+  await expect(page.getByTestId('profile-kind')).toHaveText('TEAM', { timeout: 15_000 })
+}
+
+test('a viewer works through the hub, with what the role lacks disabled and explained', async ({ page }) => {
+  const bodies: string[] = []
+  page.on('response', async (r) => {
+    if (r.url().includes('/rpc/')) bodies.push(await r.text().catch(() => ''))
+  })
+  const token = hub.operators.add('vera', 'viewer').token
+  await openView(page, e, 'settings')
+  await joinTeam(page, 'Team desk', token)
+  await expect(page.getByTestId('team-operator')).toHaveText('vera · viewer')
+  await expect(page.getByTestId('team-card')).toContainText('connected')
+
+  // Prices come from the hub's one ticker.
+  await navigate(page, 'tickers')
+  await expect(page.locator('tr[data-coin]').first()).toBeVisible({ timeout: 15_000 })
+
+  // Orders from the hub's database.
+  await navigate(page, 'orders')
+  await expect(page.locator('tr[data-order]').first()).toBeVisible({ timeout: 30_000 })
+
+  // A viewer may not quote: the buttons are disabled and say why.
+  await navigate(page, 'quote')
+  await expect(page.getByRole('button', { name: 'Get quote' })).toBeDisabled()
+  await expect(page.locator('[data-testid="role-note"][data-channel="quotes:get"]')).toContainText(
+    'needs the operator role on the team hub; vera is a viewer'
+  )
+
+  await navigate(page, 'webhooks')
+  await expect(page.getByRole('button', { name: 'Set URL' })).toBeDisabled()
+  await expect(page.locator('[data-testid="role-note"][data-channel="webhooks:setUrl"]')).toContainText('needs the admin role')
+  await shot(page, 'team-viewer-webhooks')
+
+  // The team's polling is the hub admin's.
+  await navigate(page, 'settings')
+  await expect(page.getByRole('spinbutton', { name: /Order history every/ })).toBeDisabled()
+
+  expect(bodies.length).toBeGreaterThan(5)
+  for (const b of bodies) expect(b).not.toContain(sandbox.apiSecret)
+  expect(await page.content()).not.toContain(sandbox.apiSecret)
+})
+
+test('an admin adds an operator, sees the token once, and revokes it', async ({ page }) => {
+  const token = hub.operators.add('ada', 'admin').token
+  await openView(page, e, 'settings')
+  await joinTeam(page, 'Team admin', token)
+  await expect(page.getByTestId('team-operator')).toHaveText('ada · admin')
+  const card = page.getByTestId('team-card')
+  await expect(card.getByRole('table', { name: 'Operators' })).toContainText('vera')
+  const add = card.getByRole('form', { name: 'Add an operator' })
+  await add.getByRole('textbox', { name: 'Name' }).fill('newbie')
+  await add.getByRole('combobox', { name: 'Role' }).selectOption('operator')
+  await add.getByRole('button', { name: 'Add operator' }).click()
+  const issued = page.getByTestId('issued-token')
+  await expect(issued).toContainText('Token for newbie')
+  const shown = (await issued.locator('code').textContent())!.trim()
+  expect(hub.operators.authenticate(shown)?.name).toBe('newbie')
+  await shot(page, 'team-admin')
+
+  page.once('dialog', (d) => void d.accept())
+  await card.getByRole('button', { name: 'Revoke newbie' }).click()
+  await expect(card.getByRole('table', { name: 'Operators' })).not.toContainText('newbie')
+  expect(hub.operators.authenticate(shown)).toBeNull()
+
+  // The audit names who did it.
+  const audit = hub.audit.list(50).map((r) => `${r.operator} ${r.action}`)
+  expect(audit).toContain('ada team:addOperator')
+  expect(audit).toContain('ada team:revokeOperator')
+})

@@ -1,0 +1,186 @@
+// npm run hub (tsx src/hub/cli.ts) as an administrator uses it: operators added, listed
+// and revoked in the data directory (the token the last line of `add`), `serve` on a
+// live merchant with the secret from the environment or a file (never a flag, never
+// printed) answering its listening line first, over TLS too, and stopping cleanly.
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { Agent, request } from 'undici'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { startSandbox, type Sandbox } from '../../../src/sandbox'
+import { HubConnection } from '../../../src/main/team/hub-connection'
+
+const running = new Set<ChildProcessWithoutNullStreams>()
+let sandbox: Sandbox
+let dir: string
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ orders: 20, autoGenerate: false, apiSecret: 'cli-test-secret-7f3e91d2c4b5a6' })
+  dir = mkdtempSync(join(tmpdir(), 'rampdesk-hub-cli-'))
+})
+afterAll(async () => {
+  await sandbox?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+afterEach(() => {
+  for (const c of running) if (c.exitCode === null) c.kill('SIGKILL')
+  running.clear()
+})
+
+function run(args: string[], env: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
+  try {
+    const stdout = execFileSync(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', ...args], {
+      cwd: process.cwd(),
+      env: { ...process.env, ...env },
+      stdio: 'pipe'
+    }).toString('utf8')
+    return { code: 0, stdout, stderr: '' }
+  } catch (e) {
+    const x = e as { status: number; stdout: Buffer; stderr: Buffer }
+    return { code: x.status, stdout: x.stdout.toString('utf8'), stderr: x.stderr.toString('utf8') }
+  }
+}
+
+interface Served {
+  child: ChildProcessWithoutNullStreams
+  first: string
+  output: () => string
+}
+
+async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', 'serve', ...args], {
+    cwd: process.cwd(),
+    env: { ...process.env, ...env },
+    stdio: 'pipe'
+  })
+  running.add(child)
+  let all = ''
+  child.stderr.on('data', (c: Buffer) => (all += c.toString('utf8')))
+  const rl = createInterface({ input: child.stdout })
+  const first = await new Promise<string>((resolve, reject) => {
+    let got = false
+    rl.on('line', (l) => {
+      all += l + '\n'
+      if (!got) {
+        got = true
+        resolve(l)
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`hub exited with ${code}: ${all}`)))
+  })
+  return { child, first, output: () => all }
+}
+
+const exited = (child: ChildProcessWithoutNullStreams): Promise<number | null> =>
+  new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+
+const live = () => ['--base-url', sandbox.url, '--service-name', sandbox.serviceName, '--api-key', sandbox.apiKey]
+
+describe('npm run hub', () => {
+  it('is wired to the CLI', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }
+    expect(pkg.scripts.hub).toBe('tsx src/hub/cli.ts')
+  })
+
+  it('adds an operator with its token as the last line, lists and revokes it', () => {
+    const data = join(dir, 'ops')
+    const add = run(['operator', 'add', 'ana', '--role', 'operator', '--data-dir', data])
+    expect(add.code).toBe(0)
+    const lines = add.stdout.trim().split('\n')
+    expect(lines.at(-1)).toMatch(/^rdh_[A-Za-z0-9_-]{43}$/)
+    expect(run(['operator', 'list', '--data-dir', data]).stdout).toMatch(/^ana\toperator\tadded .*\tlast seen never$/m)
+    expect(run(['operator', 'add', 'bo', '--role', 'owner', '--data-dir', data])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/role must be one of/)
+    })
+    expect(run(['operator', 'revoke', 'ana', '--data-dir', data])).toMatchObject({ code: 0 })
+    expect(run(['operator', 'list', '--data-dir', data]).stdout.trim()).toBe('no operators')
+  })
+
+  it('refuses the secret as a flag, and a live merchant without one', () => {
+    const flag = run(['serve', ...live(), '--api-secret', sandbox.apiSecret, '--data-dir', join(dir, 'x')])
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toMatch(/never a flag/)
+    expect(flag.stderr).not.toContain(sandbox.apiSecret)
+    const none = run(['serve', ...live(), '--port', '0', '--data-dir', join(dir, 'x')], { RAMPDESK_API_SECRET: '' })
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(/RAMPDESK_API_SECRET/)
+  })
+
+  it('serves a live merchant with the secret from the environment, never printing it, and stops on SIGTERM', async () => {
+    const data = join(dir, 'live')
+    const token = run(['operator', 'add', 'ada', '--role', 'admin', '--data-dir', data]).stdout.trim().split('\n').at(-1)!
+    const hub = await serve([...live(), '--port', '0', '--data-dir', data], { RAMPDESK_API_SECRET: sandbox.apiSecret })
+    expect(hub.first).toMatch(/^hub listening on http:\/\/127\.0\.0\.1:\d+$/)
+    const url = hub.first.slice('hub listening on '.length)
+    const r = await request(`${url}/rpc/quotes:get`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 1, coinId: 54, chainId: 1, fiatType: 1, fiatAmount: '5000' })
+    })
+    const body = await r.body.text()
+    expect(r.statusCode).toBe(200)
+    expect(JSON.parse(body)).toMatchObject({ ok: true })
+    expect((await request(`${url}/healthz`)).statusCode).toBe(200)
+    const code = exited(hub.child)
+    hub.child.kill('SIGTERM')
+    expect(await code).toBe(0)
+    expect(hub.output()).toMatch(/INFO ada \(admin\) quotes:get: ok/)
+    expect(hub.output()).not.toContain(sandbox.apiSecret)
+    expect(body).not.toContain(sandbox.apiSecret)
+  })
+
+  it('serves https with --tls-cert and --tls-key, the secret read from a file', async () => {
+    const cert = join(dir, 'cert.pem')
+    const key = join(dir, 'key.pem')
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1'
+      ],
+      { stdio: 'pipe' }
+    )
+    const secretFile = join(dir, 'secret')
+    writeFileSync(secretFile, `${sandbox.apiSecret}\n`, { mode: 0o600 })
+    const data = join(dir, 'tls')
+    const token = run(['operator', 'add', 'vera', '--role', 'viewer', '--data-dir', data]).stdout.trim().split('\n').at(-1)!
+    const hub = await serve(
+      [...live(), '--port', '0', '--data-dir', data, '--api-secret-file', secretFile, '--tls-cert', cert, '--tls-key', key],
+      {
+        RAMPDESK_API_SECRET: ''
+      }
+    )
+    expect(hub.first).toMatch(/^hub listening on https:\/\/127\.0\.0\.1:\d+$/)
+    const url = hub.first.slice('hub listening on '.length)
+    // A desktop that trusts the hub's certificate connects; one that does not is refused.
+    const ca = readFileSync(cert, 'utf8')
+    const desk = new HubConnection({ hubUrl: url, token: async () => token, ca, onEvent: () => undefined })
+    const access = await desk.call('team:access', {})
+    expect(access).toMatchObject({ ok: true, value: { team: { operator: 'vera', role: 'viewer' } } })
+    await desk.close()
+    const stranger = new HubConnection({ hubUrl: url, token: async () => token, onEvent: () => undefined, dispatcher: new Agent() })
+    expect(await stranger.call('team:access', {})).toMatchObject({ ok: false, error: { kind: 'network' } })
+    await stranger.close()
+    hub.child.kill('SIGINT')
+    expect(await exited(hub.child)).toBe(0)
+    expect(hub.output()).not.toContain(sandbox.apiSecret)
+  })
+})

@@ -1,0 +1,184 @@
+// A desktop's real services with a Team profile against a hub on a sandbox: every
+// channel the hub serves answered by the hub (the desktop holds no API secret and no
+// order database), its events re-emitted with notifications, the role's limits kept,
+// the desktop's own settings kept apart from the team's, offline marks while the hub is
+// down, and a hub restart missing no order change.
+import { readFile, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { exportOrdersCsv } from '../../../src/main/export/orders-csv'
+import { statusInfo } from '../../../src/shared/domain/status'
+import type { EventPayload } from '../../../src/shared/ipc/contract'
+import { filesContaining } from '../services/harness'
+import { startHubFixture, startTeamDesktop, waitUntil, type HubFixture, type TeamDesktop } from './support'
+
+let f: HubFixture
+let viewerDesk: TeamDesktop
+let operatorDesk: TeamDesktop
+let adminToken: string
+
+beforeAll(async () => {
+  f = await startHubFixture({ sandbox: { orders: 150 } })
+  adminToken = f.addOperator('ada', 'admin')
+  viewerDesk = await startTeamDesktop(f.url, f.addOperator('vera', 'viewer'), 'Team (vera)')
+  operatorDesk = await startTeamDesktop(f.url, f.addOperator('otto', 'operator'), 'Team (otto)')
+  await waitUntil(() => viewerDesk.services.teamSession()?.connection.connected === true, 10_000, 'viewer connected')
+  await waitUntil(() => operatorDesk.services.teamSession()?.connection.connected === true, 10_000, 'operator connected')
+})
+afterAll(async () => {
+  await viewerDesk?.close()
+  await operatorDesk?.close()
+  await f?.close()
+})
+
+describe('a Team profile', () => {
+  it('is this app with the hub’s data and the hub’s word on the role', async () => {
+    const info = await viewerDesk.call('app:info', {})
+    expect(info).toMatchObject({ version: '0.0.0-test', shell: 'web', profile: { kind: 'team', baseUrl: f.url } })
+    const access = await viewerDesk.call('team:access', {})
+    expect(access.team).toMatchObject({ operator: 'vera', role: 'viewer', connected: true, hubUrl: f.url })
+    expect(access.channels).toContain('profiles:list')
+    expect(access.channels).not.toContain('quotes:get')
+    const rows = await viewerDesk.call('orders:query', { filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 10 })
+    const onHub = f.hub.session().store.orders.query({ type: 1, limit: 1 }).total
+    expect(rows.total).toBe(onHub)
+    expect(onHub).toBeGreaterThan(0)
+  })
+
+  it('answers the hub’s refusal for what the role lacks, and the operator’s quote', async () => {
+    const q = { type: 1 as const, coinId: 54, chainId: 1, fiatType: 1, fiatAmount: '2500' }
+    const refused = await viewerDesk.envelope('quotes:get', q)
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'forbidden' } })
+    expect((await operatorDesk.call('quotes:get', q)).rate).toMatch(/^\d/)
+    const setUrl = await operatorDesk.envelope('webhooks:setUrl', { url: 'https://merchant.example/hook' })
+    expect(setUrl).toMatchObject({ ok: false, error: { kind: 'forbidden', message: expect.stringMatching(/admin role/) } })
+  })
+
+  it('keeps its own settings and shows the team’s polling, which only an admin changes', async () => {
+    await viewerDesk.call('settings:update', { theme: 'dark' })
+    const s = await viewerDesk.call('settings:get', {})
+    expect(s.theme).toBe('dark')
+    expect(s.historyPollSeconds).toBe(
+      f.hub.session() && (await f.call<{ historyPollSeconds: number }>(adminToken, 'settings:get')).historyPollSeconds
+    )
+    const denied = await viewerDesk.envelope('settings:update', { historyPollSeconds: 45, theme: 'light' })
+    expect(denied.ok).toBe(false)
+    expect((await viewerDesk.call('settings:get', {})).theme).toBe('dark')
+    const admin = await startTeamDesktop(f.url, adminToken, 'Team (ada)')
+    try {
+      const next = await admin.call('settings:update', { historyPollSeconds: 45, theme: 'light' })
+      expect(next).toMatchObject({ historyPollSeconds: 45, theme: 'light' })
+      expect((await viewerDesk.call('settings:get', {})).historyPollSeconds).toBe(45)
+      expect((await viewerDesk.call('settings:get', {})).theme).toBe('dark')
+    } finally {
+      await admin.close()
+    }
+  })
+
+  it('re-emits the hub’s order events with notifications, pins marked for this operator', async () => {
+    const o = f.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    await operatorDesk.call('sync:now', {})
+    await operatorDesk.waitFor('order:created', (r) => r.orderId === o.orderId)
+    await operatorDesk.call('orders:watch', { type: 1, orderId: o.orderId, watch: true })
+    let last = o
+    while (!statusInfo(1, last.status).terminal) last = f.sandbox.control.advanceOrder(o.orderId)
+    await operatorDesk.call('sync:now', {})
+    const done = await operatorDesk.waitFor('order:changed', (p) => p.row.orderId === o.orderId && p.newStatus === last.status)
+    expect(done.row.watched).toBe(true)
+    const seenByViewer = await viewerDesk.waitFor('order:changed', (p) => p.row.orderId === o.orderId && p.newStatus === last.status)
+    expect(seenByViewer.row.watched).toBe(false)
+    await waitUntil(() => operatorDesk.notifications.some((n) => n.order?.orderId === o.orderId), 5000, 'notification')
+  })
+
+  it('shows what it last knew, marked offline, while the hub is down, and misses no order change across a restart', async () => {
+    await viewerDesk.call('tickers:visibility', { view: 'main', visible: true })
+    const tick = await viewerDesk.call('tickers:get', { fiatType: 1 })
+    expect(tick.rows.length).toBeGreaterThan(0)
+    await viewerDesk.call('config:get', {})
+    await viewerDesk.call('sync:state', {})
+    const open = Array.from({ length: 4 }, () => f.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true }))
+    await viewerDesk.call('sync:now', {})
+    for (const o of open) await viewerDesk.waitFor('order:created', (r) => r.orderId === o.orderId)
+    const mark = viewerDesk.events.length
+
+    await f.stopHub()
+    await waitUntil(() => viewerDesk.services.teamSession()?.connection.connected === false, 5000, 'desktop notices')
+    const offlineState = await viewerDesk.waitFor('sync:state', (s) => s.lastError?.kind === 'network')
+    expect(offlineState.lastError?.message).toMatch(/hub/)
+    await viewerDesk.waitFor('ticker:tick', (t) => t.rows.length > 0 && t.rows.every((r) => r.stale))
+    expect((await viewerDesk.call('config:get', {})).stale).toBe(true)
+    const offlineTick = await viewerDesk.call('tickers:get', { fiatType: 1 })
+    expect(offlineTick.rows.every((r) => r.stale)).toBe(true)
+    expect(await viewerDesk.envelope('orders:query', { filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 1 })).toMatchObject({
+      ok: false,
+      error: { kind: 'network', message: expect.stringMatching(/unreachable/) }
+    })
+
+    // While the hub is down the orders move on at the service, and the restarted hub has
+    // synced them before any desktop can reconnect: the desktop learns of them only by
+    // naming the last event it saw (the replay).
+    const moved = open.map((o) => f.sandbox.control.advanceOrder(o.orderId))
+    await f.startHub({
+      beforeListen: (hub) =>
+        hub
+          .session()
+          .monitor.syncNow()
+          .then(() => undefined)
+    })
+    await waitUntil(() => viewerDesk.services.teamSession()?.connection.connected === true, 10_000, 'desktop reconnects')
+    const changed = () =>
+      viewerDesk.events
+        .slice(mark)
+        .filter((e) => e.event === 'order:changed')
+        .map((e) => e.payload as EventPayload<'order:changed'>)
+    for (const m of moved) {
+      expect(f.sandbox.control.order(m.orderId)!.history.at(-1)?.status).toBe(m.status)
+      await waitUntil(
+        () => changed().some((p) => p.row.orderId === m.orderId && p.newStatus === m.status),
+        10_000,
+        `order ${m.orderId} change`
+      )
+    }
+    // Once each: the overlap the hub replays is dropped by id.
+    for (const m of moved) expect(changed().filter((p) => p.row.orderId === m.orderId)).toHaveLength(1)
+    for (const o of open)
+      expect(
+        viewerDesk.events.filter((e) => e.event === 'order:created' && (e.payload as { orderId: number }).orderId === o.orderId)
+      ).toHaveLength(1)
+    // And changes after the restart arrive live.
+    const later = f.sandbox.control.advanceOrder(open[0]!.orderId)
+    await f.call(adminToken, 'sync:now')
+    await waitUntil(() => changed().some((p) => p.row.orderId === later.orderId && p.newStatus === later.status), 10_000, 'live change')
+    // Reconnected: the marks are lifted.
+    await viewerDesk.waitFor('sync:state', (s) => s.lastError === null && s.lastSuccessAt !== null)
+    expect((await viewerDesk.call('team:access', {})).team?.connected).toBe(true)
+  })
+
+  it('writes a CSV export on the desktop, streamed from the hub’s database, the same bytes as the hub’s own', async () => {
+    const r = await viewerDesk.call('orders:export', { filter: { type: 1 } })
+    expect(r.path.startsWith(join(viewerDesk.dataDir, 'exports'))).toBe(true)
+    const mine = await readFile(r.path)
+    const theirs = join(f.dataDir, 'export-check')
+    const reference = await exportOrdersCsv({
+      store: f.hub.session().store,
+      filter: { type: 1 },
+      dir: theirs,
+      at: Date.now(),
+      onProgress: () => undefined
+    })
+    expect(r.rows).toBe(reference.rows)
+    expect(mine.equals(await readFile(reference.path))).toBe(true)
+    expect((await stat(r.path)).mode & 0o777).toBe(0o600)
+    await viewerDesk.waitFor('export:progress', (p) => p.done && p.rows === r.rows)
+    const audit = await f.call<{ rows: Array<{ operator: string; action: string }> }>(adminToken, 'audit:list', { limit: 50 })
+    expect(audit.rows.some((a) => a.operator === 'vera' && a.action === 'orders:export')).toBe(true)
+  })
+
+  it('keeps no API secret anywhere on the desktop', async () => {
+    for (const d of [viewerDesk, operatorDesk]) {
+      expect(await filesContaining(d.dataDir, f.sandbox.apiSecret)).toEqual([])
+      for (const a of d.answers) expect(a).not.toContain(f.sandbox.apiSecret)
+      for (const e of d.events) expect(JSON.stringify(e.payload)).not.toContain(f.sandbox.apiSecret)
+    }
+  })
+})

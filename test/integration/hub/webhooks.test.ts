@@ -1,0 +1,125 @@
+// POST /webhook on the hub, fed by the sandbox's real deliveries: verified as the desktop
+// inbox verifies (the same code), stored, pushed to every desktop's stream, applied to
+// the hub's orders at once, and with --forward-to relayed unchanged (headers and body)
+// to the merchant's existing receiver, whose answer is logged. A forged delivery is
+// refused and never relayed.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { request } from 'undici'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { statusInfo } from '../../../src/shared/domain/status'
+import type { WebhookDelivery } from '../../../src/shared/ipc/contract'
+import { startHubFixture, waitUntil, type HubFixture } from './support'
+
+interface Received {
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+let f: HubFixture
+let receiver: Server
+const received: Received[] = []
+let receiverStatus = 200
+let admin: string
+let operator: string
+let viewer: string
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') })
+      res.writeHead(receiverStatus, { 'content-type': 'text/plain' }).end(receiverStatus === 200 ? 'thanks from the merchant' : 'down')
+    })
+  })
+  await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok))
+  const port = (receiver.address() as AddressInfo).port
+  f = await startHubFixture({
+    sandbox: { webhookMaxTrials: 2, webhookBackoffMs: 50, webhookBackoffMaxMs: 100 },
+    hub: { forwardTo: `http://127.0.0.1:${port}/merchant/hook` }
+  })
+  admin = f.addOperator('ada', 'admin')
+  operator = f.addOperator('otto', 'operator')
+  viewer = f.addOperator('vera', 'viewer')
+  await f.call(admin, 'webhooks:setUrl', { url: f.hub.webhookUrl() })
+})
+afterAll(async () => {
+  await f?.close()
+  await new Promise<void>((ok) => receiver?.close(() => ok()))
+})
+
+describe('the hub’s webhook address', () => {
+  it('is what webhooks:inbox tells every desktop', async () => {
+    const inbox = await f.call<{ url: string; listening: boolean }>(viewer, 'webhooks:inbox')
+    expect(inbox).toMatchObject({ listening: true, url: `${f.url}/webhook` })
+  })
+
+  it('verifies a completed order’s delivery, applies it, pushes it to desktops and relays it unchanged', async () => {
+    const stream = f.stream(viewer)
+    await waitUntil(() => stream.connection.connected)
+    const order = f.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    await f.call(admin, 'sync:now')
+    let last = order
+    while (!statusInfo(1, last.status).terminal) last = f.sandbox.control.advanceOrder(order.orderId)
+    await f.sandbox.control.deliveriesIdle()
+    const delivery = (await stream.waitFor(
+      'webhook:delivery',
+      ((d: WebhookDelivery) => d.orderId === order.orderId) as never
+    )) as WebhookDelivery
+    expect(delivery).toMatchObject({ verified: true, orderType: 1, status: last.status })
+    // The fast path: the hub's database has the final status without a sync.
+    const got = await f.call<{ row: { status: number } }>(viewer, 'orders:get', { type: 1, orderId: order.orderId })
+    expect(got.row.status).toBe(last.status)
+    await f.hub.relay()!.idle()
+    const sent = f.sandbox.control.listDeliveries().filter((d) => d.orderId === order.orderId && d.ok)
+    expect(sent).toHaveLength(1)
+    const relayed = received.filter((r) => r.body.includes(`"orderId":${order.orderId}`))
+    expect(relayed).toHaveLength(1)
+    const r = relayed[0]!
+    expect(r.body).toBe(JSON.stringify(sent[0]!.body))
+    for (const [k, v] of Object.entries(sent[0]!.headers)) expect(r.headers[k.toLowerCase()]).toBe(v)
+    expect(
+      f.logs.some((l) =>
+        /webhook relay of order \d+ status -?\d+ to http:\/\/127\.0\.0\.1:\d+\/merchant\/hook: HTTP 200: "thanks from the merchant"/.test(l)
+      )
+    ).toBe(true)
+    await stream.close()
+  })
+
+  it('relays dummy webhooks an operator sends to the hub, and logs a receiver that fails', async () => {
+    receiverStatus = 503
+    const before = received.length
+    const r = await f.call<{ sentTo: string }>(operator, 'webhooks:sendDummy', { target: 'inbox' })
+    expect(r.sentTo).toBe(`${f.url}/webhook`)
+    await waitUntil(() => received.length >= before + 3, 15_000, 'three relay attempts')
+    await f.hub.relay()!.idle()
+    expect(f.logs.some((l) => /WARN webhook relay .*HTTP 503: "down" after 3 attempts/.test(l))).toBe(true)
+    receiverStatus = 200
+  })
+
+  it('refuses a forged delivery and relays nothing of it', async () => {
+    const before = received.length
+    const body = JSON.stringify({ orderId: 100001, status: 5, updatedAt: new Date().toISOString() })
+    const res = await request(`${f.url}/webhook`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-payload': Buffer.from(JSON.stringify({ timestamp: Date.now(), body: JSON.parse(body) })).toString('base64'),
+        'x-service-signature': 'ab'.repeat(64)
+      },
+      body
+    })
+    expect(res.statusCode).toBe(401)
+    await res.body.text()
+    await f.hub.relay()!.idle()
+    expect(received.length).toBe(before)
+    const log = await f.call<{ rows: WebhookDelivery[] }>(viewer, 'webhooks:deliveries', { offset: 0, limit: 10 })
+    expect(log.rows[0]).toMatchObject({ verified: false })
+    expect(f.logs.some((l) => /WARN webhook refused/.test(l))).toBe(true)
+  })
+
+  it('keeps the secret out of every log line', () => {
+    for (const l of f.logs) expect(l).not.toContain(f.sandbox.apiSecret)
+  })
+})
