@@ -97,5 +97,5 @@ export const hubChannels: readonly ChannelName[] = channelNames.filter((c) => ch
  * poll, which fiats it syncs); every other setting (theme, notifications, the tray's
  * pins, start at login) stays each desktop's own.
  */
-export const HUB_SETTING_KEYS = ['historyPollSeconds', 'watchPollSeconds', 'tickerPollSeconds', 'fiatTypes'] as const
+export const HUB_SETTING_KEYS = ['historyPollSeconds', 'reconcileHours', 'watchPollSeconds', 'tickerPollSeconds', 'fiatTypes'] as const
 export type HubSettingKey = (typeof HUB_SETTING_KEYS)[number]

@@ -15,6 +15,7 @@ import { HubConnection } from '../../../src/main/team/hub-connection'
 import { createServices, type Services } from '../../../src/main/services'
 import { invokeChannel } from '../../../src/main/handlers/invoke'
 import type { OrderNotification } from '../../../src/main/notification-policy'
+import type { ShellPort } from '../../../src/main/handlers/context'
 import { memorySafeStorage } from '../../support/memory-safe-storage'
 import type {
   ChannelInput,
@@ -255,7 +256,7 @@ export interface TeamDesktop {
 }
 
 /** A desktop's real services (createServices) with a Team profile on the hub, switched to. */
-export async function startTeamDesktop(hubUrl: string, token: string, name = 'Team'): Promise<TeamDesktop> {
+export async function startTeamDesktop(hubUrl: string, token: string, name = 'Team', shell: Partial<ShellPort> = {}): Promise<TeamDesktop> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-team-desktop-'))
   const notifications: OrderNotification[] = []
   const services = await createServices({
@@ -265,7 +266,7 @@ export async function startTeamDesktop(hubUrl: string, token: string, name = 'Te
     shellKind: 'web',
     safeStorage: memorySafeStorage(),
     sandbox: { orders: 5, autoGenerate: false },
-    shell: { notify: (n) => void notifications.push(n) },
+    shell: { notify: (n) => void notifications.push(n), ...shell },
     team: { minRetryMs: 100, maxRetryMs: 400 }
   })
   const events: TeamDesktop['events'] = []

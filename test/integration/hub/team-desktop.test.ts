@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exportOrdersCsv } from '../../../src/main/export/orders-csv'
 import { statusInfo } from '../../../src/shared/domain/status'
 import type { EventPayload } from '../../../src/shared/ipc/contract'
+import type { ConfirmationPrompt } from '../../../src/main/confirmations'
 import { filesContaining } from '../services/harness'
 import { startHubFixture, startTeamDesktop, waitUntil, type HubFixture, type TeamDesktop } from './support'
 
@@ -54,6 +55,32 @@ describe('a Team profile', () => {
     expect(setUrl).toMatchObject({ ok: false, error: { kind: 'forbidden', message: expect.stringMatching(/admin role/) } })
   })
 
+  it('asks the admin on their own desktop before the production webhook URL changes, naming the URL it replaces', async () => {
+    const asked: ConfirmationPrompt[] = []
+    let answer = false
+    const adminDesk = await startTeamDesktop(f.url, adminToken, 'Team (ada)', {
+      confirm: async (p) => {
+        asked.push(p)
+        return answer
+      }
+    })
+    try {
+      const before = f.hub.session().store.audit.list({ action: 'webhook.setUrl', limit: 5 }).rows.length
+      const cancelled = await adminDesk.envelope('webhooks:setUrl', { url: 'https://merchant.example/first' })
+      expect(cancelled).toMatchObject({ ok: false, error: { kind: 'not_confirmed' } })
+      expect(asked[0]).toMatchObject({ change: 'webhookUrl', message: expect.stringContaining('https://merchant.example/first') })
+      expect(f.hub.session().store.audit.list({ action: 'webhook.setUrl', limit: 5 }).rows.length).toBe(before)
+
+      answer = true
+      await adminDesk.call('webhooks:setUrl', { url: 'https://merchant.example/first' })
+      await adminDesk.call('webhooks:setUrl', { url: 'https://merchant.example/second' })
+      expect(asked[2]!.detail).toContain('It replaces https://merchant.example/first')
+      expect(await adminDesk.call('webhooks:lastUrl', {})).toMatchObject({ url: 'https://merchant.example/second' })
+    } finally {
+      await adminDesk.close()
+    }
+  })
+
   it('keeps its own settings and shows the team’s polling, which only an admin changes', async () => {
     await viewerDesk.call('settings:update', { theme: 'dark' })
     const s = await viewerDesk.call('settings:get', {})
@@ -96,6 +123,8 @@ describe('a Team profile', () => {
     expect(tick.rows.length).toBeGreaterThan(0)
     await viewerDesk.call('config:get', {})
     await viewerDesk.call('sync:state', {})
+    const online = await viewerDesk.call('tray:state', {})
+    expect(online.level).not.toBe('offline')
     const open = Array.from({ length: 4 }, () => f.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true }))
     await viewerDesk.call('sync:now', {})
     for (const o of open) await viewerDesk.waitFor('order:created', (r) => r.orderId === o.orderId)
@@ -109,6 +138,10 @@ describe('a Team profile', () => {
     expect((await viewerDesk.call('config:get', {})).stale).toBe(true)
     const offlineTick = await viewerDesk.call('tickers:get', { fiatType: 1 })
     expect(offlineTick.rows.every((r) => r.stale)).toBe(true)
+    // The tray tells it first, with the counts the hub last gave.
+    const tray = await viewerDesk.call('tray:state', {})
+    expect(tray).toMatchObject({ level: 'offline', icon: 'error', attention: online.attention, inProgress: online.inProgress })
+    expect(tray.detail).toMatch(/hub/)
     expect(await viewerDesk.envelope('orders:query', { filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 1 })).toMatchObject({
       ok: false,
       error: { kind: 'network', message: expect.stringMatching(/unreachable/) }
