@@ -84,6 +84,14 @@ describe('the hub’s webhook address', () => {
         /webhook relay of order \d+ status -?\d+ to http:\/\/127\.0\.0\.1:\d+\/merchant\/hook: HTTP 200: "thanks from the merchant"/.test(l)
       )
     ).toBe(true)
+
+    // The same delivery captured and sent again: refused as a replay (one receiver keeps its
+    // window for the hub's life), not applied twice and not relayed.
+    const replay = await request(`${f.url}/webhook`, { method: 'POST', headers: sent[0]!.headers, body: JSON.stringify(sent[0]!.body) })
+    await replay.body.dump()
+    expect(replay.statusCode).toBe(403)
+    await f.hub.relay()!.idle()
+    expect(received.filter((x) => x.body.includes(`"orderId":${order.orderId}`))).toHaveLength(1)
     await stream.close()
   })
 
