@@ -138,6 +138,7 @@ export class ProfileSession {
       reconcileWindowMs: o.settings.reconcileHours * 3_600_000,
       watchPollMs: o.settings.watchPollSeconds * 1000,
       now: o.now,
+      serviceNow: () => client.clock.now(),
       onEvent: (event, payload) => {
         if (event === 'sync:state') syncRuns.observe(payload as SyncState)
         o.emit(event, payload as never)

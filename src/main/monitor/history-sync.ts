@@ -56,6 +56,13 @@ export interface HistorySyncOptions {
   reconcileWindowMs?: number
   /** The service's time (for the reconcile window). Default Date.now. */
   now?: () => number
+  /**
+   * The service's clock as the client estimates it (currentTimestamp, Date headers). A
+   * service whose clock steps back stamps new changes before our cursor; a poll then
+   * starts its look-back from the service's now, not from the cursor, so they are read at
+   * the next poll rather than at the next reconcile. Default: only the cursor counts.
+   */
+  serviceNow?: () => number
 }
 
 /**
@@ -335,7 +342,9 @@ export class HistorySync {
       }
       return this.listingFrom(msBefore(cursor))
     }
-    return this.listingFrom(msBefore(new Date(Date.parse(cursor) - this.lookbackMs).toISOString()))
+    const serviceNow = this.o.serviceNow?.() ?? Infinity
+    const from = Math.min(Date.parse(cursor), serviceNow) - this.lookbackMs
+    return this.listingFrom(msBefore(new Date(from).toISOString()))
   }
 }
 

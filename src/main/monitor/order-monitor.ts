@@ -69,6 +69,8 @@ export interface OrderMonitorOptions {
   pageSize?: number
   /** How far before the cursor each poll starts (history-sync.ts). Default 2 minutes. */
   lookbackMs?: number
+  /** The service's clock as the client estimates it: a poll's look-back starts no later than it (history-sync.ts). */
+  serviceNow?: () => number
   /** How far back a reconcile pass reads. Default 24 hours. */
   reconcileWindowMs?: number
   /** How often each scope's recent window is read again end to end. Default 1 hour. */
@@ -137,6 +139,7 @@ export class OrderMonitor {
       store: o.store,
       pageSize: o.pageSize,
       lookbackMs: o.lookbackMs,
+      serviceNow: o.serviceNow,
       reconcileWindowMs: o.reconcileWindowMs,
       now: this.now
     })

@@ -81,6 +81,32 @@ describe('HistorySync', () => {
     expectMatchesTruth()
   })
 
+  it('a service whose clock stepped back is read from its own now, not from the cursor ahead of it', async () => {
+    for (let i = 1; i <= 600; i++) fake.put(1, 1, onramp(i, at(i)))
+    await sync().run(1, 1)
+    // The service's clock goes back 5 minutes: what changes now is stamped before our cursor (at(600)).
+    const serviceNow = Date.parse(at(600)) - 5 * 60_000
+    fake.put(1, 1, onramp(601, new Date(serviceNow).toISOString()))
+    fake.change(1, 1, 7, 2, new Date(serviceNow + 1000).toISOString())
+    // Only the cursor counts: both are older than its 2-minute look-back and wait for a reconcile.
+    await sync().run(1, 1)
+    expect(store.orders.get(1, 601)).toBeUndefined()
+    // With the service's clock known, the next poll finds both.
+    fake.calls.length = 0
+    const r = await sync(store, { serviceNow: () => serviceNow + 2000 }).run(1, 1)
+    expect(fake.calls[0]!.since).toBe(before(new Date(serviceNow + 2000 - 2 * 60_000).toISOString()))
+    expect(r).toMatchObject({ created: 1, statusChanged: 1 })
+    expectMatchesTruth()
+  })
+
+  it('a service clock ahead of the cursor changes nothing: the look-back starts from the cursor', async () => {
+    for (let i = 1; i <= 700; i++) fake.put(1, 1, onramp(i, at(i)))
+    await sync().run(1, 1)
+    fake.calls.length = 0
+    await sync(store, { serviceNow: () => Date.parse(at(700)) + 60_000 }).run(1, 1)
+    expect(fake.calls.map((c) => c.since)).toEqual([before(at(580))])
+  })
+
   it.each<FakeReadings['since']>(['inclusive', 'exclusive'])('since read as %s: nothing at the boundary instant is lost', async (since) => {
     fake.readings.since = since
     // Three orders share the instant a page ends on, and more come after.
