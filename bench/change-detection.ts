@@ -1,369 +1,470 @@
-// Benchmark 2: change detection over open orders. The sandbox changes 5% of the open
-// orders per minute (one advanceOrder at a time, evenly spaced); we measure the time from
-// each change to the OrderMonitor's 'order:changed' event (history sync with `since`,
-// poll interval 2 s) and the requests it sends per minute. Beside it, the baseline runs
-// for real: a poller that asks orderStatus for every open order each interval, once
-// inside the client's default rate budget (120/min for an endpoint with no documented
-// limit) and once with the budget lifted. A second, smaller population (100 open orders)
-// shows which request rate grows with the number of open orders.
+// Benchmark 2: change detection at the polling settings the app ships, on a discrete-event
+// clock shared by the client and the sandbox (lib/virtual-clock.ts), so an hour at the
+// shipped 30 s history interval takes seconds of real time and does not depend on how
+// busy the machine is. Every request reaches the sandbox 20-300 ms (simulated) after it
+// left the client (lib/sim-network.ts).
+//
+// Per run: the sandbox keeps N open orders (held) and the bench advances 5% of them a
+// minute, one at a time, evenly spaced: the UNWATCHED changes. Five more orders move at
+// the sandbox generator's own pace (its dwell times) and are pinned by the "operator" as
+// soon as the monitor has shown them: the WATCHED changes; a pinned order that finishes
+// is replaced by a new one. The client is the app's own: ApiClient with its default rate
+// budget and clock probe, and an OrderMonitor configured from Settings as ProfileSession
+// configures it (fiat types [1], history and watch intervals from the settings, the
+// default reconcile). Latency runs from the change at the sandbox to the monitor's
+// 'order:changed'. One simulated minute of warm-up (the first sync), then a measured
+// hour, which holds the hourly reconcile pass, so requests per minute are the hour's.
+//
+// Baseline, side by side on the same changes: per-order orderStatus polling at OUR
+// request budget. Each request our monitor sends (merchantHistory or orderStatus) grants
+// the baseline one orderStatus at the same instant; it spends them round-robin over every
+// open order (it is handed each new order as it is created, which flatters it). After the
+// hour it goes on at the hour's average rate until it has seen every change, so its
+// latencies are complete rather than cut off. lib/per-order-budget.ts turns the budget
+// into the number of orders such polling can cover at our p95.
 import { mkdtemp } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ApiClient } from '../src/main/api/client'
+import { SkewClock } from '../src/main/api/clock'
 import { RateBudget } from '../src/main/api/rate-budget'
+import { DEFAULT_SETTINGS } from '../src/main/app-settings'
 import { OrderMonitor } from '../src/main/monitor/order-monitor'
 import { openLocalStore } from '../src/main/store/local-store'
 import { startSandbox, type Sandbox } from '../src/sandbox'
+import { mulberry32 } from '../src/sandbox/rng'
+import type { EndpointName } from '../src/shared/api/endpoints'
 import { statusInfo } from '../src/shared/domain/status'
+import { Settings, type OrderType } from '../src/shared/ipc/contract'
+import { ChangeLog, type ChangeLabel } from './lib/change-log'
+import { expectedQuantileMs, ordersCovered, perMinute, sweepMs } from './lib/per-order-budget'
+import { NETWORK_DELAY_MS, simulatedNetwork } from './lib/sim-network'
 import { round, summary } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
+import { VirtualClock } from './lib/virtual-clock'
 
-const POLL_MS = 2_000
+const MIN = 60_000
+const T0 = Date.parse('2026-03-02T09:00:00.000Z')
 const CHANGE_SHARE_PER_MIN = 0.05
-const PHASE_A_MS = Number(process.env.BENCH_CHANGES_MS ?? 60_000)
-const PHASE_B_MS = Number(process.env.BENCH_CHANGES_BASELINE_MS ?? 30_000)
-const PHASE_C_MS = Number(process.env.BENCH_CHANGES_SMALL_MS ?? 30_000)
-/** A change still unseen this long after the phase ends counts as missed. */
-const GRACE_MS = POLL_MS + 2_000
+const WATCHED_ORDERS = 5
+const WARMUP_MS = MIN
+const WINDOW_MS = Number(process.env.BENCH_CHANGES_SIM_MS ?? 60 * MIN)
+const OPEN_SIZES = [100, 1_000]
+/** The sandbox generator's period (its default). */
+const TICK_MS = 2_000
+/** The monitor's requests: what the baseline's budget is made of. */
+const MONITOR_ENDPOINTS: readonly EndpointName[] = ['merchantHistory', 'orderStatus']
 
-interface OpenOrder {
-  type: 1 | 2
-  orderId: number
-  status: number
+export interface PollSettings {
+  name: 'shipped' | 'minimum'
+  historyPollSeconds: number
+  watchPollSeconds: number
+}
+
+/** What Settings ships (src/main/app-settings.ts). */
+export const SHIPPED: PollSettings = {
+  name: 'shipped',
+  historyPollSeconds: DEFAULT_SETTINGS.historyPollSeconds,
+  watchPollSeconds: DEFAULT_SETTINGS.watchPollSeconds
+}
+
+/** The shortest intervals the contract's Settings schema accepts. */
+export const MINIMUM: PollSettings = {
+  name: 'minimum',
+  historyPollSeconds: Settings.shape.historyPollSeconds.minValue ?? 1,
+  watchPollSeconds: Settings.shape.watchPollSeconds.minValue ?? 1
 }
 
 const key = (type: number, orderId: number) => `${type}:${orderId}`
 
-/** Changes made by the sandbox and when each detector first saw them. */
-class ChangeLog {
-  readonly made: { key: string; at: number }[] = []
-  private readonly detectors = new Map<string, Map<string, number[]>>()
-  readonly latencies = new Map<string, number[]>()
-
-  detector(name: string): (type: number, orderId: number) => void {
-    const pending = new Map<string, number[]>()
-    this.detectors.set(name, pending)
-    this.latencies.set(name, [])
-    return (type, orderId) => {
-      const k = key(type, orderId)
-      const times = pending.get(k)
-      if (!times) return
-      const now = performance.now()
-      for (const t of times) this.latencies.get(name)!.push(now - t)
-      pending.delete(k)
-    }
-  }
-
-  record(type: number, orderId: number): void {
-    const at = performance.now()
-    const k = key(type, orderId)
-    this.made.push({ key: k, at })
-    for (const pending of this.detectors.values()) pending.set(k, [...(pending.get(k) ?? []), at])
-  }
-
-  missed(name: string): number {
-    let n = 0
-    for (const times of this.detectors.get(name)?.values() ?? []) n += times.length
-    return n
-  }
-}
-
-/** The sandbox side: keeps `size` orders open (held) and changes 5% of them per minute. */
-class Churn {
-  readonly open: OpenOrder[] = []
-  private timer: NodeJS.Timeout | undefined
-  private seed = 12345
-
-  constructor(
-    private readonly sb: Sandbox,
-    private readonly log: ChangeLog,
-    private readonly onCreated: (o: OpenOrder) => void = () => undefined
-  ) {}
-
-  private rand(): number {
-    // Deterministic choice of which order changes (mulberry32).
-    this.seed = (this.seed + 0x6d2b79f5) | 0
-    let t = this.seed
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-
-  create(n: number): void {
-    for (let i = 0; i < n; i++) {
-      const type = i % 3 === 2 ? 2 : 1
-      const o = this.sb.control.createOrder({ type, fiatType: 1, hold: true })
-      const open = { type: o.type, orderId: o.orderId, status: o.status }
-      this.open.push(open)
-      this.onCreated(open)
-    }
-  }
-
-  start(): void {
-    const every = 60_000 / (CHANGE_SHARE_PER_MIN * this.open.length)
-    this.timer = setInterval(() => this.changeOne(), every)
-  }
-
-  stop(): void {
-    clearInterval(this.timer)
-  }
-
-  private changeOne(): void {
-    const i = Math.floor(this.rand() * this.open.length)
-    const o = this.open[i]!
-    const t = this.sb.control.advanceOrder(o.orderId)
-    o.status = t.status
-    this.log.record(o.type, o.orderId)
-    if (statusInfo(o.type, t.status).terminal || t.history.length >= 10) {
-      // Keep the open population constant: a finished order is replaced by a new one.
-      this.open.splice(i, 1)
-      this.create(1)
-    }
-  }
-}
-
-/** Ours: the app's order monitor, history sync every POLL_MS, in this process. */
-async function startOurs(sb: Sandbox, dir: string, onChange: (type: number, orderId: number) => void) {
-  const store = openLocalStore(dir)
-  const client = new ApiClient({
-    profileId: 'ours',
-    baseUrl: sb.url,
-    serviceName: sb.serviceName,
-    apiKey: sb.apiKey,
-    getSecret: async () => sb.apiSecret
-  })
-  const monitor = new OrderMonitor({ client, store, fiatTypes: [1], historyPollMs: POLL_MS, watchPollMs: 3_600_000 })
-  await monitor.syncNow()
-  monitor.on('order:changed', (p) => onChange(p.row.type, p.row.orderId))
-  const requests = () => client.stats().merchantHistory
-  return {
-    requests,
-    start: () => monitor.start(),
-    async close() {
-      await monitor.stop()
-      await client.close()
-      store.close()
-    }
-  }
+interface Tracked {
+  type: OrderType
+  orderId: number
+  status: number
 }
 
 /**
- * The baseline: one orderStatus request per open order per interval. A sweep asks every
- * known order (six at a time, the transport's connections per origin); the next sweep
- * starts POLL_MS after the previous one started, or at once when a sweep ran longer.
+ * The baseline: orderStatus for one open order per granted request, round-robin. It
+ * drops an order once it has seen it terminal.
  */
 class PerOrderPoller {
   readonly client: ApiClient
-  private readonly known = new Map<string, OpenOrder>()
-  private running = false
-  private loop: Promise<void> | null = null
-  private readonly abort = new AbortController()
+  private readonly orders: Tracked[] = []
+  private next = 0
+  private inflight = 0
+  private polls = 0
+  private sizeSum = 0
+  /** Polls that got no answer (their turn is lost, as it would be in a real poller). */
+  failed = 0
+  readonly abort = new AbortController()
 
   constructor(
     sb: Sandbox,
-    budgeted: boolean,
-    private readonly onChange: (type: number, orderId: number) => void
+    clock: VirtualClock,
+    random: () => number,
+    private readonly onChange: (k: string) => void
   ) {
-    const budget = budgeted ? undefined : new RateBudget({ profileId: 'per-order', defaultLimitPerMinute: 1e9 })
     this.client = new ApiClient({
       profileId: 'per-order',
       baseUrl: sb.url,
       serviceName: sb.serviceName,
       apiKey: sb.apiKey,
       getSecret: async () => sb.apiSecret,
-      budget
+      // Its pace is the grants; the client's own budget must not pace it a second time.
+      budget: new RateBudget({ profileId: 'per-order', defaultLimitPerMinute: 1e9, now: clock.now, timers: clock.timers }),
+      clock: new SkewClock({ now: clock.now }),
+      clockProbe: false,
+      transport: simulatedNetwork(clock, random),
+      retry: { sleep: clock.sleep, random }
     })
   }
 
-  track(o: OpenOrder): void {
-    this.known.set(key(o.type, o.orderId), { ...o })
+  get size(): number {
+    return this.orders.length
   }
 
-  start(): void {
-    this.running = true
-    this.loop = (async () => {
-      while (this.running) {
-        const started = performance.now()
-        const list = [...this.known.values()]
-        let next = 0
-        const worker = async () => {
-          while (this.running && next < list.length) {
-            const o = list[next++]!
-            try {
-              const { orderStatus } = await this.client.orderStatus(
-                { orderId: o.orderId, type: o.type },
-                { priority: 'background', signal: this.abort.signal }
-              )
-              if (orderStatus !== o.status) {
-                o.status = orderStatus
-                this.onChange(o.type, o.orderId)
-              }
-            } catch {
-              if (!this.running) return
-            }
-          }
+  track(o: Tracked): void {
+    this.orders.push({ ...o })
+  }
+
+  /** Orders in the rotation, averaged over the polls (orders join at creation and leave once seen terminal). */
+  get meanSize(): number {
+    return this.polls ? this.sizeSum / this.polls : 0
+  }
+
+  /** One request's worth of budget: polls the next order in turn. */
+  grant(): void {
+    if (this.orders.length === 0) return
+    this.polls++
+    this.sizeSum += this.orders.length
+    this.next %= this.orders.length
+    const o = this.orders[this.next++]!
+    this.inflight++
+    void this.client
+      .orderStatus({ orderId: o.orderId, type: o.type }, { priority: 'background', signal: this.abort.signal })
+      .then(({ orderStatus }) => {
+        if (orderStatus === o.status) return
+        o.status = orderStatus
+        this.onChange(key(o.type, o.orderId))
+        if (statusInfo(o.type, orderStatus).terminal) {
+          const i = this.orders.indexOf(o)
+          this.orders.splice(i, 1)
+          if (i < this.next) this.next--
         }
-        await Promise.all(Array.from({ length: 6 }, worker))
-        const wait = POLL_MS - (performance.now() - started)
-        if (wait > 0 && this.running) await new Promise((r) => setTimeout(r, wait))
-      }
-    })()
+      })
+      .catch((e: unknown) => {
+        this.failed++
+        if (process.env.BENCH_DEBUG) console.error('per-order poll failed', e)
+      })
+      .finally(() => this.inflight--)
+  }
+
+  get busy(): boolean {
+    return this.inflight > 0
   }
 
   async close(): Promise<void> {
-    this.running = false
     this.abort.abort()
-    await this.loop
     await this.client.close()
   }
 }
 
-const perMinute = (n: number, ms: number) => round((n * 60_000) / ms, 0)
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-function latencyFigures(log: ChangeLog, name: string) {
-  const s = summary(log.latencies.get(name) ?? [])
-  return { detected: s.n, missed: log.missed(name), p50Ms: round(s.p50, 0), p95Ms: round(s.p95, 0), maxMs: round(s.max, 0) }
+interface LatencyFigures {
+  changes: number
+  seen: number
+  unseen: number
+  p50Ms: number
+  p95Ms: number
+  maxMs: number
 }
 
-export async function changeDetectionBench(ctx: BenchContext): Promise<BenchLine> {
-  // ---- phase A: 1,000 open orders; ours and the budgeted per-order poller side by side
-  ctx.log(`changes: phase A, 1000 open orders, ours + per-order polling within the budget, ${PHASE_A_MS / 1000} s`)
-  const a = await (async () => {
-    const sb = await startSandbox({ orders: 2_000, seed: 2, autoGenerate: false })
-    const log = new ChangeLog()
-    const budgeted = new PerOrderPoller(sb, true, log.detector('perOrderBudgeted'))
-    const churn = new Churn(sb, log, (o) => budgeted.track(o))
-    churn.create(1_000)
-    const ours = await startOurs(sb, await mkdtemp(join(ctx.tmp, 'changes-a-')), log.detector('ours'))
-    try {
-      const r0 = ours.requests()
-      const b0 = budgeted.client.stats().orderStatus
-      ours.start()
-      budgeted.start()
-      churn.start()
-      const t0 = performance.now()
-      await sleep(PHASE_A_MS)
-      churn.stop()
-      const elapsed = performance.now() - t0
-      const oursReq = ours.requests() - r0
-      const budgetedReq = budgeted.client.stats().orderStatus - b0
-      await sleep(GRACE_MS)
-      return {
-        changes: log.made.length,
-        elapsed,
-        ours: { ...latencyFigures(log, 'ours'), requestsPerMin: perMinute(oursReq, elapsed) },
-        budgeted: { ...latencyFigures(log, 'perOrderBudgeted'), requestsPerMin: perMinute(budgetedReq, elapsed) }
-      }
-    } finally {
-      churn.stop()
-      await ours.close()
-      await budgeted.close()
-      await sb.close()
-    }
-  })()
+export interface RunResult {
+  settings: PollSettings
+  openOrders: number
+  realMs: number
+  ours: {
+    unwatched: LatencyFigures
+    watched: LatencyFigures
+    requestsPerMin: number
+    perEndpointPerMin: Partial<Record<EndpointName, number>>
+    reconcileRunsInHour: number
+    /** Changes to orders the monitor had not shown yet (a new order moved before its first sync): not latency samples. */
+    beforeFirstSeen: number
+  }
+  baseline: {
+    requestsPerMin: number
+    all: LatencyFigures
+    meanOrdersInRotation: number
+    failedPolls: number
+    tailMs: number
+  }
+}
 
-  // ---- phase B: 1,000 open orders; the per-order poller with the budget lifted, alone
-  ctx.log(`changes: phase B, 1000 open orders, per-order polling unbudgeted, ${PHASE_B_MS / 1000} s`)
-  const b = await (async () => {
-    const sb = await startSandbox({ orders: 2_000, seed: 3, autoGenerate: false })
-    const log = new ChangeLog()
-    const poller = new PerOrderPoller(sb, false, log.detector('perOrder'))
-    const churn = new Churn(sb, log, (o) => poller.track(o))
-    churn.create(1_000)
-    try {
-      const r0 = poller.client.stats().orderStatus
-      poller.start()
-      churn.start()
-      const t0 = performance.now()
-      await sleep(PHASE_B_MS)
-      churn.stop()
-      const elapsed = performance.now() - t0
-      const req = poller.client.stats().orderStatus - r0
-      await sleep(GRACE_MS)
-      return { changes: log.made.length, ...latencyFigures(log, 'perOrder'), requestsPerMin: perMinute(req, elapsed) }
-    } finally {
-      churn.stop()
-      await poller.close()
-      await sb.close()
-    }
-  })()
-
-  // ---- phase C: 100 open orders; ours and the unbudgeted per-order poller side by side
-  ctx.log(`changes: phase C, 100 open orders, ours + per-order polling unbudgeted, ${PHASE_C_MS / 1000} s`)
-  const c = await (async () => {
-    const sb = await startSandbox({ orders: 2_000, seed: 4, autoGenerate: false })
-    const log = new ChangeLog()
-    const poller = new PerOrderPoller(sb, false, log.detector('perOrder'))
-    const churn = new Churn(sb, log, (o) => poller.track(o))
-    churn.create(100)
-    const ours = await startOurs(sb, await mkdtemp(join(ctx.tmp, 'changes-c-')), log.detector('ours'))
-    try {
-      const r0 = ours.requests()
-      const p0 = poller.client.stats().orderStatus
-      ours.start()
-      poller.start()
-      churn.start()
-      const t0 = performance.now()
-      await sleep(PHASE_C_MS)
-      churn.stop()
-      const elapsed = performance.now() - t0
-      const oursReq = ours.requests() - r0
-      const pollerReq = poller.client.stats().orderStatus - p0
-      await sleep(GRACE_MS)
-      return {
-        changes: log.made.length,
-        oursRequestsPerMin: perMinute(oursReq, elapsed),
-        perOrderRequestsPerMin: perMinute(pollerReq, elapsed),
-        ours: latencyFigures(log, 'ours')
-      }
-    } finally {
-      churn.stop()
-      await ours.close()
-      await poller.close()
-      await sb.close()
-    }
-  })()
-
-  const targetP95 = POLL_MS + 1_000
+function figures(log: ChangeLog, detector: string, label?: ChangeLabel): LatencyFigures {
+  const s = summary(log.latencies(detector, label))
   return {
-    bench: 'changes',
-    what: `real time, sandbox in-process: 1000 open (held) INR orders, ${CHANGE_SHARE_PER_MIN * 100}%/min changed one at a time by advanceOrder; OrderMonitor history sync (2 scopes) every ${POLL_MS / 1000} s with the default budget; latency = sandbox change -> 'order:changed'. Phase A ${PHASE_A_MS / 1000} s (ours + per-order polling within the budget, side by side), phase B ${PHASE_B_MS / 1000} s (per-order polling unbudgeted, alone), phase C ${PHASE_C_MS / 1000} s with 100 open orders`,
-    openOrders: 1_000,
-    pollMs: POLL_MS,
-    changes: a.changes,
-    p50Ms: a.ours.p50Ms,
-    p95Ms: a.ours.p95Ms,
-    maxMs: a.ours.maxMs,
-    detected: a.ours.detected,
-    missed: a.ours.missed,
-    requestsPerMin: a.ours.requestsPerMin,
-    requestsPerMinAt100Open: c.oursRequestsPerMin,
-    baseline: {
-      target: { p95Ms: targetP95, requestsPerMin: 'independent of open orders' },
-      perOrderUnbudgeted: {
-        what: 'orderStatus for each of 1000 open orders every 2 s, 6 in flight, rate budget lifted',
-        changes: b.changes,
-        p50Ms: b.p50Ms,
-        p95Ms: b.p95Ms,
-        detected: b.detected,
-        missed: b.missed,
-        requestsPerMin: b.requestsPerMin,
-        requestsPerMinAt100Open: c.perOrderRequestsPerMin
+    changes: log.made(label),
+    seen: s.n,
+    unseen: log.unseen(detector, label),
+    p50Ms: round(s.p50, 0),
+    p95Ms: round(s.p95, 0),
+    maxMs: round(s.max, 0)
+  }
+}
+
+/** One simulated hour at `settings` with `open` open orders; ours and the baseline side by side. */
+export async function runChangeDetection(settings: PollSettings, open: number, tmp: string): Promise<RunResult> {
+  const realStart = performance.now()
+  const clock = new VirtualClock(T0)
+  const random = mulberry32(open * 31 + settings.historyPollSeconds)
+  const sb = await startSandbox({ orders: 2_000, seed: 2, autoGenerate: false, createChance: 0, now: clock.now })
+  const store = openLocalStore(await mkdtemp(join(tmp, `changes-${settings.name}-${open}-`)))
+  const client = new ApiClient({
+    profileId: 'ours',
+    baseUrl: sb.url,
+    serviceName: sb.serviceName,
+    apiKey: sb.apiKey,
+    getSecret: async () => sb.apiSecret,
+    budget: new RateBudget({ profileId: 'ours', now: clock.now, timers: clock.timers }),
+    clock: new SkewClock({ now: clock.now }),
+    transport: simulatedNetwork(clock, random),
+    retry: { sleep: clock.sleep, random }
+  })
+  const monitor = new OrderMonitor({
+    client,
+    store,
+    fiatTypes: DEFAULT_SETTINGS.fiatTypes,
+    historyPollMs: settings.historyPollSeconds * 1000,
+    watchPollMs: settings.watchPollSeconds * 1000,
+    reconcileWindowMs: DEFAULT_SETTINGS.reconcileHours * 3_600_000,
+    now: clock.now,
+    timers: clock.timers
+  })
+  const log = new ChangeLog(clock.now)
+  const oursSaw = log.detector('ours')
+  const baseline = new PerOrderPoller(sb, clock, random, log.detector('perOrder'))
+
+  const windowStart = T0 + WARMUP_MS
+  const windowEnd = windowStart + WINDOW_MS
+  const inWindow = () => clock.now() >= windowStart && clock.now() < windowEnd
+
+  // Orders the monitor has shown (the first sync's, then each order:created).
+  const seen = new Set<string>()
+  const held: Tracked[] = []
+  const pinned = new Set<string>()
+  /** Moving orders created to be pinned once the monitor shows them. */
+  const toPin = new Set<string>()
+  let beforeFirstSeen = 0
+
+  const changed = (type: OrderType, orderId: number) => {
+    const k = key(type, orderId)
+    if (!seen.has(k)) beforeFirstSeen++
+    else log.record(k, pinned.has(k) ? 'watched' : 'unwatched')
+  }
+  const createHeld = () => {
+    const type: OrderType = random() < 2 / 3 ? 1 : 2
+    const o = sb.control.createOrder({ type, fiatType: 1, hold: true })
+    const t = { type: o.type, orderId: o.orderId, status: o.status }
+    held.push(t)
+    baseline.track(t)
+  }
+  const createMoving = () => {
+    const o = sb.control.createOrder({ type: 1, fiatType: 1 })
+    toPin.add(key(o.type, o.orderId))
+    baseline.track({ type: o.type, orderId: o.orderId, status: o.status })
+  }
+
+  const oursSent: Partial<Record<EndpointName, number>> = {}
+  let reconciles = 0
+  const reconciling = new Set<string>()
+  client.onRequest((e) => {
+    if (!inWindow()) return
+    oursSent[e.endpoint] = (oursSent[e.endpoint] ?? 0) + 1
+    if (MONITOR_ENDPOINTS.includes(e.endpoint)) baseline.grant()
+  })
+  // One count per reconcile run of a scope (a run reports its state after every page).
+  monitor.on('sync:state', (s) => {
+    const scope = key(s.type, s.fiatType)
+    const now = s.running && s.mode === 'reconcile'
+    if (now && !reconciling.has(scope) && inWindow()) reconciles++
+    if (now) reconciling.add(scope)
+    else reconciling.delete(scope)
+  })
+  monitor.on('order:created', (row) => {
+    const k = key(row.type, row.orderId)
+    seen.add(k)
+    if (toPin.delete(k) && !statusInfo(row.type, row.status).terminal) {
+      pinned.add(k)
+      monitor.watch(row.type, row.orderId)
+    }
+  })
+  monitor.on('order:changed', (p) => oursSaw(key(p.row.type, p.row.orderId)))
+
+  try {
+    for (let i = 0; i < open; i++) createHeld()
+    for (const o of held) seen.add(key(o.type, o.orderId))
+    monitor.start()
+    await clock.runUntil(windowStart)
+    const synced = store.orders.count()
+    if (synced < open) throw new Error(`the first sync holds ${synced} orders, fewer than the ${open} open ones`)
+
+    // Unwatched: 5% of the open orders a minute, one at a time, evenly spaced.
+    const every = MIN / (CHANGE_SHARE_PER_MIN * open)
+    const churn = () => {
+      if (clock.now() >= windowEnd) return
+      const i = Math.floor(random() * held.length)
+      const o = held[i]!
+      const t = sb.control.advanceOrder(o.orderId)
+      changed(o.type, o.orderId)
+      // Keep the open population constant: a finished order is replaced by a new one.
+      if (statusInfo(o.type, t.status).terminal || t.history.length >= 10) {
+        held.splice(i, 1)
+        createHeld()
+      }
+      clock.schedule(churn, every)
+    }
+    clock.schedule(churn, every)
+    // Watched: the generator moves its orders at its own pace; finished ones are replaced.
+    for (let i = 0; i < WATCHED_ORDERS; i++) createMoving()
+    const tick = () => {
+      if (clock.now() >= windowEnd) return
+      const r = sb.control.tick()
+      const done = new Set(r.completed)
+      for (const id of r.advanced) {
+        const o = sb.control.order(id)!
+        changed(o.type, id)
+        if (!done.has(id)) continue
+        const k = key(o.type, id)
+        if (pinned.delete(k) || toPin.delete(k)) createMoving()
+      }
+      clock.schedule(tick, TICK_MS)
+    }
+    clock.schedule(tick, TICK_MS)
+
+    // The hour, then long enough for ours to report what changed at its end.
+    await clock.runUntil(windowEnd + 2 * settings.historyPollSeconds * 1000 + 5_000)
+    const oursFigures = {
+      unwatched: figures(log, 'ours', 'unwatched'),
+      watched: figures(log, 'ours', 'watched')
+    }
+    await monitor.stop()
+
+    // The baseline goes on at the hour's average rate until it has seen every change.
+    const monitorRequests = MONITOR_ENDPOINTS.reduce((n, e) => n + (oursSent[e] ?? 0), 0)
+    const rate = perMinute(monitorRequests, WINDOW_MS)
+    const tailStart = clock.now()
+    const tailCap = tailStart + Math.max(30 * MIN, 2 * sweepMs(baseline.size, rate))
+    const spend = () => {
+      if (log.unseen('perOrder') === 0 || clock.now() >= tailCap) return
+      baseline.grant()
+      clock.schedule(spend, MIN / rate)
+    }
+    spend()
+    while (clock.now() < tailCap && (log.unseen('perOrder') > 0 || baseline.busy)) await clock.runUntil(clock.now() + 10 * MIN)
+
+    return {
+      settings,
+      openOrders: open,
+      realMs: Math.round(performance.now() - realStart),
+      ours: {
+        ...oursFigures,
+        requestsPerMin: rate,
+        perEndpointPerMin: Object.fromEntries(Object.entries(oursSent).map(([e, n]) => [e, perMinute(n, WINDOW_MS)])),
+        reconcileRunsInHour: reconciles,
+        beforeFirstSeen
       },
-      perOrderBudgeted: {
-        what: 'the same poller inside the default budget (orderStatus 120/min), run beside ours on the same changes',
-        p50Ms: a.budgeted.p50Ms,
-        p95Ms: a.budgeted.p95Ms,
-        detected: a.budgeted.detected,
-        missed: a.budgeted.missed,
-        requestsPerMin: a.budgeted.requestsPerMin
+      baseline: {
+        requestsPerMin: rate,
+        all: figures(log, 'perOrder'),
+        meanOrdersInRotation: round(baseline.meanSize, 0),
+        failedPolls: baseline.failed,
+        tailMs: clock.now() - tailStart
+      }
+    }
+  } finally {
+    await monitor.stop()
+    await baseline.close()
+    // Let aborted requests settle before the store closes.
+    await clock.runUntil(clock.now() + MIN)
+    await client.close()
+    store.close()
+    await sb.close()
+  }
+}
+
+const seconds = (s: PollSettings) => `history ${s.historyPollSeconds} s, watch ${s.watchPollSeconds} s`
+
+/** One line per settings: its figures at 1,000 open orders, 100 beside them. */
+function line(settings: PollSettings, runs: RunResult[]): BenchLine {
+  const big = runs.find((r) => r.openOrders === 1_000)!
+  const small = runs.find((r) => r.openOrders === 100)!
+  const target = { unwatchedP95Ms: (settings.historyPollSeconds + 1) * 1000, watchedP95Ms: (settings.watchPollSeconds + 1) * 1000 }
+  const at = (r: RunResult) => ({
+    openOrders: r.openOrders,
+    unwatched: r.ours.unwatched,
+    watched: r.ours.watched,
+    requestsPerMin: r.ours.requestsPerMin,
+    perEndpointPerMin: r.ours.perEndpointPerMin,
+    reconcileRunsInHour: r.ours.reconcileRunsInHour,
+    beforeFirstSeen: r.ours.beforeFirstSeen,
+    realMs: r.realMs
+  })
+  const perOrder = (r: RunResult) => ({
+    openOrders: r.openOrders,
+    requestsPerMin: r.baseline.requestsPerMin,
+    ...r.baseline.all,
+    meanOrdersInRotation: r.baseline.meanOrdersInRotation,
+    failedPolls: r.baseline.failedPolls,
+    expectedP95Ms: round(expectedQuantileMs(r.baseline.meanOrdersInRotation, r.baseline.requestsPerMin, 0.95), 0),
+    ordersCoveredAtOurUnwatchedP95: ordersCovered(r.baseline.requestsPerMin, r.ours.unwatched.p95Ms),
+    ordersCoveredAtOurWatchedP95: ordersCovered(r.baseline.requestsPerMin, r.ours.watched.p95Ms)
+  })
+  return {
+    bench: settings.name === 'shipped' ? 'changes' : 'changes-minimum',
+    settings: `${settings.name === 'shipped' ? 'Settings defaults' : "the contract's minimum"}: ${seconds(settings)}; fiat types [1], reconcile ${DEFAULT_SETTINGS.reconcileHours} h, default rate budget`,
+    what: `${WINDOW_MS / MIN} simulated minutes after 1 min of first sync (virtual clock shared by client and sandbox; each request reaches the sandbox ${NETWORK_DELAY_MS.min}-${NETWORK_DELAY_MS.max} ms after it is sent); unwatched: N held INR orders, ${CHANGE_SHARE_PER_MIN * 100}%/min advanced one at a time; watched: ${WATCHED_ORDERS} orders moved by the sandbox generator (its dwell times) and pinned once shown, replaced when finished; latency = change at the sandbox -> OrderMonitor 'order:changed'; requests = the monitor's merchantHistory + orderStatus over the hour`,
+    historyPollSeconds: settings.historyPollSeconds,
+    watchPollSeconds: settings.watchPollSeconds,
+    openOrders: big.openOrders,
+    unwatchedP50Ms: big.ours.unwatched.p50Ms,
+    unwatchedP95Ms: big.ours.unwatched.p95Ms,
+    unwatchedMaxMs: big.ours.unwatched.maxMs,
+    watchedP50Ms: big.ours.watched.p50Ms,
+    watchedP95Ms: big.ours.watched.p95Ms,
+    watchedMaxMs: big.ours.watched.maxMs,
+    requestsPerMin: big.ours.requestsPerMin,
+    requestsPerMinAt100Open: small.ours.requestsPerMin,
+    runs: [at(small), at(big)],
+    baseline: {
+      target,
+      perOrderAtOurBudget: {
+        what: "orderStatus round-robin over every open order, one request per request our monitor sent (same instants), then at the hour's average rate until every change was seen; handed each new order at creation",
+        runs: [perOrder(small), perOrder(big)]
       }
     },
     met: {
-      p95WithinPollPlus1s: a.ours.p95Ms <= targetP95 && a.ours.missed === 0,
-      requestsIndependentOfOpenOrders: Math.abs(a.ours.requestsPerMin - c.oursRequestsPerMin) <= 0.1 * c.oursRequestsPerMin
+      unwatchedP95: big.ours.unwatched.p95Ms <= target.unwatchedP95Ms && small.ours.unwatched.p95Ms <= target.unwatchedP95Ms,
+      watchedP95: big.ours.watched.p95Ms <= target.watchedP95Ms && small.ours.watched.p95Ms <= target.watchedP95Ms,
+      nothingUnseen: runs.every((r) => r.ours.unwatched.unseen === 0 && r.ours.watched.unseen === 0),
+      requestsFlatInOpenOrders: Math.abs(big.ours.requestsPerMin - small.ours.requestsPerMin) <= 0.1 * small.ours.requestsPerMin
     }
   }
+}
+
+export async function changeDetectionBench(ctx: BenchContext): Promise<BenchLine[]> {
+  const lines: BenchLine[] = []
+  for (const settings of [SHIPPED, MINIMUM]) {
+    const runs: RunResult[] = []
+    for (const open of OPEN_SIZES) {
+      ctx.log(`changes: ${settings.name} (${seconds(settings)}), ${open} open orders, ${WINDOW_MS / MIN} simulated minutes`)
+      const r = await runChangeDetection(settings, open, ctx.tmp)
+      ctx.log(
+        `changes: unwatched p95 ${r.ours.unwatched.p95Ms} ms, watched p95 ${r.ours.watched.p95Ms} ms, ${r.ours.requestsPerMin}/min; per-order p95 ${r.baseline.all.p95Ms} ms (${Math.round(r.realMs / 1000)} s real)`
+      )
+      runs.push(r)
+    }
+    lines.push(line(settings, runs))
+  }
+  return lines
 }
 
 export default changeDetectionBench

@@ -1,12 +1,14 @@
 // npm run bench [-- name ...]: runs the benchmarks (all, or the ones named) one after
 // another against the sandbox on loopback, prints one JSON object per line on stdout
 // ({"bench": name, figures..., "baseline": {...}}), progress on stderr, and writes
-// bench/results/latest.json (the lines of this run merged over the previous file's, so a
-// subset run updates only its own benches).
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+// bench/results/latest.json and bench/results/YYYY-MM-DD.json (the lines of this run
+// merged over each file's previous lines, so a subset run updates only its own benches;
+// lib/results-file.ts).
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { machineInfo, type MachineInfo } from './lib/machine'
+import { join, relative } from 'node:path'
+import { machineInfo } from './lib/machine'
+import { writeResults, type ResultLine } from './lib/results-file'
 import type { Bench, BenchLine } from './lib/types'
 
 const BENCHES: Record<string, { describe: string; load: () => Promise<Bench> }> = {
@@ -15,7 +17,7 @@ const BENCHES: Record<string, { describe: string; load: () => Promise<Bench> }> 
     load: async () => (await import('./history')).historyBench
   },
   changes: {
-    describe: 'change detection over 1,000 open orders vs per-order orderStatus polling',
+    describe: 'change detection at the shipped and the minimum intervals, 100 and 1,000 open orders, vs per-order polling at our budget',
     load: async () => (await import('./change-detection')).changeDetectionBench
   },
   budget: {
@@ -27,7 +29,7 @@ const BENCHES: Record<string, { describe: string; load: () => Promise<Bench> }> 
     load: async () => (await import('./renderer')).rendererBench
   },
   startup: {
-    describe: 'browser harness launch to first orders rendered, warm database',
+    describe: 'start-up on a warm database: the web harness launch to first rows, and the main-side services to first orders:query',
     load: async () => (await import('./startup')).startupBench
   },
   sandbox: {
@@ -36,13 +38,7 @@ const BENCHES: Record<string, { describe: string; load: () => Promise<Bench> }> 
   }
 }
 
-interface ResultsFile {
-  machine: MachineInfo
-  updatedAt: string
-  lines: Array<BenchLine & { at: string; durationMs: number }>
-}
-
-const RESULTS = join(import.meta.dirname, 'results', 'latest.json')
+const RESULTS_DIR = join(import.meta.dirname, 'results')
 
 function usage(): string {
   return ['Usage: npm run bench [-- name ...]', '', ...Object.entries(BENCHES).map(([n, b]) => `  ${n.padEnd(9)} ${b.describe}`)].join('\n')
@@ -62,8 +58,9 @@ async function main(): Promise<number> {
   const names = args.length ? [...new Set(args)] : Object.keys(BENCHES)
   const machine = machineInfo()
   const tmp = await mkdtemp(join(tmpdir(), 'rampdesk-bench-'))
+  const startedAt = new Date()
   const started = performance.now()
-  const fresh: ResultsFile['lines'] = []
+  const fresh: ResultLine[] = []
   let failures = 0
   console.error(`rampdesk bench: ${names.join(', ')} on ${machine.nproc} x ${machine.cpuModel}, ${machine.memoryGiB} GiB`)
   try {
@@ -93,17 +90,8 @@ async function main(): Promise<number> {
   }
   console.error(`rampdesk bench: done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 
-  let previous: ResultsFile | null = null
-  try {
-    previous = JSON.parse(await readFile(RESULTS, 'utf8')) as ResultsFile
-  } catch {
-    previous = null
-  }
-  const ran = new Set(names)
-  const kept = (previous?.lines ?? []).filter((l) => !ran.has(benchModuleOf(l.bench)))
-  const file: ResultsFile = { machine, updatedAt: new Date().toISOString(), lines: [...kept, ...fresh] }
-  await mkdir(join(import.meta.dirname, 'results'), { recursive: true })
-  await writeFile(RESULTS, JSON.stringify(file, null, 2) + '\n')
+  const written = await writeResults(RESULTS_DIR, { fresh, ran: new Set(names), moduleOf: benchModuleOf, machine, startedAt })
+  console.error(`rampdesk bench: wrote ${written.map((f) => relative(process.cwd(), f)).join(' and ')}`)
   return failures ? 1 : 0
 }
 

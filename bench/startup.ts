@@ -1,4 +1,7 @@
-// Benchmark 5: start-up with a warm database. The clock starts when the browser harness
+// Benchmark 5: start-up with a warm database, two figures. The Electron start itself
+// cannot be measured here (no Electron binary on this machine), so:
+//
+// 1. The WEB HARNESS launch. The clock starts when the browser harness
 // is launched as its own process (the `npm run web` CLI, bundled with esbuild the way
 // the app's main process is bundled, on a warm data directory) and stops when the first
 // order row is in the orders view: process start and module loading, services, the
@@ -7,19 +10,27 @@
 // Baseline: the same launch on a warm database of 1,000 orders, so the line shows what
 // the size of the database adds; and the embedded simulator's generation time for each
 // size, measured alone, because a live profile does not pay it.
+//
+// 2. The MAIN-SIDE start alone (startup-worker.ts): in a fresh Node process, on the same
+// warm data directory, createServices + start() as the Electron main calls them, with the
+// support log the app ships, until the orders view's first orders:query is answered.
+// Three runs, each in a new process; median and spread. Beside it, the embedded
+// simulator's generation alone, also in a fresh process, which a live profile skips.
 import { spawn } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { buildRenderer } from '../src/web/build-renderer'
 import { startSandbox } from '../src/sandbox'
 import { launchChromium, VIEWPORT, viewUrl } from './lib/browser'
-import { bundle } from './lib/child'
-import { round } from './lib/stats'
+import { bundle, startWorker } from './lib/child'
+import { repeated, round } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { warmDataDir, type WarmData } from './lib/warm-app'
+import type { MainStartFigures, StartCommand } from './startup-worker'
 
 export const WARM_ORDERS = Number(process.env.BENCH_WARM_ORDERS ?? 143_500)
 const SMALL_ORDERS = 1_000
+const MAIN_RUNS = 3
 const ROOT = resolve(import.meta.dirname, '..')
 
 interface StartupFigures {
@@ -91,7 +102,36 @@ async function measure(script: string, warm: WarmData): Promise<StartupFigures> 
   }
 }
 
-export async function startupBench(ctx: BenchContext): Promise<BenchLine> {
+type WorkerAnswer = MainStartFigures | { embeddedSandboxMs: number } | { error: string } | { ready: true }
+
+function ok<T>(r: WorkerAnswer): T {
+  if ('error' in r) throw new Error(r.error)
+  return r as T
+}
+
+/** One main-side start in a fresh process; then, in another, the embedded simulator's generation alone. */
+async function measureMainSide(warm: WarmData): Promise<MainStartFigures & { embeddedSandboxMs: number }> {
+  const worker = await startWorker<StartCommand, WorkerAnswer>(join(import.meta.dirname, 'startup-worker.ts'))
+  let figures: MainStartFigures
+  try {
+    figures = ok<MainStartFigures>(
+      await worker.ask({ cmd: 'start', dataDir: warm.dataDir, sandbox: { orders: warm.sandbox.orders, seed: warm.sandbox.seed } })
+    )
+  } finally {
+    await worker.close()
+  }
+  const alone = await startWorker<StartCommand, WorkerAnswer>(join(import.meta.dirname, 'startup-worker.ts'))
+  try {
+    const { embeddedSandboxMs } = ok<{ embeddedSandboxMs: number }>(
+      await alone.ask({ cmd: 'sandbox', sandbox: { orders: warm.sandbox.orders, seed: warm.sandbox.seed } })
+    )
+    return { ...figures, embeddedSandboxMs }
+  } finally {
+    await alone.close()
+  }
+}
+
+export async function startupBench(ctx: BenchContext): Promise<BenchLine[]> {
   await buildRenderer({ quiet: true })
   const entry = join(ROOT, 'src', 'web', 'cli.ts')
   const script = await bundle(entry)
@@ -101,8 +141,15 @@ export async function startupBench(ctx: BenchContext): Promise<BenchLine> {
   ctx.log(`startup: ${WARM_ORDERS} orders, then ${SMALL_ORDERS}`)
   const big = await measure(script, warm)
   const base = await measure(script, small)
-  return {
+  const main: Array<MainStartFigures & { embeddedSandboxMs: number }> = []
+  for (let i = 0; i < MAIN_RUNS; i++) {
+    ctx.log(`startup: main side alone, run ${i + 1} of ${MAIN_RUNS}`)
+    main.push(await measureMainSide(warm))
+  }
+  const of = (k: keyof (typeof main)[number]) => repeated(main.map((r) => r[k] as number))
+  const harness: BenchLine = {
     bench: 'startup',
+    label: 'web harness launch (the browser harness, not Electron: the Electron start cannot be measured on this machine)',
     what: `the web harness launched as a process (src/web/cli.ts bundled by esbuild) on a warm data directory (sandbox profile, ${WARM_ORDERS} orders synced for all 8 fiat types; its embedded simulator seeded with the same orders), Chromium launched, main window opened on #/orders, until the first tr[data-order]; renderer prebuilt`,
     orders: WARM_ORDERS,
     rowsInView: big.rowsInView,
@@ -118,6 +165,27 @@ export async function startupBench(ctx: BenchContext): Promise<BenchLine> {
       pageToFirstRowsRatio: round(big.pageToFirstRowsMs / base.pageToFirstRowsMs, 2)
     }
   }
+  const mainSide: BenchLine = {
+    bench: 'startup-main',
+    label: 'main-side start alone (services ready and the first orders query answered; no window, no renderer)',
+    what: `${MAIN_RUNS} runs, each a fresh Node process on the esbuild bundle of bench/startup-worker.ts: createServices({ shellKind: 'electron', support log at the shipped level }) + start() on the warm data directory of the web harness line (sandbox profile active, ${WARM_ORDERS} orders synced, embedded simulator seeded with the same orders and generating, as npm run web starts it), then orders:query { filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 100 } (the orders view's first page) through invokeChannel as the IPC calls it; median and min-max`,
+    orders: WARM_ORDERS,
+    rows: main[0]!.rows,
+    total: main[0]!.total,
+    servicesToFirstRowsMs: of('servicesToFirstRowsMs'),
+    processToFirstRowsMs: of('processToFirstRowsMs'),
+    processAndModulesMs: of('processAndModulesMs'),
+    createServicesMs: of('createServicesMs'),
+    startMs: of('startMs'),
+    firstQueryMs: of('firstQueryMs'),
+    embeddedSandboxMs: of('embeddedSandboxMs'),
+    servicesToFirstRowsWithoutEmbeddedSandboxMs: repeated(main.map((r) => r.servicesToFirstRowsMs - r.embeddedSandboxMs)),
+    baseline: {
+      webHarnessLaunchMs: big.totalMs,
+      what: "the web harness line's launch to first rows (one run), which adds the harness's HTTP server, Chromium and the page to this"
+    }
+  }
+  return [harness, mainSide]
 }
 
 export default startupBench

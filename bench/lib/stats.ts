@@ -28,3 +28,13 @@ export const mb = (bytes: number): number => round(bytes / (1024 * 1024), 1)
 
 /** How many times larger `a` is than `b` (2 decimals). */
 export const ratio = (a: number, b: number): number => round(b === 0 ? NaN : a / b, 2)
+
+/** A figure measured over a few repeated runs: the median (nearest rank) and the spread. */
+export function repeated(samples: readonly number[], dp = 0): { runs: number; median: number; min: number; max: number } {
+  return {
+    runs: samples.length,
+    median: round(quantile(samples, 0.5), dp),
+    min: round(samples.length ? Math.min(...samples) : NaN, dp),
+    max: round(samples.length ? Math.max(...samples) : NaN, dp)
+  }
+}

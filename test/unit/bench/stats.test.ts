@@ -1,6 +1,6 @@
 // The benchmarks' numeric helpers: nearest-rank quantiles and JSON-friendly rounding.
 import { describe, expect, it } from 'vitest'
-import { quantile, ratio, round, summary } from '../../../bench/lib/stats'
+import { quantile, ratio, repeated, round, summary } from '../../../bench/lib/stats'
 
 describe('bench stats', () => {
   it('takes nearest-rank quantiles of unsorted samples', () => {
@@ -10,6 +10,12 @@ describe('bench stats', () => {
     expect(quantile(xs, 0.9)).toBe(9)
     expect(quantile(xs, 0)).toBe(1)
     expect(quantile([], 0.5)).toBeNaN()
+  })
+
+  it('gives the median and spread of repeated runs', () => {
+    expect(repeated([1_930.4, 1_702, 2_480])).toEqual({ runs: 3, median: 1_930, min: 1_702, max: 2_480 })
+    expect(repeated([12.34], 1)).toEqual({ runs: 1, median: 12.3, min: 12.3, max: 12.3 })
+    expect(repeated([])).toEqual({ runs: 0, median: null, min: null, max: null })
   })
 
   it('summarises without touching the input order', () => {
