@@ -84,6 +84,8 @@ interface HourResult {
   learned: LearnedLimit | null
   /** Simulated minutes from the start to when the limit was last learned or lowered. */
   learnedAtMin: number | null
+  /** Simulated minutes from the start to the last probe that raised it, if any. */
+  raisedAtMin: number | null
   realMs: number
 }
 
@@ -311,6 +313,7 @@ async function simulateHour(kind: ClientKind, tmp: string): Promise<HourResult> 
       historyOrders,
       learned,
       learnedAtMin: learned ? simMin(learned.learnedAt - start) : null,
+      raisedAtMin: learned?.raisedAt != null ? simMin(learned.raisedAt - start) : null,
       realMs: Math.round(performance.now() - realStart)
     }
   } finally {
@@ -368,7 +371,14 @@ export async function budgetBench(ctx: BenchContext): Promise<BenchLine> {
     simulatedMin: SIM_MS / MIN,
     realMs: ours.realMs,
     ...oursFig,
-    learnedHistoryLimit: ours.learned ? { limit: ours.learned.limit, learnedAtSimulatedMin: ours.learnedAtMin } : null,
+    learnedHistoryLimit: ours.learned
+      ? {
+          limit: ours.learned.limit,
+          learnedAtSimulatedMin: ours.learnedAtMin,
+          lastRaisedAtSimulatedMin: ours.raisedAtMin,
+          note: 'a probe raises a learned limit by one after 30 min of clean, busy use; background polling uses at most the limit minus 2 reserved for operators, so a raise is only tested when the lane is busy'
+        }
+      : null,
     baseline: {
       target: {
         r429Documented: 0,

@@ -9,7 +9,7 @@
 // while paging and ties at page boundaries and compares their databases with the truth.
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CONTROL_TOKEN_HEADER, startSandbox, type Sandbox } from '../src/sandbox'
+import { CONTROL_TOKEN_HEADER, CUTOVER, startSandbox, type Sandbox } from '../src/sandbox'
 import { historyCutoverBench } from './history-cutover'
 import { startWorker } from './lib/child'
 import { ratio } from './lib/stats'
@@ -115,6 +115,11 @@ async function historyFirstSync(ctx: BenchContext): Promise<BenchLine> {
     const count = (t: number, f: number) => counts.find((c) => c.type === t && c.fiatType === f)?.orders ?? 0
     const emptyScopes = synced.filter((s) => count(s.type, s.fiatType) === 0).length
     const exactMultiples = scopeOrders.filter((c) => c.orders % PAGE === 0).length
+    const cutoverIso = new Date(CUTOVER).toISOString()
+    const longRuns = synced.filter(
+      (sc) =>
+        sb.control.groundTruth({ type: sc.type as 1 | 2, fiatType: sc.fiatType }).filter((o) => o.updatedAt === cutoverIso).length > PAGE
+    ).length
     const syncedOrders = counts.reduce((n, c) => n + c.orders, 0)
     return {
       bench: 'history',
@@ -138,7 +143,7 @@ async function historyFirstSync(ctx: BenchContext): Promise<BenchLine> {
           requests: floor,
           formula: 'sum over (type, fiat) of ceil(orders/500)',
           overFloor: first.requests - floor,
-          why: `${emptyScopes} empty scopes synced cost one request each to learn they are empty; ${exactMultiples} scopes with an exact multiple of 500 need one empty page`
+          why: `${emptyScopes} empty scopes synced cost one request each to learn they are empty; ${exactMultiples} scopes with an exact multiple of 500 need one empty page; ${longRuns} scopes hold a run of equal updatedAt longer than a page (the 4.4 cutover instant), where each offset page re-reads the end of the one before to check nothing shifted, about one extra page per such run`
         },
         sinceCursor: {
           what: 'the since-cursor client (bench/lib/since-cursor-sync.ts): since = last committed updatedAt (read as inclusive), ASC pages of 500 committed one by one with the cursor, keyset by the last updatedAt of a full page, offset pages inside a run of equal updatedAt longer than a page; same scopes, its own database',
