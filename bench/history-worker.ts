@@ -1,17 +1,18 @@
 // Child process of the history benchmark: the main-side services that sync history
 // (ApiClient, OrderMonitor with HistorySync, the profile's SQLite store) and nothing
-// else, so its RSS and heap are theirs alone. It also hosts the naive baseline client,
-// run in a process of its own the same way.
+// else, so its RSS and heap are theirs alone. It also hosts the since-cursor baseline
+// client (lib/since-cursor-sync.ts), run in a process of its own the same way.
 import { ApiClient } from '../src/main/api/client'
 import { RateBudget } from '../src/main/api/rate-budget'
 import { OrderMonitor } from '../src/main/monitor/order-monitor'
 import { openLocalStore, type LocalStore } from '../src/main/store/local-store'
 import type { OrderType } from '../src/shared/ipc/contract'
 import { serveWorker } from './lib/child'
+import { SinceCursorSync } from './lib/since-cursor-sync'
 
 export interface InitCommand {
   cmd: 'init'
-  mode: 'incremental' | 'naive'
+  mode: 'incremental' | 'sinceCursor'
   url: string
   apiKey: string
   apiSecret: string
@@ -71,36 +72,6 @@ function memory(): MemoryFigures {
   }
 }
 
-/**
- * The baseline: a client with no cursor. Every poll it reads each scope's whole history
- * from page 1 (no since), 500 a page, until a short page, and writes every page to the
- * same store the way the real sync does (unchanged rows are skipped by content hash).
- */
-class NaiveHistoryPoller {
-  constructor(
-    private readonly client: ApiClient,
-    private readonly store: LocalStore,
-    private readonly fiatTypes: number[]
-  ) {}
-
-  scopes(): Array<{ type: OrderType; fiatType: number }> {
-    return [1, 2].flatMap((type) => this.fiatTypes.map((fiatType) => ({ type: type as OrderType, fiatType })))
-  }
-
-  async poll(): Promise<void> {
-    await Promise.all(this.scopes().map((s) => this.readAll(s.type, s.fiatType)))
-  }
-
-  private async readAll(type: OrderType, fiatType: number): Promise<void> {
-    for (let page = 1; ; page++) {
-      const records = await this.client.merchantHistory({ type, fiatType, page, pageSize: 500, order: 'ASC' }, { priority: 'background' })
-      if (type === 1) this.store.orders.applyHistoryPage({ type: 1, fiatType, records: records as never })
-      else this.store.orders.applyHistoryPage({ type: 2, fiatType, records: records as never })
-      if (records.length < 500) return
-    }
-  }
-}
-
 let state: {
   store: LocalStore
   client: ApiClient
@@ -142,8 +113,8 @@ serveWorker<WorkerCommand>(async (m) => {
           close: () => monitor.stop()
         }
       } else {
-        const naive = new NaiveHistoryPoller(client, store, m.fiatTypes)
-        state = { store, client, poll: () => naive.poll(), scopes: () => naive.scopes(), close: async () => undefined }
+        const baseline = new SinceCursorSync(client, store, m.fiatTypes)
+        state = { store, client, poll: () => baseline.poll(), scopes: () => baseline.scopes(), close: async () => undefined }
       }
       return memory()
     }

@@ -2,11 +2,15 @@
 // main-side sync runs in a child (history-worker.ts) so its RSS and heap are its own.
 // Measured: the first sync (wall time, requests, peak RSS and heap), then one poll after
 // a burst of changes. Beside it: the request floor (ceil(N/500) per type and fiat, the
-// issue's formula, from the per-scope counts) and a naive client, run for real in its own
-// child on a copy of the same database, that re-reads all history on every poll.
-import { cp, mkdir } from 'node:fs/promises'
+// issue's formula, from the per-scope counts) and the since-cursor client a competent
+// engineer would write (lib/since-cursor-sync.ts), run for real in its own child on a
+// database of its own: its first sync, then one poll after a burst of the same size.
+// A second line (history-cutover.ts) runs both clients against sandboxes with churn
+// while paging and ties at page boundaries and compares their databases with the truth.
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CONTROL_TOKEN_HEADER, startSandbox, type Sandbox } from '../src/sandbox'
+import { CONTROL_TOKEN_HEADER, CUTOVER, startSandbox, type Sandbox } from '../src/sandbox'
+import { historyCutoverBench } from './history-cutover'
 import { startWorker } from './lib/child'
 import { ratio } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
@@ -42,12 +46,19 @@ async function sandboxOrders(sb: Sandbox): Promise<number> {
   return ((await res.json()) as { orders: number }).orders
 }
 
-export async function historyBench(ctx: BenchContext): Promise<BenchLine> {
+export async function historyBench(ctx: BenchContext): Promise<BenchLine[]> {
+  const main = await historyFirstSync(ctx)
+  const cutover = await historyCutoverBench(ctx)
+  return [main, cutover]
+}
+
+async function historyFirstSync(ctx: BenchContext): Promise<BenchLine> {
   ctx.log(`history: generating ${ORDERS} orders in the sandbox`)
   const sb = await startSandbox({ orders: ORDERS, seed: 1, autoGenerate: false })
   const oursDir = join(ctx.tmp, 'history-ours')
-  const naiveDir = join(ctx.tmp, 'history-naive')
+  const baseDir = join(ctx.tmp, 'history-since-cursor')
   await mkdir(oursDir, { recursive: true })
+  await mkdir(baseDir, { recursive: true })
   const init = (mode: InitCommand['mode'], dbDir: string): InitCommand => ({
     cmd: 'init',
     mode,
@@ -79,21 +90,22 @@ export async function historyBench(ctx: BenchContext): Promise<BenchLine> {
     }
     const totalAfterOurs = await sandboxOrders(sb)
 
-    // ---- naive: same database (a copy), same size of change burst, one re-read poll
-    await cp(oursDir, naiveDir, { recursive: true })
-    const naiveChanges = churn(sb, 100, 50)
-    const naive = await startWorker<WorkerCommand, Reply>(WORKER)
-    let naivePoll: PollResult
-    let naiveIdle: MemoryFigures
+    // ---- the since-cursor baseline: a database of its own, first sync, then a poll after a burst of the same size
+    const base = await startWorker<WorkerCommand, Reply>(WORKER)
+    let baseFirst: PollResult
+    let basePoll: PollResult
+    let baseChanges: number
     try {
-      naiveIdle = check<MemoryFigures>(await naive.ask(init('naive', naiveDir)))
-      ctx.log('history: naive client re-reading all history once')
-      naivePoll = check<PollResult>(await naive.ask({ cmd: 'poll' }))
-      check(await naive.ask({ cmd: 'close' }))
+      check<MemoryFigures>(await base.ask(init('sinceCursor', baseDir)))
+      ctx.log('history: since-cursor baseline, first sync')
+      baseFirst = check<PollResult>(await base.ask({ cmd: 'poll' }))
+      baseChanges = churn(sb, 100, 50)
+      basePoll = check<PollResult>(await base.ask({ cmd: 'poll' }))
+      check(await base.ask({ cmd: 'close' }))
     } finally {
-      await naive.close()
+      await base.close()
     }
-    const totalAfterNaive = await sandboxOrders(sb)
+    const totalAfterBase = await sandboxOrders(sb)
 
     const scopeOrders = counts.filter((c) => c.orders > 0)
     // The floor is over every (type, fiat) of the 8 fiats, whether the monitor syncs it or
@@ -103,6 +115,11 @@ export async function historyBench(ctx: BenchContext): Promise<BenchLine> {
     const count = (t: number, f: number) => counts.find((c) => c.type === t && c.fiatType === f)?.orders ?? 0
     const emptyScopes = synced.filter((s) => count(s.type, s.fiatType) === 0).length
     const exactMultiples = scopeOrders.filter((c) => c.orders % PAGE === 0).length
+    const cutoverIso = new Date(CUTOVER).toISOString()
+    const longRuns = synced.filter(
+      (sc) =>
+        sb.control.groundTruth({ type: sc.type as 1 | 2, fiatType: sc.fiatType }).filter((o) => o.updatedAt === cutoverIso).length > PAGE
+    ).length
     const syncedOrders = counts.reduce((n, c) => n + c.orders, 0)
     return {
       bench: 'history',
@@ -126,21 +143,21 @@ export async function historyBench(ctx: BenchContext): Promise<BenchLine> {
           requests: floor,
           formula: 'sum over (type, fiat) of ceil(orders/500)',
           overFloor: first.requests - floor,
-          why: `${emptyScopes} empty scopes synced cost one request each to learn they are empty; ${exactMultiples} scopes with an exact multiple of 500 need one empty page`
+          why: `${emptyScopes} empty scopes synced cost one request each to learn they are empty; ${exactMultiples} scopes with an exact multiple of 500 need one empty page; ${longRuns} scopes hold a run of equal updatedAt longer than a page (the 4.4 cutover instant), where each offset page re-reads the end of the one before to check nothing shifted, about one extra page per such run`
         },
-        naive: {
-          what: 'no cursor: every poll re-reads each scope from page 1 without since, applying every page to the same store',
-          pollChanges: naiveChanges,
-          pollMs: naivePoll.wallMs,
-          pollRequests: naivePoll.requests,
-          peakRssMb: naivePoll.peakRssMb,
-          peakHeapMb: naivePoll.peakHeapMb,
-          idleRssMb: naiveIdle.rssMb,
-          complete: naivePoll.ordersInDb === totalAfterNaive
+        sinceCursor: {
+          what: 'the since-cursor client (bench/lib/since-cursor-sync.ts): since = last committed updatedAt (read as inclusive), ASC pages of 500 committed one by one with the cursor, keyset by the last updatedAt of a full page, offset pages inside a run of equal updatedAt longer than a page; same scopes, its own database',
+          firstSyncMs: baseFirst.wallMs,
+          firstSyncRequests: baseFirst.requests,
+          peakRssMb: baseFirst.peakRssMb,
+          pollChanges: baseChanges,
+          pollMs: basePoll.wallMs,
+          pollRequests: basePoll.requests,
+          complete: baseFirst.failed + basePoll.failed === 0 && basePoll.ordersInDb === totalAfterBase
         },
         ratios: {
-          pollRequestsNaiveOverOurs: ratio(naivePoll.requests, poll.requests),
-          pollTimeNaiveOverOurs: ratio(naivePoll.wallMs, poll.wallMs),
+          firstSyncRequestsOursOverSinceCursor: ratio(first.requests, baseFirst.requests),
+          pollRequestsOursOverSinceCursor: ratio(poll.requests, basePoll.requests),
           firstSyncRequestsOverFloor: ratio(first.requests, floor)
         }
       },
