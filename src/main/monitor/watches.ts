@@ -1,6 +1,8 @@
 // Polling of pinned orders through orderStatus. A pinned order that is not terminal is
-// polled on its own adaptive schedule: soon after it changed, then less and less often
-// while nothing changes, and never more often than the profile's orderStatus budget can
+// polled on its own adaptive schedule: soon after it changed, then at the operator's
+// interval for as long as it was moving lately (STEADY_MS after it was pinned or last
+// changed: an order being watched on the phone keeps the pace the setting promises),
+// then less and less often while nothing changes, and never more often than the profile's orderStatus budget can
 // carry for all watches together. A terminal order stays pinned but is no longer polled.
 // Polls run one at a time at background priority, so operators' requests go first.
 import type { CallOptions } from '../api/client'
@@ -49,10 +51,15 @@ export interface WatchSchedule {
   lastError: ApiErrorInfo | null
 }
 
+/** How long after being pinned or changing an order is polled at the operator's interval before backing off. */
+export const STEADY_MS = 5 * 60_000
+
 interface Entry {
   type: OrderType
   orderId: number
   intervalMs: number
+  /** Until then, unchanged polls keep the operator's interval instead of backing off. */
+  steadyUntil: number
   nextAt: number
   lastStatus: number | null
   lastError: ApiErrorInfo | null
@@ -126,6 +133,7 @@ export class WatchPoller {
     } else {
       e.lastStatus = status
       e.intervalMs = this.fastMs()
+      e.steadyUntil = this.now() + STEADY_MS
       e.nextAt = this.now() + this.paced(e.intervalMs)
     }
     this.arm()
@@ -166,7 +174,15 @@ export class WatchPoller {
 
   private track(type: OrderType, orderId: number, status: number | null, now: number): void {
     if (status !== null && statusInfo(type, status).terminal) return
-    this.entries.set(key(type, orderId), { type, orderId, intervalMs: this.pollMs, nextAt: now, lastStatus: status, lastError: null })
+    this.entries.set(key(type, orderId), {
+      type,
+      orderId,
+      intervalMs: this.pollMs,
+      steadyUntil: now + STEADY_MS,
+      nextAt: now,
+      lastStatus: status,
+      lastError: null
+    })
   }
 
   private fastMs(): number {
@@ -246,9 +262,13 @@ export class WatchPoller {
     e.lastStatus = status
     if (statusInfo(e.type, status).terminal) this.entries.delete(key(e.type, e.orderId))
     else {
-      e.intervalMs =
-        changed || result.change ? this.fastMs() : Math.min(this.maxMs(), Math.max(this.pollMs, Math.round(e.intervalMs * 1.5)))
-      e.nextAt = this.now() + this.paced(e.intervalMs)
+      const now = this.now()
+      if (changed || result.change) {
+        e.intervalMs = this.fastMs()
+        e.steadyUntil = now + STEADY_MS
+      } else if (now < e.steadyUntil) e.intervalMs = this.pollMs
+      else e.intervalMs = Math.min(this.maxMs(), Math.max(this.pollMs, Math.round(e.intervalMs * 1.5)))
+      e.nextAt = now + this.paced(e.intervalMs)
     }
     this.o.onStatus?.({ type: e.type, orderId: e.orderId, status, result })
   }

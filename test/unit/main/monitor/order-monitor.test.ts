@@ -9,6 +9,7 @@ import { ApiError } from '../../../../src/shared/api/errors'
 import type { SyncState } from '../../../../src/shared/ipc/contract'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { OrderMonitor, type MonitorEvents, type OrderMonitorOptions } from '../../../../src/main/monitor/order-monitor'
+import { STEADY_MS } from '../../../../src/main/monitor/watches'
 import { at, FakeClock, FakeHistory, onramp, settle } from './fake-history'
 
 const POLL = 30_000
@@ -373,15 +374,25 @@ describe('OrderMonitor', () => {
       expect(fake.statusCalls).toEqual([{ type: 1, orderId: 1, priority: 'background' }])
       expect(store.watches.get(1, 1)).toBeDefined()
 
-      // Quiet: the interval grows by half each time (pollMs, 1.5x, 2.25x...).
+      // Just pinned: the operator's interval holds for STEADY_MS, whatever the quiet.
       const intervals: number[] = []
-      for (let i = 0; i < 3; i++) {
+      const pinnedAt = clock.t
+      while (clock.t < pinnedAt + STEADY_MS) {
         const next = monitor.watchSchedule()[0]!
         intervals.push(next.nextPollAt! - clock.t)
         await clock.advance(next.nextPollAt! - clock.t)
       }
-      expect(intervals[1]).toBeGreaterThan(intervals[0]!)
-      expect(intervals[2]).toBeGreaterThan(intervals[1]!)
+      expect(intervals.length).toBeGreaterThan(2)
+      expect(new Set(intervals)).toEqual(new Set([WATCH]))
+      // Then quiet: the interval grows by half each time (pollMs, 1.5x, 2.25x...).
+      const quiet: number[] = []
+      for (let i = 0; i < 3; i++) {
+        const next = monitor.watchSchedule()[0]!
+        await clock.advance(next.nextPollAt! - clock.t)
+        quiet.push(monitor.watchSchedule()[0]!.nextPollAt! - clock.t)
+      }
+      expect(quiet[1]).toBeGreaterThan(quiet[0]!)
+      expect(quiet[2]).toBeGreaterThan(quiet[1]!)
 
       // A change: seen by the poll, emitted with source watch, next poll at the fast pace.
       fake.change(1, 1, 1, 2, at(8000))
