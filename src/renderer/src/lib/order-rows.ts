@@ -85,8 +85,19 @@ export function orderRowView(r: OrderRow, l: RowLabels): OrderRowView {
  */
 export class OrderRowViews {
   readonly #pages = new WeakMap<readonly OrderRow[], Array<OrderRowView | undefined>>()
+  private readonly labels: RowLabels
 
-  constructor(private readonly labels: RowLabels) {}
+  constructor(labels: RowLabels) {
+    // A few coins, chains and fiats label thousands of rows: each label is looked up
+    // once (the app's lookups scan the configuration's lists, through its state proxies).
+    this.labels = {
+      locale: labels.locale,
+      fiatLabel: once((id: number | null) => labels.fiatLabel(id)),
+      coinLabel: once((id: number) => labels.coinLabel(id)),
+      chainLabel: once((id: number) => labels.chainLabel(id)),
+      coinDp: once((id: number) => labels.coinDp(id))
+    }
+  }
 
   /** The model of `page[index]`, or undefined when the page has no such row. */
   at(page: readonly OrderRow[], index: number): OrderRowView | undefined {
@@ -98,5 +109,16 @@ export class OrderRowViews {
       this.#pages.set(page, views)
     }
     return (views[index] ??= orderRowView(r, this.labels))
+  }
+}
+
+/** f with its answer kept per key. */
+function once<K, T>(f: (key: K) => T): (key: K) => T {
+  const kept = new Map<K, T>()
+  return (key) => {
+    if (kept.has(key)) return kept.get(key) as T
+    const v = f(key)
+    kept.set(key, v)
+    return v
   }
 }
