@@ -30,6 +30,8 @@ import { WARM_ORDERS } from './startup'
 const LATENCY_TARGET_MS = 50
 const FRAME_TARGET_MS = 16.7
 const BUNDLE_TARGET_KB = 250
+/** The onramp rows issue 12 sets the targets on (the default warm database of 143,500 orders holds them). */
+const ISSUE_ROWS = 100_340
 /** The orders view's search debounce (it had 250 ms; it sends a query per keystroke now). */
 const SEARCH_DEBOUNCE_MS = 0
 
@@ -200,6 +202,8 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
   const bundle = await bundleGzipKb(staticDir)
   const warm = await warmDataDir(ctx, WARM_ORDERS)
   ctx.log(`renderer: orders view over ${warm.rowsByType[1]} onramp rows`)
+  if (warm.rowsByType[1] !== ISSUE_ROWS)
+    ctx.log(`renderer: NOTE the targets are set on ${ISSUE_ROWS} rows; BENCH_WARM_ORDERS=${WARM_ORDERS} gives ${warm.rowsByType[1]}`)
   const app = await startWebApp({ dataDir: warm.dataDir, sandbox: warm.sandbox, staticDir })
   // Time the services' side of every orders:query the page sends (SQL and row mapping).
   const queryMs: number[] = []
@@ -344,6 +348,8 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       bench: 'renderer',
       what: `Chromium (${process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'}, headless, ${VIEWPORT.width}x${VIEWPORT.height}) on the browser harness; warm database of ${WARM_ORDERS} orders, onramp tab; ${f.n} filter changes, ${k.n} searches typed (${terms.length} terms and clearing), ${st.n} steady scroll frames (96 px), ${fl.n} flung frames (1920 px)`,
       rows: all.total,
+      settings:
+        'as shipped (no settings file: DEFAULT_SETTINGS, fiatTypes [1], historyPollSeconds 30); SQLite as src/main/store/database.ts opens it',
       firstRowsMs: round(load.firstRows ?? NaN, 0),
       filterP50Ms: f.p50,
       filterP95Ms: f.p95,
@@ -384,6 +390,7 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
         settingsViewHeapMb: settingsHeap
       },
       met: {
+        rows: all.total === ISSUE_ROWS,
         filter: f.p95 < LATENCY_TARGET_MS,
         search: k.p95 < LATENCY_TARGET_MS,
         searchAfterDebounce: q.p95 < LATENCY_TARGET_MS,

@@ -5,10 +5,11 @@
 // (the app's OrderMonitor, in a child process, budget lane opened wide); the web app
 // later starts its embedded sandbox with the same seed and size, so its orders are the
 // same ones (shifted by the minutes between the two starts, which the incremental sync
-// at start-up picks up).
+// at start-up picks up). The app itself runs with the settings it ships (no settings
+// file: fiatTypes [1], history every 30 s): the database holds every fiat's orders, the
+// way an operator who followed more fiats before would have it.
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { AppSettings } from '../../src/main/app-settings'
 import { PROFILES_DIR } from '../../src/main/profiles/profile-store'
 import { startSandbox, type StartSandboxOptions } from '../../src/sandbox'
 import { startWorker } from './child'
@@ -45,7 +46,6 @@ async function build(ctx: BenchContext, orders: number, seed: number): Promise<W
   const dataDir = join(ctx.tmp, `warm-${orders}-${seed}`)
   const dbDir = join(dataDir, PROFILES_DIR, 'sandbox')
   await mkdir(dbDir, { recursive: true })
-  new AppSettings(dataDir).update({ fiatTypes: ALL_FIATS })
   const sandbox: StartSandboxOptions = { orders, seed, autoGenerate: false }
   ctx.log(`warm database: syncing ${orders} orders (seed ${seed}) into ${dataDir}`)
   const sb = await startSandbox(sandbox)

@@ -4,7 +4,6 @@
 // the webhookPayloadForm reading); the merchant must answer 2xx within 5 s, else the
 // delivery is retried with exponential backoff, up to 10 attempts. Every attempt is
 // logged for the control API (listDeliveries).
-import { request } from 'undici'
 import { headerNames } from './routes'
 import { signWebhook, type WebhookPayloadForm } from './signing'
 
@@ -131,6 +130,10 @@ export class WebhookDispatcher {
     const started = performance.now()
     let result: AttemptResult
     try {
+      // Loaded at the first delivery: the simulator runs inside the app's main process,
+      // where undici's index (fetch, WebSocket, caches, mocks) costs memory every profile
+      // would pay, sandbox or live, though most never send a simulated webhook.
+      const { request } = await import('undici')
       const res = await request(d.url, {
         method: 'POST',
         headers,

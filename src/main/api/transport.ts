@@ -2,7 +2,8 @@
 // headers / body timeouts, AbortSignal, a cap on response size, and every undici
 // failure mapped to an ApiError kind. An injected Dispatcher (MockAgent in tests)
 // replaces the pools.
-import { Pool, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
+import { Pool } from './undici-parts'
 import { ApiError } from '../../shared/api/errors'
 import pkg from '../../../package.json' with { type: 'json' }
 

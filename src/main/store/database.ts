@@ -88,6 +88,17 @@ export class Sql {
   }
 
   /**
+   * A stamp that changes whenever the database may have changed: rows written by this
+   * connection (total_changes, which also counts statements later rolled back) or a commit
+   * by another one (data_version). A key for caching query results; null inside a
+   * transaction, whose writes may yet be rolled back, so nothing is cached there.
+   */
+  writeStamp(): string | null {
+    if (this.depth > 0) return null
+    return `${this.value<number>('SELECT total_changes()')}:${this.value<number>('PRAGMA data_version')}`
+  }
+
+  /**
    * Runs fn in a transaction: BEGIN IMMEDIATE at the outermost level (takes the write
    * lock up front so two connections never deadlock upgrading a read lock), a savepoint
    * when nested. Everything fn wrote is rolled back if it throws. fn must be synchronous.

@@ -6,7 +6,7 @@ import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import { contentHash } from './content-hash'
 import type { Sql, SqlValue } from './database'
-import { buildOrderQuery, type OrderFilter, type OrderQuery } from './order-query'
+import { buildOrderQuery, type BuiltOrderQuery, type OrderFilter, type OrderQuery } from './order-query'
 import type { ListedRecord, SyncCursor, SyncCursorsRepo } from './sync-cursors-repo'
 import type { UnreadableInput, UnreadableOrdersRepo } from './unreadable-orders-repo'
 
@@ -317,7 +317,13 @@ function assertType(type: number): asserts type is OrderType {
   if (type !== 1 && type !== 2) throw new RangeError(`order type must be 1 (onramp) or 2 (offramp), got ${type}`)
 }
 
+/** Filter totals kept between writes: enough for an operator switching between a few filters. */
+const MAX_CACHED_TOTALS = 64
+
 export class OrdersRepo {
+  /** The totals of recent filters, valid while the database's write stamp is unchanged. */
+  private totals: { stamp: string | null; byFilter: Map<string, number> } = { stamp: null, byFilter: new Map() }
+
   constructor(
     private readonly sql: Sql,
     private readonly now: () => Date,
@@ -514,9 +520,28 @@ export class OrdersRepo {
     const built = buildOrderQuery(q)
     // Both statements run back to back on the one connection, so nothing can commit
     // between them: rows and total describe the same state.
-    const total = this.sql.value<number>(built.countSql, ...built.params) ?? 0
+    const total = this.total(built)
     const rows = this.sql.all<OrderDbRow>(built.rowsSql, ...built.params, built.limit, built.offset).map(toRow)
     return { rows, total }
+  }
+
+  /**
+   * COUNT(*) of a filter walks every matching index entry (100,000 of them for a whole
+   * tab), while its first page is an index seek: so the totals are kept until the next
+   * write, and an operator going back to a filter (or to "any") does not count again.
+   */
+  private total(built: BuiltOrderQuery): number {
+    const stamp = this.sql.writeStamp()
+    if (stamp === null) return this.sql.value<number>(built.countSql, ...built.params) ?? 0
+    if (stamp !== this.totals.stamp) this.totals = { stamp, byFilter: new Map() }
+    const key = `${built.where}|${built.params.map((p) => `${typeof p}:${String(p)}`).join('|')}`
+    let total = this.totals.byFilter.get(key)
+    if (total === undefined) {
+      total = this.sql.value<number>(built.countSql, ...built.params) ?? 0
+      if (this.totals.byFilter.size >= MAX_CACHED_TOTALS) this.totals.byFilter.clear()
+      this.totals.byFilter.set(key, total)
+    }
+    return total
   }
 
   /** Every order matching the filter, one at a time (for CSV export). */

@@ -4,7 +4,8 @@
 // pause and names the last event id it saw, and the hub replays the order changes
 // since. Events are handed on once each: ids already seen are dropped. Calls never
 // throw: every failure comes back as the contract's error envelope, in plain words.
-import { Agent, request, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
+import { Agent, request } from '../api/undici-parts'
 import { eventNames, type ChannelName, type Envelope, type EventName } from '../../shared/ipc/contract'
 import pkg from '../../../package.json' with { type: 'json' }
 

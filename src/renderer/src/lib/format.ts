@@ -1,6 +1,8 @@
 // Small display helpers for times, ages and counts, in the operator's locale (the OS
 // locale in Electron, the browser's language in the harness: app.locale). Amounts go
-// through Money.svelte and formatDecimal (decimal strings, never floats).
+// through amountText (Money.svelte and the orders table) and formatDecimal: decimal
+// strings, never floats.
+import { formatDecimal } from '../../../shared/domain/money'
 
 /** "4 s", "3 min", "2 h 5 min", "3 d". */
 export function duration(ms: number): string {
@@ -62,4 +64,20 @@ export function dateTime(v: number | string | null | undefined, locale: string):
 /** A whole count ("1,00,000" in en-IN, "100,000" in en-US). */
 export function count(n: number, locale: string): string {
   return kept(countFormats, locale, (l) => new Intl.NumberFormat(l, { maximumFractionDigits: 0 })).format(n)
+}
+
+// formatDecimal builds its text from BigInt and Intl on every call; a scrolling table shows
+// the same few thousand amounts again and again, so their text is kept.
+const amountTexts = new Map<string, string>()
+
+/** An amount rounded to `dp` places for display, grouped as the locale writes numbers (throws on a malformed decimal). */
+export function amountText(value: string, dp: number, locale: string): string {
+  const key = `${locale}|${dp}|${value}`
+  let t = amountTexts.get(key)
+  if (t === undefined) {
+    t = formatDecimal(value, dp, locale)
+    if (amountTexts.size >= 5000) amountTexts.clear()
+    amountTexts.set(key, t)
+  }
+  return t
 }

@@ -79,10 +79,19 @@ export class OrderWindow {
   }
 
   rowAt(i: number): OrderRow | undefined {
+    return this.pageOf(i)?.[i % PAGE_SIZE]
+  }
+
+  /**
+   * The fetched page holding row i (its index there is i % PAGE_SIZE), or undefined. A
+   * page's array is never changed in place: a new answer or a patch replaces it, so
+   * what is derived from one array (formatted rows) stays true to it.
+   */
+  pageOf(i: number): readonly OrderRow[] | undefined {
     const page = Math.floor(i / PAGE_SIZE)
     void this.#epoch
     void this.#signal(page).v
-    return this.#pages.get(page)?.[i % PAGE_SIZE]
+    return this.#pages.get(page)
   }
 
   /**
@@ -111,7 +120,9 @@ export class OrderWindow {
     for (const [page, rows] of this.#pages) {
       const i = rows.findIndex((r) => r.orderId === row.orderId && r.type === row.type)
       if (i >= 0) {
-        rows[i] = row
+        const next = rows.slice()
+        next[i] = row
+        this.#pages.set(page, next)
         this.#bump(page)
       }
     }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Sql } from '../../../../src/main/store/database'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import type { OnrampOrder } from '../../../../src/shared/api/schemas'
 import { offramp, onramp } from './order-fixtures'
@@ -215,5 +216,40 @@ describe('applyStatus and applyRecord', () => {
 
   it('rejects an unknown order type', () => {
     expect(() => store.orders.applyStatus(3 as 1, 1, 1, 'watch')).toThrow(RangeError)
+  })
+})
+
+describe('query totals', () => {
+  it('keeps a total between writes and counts again after any write, by this connection or another', () => {
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1, status: 0 }), onramp({ orderId: 2, status: 4 })] })
+    const all = () => store.orders.query({ type: 1 }).total
+    const done = () => store.orders.query({ type: 1, statuses: [4] }).total
+    expect([all(), done(), all()]).toEqual([2, 1, 2])
+
+    // A status change through this connection.
+    tick()
+    store.orders.applyStatus(1, 1, 4, 'watch')
+    expect([all(), done()]).toEqual([2, 2])
+
+    // A commit by another connection to the same file.
+    const other = openLocalStore(dir, { now: () => clock })
+    try {
+      other.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 3, status: 4 })] })
+    } finally {
+      other.close()
+    }
+    expect([all(), done()]).toEqual([3, 3])
+  })
+
+  it('does not keep a total counted inside a transaction that is then rolled back', () => {
+    const sql = (store as unknown as { orders: { sql: Sql } }).orders.sql
+    expect(() =>
+      sql.transaction(() => {
+        store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 1, status: 0 })] })
+        expect(store.orders.query({ type: 1 }).total).toBe(1)
+        throw new Error('abandon')
+      })
+    ).toThrow('abandon')
+    expect(store.orders.query({ type: 1 }).total).toBe(0)
   })
 })

@@ -196,8 +196,13 @@ describe('OrderWindow', () => {
     win.reset(onramp)
     win.ensure(0, 30)
     await drain()
+    const before = win.pageOf(149)
     win.patch(row(1, 100150, 15))
     expect(win.rowAt(149)).toMatchObject({ orderId: 100150, status: 15 })
+    // A new array for the patched page, the old one untouched: what was formatted from it stays true to it.
+    expect(win.pageOf(149)).not.toBe(before)
+    expect(before?.[49]).toMatchObject({ orderId: 100150, status: 0 })
+    expect(win.pageOf(0)).toBe(win.pageOf(99))
     // Same id, other type: another order.
     win.patch(row(2, 100001, 4))
     expect(win.rowAt(0)).toMatchObject({ type: 1, status: 0 })

@@ -1,0 +1,79 @@
+// The orders table's row model: texts formatted as the locale writes them, unknown
+// statuses and missing values shown as such, and models kept per page array.
+import { describe, expect, it } from 'vitest'
+import { OrderRowViews, orderRowView, type RowLabels } from '../../../../src/renderer/src/lib/order-rows'
+import type { OrderRow } from '../../../../src/shared/ipc/contract'
+
+function row(over: Partial<OrderRow> = {}): OrderRow {
+  return {
+    type: 1,
+    orderId: 100001,
+    status: 4,
+    fiatType: 1,
+    coinId: 54,
+    chainId: 1,
+    fiatAmount: '100000.456',
+    cryptoAmount: '11.5',
+    walletAddress: '0xabc',
+    merchantRecognitionId: 'm-1',
+    referenceId: null,
+    transactionHash: null,
+    createdAt: '2024-01-01T00:00:00.000Z',
+    updatedAt: '2024-01-02T03:04:05.000Z',
+    firstSeenAt: 0,
+    lastChangedAt: 0,
+    watched: true,
+    ...over
+  }
+}
+
+const labels = (locale: string): RowLabels => ({
+  locale,
+  fiatLabel: (id) => (id === 1 ? 'INR' : `fiat ${String(id)}`),
+  coinLabel: (id) => (id === 54 ? 'USDT' : `coin ${id}`),
+  chainLabel: (id) => (id === 1 ? 'ERC20' : `chain ${id}`),
+  coinDp: () => 4
+})
+
+describe('orderRowView', () => {
+  it('formats amounts, labels and the time in the operator locale', () => {
+    const v = orderRowView(row(), labels('en-IN'))
+    expect(v.fiat).toEqual({ text: '1,00,000.46', title: '100000.456', unit: 'INR' })
+    expect(v.crypto).toEqual({ text: '11.5000', title: '11.5', unit: '' })
+    expect(v.coinNetwork).toBe('USDT · ERC20')
+    expect(v.statusNumber).toBe('\u00a0(4)')
+    expect(v.statusTitle).toMatch(/final$/)
+    expect(v.wallet).toBe('0xabc')
+    expect(v.updated).toMatch(/2024/)
+    expect(orderRowView(row(), labels('en-US')).fiat.text).toBe('100,000.46')
+  })
+
+  it('shows a status it does not know without a number, and missing values as a dash', () => {
+    const v = orderRowView(row({ status: 999, fiatAmount: null, walletAddress: null, merchantRecognitionId: null }), labels('en-US'))
+    expect(v.statusLabel).toBe('unknown status 999')
+    expect(v.statusNumber).toBe('')
+    expect(v.fiat).toEqual({ text: '—', title: undefined, unit: '' })
+    expect(v.wallet).toBe('—')
+    expect(v.walletTitle).toBe('')
+    expect(v.merchant).toBe('—')
+  })
+
+  it('shows an amount that is not a decimal as it came', () => {
+    expect(orderRowView(row({ cryptoAmount: 'n/a' }), labels('en-US')).crypto.text).toBe('n/a')
+  })
+})
+
+describe('OrderRowViews', () => {
+  it('formats a row once per page array and again for a new array', () => {
+    const views = new OrderRowViews(labels('en-US'))
+    const page = [row(), row({ orderId: 100002 })]
+    const a = views.at(page, 1)
+    expect(a?.orderId).toBe(100002)
+    expect(views.at(page, 1)).toBe(a)
+    expect(views.at(page, 2)).toBeUndefined()
+    const patched = page.slice()
+    patched[1] = row({ orderId: 100002, status: 5 })
+    expect(views.at(patched, 1)).not.toBe(a)
+    expect(views.at(patched, 1)?.status).toBe(5)
+  })
+})
