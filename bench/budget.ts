@@ -27,7 +27,7 @@ import { RateBudget, type LearnedLimit } from '../src/main/api/rate-budget'
 import { DEFAULT_SETTINGS } from '../src/main/app-settings'
 import { Transport } from '../src/main/api/transport'
 import { ConfigCache } from '../src/main/config/config-cache'
-import { OrderMonitor } from '../src/main/monitor/order-monitor'
+import { monitorSchedule, OrderMonitor } from '../src/main/monitor/order-monitor'
 import { openLocalStore } from '../src/main/store/local-store'
 import { TickerService } from '../src/main/tickers/ticker-service'
 import type { EndpointName } from '../src/shared/api/endpoints'
@@ -180,11 +180,9 @@ async function simulateHour(kind: ClientKind, tmp: string): Promise<HourResult> 
   const monitor = new OrderMonitor({
     client,
     store,
-    fiatTypes: SETTINGS.fiatTypes,
-    historyPollMs: SETTINGS.historyPollSeconds * 1000,
-    watchPollMs: SETTINGS.watchPollSeconds * 1000,
-    reconcileWindowMs: SETTINGS.reconcileHours * 3_600_000,
+    ...monitorSchedule(SETTINGS),
     now: clock.now,
+    serviceNow: () => client.clock.now(),
     timers: clock.timers
   })
   const historyOrders = sb.control

@@ -28,7 +28,7 @@ import { ApiClient } from '../src/main/api/client'
 import { SkewClock } from '../src/main/api/clock'
 import { RateBudget } from '../src/main/api/rate-budget'
 import { DEFAULT_SETTINGS } from '../src/main/app-settings'
-import { OrderMonitor } from '../src/main/monitor/order-monitor'
+import { monitorSchedule, OrderMonitor } from '../src/main/monitor/order-monitor'
 import { openLocalStore } from '../src/main/store/local-store'
 import { startSandbox, type Sandbox } from '../src/sandbox'
 import { mulberry32 } from '../src/sandbox/rng'
@@ -232,11 +232,9 @@ export async function runChangeDetection(settings: PollSettings, open: number, t
   const monitor = new OrderMonitor({
     client,
     store,
-    fiatTypes: DEFAULT_SETTINGS.fiatTypes,
-    historyPollMs: settings.historyPollSeconds * 1000,
-    watchPollMs: settings.watchPollSeconds * 1000,
-    reconcileWindowMs: DEFAULT_SETTINGS.reconcileHours * 3_600_000,
+    ...monitorSchedule({ ...DEFAULT_SETTINGS, ...settings }),
     now: clock.now,
+    serviceNow: () => client.clock.now(),
     timers: clock.timers
   })
   const log = new ChangeLog(clock.now)

@@ -63,17 +63,7 @@ const desktopOnly = (channel: string) => async (): Promise<never> => {
 export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
   const base: Pick<
     HandlerContext,
-    | 'ready'
-    | 'activeProfile'
-    | 'secretFor'
-    | 'now'
-    | 'audit'
-    | 'emit'
-    | 'exportDir'
-    | 'requireConfirmation'
-    | 'shell'
-    | 'version'
-    | 'shellKind'
+    'ready' | 'activeProfile' | 'secretFor' | 'now' | 'audit' | 'emit' | 'exportDir' | 'requireConfirmation' | 'version' | 'shellKind'
   > = {
     ready: async () => h.session,
     activeProfile: () => h.profile,
@@ -87,8 +77,6 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
     // admin's desktop, in its own native dialog, before it is sent here (team-routing.ts);
     // the hub's guard is the role (admin only), and its audit names who did it.
     requireConfirmation: async () => undefined,
-    // Counts in the tray are formatted in the hub's default locale; the desktop shows the words.
-    shell: {} as HandlerContext['shell'],
     version: h.version,
     shellKind: 'hub'
   }
@@ -177,7 +165,8 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
       return { enabled: true, listening: url !== null, url, warning: null, error: null, refused: h.webhookRefusals() }
     },
 
-    ...trayHandlers(base),
+    // Counts in the tray are formatted in the hub's default locale (it has no OS locale to follow).
+    ...trayHandlers({ ...base, shell: {} }),
     ...diagnosticsHandlers(base),
 
     'audit:list': async ({ limit }) => ({ rows: h.audit.list(limit) }),

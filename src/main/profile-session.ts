@@ -21,7 +21,7 @@ import { RateBudget, type LearnedLimit } from './api/rate-budget'
 import { retryUnreadable } from './monitor/unreadable-retry'
 import { ConfigCache } from './config/config-cache'
 import { TickerService, type TickerHistoryStore } from './tickers/ticker-service'
-import { OrderMonitor } from './monitor/order-monitor'
+import { monitorSchedule, OrderMonitor } from './monitor/order-monitor'
 import { EndpointLog } from './diagnostics/endpoint-log'
 import { buildDiagnostics } from './diagnostics/diagnostics'
 import { ingestInto, startInbox, type RunningInbox } from './webhooks/inbox'
@@ -133,10 +133,7 @@ export class ProfileSession {
     const monitor = new OrderMonitor({
       client,
       store,
-      fiatTypes: o.settings.fiatTypes,
-      historyPollMs: o.settings.historyPollSeconds * 1000,
-      reconcileWindowMs: o.settings.reconcileHours * 3_600_000,
-      watchPollMs: o.settings.watchPollSeconds * 1000,
+      ...monitorSchedule(o.settings),
       now: o.now,
       serviceNow: () => client.clock.now(),
       onEvent: (event, payload) => {
@@ -255,12 +252,7 @@ export class ProfileSession {
       next.reconcileHours !== before.reconcileHours ||
       next.fiatTypes.join() !== before.fiatTypes.join()
     ) {
-      this.monitor.configure({
-        historyPollMs: next.historyPollSeconds * 1000,
-        reconcileWindowMs: next.reconcileHours * 3_600_000,
-        watchPollMs: next.watchPollSeconds * 1000,
-        fiatTypes: next.fiatTypes
-      })
+      this.monitor.configure(monitorSchedule(next))
     }
     if (next.inbox.keepDays !== before.inbox.keepDays || next.inbox.keepDeliveries !== before.inbox.keepDeliveries) {
       void this.deliveryPruner.runNow().catch(() => undefined)

@@ -4,9 +4,9 @@
 import { toStoreFilter } from '../order-rows'
 import { trayState } from '../tray-state'
 import type { StatusGroup } from '../../shared/ipc/contract'
-import type { HandlerContext, HandlerSlice } from './context'
+import type { HandlerContext, HandlerSlice, ShellPort } from './context'
 
-export function trayHandlers(c: Pick<HandlerContext, 'ready' | 'shell'>): HandlerSlice<'tray'> {
+export function trayHandlers(c: Pick<HandlerContext, 'ready'> & { shell: Pick<ShellPort, 'locale'> }): HandlerSlice<'tray'> {
   return {
     'tray:state': async () => {
       const s = await c.ready()

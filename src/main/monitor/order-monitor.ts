@@ -10,7 +10,7 @@ import type { Timers } from '../api/rate-budget'
 import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { statusInfo, type StatusTone } from '../../shared/domain/status'
-import type { EventPayload, OrderRow, OrderType, StatusSource, SyncState } from '../../shared/ipc/contract'
+import type { EventPayload, OrderRow, OrderType, Settings, StatusSource, SyncState } from '../../shared/ipc/contract'
 import type { LocalStore } from '../store/local-store'
 import type { OrderSummary, StatusChange } from '../store/orders-repo'
 import { toContractRow } from '../order-rows'
@@ -37,6 +37,18 @@ export interface MonitorEvents {
 export type MonitorEventName = keyof MonitorEvents
 /** The events that are also contract events (forwarded to windows). */
 export type MonitorContractEvent = Exclude<MonitorEventName, 'order:terminal'>
+
+/** The monitor's schedule from the operator's settings: what a profile session (and a bench of it) runs with. */
+export function monitorSchedule(
+  s: Pick<Settings, 'historyPollSeconds' | 'watchPollSeconds' | 'reconcileHours' | 'fiatTypes'>
+): Pick<OrderMonitorOptions, 'historyPollMs' | 'watchPollMs' | 'reconcileWindowMs' | 'fiatTypes'> {
+  return {
+    historyPollMs: s.historyPollSeconds * 1000,
+    watchPollMs: s.watchPollSeconds * 1000,
+    reconcileWindowMs: s.reconcileHours * 3_600_000,
+    fiatTypes: s.fiatTypes
+  }
+}
 
 export interface OrderMonitorOptions {
   client: MonitorClient
