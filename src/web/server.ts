@@ -175,9 +175,9 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
     return found
   }
 
+  const frame = (event: string, payload: unknown) => `event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`
   const unsubscribe = opts.subscribe((event, payload) => {
-    const frame = `event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`
-    for (const res of sseClients) res.write(frame)
+    for (const res of sseClients) res.write(frame(event, payload))
   })
 
   async function serveStatic(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
@@ -269,6 +269,12 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
         })
         res.write(`: rampdesk events ${eventNames.length}\n\n`)
         sseClients.add(res)
+        // A window loads first and opens its stream after: what happened in between reached
+        // no window. The sync states as they are now make every view that follows them (the
+        // header, the tray) load again, as a reconnect to a team hub does.
+        void invokeChannel(opts.handlers, 'sync:state', {}).then((env) => {
+          if (env.ok && sseClients.has(res)) for (const s of env.value.states) res.write(frame('sync:state', s))
+        })
         const ping = setInterval(() => res.write(': ping\n\n'), 15_000)
         ping.unref()
         req.on('close', () => {

@@ -10,8 +10,8 @@ let e: E2eApp
 
 test.beforeAll(async () => {
   e = await startApp()
-  // No background churn: on a slow machine the generator's own moves (20 per type make the
-  // tray's list) could push the order this spec moves out of the list before it looks.
+  // No background churn: the list holds the 20 most recently moved orders per type, and the
+  // spec looks for the one it moved.
   e.control.stopGenerator()
 })
 test.afterAll(async () => {

@@ -22,12 +22,27 @@ let emit: (event: EventName, payload: unknown) => void = () => undefined
 let unsubscribed = false
 const calls: Array<{ channel: string; input: unknown }> = []
 
+const SYNC_STATE = {
+  type: 1,
+  fiatType: 1,
+  cursor: null,
+  lastSuccessAt: 1,
+  nextRunAt: null,
+  lagMs: null,
+  running: false,
+  mode: null,
+  progress: null,
+  lastError: null,
+  lastReconcileAt: null
+}
+
 function handlers(): ContractHandlers {
   const out: Record<string, (i: unknown) => Promise<unknown>> = {}
   for (const c of channelNames) {
     out[c] = async (input) => {
       calls.push({ channel: c, input })
       if (c === 'settings:get') return { theme: 'dark' }
+      if (c === 'sync:state') return { states: [SYNC_STATE] }
       if (c === 'orders:get')
         throw Object.assign(new Error('the service refused the request'), { kind: 'api', code: 417, retryable: false })
       return { ok: true }
@@ -261,7 +276,7 @@ describe('rpc envelopes', () => {
 })
 
 describe('events', () => {
-  it('/events streams contract events as Server-Sent Events', async () => {
+  it('/events streams contract events as Server-Sent Events, after the sync states as they are when it opens', async () => {
     const url = new URL(harness.url)
     const frames = await new Promise<string>((resolve, reject) => {
       const req = request(
@@ -273,7 +288,9 @@ describe('events', () => {
           res.setEncoding('utf8')
           res.on('data', (c: string) => {
             text += c
-            if (text.startsWith(':') && !text.includes('event:')) emit('ticker:tick', { fiatType: 1, rows: [], nextRefreshAt: null })
+            // What happened before the stream opened reached no window: the stream starts with the sync states.
+            if (text.includes('event: sync:state\n') && !text.includes('ticker:tick'))
+              emit('ticker:tick', { fiatType: 1, rows: [], nextRefreshAt: null })
             if (text.includes('\n\nevent: ticker:tick\n') || /event: ticker:tick\ndata: .*\n\n/.test(text)) {
               req.destroy()
               resolve(text)
@@ -285,6 +302,8 @@ describe('events', () => {
       req.end()
     })
     expect(frames).toMatch(/event: ticker:tick\ndata: \{"fiatType":1,"rows":\[\],"nextRefreshAt":null\}\n\n/)
+    expect(frames.indexOf(`event: sync:state\ndata: ${JSON.stringify(SYNC_STATE)}\n\n`)).toBeGreaterThan(-1)
+    expect(frames.indexOf('event: sync:state')).toBeLessThan(frames.indexOf('event: ticker:tick'))
   })
 })
 
