@@ -96,10 +96,12 @@ test('a status change made through the sandbox appears in the table and in the t
   }).toPass({ timeout: 45_000 })
   await expect(row).toHaveAttribute('data-status', String(created.status))
 
-  await row.getByRole('button', { name: `Order ${created.orderId}, open details` }).click()
+  await row.getByRole('button', { name: new RegExp(`^Order ${created.orderId}(, watched)?, open details$`) }).click()
   const watch = page.getByTestId('watch-toggle')
   await watch.click()
   await expect(watch).toHaveText('Unwatch')
+  // The row says so too (its star is drawn by CSS, so the name carries it).
+  await expect(row.getByRole('button', { name: `Order ${created.orderId}, watched, open details` })).toBeVisible({ timeout: 15_000 })
 
   const moved = e.control.advanceOrder(created.orderId)
   expect(moved.status).not.toBe(created.status)
@@ -161,7 +163,7 @@ test('the transaction hash opens in the explorer through main', async ({ page })
   await openView(page, e, 'orders')
   await waitForOrders(page)
   await search(page, String(withHash.orderId))
-  await page.getByRole('button', { name: `Order ${withHash.orderId}, open details` }).click()
+  await page.getByRole('button', { name: new RegExp(`^Order ${withHash.orderId}(, watched)?, open details$`) }).click()
   const detail = page.getByTestId('order-detail')
   await expect(detail.locator('.hash')).toContainText(withHash.transactionHash)
   await detail.getByRole('link', { name: /Explorer/ }).click()
