@@ -6,6 +6,7 @@
 import { call } from './bridge'
 import type { ErrorInfo, OrderFilter, OrderRow, OrderSort } from '../../../shared/ipc/contract'
 import { errorInfoOf } from './app-state.svelte'
+import { afterPaint } from './after-paint'
 
 export const PAGE_SIZE = 100
 const MAX_CACHED_PAGES = 24
@@ -29,6 +30,8 @@ export class OrderWindow {
   total = $state(0)
   loaded = $state(false)
   error = $state<ErrorInfo | null>(null)
+  /** Counts the first answers to a new filter (the table draws the rows in view first). */
+  answers = $state(0)
   /** Pages fetched since the last reset (for tests and diagnostics). */
   fetches = 0
 
@@ -48,6 +51,16 @@ export class OrderWindow {
   #gen = 0
   /** Whether #pages holds answers to the current filter yet (false from a reset to its first answer). */
   #fresh = true
+  /** A first-page query (of any filter) is on its way. */
+  #firstBusy = false
+  /** The current filter's first page waits for it: a burst of keystrokes sends one query at a time, the latest. */
+  #firstQueued = false
+  /**
+   * Pages ahead wait until a new filter's first answer has been painted: sending them
+   * costs the page a few ms, which the frame that answers the operator does not pay.
+   */
+  #aheadReady = false
+  #cancelAhead: () => void = () => {}
   #lastRange: [number, number] = [0, 0]
   /** +1 scrolling down, -1 up: where the next pages are fetched ahead. */
   #direction = 1
@@ -75,7 +88,14 @@ export class OrderWindow {
     this.#direction = 1
     this.loaded = false
     this.fetches = 0
-    void this.#fetch(0)
+    this.#aheadReady = false
+    this.#cancelAhead()
+    // Main answers one query after another: the first pages of filters typed past would
+    // only delay the latest one, so it waits for the one on its way, and those typed in
+    // between are never sent.
+    this.#inflight.add(0)
+    if (this.#firstBusy) this.#firstQueued = true
+    else void this.#fetch(0)
   }
 
   rowAt(i: number): OrderRow | undefined {
@@ -110,7 +130,7 @@ export class OrderWindow {
     const last = Math.floor(Math.max(0, Math.min(end + PAGE_SIZE / 2, this.total) - 1) / PAGE_SIZE)
     // The rows in view first, then the ones ahead, so the view never waits behind a prefetch.
     for (let p = first; p <= last; p++) this.#want(p)
-    if (!this.loaded) return
+    if (!this.#aheadReady) return
     if (this.#direction > 0) for (let p = last + 1; p <= Math.min(lastPage, last + aheadPages); p++) this.#want(p)
     else for (let p = first - 1; p >= Math.max(0, first - aheadPages); p--) this.#want(p)
   }
@@ -147,6 +167,7 @@ export class OrderWindow {
     this.#pages.clear()
     this.#stale.clear()
     this.#epoch++
+    this.answers++
   }
 
   #signal(page: number): PageSignal {
@@ -161,6 +182,7 @@ export class OrderWindow {
     const gen = this.#gen
     this.#inflight.add(page)
     this.fetches++
+    if (page === 0) this.#firstBusy = true
     try {
       const r = await call('orders:query', { filter: this.#filter, sort: this.#sort, offset: page * PAGE_SIZE, limit: PAGE_SIZE })
       if (gen !== this.#gen) return
@@ -178,12 +200,23 @@ export class OrderWindow {
         this.error = errorInfoOf(e)
       }
     } finally {
+      if (page === 0) {
+        this.#firstBusy = false
+        if (this.#firstQueued) {
+          this.#firstQueued = false
+          void this.#fetch(0)
+        }
+      }
       if (gen === this.#gen) {
         this.#inflight.delete(page)
         const first = !this.loaded
         this.loaded = true
-        // The first answer gives the total, so the pages ahead can be fetched now.
-        if (first) this.ensure(...this.#lastRange)
+        // The first answer gives the total, so the pages ahead can be fetched once it shows.
+        if (first)
+          this.#cancelAhead = afterPaint(() => {
+            this.#aheadReady = true
+            this.ensure(...this.#lastRange)
+          })
       }
     }
   }

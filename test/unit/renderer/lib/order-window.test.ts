@@ -62,8 +62,11 @@ const main = contractBridge({
     })
 })
 
-/** Lets every answer already released reach the window (envelope, then the window's own code). */
-const settle = () => new Promise<void>((r) => setTimeout(r, 0))
+/**
+ * Lets every answer already released reach the window (envelope, then the window's own
+ * code, then what it runs after the answer is painted: a next task, without frames here).
+ */
+const settle = () => new Promise<void>((r) => setTimeout(() => setTimeout(r, 0), 0))
 
 /** Releases whatever is pending, again and again, until nothing new is asked for. */
 async function drain(total = 1000): Promise<void> {
@@ -122,6 +125,27 @@ describe('OrderWindow', () => {
     expect(pagesAsked()).toEqual([2])
   })
 
+  it('sends the page ahead only after the frame that shows the first answer', async () => {
+    const frames: FrameRequestCallback[] = []
+    const g = globalThis as Record<string, unknown>
+    g.requestAnimationFrame = (f: FrameRequestCallback) => frames.push(f)
+    g.cancelAnimationFrame = () => {}
+    try {
+      const win = new OrderWindow(onramp)
+      win.reset(onramp)
+      win.ensure(0, 30)
+      await pending.shift()!.release()
+      expect(win.rowAt(0)?.orderId).toBe(100001)
+      expect(pagesAsked()).toEqual([])
+      for (const f of frames.splice(0)) f(0)
+      await settle()
+      expect(pagesAsked()).toEqual([1])
+    } finally {
+      delete g.requestAnimationFrame
+      delete g.cancelAnimationFrame
+    }
+  })
+
   it('fetches up to six pages ahead on a fling, never past the last page', async () => {
     const win = new OrderWindow(onramp)
     win.reset(onramp)
@@ -160,12 +184,35 @@ describe('OrderWindow', () => {
     win.reset({ type: 1, search: '1' })
     const first = pending.shift()!
     win.reset({ type: 1, search: '1003' })
-    const second = pending.shift()!
-    await second.release()
     await first.release()
+    // The old filter's answer changed nothing on screen.
+    expect(win.loaded).toBe(false)
+    expect(win.rowAt(0)).toBeUndefined()
+    await pending.shift()!.release()
     expect(win.total).toBe(100)
     expect(win.rowAt(0)?.orderId).toBe(100300)
-    expect(win.fetches).toBe(1)
+  })
+
+  it('sends one first-page query at a time while the operator types: the latest filter goes next, those typed past never', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset({ type: 1, search: '1' })
+    win.reset({ type: 1, search: '10' })
+    win.reset({ type: 1, search: '100' })
+    win.reset({ type: 1, search: '1004' })
+    expect(pending.map((p) => p.query.filter.search)).toEqual(['1'])
+    await pending.shift()!.release()
+    expect(pending.map((p) => p.query.filter.search)).toEqual(['1004'])
+    await pending.shift()!.release()
+    expect(win.total).toBe(100)
+    expect(win.rowAt(0)?.orderId).toBe(100400)
+    // A failed query frees the line as well.
+    win.reset({ type: 1, search: '1' })
+    win.reset({ type: 1, search: '1005' })
+    await pending.shift()!.fail('database is locked')
+    expect(pending.map((p) => p.query.filter.search)).toEqual(['1005'])
+    await pending.shift()!.release()
+    expect(win.error).toBeNull()
+    expect(win.rowAt(0)?.orderId).toBe(100500)
   })
 
   it('shows the error of the current filter, in the contract envelope, and not the old rows beside it', async () => {
