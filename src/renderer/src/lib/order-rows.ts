@@ -8,7 +8,6 @@ import type { OrderRow } from '../../../shared/ipc/contract'
 import { amountText, dateTime } from './format'
 
 export interface OrderRowView {
-  row: OrderRow
   orderId: number
   status: number
   watched: boolean
@@ -59,7 +58,6 @@ function amount(value: string | null, dp: number, unit: string, locale: string):
 export function orderRowView(r: OrderRow, l: RowLabels): OrderRowView {
   const s = statusInfo(r.type, r.status)
   return {
-    row: r,
     orderId: r.orderId,
     status: r.status,
     watched: r.watched,
