@@ -32,6 +32,11 @@ const FRAME_TARGET_MS = 16.7
 const BUNDLE_TARGET_KB = 250
 /** The onramp rows issue 12 sets the targets on (the default warm database of 143,500 orders holds them). */
 const ISSUE_ROWS = 100_340
+/**
+ * BENCH_RENDERER_ROUNDS=N repeats the filter changes and searches N times (default 1:
+ * 44 changes and 22 searches), for a steadier p95 when comparing two versions.
+ */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_RENDERER_ROUNDS ?? 1) || 1)
 /** The orders view's search debounce (it had 250 ms; it sends a query per keystroke now). */
 const SEARCH_DEBOUNCE_MS = 0
 
@@ -98,7 +103,7 @@ const INIT_SCRIPT = `(() => {
   b.searchDone = async (total, firstId, text) => {
     const t1 = await b.shown(total, firstId, 15000)
     const q = b.queries.filter((x) => x.at >= b.lastKey && (text === '' ? !x.body.includes('"search"') : x.body.includes(JSON.stringify(text.trim()))))[0]
-    return { fromKey: t1 - b.lastKey, fromQuery: q ? t1 - q.at : null }
+    return { fromKey: t1 - b.lastKey, fromQuery: q ? t1 - q.at : null, rpcMs: q && q.respAt !== null ? q.respAt - q.at : null }
   }
   // One scroll step per frame; per frame, ms from its start to the end of its rendering.
   b.scrollTop = () => { document.querySelector('[data-testid="orders-scroller"]').scrollTop = 0 }
@@ -134,7 +139,7 @@ interface PageBench {
     firstId: number
   ): Promise<{ ms: number; rpcMs: number | null; renderMs: number | null }>
   armSearch(): void
-  searchDone(total: number, firstId: number, text: string): Promise<{ fromKey: number; fromQuery: number | null }>
+  searchDone(total: number, firstId: number, text: string): Promise<{ fromKey: number; fromQuery: number | null; rpcMs: number | null }>
   scrollTop(): void
   scrollFrames(frames: number, stepPx: number): Promise<{ frames: number[]; loadingFrames: number }>
 }
@@ -188,7 +193,11 @@ async function heapMb(page: Page): Promise<number> {
 }
 
 /** Types `text` into the search box (replacing what is there); latency from the last keystroke and from the query. */
-async function searchLatency(page: Page, text: string, exp: Expected): Promise<{ fromKey: number; fromQuery: number | null }> {
+async function searchLatency(
+  page: Page,
+  text: string,
+  exp: Expected
+): Promise<{ fromKey: number; fromQuery: number | null; rpcMs: number | null }> {
   await page.getByTestId('orders-search').click()
   await inPage(page, 'armSearch')
   await page.keyboard.press('ControlOrMeta+A')
@@ -266,14 +275,27 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       )
     const filterMs: number[] = []
     const filterParts = { main: [] as number[], transport: [] as number[], render: [] as number[] }
-    for (let round2 = 0; round2 < 2; round2++) {
+    // The page's main-thread work per change (Chrome's counters read before and after it),
+    // which unlike the latency does not include the wait for the next frame.
+    const filterThread = { script: [] as number[], layout: [] as number[], style: [] as number[], all: [] as number[] }
+    const cdp0 = await page.context().newCDPSession(page)
+    await cdp0.send('Performance.enable')
+    const counters = async () => Object.fromEntries((await cdp0.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]))
+    for (let round2 = 0; round2 < 2 * ROUNDS; round2++) {
       for (const s of steps) {
         if (s.text !== 'any' && s.value === undefined) continue
         const filter: OrderFilter = { type: 1 }
         if (s.value !== undefined) (filter as Record<string, unknown>)[s.key] = s.value
         const exp = await expected(app, filter)
         queryMs.length = 0
+        const c0 = await counters()
         const r = await inPage(page, 'selectChange', s.label, s.text, exp.total, exp.first)
+        const c1 = await counters()
+        const d = (name: string) => ((c1[name] ?? 0) - (c0[name] ?? 0)) * 1000
+        filterThread.script.push(d('ScriptDuration'))
+        filterThread.layout.push(d('LayoutDuration'))
+        filterThread.style.push(d('RecalcStyleDuration'))
+        filterThread.all.push(d('TaskDuration'))
         filterMs.push(r.ms)
         if (r.rpcMs !== null && r.renderMs !== null && queryMs.length > 0) {
           // The first page's query in main is the last one timed for this step.
@@ -284,6 +306,8 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
         }
       }
     }
+
+    await cdp0.detach()
 
     // ---- search: real key presses; terms taken from rows across the table
     ctx.log('renderer: search')
@@ -298,14 +322,19 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
     }
     const fromKey: number[] = []
     const fromQuery: number[] = []
+    /** The result's query, sent to answered (main and transport). */
+    const searchRpcMs: number[] = []
     const searchMainMs: number[] = []
-    for (const term of terms) {
+    for (const term of Array.from({ length: ROUNDS }, () => terms).flat()) {
       for (const text of [term, '']) {
         const exp = text === '' ? all : await expected(app, { type: 1, search: text })
         queryMs.length = 0
         const r = await searchLatency(page, text, exp)
         fromKey.push(r.fromKey)
         if (r.fromQuery !== null) fromQuery.push(r.fromQuery)
+        if (r.rpcMs !== null) searchRpcMs.push(r.rpcMs)
+        if (process.env.BENCH_DEBUG)
+          ctx.log(`search ${JSON.stringify(text)} total ${exp.total}: ${r.fromKey.toFixed(1)} ms from the key, rpc ${r.rpcMs?.toFixed(1)}`)
         // The result's first page: the last query main answered for this search.
         if (text !== '' && queryMs.length > 0) searchMainMs.push(queryMs[queryMs.length - 1]!)
       }
@@ -363,9 +392,17 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
         transport: summary(filterParts.transport).p95,
         render: summary(filterParts.render).p95
       },
+      filterMainThreadP50Ms: {
+        script: summary(filterThread.script).p50,
+        style: summary(filterThread.style).p50,
+        layout: summary(filterThread.layout).p50,
+        allTasks: summary(filterThread.all).p50
+      },
       searchP95Ms: k.p95,
       searchP50Ms: k.p50,
       searchQueryToRowsP95Ms: q.p95,
+      searchRpcP50Ms: summary(searchRpcMs).p50,
+      searchRpcP95Ms: summary(searchRpcMs).p95,
       searchMainQueryP50Ms: summary(searchMainMs).p50,
       searchMainQueryP95Ms: summary(searchMainMs).p95,
       scrollFrameP50Ms: st.p50,
