@@ -278,9 +278,14 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
     // The page's main-thread work per change (Chrome's counters read before and after it),
     // which unlike the latency does not include the wait for the next frame.
     const filterThread = { script: [] as number[], layout: [] as number[], style: [] as number[], all: [] as number[] }
-    const cdp0 = await page.context().newCDPSession(page)
-    await cdp0.send('Performance.enable')
-    const counters = async () => Object.fromEntries((await cdp0.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]))
+    // Chrome's main-thread counters (s), read around a filter change here and around the steady scroll below.
+    const cdp = await page.context().newCDPSession(page)
+    await cdp.send('Performance.enable')
+    type Counters = Record<string, number>
+    const counters = async (): Promise<Counters> =>
+      Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]))
+    /** Milliseconds a counter grew from a to b. */
+    const spent = (a: Counters, b: Counters, name: string) => ((b[name] ?? 0) - (a[name] ?? 0)) * 1000
     for (let round2 = 0; round2 < 2 * ROUNDS; round2++) {
       for (const s of steps) {
         if (s.text !== 'any' && s.value === undefined) continue
@@ -291,11 +296,10 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
         const c0 = await counters()
         const r = await inPage(page, 'selectChange', s.label, s.text, exp.total, exp.first)
         const c1 = await counters()
-        const d = (name: string) => ((c1[name] ?? 0) - (c0[name] ?? 0)) * 1000
-        filterThread.script.push(d('ScriptDuration'))
-        filterThread.layout.push(d('LayoutDuration'))
-        filterThread.style.push(d('RecalcStyleDuration'))
-        filterThread.all.push(d('TaskDuration'))
+        filterThread.script.push(spent(c0, c1, 'ScriptDuration'))
+        filterThread.layout.push(spent(c0, c1, 'LayoutDuration'))
+        filterThread.style.push(spent(c0, c1, 'RecalcStyleDuration'))
+        filterThread.all.push(spent(c0, c1, 'TaskDuration'))
         filterMs.push(r.ms)
         if (r.rpcMs !== null && r.renderMs !== null && queryMs.length > 0) {
           // The first page's query in main is the last one timed for this step.
@@ -306,8 +310,6 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
         }
       }
     }
-
-    await cdp0.detach()
 
     // ---- search: real key presses; terms taken from rows across the table
     ctx.log('renderer: search')
@@ -344,13 +346,10 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
     ctx.log('renderer: scrolling')
     await inPage(page, 'scrollTop')
     const idle = await inPage(page, 'scrollFrames', 120, 0)
-    const cdp = await page.context().newCDPSession(page)
-    await cdp.send('Performance.enable')
-    const metrics = async () => Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]))
-    const m0 = await metrics()
+    const m0 = await counters()
     const steady = await inPage(page, 'scrollFrames', 300, 3 * 32)
-    const m1 = await metrics()
-    const perFrame = (name: string) => round((((m1[name] ?? 0) - (m0[name] ?? 0)) * 1000) / steady.frames.length, 2)
+    const m1 = await counters()
+    const perFrame = (name: string) => round(spent(m0, m1, name) / steady.frames.length, 2)
     const steadyBreakdown = {
       script: perFrame('ScriptDuration'),
       style: perFrame('RecalcStyleDuration'),
