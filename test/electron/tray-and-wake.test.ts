@@ -4,6 +4,7 @@
 // network coming back each call wake().
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { trayState } from '../../src/main/tray-state'
+import { syncState } from '../support/sync-state'
 
 const fake = vi.hoisted(() => {
   class Emitter {
@@ -115,21 +116,7 @@ describe('the tray', () => {
     const t = createTray(deps('win32'))
     t.show(
       trayState({
-        sync: [
-          {
-            type: 1,
-            fiatType: 1,
-            cursor: null,
-            lastSuccessAt: null,
-            nextRunAt: null,
-            lagMs: null,
-            running: false,
-            mode: null,
-            lastReconcileAt: null,
-            progress: null,
-            lastError: { kind: 'network', message: 'down', retryable: true }
-          }
-        ],
+        sync: [syncState({ lastError: { kind: 'network', message: 'down', retryable: true } })],
         attention: 0,
         inProgress: 0
       })

@@ -4,20 +4,9 @@
 import { describe, expect, it } from 'vitest'
 import { trayIconFile, trayState } from '../../../src/main/tray-state'
 import type { ErrorInfo, SyncState } from '../../../src/shared/ipc/contract'
+import { syncState } from '../../support/sync-state'
 
-const sync = (lastError: ErrorInfo | null = null, type: 1 | 2 = 1): SyncState => ({
-  type,
-  fiatType: 1,
-  cursor: null,
-  lastSuccessAt: 1,
-  nextRunAt: null,
-  lagMs: null,
-  running: false,
-  mode: null,
-  lastReconcileAt: null,
-  progress: null,
-  lastError
-})
+const sync = (lastError: ErrorInfo | null = null, type: 1 | 2 = 1): SyncState => syncState({ type, lastSuccessAt: 1, lastError })
 const network: ErrorInfo = { kind: 'network', message: 'connect ECONNREFUSED 10.0.0.1:443', endpoint: 'merchantHistory', retryable: true }
 const auth: ErrorInfo = { kind: 'auth', message: 'Invalid signature', endpoint: 'merchantHistory', httpStatus: 401, retryable: false }
 

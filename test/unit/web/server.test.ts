@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bindProblem, startWebHarness, type WebHarness } from '../../../src/web/server'
 import { localhostLookup } from '../../support/localhost-names'
 import { channelNames, type ContractHandlers, type EventName } from '../../../src/shared/ipc/contract'
+import { syncState } from '../../support/sync-state'
 
 const TOKEN = 'test-token-0123456789abcdef'
 const SECRET_TEXT = 'outside-the-root-do-not-serve'
@@ -22,19 +23,7 @@ let emit: (event: EventName, payload: unknown) => void = () => undefined
 let unsubscribed = false
 const calls: Array<{ channel: string; input: unknown }> = []
 
-const SYNC_STATE = {
-  type: 1,
-  fiatType: 1,
-  cursor: null,
-  lastSuccessAt: 1,
-  nextRunAt: null,
-  lagMs: null,
-  running: false,
-  mode: null,
-  progress: null,
-  lastError: null,
-  lastReconcileAt: null
-}
+const SYNC_STATE = syncState({ lastSuccessAt: 1 })
 
 function handlers(): ContractHandlers {
   const out: Record<string, (i: unknown) => Promise<unknown>> = {}

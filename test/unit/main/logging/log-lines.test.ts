@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { SyncRunLog, errorFields, logApiCall, logError, logWebhook } from '../../../../src/main/logging/log-lines'
 import type { Log, LogFields, LogLevel } from '../../../../src/main/logging/logger'
 import { ApiError } from '../../../../src/shared/api/errors'
-import type { SyncState, WebhookDelivery } from '../../../../src/shared/ipc/contract'
+import type { WebhookDelivery } from '../../../../src/shared/ipc/contract'
+import { syncState } from '../../../support/sync-state'
 
 type Line = { level: LogLevel; msg: string; fields: LogFields }
 
@@ -117,20 +118,7 @@ describe('logWebhook', () => {
 })
 
 describe('SyncRunLog', () => {
-  const state = (over: Partial<SyncState>): SyncState => ({
-    type: 1,
-    fiatType: 1,
-    cursor: null,
-    lastSuccessAt: null,
-    nextRunAt: null,
-    lagMs: null,
-    running: false,
-    mode: null,
-    progress: null,
-    lastError: null,
-    lastReconcileAt: null,
-    ...over
-  })
+  const state = syncState
 
   it('writes one line when a run ends, with its pages, orders and duration', () => {
     const log = memoryLog()

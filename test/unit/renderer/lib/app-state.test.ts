@@ -6,6 +6,7 @@ import type { BudgetEntry, ConfigSnapshot, Profile, Settings, SyncState } from '
 import { channelNames } from '../../../../src/shared/ipc/contract'
 import type * as AppStateModule from '../../../../src/renderer/src/lib/app-state.svelte'
 import type * as BridgeModule from '../../../../src/renderer/src/lib/bridge'
+import { syncState } from '../../../support/sync-state'
 
 const sandbox: Profile = {
   id: 'sandbox',
@@ -46,19 +47,7 @@ const config: ConfigSnapshot = {
   gatewayFee: {}
 }
 
-const syncState = (fiatType: number, running: boolean): SyncState => ({
-  type: 1,
-  fiatType,
-  cursor: null,
-  lastSuccessAt: null,
-  nextRunAt: null,
-  lagMs: null,
-  running,
-  mode: running ? 'poll' : null,
-  progress: null,
-  lastError: null,
-  lastReconcileAt: null
-})
+const scope = (fiatType: number, running: boolean): SyncState => syncState({ fiatType, running, mode: running ? 'poll' : null })
 const budget: BudgetEntry[] = [{ endpoint: 'priceTicker', limit: 10, usedInWindow: 2, queued: 0, nextSlotAt: null, blockedUntil: null }]
 
 let active = sandbox
@@ -71,7 +60,7 @@ const main = contractBridge({
   },
   'settings:get': async () => settings,
   'settings:update': async (patch) => ({ ...settings, ...patch, inbox: { ...settings.inbox, ...patch.inbox } }),
-  'sync:state': async () => ({ states: [syncState(1, false)] }),
+  'sync:state': async () => ({ states: [scope(1, false)] }),
   'budget:get': async () => ({ entries: budget }),
   'team:access': async () => ({ team: null, channels: [...channelNames] })
 })
@@ -111,7 +100,7 @@ describe('app state', () => {
     expect(app.profile).toEqual(sandbox)
     expect(app.skewMs).toBe(250)
     expect(app.config).toEqual(config)
-    expect(app.sync).toEqual([syncState(1, false)])
+    expect(app.sync).toEqual([scope(1, false)])
     expect(app.budget).toEqual(budget)
     expect(app.loadError).toBeNull()
     expect(dataset.theme).toBe('dark')
@@ -149,9 +138,9 @@ describe('app state', () => {
     expect(windowListeners.has('online')).toBe(true)
     await settle()
 
-    main.emit('sync:state', syncState(1, true))
-    main.emit('sync:state', syncState(2, false))
-    expect(app.sync).toEqual([syncState(1, true), syncState(2, false)])
+    main.emit('sync:state', scope(1, true))
+    main.emit('sync:state', scope(2, false))
+    expect(app.sync).toEqual([scope(1, true), scope(2, false)])
     main.emit('budget:changed', { entries: [] })
     expect(app.budget).toEqual([])
     main.emit('clock:skew', { skewMs: -40 })
