@@ -43,6 +43,61 @@ test('the table renders only the rows in view and fetches pages as it scrolls', 
   expect(await table.locator('tbody tr[data-order]').count()).toBeLessThan(100)
 })
 
+test('scrolled, the rows keep their order for assistive technology; the table is one tab stop', async ({ page }) => {
+  await openView(page, e, 'orders')
+  await waitForOrders(page, 500)
+  const table = page.getByRole('table', { name: 'Onramp orders' })
+  const scroller = page.getByTestId('orders-scroller')
+  // Scroll by a number of rows that is not a multiple of the row pool, so the nodes that
+  // took the rows scrolled in are not in row order in the document.
+  await scroller.evaluate((el) => (el.scrollTop = 32 * 137))
+  await expect(table.locator('tbody tr[aria-rowindex="150"][data-order]')).toBeVisible()
+  await expect(table.locator('tr.loading')).toHaveCount(0)
+  const domOrder = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('aria-rowindex'))))
+  expect(domOrder).not.toEqual([...domOrder].sort((a, b) => a - b))
+
+  // Chrome's accessibility tree (what a screen reader reads) has them in row order.
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('Accessibility.enable')
+  const { nodes } = await cdp.send('Accessibility.getFullAXTree')
+  const byId = new Map(nodes.map((n) => [n.nodeId, n]))
+  const groups = nodes.filter((n) => n.role?.value === 'rowgroup').map((g) => (g.childIds ?? []).map((id) => byId.get(id)!))
+  const body = groups.find((rows) => rows.length > 1)!
+  const axOrder: number[] = []
+  for (const row of body) {
+    expect(row.role?.value).toBe('row')
+    const { node } = await cdp.send('DOM.describeNode', { backendNodeId: row.backendDOMNodeId! })
+    const attrs = node.attributes ?? []
+    axOrder.push(Number(attrs[attrs.indexOf('aria-rowindex') + 1]))
+  }
+  expect(axOrder).toEqual([...domOrder].sort((a, b) => a - b))
+  await cdp.detach()
+
+  // One tab stop: tabbing from the search box reaches the row last chosen (else the first
+  // row in view), arrows move between rows, and Tab leaves the table.
+  const focusedRow = () => page.evaluate(() => Number(document.activeElement?.closest('tr')?.getAttribute('aria-rowindex') ?? 0))
+  await page.getByRole('searchbox', { name: 'Search' }).focus()
+  for (let i = 0; i < 20 && (await focusedRow()) === 0; i++) await page.keyboard.press('Tab')
+  expect(await focusedRow()).toBe(139)
+  await table.locator('tbody tr[aria-rowindex="141"] button').click()
+  await expect(page.getByTestId('order-detail')).toBeVisible()
+  await page.getByRole('searchbox', { name: 'Search' }).focus()
+  for (let i = 0; i < 20 && (await focusedRow()) === 0; i++) await page.keyboard.press('Tab')
+  expect(await focusedRow()).toBe(141)
+  await page.keyboard.press('ArrowDown')
+  expect(await focusedRow()).toBe(142)
+  await page.keyboard.press('Tab')
+  expect(await focusedRow()).toBe(0)
+  await page.keyboard.press('Shift+Tab')
+  expect(await focusedRow()).toBe(142)
+
+  // The focused row scrolled far away: its node now draws another order, so the focus
+  // is on the scroller, not on a button naming an order the operator never chose.
+  await scroller.evaluate((el) => (el.scrollTop = 32 * 400))
+  await expect(table.locator('tbody tr[aria-rowindex="410"][data-order]')).toBeVisible()
+  await expect(scroller).toBeFocused()
+})
+
 test('search finds an order by id and by merchant id; a status filter keeps only its group', async ({ page }) => {
   await openView(page, e, 'orders')
   await waitForOrders(page)
