@@ -3,6 +3,9 @@
 // number of pages stays cached, and live changes patch cached rows at once and then
 // refetch what is on screen. A generation number drops answers to an older filter, so
 // the view may reset on every keystroke and the last filter's answer is the one shown.
+// The first pages of the last few filters are kept while nothing changes: going back to
+// one (a search cleared, a select set back to "any") shows it at once, and its query
+// still runs and replaces it.
 import { call } from './bridge'
 import type { ErrorInfo, OrderFilter, OrderRow, OrderSort } from '../../../shared/ipc/contract'
 import { errorInfoOf } from './app-state.svelte'
@@ -13,6 +16,8 @@ const MAX_CACHED_PAGES = 24
 /** Pages fetched beyond the rows in view in the direction of the scroll (more when it moves fast). */
 const AHEAD_PAGES = 1
 const MAX_AHEAD_PAGES = 6
+/** First pages of recent filters kept for going back to them. */
+const RECENT_FILTERS = 8
 
 /**
  * Change signals, one per page modulo SIGNAL_SLOTS: a row reads only its own page's, so a
@@ -61,6 +66,13 @@ export class OrderWindow {
    */
   #aheadReady = false
   #cancelAhead: () => void = () => {}
+  /** No answer of the current filter has arrived yet (one from the recent first pages does not count). */
+  #awaitingAnswer = true
+  /** First pages (and totals) of recent filters by filter and sort, oldest first, none older than the last change. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
+  #recent = new Map<string, { rows: OrderRow[]; total: number }>()
+  /** Bumped whenever orders change: an answer to a query sent before that is shown but stays stale. */
+  #changes = 0
   #lastRange: [number, number] = [0, 0]
   /** +1 scrolling down, -1 up: where the next pages are fetched ahead. */
   #direction = 1
@@ -93,9 +105,36 @@ export class OrderWindow {
     // Main answers one query after another: the first pages of filters typed past would
     // only delay the latest one, so it waits for the one on its way, and those typed in
     // between are never sent.
+    this.#awaitingAnswer = true
+    const recent = this.#recent.get(this.#key())
+    if (recent) this.#showRecent(recent.rows, recent.total)
     this.#inflight.add(0)
     if (this.#firstBusy) this.#firstQueued = true
     else void this.#fetch(0)
+  }
+
+  /** The first page of a filter seen a moment ago, shown while its query runs again. */
+  #showRecent(rows: OrderRow[], total: number): void {
+    this.#fresh = true
+    this.#pages.clear()
+    this.#stale.clear()
+    this.#pages.set(0, rows)
+    this.#stale.add(0)
+    this.total = total
+    this.error = null
+    this.loaded = true
+    this.#epoch++
+    this.answers++
+  }
+
+  #key(): string {
+    return JSON.stringify([this.#filter, this.#sort])
+  }
+
+  /** Orders changed: no first page kept so far can be shown as the answer any more. */
+  #forgetRecent(): void {
+    this.#recent.clear()
+    this.#changes++
   }
 
   rowAt(i: number): OrderRow | undefined {
@@ -137,6 +176,7 @@ export class OrderWindow {
 
   /** A changed row replaces its cached copy at once; the refresh that follows puts it where the sort says. */
   patch(row: OrderRow): void {
+    this.#forgetRecent()
     for (const [page, rows] of this.#pages) {
       const i = rows.findIndex((r) => r.orderId === row.orderId && r.type === row.type)
       if (i >= 0) {
@@ -150,6 +190,7 @@ export class OrderWindow {
 
   /** Marks every cached page stale and refetches the visible ones (and the total). */
   refresh(): void {
+    this.#forgetRecent()
     for (const p of this.#pages.keys()) this.#stale.add(p)
     const [s, e] = this.#lastRange
     this.ensure(s, Math.max(e, 1))
@@ -183,20 +224,32 @@ export class OrderWindow {
     this.#inflight.add(page)
     this.fetches++
     if (page === 0) this.#firstBusy = true
+    const changes = this.#changes
+    const key = this.#key()
     try {
       const r = await call('orders:query', { filter: this.#filter, sort: this.#sort, offset: page * PAGE_SIZE, limit: PAGE_SIZE })
+      // Orders changed while the query was on its way: its answer may predate the change.
+      const current = changes === this.#changes
+      if (page === 0 && current) this.#remember(key, r.rows, r.total)
       if (gen !== this.#gen) return
       this.#dropOldRows()
       this.#pages.set(page, r.rows)
-      this.#stale.delete(page)
+      if (current) this.#stale.delete(page)
+      else this.#stale.add(page)
       this.total = r.total
       this.error = null
       this.#bump(page)
       this.#evict()
     } catch (e) {
       if (gen === this.#gen) {
-        // An error must not leave the previous filter's rows standing as if they answered this one.
+        // An error must not leave the previous filter's rows standing as if they answered
+        // this one, nor a recent first page as if it had been confirmed.
         this.#dropOldRows()
+        if (page === 0 && this.#awaitingAnswer && this.#pages.size > 0) {
+          this.#pages.clear()
+          this.#stale.clear()
+          this.#epoch++
+        }
         this.error = errorInfoOf(e)
       }
     } finally {
@@ -209,7 +262,8 @@ export class OrderWindow {
       }
       if (gen === this.#gen) {
         this.#inflight.delete(page)
-        const first = !this.loaded
+        const first = this.#awaitingAnswer
+        this.#awaitingAnswer = false
         this.loaded = true
         // The first answer gives the total, so the pages ahead can be fetched once it shows.
         if (first)
@@ -217,8 +271,16 @@ export class OrderWindow {
             this.#aheadReady = true
             this.ensure(...this.#lastRange)
           })
+        // Asked again if in view: the refresh that came while it was on its way.
+        else if (this.#stale.has(page)) this.ensure(...this.#lastRange)
       }
     }
+  }
+
+  #remember(key: string, rows: OrderRow[], total: number): void {
+    this.#recent.delete(key)
+    this.#recent.set(key, { rows, total })
+    if (this.#recent.size > RECENT_FILTERS) this.#recent.delete(this.#recent.keys().next().value!)
   }
 
   /** Keeps the cache small: drop the pages farthest from the rows in view. */

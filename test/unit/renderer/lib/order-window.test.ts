@@ -179,6 +179,98 @@ describe('OrderWindow', () => {
     expect(win.rowAt(0)?.orderId).toBe(100200)
   })
 
+  it('shows the first page of a recent filter at once when the operator goes back to it, and asks again', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    await drain()
+    win.reset({ type: 1, search: '1002' })
+    await drain()
+    const answers = win.answers
+    win.reset(onramp)
+    // The page kept from the first answer, before main has answered again.
+    expect(win.loaded).toBe(true)
+    expect(win.total).toBe(1000)
+    expect(win.rowAt(0)?.orderId).toBe(100001)
+    expect(win.rowAt(100)).toBeUndefined()
+    expect(win.answers).toBe(answers + 1)
+    expect(pending.map((p) => [p.query.filter, p.query.offset])).toEqual([[onramp, 0]])
+    // Main's answer replaces it (here the database has grown meanwhile).
+    await pending.shift()!.release(1200)
+    expect(win.total).toBe(1200)
+    // The pages ahead wait for that answer, as after any first answer.
+    win.ensure(0, 30)
+    await settle()
+    expect(pagesAsked()).toEqual([1])
+  })
+
+  it('does not show a kept first page once orders changed (a patch, a refresh)', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    await drain()
+    win.reset({ type: 1, search: '1002' })
+    await drain()
+    win.patch(row(1, 100200, 15))
+    win.reset(onramp)
+    expect(win.loaded).toBe(false)
+    expect(win.rowAt(0)?.orderId).toBe(100200)
+    await drain()
+    win.reset({ type: 1, search: '1002' })
+    await drain()
+    win.refresh()
+    win.reset(onramp)
+    expect(win.loaded).toBe(false)
+    await drain()
+  })
+
+  it('an answer sent before a change is shown, asked for again, and only the new one is kept', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    await drain()
+    win.reset({ type: 1, search: '1002' })
+    const sentBefore = pending.shift()!
+    win.refresh()
+    await sentBefore.release()
+    expect(win.rowAt(0)?.orderId).toBe(100200)
+    // Asked again, since the refresh came while it was on its way.
+    expect(pending.map((p) => [p.query.filter.search, p.query.offset])).toEqual([['1002', 0]])
+    win.reset(onramp)
+    await drain()
+    win.reset({ type: 1, search: '1002' })
+    // Kept: the answer to the query sent after the refresh.
+    expect(win.loaded).toBe(true)
+    expect(win.rowAt(0)?.orderId).toBe(100200)
+    await drain()
+  })
+
+  it('a kept first page whose query fails again goes, and the error shows', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    await drain()
+    win.reset({ type: 2 })
+    await drain()
+    win.reset(onramp)
+    expect(win.rowAt(0)?.orderId).toBe(100001)
+    await pending.shift()!.fail('the database is locked')
+    expect(win.error).toMatchObject({ message: 'the database is locked' })
+    expect(win.rowAt(0)).toBeUndefined()
+  })
+
+  it('keeps the first pages of the last eight filters', async () => {
+    const win = new OrderWindow(onramp)
+    const filters: OrderFilter[] = Array.from({ length: 9 }, (_, i) => ({ type: 1, search: `100${i}` }))
+    for (const f of filters) {
+      win.reset(f)
+      await drain()
+    }
+    win.reset(filters[0]!)
+    expect(win.loaded).toBe(false)
+    await drain()
+    win.reset(filters[2]!)
+    expect(win.loaded).toBe(true)
+    expect(win.rowAt(0)?.orderId).toBe(100200)
+    await drain()
+  })
+
   it('drops the answer to a filter the operator has already typed past', async () => {
     const win = new OrderWindow(onramp)
     win.reset({ type: 1, search: '1' })
