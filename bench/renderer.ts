@@ -6,7 +6,9 @@
 //   - search latency: typing into the search box (real key presses) until the table
 //     shows the result, painted; reported from the last keystroke (the view no longer
 //     debounces, so the two differ only by the keystroke's own handling) and from the
-//     moment the query leaves for main;
+//     moment the query leaves for main; the typed terms and the cleared searches apart
+//     (as the filters set to a value and set back to "any"), since going back to a
+//     filter seen a moment ago is shown from the first page the window kept;
 //   - scroll frame time: one scroll step per frame, time from the frame's start to the
 //     end of its rendering work (a message posted from requestAnimationFrame arrives
 //     after the frame's style, layout and paint), steady (3 rows a frame) and flung
@@ -37,6 +39,11 @@ const ISSUE_ROWS = 100_340
  * 44 changes and 22 searches), for a steadier p95 when comparing two versions.
  */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_RENDERER_ROUNDS ?? 1) || 1)
+/**
+ * BENCH_RENDERER_STATIC=dir measures a renderer built before (its out/web), so two
+ * versions can be compared in interleaved runs against the same main side.
+ */
+const PREBUILT = process.env.BENCH_RENDERER_STATIC
 /** The orders view's search debounce (it had 250 ms; it sends a query per keystroke now). */
 const SEARCH_DEBOUNCE_MS = 0
 
@@ -72,17 +79,30 @@ const INIT_SCRIPT = `(() => {
     const fcp = performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')
     return { firstRows: b.firstRowPaintedAt, fcp: fcp ? fcp.startTime : null }
   }
-  // Resolves with the time the frame showing total/first has rendered.
+  // Resolves with the time the frame showing total/first has rendered. The check runs first
+  // in every frame (a loop of animation callbacks, each registered in the frame before, runs
+  // ahead of those the page registers between frames), and the message it posts then comes
+  // right after that frame's rendering: not after the work the page defers to once the
+  // frame is painted (the table's rows beyond the view, the page ahead), which a callback
+  // registered after the page's would count.
   b.shown = (total, firstId, timeoutMs) => new Promise((resolve, reject) => {
     const ok = () => {
       const t = document.querySelector('table.orders')
       const r = t && t.querySelector('tbody tr[data-order]')
       return !!t && Number(t.dataset.total) === total && (total === 0 ? !r : !!r && Number(r.dataset.order) === firstId)
     }
-    if (ok()) return afterFrame().then(resolve)
-    const obs = new MutationObserver(() => { if (ok()) { obs.disconnect(); clearTimeout(timer); afterFrame().then(resolve) } })
-    obs.observe(document.body, { childList: true, subtree: true, attributes: true, characterData: true })
-    const timer = setTimeout(() => { obs.disconnect(); reject(new Error('the table did not show total ' + total + ' / first ' + firstId)) }, timeoutMs)
+    let done = false
+    const check = () => {
+      if (done) return
+      if (!ok()) return requestAnimationFrame(check)
+      done = true
+      clearTimeout(timer)
+      const ch = new MessageChannel()
+      ch.port1.onmessage = () => resolve(performance.now())
+      ch.port2.postMessage(0)
+    }
+    const timer = setTimeout(() => { done = true; reject(new Error('the table did not show total ' + total + ' / first ' + firstId)) }, timeoutMs)
+    requestAnimationFrame(check)
   })
   b.selectChange = async (label, optionText, total, firstId) => {
     const field = [...document.querySelectorAll('form.filters label.field')].find((l) => (l.firstChild && l.firstChild.textContent || '').trim() === label)
@@ -207,7 +227,8 @@ async function searchLatency(
 }
 
 export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
-  const staticDir = await buildRenderer({ quiet: true })
+  const staticDir = PREBUILT ?? (await buildRenderer({ quiet: true }))
+  if (PREBUILT) ctx.log(`renderer: NOTE measuring the renderer built in ${PREBUILT}`)
   const bundle = await bundleGzipKb(staticDir)
   const warm = await warmDataDir(ctx, WARM_ORDERS)
   ctx.log(`renderer: orders view over ${warm.rowsByType[1]} onramp rows`)
@@ -274,6 +295,9 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
         { label: 'Network', text: 'any', key: 'chainId', value: undefined }
       )
     const filterMs: number[] = []
+    // A value set, and set back to "any" (a filter seen a moment ago: the window keeps its first page).
+    const filterNewMs: number[] = []
+    const filterBackMs: number[] = []
     const filterParts = { main: [] as number[], transport: [] as number[], render: [] as number[] }
     // The page's main-thread work per change (Chrome's counters read before and after it),
     // which unlike the latency does not include the wait for the next frame.
@@ -301,6 +325,7 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
         filterThread.style.push(spent(c0, c1, 'RecalcStyleDuration'))
         filterThread.all.push(spent(c0, c1, 'TaskDuration'))
         filterMs.push(r.ms)
+        ;(s.text === 'any' ? filterBackMs : filterNewMs).push(r.ms)
         if (r.rpcMs !== null && r.renderMs !== null && queryMs.length > 0) {
           // The first page's query in main is the last one timed for this step.
           const mainMs = queryMs[queryMs.length - 1]!
@@ -323,6 +348,8 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       if (r.transactionHash) terms.push(r.transactionHash.slice(0, 12))
     }
     const fromKey: number[] = []
+    const termMs: number[] = []
+    const clearedMs: number[] = []
     const fromQuery: number[] = []
     /** The result's query, sent to answered (main and transport). */
     const searchRpcMs: number[] = []
@@ -333,6 +360,7 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
         queryMs.length = 0
         const r = await searchLatency(page, text, exp)
         fromKey.push(r.fromKey)
+        ;(text === '' ? clearedMs : termMs).push(r.fromKey)
         if (r.fromQuery !== null) fromQuery.push(r.fromQuery)
         if (r.rpcMs !== null) searchRpcMs.push(r.rpcMs)
         if (process.env.BENCH_DEBUG)
@@ -381,6 +409,8 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       firstRowsMs: round(load.firstRows ?? NaN, 0),
       filterP50Ms: f.p50,
       filterP95Ms: f.p95,
+      filterToValueP95Ms: summary(filterNewMs).p95,
+      filterBackToAnyP95Ms: summary(filterBackMs).p95,
       filterPartsP50Ms: {
         mainQuery: summary(filterParts.main).p50,
         transport: summary(filterParts.transport).p50,
@@ -399,6 +429,8 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       },
       searchP95Ms: k.p95,
       searchP50Ms: k.p50,
+      searchTermP95Ms: summary(termMs).p95,
+      searchClearedP95Ms: summary(clearedMs).p95,
       searchQueryToRowsP95Ms: q.p95,
       searchRpcP50Ms: summary(searchRpcMs).p50,
       searchRpcP95Ms: summary(searchRpcMs).p95,
