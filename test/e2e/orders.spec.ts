@@ -94,10 +94,16 @@ test('scrolled, the rows keep their order for assistive technology; the table is
   await page.keyboard.press('Shift+Tab')
   expect(await focusedRow()).toBe(142)
 
-  // The focused row scrolled far away: its node now draws another order, so the focus
-  // is on the scroller, not on a button naming an order the operator never chose.
+  // The focused row scrolled far away: its node now draws another order (or shows
+  // "loading…" until that order's page arrives), so the focus is on the scroller, not on a
+  // button naming an order the operator never chose, nor dropped to the page.
   await scroller.evaluate((el) => (el.scrollTop = 32 * 400))
   await expect(table.locator('tbody tr[aria-rowindex="410"][data-order]')).toBeVisible()
+  await expect(scroller).toBeFocused()
+  await table.locator('tbody tr[aria-rowindex="410"] button').focus()
+  await scroller.evaluate((el) => (el.scrollTop = el.scrollHeight))
+  const last = Number(await table.getAttribute('aria-rowcount'))
+  await expect(table.locator(`tbody tr[aria-rowindex="${last}"][data-order]`)).toBeVisible()
   await expect(scroller).toBeFocused()
 })
 
