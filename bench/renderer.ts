@@ -296,8 +296,8 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       )
     const filterMs: number[] = []
     // A value set, and set back to "any" (a filter seen a moment ago: the window keeps its first page).
-    const filterNewMs: number[] = []
-    const filterBackMs: number[] = []
+    const filterToValueMs: number[] = []
+    const filterBackToAnyMs: number[] = []
     const filterParts = { main: [] as number[], transport: [] as number[], render: [] as number[] }
     // The page's main-thread work per change (Chrome's counters read before and after it),
     // which unlike the latency does not include the wait for the next frame.
@@ -325,7 +325,7 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
         filterThread.style.push(spent(c0, c1, 'RecalcStyleDuration'))
         filterThread.all.push(spent(c0, c1, 'TaskDuration'))
         filterMs.push(r.ms)
-        ;(s.text === 'any' ? filterBackMs : filterNewMs).push(r.ms)
+        ;(s.text === 'any' ? filterBackToAnyMs : filterToValueMs).push(r.ms)
         if (r.rpcMs !== null && r.renderMs !== null && queryMs.length > 0) {
           // The first page's query in main is the last one timed for this step.
           const mainMs = queryMs[queryMs.length - 1]!
@@ -409,8 +409,8 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       firstRowsMs: round(load.firstRows ?? NaN, 0),
       filterP50Ms: f.p50,
       filterP95Ms: f.p95,
-      filterToValueP95Ms: summary(filterNewMs).p95,
-      filterBackToAnyP95Ms: summary(filterBackMs).p95,
+      filterToValueP95Ms: summary(filterToValueMs).p95,
+      filterBackToAnyP95Ms: summary(filterBackToAnyMs).p95,
       filterPartsP50Ms: {
         mainQuery: summary(filterParts.main).p50,
         transport: summary(filterParts.transport).p50,

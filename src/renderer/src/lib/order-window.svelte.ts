@@ -115,16 +115,12 @@ export class OrderWindow {
 
   /** The first page of a filter seen a moment ago, shown while its query runs again. */
   #showRecent(rows: OrderRow[], total: number): void {
-    this.#fresh = true
-    this.#pages.clear()
-    this.#stale.clear()
+    this.#dropOldRows()
     this.#pages.set(0, rows)
     this.#stale.add(0)
     this.total = total
     this.error = null
     this.loaded = true
-    this.#epoch++
-    this.answers++
   }
 
   #key(): string {
@@ -205,10 +201,14 @@ export class OrderWindow {
   #dropOldRows(): void {
     if (this.#fresh) return
     this.#fresh = true
+    this.#clearPages()
+    this.answers++
+  }
+
+  #clearPages(): void {
     this.#pages.clear()
     this.#stale.clear()
     this.#epoch++
-    this.answers++
   }
 
   #signal(page: number): PageSignal {
@@ -245,11 +245,7 @@ export class OrderWindow {
         // An error must not leave the previous filter's rows standing as if they answered
         // this one, nor a recent first page as if it had been confirmed.
         this.#dropOldRows()
-        if (page === 0 && this.#awaitingAnswer && this.#pages.size > 0) {
-          this.#pages.clear()
-          this.#stale.clear()
-          this.#epoch++
-        }
+        if (page === 0 && this.#awaitingAnswer && this.#pages.size > 0) this.#clearPages()
         this.error = errorInfoOf(e)
       }
     } finally {

@@ -94,6 +94,14 @@ beforeEach(() => {
 
 const onramp: OrderFilter = { type: 1 }
 
+/** The operator went through these filters, each answered in full. */
+async function visit(win: OrderWindowModule.OrderWindow, ...filters: OrderFilter[]): Promise<void> {
+  for (const f of filters) {
+    win.reset(f)
+    await drain()
+  }
+}
+
 describe('OrderWindow', () => {
   it('asks for the first page of the filter, in the default sort, through the contract', async () => {
     const win = new OrderWindow(onramp)
@@ -181,10 +189,7 @@ describe('OrderWindow', () => {
 
   it('shows the first page of a recent filter at once when the operator goes back to it, and asks again', async () => {
     const win = new OrderWindow(onramp)
-    win.reset(onramp)
-    await drain()
-    win.reset({ type: 1, search: '1002' })
-    await drain()
+    await visit(win, onramp, { type: 1, search: '1002' })
     const answers = win.answers
     win.reset(onramp)
     // The page kept from the first answer, before main has answered again.
@@ -205,17 +210,13 @@ describe('OrderWindow', () => {
 
   it('does not show a kept first page once orders changed (a patch, a refresh)', async () => {
     const win = new OrderWindow(onramp)
-    win.reset(onramp)
-    await drain()
-    win.reset({ type: 1, search: '1002' })
-    await drain()
+    await visit(win, onramp, { type: 1, search: '1002' })
     win.patch(row(1, 100200, 15))
     win.reset(onramp)
     expect(win.loaded).toBe(false)
     expect(win.rowAt(0)?.orderId).toBe(100200)
     await drain()
-    win.reset({ type: 1, search: '1002' })
-    await drain()
+    await visit(win, { type: 1, search: '1002' })
     win.refresh()
     win.reset(onramp)
     expect(win.loaded).toBe(false)
@@ -224,8 +225,7 @@ describe('OrderWindow', () => {
 
   it('an answer sent before a change is shown, asked for again, and only the new one is kept', async () => {
     const win = new OrderWindow(onramp)
-    win.reset(onramp)
-    await drain()
+    await visit(win, onramp)
     win.reset({ type: 1, search: '1002' })
     const sentBefore = pending.shift()!
     win.refresh()
@@ -244,10 +244,7 @@ describe('OrderWindow', () => {
 
   it('a kept first page whose query fails again goes, and the error shows', async () => {
     const win = new OrderWindow(onramp)
-    win.reset(onramp)
-    await drain()
-    win.reset({ type: 2 })
-    await drain()
+    await visit(win, onramp, { type: 2 })
     win.reset(onramp)
     expect(win.rowAt(0)?.orderId).toBe(100001)
     await pending.shift()!.fail('the database is locked')
@@ -258,10 +255,7 @@ describe('OrderWindow', () => {
   it('keeps the first pages of the last eight filters', async () => {
     const win = new OrderWindow(onramp)
     const filters: OrderFilter[] = Array.from({ length: 9 }, (_, i) => ({ type: 1, search: `100${i}` }))
-    for (const f of filters) {
-      win.reset(f)
-      await drain()
-    }
+    await visit(win, ...filters)
     win.reset(filters[0]!)
     expect(win.loaded).toBe(false)
     await drain()
