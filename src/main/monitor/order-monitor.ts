@@ -6,6 +6,7 @@
 // lagMs in SyncState is the time since the last COMPLETE sync of that scope (now -
 // lastSuccessAt): how stale the local copy may be. "now - newest updatedAt seen" would
 // instead grow forever for a merchant with no new orders, although nothing is missed.
+import { randomUUID } from 'node:crypto'
 import type { Timers } from '../api/rate-budget'
 import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
@@ -114,6 +115,8 @@ interface Scope {
   lastReconcileAt: number | null
   /** The operator asked for a full re-read: the next run of this scope is one. */
   fullRequested: boolean
+  /** The monitor's write count when this scope's sync last wrote an order (0: not since the start). */
+  lastWrite: number
 }
 
 const scopeKey = (type: number, fiatType: number) => `${type}:${fiatType}`
@@ -140,6 +143,10 @@ export class OrderMonitor {
   private readonly maxConcurrent: number
   private active = 0
   private readonly waiting: Array<() => void> = []
+  /** Names this start of the monitor in every scope's writeMark, so a restart never repeats a mark. */
+  private readonly startId = randomUUID().slice(0, 8)
+  /** Pages that wrote orders, across scopes: a scope's mark never comes back to an earlier value. */
+  private writes = 0
 
   constructor(private readonly o: OrderMonitorOptions) {
     this.now = o.now ?? (() => Date.now())
@@ -331,7 +338,8 @@ export class OrderMonitor {
           progress: null,
           mode: null,
           lastReconcileAt: c.lastReconcileAt ? Date.parse(c.lastReconcileAt) : null,
-          fullRequested: false
+          fullRequested: false,
+          lastWrite: 0
         })
       }
     }
@@ -354,7 +362,8 @@ export class OrderMonitor {
       mode: s.run ? s.mode : null,
       progress: s.progress ? { ...s.progress } : null,
       lastError: s.lastError,
-      lastReconcileAt: s.lastReconcileAt
+      lastReconcileAt: s.lastReconcileAt,
+      writeMark: `${this.startId}:${s.lastWrite}`
     }
   }
 
@@ -486,10 +495,12 @@ export class OrderMonitor {
   }
 
   private pageApplied(s: Scope, p: PageApplied, quiet: boolean): void {
-    s.cursor = p.result.cursor.cursor
+    const r = p.result
+    s.cursor = r.cursor.cursor
     s.progress = { pages: p.pages, orders: p.orders }
-    if (!quiet) for (const c of p.result.created) this.created(c)
-    for (const c of p.result.statusChanged) this.statusChanged(c, 'sync')
+    if (r.created.length > 0 || r.statusChanged.length > 0 || r.updated.length > 0) s.lastWrite = ++this.writes
+    if (!quiet) for (const c of r.created) this.created(c)
+    for (const c of r.statusChanged) this.statusChanged(c, 'sync')
     this.emitState(s)
   }
 

@@ -205,7 +205,14 @@ export const SyncState = z.object({
   progress: z.object({ pages: z.number(), orders: z.number() }).nullable(),
   lastError: ErrorInfo.nullable(),
   /** When the recent window was last read again end to end. */
-  lastReconcileAt: EpochMs.nullable()
+  lastReconcileAt: EpochMs.nullable(),
+  /**
+   * Changes when this scope's sync writes orders to the local database (an order added,
+   * or its status or content changed), and when the service restarts: a view showing
+   * orders refetches when it changes, not on every state. A hub of an older version
+   * leaves it out, and then every state counts as a change.
+   */
+  writeMark: z.string().optional()
 })
 export type SyncState = z.infer<typeof SyncState>
 

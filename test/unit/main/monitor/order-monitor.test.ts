@@ -105,6 +105,39 @@ describe('OrderMonitor', () => {
     expect(of('order:terminal').map((t) => [t.row.orderId, t.status, t.tone, t.source])).toEqual([[2, 4, 'success', 'sync']])
   })
 
+  it("changes a scope's writeMark only when its sync writes orders, and never repeats one after a restart", async () => {
+    monitor.start()
+    await clock.advance(0)
+    const afterFirst = stateOf(1).writeMark
+    const offramp = stateOf(2).writeMark
+    expect(afterFirst).toMatch(/^[0-9a-f]{8}:[1-9]\d*$/)
+
+    // A poll that finds nothing new: the same mark, in every state it sends.
+    events.length = 0
+    await clock.advance(POLL)
+    expect(of('sync:state').filter((s) => s.type === 1).length).toBeGreaterThan(0)
+    expect(
+      new Set(
+        of('sync:state')
+          .filter((s) => s.type === 1)
+          .map((s) => s.writeMark)
+      )
+    ).toEqual(new Set([afterFirst]))
+
+    // A status changed on the service: a new mark for that scope alone.
+    fake.change(1, 1, 1, 2, at(5001))
+    await clock.advance(POLL)
+    expect(stateOf(1).writeMark).not.toBe(afterFirst)
+    expect(stateOf(2).writeMark).toBe(offramp)
+
+    // A new start of the service names other marks, even for a scope that wrote nothing since.
+    await monitor.stop()
+    monitor = make()
+    monitor.start()
+    await clock.advance(0)
+    expect(stateOf(2).writeMark).not.toBe(offramp)
+  })
+
   it('records a failing sync, keeps the last state and committed pages, retries with backoff, then recovers', async () => {
     fake.failAt(2)
     monitor.start()
