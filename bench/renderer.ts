@@ -84,9 +84,11 @@ const INIT_SCRIPT = `(() => {
   // ahead of those the page registers between frames), and the message it posts then comes
   // right after that frame's rendering: not after the work the page defers to once the
   // frame is painted (the table's rows beyond the view, the page ahead), which a callback
-  // registered after the page's would count.
-  b.shown = (total, firstId, timeoutMs) => new Promise((resolve, reject) => {
+  // registered after the page's would count. ready() says whether the operator's action is
+  // complete (the last key typed), so a loop started before it counts no earlier frame.
+  b.shown = (total, firstId, timeoutMs, ready = () => true) => new Promise((resolve, reject) => {
     const ok = () => {
+      if (!ready()) return false
       const t = document.querySelector('table.orders')
       const r = t && t.querySelector('tbody tr[data-order]')
       return !!t && Number(t.dataset.total) === total && (total === 0 ? !r : !!r && Number(r.dataset.order) === firstId)
@@ -119,9 +121,17 @@ const INIT_SCRIPT = `(() => {
     const q = b.queries.filter((x) => x.body.includes('"offset":0') && x.respAt !== null).pop()
     return { ms: t1 - t0, rpcMs: q ? q.respAt - q.at : null, renderMs: q ? t1 - q.respAt : null }
   }
-  b.armSearch = () => { b.queries.length = 0; b.lastKey = 0 }
-  b.searchDone = async (total, firstId, text) => {
-    const t1 = await b.shown(total, firstId, 15000)
+  // The frame check starts before the first key: started after the keys (a round trip from
+  // the driver later), it would miss the frame that showed the result and count the next.
+  b.armSearch = (total, firstId, text) => {
+    b.queries.length = 0
+    b.lastKey = 0
+    const box = document.querySelector('[data-testid="orders-search"]')
+    b.searchShown = b.shown(total, firstId, 15000, () => b.lastKey > 0 && box.value === text)
+    b.searchShown.catch(() => undefined)
+  }
+  b.searchDone = async (text) => {
+    const t1 = await b.searchShown
     const q = b.queries.filter((x) => x.at >= b.lastKey && (text === '' ? !x.body.includes('"search"') : x.body.includes(JSON.stringify(text.trim()))))[0]
     return { fromKey: t1 - b.lastKey, fromQuery: q ? t1 - q.at : null, rpcMs: q && q.respAt !== null ? q.respAt - q.at : null }
   }
@@ -158,8 +168,8 @@ interface PageBench {
     total: number,
     firstId: number
   ): Promise<{ ms: number; rpcMs: number | null; renderMs: number | null }>
-  armSearch(): void
-  searchDone(total: number, firstId: number, text: string): Promise<{ fromKey: number; fromQuery: number | null; rpcMs: number | null }>
+  armSearch(total: number, firstId: number, text: string): void
+  searchDone(text: string): Promise<{ fromKey: number; fromQuery: number | null; rpcMs: number | null }>
   scrollTop(): void
   scrollFrames(frames: number, stepPx: number): Promise<{ frames: number[]; loadingFrames: number }>
 }
@@ -219,11 +229,11 @@ async function searchLatency(
   exp: Expected
 ): Promise<{ fromKey: number; fromQuery: number | null; rpcMs: number | null }> {
   await page.getByTestId('orders-search').click()
-  await inPage(page, 'armSearch')
+  await inPage(page, 'armSearch', exp.total, exp.first, text)
   await page.keyboard.press('ControlOrMeta+A')
   if (text === '') await page.keyboard.press('Backspace')
   else await page.keyboard.type(text)
-  return inPage(page, 'searchDone', exp.total, exp.first, text)
+  return inPage(page, 'searchDone', text)
 }
 
 export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
