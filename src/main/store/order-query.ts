@@ -54,7 +54,23 @@ const SORT_COLUMNS: Record<OrderSortKey, string> = {
   cryptoAmount: 'sort_crypto'
 }
 
+/** The index that walks the orders of one type in each sort key's order. */
+const SORT_INDEXES: Record<OrderSortKey, string> = {
+  createdAt: 'orders_by_created',
+  updatedAt: 'orders_by_updated',
+  orderId: 'orders_by_order_id',
+  status: 'orders_by_status',
+  fiatAmount: 'orders_by_fiat_amount',
+  cryptoAmount: 'orders_by_crypto_amount'
+}
+
 const SEARCH_COLUMNS = ['merchant_recognition_id', 'wallet_address', 'reference_id', 'transaction_hash'] as const
+
+/**
+ * A searched column with this many matches makes the search broad (a first keystroke,
+ * "0x", a merchant id prefix every order shares): see buildOrderQuery's `broad`.
+ */
+export const BROAD_SEARCH_MATCHES = 2000
 
 /** Past every code point: `prefix <= x < prefix + MAX_CHAR` selects the strings starting with prefix. */
 const MAX_CHAR = '\u{10FFFF}'
@@ -82,12 +98,33 @@ function ints(name: string, v: number | readonly number[]): number[] {
 }
 
 /** unbounded: no window (LIMIT -1), for exports. */
-export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean } = {}): BuiltOrderQuery {
+/**
+ * One query per searched column counting its matches up to `broad` (an index range, read
+ * no further): a search is broad when one of them reaches it.
+ */
+export function searchProbes(type: OrderType, search: string, broad: number): Array<{ sql: string; params: SqlValue[] }> {
+  const prefix = search.trim().toLowerCase()
+  return SEARCH_COLUMNS.map((col) => ({
+    sql: `SELECT COUNT(*) FROM (SELECT 1 FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ? LIMIT ?)`,
+    params: [type, prefix, prefix + MAX_CHAR, broad]
+  }))
+}
+
+/**
+ * unbounded: no window (LIMIT -1), for exports.
+ * broad: the search matches many orders (searchProbes). A narrow search is driven by its
+ * matching ids (one index range per column, unioned), then sorted: cheap for a few
+ * hundred. A broad one would union and sort tens of thousands (a quarter of a second for
+ * "0x" over 100,000 orders, blocking main while the operator types on); it walks the sort
+ * key's index instead and tests each order, stopping at the window's end.
+ */
+export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broad?: boolean } = {}): BuiltOrderQuery {
   if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
   const search = q.search?.trim()
-  // With a search, the few matching ids drive the query; a unary + keeps SQLite from
-  // scanning a filter column's index instead (c() marks the column references).
-  const c = (column: string): string => (search ? `+${column}` : column)
+  const broad = !!search && !!opts.broad
+  // With a narrow search, the few matching ids drive the query; a unary + keeps SQLite
+  // from scanning a filter column's index instead (c() marks the column references).
+  const c = (column: string): string => (search && !broad ? `+${column}` : column)
   const conds: string[] = [`${c('type')} = ?`]
   const params: SqlValue[] = [q.type]
   const inList = (column: string, name: string, v: number | readonly number[] | undefined, negate = false): void => {
@@ -126,7 +163,20 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean } = {
     conds.push(`${c(dateColumn)} < ?`)
     params.push(isoBound('to', q.to))
   }
-  if (search) {
+  if (search && broad) {
+    // Tested on each order the sort's index walks to.
+    const tests: string[] = []
+    const prefix = search.toLowerCase()
+    if (/^\d{1,15}$/.test(search)) {
+      tests.push('order_id = ?')
+      params.push(Number(search))
+    }
+    for (const col of SEARCH_COLUMNS) {
+      tests.push(`(lower(${col}) >= ? AND lower(${col}) < ?)`)
+      params.push(prefix, prefix + MAX_CHAR)
+    }
+    conds.push(`(${tests.join(' OR ')})`)
+  } else if (search) {
     // One indexed lookup per searched column, unioned: SQLite would otherwise scan.
     const branches: string[] = []
     const prefix = search.toLowerCase()
@@ -134,8 +184,8 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean } = {
       branches.push('SELECT id FROM orders WHERE type = ? AND order_id = ?')
       params.push(q.type, Number(search))
     }
-    for (const c of SEARCH_COLUMNS) {
-      branches.push(`SELECT id FROM orders WHERE type = ? AND lower(${c}) >= ? AND lower(${c}) < ?`)
+    for (const col of SEARCH_COLUMNS) {
+      branches.push(`SELECT id FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ?`)
       params.push(q.type, prefix, prefix + MAX_CHAR)
     }
     conds.push(`id IN (${branches.join(' UNION ')})`)
@@ -162,8 +212,10 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean } = {
     where,
     params,
     countSql: `SELECT COUNT(*) FROM orders WHERE ${where}`,
-    // The window's ids come from a covering index scan; only those rows are read.
-    rowsSql: `SELECT * FROM orders WHERE id IN (SELECT id FROM orders WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
+    rowsSql: broad
+      ? `SELECT * FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`
+      : // The window's ids come from a covering index scan; only those rows are read.
+        `SELECT * FROM orders WHERE id IN (SELECT id FROM orders WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
     limit,
     offset
   }

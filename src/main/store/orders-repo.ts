@@ -6,7 +6,7 @@ import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import { contentHash } from './content-hash'
 import type { Sql, SqlValue } from './database'
-import { buildOrderQuery, type BuiltOrderQuery, type OrderFilter, type OrderQuery } from './order-query'
+import { BROAD_SEARCH_MATCHES, buildOrderQuery, searchProbes, type BuiltOrderQuery, type OrderFilter, type OrderQuery } from './order-query'
 import type { ListedRecord, SyncCursor, SyncCursorsRepo } from './sync-cursors-repo'
 import type { UnreadableInput, UnreadableOrdersRepo } from './unreadable-orders-repo'
 
@@ -320,7 +320,12 @@ function assertType(type: number): asserts type is OrderType {
 /** Filter totals kept between writes: enough for an operator switching between a few filters. */
 const MAX_CACHED_TOTALS = 64
 
+/** How many index entries a broad search's window may walk (about 20 ms here) before its matching ids are collected instead. */
+const MAX_WALKED_ENTRIES = 30_000
+
 export class OrdersRepo {
+  /** When a search is broad, and how far a broad search's window may walk (tests lower them to cover both plans on a few orders). */
+  searchPlan = { broadMatches: BROAD_SEARCH_MATCHES, maxWalkedEntries: MAX_WALKED_ENTRIES }
   /** The totals of recent filters, valid while the database's write stamp is unchanged. */
   private totals: { stamp: string | null; byFilter: Map<string, number> } = { stamp: null, byFilter: new Map() }
 
@@ -517,11 +522,13 @@ export class OrdersRepo {
 
   /** One window of the orders table and the total matching the filter. */
   query(q: OrderQuery): { rows: OrderRow[]; total: number } {
-    const built = buildOrderQuery(q)
-    // Both statements run back to back on the one connection, so nothing can commit
+    const broad = this.broadSearch(q)
+    const built = buildOrderQuery(q, { broad })
+    // All the statements run back to back on the one connection, so nothing can commit
     // between them: rows and total describe the same state.
     const total = this.total(built)
-    const rows = this.sql.all<OrderDbRow>(built.rowsSql, ...built.params, built.limit, built.offset).map(toRow)
+    const window = broad && !this.walkPays(q.type, built, total) ? buildOrderQuery(q) : built
+    const rows = this.sql.all<OrderDbRow>(window.rowsSql, ...window.params, window.limit, window.offset).map(toRow)
     return { rows, total }
   }
 
@@ -544,9 +551,28 @@ export class OrdersRepo {
     return total
   }
 
+  /**
+   * Whether a broad search's window is cheaper found by walking the sort's index than by
+   * collecting and sorting every matching id: the walk reads about (offset + limit) ×
+   * (orders of the type / matches) entries, the ids cost about two entries' time each.
+   * A window deep into a sparse result takes the ids.
+   */
+  private walkPays(type: OrderType, built: BuiltOrderQuery, total: number): boolean {
+    const walked = ((built.offset + built.limit) * this.total(buildOrderQuery({ type }))) / Math.max(1, total)
+    return walked <= Math.max(this.searchPlan.maxWalkedEntries, 2 * total)
+  }
+
+  /** Whether the filter's search matches so many orders that walking the sort's index beats collecting them. */
+  private broadSearch(f: OrderFilter): boolean {
+    const search = f.search?.trim()
+    if (!search) return false
+    const at = this.searchPlan.broadMatches
+    return searchProbes(f.type, search, at).some((p) => (this.sql.value<number>(p.sql, ...p.params) ?? 0) >= at)
+  }
+
   /** Every order matching the filter, one at a time (for CSV export). */
   *exportRows(filter: OrderFilter & Pick<OrderQuery, 'sort'>): Generator<OrderRow> {
-    const built = buildOrderQuery(filter, { unbounded: true })
+    const built = buildOrderQuery(filter, { unbounded: true, broad: this.broadSearch(filter) })
     for (const r of this.sql.iterate<OrderDbRow>(built.rowsSql, ...built.params, built.limit, built.offset)) yield toRow(r)
   }
 }
