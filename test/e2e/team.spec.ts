@@ -2,7 +2,8 @@
 // creates the profile, stores the operator token, switches, and sees the hub's prices
 // and orders with the TEAM badge and its name and role, with quotes and the webhook URL
 // disabled and saying why; an admin sees the team's operators, adds one (the token shown
-// once) and revokes it. The merchant's API secret reaches no answer, event or page.
+// once) and revokes it; an operator's orders view comes back by itself, its filter
+// kept, when the hub does. The merchant's API secret reaches no answer, event or page.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -127,4 +128,34 @@ test('an admin adds an operator, sees the token once, and revokes it', async ({ 
   const audit = hub.audit.list(50).map((r) => `${r.operator} ${r.action}`)
   expect(audit).toContain('ada team:addOperator')
   expect(audit).toContain('ada team:revokeOperator')
+})
+
+test('the orders view comes back by itself when the hub does', async ({ page }) => {
+  const token = hub.operators.add('otto', 'operator').token
+  await openView(page, e, 'settings')
+  await joinTeam(page, 'Team outage', token)
+  await navigate(page, 'orders')
+  await expect(page.locator('tr[data-order]').first()).toBeVisible({ timeout: 30_000 })
+
+  // The hub goes away; a filter changed meanwhile cannot be answered and says so.
+  const port = Number(new URL(server.url).port)
+  await server.close()
+  await expect(page.getByTestId('profile-kind')).toHaveText('TEAM')
+  const note = page.getByRole('alert').filter({ hasText: 'Orders' }).filter({ hasText: 'unreachable' })
+  await expect(async () => {
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('failed')
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('completed')
+    await expect(note).toBeVisible({ timeout: 2_000 })
+  }).toPass({ timeout: 20_000 })
+  await page.waitForTimeout(1_000)
+  await expect(note).toBeVisible()
+
+  // It comes back with nothing written meanwhile (the same sync marks): the view asks
+  // again on its own, without the operator touching anything.
+  server = await startHubServer({ hub, port })
+  await expect(note).toBeHidden({ timeout: 30_000 })
+  await expect(page.locator('tr[data-order]').first()).toBeVisible()
+  // With the operator's filter still set, and its rows.
+  await expect(page.getByRole('combobox', { name: 'Status' })).toHaveValue('completed')
+  for (const s of await page.locator('tr[data-order] .pill').allTextContents()) expect(s.toLowerCase()).not.toContain('pending')
 })
