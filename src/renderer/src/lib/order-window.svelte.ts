@@ -18,6 +18,8 @@ const AHEAD_PAGES = 1
 const MAX_AHEAD_PAGES = 6
 /** First pages of recent filters kept for going back to them. */
 const RECENT_FILTERS = 8
+/** First-page queries (of any filter) on their way at once; a filter typed while they are waits. */
+const FIRST_PAGES_IN_FLIGHT = 2
 
 /**
  * Change signals, one per page modulo SIGNAL_SLOTS: a row reads only its own page's, so a
@@ -56,9 +58,9 @@ export class OrderWindow {
   #gen = 0
   /** Whether #pages holds answers to the current filter yet (false from a reset to its first answer). */
   #fresh = true
-  /** A first-page query (of any filter) is on its way. */
-  #firstBusy = false
-  /** The current filter's first page waits for it: a burst of keystrokes sends one query at a time, the latest. */
+  /** First-page queries (of any filter) on their way. */
+  #firstInFlight = 0
+  /** The current filter's first page waits for one of them to come back: a burst of keystrokes sends the latest. */
   #firstQueued = false
   /**
    * Pages ahead wait until a new filter's first answer has been painted: sending them
@@ -103,13 +105,14 @@ export class OrderWindow {
     this.#aheadReady = false
     this.#cancelAhead()
     // Main answers one query after another: the first pages of filters typed past would
-    // only delay the latest one, so it waits for the one on its way, and those typed in
-    // between are never sent.
+    // only delay the latest one. Two may be on their way, so the latest reaches main while
+    // the one before is answered (not a round trip after it); past that it waits, and
+    // the filters typed in between are never sent.
     this.#awaitingAnswer = true
     const recent = this.#recent.get(this.#key())
     if (recent) this.#showRecent(recent.rows, recent.total)
     this.#inflight.add(0)
-    if (this.#firstBusy) this.#firstQueued = true
+    if (this.#firstInFlight >= FIRST_PAGES_IN_FLIGHT) this.#firstQueued = true
     else void this.#fetch(0)
   }
 
@@ -223,7 +226,7 @@ export class OrderWindow {
     const gen = this.#gen
     this.#inflight.add(page)
     this.fetches++
-    if (page === 0) this.#firstBusy = true
+    if (page === 0) this.#firstInFlight++
     const changes = this.#changes
     const key = this.#key()
     try {
@@ -250,7 +253,7 @@ export class OrderWindow {
       }
     } finally {
       if (page === 0) {
-        this.#firstBusy = false
+        this.#firstInFlight--
         if (this.#firstQueued) {
           this.#firstQueued = false
           void this.#fetch(0)

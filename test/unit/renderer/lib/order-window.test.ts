@@ -279,26 +279,32 @@ describe('OrderWindow', () => {
     expect(win.rowAt(0)?.orderId).toBe(100300)
   })
 
-  it('sends one first-page query at a time while the operator types: the latest filter goes next, those typed past never', async () => {
+  it('sends at most two first-page queries at a time while the operator types: the latest filter goes next, those typed past never', async () => {
     const win = new OrderWindow(onramp)
     win.reset({ type: 1, search: '1' })
     win.reset({ type: 1, search: '10' })
     win.reset({ type: 1, search: '100' })
     win.reset({ type: 1, search: '1004' })
-    expect(pending.map((p) => p.query.filter.search)).toEqual(['1'])
+    expect(pending.map((p) => p.query.filter.search)).toEqual(['1', '10'])
     await pending.shift()!.release()
-    expect(pending.map((p) => p.query.filter.search)).toEqual(['1004'])
+    expect(pending.map((p) => p.query.filter.search)).toEqual(['10', '1004'])
+    await pending.shift()!.release()
+    // Neither answer was to the filter on screen.
+    expect(win.loaded).toBe(false)
     await pending.shift()!.release()
     expect(win.total).toBe(100)
     expect(win.rowAt(0)?.orderId).toBe(100400)
-    // A failed query frees the line as well.
+    // A filter typed with one query on its way goes at once; a failed query frees its place as well.
     win.reset({ type: 1, search: '1' })
     win.reset({ type: 1, search: '1005' })
+    expect(pending.map((p) => p.query.filter.search)).toEqual(['1', '1005'])
+    win.reset({ type: 1, search: '1006' })
     await pending.shift()!.fail('database is locked')
-    expect(pending.map((p) => p.query.filter.search)).toEqual(['1005'])
+    expect(pending.map((p) => p.query.filter.search)).toEqual(['1005', '1006'])
+    await pending.shift()!.release()
     await pending.shift()!.release()
     expect(win.error).toBeNull()
-    expect(win.rowAt(0)?.orderId).toBe(100500)
+    expect(win.rowAt(0)?.orderId).toBe(100600)
   })
 
   it('shows the error of the current filter, in the contract envelope, and not the old rows beside it', async () => {
