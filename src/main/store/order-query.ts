@@ -97,16 +97,20 @@ function ints(name: string, v: number | readonly number[]): number[] {
   return list
 }
 
-/** unbounded: no window (LIMIT -1), for exports. */
+/** The range of lower(column) values starting with the search, case-insensitively: [from, until). */
+function prefixRange(search: string): [string, string] {
+  const prefix = search.trim().toLowerCase()
+  return [prefix, prefix + MAX_CHAR]
+}
+
 /**
  * One query per searched column counting its matches up to `broad` (an index range, read
  * no further): a search is broad when one of them reaches it.
  */
 export function searchProbes(type: OrderType, search: string, broad: number): Array<{ sql: string; params: SqlValue[] }> {
-  const prefix = search.trim().toLowerCase()
   return SEARCH_COLUMNS.map((col) => ({
     sql: `SELECT COUNT(*) FROM (SELECT 1 FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ? LIMIT ?)`,
-    params: [type, prefix, prefix + MAX_CHAR, broad]
+    params: [type, ...prefixRange(search), broad]
   }))
 }
 
@@ -163,32 +167,21 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broa
     conds.push(`${c(dateColumn)} < ?`)
     params.push(isoBound('to', q.to))
   }
-  if (search && broad) {
-    // Tested on each order the sort's index walks to.
-    const tests: string[] = []
-    const prefix = search.toLowerCase()
-    if (/^\d{1,15}$/.test(search)) {
-      tests.push('order_id = ?')
-      params.push(Number(search))
+  if (search) {
+    // Exact order id (all digits), or a prefix of a searched column, each test with its
+    // values. Broad: tested on each order the sort's index walks to. Narrow: one indexed
+    // lookup per test, unioned (SQLite would otherwise scan).
+    const range = prefixRange(search)
+    const exact = /^\d{1,15}$/.test(search)
+    const tests = [...(exact ? ['order_id = ?'] : []), ...SEARCH_COLUMNS.map((col) => `lower(${col}) >= ? AND lower(${col}) < ?`)]
+    const values: SqlValue[][] = [...(exact ? [[Number(search)]] : []), ...SEARCH_COLUMNS.map(() => range)]
+    if (broad) {
+      conds.push(`(${tests.map((t) => `(${t})`).join(' OR ')})`)
+      params.push(...values.flat())
+    } else {
+      conds.push(`id IN (${tests.map((t) => `SELECT id FROM orders WHERE type = ? AND ${t}`).join(' UNION ')})`)
+      params.push(...values.flatMap((v) => [q.type, ...v]))
     }
-    for (const col of SEARCH_COLUMNS) {
-      tests.push(`(lower(${col}) >= ? AND lower(${col}) < ?)`)
-      params.push(prefix, prefix + MAX_CHAR)
-    }
-    conds.push(`(${tests.join(' OR ')})`)
-  } else if (search) {
-    // One indexed lookup per searched column, unioned: SQLite would otherwise scan.
-    const branches: string[] = []
-    const prefix = search.toLowerCase()
-    if (/^\d{1,15}$/.test(search)) {
-      branches.push('SELECT id FROM orders WHERE type = ? AND order_id = ?')
-      params.push(q.type, Number(search))
-    }
-    for (const col of SEARCH_COLUMNS) {
-      branches.push(`SELECT id FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ?`)
-      params.push(q.type, prefix, prefix + MAX_CHAR)
-    }
-    conds.push(`id IN (${branches.join(' UNION ')})`)
   }
   const where = conds.join(' AND ')
   const sort = q.sort ?? { key: 'createdAt', dir: 'desc' }

@@ -317,8 +317,8 @@ function assertType(type: number): asserts type is OrderType {
   if (type !== 1 && type !== 2) throw new RangeError(`order type must be 1 (onramp) or 2 (offramp), got ${type}`)
 }
 
-/** Filter totals kept between writes: enough for an operator switching between a few filters. */
-const MAX_CACHED_TOTALS = 64
+/** Facts about filters (totals, broad searches) kept between writes: enough for an operator switching between a few filters. */
+const MAX_CACHED_FACTS = 64
 
 /** How many index entries a broad search's window may walk (about 20 ms here) before its matching ids are collected instead. */
 const MAX_WALKED_ENTRIES = 30_000
@@ -326,8 +326,8 @@ const MAX_WALKED_ENTRIES = 30_000
 export class OrdersRepo {
   /** When a search is broad, and how far a broad search's window may walk (tests lower them to cover both plans on a few orders). */
   searchPlan = { broadMatches: BROAD_SEARCH_MATCHES, maxWalkedEntries: MAX_WALKED_ENTRIES }
-  /** The totals of recent filters, valid while the database's write stamp is unchanged. */
-  private totals: { stamp: string | null; byFilter: Map<string, number> } = { stamp: null, byFilter: new Map() }
+  /** Totals and broad-search answers of recent filters, valid while the database's write stamp is unchanged. */
+  private facts: { stamp: string | null; byKey: Map<string, number> } = { stamp: null, byKey: new Map() }
 
   constructor(
     private readonly sql: Sql,
@@ -538,17 +538,22 @@ export class OrdersRepo {
    * write, and an operator going back to a filter (or to "any") does not count again.
    */
   private total(built: BuiltOrderQuery): number {
-    const stamp = this.sql.writeStamp()
-    if (stamp === null) return this.sql.value<number>(built.countSql, ...built.params) ?? 0
-    if (stamp !== this.totals.stamp) this.totals = { stamp, byFilter: new Map() }
     const key = `${built.where}|${built.params.map((p) => `${typeof p}:${String(p)}`).join('|')}`
-    let total = this.totals.byFilter.get(key)
-    if (total === undefined) {
-      total = this.sql.value<number>(built.countSql, ...built.params) ?? 0
-      if (this.totals.byFilter.size >= MAX_CACHED_TOTALS) this.totals.byFilter.clear()
-      this.totals.byFilter.set(key, total)
+    return this.fact(key, () => this.sql.value<number>(built.countSql, ...built.params) ?? 0)
+  }
+
+  /** compute(), kept under key until the next write (computed afresh inside a transaction). */
+  private fact(key: string, compute: () => number): number {
+    const stamp = this.sql.writeStamp()
+    if (stamp === null) return compute()
+    if (stamp !== this.facts.stamp) this.facts = { stamp, byKey: new Map() }
+    let value = this.facts.byKey.get(key)
+    if (value === undefined) {
+      value = compute()
+      if (this.facts.byKey.size >= MAX_CACHED_FACTS) this.facts.byKey.clear()
+      this.facts.byKey.set(key, value)
     }
-    return total
+    return value
   }
 
   /**
@@ -562,12 +567,16 @@ export class OrdersRepo {
     return walked <= Math.max(this.searchPlan.maxWalkedEntries, 2 * total)
   }
 
-  /** Whether the filter's search matches so many orders that walking the sort's index beats collecting them. */
+  /**
+   * Whether the filter's search matches so many orders that walking the sort's index beats
+   * collecting them; probed once per search until the next write, not for every page.
+   */
   private broadSearch(f: OrderFilter): boolean {
     const search = f.search?.trim()
     if (!search) return false
     const at = this.searchPlan.broadMatches
-    return searchProbes(f.type, search, at).some((p) => (this.sql.value<number>(p.sql, ...p.params) ?? 0) >= at)
+    const probe = () => (searchProbes(f.type, search, at).some((p) => (this.sql.value<number>(p.sql, ...p.params) ?? 0) >= at) ? 1 : 0)
+    return this.fact(`broad|${at}|${f.type}|${search}`, probe) === 1
   }
 
   /** Every order matching the filter, one at a time (for CSV export). */
