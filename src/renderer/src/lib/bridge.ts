@@ -31,24 +31,41 @@ export class UiError extends Error {
   }
 }
 
+/**
+ * POSTs a channel's input and resolves with the status and the whole body. XMLHttpRequest
+ * rather than fetch: while keys are being typed, Chromium hands a fetch's body to the page
+ * tens of ms after its headers (the body stream is read in tasks that input outranks),
+ * and XMLHttpRequest delivers the whole body with its load event.
+ */
+function post(url: string, body: string): Promise<{ status: number; statusText: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open('POST', url)
+    xhr.setRequestHeader('Content-Type', 'application/json')
+    xhr.onload = () => resolve({ status: xhr.status, statusText: xhr.statusText, text: xhr.responseText })
+    xhr.onerror = () => reject(new Error('the request failed'))
+    xhr.onabort = () => reject(new Error('the request was aborted'))
+    xhr.send(body)
+  })
+}
+
 function httpBridge(): RampdeskBridge {
   const api: Record<string, unknown> = {}
   for (const c of channelNames) {
     api[methodName(c)] = async (input: unknown): Promise<Envelope<unknown>> => {
       try {
-        const res = await fetch(`/rpc/${c}`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify(input ?? {}),
-          credentials: 'same-origin'
-        })
-        const text = await res.text()
+        const res = await post(`/rpc/${c}`, JSON.stringify(input ?? {}))
         try {
-          return JSON.parse(text) as Envelope<unknown>
+          return JSON.parse(res.text) as Envelope<unknown>
         } catch {
           return {
             ok: false,
-            error: { kind: 'http', httpStatus: res.status, message: text.slice(0, 200) || res.statusText, retryable: res.status >= 500 }
+            error: {
+              kind: 'http',
+              httpStatus: res.status,
+              message: res.text.slice(0, 200) || res.statusText,
+              retryable: res.status >= 500
+            }
           }
         }
       } catch (e) {
