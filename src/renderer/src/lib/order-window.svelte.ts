@@ -33,6 +33,19 @@ class PageSignal {
   v = $state(0)
 }
 
+/** Whether two pages hold the same rows, field for field (a row's fields are plain values). */
+export function sameRows(a: readonly OrderRow[], b: readonly OrderRow[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]! as Record<string, unknown>
+    const y = b[i]! as Record<string, unknown>
+    const keys = Object.keys(x)
+    if (keys.length !== Object.keys(y).length) return false
+    for (const k of keys) if (x[k] !== y[k]) return false
+  }
+  return true
+}
+
 export class OrderWindow {
   total = $state(0)
   loaded = $state(false)
@@ -236,12 +249,17 @@ export class OrderWindow {
       if (page === 0 && current) this.#remember(key, r.rows, r.total)
       if (gen !== this.#gen) return
       this.#dropOldRows()
-      this.#pages.set(page, r.rows)
+      // An answer equal to the page shown (a recent first page confirmed, a refresh that
+      // found nothing new) keeps its array: its rows are not formatted and drawn again.
+      const shown = this.#pages.get(page)
+      if (!shown || !sameRows(shown, r.rows)) {
+        this.#pages.set(page, r.rows)
+        this.#bump(page)
+      }
       if (current) this.#stale.delete(page)
       else this.#stale.add(page)
       this.total = r.total
       this.error = null
-      this.#bump(page)
       this.#evict()
     } catch (e) {
       if (gen === this.#gen) {

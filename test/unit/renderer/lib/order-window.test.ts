@@ -208,6 +208,39 @@ describe('OrderWindow', () => {
     expect(pagesAsked()).toEqual([1])
   })
 
+  it('keeps the page it shows when an answer brings the same rows, so nothing is drawn again', async () => {
+    const win = new OrderWindow(onramp)
+    await visit(win, onramp, { type: 1, search: '1002' })
+    win.reset(onramp)
+    const kept = win.pageOf(0)
+    // Main confirms the kept first page: the window keeps the array the table drew.
+    await pending.shift()!.release()
+    expect(win.pageOf(0)).toBe(kept)
+    // A refresh that finds the page unchanged (only the total grew) keeps it as well.
+    win.refresh()
+    await pending.shift()!.release(1001)
+    expect(win.total).toBe(1001)
+    expect(win.pageOf(0)).toBe(kept)
+    // An answer that differs in one field replaces it.
+    win.patch(row(1, 100001, 15))
+    const patched = win.pageOf(0)
+    expect(patched).not.toBe(kept)
+    win.refresh()
+    await pending.shift()!.release(1001)
+    expect(win.pageOf(0)).not.toBe(patched)
+    expect(win.rowAt(0)?.status).toBe(0)
+  })
+
+  it('sameRows compares pages field by field', async () => {
+    const { sameRows } = await import('../../../../src/renderer/src/lib/order-window.svelte')
+    const a = [row(1, 1), row(1, 2)]
+    expect(sameRows(a, [row(1, 1), row(1, 2)])).toBe(true)
+    expect(sameRows(a, [row(1, 1)])).toBe(false)
+    expect(sameRows(a, [row(1, 1), row(1, 2, 5)])).toBe(false)
+    expect(sameRows(a, [row(1, 1), { ...row(1, 2), watched: true }])).toBe(false)
+    expect(sameRows(a, [row(1, 1), { ...row(1, 2), walletAddress: '0xabc' }])).toBe(false)
+  })
+
   it('does not show a kept first page once orders changed (a patch, a refresh)', async () => {
     const win = new OrderWindow(onramp)
     await visit(win, onramp, { type: 1, search: '1002' })
