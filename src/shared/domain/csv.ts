@@ -15,11 +15,12 @@ export const CSV_BOM = '\uFEFF'
 
 /**
  * What starts a formula (or DDE call) in Excel, LibreOffice or Google Sheets: = + - @,
- * a leading tab, CR or LF, and every character Unicode folds to = + - @ (NFKC): the
- * full-width ＝ ＋ － ＠, the small forms ﹦ ﹢ ﹣ ﹫, super- and subscripts and the Hebrew
- * alternative plus, which some importers fold before they look.
+ * a leading tab, CR or LF, and every character whose Unicode folding (NFKC) begins with
+ * = + - @: the full-width ＝ ＋ － ＠, the small forms ﹦ ﹢ ﹣ ﹫, super- and subscripts,
+ * the Hebrew alternative plus, and ⩵ ⩶ (two and three equals signs), which some
+ * importers fold before they look. csv.test.ts checks the list against every code point.
  */
-export const FORMULA_TRIGGERS = '=+-@\t\r\n\u207a\u207c\u208a\u208c\ufb29\ufe62\ufe63\ufe66\ufe6b\uff0b\uff0d\uff1d\uff20'
+export const FORMULA_TRIGGERS = '=+-@\t\r\n\u207a\u207c\u208a\u208c\u2a75\u2a76\ufb29\ufe62\ufe63\ufe66\ufe6b\uff0b\uff0d\uff1d\uff20'
 const TRIGGER = new RegExp(`[${FORMULA_TRIGGERS.replace('-', '\\-')}]`)
 /**
  * Where a cell can begin inside one field: after a comma (the separator), a semicolon (the

@@ -58,6 +58,17 @@ describe('csvCell / csvRow', () => {
     expect(csvRow([null, undefined, true, 10n ** 30n])).toBe('"","","true","1000000000000000000000000000000"\r\n')
   })
 
+  it('counts as a trigger every character whose NFKC folding begins with = + - or @', () => {
+    const folding: string[] = []
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue
+      const ch = String.fromCodePoint(cp)
+      if (/^[=+\-@]/.test(ch.normalize('NFKC'))) folding.push(ch)
+    }
+    expect(folding.filter((ch) => !FORMULA_TRIGGERS.includes(ch))).toEqual([])
+    expect(csvCell('\u2a75 1')).toBe(`"'\u2a75 1"`)
+  })
+
   it('any row: every field quoted, no cell would run, and the text round-trips apart from the apostrophes (fast-check)', () => {
     const trigger = fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', '\uff1d', '\uff0b', '\uff0d', '\uff20', '\ufe62', '\u207c')
     const filler = fc.constantFrom(';', ',', ' ', '\u00a0', '"', "'", 'a', '1', '.', 'cmd|calc', 'SUM(A1)')
