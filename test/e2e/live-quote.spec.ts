@@ -12,6 +12,12 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await e?.close()
 })
+/** Puts main's quote handler back after a test wrapped it. */
+let restoreQuotes = () => undefined as void
+test.afterEach(() => {
+  restoreQuotes()
+  restoreQuotes = () => undefined
+})
 
 /** Two onramp amounts inside the limits of the default coin and network, in INR. */
 async function amountsInside(page: Page): Promise<[number, number]> {
@@ -27,16 +33,21 @@ async function amountsInside(page: Page): Promise<[number, number]> {
 
 const grouped = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
 
-/** Every quotes:get the page sends, with the amount asked and how many were in flight at once. */
+/**
+ * Every quotes:get the page sends, with the amount asked and how many were in flight at once.
+ * A request counts from the moment the page sends it (the route sees it) until main has
+ * answered it: main's handler is wrapped, and it settles before its answer can reach the
+ * page, so the page cannot send the next request before this one is counted out. (Counting
+ * out on Playwright's 'requestfinished' raced the next request's route under load.)
+ */
 function watchQuotes(page: Page, hold?: (amount: string) => Promise<void>) {
   const asked: string[] = []
   let inFlight = 0
   let most = 0
-  const isQuote = (r: Request) => r.url().endsWith('/rpc/quotes:get')
-  // In flight from the moment the page sends it until its answer is in (or it failed).
-  const done = (r: Request) => void (isQuote(r) && inFlight--)
-  page.on('requestfinished', done)
-  page.on('requestfailed', done)
+  const handlers = e.app.services.handlers
+  const answer = handlers['quotes:get']
+  handlers['quotes:get'] = (input) => answer(input).finally(() => void inFlight--)
+  page.on('requestfailed', (r: Request) => void (r.url().endsWith('/rpc/quotes:get') && inFlight--))
   void page.route('**/rpc/quotes:get', async (route: Route) => {
     const body = route.request().postDataJSON() as { fiatAmount?: string }
     asked.push(body.fiatAmount ?? '')
@@ -46,6 +57,7 @@ function watchQuotes(page: Page, hold?: (amount: string) => Promise<void>) {
     // Sent on by the browser itself: the harness's <random>.localhost name is one only browsers resolve.
     await route.continue()
   })
+  restoreQuotes = () => void (handlers['quotes:get'] = answer)
   return { asked, most: () => most }
 }
 
