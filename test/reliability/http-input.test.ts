@@ -214,8 +214,8 @@ describe('bad input over HTTP: the webhook inbox', () => {
         (await hit({ headers: { ...json, 'x-service-signature': signPayload(payload, WRONG_SECRET) }, body: JSON.stringify(body) })).status
       )
     }
-    // Authentic signature, other body: a captured payload with a swapped body. The order is
-    // read from the signed payload (the truth here), so the forged body changes nothing.
+    // Authentic signature, other body: a captured payload with a swapped body. Refused 400
+    // (the signature does not cover that body), stored unverified, nothing applied.
     for (const id of known.slice(0, 5)) {
       const o = sb.control.order(id)!
       const payload = encodePayload(Date.now(), o.record)
@@ -225,8 +225,8 @@ describe('bad input over HTTP: the webhook inbox', () => {
         (await hit({ headers: signedHeaders(payload, signPayload(payload, sb.apiSecret)), body: JSON.stringify(forgedBody(id)) })).status
       )
     }
-    // Authentic signature over a payload that is not base64 JSON, with a body that is no order:
-    // stored verified (the sender knows the secret), acknowledged, nothing applied.
+    // Authentic signature over a payload that is not base64 JSON: it carries no order, and the
+    // JSON body is not covered by it. Refused 400, stored unverified, nothing applied.
     legitPayloads.add('%%%')
     note(
       'signed payload not decodable',
@@ -347,8 +347,8 @@ describe('bad input over HTTP: the webhook inbox', () => {
       'signed with another secret': [401],
       'no signature header': [401],
       'no payload header': [401],
-      'body differs from the signed payload': [200],
-      'signed payload not decodable': [200],
+      'body differs from the signed payload': [400],
+      'signed payload not decodable': [400],
       'body not JSON': [400],
       'body a JSON array': [400],
       'content type not JSON': [415],

@@ -5,25 +5,12 @@
 // warning the UI shows. Every request is answered within 5 s: the service counts a
 // slower answer as a failed delivery and retries it.
 //
-// Tolerant like the service (the live-service notes, Webhooks and the last section):
-// the HMAC-SHA512 is checked over the x-<service>-payload header value exactly as
-// received, in constant time, and only then is anything read. Senders write the signed
-// payload differently (compact, Python's spaced default, PHP's '\/', or the body alone),
-// so the payload is not required to be {timestamp, body} nor its body to equal the JSON
-// body; the log records which form arrived (payload-form.ts). Where the order comes from:
-//   - the signed payload, whenever it carries an order record (the wrapper's body, or the
-//     body-only object). The signature vouches for the payload, not for the JSON body,
-//     so when the two differ the payload wins and the log says so;
-//   - the JSON body, only when the payload does not decode to a JSON object at all
-//     ('not base64 JSON'): the sender signed something we cannot read, and the JSON
-//     body is all there is. The log notes that the signature did not cover it;
-//   - nowhere, when the payload decodes to an object that is not an order: the JSON body
-//     is then NOT used even if it holds an order. The merchant's own API requests are
-//     signed with the same secret ({timestamp, body: request parameters}); one captured
-//     from the wire must not turn into a webhook with a body of the captor's choosing.
-// A body that is no whole order record (the live notes call its updatedAt internal and
-// due to go) but names an order and a status is handed on as that status alone, which
-// the monitor applies only to an order not yet finished.
+// What counts as verified, and where the order is read from, is delivery-verdict.ts: the
+// HMAC over the x-<service>-payload header exactly as received (senders write the signed
+// payload differently: payload-form.ts), an order record read from that signed payload,
+// and the JSON body equal to it by value. A genuine signature over anything else (a
+// payload with no order, a captured API request, a body that differs) is refused and
+// stored unverified with the reason.
 //
 // Replays (replay-guard.ts): a verified payload with a timestamp more than 5 min from the
 // service's clock is refused (401), and an exact repeat of a payload already accepted
@@ -44,36 +31,25 @@
 // into database writes); they are counted for the Webhooks view. Deliveries that fail
 // verification are stored as the first 2 KiB of the body plus its SHA-256 and length,
 // never the whole body, and the 'webhook:delivery' event carries no more than the row.
-import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { jsonEqual, verifySignature } from '../../shared/api/signature'
-import { Int, OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
-import type { WebhookDelivery as ContractDelivery, OrderType } from '../../shared/ipc/contract'
+import type { WebhookDelivery as ContractDelivery } from '../../shared/ipc/contract'
 import type { OrderMonitor } from '../monitor/order-monitor'
-import { contentHash } from '../store/content-hash'
 import type { WebhookDeliveriesRepo, WebhookDeliveryInput, WebhookDelivery as StoredDelivery } from '../store/webhook-deliveries-repo'
-import { readPayload, type ReadPayload } from './payload-form'
+import { keptBody, keptPayload, readBody } from './delivery-read'
+import { dedupeKeyOf, headerValue, judge, type Verdict, type WebhookRecord } from './delivery-verdict'
 import { REPLAY_WINDOW_MS, ReplayGuard } from './replay-guard'
 import { SourceLimits, sourceOf, type SourceLimitsOptions } from './source-limits'
 import { isLoopbackHost as sharedIsLoopback } from '../../shared/loopback'
 
+export { UNVERIFIED_HEAD_BYTES } from './delivery-read'
+export { parseRecord, type WebhookRecord } from './delivery-verdict'
+
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Headers and body must both have arrived by then; the rest of the 5 s is for answering. */
 export const DEFAULT_RECEIVE_TIMEOUT_MS = 4_000
-/**
- * What is kept of a delivery that did not verify (and of its payload header): enough to
- * recognise it, never a megabyte of junk per request. Its SHA-256 and length are kept too.
- */
-export const UNVERIFIED_HEAD_BYTES = 2048
 /** Connections the inbox holds at once from all sources together (Node drops the rest). */
 const MAX_CONNECTIONS = 512
-
-export type WebhookRecord =
-  | { type: 1; record: OnrampOrder }
-  | { type: 2; record: OfframpOrder }
-  /** A body that is no full record (e.g. without updatedAt): its order and status only. */
-  | { type: OrderType; record: { orderId: number; status: number }; statusOnly: true }
 
 /** Hands a verified webhook to the monitor's fast path: the whole record, or its status alone. */
 export function ingestInto(monitor: Pick<OrderMonitor, 'ingestWebhook' | 'ingestWebhookStatus'>, w: WebhookRecord): string {
@@ -132,27 +108,6 @@ export interface RunningInbox {
   /** Counts of requests refused unread since the inbox started. */
   refusals(): InboxRefusals
   close(): Promise<void>
-}
-
-/** What happened to one request, before it is stored and answered. */
-interface Verdict {
-  httpStatus: number
-  verified: boolean
-  reason: string
-  payloadHeader: string | null
-  /** How the signed payload was written; null when it was never read (signature not checked or wrong). */
-  payloadForm?: string
-  /** Refused as a replay (outside the window, or an exact repeat). */
-  replay?: boolean
-  /** A stable name for a refusal whose reason text varies (e.g. with an age): keeps its repeats on one log row. */
-  refusal?: string
-  /** What the operator should know about a delivery beyond its reason. */
-  notes?: string[]
-  webhook?: WebhookRecord
-  /** The object the order was read from (the signed payload's body, or the JSON body). */
-  source?: Record<string, unknown>
-  /** Order fields for the log, also when unverified (they are then only what the sender claimed). */
-  claimed?: { type: OrderType | null; orderId: number | null; status: number | null; updatedAt: string | null }
 }
 
 /** A bind address on this computer: loopback (shared/loopback.ts), also written IPv4-mapped. */
@@ -320,7 +275,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
   const payloadHeader = headerValue(req, `x-${serviceName}-payload`)
   let verdict: Verdict
   if (read.kind === 'ok') {
-    verdict = await judge(req, read.bytes.toString('utf8'), ctx, startedAt + receiveTimeoutMs + 500 - Date.now())
+    verdict = await judge(
+      req,
+      read.bytes.toString('utf8'),
+      { serviceName, getSecret: o.getSecret, replays: ctx.replays },
+      startedAt + receiveTimeoutMs + 500 - Date.now()
+    )
   } else {
     const refusal = {
       too_large: { httpStatus: 413, reason: `body larger than ${maxBytes} bytes: refused unread` },
@@ -335,7 +295,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
   const input: WebhookDeliveryInput = {
     receivedAt: new Date(receivedAt).toISOString(),
     headers,
-    payloadHeader: keptPayload(verdict),
+    payloadHeader: keptPayload(verdict.verified, verdict.payloadHeader),
     ...body,
     verified: verdict.verified,
     reason: verdict.reason,
@@ -393,272 +353,6 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
   }
 }
 
-type BodyRead =
-  | { kind: 'ok'; bytes: Buffer }
-  /** head: what arrived, at most UNVERIFIED_HEAD_BYTES; size: bytes seen (or declared, when refused unread). */
-  | { kind: 'too_large' | 'timeout' | 'aborted'; head: Buffer; size: number }
-
-interface KeptBody {
-  body: string
-  bodyBytes: number
-  bodySha256: string | null
-  bodyTruncated: boolean
-}
-
-/** The whole body of a verified delivery; of any other, its first 2 KiB, with the whole body's hash and length. */
-function keptBody(verified: boolean, read: BodyRead): KeptBody {
-  if (read.kind !== 'ok') {
-    const head = utf8Head(read.head, UNVERIFIED_HEAD_BYTES)
-    return { body: head, bodyBytes: read.size, bodySha256: null, bodyTruncated: Buffer.byteLength(head) < read.size }
-  }
-  const sha = createHash('sha256').update(read.bytes).digest('hex')
-  const body = verified ? read.bytes.toString('utf8') : utf8Head(read.bytes, UNVERIFIED_HEAD_BYTES)
-  return { body, bodyBytes: read.bytes.length, bodySha256: sha, bodyTruncated: Buffer.byteLength(body) < read.bytes.length }
-}
-
-/** A delivery that did not verify keeps only the head of its payload header: anyone can send 1.4 MB of it. */
-function keptPayload(v: Verdict): string | null {
-  if (v.verified || v.payloadHeader === null) return v.payloadHeader
-  return v.payloadHeader.slice(0, UNVERIFIED_HEAD_BYTES)
-}
-
-/** At most `max` bytes of UTF-8, cut before a character rather than through it. */
-function utf8Head(bytes: Buffer, max: number): string {
-  if (bytes.length <= max) return bytes.toString('utf8')
-  let end = max
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
-  return bytes.subarray(0, end).toString('utf8')
-}
-
-/** Reads the body up to maxBytes; stops reading (and refuses) as soon as it is known to be larger. */
-function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<BodyRead> {
-  return new Promise((resolve) => {
-    const declared = Number(req.headers['content-length'])
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      req.pause()
-      resolve({ kind: 'too_large', head: Buffer.alloc(0), size: declared })
-      return
-    }
-    const chunks: Buffer[] = []
-    let size = 0
-    let done = false
-    const finish = (r: BodyRead) => {
-      if (done) return
-      done = true
-      clearTimeout(timer)
-      req.off('data', onData)
-      req.off('end', onEnd)
-      req.off('aborted', onAborted)
-      req.off('error', onAborted)
-      if (r.kind !== 'ok') req.pause()
-      resolve(r)
-    }
-    const head = () => Buffer.concat(chunks).subarray(0, UNVERIFIED_HEAD_BYTES + 4)
-    const onData = (c: Buffer) => {
-      size += c.length
-      if (size > maxBytes) return finish({ kind: 'too_large', head: head(), size })
-      chunks.push(c)
-    }
-    const onEnd = () => finish({ kind: 'ok', bytes: Buffer.concat(chunks) })
-    const onAborted = () => finish({ kind: 'aborted', head: head(), size })
-    const timer = setTimeout(() => finish({ kind: 'timeout', head: head(), size }), timeoutMs)
-    req.on('data', onData)
-    req.on('end', onEnd)
-    req.on('aborted', onAborted)
-    req.on('error', onAborted)
-  })
-}
-
-async function judge(req: IncomingMessage, text: string, ctx: Ctx, secretBudgetMs: number): Promise<Verdict> {
-  const { o, serviceName } = ctx
-  const payloadHeader = headerValue(req, `x-${serviceName}-payload`)
-  const signature = headerValue(req, `x-${serviceName}-signature`)
-  const base = { payloadHeader, verified: false as const }
-
-  const contentType = (req.headers['content-type'] ?? '').toLowerCase()
-  if (contentType && !/^application\/([a-z0-9.+-]+\+)?json\b/.test(contentType)) {
-    return { ...base, httpStatus: 415, reason: `content type ${contentType.slice(0, 100)} is not JSON` }
-  }
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return { ...base, httpStatus: 400, reason: 'the body is not JSON' }
-  }
-  const claimed = claimedOrder(json)
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    return { ...base, claimed, httpStatus: 400, reason: 'the body is not a JSON object' }
-  }
-  if (payloadHeader === null) return { ...base, claimed, httpStatus: 401, reason: `missing header x-${serviceName}-payload` }
-  if (signature === null) return { ...base, claimed, httpStatus: 401, reason: `missing header x-${serviceName}-signature` }
-
-  let secret: string | null | undefined
-  try {
-    secret = await withDeadline(Promise.resolve(o.getSecret()), Math.max(100, secretBudgetMs))
-  } catch {
-    return { ...base, claimed, httpStatus: 503, reason: 'the API secret could not be read in time; the sender will retry' }
-  }
-  if (!secret) return { ...base, claimed, httpStatus: 503, reason: 'no API secret is stored for this profile: cannot verify' }
-  if (!verifySignature(payloadHeader, signature, secret)) {
-    return { ...base, claimed, httpStatus: 401, reason: "signature does not match the payload under this profile's secret" }
-  }
-  const read = readPayload(payloadHeader)
-  const notes = read.note ? [read.note] : []
-  if (read.timestamp === null) notes.push('no timestamp: replay window not applied')
-  else {
-    const admitted = ctx.replays.admit(payloadHeader, read.timestamp)
-    if (!admitted.ok) {
-      // Authentic bytes, but not to be acted on again: logged like any refusal (verified: false).
-      return {
-        ...base,
-        claimed,
-        httpStatus: admitted.kind === 'repeat' ? 403 : 401,
-        reason: admitted.reason,
-        refusal: `replay-${admitted.kind}`,
-        replay: true,
-        payloadForm: read.form,
-        notes
-      }
-    }
-  }
-  const found = orderOf(read, json as Record<string, unknown>, notes)
-  const signed = { payloadHeader, verified: true as const, httpStatus: 200, payloadForm: read.form, notes }
-  if (!found.ok) {
-    // Authentic, but not an order we understand: stored for the operator, acknowledged so it is not retried.
-    return { ...signed, claimed, reason: `verified, but not an order record: ${found.error}` }
-  }
-  const v = found.value
-  return {
-    ...signed,
-    reason: 'verified',
-    webhook: v,
-    source: found.source,
-    claimed: { type: v.type, orderId: v.record.orderId, status: v.record.status, updatedAt: 'statusOnly' in v ? null : v.record.updatedAt }
-  }
-}
-
-/**
- * Where the order of a verified delivery is read from (the rule in this module's header):
- * the signed payload when it carries an order, the JSON body only when the payload does
- * not decode to a JSON object at all. Notes what the operator should know.
- */
-function orderOf(
-  read: ReadPayload,
-  json: Record<string, unknown>,
-  notes: string[]
-): { ok: true; value: WebhookRecord; source: Record<string, unknown> } | { ok: false; error: string } {
-  if (read.form === 'not base64 JSON' || read.form === 'JSON, not an object') {
-    const fromBody = parseRecord(json)
-    if (!fromBody.ok) return fromBody
-    notes.push(`the signed payload is ${read.form}: the order was read from the JSON body, which the signature does not cover`)
-    if (fromBody.note) notes.push(fromBody.note)
-    return { ...fromBody, source: json }
-  }
-  if (read.signedBody === undefined) return { ok: false, error: "the signed payload's body is not a JSON object" }
-  const signed = parseRecord(read.signedBody)
-  if (!signed.ok) {
-    if (parseRecord(json).ok)
-      notes.push(
-        'the JSON body holds an order, but the signed payload does not: not applied, since the signature does not cover the JSON body'
-      )
-    return signed
-  }
-  if (signed.note) notes.push(signed.note)
-  if (!jsonEqual(read.signedBody, json)) {
-    notes.push("the JSON body differs from the signed payload's body: the order was read from the signed payload")
-  }
-  return { ...signed, source: read.signedBody }
-}
-
-type ParsedRecord = { ok: true; value: WebhookRecord; note?: string } | { ok: false; error: string }
-
-/**
- * The order a webhook body holds. Offramp bodies carry eventType "offramp"
- * (the live-service notes, Webhooks), in whatever case the sender writes it. A body whose
- * eventType says neither (absent on onramp bodies, and on offramp ones a resend or an older
- * deployment may send) is read by its fields: the onramp record when they make one, else
- * the offramp record (its expectedQuantity is in no onramp record), with a note.
- */
-export function parseRecord(body: Record<string, unknown>): ParsedRecord {
-  const event = typeof body.eventType === 'string' ? body.eventType.trim().toLowerCase() : undefined
-  const offramp = (): ParsedRecord => {
-    const r = OfframpOrder.safeParse(body)
-    return r.success ? { ok: true, value: { type: 2, record: r.data } } : { ok: false, error: issue(r.error) }
-  }
-  const full = ((): ParsedRecord => {
-    if (event === 'offramp') return offramp()
-    const r = OnrampOrder.safeParse(body)
-    if (r.success) return { ok: true, value: { type: 1, record: r.data } }
-    if (event === 'onramp') return { ok: false, error: issue(r.error) }
-    const off = offramp()
-    if (!off.ok) return { ok: false, error: issue(r.error) }
-    const said = event === undefined ? 'no eventType' : `eventType ${JSON.stringify(body.eventType).slice(0, 40)}`
-    return { ...off, note: `${said}: read as an offramp order by its fields` }
-  })()
-  if (full.ok) return full
-  // Not a whole record (the live notes say not to rely on the body's updatedAt): an order
-  // id and a status are enough for the fast path to apply the status alone.
-  const orderId = Int.safeParse(body.orderId)
-  const status = Int.safeParse(body.status)
-  if (!orderId.success || !status.success) return full
-  const type: OrderType = event === 'offramp' || (event !== 'onramp' && 'expectedQuantity' in body) ? 2 : 1
-  return {
-    ok: true,
-    value: { type, record: { orderId: orderId.data, status: status.data }, statusOnly: true },
-    note: `not a whole order record (${full.error}): its status alone is applied`
-  }
-}
-
-function issue(e: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
-  const i = e.issues[0]
-  return i ? `${i.path.map(String).join('.') || 'body'}: ${i.message}` : 'invalid'
-}
-
-/** What the body says about its order, for the log only (never trusted when unverified). */
-function claimedOrder(json: unknown): Verdict['claimed'] {
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return undefined
-  const o = json as Record<string, unknown>
-  const int = (v: unknown): number | null => {
-    const n = typeof v === 'string' && /^-?\d{1,15}$/.test(v) ? Number(v) : v
-    return typeof n === 'number' && Number.isSafeInteger(n) ? n : null
-  }
-  const offramp = typeof o.eventType === 'string' ? o.eventType.trim().toLowerCase() === 'offramp' : 'expectedQuantity' in o
-  return {
-    type: offramp ? 2 : 1,
-    orderId: int(o.orderId),
-    status: int(o.status),
-    updatedAt: typeof o.updatedAt === 'string' ? o.updatedAt : null
-  }
-}
-
-/** Fields the service changes from one delivery attempt to the next (it counts them). */
-const DELIVERY_COUNTERS = new Set(['webhookTrials', 'trials'])
-
-/**
- * Retries of one verified delivery collapse to one row: the same order, status and
- * updatedAt with the same content. The hash leaves out the attempt counters and the
- * payload's timestamp, both of which a retry renews, so a retry is recognised even when it
- * is signed afresh. Unverified deliveries get their own key space, so a forged copy can
- * never be counted as (or suppress) a verified one.
- */
-function dedupeKeyOf(v: Verdict, body: KeptBody): string {
-  const sha = (s: string) => createHash('sha256').update(s).digest('hex')
-  if (v.verified && v.claimed && v.source) {
-    const c = v.claimed
-    const content = Object.fromEntries(Object.entries(v.source).filter(([k]) => !DELIVERY_COUNTERS.has(k)))
-    return `v1:${c.type}:${c.orderId}:${c.status}:${c.updatedAt}:${contentHash(content)}`
-  }
-  const bodyHash = body.bodySha256 ?? sha(body.body)
-  if (v.verified) return `v1:other:${bodyHash}`
-  return `unverified:${v.httpStatus}:${sha(`${v.refusal ?? v.reason}\n${v.payloadHeader ?? ''}\n${bodyHash}`)}`
-}
-
-function headerValue(req: IncomingMessage, name: string): string | null {
-  const v = req.headers[name]
-  const s = Array.isArray(v) ? v[0] : v
-  return s === undefined || s === '' ? null : s
-}
-
 /** Headers worth keeping in the log; the sender's address under the pseudo-header ':remote'. */
 function keptHeaders(req: IncomingMessage, serviceName: string): Record<string, string> {
   const keep = ['content-type', 'content-length', 'user-agent', `x-${serviceName}-signature`]
@@ -670,23 +364,6 @@ function keptHeaders(req: IncomingMessage, serviceName: string): Record<string, 
   out[':remote'] = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`
   return out
 }
-
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('deadline')), ms)
-    p.then(
-      (v) => {
-        clearTimeout(t)
-        resolve(v)
-      },
-      (e: unknown) => {
-        clearTimeout(t)
-        reject(e instanceof Error ? e : new Error(String(e)))
-      }
-    )
-  })
-}
-
 /** A stored delivery in the contract's shape (webhooks:deliveries). */
 export function toContractDelivery(d: StoredDelivery): ContractDelivery {
   return {

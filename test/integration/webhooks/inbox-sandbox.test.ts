@@ -198,7 +198,7 @@ describe('inbox fed by the sandbox', () => {
     expect(store.orders.count()).toBe(before)
   })
 
-  it('refuses a byte-for-byte replay of a real delivery (403), also with a tampered body; a re-signed retry is a duplicate (200)', async () => {
+  it('refuses a byte-for-byte replay of a real delivery (403), and its payload with a tampered body (400); a re-signed retry is a duplicate (200)', async () => {
     const o = sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
     await monitor.syncNow()
     complete(o)
@@ -213,7 +213,9 @@ describe('inbox fed by the sandbox', () => {
     expect(deliveries.at(-1)!.reason).toMatch(/already accepted/)
 
     const tampered = { ...(real.body as Record<string, unknown>), status: -1 }
-    expect((await post(inbox.url, JSON.stringify(tampered), real.headers)).status).toBe(403)
+    const forged = await post(inbox.url, JSON.stringify(tampered), real.headers)
+    expect(forged.status).toBe(400)
+    expect(JSON.parse(forged.text).reason).toMatch(/JSON body differs from the order record the signature covers/)
     expect(passed.length).toBe(handedOn)
     expect(store.orders.get(1, o.orderId)!.status).not.toBe(-1)
 
@@ -276,7 +278,7 @@ describe('inbox fed by the sandbox', () => {
       const attempts = sandbox.control.listDeliveries().filter((d) => d.url === wrong.url)
       expect(attempts.map((a) => a.httpStatus)).toEqual([401, 401, 401])
       expect(wrongPassed).toHaveLength(0)
-      const rows = store.webhookDeliveries.list({ verified: false }).rows.filter((r) => r.reason?.includes('signature'))
+      const rows = store.webhookDeliveries.list({ verified: false }).rows.filter((r) => r.reason?.startsWith('signature does not match'))
       expect(rows.reduce((n, r) => n + r.timesReceived, 0)).toBe(3)
     } finally {
       await wrong.close()

@@ -221,25 +221,36 @@ describe('startInbox', () => {
     expect(rows[0]!.verified).toBe(false)
   })
 
-  it('reads the order from the signed payload when the JSON body differs, and notes it', async () => {
+  it('refuses a genuine signature over a different JSON body (400): stored unverified, nothing handed on', async () => {
     const rec = onrampRecord()
     const r = await sendSigned(rec, { bodyOverride: JSON.stringify({ ...rec, status: -1 }) })
-    expect(r.status).toBe(200)
-    // The signature vouches for the payload: its status is applied, not the JSON body's.
-    expect(passed.map((p) => p.record.status)).toEqual([5])
-    expect(events[0]).toMatchObject({ verified: true, status: 5, payloadForm: 'timestamp+body (compact)' })
-    expect(events[0]!.notes).toEqual(["the JSON body differs from the signed payload's body: the order was read from the signed payload"])
-    expect(store.webhookDeliveries.list().rows[0]).toMatchObject({ verified: true, orderStatus: 5, notes: events[0]!.notes })
+    expect(r.status).toBe(400)
+    expect(r.json.reason).toBe(
+      'signature genuine, but the JSON body differs from the order record the signature covers (a body the signature does not vouch for): not applied'
+    )
+    expect(passed).toHaveLength(0)
+    expect(events[0]).toMatchObject({ verified: false, payloadForm: 'timestamp+body (compact)' })
+    expect(store.webhookDeliveries.list().rows[0]).toMatchObject({ verified: false, orderStatus: -1 })
   })
 
-  it('a forged JSON body riding on a captured payload is never applied', async () => {
+  it('a forged JSON body does not use up the payload it rides on: the genuine body still verifies once', async () => {
     const rec = onrampRecord()
     const s = signed(rec)
     const headers = { 'content-type': 'application/json', 'x-service-payload': s.payload, 'x-service-signature': s.signature }
-    await post(JSON.stringify(rec), headers)
-    // Inside the window it is an exact repeat of the payload (refused); the JSON body is never what counts.
-    expect((await post(JSON.stringify({ ...rec, status: -1 }), headers)).status).toBe(403)
+    expect((await post(JSON.stringify({ ...rec, status: -1 }), headers)).status).toBe(400)
+    expect((await post(JSON.stringify(rec), headers)).status).toBe(200)
+    // Inside the window the same payload again is an exact repeat, whatever body rides on it.
+    expect((await post(JSON.stringify(rec), headers)).status).toBe(403)
+    expect((await post(JSON.stringify({ ...rec, status: -1 }), headers)).status).toBe(400)
     expect(passed.map((p) => p.record.status)).toEqual([5])
+  })
+
+  it('a body equal to the signed record by value verifies, whatever its member order or spacing', async () => {
+    const rec = onrampRecord()
+    const reordered = Object.fromEntries(Object.entries(rec).reverse())
+    const r = await sendSigned(rec, { bodyOverride: JSON.stringify(reordered, null, 2) })
+    expect(r.status).toBe(200)
+    expect(passed.map((p) => p.record.orderId)).toEqual([4242])
   })
 
   it('refuses missing headers with 401', async () => {
@@ -314,12 +325,12 @@ describe('startInbox', () => {
     expect(store.webhookDeliveries.list().rows[0]!.verified).toBe(false)
   })
 
-  it('stores a signed body that is not an order record as verified but does not hand it on', async () => {
+  it('refuses a genuine signature over a payload that is no order record (400): stored unverified, not handed on', async () => {
     const r = await sendSigned({ hello: 'world' })
-    expect(r.status).toBe(200)
+    expect(r.status).toBe(400)
     expect(passed).toHaveLength(0)
-    expect(events[0]!.verified).toBe(true)
-    expect(events[0]!.reason).toMatch(/not an order record/)
+    expect(events[0]!.verified).toBe(false)
+    expect(events[0]!.reason).toMatch(/^signature genuine, but the signed payload is not an order record/)
   })
 
   it('answers 408 to a sender that stalls mid-body, well within 5 s', async () => {
@@ -435,17 +446,18 @@ describe('tolerant like the service', () => {
     expect(events[0]!.notes).toEqual([expect.stringMatching(/^not a whole order record \(updatedAt: .*\): its status alone is applied$/)])
     // Without an order id or a status there is nothing to apply.
     const w = signedWebhook({ orderId: 93, note: 'hello' }, { secret: SECRET, timestamp: NOW + 5 })
-    expect((await post(w.body, w.headers)).json.reason).toMatch(/^verified, but not an order record/)
+    expect((await post(w.body, w.headers)).json.reason).toMatch(/^signature genuine, but the signed payload is not an order record/)
     expect(passed).toHaveLength(2)
   })
 
-  it('reads the order from the JSON body when the signed payload is not base64 JSON, and says the signature did not cover it', async () => {
+  it('refuses a genuine signature over a payload that is not base64 JSON: the JSON body it does not cover is not applied', async () => {
     const payload = 'v1.opaque-token.' + 'a'.repeat(20)
     const w = signedWebhook(onrampRecord(), { secret: SECRET, timestamp: NOW, payload })
-    expect((await post(w.body, w.headers)).status).toBe(200)
-    expect(passed.map((p) => p.record.orderId)).toEqual([4242])
-    expect(events[0]).toMatchObject({ verified: true, payloadForm: 'not base64 JSON' })
-    expect(events[0]!.notes.join()).toMatch(/read from the JSON body, which the signature does not cover/)
+    const r = await post(w.body, w.headers)
+    expect(r.status).toBe(400)
+    expect(r.json.reason).toMatch(/the signed payload is not base64 JSON, so it carries no order record/)
+    expect(passed).toHaveLength(0)
+    expect(events[0]).toMatchObject({ verified: false, payloadForm: 'not base64 JSON' })
   })
 
   it('never takes the order from the JSON body when the signed payload decodes to something else (a captured API request)', async () => {
@@ -456,11 +468,10 @@ describe('tolerant like the service', () => {
       'x-service-payload': requestPayload,
       'x-service-signature': hmacHex(requestPayload, SECRET)
     })
-    expect(r.status).toBe(200)
+    expect(r.status).toBe(400)
     expect(passed).toHaveLength(0)
-    expect(events[0]).toMatchObject({ verified: true, payloadForm: 'timestamp+body (compact)' })
-    expect(events[0]!.reason).toMatch(/not an order record/)
-    expect(events[0]!.notes.join()).toMatch(/not applied/)
+    expect(events[0]).toMatchObject({ verified: false, payloadForm: 'timestamp+body (compact)' })
+    expect(events[0]!.reason).toMatch(/signed payload is not an order record.*: not applied$/)
   })
 
   it('a retry signed afresh in another form is still the same delivery, applied once', async () => {
