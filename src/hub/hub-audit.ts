@@ -1,8 +1,9 @@
 // The hub's audit log: every operator action (and every refusal) with the operator's
-// name, newest first for admins (audit:list). Credential-like values are redacted before
-// they are stored, as in the desktop's own log.
+// name, newest first for admins (audit:list). Details pass through the support log's
+// redactor (credentials, payloads, signatures, wallet addresses), then are clipped, before
+// they are stored: the same as the desktop's own audit log (logging/redact.ts, auditDetail).
 import type { Sql } from '../main/store/database'
-import { redact } from '../main/store/audit-log-repo'
+import { auditDetail } from '../main/logging/redact'
 
 /** Who acts when no operator does: the hub's command line and the hub itself. */
 export const CLI_ACTOR = '(command line)'
@@ -24,7 +25,7 @@ export class HubAudit {
 
   append(operator: string, action: string, detail: Record<string, unknown> = {}): HubAuditEntry {
     const at = this.now()
-    const safe = redact(detail) as Record<string, unknown>
+    const safe = auditDetail(detail)
     const r = this.sql.run(
       'INSERT INTO audit (at, operator, action, detail_json) VALUES (?, ?, ?, ?)',
       at,

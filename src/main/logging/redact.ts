@@ -79,3 +79,19 @@ function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
   }
   return out
 }
+
+/** The most characters an audit entry's detail keeps (its JSON text); a longer one is kept as its head. */
+export const AUDIT_DETAIL_CHARS = 2000
+
+/**
+ * An action's detail as an audit log keeps it (the desktop's and the team hub's): redacted
+ * exactly as the support log is, then clipped, in that order, so that nothing is clipped
+ * into a string the redactor no longer recognises. A detail whose redacted JSON is too long
+ * becomes `{ clipped: "<head>… (N characters)" }`.
+ */
+export function auditDetail(detail: Record<string, unknown>, maxChars = AUDIT_DETAIL_CHARS): Record<string, unknown> {
+  const safe = redactForLog(detail) as Record<string, unknown>
+  const text = JSON.stringify(safe)
+  if (text.length <= maxChars) return safe
+  return { clipped: `${text.slice(0, maxChars)}… (${text.length} characters)` }
+}

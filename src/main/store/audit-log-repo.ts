@@ -1,6 +1,8 @@
 // Who changed what: profile changes, webhook URL set, dummy/resend webhooks, exports, and
 // every confirmation asked for a change that weakens security (confirmed or not).
-// Details are redacted of anything that looks like a credential before they are stored.
+// Details pass through the support log's redactor, then are clipped, before they are stored
+// (logging/redact.ts, auditDetail).
+import { auditDetail } from '../logging/redact'
 import type { Sql } from './database'
 
 export type AuditAction =
@@ -27,19 +29,6 @@ export interface AuditEntry {
   detail: Record<string, unknown>
 }
 
-const SECRET_KEY = /secret|password|passphrase|token|signature|private/i
-
-/** Replaces the values of credential-like keys, at any depth, with "[redacted]". */
-export function redact(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redact)
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = SECRET_KEY.test(k) ? '[redacted]' : redact(v)
-    return out
-  }
-  return value
-}
-
 export class AuditLogRepo {
   constructor(
     private readonly sql: Sql,
@@ -48,7 +37,7 @@ export class AuditLogRepo {
 
   append(action: AuditAction | (string & {}), detail: Record<string, unknown> = {}): AuditEntry {
     const at = this.now().toISOString()
-    const safe = redact(detail) as Record<string, unknown>
+    const safe = auditDetail(detail)
     const r = this.sql.run('INSERT INTO audit_log (at, action, detail_json) VALUES (?, ?, ?)', at, action, JSON.stringify(safe))
     return { id: Number(r.lastInsertRowid), at, action, detail: safe }
   }

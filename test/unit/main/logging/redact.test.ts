@@ -2,7 +2,7 @@
 // never pass, under a telling key or inside free text; what support needs stays readable.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { redactForLog, redactText } from '../../../../src/main/logging/redact'
+import { auditDetail, AUDIT_DETAIL_CHARS, redactForLog, redactText } from '../../../../src/main/logging/redact'
 import { sampleAddress, sampleTxHash } from '../../../../src/sandbox/sample-addresses'
 import { mulberry32 } from '../../../../src/sandbox/rng'
 import { REFERENCE_CHAIN_DETAILS } from '../../../../src/sandbox/reference-chains'
@@ -138,5 +138,31 @@ describe('redactText: free text', () => {
     const once = redactText(`to 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed with token=abc`)
     expect(redactText(once)).toBe(once)
     expect(once).toBe('to [address] with token=[redacted]')
+  })
+})
+
+describe('auditDetail: what an audit log keeps of an action', () => {
+  const wallet = '0x52908400098527886E0F7030069857D2E4169EE7'
+  it('redacts with the support log’s rules: credentials, payloads and wallet addresses', () => {
+    const d = auditDetail({ input: { walletAddress: wallet, note: `to ${wallet}`, payload: 'eyJ0', signature: 'ab'.repeat(64) }, ok: true })
+    expect(d).toEqual({
+      input: { walletAddress: '[address]', note: 'to [address]', payload: '[redacted payload]', signature: '[redacted]' },
+      ok: true
+    })
+  })
+
+  it('redacts before it clips: an address or secret in a long input never survives as a clipped string', () => {
+    // Values only their key marks as an address or a secret: a clipped string would have lost the key.
+    const long = { input: { walletAddress: 'TAq7 memo 42', passphrase: 'horse staple', note: 'x'.repeat(AUDIT_DETAIL_CHARS * 2) } }
+    const d = auditDetail(long)
+    const text = JSON.stringify(d)
+    expect(text).toMatch(/… \(\d+ characters\)/)
+    expect(text).not.toContain('TAq7 memo 42')
+    expect(text).not.toContain('horse staple')
+    expect(text.length).toBeLessThan(AUDIT_DETAIL_CHARS + 100)
+  })
+
+  it('keeps a short detail whole', () => {
+    expect(auditDetail({ name: 'ada', role: 'admin' })).toEqual({ name: 'ada', role: 'admin' })
   })
 })
