@@ -68,10 +68,28 @@ export class Sql {
     return this.stmt(sql).all(...params) as T[]
   }
 
-  /** Rows one at a time; the statement is not shared with the cache so iterations may nest. */
+  /**
+   * Rows one at a time; the statement is not shared with the cache so iterations may nest.
+   * Left before its end (a caller that stops reading: an abandoned export), the statement
+   * is reset at once: libsql's iterator has no return(), and a statement stopped mid-way
+   * keeps its read snapshot, which holds back every WAL checkpoint until garbage collection.
+   * Running it again with get() resets it.
+   */
   *iterate<T extends object = Row>(sql: string, ...params: SqlValue[]): Generator<T> {
     const s = this.raw.prepare(sql)
-    for (const row of s.iterate(...params)) yield row as T
+    let finished = false
+    try {
+      for (const row of s.iterate(...params)) yield row as T
+      finished = true
+    } finally {
+      if (!finished) {
+        try {
+          s.get(...params)
+        } catch {
+          // A statement that cannot run again has nothing left to hold.
+        }
+      }
+    }
   }
 
   run(sql: string, ...params: SqlValue[]): RunResult {

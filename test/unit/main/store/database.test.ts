@@ -155,6 +155,27 @@ describe('Sql', () => {
     expect(sql.inTransaction).toBe(false)
   })
 
+  it('an iteration left before its end lets go of its read snapshot at once (WAL checkpoints are not held back)', () => {
+    db = openProfileDatabase(dir)
+    const sql = db.sql
+    sql.transaction(() => {
+      for (let i = 0; i < 500; i++) sql.run("INSERT INTO settings (key, json, updated_at) VALUES (?, '1', 'now')", `k${i}`)
+    })
+    const other = new Database(db.path)
+    try {
+      const checkpointBusy = () => (other.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number }).busy
+      const rows = sql.iterate<{ key: string }>('SELECT key FROM settings ORDER BY key')
+      expect(rows.next().value).toMatchObject({ key: 'k0' })
+      other.prepare("INSERT INTO settings (key, json, updated_at) VALUES ('late', '1', 'now')").run()
+      expect(checkpointBusy()).toBe(1)
+      rows.return(undefined)
+      other.prepare("INSERT INTO settings (key, json, updated_at) VALUES ('later', '1', 'now')").run()
+      expect(checkpointBusy()).toBe(0)
+    } finally {
+      other.close()
+    }
+  })
+
   it('returns rows without libsql metadata and binds undefined as NULL', () => {
     db = openProfileDatabase(dir)
     const row = db.sql.get('SELECT 1 AS a, NULL AS b')
