@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto'
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
+import { withTimeout } from '../abort'
 import { writeFileAtomic } from '../profiles/atomic-file'
 import { assertProfileId, isValidProfileId } from '../profiles/profile-id'
 import type { SecretBackend, ShellKind } from '../../shared/ipc/contract'
@@ -97,22 +98,6 @@ const NO_SECRET = 'none'
 const PROBE_ACCOUNT = '__rampdesk_probe__'
 const PLAINTEXT_BACKEND = 'basic_text'
 const MAX_SECRET_LENGTH = 4096
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms)
-    p.then(
-      (v) => {
-        clearTimeout(timer)
-        resolve(v)
-      },
-      (e: unknown) => {
-        clearTimeout(timer)
-        reject(e instanceof Error ? e : new Error(String(e)))
-      }
-    )
-  })
-}
 
 async function loadKeytar(): Promise<KeytarLike> {
   // Optional dependency: absent or unbuildable on some machines.

@@ -6,7 +6,8 @@
 //   2. an order record is read from the signed payload (the {timestamp, body} wrapper's
 //      body, or the body-only object: senders write the payload differently, see
 //      payload-form.ts); and
-//   3. the JSON body equals that signed record by value;
+//   3. the JSON body equals that signed record by value, and names no member twice (a
+//      receiver's parser may keep the other value: json-members.ts);
 //   4. and the payload is inside the replay window and not a repeat (replay-guard.ts).
 // Anything else is refused and stored unverified with the reason, even when the signature
 // itself is genuine. A genuine signature is easy to come by (an operator can have the
@@ -24,7 +25,9 @@ import { jsonEqual, verifySignature } from '../../shared/api/signature'
 import { Int, OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { OrderType } from '../../shared/ipc/contract'
 import { contentHash } from '../store/content-hash'
+import { withTimeout } from '../abort'
 import type { KeptBody } from './delivery-read'
+import { hasDuplicateMembers } from './json-members'
 import { readPayload, type ReadPayload } from './payload-form'
 import type { ReplayGuard } from './replay-guard'
 
@@ -82,12 +85,21 @@ export async function judge(req: IncomingMessage, text: string, ctx: JudgeContex
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     return { ...base, claimed, httpStatus: 400, reason: 'the body is not a JSON object' }
   }
+  if (hasDuplicateMembers(text)) {
+    return {
+      ...base,
+      claimed,
+      httpStatus: 400,
+      refusal: 'duplicate-members',
+      reason: 'the body names a member twice: parsers disagree on which value counts, so it is refused'
+    }
+  }
   if (payloadHeader === null) return { ...base, claimed, httpStatus: 401, reason: `missing header x-${serviceName}-payload` }
   if (signature === null) return { ...base, claimed, httpStatus: 401, reason: `missing header x-${serviceName}-signature` }
 
   let secret: string | null | undefined
   try {
-    secret = await withDeadline(Promise.resolve(ctx.getSecret()), Math.max(100, secretBudgetMs))
+    secret = await withTimeout(Promise.resolve(ctx.getSecret()), Math.max(100, secretBudgetMs), 'the secret store')
   } catch {
     return { ...base, claimed, httpStatus: 503, reason: 'the API secret could not be read in time; the sender will retry' }
   }
@@ -260,20 +272,4 @@ export function headerValue(req: IncomingMessage, name: string): string | null {
   const v = req.headers[name]
   const s = Array.isArray(v) ? v[0] : v
   return s === undefined || s === '' ? null : s
-}
-
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('deadline')), ms)
-    p.then(
-      (v) => {
-        clearTimeout(t)
-        resolve(v)
-      },
-      (e: unknown) => {
-        clearTimeout(t)
-        reject(e instanceof Error ? e : new Error(String(e)))
-      }
-    )
-  })
 }

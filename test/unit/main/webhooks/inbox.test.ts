@@ -245,6 +245,14 @@ describe('startInbox', () => {
     expect(passed.map((p) => p.record.status)).toEqual([5])
   })
 
+  it('refuses a body that names a member twice, even when its last value equals the signed one', async () => {
+    const rec = onrampRecord()
+    const r = await sendSigned(rec, { bodyOverride: JSON.stringify(rec).replace(/^\{/, '{"status":-1,') })
+    expect(r.status).toBe(400)
+    expect(r.json.reason).toMatch(/names a member twice/)
+    expect(passed).toHaveLength(0)
+  })
+
   it('a body equal to the signed record by value verifies, whatever its member order or spacing', async () => {
     const rec = onrampRecord()
     const reordered = Object.fromEntries(Object.entries(rec).reverse())
