@@ -9,7 +9,13 @@ export default defineConfig({
   plugins: [svelte()],
   test: {
     environment: 'node',
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/electron/**/*.test.ts', 'test/reliability/**/*.test.ts'],
+    include: [
+      'test/unit/**/*.test.ts',
+      'test/integration/**/*.test.ts',
+      'test/electron/**/*.test.ts',
+      'test/reliability/**/*.test.ts',
+      'test/attack/**/*.test.ts'
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

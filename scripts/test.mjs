@@ -11,7 +11,8 @@ mkdirSync(outDir, { recursive: true })
 const vitestJson = join(outDir, 'vitest.json')
 const playwrightJson = join(outDir, 'playwright.json')
 const reliabilitySummary = join(outDir, 'reliability-summary.jsonl')
-for (const f of [vitestJson, playwrightJson, reliabilitySummary]) rmSync(f, { force: true })
+const attackSummary = join(outDir, 'hub-attack-summary.jsonl')
+for (const f of [vitestJson, playwrightJson, reliabilitySummary, attackSummary]) rmSync(f, { force: true })
 
 const only = process.argv[2] // optional: "unit" or "e2e"
 const totals = { passed: 0, failed: 0, skipped: 0 }
@@ -57,6 +58,20 @@ if (existsSync(reliabilitySummary)) {
   for (const r of rows) {
     const list = (v) => (Array.isArray(v) ? v.join(', ') : String(v ?? ''))
     console.log(`- ${r.scenario}: injected ${list(r.injected)}; checked ${list(r.checked)}; lost ${list(r.lost) || 'nothing'}`)
+  }
+  console.log('')
+}
+
+// The hub attack suite's figures: each attack, what it measured, and the bound it is held to.
+if (existsSync(attackSummary)) {
+  const rows = readFileSync(attackSummary, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+  console.log('\nHub attack figures')
+  for (const r of rows) {
+    const figures = Object.entries(r.figures).map(([k, v]) => `${k} ${v}${r.bounds[k] ? ` (bound ${r.bounds[k]})` : ''}`)
+    console.log(`- ${r.attack}: ${figures.join('; ')}`)
   }
   console.log('')
 }

@@ -17,14 +17,15 @@ import pkg from '../../package.json' with { type: 'json' }
 export const HELP = `Usage:
   npm run hub -- serve [--host 127.0.0.1] [--port 8790] [--data-dir DIR]
                        (--sandbox | --base-url URL --service-name NAME --api-key KEY)
-                       [--api-secret-file F] [--tls-cert F --tls-key F]
+                       [--api-secret-file F | --api-secret-fd N] [--tls-cert F --tls-key F]
                        [--public-url URL] [--forward-to URL] [--rate-limit N]
   npm run hub -- operator add NAME --role viewer|operator|admin [--data-dir DIR]
   npm run hub -- operator list [--data-dir DIR]
   npm run hub -- operator revoke NAME [--data-dir DIR]
 
-The API secret of a live merchant comes from the environment variable RAMPDESK_API_SECRET
-or from --api-secret-file F (its first line), never from a flag.
+The API secret of a live merchant is the first line of --api-secret-file F, of what
+--api-secret-fd N reads (0: stdin), or of the file RAMPDESK_API_SECRET_FILE names; or,
+less safe, the environment variable RAMPDESK_API_SECRET. Never a flag.
   --data-dir DIR     hub.db, settings and the order database (default ~/.rampdesk-hub)
   --sandbox          run against an embedded sandbox (no secret needed; --orders N, --seed N)
   --public-url URL   the address operators and the service reach the hub at (behind a proxy)
@@ -40,20 +41,58 @@ function dataDirOf(v: string | undefined): string {
   return resolve(v ?? process.env.RAMPDESK_HUB_DATA ?? join(homedir(), '.rampdesk-hub'))
 }
 
-function readSecret(file: string | undefined, warn: (m: string) => void): string {
+/** Where the API secret came from: a file and a file descriptor leave no trace in any process's environment. */
+export type SecretSource = 'file' | 'fd' | 'env'
+
+/** The first line of a secret's text, or a usage error naming where it came from. */
+function firstLine(text: string, from: string): string {
+  const secret = text.split(/\r?\n/)[0]!.trim()
+  if (!secret) throw new UsageError(`${from} is empty: its first line must be the API secret`)
+  return secret
+}
+
+/**
+ * The merchant's API secret, from (first found): --api-secret-fd N, --api-secret-file F,
+ * RAMPDESK_API_SECRET_FILE, or RAMPDESK_API_SECRET. The variable is the less safe way: it
+ * is deleted from this process's environment once read (nothing the hub starts inherits it),
+ * but the environment a process was started with stays readable in /proc/<pid>/environ, in
+ * this process and in every process that started it (npm, the shell), for as long as they
+ * run. A file or a file descriptor (stdin: --api-secret-fd 0) leaves it in none of them.
+ */
+export function readSecret(
+  o: { file?: string; fd?: string },
+  warn: (m: string) => void,
+  env: NodeJS.ProcessEnv = process.env
+): { secret: string; source: SecretSource } {
+  const viaEnv = env.RAMPDESK_API_SECRET
+  // Not inherited by anything this process starts, whichever way the secret comes.
+  delete env.RAMPDESK_API_SECRET
+  if (o.fd !== undefined) {
+    const fd = Number(o.fd)
+    if (!Number.isInteger(fd) || fd < 0 || fd > 1023) throw new UsageError(`--api-secret-fd must be a file descriptor number, not ${o.fd}`)
+    let text: string
+    try {
+      text = readFileSync(fd, 'utf8')
+    } catch (e) {
+      throw new UsageError(`could not read the API secret from file descriptor ${fd}: ${(e as Error).message}`)
+    }
+    return { secret: firstLine(text, `file descriptor ${fd}`), source: 'fd' }
+  }
+  const file = o.file ?? env.RAMPDESK_API_SECRET_FILE
   if (file) {
     const st = statSync(file)
     if (process.platform !== 'win32' && (st.mode & 0o077) !== 0)
       warn(`${file} can be read by other users (mode ${(st.mode & 0o777).toString(8)}): chmod 600 it`)
-    const secret = readFileSync(file, 'utf8').split(/\r?\n/)[0]!.trim()
-    if (!secret) throw new UsageError(`${file} is empty: its first line must be the API secret`)
-    return secret
+    return { secret: firstLine(readFileSync(file, 'utf8'), file), source: 'file' }
   }
-  const env = process.env.RAMPDESK_API_SECRET
-  // Not inherited by anything this process starts.
-  delete process.env.RAMPDESK_API_SECRET
-  if (!env) throw new UsageError('no API secret: set RAMPDESK_API_SECRET or pass --api-secret-file F (or use --sandbox)')
-  return env
+  if (!viaEnv)
+    throw new UsageError(
+      'no API secret: pass --api-secret-file F or --api-secret-fd 0 (the secret on stdin), set RAMPDESK_API_SECRET_FILE, or set RAMPDESK_API_SECRET (less safe), or use --sandbox'
+    )
+  warn(
+    'the API secret came from RAMPDESK_API_SECRET: it stays readable in the starting environment of this process and of the processes that started it (npm, the shell); prefer --api-secret-file or --api-secret-fd'
+  )
+  return { secret: viaEnv, source: 'env' }
 }
 
 function intArg(name: string, v: string | undefined, min: number, max: number): number | undefined {
@@ -90,6 +129,7 @@ async function serve(args: string[], io: CliIo): Promise<number> {
       'service-name': { type: 'string' },
       'api-key': { type: 'string' },
       'api-secret-file': { type: 'string' },
+      'api-secret-fd': { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
       'public-url': { type: 'string' },
@@ -120,7 +160,7 @@ async function serve(args: string[], io: CliIo): Promise<number> {
       baseUrl,
       serviceName,
       apiKey,
-      apiSecret: readSecret(values['api-secret-file'], (m) => io.err(`warning: ${m}`))
+      apiSecret: readSecret({ file: values['api-secret-file'], fd: values['api-secret-fd'] }, (m) => io.err(`warning: ${m}`)).secret
     }
   }
   const dataDir = dataDirOf(values['data-dir'])

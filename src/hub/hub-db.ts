@@ -42,6 +42,12 @@ const MIGRATIONS: readonly string[] = [
      endpoint TEXT NOT NULL PRIMARY KEY,
      used INTEGER NOT NULL,
      at INTEGER NOT NULL
+   );`,
+  // What was relayed to the merchant's receiver (--forward-to), so nothing is relayed twice
+  // (relay-ledger.ts): 'payload:<sha256>' and 'order:<type>:<id>:<status>' keys.
+  `CREATE TABLE webhook_relays (
+     key TEXT NOT NULL PRIMARY KEY,
+     at INTEGER NOT NULL
    );`
 ]
 

@@ -24,7 +24,7 @@ import {
   type Settings,
   type TeamOperator
 } from '../shared/ipc/contract'
-import { channelsOf, HUB_SETTING_KEYS } from '../shared/ipc/team-access'
+import { channelsOf, DUMMY_TO_ANY_URL, HUB_SETTING_KEYS, roleAtLeast } from '../shared/ipc/team-access'
 import type { HubTickers } from './hub-tickers'
 import type { OperatorWatches } from './operator-watches'
 import type { OperatorStore } from './operators'
@@ -90,7 +90,8 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
       version: h.version,
       platform: process.platform,
       shell: 'hub',
-      profile: h.profile,
+      // The merchant's API key identifies the merchant at the service: an admin's to see only.
+      profile: op.role === 'admin' ? h.profile : { ...h.profile, apiKey: '' },
       clockSkewMs: h.session.client.clock.skewMs ?? null,
       locale: null
     }),
@@ -155,10 +156,17 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
 
     ...webhooks,
     'webhooks:sendDummy': async ({ target, url }) => {
-      if (target === 'url') return webhooks['webhooks:sendDummy']({ target, url })
-      const to = h.webhookUrl()
-      if (!to) throw new ContractError('invalid_input', 'the team hub has no webhook URL yet')
-      return webhooks['webhooks:sendDummy']({ target: 'url', url: to })
+      const own = h.webhookUrl()
+      if (target === 'url' && url !== own) {
+        if (!roleAtLeast(op.role, DUMMY_TO_ANY_URL))
+          throw new ContractError(
+            'forbidden_sender',
+            `sending a dummy webhook to a URL other than the team hub's own needs the ${DUMMY_TO_ANY_URL} role (a signed dummy is a genuine signature that whoever runs the URL could reuse); ${op.name} is ${op.role === 'operator' ? 'an' : 'a'} ${op.role}, and may send one to the hub's inbox`
+          )
+        return webhooks['webhooks:sendDummy']({ target, url })
+      }
+      if (!own) throw new ContractError('invalid_input', 'the team hub has no webhook URL yet')
+      return webhooks['webhooks:sendDummy']({ target: 'url', url: own })
     },
     'webhooks:inbox': async () => {
       const url = h.webhookUrl()

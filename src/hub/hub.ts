@@ -9,7 +9,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import { AppSettings } from '../main/app-settings'
 import { ProfileSession, tickerHistoryStore, type SandboxOptions } from '../main/profile-session'
-import { inboxRequestListener, ingestInto } from '../main/webhooks/inbox'
 import { toContractRow } from '../main/order-rows'
 import type { Sql } from '../main/store/database'
 import { startSandbox, type Sandbox } from '../sandbox'
@@ -32,7 +31,8 @@ import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-han
 import { HubTickers } from './hub-tickers'
 import { OperatorWatches } from './operator-watches'
 import { OperatorStore } from './operators'
-import { createWebhookRelay, type WebhookRelay } from './webhook-relay'
+import { createHubWebhooks } from './hub-webhooks'
+import type { WebhookRelay } from './webhook-relay'
 
 export type MerchantTarget =
   { kind: 'sandbox'; sandbox?: SandboxOptions } | { kind: 'live'; baseUrl: string; serviceName: string; apiKey: string; apiSecret: string }
@@ -41,7 +41,7 @@ export interface HubOptions {
   dataDir: string
   merchant: MerchantTarget
   version: string
-  /** Relay every verified webhook delivery, unchanged, to this receiver. */
+  /** Relay every verified webhook delivery (what its signature covers, once) to this receiver. */
   forwardTo?: string
   /** Where log lines go (default stdout); the API secret is scrubbed from every line. */
   logWrite?: HubLogOptions['write']
@@ -57,8 +57,6 @@ export interface HubEvent {
 
 /** Events that never go to desktops: they are about the desktop's own windows. */
 const LOCAL_EVENTS = new Set<EventName>(['profile:changed', 'export:progress', 'nav:order', 'team:access'])
-/** The most order changes a reconnecting desktop is sent; one gone longer reloads what it shows anyway. */
-export const MAX_REPLAY = 10_000
 
 export interface Hub {
   readonly log: HubLog
@@ -69,8 +67,13 @@ export interface Hub {
   subscribe(listener: (e: HubEvent) => void): () => void
   /** The event as this operator sees it (their pins, their fiat), or null when it is not theirs. */
   shapeFor(operator: string, e: HubEvent): HubEvent | null
-  /** Order events after this id, from the database, oldest first. */
-  replay(afterId: number): HubEvent[]
+  /**
+   * The order events among the next `limit` after this id, from the database, oldest first,
+   * and the id to continue after (null when these were the last).
+   */
+  replayPage(afterId: number, limit: number): { events: HubEvent[]; next: number | null }
+  /** The newest order event's id (0 when there is none). */
+  latestEventId(): number
   /** Called with the name of every operator revoked through this hub. */
   onRevoked(listener: (name: string) => void): () => void
   /** An operator's last event stream closed. */
@@ -109,7 +112,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     const { baseUrl, serviceName, apiKey } = o.merchant
     profile = { id: 'hub', name: 'Team hub', kind: 'live', baseUrl, serviceName, apiKey }
   }
-  const log = createHubLog({ write: o.logWrite, redact: () => [secret], now })
+  // The secret, and the password of a --forward-to URL, never appear in a log line even if quoted by an error.
+  const relayPassword = o.forwardTo ? decodeURIComponent(new URL(o.forwardTo).password) : ''
+  const log = createHubLog({ write: o.logWrite, redact: () => [secret, relayPassword], now })
   const db: Sql = openHubDatabase(o.dataDir)
   const operators = new OperatorStore(db, now)
   const audit = new HubAudit(db, now)
@@ -118,7 +123,6 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   const listeners = new Set<(e: HubEvent) => void>()
   const revokedListeners = new Set<(name: string) => void>()
   let publicUrl: string | null = null
-  const relay = o.forwardTo ? createWebhookRelay({ target: o.forwardTo, log }) : null
 
   function publish(e: HubEvent): void {
     for (const l of listeners) {
@@ -178,22 +182,15 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     onTick: (t) => emit('ticker:tick', t)
   })
 
-  // One receiver for the hub's life: its replay window and per-source rate hold across requests.
-  const webhookListener = inboxRequestListener({
+  const webhooks = createHubWebhooks({
+    session,
     serviceName: profile.serviceName,
-    getSecret: async () => secret,
-    deliveries: session.store.webhookDeliveries,
+    secret: async () => secret,
+    db,
+    log,
+    forwardTo: o.forwardTo,
     now,
-    serviceNow: () => session.client.clock.now(),
-    onVerified: (w) => ingestInto(session.monitor, w),
-    onDelivery: (d, req) => {
-      emit('webhook:delivery', d)
-      const what = d.orderId !== null ? `order ${d.orderId} status ${d.status ?? '?'}` : 'a delivery'
-      if (d.verified) log.info(`webhook: ${what} from ${d.source}: ${d.reason}`)
-      else log.warn(`webhook refused: ${what} from ${d.source}: ${d.reason}`)
-      if (d.verified && relay) void relay.relay(req.headers, d.body, what)
-    },
-    onError: (e) => log.error(`webhook: ${e instanceof Error ? e.message : String(e)}`)
+    onDelivery: (d) => emit('webhook:delivery', d)
   })
 
   let configRun: ReturnType<HubCore['refreshConfig']> | null = null
@@ -207,7 +204,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     watches,
     operators,
     audit,
-    webhookRefusals: () => webhookListener.refusals(),
+    webhookRefusals: () => webhooks.refusals(),
     webhookUrl: () => (publicUrl ? new URL('webhook', publicUrl.endsWith('/') ? publicUrl : publicUrl + '/').toString() : null),
     publicUrl: () => publicUrl,
     revoke(name) {
@@ -269,12 +266,12 @@ export async function createHub(o: HubOptions): Promise<Hub> {
           return e
       }
     },
-    replay(afterId) {
+    replayPage(afterId, limit) {
       const sql = session.store.database.sql
       const rows = sql.all<{ id: number; type: number; order_id: number; old_status: number | null; new_status: number }>(
-        `SELECT * FROM (SELECT id, type, order_id, old_status, new_status FROM order_events WHERE id > ? ORDER BY id DESC LIMIT ?) ORDER BY id`,
+        'SELECT id, type, order_id, old_status, new_status FROM order_events WHERE id > ? ORDER BY id LIMIT ?',
         afterId,
-        MAX_REPLAY
+        limit
       )
       const out: HubEvent[] = []
       for (const r of rows) {
@@ -290,7 +287,10 @@ export async function createHub(o: HubOptions): Promise<Hub> {
             payload: { row, oldStatus: r.old_status, newStatus: r.new_status, terminal: statusInfo(type, r.new_status).terminal }
           })
       }
-      return out
+      return { events: out, next: rows.length < limit ? null : rows[rows.length - 1]!.id }
+    },
+    latestEventId() {
+      return session.store.database.sql.value<number>('SELECT MAX(id) FROM order_events') ?? 0
     },
     onRevoked(listener) {
       revokedListeners.add(listener)
@@ -300,24 +300,25 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       tickers.forget(name)
     },
     sweep() {
+      webhooks.sweep()
       for (const name of watches.orphans()) {
         watches.dropOperator(name, session.monitor)
         tickers.forget(name)
       }
     },
     webhook(req, res) {
-      webhookListener(req, res)
+      webhooks.handle(req, res)
     },
     setPublicUrl(url) {
       publicUrl = url
     },
     webhookUrl: core.webhookUrl,
-    relay: () => relay,
+    relay: () => webhooks.relay,
     sandbox: () => sandbox,
     session: () => session,
     async close() {
       listeners.clear()
-      await relay?.close()
+      await webhooks.close()
       await tickers.close()
       await session.close()
       await sandbox?.close()

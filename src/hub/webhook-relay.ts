@@ -1,30 +1,27 @@
-// --forward-to: every verified delivery the hub receives is relayed unchanged (the same
-// headers, signature included, and the same body bytes) to the merchant's existing
-// receiver, so the hub can stand in front of a production receiver without replacing
-// it. The hub answers the service first (it must within 5 s) and relays after; a
-// receiver that fails or does not answer is tried again twice, and every outcome is
-// logged with the receiver's answer.
+// --forward-to: every verified delivery the hub receives is relayed to the merchant's
+// existing receiver, so the hub can stand in front of a production receiver without
+// replacing it. What goes on is only what the signature covers (issue 22, item 1):
+//   - the body is the verified order record (the JSON body, which equals the signed record
+//     by value, written out again: duplicate keys or odd spellings a receiver's parser
+//     might read differently do not survive);
+//   - the headers are an allowlist: content type, user agent and the service's payload and
+//     signature headers. Anything else the sender added (Authorization, Cookie,
+//     X-Forwarded-For, ...) stays behind;
+//   - credentials in the URL (https://user:password@host/path) are sent as HTTP Basic
+//     authentication and never appear in a log line; the hub's log names the receiver by its
+//     origin and path only.
+// The hub answers the service first (it must within 5 s) and relays after; a receiver that
+// fails or does not answer is tried again twice, and every outcome is logged with the
+// receiver's answer.
 import type { IncomingHttpHeaders } from 'node:http'
 import { request, type Dispatcher } from 'undici'
 import type { HubLog } from './hub-log'
 
-/** Hop-by-hop headers (RFC 9110 7.6.1) and the ones the new connection sets itself. */
-const NOT_RELAYED = new Set([
-  'host',
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'proxy-authorization',
-  'proxy-connection',
-  'content-length'
-])
-
 export interface RelayOptions {
-  /** The merchant's receiver. */
+  /** The merchant's receiver, possibly with user:password@ for Basic authentication. */
   target: string
+  /** The service name: the middle word of the payload and signature headers. */
+  serviceName: string
   log: HubLog
   /** Per attempt. Default 10 s. */
   timeoutMs?: number
@@ -43,6 +40,7 @@ export interface RelayOutcome {
 }
 
 export interface WebhookRelay {
+  /** The receiver as it may be shown: origin and path, no credentials, no query. */
   readonly target: string
   relay(headers: IncomingHttpHeaders, body: string, label: string): Promise<RelayOutcome>
   /** Resolves when no relay is in flight. */
@@ -50,9 +48,28 @@ export interface WebhookRelay {
   close(): Promise<void>
 }
 
-export function relayedHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {}
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !NOT_RELAYED.has(k.toLowerCase())) out[k] = v
+/** The receiver's URL without credentials, its Basic authorization, and how to name it in a log. */
+export function relayTarget(target: string): { url: string; authorization: string | null; display: string } {
+  const u = new URL(target)
+  const authorization =
+    u.username || u.password
+      ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
+      : null
+  u.username = ''
+  u.password = ''
+  const display = `${u.origin}${u.pathname}${u.search ? '?…' : ''}${authorization ? ' (with Basic authentication)' : ''}`
+  return { url: u.toString(), authorization, display }
+}
+
+/** The headers relayed: the allowlist, nothing the sender added beyond it. */
+export function relayedHeaders(headers: IncomingHttpHeaders, serviceName: string): Record<string, string> {
+  const name = serviceName.toLowerCase()
+  const out: Record<string, string> = {}
+  for (const k of ['content-type', 'user-agent', `x-${name}-payload`, `x-${name}-signature`]) {
+    const v = headers[k]
+    const one = Array.isArray(v) ? v[0] : v
+    if (one !== undefined) out[k] = one
+  }
   return out
 }
 
@@ -61,10 +78,11 @@ export function createWebhookRelay(o: RelayOptions): WebhookRelay {
   const controller = new AbortController()
   const attempts = o.attempts ?? 3
   const timeoutMs = o.timeoutMs ?? 10_000
+  const target = relayTarget(o.target)
 
-  async function once(headers: Record<string, string | string[]>, body: string): Promise<{ status: number | null; answer: string }> {
+  async function once(headers: Record<string, string>, body: string): Promise<{ status: number | null; answer: string }> {
     try {
-      const r = await request(o.target, {
+      const r = await request(target.url, {
         method: 'POST',
         headers,
         body,
@@ -79,7 +97,8 @@ export function createWebhookRelay(o: RelayOptions): WebhookRelay {
   }
 
   async function run(headers: IncomingHttpHeaders, body: string, label: string): Promise<RelayOutcome> {
-    const h = relayedHeaders(headers)
+    const h = relayedHeaders(headers, o.serviceName)
+    if (target.authorization) h.authorization = target.authorization
     const started = Date.now()
     let last = { status: null as number | null, answer: '' }
     for (let n = 1; n <= attempts; n++) {
@@ -89,7 +108,7 @@ export function createWebhookRelay(o: RelayOptions): WebhookRelay {
       if (ok || !retryable || n === attempts || controller.signal.aborted) {
         const what =
           last.status === null ? `no answer (${last.answer})` : `HTTP ${last.status}: ${JSON.stringify(last.answer.slice(0, 120))}`
-        const line = `webhook relay of ${label} to ${o.target}: ${what} after ${n} attempt${n > 1 ? 's' : ''}, ${Date.now() - started} ms`
+        const line = `webhook relay of ${label} to ${target.display}: ${what} after ${n} attempt${n > 1 ? 's' : ''}, ${Date.now() - started} ms`
         if (ok) o.log.info(line)
         else o.log.warn(line)
         return { ok, attempts: n, status: last.status, answer: last.answer }
@@ -100,7 +119,7 @@ export function createWebhookRelay(o: RelayOptions): WebhookRelay {
   }
 
   return {
-    target: o.target,
+    target: target.display,
     relay(headers, body, label) {
       const p = run(headers, body, label)
       inflight.add(p)

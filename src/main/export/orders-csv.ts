@@ -37,24 +37,43 @@ export function exportTotal(store: Pick<LocalStore, 'orders'>, filter: OrderFilt
   return store.orders.query({ ...toStoreFilter(filter), limit: 1 }).total
 }
 
-/** Writes the CSV (BOM, header, one record per order, oldest change first) to `out`, without ending it; answers the rows written. */
+export interface CsvWriteOptions {
+  /** Called every EXPORT_PROGRESS_EVERY rows. */
+  onRows?: (rows: number) => void
+  /** Aborted when the reader went away. */
+  signal?: AbortSignal
+  /** Kept up to date with the rows written, also when the write stops early. */
+  tally?: { rows: number }
+}
+
+/**
+ * Writes the CSV (BOM, header, one record per order, oldest change first) to `out`, without
+ * ending it; answers the rows written. Waits for `out` to drain when it is full; when
+ * `signal` aborts (the reader went away) it stops, ends its walk of the database, and throws
+ * the signal's reason.
+ */
 export async function writeOrdersCsv(
   store: Pick<LocalStore, 'orders'>,
   filter: OrderFilter,
   out: Writable,
-  onRows?: (rows: number) => void
+  { onRows, signal, tally = { rows: 0 } }: CsvWriteOptions = {}
 ): Promise<number> {
   const columns = (filter.type === 1 ? onrampCsvColumns() : offrampCsvColumns()) as Parameters<
     typeof csvRecord<OnrampOrder | OfframpOrder>
   >[1]
-  if (!out.write(CSV_BOM + csvHeader(columns))) await once(out, 'drain')
-  let rows = 0
+  const drain = () => once(out, 'drain', signal ? { signal } : {})
+  signal?.throwIfAborted()
+  if (!out.write(CSV_BOM + csvHeader(columns))) await drain()
+  tally.rows = 0
+  // Leaving the loop (a throw included) returns the iterator, which resets the statement.
   for (const r of store.orders.exportRows({ ...toStoreFilter(filter), sort: { key: 'updatedAt', dir: 'asc' } })) {
-    if (!out.write(csvRecord(r.record, columns))) await once(out, 'drain')
-    rows++
-    if (rows % EXPORT_PROGRESS_EVERY === 0) onRows?.(rows)
+    signal?.throwIfAborted()
+    const full = !out.write(csvRecord(r.record, columns))
+    tally.rows++
+    if (tally.rows % EXPORT_PROGRESS_EVERY === 0) onRows?.(tally.rows)
+    if (full) await drain()
   }
-  return rows
+  return tally.rows
 }
 
 /** Writes the file, oldest change first, and answers where it is and how many rows it holds. */
@@ -63,7 +82,7 @@ export async function exportOrdersCsv(o: OrdersCsvExport): Promise<ExportResult>
   const path = exportFilePath(o.dir, o.filter, o.at)
   const total = exportTotal(o.store, o.filter)
   const out = createWriteStream(path, { mode: 0o600 })
-  const rows = await writeOrdersCsv(o.store, o.filter, out, (n) => o.onProgress({ rows: n, total, done: false }))
+  const rows = await writeOrdersCsv(o.store, o.filter, out, { onRows: (n) => o.onProgress({ rows: n, total, done: false }) })
   out.end()
   await once(out, 'finish')
   o.onProgress({ rows, total, done: true })

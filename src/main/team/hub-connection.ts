@@ -15,6 +15,11 @@ export interface HubConnectionOptions {
   /** The operator's token (from the keychain), asked for each request and never kept. */
   token: () => Promise<string>
   onEvent(event: EventName, payload: unknown): void
+  /**
+   * The hub could not replay what this desktop missed (it was too far behind, or the hub's
+   * history is not the one it saw): whatever the windows show must be read again.
+   */
+  onResync?(): void
   /** The stream opened (connected) or dropped (with why). */
   onState?(connected: boolean, error: string | null): void
   /** Extra CA certificates (PEM) to trust for the hub, beyond the system's. */
@@ -231,6 +236,13 @@ export class HubConnection {
   }
 
   private dispatch(event: string, data: string, id: number | null): void {
+    // Not a contract event: the hub's answer to a Last-Event-ID it will not replay from. Its id
+    // is the hub's newest, and this desktop counts from there (even down, after a restore).
+    if (event === 'resync') {
+      if (id !== null) this.lastId = id
+      this.o.onResync?.()
+      return
+    }
     if (id !== null) {
       if (this.seen.has(id)) return
       this.seen.add(id)

@@ -81,6 +81,8 @@ export class TeamSession {
   /** The fiat this desktop's tickers last asked for: the hub forgets it on a restart. */
   private lastFiat: number | null = null
   private closed = false
+  /** Resyncs the hub asked for: each gives the scopes' write marks a new suffix. */
+  private resyncs = 0
 
   private constructor(
     private readonly o: TeamSessionOptions,
@@ -101,6 +103,7 @@ export class TeamSession {
       token: o.token,
       ...o.connection,
       onEvent: (event, payload) => session?.onHubEvent(event, payload),
+      onResync: () => session?.onResync(),
       onState: (connected, error) => void session?.onState(connected, error)
     })
     session = new TeamSession(o, connection)
@@ -216,6 +219,17 @@ export class TeamSession {
     } else if (event === 'config:updated') this.cached.set('config:get', payload)
     else if (event === 'budget:changed') this.cached.set('budget:get', payload)
     this.o.emit(event, payload as never)
+  }
+
+  /**
+   * The hub sent `resync` instead of the order changes this desktop missed: every scope is
+   * announced again with a write mark of its own, which makes each orders window read its
+   * rows afresh (lib/sync-writes.ts), and the tray reads its counts again.
+   */
+  private onResync(): void {
+    if (this.closed) return
+    this.resyncs++
+    for (const s of this.syncStates.values()) this.o.emit('sync:state', { ...s, writeMark: `${s.writeMark ?? ''}~resync${this.resyncs}` })
   }
 
   private async onState(connected: boolean, _error: string | null): Promise<void> {

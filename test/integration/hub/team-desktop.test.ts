@@ -187,6 +187,28 @@ describe('a Team profile', () => {
     expect((await viewerDesk.call('team:access', {})).team?.connected).toBe(true)
   })
 
+  it('told to resync (its last event id is one the hub cannot replay from), reads every view again, then resumes', async () => {
+    // As after the hub's database was restored from an older backup: the desktop has seen ids the hub never gave.
+    const connection = viewerDesk.services.teamSession()!.connection
+    ;(connection as unknown as { lastId: number }).lastId = 10_000_000
+    const mark = viewerDesk.events.length
+    await f.stopHub()
+    await waitUntil(() => connection.connected === false, 5000, 'desktop notices')
+    await f.startHub()
+    await waitUntil(() => connection.connected === true, 10_000, 'desktop reconnects')
+    const marks = () =>
+      viewerDesk.events
+        .slice(mark)
+        .filter((e) => e.event === 'sync:state')
+        .map((e) => (e.payload as { writeMark?: string }).writeMark ?? '')
+    await waitUntil(() => marks().some((m) => m.includes('~resync')), 5000, 'sync states with a new write mark')
+    // It now counts from the hub's newest id: changes after it arrive.
+    const order = f.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    await f.call(adminToken, 'sync:now')
+    await viewerDesk.waitFor('order:created', (r) => r.orderId === order.orderId)
+    expect((connection as unknown as { lastId: number }).lastId).toBeLessThan(10_000_000)
+  })
+
   it('writes a CSV export on the desktop, streamed from the hub’s database, the same bytes as the hub’s own', async () => {
     const r = await viewerDesk.call('orders:export', { filter: { type: 1 } })
     expect(r.path.startsWith(join(viewerDesk.dataDir, 'exports'))).toBe(true)

@@ -1,0 +1,92 @@
+// POST /export/orders {filter}: the CSV a desktop's orders:export writes, streamed from the
+// hub's database (the same writer as the desktop's own export). Anyone who may read orders
+// may export them; the total rows come first, in X-Rampdesk-Total, for progress.
+//
+// Audited twice (issue 22, item 4): when it starts (operator, filter, rows selected) and
+// when it ends (rows sent and the outcome: complete, aborted when the desktop went away, or
+// failed). A desktop that goes away mid-stream, or keeps the connection but reads nothing for
+// EXPORT_STALL_MS, ends the walk of the database: the writer's wait for the socket to drain is
+// cut, and the statement is reset (Sql.iterate), so nothing waits forever and no read
+// snapshot is held.
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { exportTotal, writeOrdersCsv } from '../main/export/orders-csv'
+import { parseInput, toEnvelopeError, type OrderFilter } from '../shared/ipc/contract'
+import type { Hub } from './hub'
+import type { Operator } from './operators'
+
+export type ExportOutcome = 'complete' | 'aborted' | 'failed'
+
+export interface ExportDeps {
+  hub: Pick<Hub, 'session' | 'audit' | 'log'>
+  /** Reads the request body (null when it is over the cap). */
+  readBody(req: IncomingMessage): Promise<string | null>
+  /** Answers an error envelope. */
+  refuse(res: ServerResponse, status: number, body: unknown): void
+  /** How long the desktop may stop reading before the export is given up (default EXPORT_STALL_MS). */
+  stallMs?: number
+}
+
+/** A desktop that reads nothing of its export for this long has abandoned it. */
+export const EXPORT_STALL_MS = 5_000
+
+export async function exportOrders(op: Operator, req: IncomingMessage, res: ServerResponse, d: ExportDeps): Promise<void> {
+  const text = await d.readBody(req)
+  if (text === null)
+    return d.refuse(res, 413, { ok: false, error: { kind: 'invalid_input', message: 'request too large', retryable: false } })
+  let filter: OrderFilter
+  try {
+    filter = parseInput('orders:export', JSON.parse(text || '{}')).filter
+  } catch (e) {
+    return d.refuse(res, 400, { ok: false, error: toEnvelopeError(e) })
+  }
+  const { hub } = d
+  const store = hub.session().store
+  const total = exportTotal(store, filter)
+  const started = Date.now()
+  hub.audit.append(op.name, 'orders:export:start', { filter, total })
+  hub.log.info(`${op.name} (${op.role}) started an export of ${total} orders`)
+
+  const gone = new AbortController()
+  const onClose = () => {
+    if (!res.writableFinished) gone.abort(new Error('the desktop closed the connection before the export was complete'))
+  }
+  res.once('close', onClose)
+  // A desktop that keeps the connection but stops reading: no drain for EXPORT_STALL_MS.
+  let drainedAt = Date.now()
+  const onDrain = () => void (drainedAt = Date.now())
+  res.on('drain', onDrain)
+  const watchdog = setInterval(() => {
+    if (res.writableNeedDrain && Date.now() - drainedAt > (d.stallMs ?? EXPORT_STALL_MS))
+      gone.abort(new Error(`the desktop stopped reading for over ${Math.round((d.stallMs ?? EXPORT_STALL_MS) / 1000)} s`))
+    else if (!res.writableNeedDrain) drainedAt = Date.now()
+  }, 500)
+  watchdog.unref()
+  res.writeHead(200, {
+    'Content-Type': 'text/csv; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Rampdesk-Total': String(total)
+  })
+  const tally = { rows: 0 }
+  let outcome: ExportOutcome = 'complete'
+  let error: string | null = null
+  try {
+    await writeOrdersCsv(store, filter, res, { signal: gone.signal, tally })
+    res.end()
+  } catch (e) {
+    outcome = gone.signal.aborted ? 'aborted' : 'failed'
+    error = e instanceof Error ? e.message : String(e)
+    res.destroy()
+  } finally {
+    clearInterval(watchdog)
+    res.off('close', onClose)
+    res.off('drain', onDrain)
+  }
+  const rows = tally.rows
+  const detail: Record<string, unknown> = { filter, total, rows, outcome, ms: Date.now() - started }
+  if (error) detail.error = error
+  hub.audit.append(op.name, 'orders:export', detail)
+  const line = `${op.name} (${op.role}) export ${outcome}: ${rows} of ${total} orders${error ? ` (${error})` : ''}`
+  if (outcome === 'complete') hub.log.info(line)
+  else hub.log.warn(line)
+}

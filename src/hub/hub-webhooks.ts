@@ -1,0 +1,90 @@
+// The hub's POST /webhook: the desktop inbox's receiver (verify, store, answer: the same
+// code and the same rule of what is verified), every delivery pushed to desktops, a
+// verified order applied to the hub's orders at once, and with --forward-to the relay to
+// the merchant's receiver: only verified deliveries, each at most once (relay-ledger.ts),
+// with only what the signature covers (webhook-relay.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ProfileSession } from '../main/profile-session'
+import { inboxRequestListener, ingestInto, type InboxRefusals } from '../main/webhooks/inbox'
+import type { Sql } from '../main/store/database'
+import type { WebhookDelivery } from '../shared/ipc/contract'
+import type { HubLog } from './hub-log'
+import { RelayLedger } from './relay-ledger'
+import { createWebhookRelay, type WebhookRelay } from './webhook-relay'
+
+export interface HubWebhooksOptions {
+  session: ProfileSession
+  serviceName: string
+  secret: () => Promise<string>
+  db: Sql
+  log: HubLog
+  forwardTo?: string
+  now: () => number
+  onDelivery(d: WebhookDelivery): void
+}
+
+export interface HubWebhooks {
+  handle(req: IncomingMessage, res: ServerResponse): void
+  refusals(): InboxRefusals
+  relay: WebhookRelay | null
+  /** Prunes the relay ledger; call now and then. */
+  sweep(): void
+  close(): Promise<void>
+}
+
+const PRUNE_EVERY_MS = 60_000
+
+/** The JSON body of a verified delivery as relayed: its value written out again (it equals the signed record). */
+export function relayBody(body: string): string {
+  return JSON.stringify(JSON.parse(body))
+}
+
+export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
+  const { log, session } = o
+  const relay = o.forwardTo ? createWebhookRelay({ target: o.forwardTo, serviceName: o.serviceName, log }) : null
+  const ledger = new RelayLedger(o.db, o.now)
+  let prunedAt = -Infinity
+
+  function relayIfDue(d: WebhookDelivery, req: IncomingMessage, what: string): void {
+    if (!relay || !d.verified) return
+    if (d.duplicate) return log.info(`webhook relay of ${what} skipped: a duplicate of a delivery already received`)
+    const claim = ledger.claim({ payload: d.payload, orderType: d.orderType, orderId: d.orderId, status: d.status })
+    if (!claim.ok) return log.info(`webhook relay of ${what} skipped: ${claim.reason}`)
+    void relay
+      .relay(req.headers, relayBody(d.body), what)
+      .then((outcome) => ledger.settle(claim.keys, outcome.ok))
+      .catch((e: unknown) => log.error(`webhook relay of ${what}: ${e instanceof Error ? e.message : String(e)}`))
+  }
+
+  // One receiver for the hub's life: its replay window and per-source rate hold across requests.
+  const listener = inboxRequestListener({
+    serviceName: o.serviceName,
+    getSecret: o.secret,
+    deliveries: session.store.webhookDeliveries,
+    now: o.now,
+    serviceNow: () => session.client.clock.now(),
+    onVerified: (w) => ingestInto(session.monitor, w),
+    onDelivery: (d, req) => {
+      o.onDelivery(d)
+      const what = d.orderId !== null ? `order ${d.orderId} status ${d.status ?? '?'}` : 'a delivery'
+      if (d.verified) log.info(`webhook: ${what} from ${d.source}: ${d.reason}`)
+      else log.warn(`webhook refused: ${what} from ${d.source}: ${d.reason}`)
+      relayIfDue(d, req, what)
+    },
+    onError: (e) => log.error(`webhook: ${e instanceof Error ? e.message : String(e)}`)
+  })
+
+  return {
+    handle: (req, res) => listener(req, res),
+    refusals: () => listener.refusals(),
+    relay,
+    sweep() {
+      if (o.now() - prunedAt < PRUNE_EVERY_MS) return
+      prunedAt = o.now()
+      ledger.prune()
+    },
+    close: async () => {
+      await relay?.close()
+    }
+  }
+}

@@ -1,0 +1,78 @@
+// Refusals in the hub's log without giving strangers the disk (issue 22, item 2). The first
+// refusal from a source in each minute is logged as it happens, with a clipped path at most;
+// the rest from that source in the minute are counted and summarised in one line when the
+// minute is over ("refused 1,204 more requests from 203.0.113.9 in the last 60 s: 401 ×1200,
+// 431 ×4"). The sources remembered are bounded: past the cap, the rest are counted together.
+import type { HubLog } from './hub-log'
+
+export interface RefusalLogOptions {
+  /** The summary period (default 60 s). */
+  windowMs?: number
+  /** Sources tracked individually per period (default 1,000). */
+  maxSources?: number
+}
+
+interface Tally {
+  more: number
+  byStatus: Map<number, number>
+}
+
+const OTHERS = '(other sources)'
+
+export class RefusalLog {
+  private readonly windowMs: number
+  private readonly maxSources: number
+  private tallies = new Map<string, Tally>()
+  private timer: NodeJS.Timeout | null = null
+
+  constructor(
+    private readonly log: Pick<HubLog, 'warn'>,
+    o: RefusalLogOptions = {}
+  ) {
+    this.windowMs = o.windowMs ?? 60_000
+    this.maxSources = o.maxSources ?? 1_000
+  }
+
+  /** A refusal of `what` (a few words, a clipped path at most) with `status` (0: no HTTP status, e.g. a failed TLS handshake). */
+  refused(source: string, status: number, what: string): void {
+    let key = source
+    let tally = this.tallies.get(key)
+    if (!tally && this.tallies.size >= this.maxSources) {
+      key = OTHERS
+      tally = this.tallies.get(key)
+    }
+    if (!tally) {
+      this.tallies.set(key, { more: 0, byStatus: new Map() })
+      this.log.warn(`refused ${status ? `${status} ` : ''}${what} from ${source}`)
+      this.arm()
+      return
+    }
+    tally.more++
+    tally.byStatus.set(status, (tally.byStatus.get(status) ?? 0) + 1)
+  }
+
+  private arm(): void {
+    if (this.timer) return
+    this.timer = setTimeout(() => this.flush(), this.windowMs)
+    this.timer.unref()
+  }
+
+  /** Writes the period's summaries and starts a new period. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    const tallies = this.tallies
+    this.tallies = new Map()
+    for (const [source, t] of tallies) {
+      if (t.more === 0) continue
+      const parts = [...t.byStatus].map(([status, n]) => `${status || 'no status'} ×${n.toLocaleString('en-US')}`).join(', ')
+      this.log.warn(
+        `refused ${t.more.toLocaleString('en-US')} more request${t.more === 1 ? '' : 's'} from ${source} in the last ${Math.round(this.windowMs / 1000)} s: ${parts}`
+      )
+    }
+  }
+
+  close(): void {
+    this.flush()
+  }
+}

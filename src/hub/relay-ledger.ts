@@ -1,0 +1,78 @@
+// What the hub has relayed to the merchant's receiver (--forward-to), so that it relays no
+// delivery twice (issue 22, item 1): never the same signed payload again, and never the
+// same order and status again inside the replay window, whoever posts it and however it
+// is signed. Kept in hub.db, so a restarted hub (and, on one database, every hub)
+// remembers.
+//
+// A relay claims its keys before it is sent. One that fails at every attempt gives them
+// back, so that an operator's webhooks:resend can relay the order again at once; one that
+// succeeded keeps them (the payload's for 30 days, the order's for the window).
+import { createHash } from 'node:crypto'
+import type { Sql } from '../main/store/database'
+import { REPLAY_WINDOW_MS } from '../main/webhooks/replay-guard'
+
+/** How long a relayed payload is remembered: as long as the delivery log keeps deliveries by default. */
+export const RELAYED_PAYLOAD_MEMORY_MS = 30 * 24 * 60 * 60_000
+
+export interface RelayClaimInput {
+  payload: string
+  orderType: number | null
+  orderId: number | null
+  status: number | null
+}
+
+export type RelayClaim = { ok: true; keys: string[] } | { ok: false; reason: string }
+
+export class RelayLedger {
+  constructor(
+    private readonly sql: Sql,
+    private readonly now: () => number = Date.now,
+    private readonly windowMs = REPLAY_WINDOW_MS
+  ) {}
+
+  /** Claims the delivery's payload and its order's status for one relay; refused when either was relayed (or is being relayed). */
+  claim(d: RelayClaimInput): RelayClaim {
+    const at = this.now()
+    const keys: Array<{ key: string; span: number; what: string }> = [
+      {
+        key: `payload:${createHash('sha256').update(d.payload).digest('hex')}`,
+        span: RELAYED_PAYLOAD_MEMORY_MS,
+        what: 'this signed payload'
+      }
+    ]
+    if (d.orderId !== null && d.status !== null)
+      keys.push({
+        key: `order:${d.orderType ?? '?'}:${d.orderId}:${d.status}`,
+        span: this.windowMs,
+        what: `order ${d.orderId} status ${d.status}`
+      })
+    return this.sql.transaction((): RelayClaim => {
+      for (const k of keys) {
+        const prev = this.sql.value<number>('SELECT at FROM webhook_relays WHERE key = ?', k.key)
+        if (prev !== undefined && at - prev < k.span)
+          return { ok: false, reason: `${k.what} was already relayed ${Math.max(0, Math.round((at - prev) / 1000))} s ago` }
+      }
+      for (const k of keys)
+        this.sql.run('INSERT INTO webhook_relays (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at', k.key, at)
+      return { ok: true, keys: keys.map((k) => k.key) }
+    })
+  }
+
+  /** A relay that reached nobody gives its keys back; one that was delivered keeps them. */
+  settle(keys: readonly string[], delivered: boolean): void {
+    if (delivered) return
+    this.sql.transaction(() => {
+      for (const k of keys) this.sql.run('DELETE FROM webhook_relays WHERE key = ?', k)
+    })
+  }
+
+  /** Forgets what no claim can collide with any more. */
+  prune(): number {
+    const at = this.now()
+    return this.sql.transaction(
+      () =>
+        this.sql.run("DELETE FROM webhook_relays WHERE key LIKE 'order:%' AND at < ?", at - this.windowMs).changes +
+        this.sql.run("DELETE FROM webhook_relays WHERE key LIKE 'payload:%' AND at < ?", at - RELAYED_PAYLOAD_MEMORY_MS).changes
+    )
+  }
+}

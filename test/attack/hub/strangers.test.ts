@@ -1,0 +1,236 @@
+// Attack: a stranger with no token against the hub process (issue 22, item 2): memory held
+// by stalled connections with huge headers, disk filled with log lines about refused
+// requests, connections hogged from one address, malformed paths, slow TLS handshakes and
+// weak TLS. Expected: RSS growth under 150 MB with 300 stalled 1 MB-header connections while
+// /healthz answers within 2 s; under 256 KB of log for 20 requests with 1 MB paths; the
+// team's address still served; 400 for a malformed path; TLS 1.2 only with forward secrecy.
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import type { Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { connect as tlsConnect } from 'node:tls'
+import { request } from 'undici'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { percentile, rawExchange, rawSocket, recordAttack, sleep, startHubProcess, type HubProcess } from './hub-process'
+
+let hub: HubProcess
+
+beforeAll(async () => {
+  hub = await startHubProcess()
+})
+afterAll(async () => {
+  await hub?.stop()
+})
+
+/** GET /healthz from the team's own address (127.0.0.1): status and milliseconds. */
+async function health(url = hub.url): Promise<{ status: number; ms: number }> {
+  const t = performance.now()
+  try {
+    const r = await request(`${url}/healthz`, { headersTimeout: 5_000, bodyTimeout: 5_000 })
+    await r.body.dump()
+    return { status: r.statusCode, ms: performance.now() - t }
+  } catch {
+    return { status: 0, ms: performance.now() - t }
+  }
+}
+
+/** Opens a connection from `from` and writes a request line and ~1 MB of headers without ever ending them. */
+async function stall(path: string, from: string, opened: Socket[]): Promise<void> {
+  let s: Socket
+  try {
+    s = await rawSocket(hub.url, from)
+  } catch {
+    return
+  }
+  opened.push(s)
+  s.on('error', () => undefined)
+  s.write(`POST ${path} HTTP/1.1\r\nHost: hub\r\n`)
+  const line = `X-Pad: ${'a'.repeat(8 * 1024 - 10)}\r\n`
+  for (let i = 0; i < 128 && !s.destroyed; i++) {
+    if (!s.write(line)) await new Promise((r) => (s.once('drain', r), s.once('close', r)))
+  }
+}
+
+describe('a stranger without a token', () => {
+  it('cannot grow the hub by 150 MB with 300 stalled 1 MB-header connections, and /healthz answers within 2 s', async () => {
+    await sleep(500)
+    const baseline = hub.rss()
+    let peak = baseline
+    const polling = setInterval(() => {
+      try {
+        peak = Math.max(peak, hub.rss())
+      } catch {
+        // the process is gone: the assertions below say so
+      }
+    }, 50)
+    const health: Array<{ status: number; ms: number }> = []
+    let probing = true
+    const probe = (async () => {
+      while (probing) {
+        health.push(await healthOnce())
+        await sleep(100)
+      }
+    })()
+    const opened: Socket[] = []
+    // 300 connections from ten addresses, half to /rpc (small header limit), half to /webhook (large).
+    const attacks: Promise<void>[] = []
+    for (let i = 0; i < 300; i++) {
+      const from = `127.0.2.${(i % 10) + 1}`
+      attacks.push(stall(i % 2 ? '/webhook' : '/rpc/app:info', from, opened))
+    }
+    await Promise.all(attacks)
+    await sleep(1_500)
+    probing = false
+    await probe
+    clearInterval(polling)
+    const held = opened.filter((s) => !s.destroyed).length
+    for (const s of opened) s.destroy()
+    const growthMb = (peak - baseline) / 1024 / 1024
+    const healthP95 = percentile(
+      health.map((h) => h.ms),
+      95
+    )
+    const slowest = Math.max(...health.map((h) => h.ms))
+    recordAttack(
+      '300 stalled connections with 1 MB of headers, from 10 addresses',
+      {
+        rssBaselineMb: Math.round(baseline / 1024 / 1024),
+        rssPeakGrowthMb: Math.round(growthMb),
+        stillOpenAfter: held,
+        healthProbes: health.length,
+        healthP95Ms: Math.round(healthP95),
+        healthSlowestMs: Math.round(slowest)
+      },
+      { rssPeakGrowthMb: '< 150', healthSlowestMs: '< 2000', healthStatus: 'all 200' }
+    )
+    expect(growthMb).toBeLessThan(150)
+    expect(health.length).toBeGreaterThan(3)
+    expect(health.every((h) => h.status === 200)).toBe(true)
+    expect(slowest).toBeLessThan(2_000)
+  })
+
+  it('cannot fill the disk with log: 20 requests with 1 MB paths write under 256 KB', async () => {
+    const before = hub.logBytes()
+    const path = `/rpc/${'x'.repeat(1024 * 1024)}`
+    const answers: string[] = []
+    for (let i = 0; i < 20; i++)
+      answers.push(await rawExchange(hub.url, `POST ${path} HTTP/1.1\r\nHost: hub\r\n\r\n`, { from: '127.0.3.1', ms: 3_000 }))
+    // And 20 with paths just under the request-line cap, from twenty addresses, with a bad token.
+    const near = `/rpc/${'y'.repeat(8000)}`
+    for (let i = 0; i < 20; i++)
+      answers.push(
+        await rawExchange(hub.url, `POST ${near} HTTP/1.1\r\nHost: hub\r\nAuthorization: Bearer nope\r\nContent-Length: 0\r\n\r\n`, {
+          from: `127.0.3.${i + 10}`,
+          ms: 3_000
+        })
+      )
+    await sleep(300)
+    const grown = hub.logBytes() - before
+    recordAttack(
+      'requests with 1 MB paths and 8 KB paths',
+      { requests: 40, logBytesWritten: grown, answered414: answers.filter((a) => a.startsWith('HTTP/1.1 414')).length },
+      { logBytesWritten: '< 262144' }
+    )
+    expect(answers.slice(0, 20).every((a) => a.startsWith('HTTP/1.1 414 '))).toBe(true)
+    expect(answers.slice(20).every((a) => a.startsWith('HTTP/1.1 401 '))).toBe(true)
+    expect(grown).toBeLessThan(256 * 1024)
+    // A refused request is logged with a clipped path, never its whole URL.
+    expect(hub.output()).toMatch(/refused 401 POST \/rpc\/y{90,100}… \(8005 characters\): unknown or revoked token from 127\.0\.3\.\d+/)
+  })
+
+  it('holds no more than 64 connections from one address, and the team’s address is still served', async () => {
+    const sockets: Socket[] = []
+    const refusals: string[] = []
+    for (let i = 0; i < 80; i++) {
+      const s = await rawSocket(hub.url, '127.0.4.1')
+      s.on('data', (c: Buffer) => refusals.push(c.toString('latin1')))
+      s.on('error', () => undefined)
+      sockets.push(s)
+    }
+    await sleep(500)
+    const h = await healthOnce()
+    for (const s of sockets) s.destroy()
+    expect(refusals.filter((r) => r.startsWith('HTTP/1.1 503 ')).length).toBe(16)
+    expect(h.status).toBe(200)
+  })
+
+  it('drops a request whose headers do not arrive within a few seconds', async () => {
+    const t = performance.now()
+    const answer = await rawExchange(hub.url, 'GET /healthz HTTP/1.1\r\nHost: hub\r\n', { from: '127.0.5.1', ms: 15_000 })
+    const ms = performance.now() - t
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+    expect(ms).toBeLessThan(8_000)
+  })
+
+  it('answers a malformed path 400, never 500', async () => {
+    for (const path of ['/rpc/%', '/rpc/%E0%A4%A', '/rpc/%ZZ']) {
+      const a = await rawExchange(hub.url, `POST ${path} HTTP/1.1\r\nHost: hub\r\nContent-Length: 0\r\n\r\n`, { from: '127.0.5.2' })
+      expect(a, path).toMatch(/^HTTP\/1\.1 400 /)
+    }
+  })
+})
+
+async function healthOnce(): Promise<{ status: number; ms: number }> {
+  return health()
+}
+
+describe('over TLS', () => {
+  let tlsHub: HubProcess
+  let dir: string
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rampdesk-hub-tls-'))
+    const key = join(dir, 'key.pem')
+    const cert = join(dir, 'cert.pem')
+    // RSA, so that suites without forward secrecy (RSA key exchange) would be possible at all.
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'],
+      {
+        stdio: 'pipe'
+      }
+    )
+    tlsHub = await startHubProcess({ args: ['--tls-cert', cert, '--tls-key', key] })
+  })
+  afterAll(async () => {
+    await tlsHub?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const handshake = (o: {
+    minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'
+    maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'
+    ciphers?: string
+  }) =>
+    new Promise<{ ok: boolean; protocol: string | null; cipher: string | null }>((resolve) => {
+      const u = new URL(tlsHub.url)
+      const s = tlsConnect({ host: u.hostname, port: Number(u.port), rejectUnauthorized: false, ...o }, () => {
+        resolve({ ok: true, protocol: s.getProtocol(), cipher: s.getCipher().standardName })
+        s.destroy()
+      })
+      s.on('error', () => resolve({ ok: false, protocol: null, cipher: null }))
+    })
+
+  it('prefers TLS 1.3, allows TLS 1.2 only with forward-secret suites, refuses older versions', async () => {
+    const best = await handshake({})
+    expect(best).toMatchObject({ ok: true, protocol: 'TLSv1.3' })
+    expect(await handshake({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256' })).toMatchObject({
+      ok: true,
+      protocol: 'TLSv1.2'
+    })
+    const noFs = ['AES128-GCM-SHA256', 'AES256-SHA256', 'AES128-SHA']
+    for (const ciphers of noFs) expect((await handshake({ maxVersion: 'TLSv1.2', ciphers })).ok, ciphers).toBe(false)
+    expect((await handshake({ minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0' })).ok).toBe(false)
+    recordAttack('TLS', { negotiated: `${best.protocol} ${best.cipher}`, nonForwardSecretAccepted: 0 }, { nonForwardSecretAccepted: '= 0' })
+  })
+
+  it('drops a connection that never finishes its handshake within a few seconds', async () => {
+    const t = performance.now()
+    const s = await rawSocket(tlsHub.url, '127.0.6.1')
+    await new Promise<void>((r) => {
+      s.on('close', () => r())
+      s.on('error', () => undefined)
+    })
+    expect(performance.now() - t).toBeLessThan(8_000)
+  })
+})
