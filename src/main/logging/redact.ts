@@ -15,6 +15,12 @@ const normal = (key: string): string => key.toLowerCase().replace(/[-_\s]/g, '')
 const SECRET_KEY = /secret|password|passphrase|token|apikey|authorization|signature|cookie|credential|privatekey|mnemonic|seed$/
 const PAYLOAD_KEYS = new Set(['payload', 'body', 'bodytext', 'rawbody', 'record', 'data', 'request', 'response', 'headers', 'json'])
 const ADDRESS_KEY = /address$|^wallet|^memo$|^destinationtag$/
+/**
+ * Keys whose string value is a local file or folder the app chose (an export's path): kept as
+ * written. Paths look like base64 runs to the text rules, and a path is what a support
+ * engineer needs.
+ */
+const PATH_KEY = /^(path|file|filepath|filename|dir|directory|folder)$/
 
 function keyVerdict(key: string): string | undefined {
   const k = normal(key)
@@ -75,7 +81,10 @@ function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) {
     if (v === undefined) continue
-    out[k] = v === null ? null : (keyVerdict(k) ?? walk(v, depth + 1, seen))
+    // A boolean carries no credential, whatever its key says ({ credentialDeleted: true }).
+    if (v === null || typeof v === 'boolean') out[k] = v
+    else if (typeof v === 'string' && PATH_KEY.test(normal(k))) out[k] = v
+    else out[k] = keyVerdict(k) ?? walk(v, depth + 1, seen)
   }
   return out
 }

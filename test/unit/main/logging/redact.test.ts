@@ -162,6 +162,18 @@ describe('auditDetail: what an audit log keeps of an action', () => {
     expect(text.length).toBeLessThan(AUDIT_DETAIL_CHARS + 100)
   })
 
+  it('keeps booleans under any key, and the paths of files the app wrote', () => {
+    const path = '/tmp/rampdesk-services-zCKvAB/exports/rampdesk-onramp-2026-11-24T19-03-14-783Z.csv'
+    expect(auditDetail({ credentialDeleted: true, secretSet: false, path, file: path })).toEqual({
+      credentialDeleted: true,
+      secretSet: false,
+      path,
+      file: path
+    })
+    // Not a boolean: still redacted.
+    expect(auditDetail({ credential: 'abc', token: 1234 })).toEqual({ credential: '[redacted]', token: '[redacted]' })
+  })
+
   it('keeps a short detail whole', () => {
     expect(auditDetail({ name: 'ada', role: 'admin' })).toEqual({ name: 'ada', role: 'admin' })
   })
