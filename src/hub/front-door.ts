@@ -1,7 +1,7 @@
 // The hub's listening socket, in front of its two HTTP servers (issue 22, item 2: no memory
 // or disk for strangers). Node's HTTP server has one header size limit for every path, but
 // only POST /webhook needs a large one (the service sends the whole body again, base64, in a
-// header: about 1.4 MiB for a 1 MiB body); every other path needs a few KiB. So the front
+// header: 4/3 of the body); every other path needs a few KiB. So the front
 // door reads each connection's first request line itself and hands the connection to one of
 // two servers that never listen on their own:
 //   - the webhook server (large headers), for a connection whose first request is /webhook,
@@ -25,7 +25,10 @@ export interface FrontDoorLimits {
   maxConnectionsPerAddress: number
   /** Header bytes (request line included) on every path but /webhook (default 32 KiB). */
   maxHeaderBytes: number
-  /** Header bytes on /webhook (default: enough for the payload header of a 1 MiB body). */
+  /**
+   * Header bytes on /webhook (default 256 KiB: a payload header for a body of about 190 KiB;
+   * an order record is about 1 KiB). A larger delivery is refused 431.
+   */
   maxWebhookHeaderBytes: number
   /**
    * Open /webhook connections in all (default 32) and from one address (default 8): each may
@@ -47,7 +50,7 @@ export const FRONT_DOOR_DEFAULTS: FrontDoorLimits = {
   maxConnections: 512,
   maxConnectionsPerAddress: 64,
   maxHeaderBytes: 32 * 1024,
-  maxWebhookHeaderBytes: Math.ceil((1024 * 1024 * 4) / 3) + 32 * 1024,
+  maxWebhookHeaderBytes: 256 * 1024,
   maxWebhookConnections: 32,
   maxWebhookConnectionsPerAddress: 8,
   headersTimeoutMs: 5_000,
