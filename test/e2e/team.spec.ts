@@ -102,6 +102,19 @@ test('a viewer works through the hub, with what the role lacks disabled and expl
   expect(await page.content()).not.toContain(sandbox.apiSecret)
 })
 
+test('an operator sends dummies to the hub only; a dummy to another URL is an admin’s, and says why', async ({ page }) => {
+  const token = hub.operators.add('olive', 'operator').token
+  await openView(page, e, 'settings')
+  await joinTeam(page, 'Team olive', token)
+  await navigate(page, 'webhooks')
+  const form = page.getByRole('form', { name: 'Send a dummy webhook' })
+  await expect(form.getByRole('radio', { name: 'the URL above' })).toBeDisabled()
+  await expect(form.getByTestId('dummy-url-role')).toContainText('needs the admin role on the team hub')
+  await form.getByRole('button', { name: 'Send dummy' }).click()
+  // Sent to the hub's own address, which the hub names.
+  await expect(form.getByRole('status')).toContainText(`${server.url}/webhook`, { timeout: 15_000 })
+})
+
 test('an admin adds an operator, sees the token once, and revokes it', async ({ page }) => {
   const token = hub.operators.add('ada', 'admin').token
   await openView(page, e, 'settings')
