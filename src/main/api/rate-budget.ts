@@ -41,6 +41,9 @@ export interface BudgetSnapshot {
 
 export type LimitSource = 'documented' | 'learned' | 'default'
 
+/** The limit assumed for an endpoint the spec gives none, until the service's 429s teach one. */
+export const DEFAULT_LIMIT_PER_MINUTE = 120
+
 /** A limit the budget learned for an endpoint the spec gives none. */
 export interface LearnedLimit {
   limit: number
@@ -155,7 +158,7 @@ export class RateBudget {
     this.profileId = o.profileId
     this.windowMs = o.windowMs ?? 61_000
     this.reserved = o.reservedInteractive ?? 2
-    this.defaultLimit = o.defaultLimitPerMinute ?? 120
+    this.defaultLimit = o.defaultLimitPerMinute ?? DEFAULT_LIMIT_PER_MINUTE
     this.penaltyMs = o.penaltyMs ?? 15_000
     this.learnBlockMs = o.learnBlockMs ?? this.windowMs
     this.maxPenaltyMs = o.maxPenaltyMs ?? 2 * 60_000
