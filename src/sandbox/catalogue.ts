@@ -5,7 +5,7 @@
 // spec is silent are documented in docs/sandbox.md; those a test can switch are
 // readings (readings.ts, docs/spec-readings.md).
 import { BTC_CHAIN_DETAIL, REFERENCE_CHAIN_DETAILS } from './reference-chains'
-import { CHAIN_ALIASES, FIAT_SYMBOLS } from '../shared/domain/names'
+import { SPEC_CHAIN_ALIASES as CHAIN_ALIASES, SPEC_FIAT_SYMBOLS as FIAT_SYMBOLS } from './spec-tables'
 import { mul } from '../shared/domain/money'
 
 export interface FiatDef {

@@ -1,6 +1,6 @@
 // The simulator's chain config: chain details shaped like the live service's
 // networkConfig (regexes, prefixes, explorer links) for the chains the sandbox serves.
-import { BECH32_CHARS } from '../shared/domain/address'
+import { BECH32_ALPHABET } from './spec-tables'
 
 /**
  * The fields of a spec 2.3 chain detail the simulator takes from here (the catalogue
@@ -130,7 +130,7 @@ export const REFERENCE_CHAIN_DETAILS: Readonly<Record<number, ReferenceChain>> =
 export const BTC_CHAIN_DETAIL: ReferenceChain = {
   chainSymbol: 'btc',
   chainName: 'Bitcoin',
-  addressRegex: `^(bc1[${BECH32_CHARS}]{11,71}|BC1[${BECH32_CHARS.toUpperCase()}]{11,71}|[13][${B58}]{25,34})$`,
+  addressRegex: `^(bc1[${BECH32_ALPHABET}]{11,71}|BC1[${BECH32_ALPHABET.toUpperCase()}]{11,71}|[13][${B58}]{25,34})$`,
   memoRegex: '',
   startingWith: ['bc1', 'BC1', '1', '3'],
   networkId: -1,

@@ -5,7 +5,8 @@
 import { bech32, bech32m, base58, base64url, createBase58check } from '@scure/base'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { checksumSchemeFor, crc16Xmodem, toEip55 } from '../shared/domain/address'
+import { crc16, eip55 } from './checksums'
+import { checksumOf } from './spec-tables'
 
 const b58check = createBase58check(sha256)
 
@@ -26,7 +27,7 @@ function tonFriendly(hash: Uint8Array, tag = 0x11, workchain = 0): string {
   raw[0] = tag
   raw[1] = workchain & 0xff
   raw.set(hash, 2)
-  const crc = crc16Xmodem(raw.subarray(0, 34))
+  const crc = crc16(raw.subarray(0, 34))
   raw[34] = crc >> 8
   raw[35] = crc & 0xff
   return base64url.encode(raw)
@@ -40,7 +41,7 @@ function tonFriendly(hash: Uint8Array, tag = 0x11, workchain = 0): string {
 export function sampleAddress(chainSymbol: string, rng: () => number): { address: string; memo?: string } {
   const symbol = chainSymbol.trim().toLowerCase()
   const memo = (): string => String(100000 + Math.floor(rng() * 899999999))
-  switch (checksumSchemeFor(symbol)) {
+  switch (checksumOf(symbol)) {
     case 'tron':
       return { address: b58check.encode(Uint8Array.of(0x41, ...randomBytes(20, rng))) }
     case 'neo':
@@ -62,21 +63,21 @@ export function sampleAddress(chainSymbol: string, rng: () => number): { address
     case 'ton':
       return { address: tonFriendly(randomBytes(32, rng), rng() < 0.5 ? 0x11 : 0x51), memo: memo() }
     case 'eip55':
-      return { address: toEip55(bytesToHex(randomBytes(20, rng))) }
+      return { address: eip55(bytesToHex(randomBytes(20, rng))) }
     case 'none':
       if (symbol === 'eos')
         return {
           address: randomChars(1, 'abcdefghijklmnopqrstuvwxyz', rng) + randomChars(11, 'abcdefghijklmnopqrstuvwxyz12345', rng),
           memo: memo()
         }
-      return { address: toEip55(bytesToHex(randomBytes(20, rng))) }
+      return { address: eip55(bytesToHex(randomBytes(20, rng))) }
   }
 }
 
 /** A realistic transaction hash in the chain's own form. */
 export function sampleTxHash(chainSymbol: string, rng: () => number): string {
   const bytes = randomBytes(32, rng)
-  switch (checksumSchemeFor(chainSymbol)) {
+  switch (checksumOf(chainSymbol)) {
     case 'eip55':
     case 'neo':
       return '0x' + bytesToHex(bytes)
