@@ -41,6 +41,8 @@ export interface StreamDeps {
   /** Bytes buffered for a stream that does not read before it is cut. */
   maxBacklog: number
   onClose(stream: OpenStream): void
+  /** A second replay of the operator was refused (429). */
+  onRefused?(): void
 }
 
 export interface OpenStream {
@@ -69,6 +71,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()
 export function openEventStream(op: Operator, req: IncomingMessage, res: ServerResponse, d: StreamDeps): OpenStream | null {
   const resume = resumeOf(req.headers['last-event-id'], d.hub.latestEventId())
   if (resume.kind === 'replay' && d.replaying.has(op.name)) {
+    d.onRefused?.()
     const text = JSON.stringify({
       ok: false,
       error: {

@@ -17,6 +17,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server as 
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net'
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls'
 import { sourceOf } from '../main/webhooks/source-limits'
+import type { RefusalKind } from './refusal-kinds'
 
 export interface FrontDoorLimits {
   /** Open connections in all (default 512). */
@@ -81,6 +82,7 @@ export const TLS_CIPHERS = [
 export interface Refusal {
   /** The source (an IPv4 address or an IPv6 /64). */
   source: string
+  kind: RefusalKind
   status: number
   /** What was refused, in a few words (never the request's own bytes beyond a clipped path). */
   what: string
@@ -179,6 +181,7 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
       if (err.code !== 'ECONNRESET' && err.code !== 'EPIPE')
         o.onRefused({
           source: sourceOf(socket.remoteAddress),
+          kind: status === 431 ? 'headers_too_large' : status === 408 ? 'too_slow' : 'malformed',
           status,
           what: status === 431 ? 'headers too large' : `malformed request (${err.code ?? 'error'})`
         })
@@ -207,6 +210,7 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
     if (!admit(source)) {
       o.onRefused({
         source,
+        kind: 'connection_cap',
         status: 503,
         what: `connection over the cap (${limits.maxConnectionsPerAddress} per address, ${limits.maxConnections} in all)`
       })
@@ -230,7 +234,7 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
     let size = 0
     const timer = setTimeout(() => {
       done()
-      o.onRefused({ source, status: 408, what: 'request line not received in time' })
+      o.onRefused({ source, kind: 'too_slow', status: 408, what: 'request line not received in time' })
       refuseRaw(socket, 408, 'request too slow')
     }, limits.headersTimeoutMs)
     timer.unref()
@@ -249,20 +253,20 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
       if (eol < 0) {
         if (size <= MAX_REQUEST_LINE) return
         done()
-        o.onRefused({ source, status: 414, what: `request line over ${MAX_REQUEST_LINE} bytes` })
+        o.onRefused({ source, kind: 'request_line_too_long', status: 414, what: `request line over ${MAX_REQUEST_LINE} bytes` })
         return refuseRaw(socket, 414, 'request line too long')
       }
       done()
       const line = head.subarray(start, eol).toString('latin1').replace(/\r$/, '')
       const target = /^[A-Z]+ (\S+) HTTP\/\d\.\d$/.exec(line)?.[1]
       if (!target) {
-        o.onRefused({ source, status: 400, what: 'malformed request line' })
+        o.onRefused({ source, kind: 'malformed', status: 400, what: 'malformed request line' })
         return refuseRaw(socket, 400, 'malformed request line')
       }
       let server = main
       if (routeOf(target) === 'webhook') {
         if (webhookTotal >= limits.maxWebhookConnections || (openWebhook.get(source) ?? 0) >= limits.maxWebhookConnectionsPerAddress) {
-          o.onRefused({ source, status: 503, what: 'webhook connection over the cap' })
+          o.onRefused({ source, kind: 'webhook_connection_cap', status: 503, what: 'webhook connection over the cap' })
           return refuseRaw(socket, 503, 'too many open webhook connections from this address')
         }
         webhookTotal++
@@ -299,6 +303,7 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
     tls.on('tlsClientError', (err: Error & { code?: string }, socket: TLSSocket) => {
       o.onRefused({
         source: sourceOf(socket.remoteAddress),
+        kind: 'tls_handshake',
         status: 0,
         what: `TLS handshake failed (${err.code ?? err.message.slice(0, 60)})`
       })

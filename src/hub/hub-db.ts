@@ -51,6 +51,9 @@ const MIGRATIONS: readonly string[] = [
    );`
 ]
 
+/** The schema version this hub migrates hub.db to. */
+export const HUB_SCHEMA_VERSION = MIGRATIONS.length
+
 export function openHubDatabase(dataDir: string): Sql {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const sql = new Sql(new Database(join(dataDir, HUB_DATABASE_FILE)))

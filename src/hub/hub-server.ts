@@ -3,7 +3,9 @@
 // does; GET /events streams the contract's events (Server-Sent Events) as that operator
 // sees them, replaying the order changes a reconnecting desktop missed (event-stream.ts);
 // POST /export/orders streams a CSV (export-route.ts); POST /webhook is the service's
-// delivery address (hub-webhooks.ts); GET /healthz answers a load balancer.
+// delivery address (hub-webhooks.ts); GET /healthz, GET /readyz and GET /metrics are for
+// whoever runs the hub (ops-routes.ts). Every answer is counted in the metrics by route,
+// channel and status.
 //
 // Refused, cheapest first (docs/hub.md, "What the hub refuses"): connections over the caps,
 // slow or oversized request lines and headers (front-door.ts); any request carrying an
@@ -22,8 +24,11 @@ import { openEventStream, type OpenStream } from './event-stream'
 import { exportOrders } from './export-route'
 import { clipPath, openFrontDoor, type FrontDoor, type FrontDoorLimits } from './front-door'
 import type { Hub } from './hub'
+import type { Route } from './hub-metrics'
 import type { Operator } from './operators'
+import { OPS_PATHS, serveOps } from './ops-routes'
 import { RateCap } from './rate-cap'
+import type { RefusalKind } from './refusal-kinds'
 import { RefusalLog } from './refusal-log'
 
 export interface HubServerOptions {
@@ -46,6 +51,8 @@ export interface HubServerOptions {
   maxStreamBacklogBytes?: number
   /** Connection, header and timeout limits (front-door.ts). */
   limits?: Partial<FrontDoorLimits>
+  /** The token GET /metrics asks for; without one, /metrics answers loopback peers only. */
+  metricsToken?: string
 }
 
 export interface HubServer {
@@ -108,8 +115,11 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const maxStreams = o.maxStreamsPerOperator ?? 8
   const maxBacklog = o.maxStreamBacklogBytes ?? 8 * 1024 * 1024
   const refusals = new RefusalLog(hub.log)
-  const refused = (req: IncomingMessage, status: number, what: string) =>
+  /** A refusal worth a log line (summarised per source) as well as its count. */
+  const refused = (req: IncomingMessage, status: number, kind: RefusalKind, what: string) => {
+    hub.metrics.refusal(kind)
     refusals.refused(sourceOf(req.socket.remoteAddress), status, `${req.method ?? '?'} ${clipPath(req.url ?? '/')}: ${what}`)
+  }
 
   const countFor = (name: string) => [...streams].filter((s) => s.operator === name).length
 
@@ -117,7 +127,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     const token = bearer(req)
     const op = token ? hub.operators.authenticate(token) : null
     if (!op) {
-      refused(req, 401, token ? 'unknown or revoked token' : 'no bearer token')
+      refused(req, 401, 'unauthorized', token ? 'unknown or revoked token' : 'no bearer token')
       req.resume()
       sendJson(
         res,
@@ -132,6 +142,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     }
     const waitMs = rateCap.take(op.name)
     if (waitMs > 0) {
+      hub.metrics.refusal('rate_limited')
       req.resume()
       sendJson(
         res,
@@ -148,7 +159,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
 
   async function rpc(req: IncomingMessage, res: ServerResponse, channel: string | null): Promise<void> {
     if (channel === null) {
-      refused(req, 400, 'malformed path')
+      refused(req, 400, 'malformed', 'malformed path')
       req.resume()
       return sendJson(res, 400, refusal('invalid_input', 'the path is not a valid channel name (bad %-escape)'))
     }
@@ -165,12 +176,16 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
         need === 'desktop'
           ? `${name} is answered by each desktop itself, not by the team hub`
           : `${name} needs the ${need} role; ${op.name} is ${op.role === 'admin' ? 'an' : 'a'} ${op.role}`
+      hub.metrics.refusal('role')
       hub.audit.append(op.name, 'refused', { channel: name, role: op.role })
-      hub.log.warn(`refused ${name} to ${op.name} (${op.role})`)
+      hub.log.warn(`refused ${name} to ${op.name} (${op.role})`, { operator: op.name, role: op.role, channel: name })
       return sendJson(res, 403, refusal('forbidden', message))
     }
     const text = await readCapped(req, maxBody)
-    if (text === null) return sendJson(res, 413, refusal('invalid_input', `request too large (over ${maxBody} bytes)`))
+    if (text === null) {
+      hub.metrics.refusal('too_large')
+      return sendJson(res, 413, refusal('invalid_input', `request too large (over ${maxBody} bytes)`))
+    }
     let raw: unknown
     try {
       raw = text.length ? JSON.parse(text) : {}
@@ -183,7 +198,12 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       const detail: Record<string, unknown> = { input: raw, ok: envelope.ok }
       if (!envelope.ok) detail.error = envelope.error.message
       hub.audit.append(op.name, name, detail)
-      hub.log.info(`${op.name} (${op.role}) ${name}: ${envelope.ok ? 'ok' : `failed: ${envelope.error.message}`}`)
+      hub.log.info(`${op.name} (${op.role}) ${name}: ${envelope.ok ? 'ok' : `failed: ${envelope.error.message}`}`, {
+        operator: op.name,
+        role: op.role,
+        channel: name,
+        ok: envelope.ok
+      })
     }
     sendJson(res, 200, envelope)
   }
@@ -200,15 +220,18 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     if (req.method !== 'GET') return sendJson(res, 405, refusal('method_not_allowed', 'GET only'), { Allow: 'GET' })
     const op = authenticate(req, res)
     if (!op) return
-    if (countFor(op.name) >= maxStreams)
+    if (countFor(op.name) >= maxStreams) {
+      hub.metrics.refusal('streams')
       return sendJson(res, 429, refusal('rate_limited', `${op.name} already has ${maxStreams} event streams open`, { retryable: true }), {
         'Retry-After': '5'
       })
+    }
     const stream = openEventStream(op, req, res, {
       hub,
       rateCap,
       replaying,
       maxBacklog,
+      onRefused: () => hub.metrics.refusal('streams'),
       onClose(s) {
         streams.delete(s)
         if (countFor(op.name) === 0) hub.operatorLeft(op.name)
@@ -217,14 +240,58 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     if (stream && !res.writableEnded) streams.add(stream)
   }
 
+  /** Counts the answer when it is over (an event stream when it closes): by route, channel and status (0: none sent). */
+  function count(res: ServerResponse, route: Route, channel = ''): void {
+    res.once('close', () => hub.metrics.request(route, channel, res.headersSent ? res.statusCode : 0))
+  }
+  const routeOfPath = (path: string): Route =>
+    path.startsWith('/rpc/')
+      ? 'rpc'
+      : path === '/events'
+        ? 'events'
+        : path === '/export/orders'
+          ? 'export'
+          : path === '/webhook'
+            ? 'webhook'
+            : OPS_PATHS.has(path)
+              ? (path.slice(1) as Route)
+              : 'other'
+  const opsDeps = {
+    readiness: () => hub.readiness(),
+    metrics: hub.metrics,
+    metricsToken: o.metricsToken,
+    sendJson,
+    refuse(
+      req: IncomingMessage,
+      res: ServerResponse,
+      status: number,
+      kind: RefusalKind,
+      message: string,
+      extra: Record<string, string> = {}
+    ) {
+      refused(req, status, kind, message)
+      sendJson(res, status, refusal(status === 401 ? 'unauthorized' : 'forbidden', message), extra)
+    }
+  }
+  const webhook = (req: IncomingMessage, res: ServerResponse): void => {
+    count(res, 'webhook')
+    hub.webhook(req, res)
+  }
+
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const path = new URL(req.url ?? '/', 'http://hub').pathname
-      if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return sendJson(res, 200, { ok: true })
-      if (path === '/webhook') return hub.webhook(req, res)
-      if (path.startsWith('/rpc/') || path === '/events' || path === '/export/orders') {
+      const route = routeOfPath(path)
+      if (route === 'webhook') return webhook(req, res)
+      if (route !== 'rpc') count(res, route)
+      else {
+        const channel = channelOfPath(path)
+        count(res, route, channel !== null && channelSet.has(channel) ? channel : '(unknown)')
+      }
+      if (OPS_PATHS.has(path)) return await serveOps(req, res, path, opsDeps)
+      if (route === 'rpc' || route === 'events' || route === 'export') {
         if (req.headers.origin !== undefined) {
-          refused(req, 403, 'a request with an Origin header (a web page)')
+          refused(req, 403, 'origin', 'a request with an Origin header (a web page)')
           req.resume()
           return sendJson(
             res,
@@ -236,7 +303,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
         if (path === '/export/orders') return await exportRoute(req, res)
         return await rpc(req, res, channelOfPath(path))
       }
-      refused(req, 404, 'no such path')
+      refused(req, 404, 'not_found', 'no such path')
       req.resume()
       sendJson(res, 404, refusal('not_found', 'not found'))
     } catch (e) {
@@ -252,9 +319,13 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     tls: o.tls,
     limits: o.limits,
     onRequest: (req, res) => void handler(req, res),
-    onWebhook: (req, res) => hub.webhook(req, res),
-    onRefused: (r) => refusals.refused(r.source, r.status, r.what)
+    onWebhook: webhook,
+    onRefused: (r) => {
+      hub.metrics.refusal(r.kind)
+      refusals.refused(r.source, r.status, r.what)
+    }
   })
+  hub.metrics.attach({ streams: () => streams.size, connections: () => door.connections().total })
 
   const unRevoked = hub.onRevoked((name) => {
     rateCap.forget(name)

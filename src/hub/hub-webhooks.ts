@@ -9,6 +9,7 @@ import { inboxRequestListener, ingestInto, type InboxRefusals } from '../main/we
 import type { Sql } from '../main/store/database'
 import type { WebhookDelivery } from '../shared/ipc/contract'
 import type { HubLog } from './hub-log'
+import type { RelayOutcomeKind } from './hub-metrics'
 import { RelayLedger } from './relay-ledger'
 import { createWebhookRelay, type WebhookRelay } from './webhook-relay'
 
@@ -21,6 +22,8 @@ export interface HubWebhooksOptions {
   forwardTo?: string
   now: () => number
   onDelivery(d: WebhookDelivery): void
+  /** Each verified delivery's fate at the relay (with --forward-to), for the metrics. */
+  onRelay?(outcome: RelayOutcomeKind): void
 }
 
 export interface HubWebhooks {
@@ -45,15 +48,27 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
   const ledger = new RelayLedger(o.db, o.now)
   let prunedAt = -Infinity
 
+  const counted = (outcome: RelayOutcomeKind) => o.onRelay?.(outcome)
+
   function relayIfDue(d: WebhookDelivery, req: IncomingMessage, what: string): void {
     if (!relay || !d.verified) return
-    if (d.duplicate) return log.info(`webhook relay of ${what} skipped: a duplicate of a delivery already received`)
+    const fields = { orderId: d.orderId, status: d.status }
+    if (d.duplicate) {
+      counted('skipped_duplicate')
+      return log.info(`webhook relay of ${what} skipped: a duplicate of a delivery already received`, { ...fields, relay: 'skipped' })
+    }
     const claim = ledger.claim({ payload: d.payload, orderType: d.orderType, orderId: d.orderId, status: d.status })
-    if (!claim.ok) return log.info(`webhook relay of ${what} skipped: ${claim.reason}`)
+    if (!claim.ok) {
+      counted('skipped_already_relayed')
+      return log.info(`webhook relay of ${what} skipped: ${claim.reason}`, { ...fields, relay: 'skipped' })
+    }
     void relay
       .relay(req.headers, relayBody(d.body), what)
-      .then((outcome) => ledger.settle(claim.keys, outcome.ok))
-      .catch((e: unknown) => log.error(`webhook relay of ${what}: ${e instanceof Error ? e.message : String(e)}`))
+      .then((outcome) => {
+        counted(outcome.ok ? 'relayed' : 'failed')
+        ledger.settle(claim.keys, outcome.ok)
+      })
+      .catch((e: unknown) => log.error(`webhook relay of ${what}: ${e instanceof Error ? e.message : String(e)}`, fields))
   }
 
   // One receiver for the hub's life: its replay window and per-source rate hold across requests.
@@ -67,8 +82,9 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
     onDelivery: (d, req) => {
       o.onDelivery(d)
       const what = d.orderId !== null ? `order ${d.orderId} status ${d.status ?? '?'}` : 'a delivery'
-      if (d.verified) log.info(`webhook: ${what} from ${d.source}: ${d.reason}`)
-      else log.warn(`webhook refused: ${what} from ${d.source}: ${d.reason}`)
+      const fields = { orderId: d.orderId, status: d.status, source: d.source, verified: d.verified }
+      if (d.verified) log.info(`webhook: ${what} from ${d.source}: ${d.reason}`, fields)
+      else log.warn(`webhook refused: ${what} from ${d.source}: ${d.reason}`, fields)
       relayIfDue(d, req, what)
     },
     onError: (e) => log.error(`webhook: ${e instanceof Error ? e.message : String(e)}`)

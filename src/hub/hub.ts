@@ -23,9 +23,14 @@ import type {
   TeamOperator,
   TickerTick
 } from '../shared/ipc/contract'
-import { createHubLog, type HubLog, type HubLogOptions } from './hub-log'
+import { createHubLog, type HubLog, type HubLogOptions, type LogFormat } from './hub-log'
 import { HubAudit } from './hub-audit'
 import { openHubDatabase } from './hub-db'
+import { HubMetrics } from './hub-metrics'
+import { soleHubRole, type HubRoleSource } from './hub-role'
+import { readinessProbe, type Readiness } from './readiness'
+import { sqliteStoreCheck } from './store-check'
+import { UpstreamHealth } from './upstream-health'
 import { BudgetCarry } from './budget-carry'
 import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-handlers'
 import { HubTickers } from './hub-tickers'
@@ -45,6 +50,13 @@ export interface HubOptions {
   forwardTo?: string
   /** Where log lines go (default stdout); the API secret is scrubbed from every line. */
   logWrite?: HubLogOptions['write']
+  /** text (default) or json: one JSON object per line. */
+  logFormat?: LogFormat
+  /**
+   * This hub's role among the hubs on its store (default: the only hub, so the leader).
+   * Several hubs on one database give their election here.
+   */
+  role?: HubRoleSource
   now?: () => number
 }
 
@@ -63,6 +75,10 @@ export interface Hub {
   readonly operators: OperatorStore
   readonly audit: HubAudit
   readonly profile: Profile
+  readonly metrics: HubMetrics
+  readonly role: HubRoleSource
+  /** GET /readyz: the store, the service and the role (worked out at most once a second). */
+  readiness(): Readiness
   handlersFor(op: TeamOperator): ContractHandlers
   subscribe(listener: (e: HubEvent) => void): () => void
   /** The event as this operator sees it (their pins, their fiat), or null when it is not theirs. */
@@ -114,7 +130,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   }
   // The secret, and the password of a --forward-to URL, never appear in a log line even if quoted by an error.
   const relayPassword = o.forwardTo ? decodeURIComponent(new URL(o.forwardTo).password) : ''
-  const log = createHubLog({ write: o.logWrite, redact: () => [secret, relayPassword], now })
+  const log = createHubLog({ write: o.logWrite, format: o.logFormat, redact: () => [secret, relayPassword], now })
+  const metrics = new HubMetrics({ version: o.version, store: 'sqlite' })
+  const role = o.role ?? soleHubRole(now)
   const db: Sql = openHubDatabase(o.dataDir)
   const operators = new OperatorStore(db, now)
   const audit = new HubAudit(db, now)
@@ -190,7 +208,11 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     log,
     forwardTo: o.forwardTo,
     now,
-    onDelivery: (d) => emit('webhook:delivery', d)
+    onDelivery: (d) => {
+      metrics.delivery(d.verified)
+      emit('webhook:delivery', d)
+    },
+    onRelay: (outcome) => metrics.relay(outcome)
   })
 
   let configRun: ReturnType<HubCore['refreshConfig']> | null = null
@@ -232,6 +254,23 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   const carried = await carry.restore(session.client.budget)
   if (carried) log.info(`carried ${carried} request slot${carried === 1 ? '' : 's'} of the last minute over from the previous run`)
   const untrack = carry.track(session.client.budget)
+  const unmeter = session.client.onRequest((e) => metrics.upstream(e))
+  const upstream = new UpstreamHealth(session.client, now)
+  const readiness = readinessProbe({
+    store: sqliteStoreCheck(db, () => session.store.database.sql),
+    upstream: () => upstream.check(),
+    role,
+    now
+  })
+  metrics.attach({
+    budget: () => session.client.budget.snapshot(),
+    syncStates: () => session.monitor.states(),
+    role: () => role.current(),
+    ready: () => {
+      const r = readiness()
+      return { all: r.ok, store: r.checks.store.ok, upstream: r.checks.upstream.ok }
+    }
+  })
   await session.start()
   watches.reconcile(session.store.watches.list(), session.monitor)
   const handlerCache = new Map<string, ContractHandlers>()
@@ -241,6 +280,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     operators,
     audit,
     profile,
+    metrics,
+    role,
+    readiness,
     handlersFor(op) {
       const key = `${op.name}\u0000${op.role}`
       let h = handlerCache.get(key)
@@ -322,6 +364,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await tickers.close()
       await session.close()
       await sandbox?.close()
+      await role.close()
+      unmeter()
+      upstream.close()
       untrack()
       db.close()
     }

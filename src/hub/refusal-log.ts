@@ -43,7 +43,7 @@ export class RefusalLog {
     }
     if (!tally) {
       this.tallies.set(key, { more: 0, byStatus: new Map() })
-      this.log.warn(`refused ${status ? `${status} ` : ''}${what} from ${source}`)
+      this.log.warn(`refused ${status ? `${status} ` : ''}${what} from ${source}`, { source, status, refused: what })
       this.arm()
       return
     }
@@ -67,7 +67,8 @@ export class RefusalLog {
       if (t.more === 0) continue
       const parts = [...t.byStatus].map(([status, n]) => `${status || 'no status'} ×${n.toLocaleString('en-US')}`).join(', ')
       this.log.warn(
-        `refused ${t.more.toLocaleString('en-US')} more request${t.more === 1 ? '' : 's'} from ${source} in the last ${Math.round(this.windowMs / 1000)} s: ${parts}`
+        `refused ${t.more.toLocaleString('en-US')} more request${t.more === 1 ? '' : 's'} from ${source} in the last ${Math.round(this.windowMs / 1000)} s: ${parts}`,
+        { source, refusedMore: t.more, byStatus: Object.fromEntries([...t.byStatus].map(([status, n]) => [String(status), n])) }
       )
     }
   }

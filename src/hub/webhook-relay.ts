@@ -108,9 +108,11 @@ export function createWebhookRelay(o: RelayOptions): WebhookRelay {
       if (ok || !retryable || n === attempts || controller.signal.aborted) {
         const what =
           last.status === null ? `no answer (${last.answer})` : `HTTP ${last.status}: ${JSON.stringify(last.answer.slice(0, 120))}`
-        const line = `webhook relay of ${label} to ${target.display}: ${what} after ${n} attempt${n > 1 ? 's' : ''}, ${Date.now() - started} ms`
-        if (ok) o.log.info(line)
-        else o.log.warn(line)
+        const ms = Date.now() - started
+        const line = `webhook relay of ${label} to ${target.display}: ${what} after ${n} attempt${n > 1 ? 's' : ''}, ${ms} ms`
+        const fields = { relay: ok ? 'relayed' : 'failed', target: target.display, httpStatus: last.status, attempts: n, ms }
+        if (ok) o.log.info(line, fields)
+        else o.log.warn(line, fields)
         return { ok, attempts: n, status: last.status, answer: last.answer }
       }
       await new Promise((r) => setTimeout(r, (o.backoffMs ?? 1000) * 2 ** (n - 1)).unref())

@@ -1,0 +1,205 @@
+// The hub's Prometheus metrics (GET /metrics, metrics-route.ts), with prom-client: one
+// registry per hub, so several hubs in one process (the tests) keep theirs apart.
+//
+// Every label takes its values from a closed set the hub defines (routes, the contract's
+// channels, the HTTP statuses the hub answers, the service's endpoints, refusal kinds, relay
+// outcomes, the scopes it syncs): nothing a stranger sends becomes a label, so no request
+// can grow the registry. What is read from elsewhere (the budget, the sync states, open
+// streams, the role) is read when scraped, through `attach`.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { RequestEvent } from '../main/api/client'
+import type { BudgetSnapshot } from '../main/api/rate-budget'
+import type { SyncState } from '../shared/ipc/contract'
+import type { RoleState } from './hub-role'
+import { REFUSAL_KINDS, type RefusalKind } from './refusal-kinds'
+import { scopeFamilies, scopeLabels } from './scope-metrics'
+
+/** The routes the hub serves; anything else is `other`. */
+export type Route = 'rpc' | 'events' | 'export' | 'webhook' | 'healthz' | 'readyz' | 'metrics' | 'other'
+
+export const RELAY_OUTCOMES = ['relayed', 'failed', 'skipped_duplicate', 'skipped_already_relayed'] as const
+export type RelayOutcomeKind = (typeof RELAY_OUTCOMES)[number]
+
+/** What the metrics read when scraped. */
+export interface MetricsSources {
+  budget(): BudgetSnapshot
+  syncStates(): SyncState[]
+  role(): RoleState
+  /** Open event streams. */
+  streams(): number
+  /** Open connections at the front door. */
+  connections(): number
+  /** Each readiness check: ok or not. */
+  ready(): Record<string, boolean>
+}
+
+export class HubMetrics {
+  readonly registry = new Registry()
+  private sources: Partial<MetricsSources> = {}
+  private readonly requests: Counter<'route' | 'channel' | 'status'>
+  private readonly upstreamCalls: Counter<'endpoint' | 'outcome'>
+  private readonly upstream429: Counter<'endpoint'>
+  private readonly upstreamSeconds: Histogram<'endpoint'>
+  private readonly refusals: Counter<'kind'>
+  private readonly relays: Counter<'outcome'>
+  private readonly deliveries: Counter<'verified'>
+
+  constructor(o: { version: string; store: string }) {
+    const registers = [this.registry]
+    collectDefaultMetrics({ register: this.registry })
+    const src = () => this.sources
+    new Gauge({
+      name: 'rampdesk_hub_info',
+      help: 'The hub: its version and store (always 1).',
+      labelNames: ['version', 'store'],
+      registers
+    }).set({ version: o.version, store: o.store }, 1)
+    this.requests = new Counter({
+      name: 'rampdesk_hub_requests_total',
+      help: 'Requests answered, by route, contract channel (rpc only) and HTTP status.',
+      labelNames: ['route', 'channel', 'status'],
+      registers
+    })
+    this.upstreamCalls = new Counter({
+      name: 'rampdesk_hub_upstream_requests_total',
+      help: "Requests to the merchant's service, by endpoint and outcome (ok, or the kind of failure).",
+      labelNames: ['endpoint', 'outcome'],
+      registers
+    })
+    this.upstream429 = new Counter({
+      name: 'rampdesk_hub_upstream_429_total',
+      help: "The service's 429 answers, by endpoint (the budget should keep the documented ones at 0).",
+      labelNames: ['endpoint'],
+      registers
+    })
+    this.upstreamSeconds = new Histogram({
+      name: 'rampdesk_hub_upstream_request_duration_seconds',
+      help: "Time from sending a request to the service's answer, by endpoint.",
+      labelNames: ['endpoint'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers
+    })
+    this.refusals = new Counter({
+      name: 'rampdesk_hub_refusals_total',
+      help: 'Requests and connections refused, by kind (docs/hub.md, "What the hub refuses").',
+      labelNames: ['kind'],
+      registers
+    })
+    for (const kind of REFUSAL_KINDS) this.refusals.inc({ kind }, 0)
+    this.relays = new Counter({
+      name: 'rampdesk_hub_webhook_relays_total',
+      help: 'Verified webhook deliveries and their relay to --forward-to, by outcome.',
+      labelNames: ['outcome'],
+      registers
+    })
+    for (const outcome of RELAY_OUTCOMES) this.relays.inc({ outcome }, 0)
+    this.deliveries = new Counter({
+      name: 'rampdesk_hub_webhook_deliveries_total',
+      help: 'Webhook deliveries received at POST /webhook, verified or refused.',
+      labelNames: ['verified'],
+      registers
+    })
+    for (const verified of ['true', 'false']) this.deliveries.inc({ verified }, 0)
+
+    const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[], collect: (g: Gauge<L>) => void) => {
+      const g: Gauge<L> = new Gauge<L>({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          g.reset()
+          collect(g)
+        }
+      })
+    }
+    const budget = () => src().budget?.().endpoints ?? []
+    gauge('rampdesk_hub_budget_used', "Requests the hub's budget counts in the current window, by endpoint.", ['endpoint'], (g) => {
+      for (const e of budget()) g.set({ endpoint: e.endpoint }, e.usedInWindow)
+    })
+    gauge('rampdesk_hub_budget_limit', 'Requests the budget allows per window, by endpoint.', ['endpoint'], (g) => {
+      for (const e of budget()) g.set({ endpoint: e.endpoint }, e.limit)
+    })
+    gauge('rampdesk_hub_budget_queued', 'Requests waiting for a slot of the budget, by endpoint.', ['endpoint'], (g) => {
+      for (const e of budget()) g.set({ endpoint: e.endpoint }, e.queued)
+    })
+    gauge('rampdesk_hub_budget_blocked', '1 while the service has an endpoint blocked after a 429.', ['endpoint'], (g) => {
+      for (const e of budget()) g.set({ endpoint: e.endpoint }, e.blockedUntil !== null ? 1 : 0)
+    })
+    const states = () => src().syncStates?.() ?? []
+    gauge(
+      'rampdesk_hub_sync_lag_seconds',
+      'Time since the last complete sync of each scope (absent before the first).',
+      ['type', 'fiat'],
+      (g) => {
+        for (const s of states()) if (s.lagMs !== null) g.set(scopeLabels(s), s.lagMs / 1000)
+      }
+    )
+    gauge('rampdesk_hub_sync_last_success_timestamp_seconds', "When each scope's last sync completed.", ['type', 'fiat'], (g) => {
+      for (const s of states()) if (s.lastSuccessAt !== null) g.set(scopeLabels(s), s.lastSuccessAt / 1000)
+    })
+    gauge('rampdesk_hub_sync_running', '1 while a sync of the scope runs.', ['type', 'fiat'], (g) => {
+      for (const s of states()) g.set(scopeLabels(s), s.running ? 1 : 0)
+    })
+    for (const family of scopeFamilies)
+      gauge(family.name, family.help, ['type', 'fiat', 'state'], (g) => {
+        for (const s of states()) {
+          const now = family.of(s)
+          for (const state of family.states) g.set({ ...scopeLabels(s), state }, state === now ? 1 : 0)
+        }
+      })
+    gauge('rampdesk_hub_event_streams', 'Open event streams (GET /events) of every operator.', [], (g) => {
+      const n = src().streams?.()
+      if (n !== undefined) g.set(n)
+    })
+    gauge('rampdesk_hub_open_connections', 'Open connections at the front door.', [], (g) => {
+      const n = src().connections?.()
+      if (n !== undefined) g.set(n)
+    })
+    gauge('rampdesk_hub_leader', '1 while this hub leads (runs the sync and the polls), 0 while it follows.', [], (g) => {
+      const r = src().role?.()
+      if (r) g.set(r.role === 'leader' ? 1 : 0)
+    })
+    gauge('rampdesk_hub_ready', "Each readiness check of /readyz (1 ok, 0 not), and 'all'.", ['check'], (g) => {
+      const checks = src().ready?.()
+      if (!checks) return
+      for (const [check, ok] of Object.entries(checks)) g.set({ check }, ok ? 1 : 0)
+    })
+  }
+
+  /** Gives the metrics what they read when scraped. */
+  attach(sources: Partial<MetricsSources>): void {
+    this.sources = { ...this.sources, ...sources }
+  }
+
+  request(route: Route, channel: string, status: number): void {
+    this.requests.inc({ route, channel, status: String(status) })
+  }
+
+  upstream(e: RequestEvent): void {
+    this.upstreamCalls.inc({ endpoint: e.endpoint, outcome: e.outcome })
+    if (e.httpStatus === 429) this.upstream429.inc({ endpoint: e.endpoint })
+    if (e.httpStatus !== undefined) this.upstreamSeconds.observe({ endpoint: e.endpoint }, e.durationMs / 1000)
+  }
+
+  refusal(kind: RefusalKind): void {
+    this.refusals.inc({ kind })
+  }
+
+  relay(outcome: RelayOutcomeKind): void {
+    this.relays.inc({ outcome })
+  }
+
+  delivery(verified: boolean): void {
+    this.deliveries.inc({ verified: String(verified) })
+  }
+
+  /** The Prometheus text format. */
+  render(): Promise<string> {
+    return this.registry.metrics()
+  }
+
+  get contentType(): string {
+    return this.registry.contentType
+  }
+}

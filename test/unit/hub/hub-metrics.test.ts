@@ -1,0 +1,85 @@
+// The hub's metrics in the Prometheus text format: what is counted (requests, the service's
+// answers and 429s, refusals, relays) and what is read when scraped (budget, sync, streams,
+// role, readiness). Labels come from closed sets: ten thousand different unknown channels
+// are one series.
+import { describe, expect, it } from 'vitest'
+import { HubMetrics } from '../../../src/hub/hub-metrics'
+import type { SyncState } from '../../../src/shared/ipc/contract'
+
+const scope: SyncState = {
+  type: 2,
+  fiatType: 1,
+  cursor: null,
+  lastSuccessAt: 1_700_000_000_000,
+  nextRunAt: null,
+  lagMs: 4_500,
+  running: false,
+  mode: null,
+  progress: null,
+  lastError: null,
+  lastReconcileAt: null
+}
+
+const line = (text: string, series: string) => text.split('\n').find((l) => l.startsWith(series + ' '))
+
+describe('hub metrics', () => {
+  it('counts what happens and reads the rest when scraped', async () => {
+    const m = new HubMetrics({ version: '1.2.3', store: 'sqlite' })
+    m.attach({
+      budget: () =>
+        ({
+          endpoints: [
+            { endpoint: 'priceTicker', limit: 10, source: 'documented', usedInWindow: 7, queued: 2, nextSlotAt: null, blockedUntil: 5 }
+          ]
+        }) as never,
+      syncStates: () => [scope],
+      role: () => ({ role: 'leader', since: 0, detail: '' }),
+      streams: () => 3,
+      connections: () => 4,
+      ready: () => ({ all: false, store: true, upstream: false })
+    })
+    m.request('rpc', 'orders:query', 200)
+    m.request('rpc', 'orders:query', 200)
+    m.request('events', '', 401)
+    m.upstream({ endpoint: 'priceTicker', httpStatus: 429, attempt: 1, durationMs: 30, budgetWaitMs: 0, outcome: 'rate_limited' })
+    m.upstream({ endpoint: 'priceTicker', attempt: 2, durationMs: 0, budgetWaitMs: 0, outcome: 'network' })
+    m.refusal('unauthorized')
+    m.relay('relayed')
+    m.delivery(false)
+    const text = await m.render()
+    expect(line(text, 'rampdesk_hub_info{version="1.2.3",store="sqlite"}')).toBeDefined()
+    expect(line(text, 'rampdesk_hub_requests_total{route="rpc",channel="orders:query",status="200"}')).toMatch(/ 2$/)
+    expect(line(text, 'rampdesk_hub_requests_total{route="events",channel="",status="401"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_upstream_requests_total{endpoint="priceTicker",outcome="rate_limited"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_upstream_requests_total{endpoint="priceTicker",outcome="network"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_upstream_429_total{endpoint="priceTicker"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_refusals_total{kind="unauthorized"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_refusals_total{kind="origin"}')).toMatch(/ 0$/)
+    expect(line(text, 'rampdesk_hub_webhook_relays_total{outcome="relayed"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_webhook_deliveries_total{verified="false"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_budget_used{endpoint="priceTicker"}')).toMatch(/ 7$/)
+    expect(line(text, 'rampdesk_hub_budget_queued{endpoint="priceTicker"}')).toMatch(/ 2$/)
+    expect(line(text, 'rampdesk_hub_budget_blocked{endpoint="priceTicker"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_sync_lag_seconds{type="offramp",fiat="1"}')).toMatch(/ 4.5$/)
+    expect(line(text, 'rampdesk_hub_sync_scope_state{type="offramp",fiat="1",state="synced"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_sync_scope_state{type="offramp",fiat="1",state="failing"}')).toMatch(/ 0$/)
+    expect(line(text, 'rampdesk_hub_event_streams')).toMatch(/ 3$/)
+    expect(line(text, 'rampdesk_hub_open_connections')).toMatch(/ 4$/)
+    expect(line(text, 'rampdesk_hub_leader')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_ready{check="upstream"}')).toMatch(/ 0$/)
+    expect(line(text, 'process_resident_memory_bytes')).toBeDefined()
+  })
+
+  it('reads the gauges afresh at every scrape', async () => {
+    const m = new HubMetrics({ version: 'x', store: 'sqlite' })
+    let role: 'leader' | 'follower' = 'leader'
+    let states = [scope]
+    m.attach({ role: () => ({ role, since: 0, detail: '' }), syncStates: () => states })
+    expect(line(await m.render(), 'rampdesk_hub_leader')).toMatch(/ 1$/)
+    role = 'follower'
+    states = []
+    const text = await m.render()
+    expect(line(text, 'rampdesk_hub_leader')).toMatch(/ 0$/)
+    expect(text).not.toContain('rampdesk_hub_sync_lag_seconds{')
+  })
+})
