@@ -131,3 +131,21 @@ describe('the hub’s webhook address', () => {
     for (const l of f.logs) expect(l).not.toContain(f.sandbox.apiSecret)
   })
 })
+
+describe('the hub’s metrics of webhooks', () => {
+  it('count deliveries verified and refused, and each relay’s outcome', async () => {
+    const text = await f.hub.metrics.render()
+    const value = (series: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(series + ' '))
+          ?.split(' ')[1] ?? NaN
+      )
+    expect(value('rampdesk_hub_webhook_deliveries_total{verified="true"}')).toBeGreaterThanOrEqual(2)
+    expect(value('rampdesk_hub_webhook_deliveries_total{verified="false"}')).toBeGreaterThanOrEqual(1)
+    // The completed order relayed once; the dummy to a receiver answering 503 failed after its attempts.
+    expect(value('rampdesk_hub_webhook_relays_total{outcome="relayed"}')).toBeGreaterThanOrEqual(1)
+    expect(value('rampdesk_hub_webhook_relays_total{outcome="failed"}')).toBe(1)
+  })
+})
