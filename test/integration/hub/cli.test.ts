@@ -132,6 +132,65 @@ describe('npm run hub', () => {
     expect(body).not.toContain(sandbox.apiSecret)
   })
 
+  it('serves from RAMPDESK_HUB_* variables alone, logs JSON lines, and keeps /metrics for the token of its file', async () => {
+    const data = join(dir, 'env')
+    const token = run(['operator', 'add', 'eve', '--role', 'viewer', '--data-dir', data]).stdout.trim().split('\n').at(-1)!
+    const files = { secret: join(dir, 'env-secret'), key: join(dir, 'env-key'), metrics: join(dir, 'env-metrics') }
+    writeFileSync(files.secret, `${sandbox.apiSecret}\n`, { mode: 0o600 })
+    writeFileSync(files.key, `${sandbox.apiKey}\n`, { mode: 0o600 })
+    const metricsToken = 'm'.repeat(12) + '-env-metrics-token'
+    writeFileSync(files.metrics, `${metricsToken}\n`, { mode: 0o600 })
+    const env = {
+      RAMPDESK_API_SECRET: '',
+      RAMPDESK_HUB_BASE_URL: sandbox.url,
+      RAMPDESK_HUB_SERVICE_NAME: sandbox.serviceName,
+      RAMPDESK_HUB_API_KEY_FILE: files.key,
+      RAMPDESK_HUB_API_SECRET_FILE: files.secret,
+      RAMPDESK_HUB_DATA_DIR: data,
+      RAMPDESK_HUB_PORT: '0',
+      RAMPDESK_HUB_LOG_FORMAT: 'json',
+      RAMPDESK_HUB_METRICS_TOKEN_FILE: files.metrics
+    }
+    const hub = await serve([], env)
+    const first = JSON.parse(hub.first) as { time: string; level: string; msg: string; url: string }
+    expect(first).toMatchObject({ level: 'info', msg: expect.stringMatching(/^hub listening on http:\/\/127\.0\.0\.1:\d+$/) })
+    expect(Date.parse(first.time)).toBeGreaterThan(0)
+    const url = first.url
+    const call = await request(`${url}/rpc/team:access`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}'
+    })
+    expect(await call.body.json()).toMatchObject({ ok: true, value: { team: { operator: 'eve' } } })
+    const refused = await request(`${url}/metrics`)
+    await refused.body.dump()
+    expect(refused.statusCode).toBe(401)
+    const scraped = await request(`${url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+    expect(scraped.statusCode).toBe(200)
+    expect(await scraped.body.text()).toMatch(/^rampdesk_hub_requests_total\{route="rpc",channel="team:access",status="200"\} 1$/m)
+    hub.child.kill('SIGTERM')
+    expect(await exited(hub.child)).toBe(0)
+    const lines = hub.output().trim().split('\n')
+    // Every line is one JSON object with time, level and msg; the operator's call has its fields.
+    for (const l of lines)
+      expect(JSON.parse(l)).toMatchObject({ time: expect.any(String), level: expect.any(String), msg: expect.any(String) })
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/^refused 401 GET \/metrics/), source: '127.0.0.1', status: 401 })
+    )
+    expect(hub.output()).not.toContain(sandbox.apiSecret)
+
+    // A flag wins over its variable: text again, and the first line as it always was.
+    const text = await serve(['--log-format', 'text'], env)
+    expect(text.first).toMatch(/^hub listening on http:\/\/127\.0\.0\.1:\d+$/)
+    text.child.kill('SIGTERM')
+    expect(await exited(text.child)).toBe(0)
+    // A bad value names the variable it came from.
+    expect(run(['serve'], { ...env, RAMPDESK_HUB_RATE_LIMIT: 'lots' })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/RAMPDESK_HUB_RATE_LIMIT must be an integer/)
+    })
+  }, 120_000)
+
   it('serves https with --tls-cert and --tls-key, the secret read from a file', async () => {
     const cert = join(dir, 'cert.pem')
     const key = join(dir, 'key.pem')

@@ -1,0 +1,25 @@
+// Where the hub keeps its state, as every command names it: the data directory (--data-dir,
+// RAMPDESK_HUB_DATA_DIR, or the older RAMPDESK_HUB_DATA; ~/.rampdesk-hub by default) with
+// hub.db, settings.json and store/ (the order database).
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export interface CliIo {
+  out(line: string): void
+  err(line: string): void
+}
+
+export function dataDirOf(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(flag || env.RAMPDESK_HUB_DATA_DIR || env.RAMPDESK_HUB_DATA || join(homedir(), '.rampdesk-hub'))
+}
+
+/**
+ * The store a command works on. SQLite in a data directory is the only kind today; a
+ * PostgreSQL store (--database URL) is another member of this union, and each command that
+ * switches on `kind` says what it does with it.
+ */
+export type StoreLocation = { kind: 'sqlite'; dataDir: string }
+
+export function storeLocationOf(o: { dataDir?: string }, env: NodeJS.ProcessEnv = process.env): StoreLocation {
+  return { kind: 'sqlite', dataDir: dataDirOf(o.dataDir, env) }
+}
