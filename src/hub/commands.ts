@@ -1,9 +1,11 @@
 // The team hub's command line (npm run hub; see HELP below and docs/hub.md): runs the hub for
 // one merchant profile (serve-command.ts), manages its operators in the hub's data
-// directory (also while the hub runs: it reads each token afresh).
+// directory (also while the hub runs: it reads each token afresh), and backs the data
+// directory up and restores it (backup-command.ts).
 import { parseArgs } from 'node:util'
 import { CLI_ACTOR, HubAudit } from './hub-audit'
 import { openHubDatabase } from './hub-db'
+import { backupCommand, restoreCommand } from './backup-command'
 import { envHelp, SERVE_OPTIONS, UsageError } from './cli-options'
 import { dataDirOf, type CliIo } from './hub-paths'
 import { OperatorError, OperatorStore } from './operators'
@@ -21,6 +23,8 @@ export const HELP = `Usage:
   npm run hub -- operator add NAME --role viewer|operator|admin [--data-dir DIR]
   npm run hub -- operator list [--data-dir DIR]
   npm run hub -- operator revoke NAME [--data-dir DIR]
+  npm run hub -- backup DIR [--data-dir DIR]      an online backup, while the hub runs
+  npm run hub -- restore DIR --data-dir NEW_DIR   into a data directory that holds no hub
 
 The API secret of a live merchant is the first line of --api-secret-file F, of what
 --api-secret-fd N reads (0: stdin), or of the file RAMPDESK_HUB_API_SECRET_FILE names; or,
@@ -100,8 +104,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./serve-command')).serve(args, io)
       case 'operator':
         return operator(args, io)
+      case 'backup':
+        return backupCommand(args, io)
+      case 'restore':
+        return restoreCommand(args, io)
       default:
-        throw new UsageError(`unknown command ${command}: serve or operator`)
+        throw new UsageError(`unknown command ${command}: serve, operator, backup or restore`)
     }
   } catch (e) {
     const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith?.('ERR_PARSE_ARGS')

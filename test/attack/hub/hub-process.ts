@@ -53,6 +53,8 @@ export interface HubProcessOptions {
   secretVia?: 'file' | 'stdin' | 'env'
   /** Start it as a team lead does, through `npm run hub --` (a tree of processes), not node directly. */
   viaNpm?: boolean
+  /** The hub's data directory (kept when it stops); default a new one, removed when it stops. */
+  dataDir?: string
 }
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
@@ -68,7 +70,7 @@ export async function startHubProcess(o: HubProcessOptions = {}): Promise<HubPro
   const dataDir = mkdtempSync(join(tmpdir(), 'rampdesk-hub-attack-'))
   const secretFile = join(dataDir, 'api-secret')
   writeFileSync(secretFile, `${sandbox.apiSecret}\n`, { mode: 0o600 })
-  const store = join(dataDir, 'hub')
+  const store = o.dataDir ?? join(dataDir, 'hub')
   const via = o.secretVia ?? 'file'
   const serveArgs = [
     'serve',

@@ -1,0 +1,222 @@
+// `npm run hub -- backup DIR` and `npm run hub -- restore DIR --data-dir D`.
+//
+// Backup is online: the hub may run and write meanwhile. Each SQLite database (hub.db, and
+// the order database store/rampdesk.db) is copied with `VACUUM INTO` from a read-only
+// connection, which reads one snapshot in one read transaction (WAL mode lets the hub go on
+// writing), so each copy is consistent on its own; the two are taken one after the other, a
+// moment apart. Each copy is checked (PRAGMA integrity_check) and counted, and a manifest
+// says what the backup holds. Nothing is written over: DIR must be new or empty.
+//
+// Restore goes into a data directory that holds no hub yet (never under a running hub): it
+// checks the backup again, copies it in, and opens it as the hub would (migrating a backup
+// of an older hub). A desktop that reconnects to the restored hub naming an event id it
+// never gave is sent `resync` (event-stream.ts) and reads its views again.
+import Database from 'libsql'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { DATABASE_FILE, openProfileDatabase, Sql } from '../main/store/database'
+import { UsageError } from './cli-options'
+import { HUB_DATABASE_FILE, openHubDatabase } from './hub-db'
+import { storeLocationOf, type CliIo, type StoreLocation } from './hub-paths'
+import pkg from '../../package.json' with { type: 'json' }
+
+export const MANIFEST_FILE = 'manifest.json'
+const MANIFEST_FORMAT = 'rampdesk-hub-backup'
+const STORE_DIR = 'store'
+const SETTINGS_FILE = 'settings.json'
+
+export interface BackupCounts {
+  operators: number
+  audit: number
+  pins: number
+  orders: number
+  orderEvents: number
+}
+
+export interface BackupManifest {
+  format: typeof MANIFEST_FORMAT
+  version: 1
+  store: StoreLocation['kind']
+  createdAt: string
+  hubVersion: string
+  /** hub.db's schema version and the order database's. */
+  hubSchema: number
+  orderSchema: number
+  counts: BackupCounts
+  files: string[]
+}
+
+/** The files of a SQLite data directory a backup holds, relative to it. */
+const DATABASES = [HUB_DATABASE_FILE, join(STORE_DIR, DATABASE_FILE)] as const
+
+/** A connection of its own to an existing database file (libsql has no read-only mode: nothing here writes). */
+function openExisting(path: string): Sql {
+  if (!existsSync(path)) throw new UsageError(`${path} does not exist`)
+  const sql = new Sql(new Database(path))
+  // The running hub may hold a write lock a moment: wait for it rather than fail.
+  sql.exec('PRAGMA busy_timeout = 5000')
+  return sql
+}
+
+function integrity(sql: Sql, name: string): void {
+  const result = sql
+    .all<{ integrity_check: string }>('PRAGMA integrity_check')
+    .map((r) => r.integrity_check)
+    .join('; ')
+  if (result !== 'ok') throw new Error(`${name} failed its integrity check: ${result.slice(0, 300)}`)
+}
+
+/** What a data directory's two databases hold, read from copies (or the originals). */
+function countsOf(hubDb: Sql, orderDb: Sql): { counts: BackupCounts; hubSchema: number; orderSchema: number } {
+  const n = (sql: Sql, q: string) => sql.value<number>(q) ?? 0
+  return {
+    counts: {
+      operators: n(hubDb, 'SELECT COUNT(*) FROM operators WHERE revoked_at IS NULL'),
+      audit: n(hubDb, 'SELECT COUNT(*) FROM audit'),
+      pins: n(hubDb, 'SELECT COUNT(*) FROM operator_watches'),
+      orders: n(orderDb, 'SELECT COUNT(*) FROM orders'),
+      orderEvents: n(orderDb, 'SELECT COUNT(*) FROM order_events')
+    },
+    hubSchema: n(hubDb, 'PRAGMA user_version'),
+    orderSchema: n(orderDb, 'SELECT COALESCE(MAX(version), 0) FROM schema_migrations')
+  }
+}
+
+/** A short account of the counts, for the commands' last line. */
+export function describeCounts(c: BackupCounts): string {
+  const f = (n: number) => n.toLocaleString('en-US')
+  return `${f(c.operators)} operator${c.operators === 1 ? '' : 's'}, ${f(c.audit)} audit entries, ${f(c.pins)} pins, ${f(c.orders)} orders (${f(c.orderEvents)} order events)`
+}
+
+function emptyOrNew(dir: string, what: string): void {
+  if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0))
+    throw new UsageError(`${what} ${dir} is not empty: give a new or empty directory (nothing is written over)`)
+}
+
+/** Copies a live SQLite data directory into `dir`, consistently while the hub runs. */
+export function backupSqlite(dataDir: string, dir: string, now: () => Date = () => new Date()): BackupManifest {
+  if (!existsSync(join(dataDir, HUB_DATABASE_FILE))) throw new UsageError(`${dataDir} holds no hub (no ${HUB_DATABASE_FILE})`)
+  emptyOrNew(dir, 'the backup directory')
+  mkdirSync(join(dir, STORE_DIR), { recursive: true, mode: 0o700 })
+  chmodSync(dir, 0o700)
+  const files: string[] = []
+  for (const file of DATABASES) {
+    const from = join(dataDir, file)
+    if (!existsSync(from)) continue
+    const source = openExisting(from)
+    try {
+      source.exec(`VACUUM INTO '${join(dir, file).replaceAll("'", "''")}'`)
+    } finally {
+      source.close()
+    }
+    chmodSync(join(dir, file), 0o600)
+    files.push(file)
+  }
+  if (existsSync(join(dataDir, SETTINGS_FILE))) {
+    writeFileSync(join(dir, SETTINGS_FILE), readFileSync(join(dataDir, SETTINGS_FILE)), { mode: 0o600 })
+    files.push(SETTINGS_FILE)
+  }
+  const manifest: BackupManifest = {
+    format: MANIFEST_FORMAT,
+    version: 1,
+    store: 'sqlite',
+    createdAt: now().toISOString(),
+    hubVersion: pkg.version,
+    ...checkCopies(dir),
+    files
+  }
+  writeFileSync(join(dir, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 })
+  return manifest
+}
+
+/** Checks the databases of a backup (or a copy of one) and counts what they hold. */
+function checkCopies(dir: string): ReturnType<typeof countsOf> {
+  const hubDb = openExisting(join(dir, HUB_DATABASE_FILE))
+  let orderDb: Sql | null = null
+  try {
+    integrity(hubDb, HUB_DATABASE_FILE)
+    const orderPath = join(dir, STORE_DIR, DATABASE_FILE)
+    if (!existsSync(orderPath)) throw new Error(`the backup has no order database (${STORE_DIR}/${DATABASE_FILE})`)
+    orderDb = openExisting(orderPath)
+    integrity(orderDb, `${STORE_DIR}/${DATABASE_FILE}`)
+    return countsOf(hubDb, orderDb)
+  } finally {
+    hubDb.close()
+    orderDb?.close()
+  }
+}
+
+export function readManifest(dir: string): BackupManifest {
+  let m: BackupManifest
+  try {
+    m = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as BackupManifest
+  } catch (e) {
+    throw new UsageError(`${dir} is not a hub backup: ${MANIFEST_FILE} could not be read (${(e as Error).message})`)
+  }
+  if (m.format !== MANIFEST_FORMAT || m.version !== 1) throw new UsageError(`${dir} is not a hub backup this hub can read`)
+  return m
+}
+
+/** Restores a backup into a data directory that holds no hub. */
+export function restoreSqlite(dir: string, dataDir: string): BackupCounts {
+  const manifest = readManifest(dir)
+  if (manifest.store !== 'sqlite') throw new UsageError(`${dir} is a backup of a ${manifest.store} store, not of a data directory`)
+  for (const file of DATABASES)
+    if (existsSync(join(dataDir, file)))
+      throw new UsageError(`${dataDir} already holds a hub (${file}): restore into a new data directory, or move this one away first`)
+  checkCopies(dir)
+  mkdirSync(join(dataDir, STORE_DIR), { recursive: true, mode: 0o700 })
+  chmodSync(dataDir, 0o700)
+  for (const file of manifest.files) {
+    copyFileSync(join(dir, file), join(dataDir, file))
+    chmodSync(join(dataDir, file), 0o600)
+  }
+  // Opened as the hub opens them: WAL mode, and the migrations of a newer hub applied.
+  const hubDb = openHubDatabase(dataDir)
+  const orders = openProfileDatabase(join(dataDir, STORE_DIR), { onCorrupt: 'throw' })
+  try {
+    return countsOf(hubDb, orders.sql).counts
+  } finally {
+    hubDb.close()
+    orders.close()
+  }
+}
+
+export function backupCommand(args: string[], io: CliIo): number {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean' } }
+  })
+  const [dir] = positionals
+  if (!dir || positionals.length > 1) throw new UsageError('backup DIR [--data-dir D]')
+  const store = storeLocationOf({ dataDir: values['data-dir'] })
+  switch (store.kind) {
+    case 'sqlite': {
+      const started = Date.now()
+      const m = backupSqlite(store.dataDir, resolve(dir))
+      io.out(`backed up ${store.dataDir} to ${resolve(dir)} in ${Date.now() - started} ms: ${describeCounts(m.counts)}`)
+      return 0
+    }
+  }
+}
+
+export function restoreCommand(args: string[], io: CliIo): number {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean' } }
+  })
+  const [dir] = positionals
+  if (!dir || positionals.length > 1 || !values['data-dir']) throw new UsageError('restore DIR --data-dir D (a new data directory)')
+  const store = storeLocationOf({ dataDir: values['data-dir'] })
+  switch (store.kind) {
+    case 'sqlite': {
+      const counts = restoreSqlite(resolve(dir), store.dataDir)
+      io.out(`restored ${resolve(dir)} into ${store.dataDir}: ${describeCounts(counts)}`)
+      io.out(`start the hub on it with: npm run hub -- serve --data-dir ${store.dataDir} …`)
+      return 0
+    }
+  }
+}
