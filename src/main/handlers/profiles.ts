@@ -1,10 +1,10 @@
 // profiles:* — the connection profiles: list, create, edit, delete and switch, and a test
 // of a live connection before it is saved. Editing or deleting the active profile
-// reconnects (or falls back to the sandbox) first. A base URL moved to another origin
-// costs the profile its stored secret (the store removes it).
+// reconnects (or falls back to the sandbox) first. A base URL moved to another origin (or a
+// team profile's list of hubs gaining one) costs the profile its stored secret (the store
+// removes it).
 import { checkConnection } from '../connection-check'
-import { SANDBOX_PROFILE_ID } from '../profiles/profile-store'
-import { originOf } from '../../shared/loopback'
+import { profileOrigins, SANDBOX_PROFILE_ID } from '../profiles/profile-store'
 import type { HandlerContext, HandlerSlice } from './context'
 
 export function profileHandlers(
@@ -21,8 +21,13 @@ export function profileHandlers(
       const before = c.profiles.get(id)
       const p = await c.profiles.update(id, patch)
       // Named so the audit log's redaction of credential-like keys leaves it readable.
-      const credentialDeleted = before !== undefined && originOf(before.baseUrl) !== originOf(p.baseUrl)
-      c.audit('profile.update', { id, fields: Object.keys(patch), ...(credentialDeleted ? { credentialDeleted, baseUrl: p.baseUrl } : {}) })
+      const was = before && profileOrigins(before)
+      const credentialDeleted = was !== undefined && [...profileOrigins(p)].some((o) => !was.has(o))
+      c.audit('profile.update', {
+        id,
+        fields: Object.keys(patch),
+        ...(credentialDeleted ? { credentialDeleted, baseUrl: p.baseUrl, ...(p.fallbackUrls ? { fallbackUrls: p.fallbackUrls } : {}) } : {})
+      })
       // The active profile's endpoint or key changed: reconnect cleanly.
       if (id === c.activeProfile().id) await c.switchTo(id)
       return p

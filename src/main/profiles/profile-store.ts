@@ -4,6 +4,8 @@
 // active, on first run. Deleting a profile deletes its secret and its database directory.
 // A live profile talks https (plain http only to this computer), and a base URL moved to
 // another origin loses its stored secret: a secret is only ever sent where it was entered.
+// A team profile may name other hubs of its team (fallbackUrls): its token goes to each of
+// them, so a list that gains an origin loses the stored token the same way.
 import { randomBytes } from 'node:crypto'
 import { promises as fs } from 'node:fs'
 import { join } from 'node:path'
@@ -44,6 +46,9 @@ const BaseUrl = z
     return `${u.origin}${u.pathname}`.replace(/\/+$/, '')
   })
 
+/** A team profile's other hubs: at most seven. */
+const FallbackUrls = z.array(BaseUrl).max(7, 'at most 7 other hub URLs')
+
 /** First path segment and the middle word of the header names: a header-safe token. */
 const ServiceName = z
   .string()
@@ -62,6 +67,7 @@ export const Profile = z.object({
   name: Name,
   kind: ProfileKind,
   baseUrl: BaseUrl,
+  fallbackUrls: FallbackUrls.optional(),
   serviceName: ServiceName.default('service'),
   apiKey: ApiKey.default(''),
   createdAt: z.string(),
@@ -75,6 +81,7 @@ export const ProfileInput = z.object({
   name: Name,
   kind: ProfileKind,
   baseUrl: BaseUrl,
+  fallbackUrls: FallbackUrls.optional(),
   serviceName: ServiceName.default('service'),
   apiKey: ApiKey.default('')
 })
@@ -82,7 +89,7 @@ export type ProfileInput = z.input<typeof ProfileInput>
 
 /** No defaults here: a field left out of a patch keeps its current value. */
 export const ProfilePatch = z
-  .object({ name: Name, kind: ProfileKind, baseUrl: BaseUrl, serviceName: ServiceName, apiKey: ApiKey })
+  .object({ name: Name, kind: ProfileKind, baseUrl: BaseUrl, fallbackUrls: FallbackUrls, serviceName: ServiceName, apiKey: ApiKey })
   .partial()
 export type ProfilePatch = z.input<typeof ProfilePatch>
 
@@ -152,9 +159,25 @@ export function transportProblem(p: { kind: ProfileKind; baseUrl: string }): str
   return p.kind === 'sandbox' ? null : liveBaseUrlProblem(p.baseUrl)
 }
 
-function assertTransport(p: { kind: ProfileKind; baseUrl: string }): void {
+function assertTransport(p: { kind: ProfileKind; baseUrl: string; fallbackUrls?: readonly string[] }): void {
   const problem = transportProblem(p)
   if (problem) throw new ProfileError('invalid', `baseUrl: ${problem}`)
+  if (p.fallbackUrls?.length && p.kind !== 'team') throw new ProfileError('invalid', 'fallbackUrls: only a team profile has other hubs')
+  for (const url of p.fallbackUrls ?? []) {
+    const other = liveBaseUrlProblem(url)
+    if (other) throw new ProfileError('invalid', `fallbackUrls: ${other}`)
+  }
+}
+
+/** The other hubs without repeats and without the base URL itself; undefined when none are left. */
+function otherHubs(baseUrl: string, urls: readonly string[] | undefined): string[] | undefined {
+  const list = [...new Set(urls ?? [])].filter((u) => u !== baseUrl)
+  return list.length ? list : undefined
+}
+
+/** Every origin a profile's secret is sent to. */
+export function profileOrigins(p: { baseUrl: string; fallbackUrls?: readonly string[] }): Set<string | null> {
+  return new Set([p.baseUrl, ...(p.fallbackUrls ?? [])].map(originOf))
 }
 
 const sameName = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase()
@@ -258,13 +281,15 @@ export class ProfileStore {
   create(input: ProfileInput & { apiSecret?: string }): Promise<Profile> {
     return this.serial(async () => {
       const { apiSecret, ...rest } = input
-      const data = parseOrThrow(ProfileInput, rest)
+      const parsed = parseOrThrow(ProfileInput, rest)
+      const data = { ...parsed, fallbackUrls: otherHubs(parsed.baseUrl, parsed.fallbackUrls) }
       assertTransport(data)
       this.assertUniqueName(data.name)
       const id = data.id ?? this.newId(data.name)
       if (this.state.profiles.some((p) => p.id === id)) throw new ProfileError('duplicate_id', `a profile with id ${id} already exists`)
       const at = this.now().toISOString()
       const profile: Profile = { ...data, id, createdAt: at, updatedAt: at }
+      if (!profile.fallbackUrls) delete profile.fallbackUrls
       if (apiSecret !== undefined) await this.requireSecrets().set(id, apiSecret)
       try {
         await this.commit({ ...this.state, profiles: [...this.state.profiles, profile] })
@@ -281,21 +306,26 @@ export class ProfileStore {
       const current = this.requireProfile(id)
       const { apiSecret, ...rest } = patch
       const changes = parseOrThrow(ProfilePatch, rest)
-      const merged = parseOrThrow(ProfileInput, {
+      const parsed = parseOrThrow(ProfileInput, {
         id,
         name: changes.name ?? current.name,
         kind: changes.kind ?? current.kind,
         baseUrl: changes.baseUrl ?? current.baseUrl,
+        fallbackUrls: changes.fallbackUrls ?? current.fallbackUrls,
         serviceName: changes.serviceName ?? current.serviceName,
         apiKey: changes.apiKey ?? current.apiKey
       })
+      const merged = { ...parsed, fallbackUrls: otherHubs(parsed.baseUrl, parsed.fallbackUrls) }
       assertTransport(merged)
       this.assertUniqueName(merged.name, id)
-      // The secret was entered for the old origin: it must never be sent to another one. It
+      // The secret was entered for the old origins: it must never be sent to another one. It
       // goes first, so a failure to remove it leaves the profile as it was.
-      if (originOf(merged.baseUrl) !== originOf(current.baseUrl) && apiSecret === undefined) await this.opts.secrets?.delete(id)
+      const before = profileOrigins(current)
+      const gains = [...profileOrigins(merged)].some((o) => !before.has(o))
+      if (gains && apiSecret === undefined) await this.opts.secrets?.delete(id)
       if (apiSecret !== undefined) await this.requireSecrets().set(id, apiSecret)
       const updated: Profile = { ...current, ...merged, id, updatedAt: this.now().toISOString() }
+      if (!updated.fallbackUrls) delete updated.fallbackUrls
       await this.commit({ ...this.state, profiles: this.state.profiles.map((p) => (p.id === id ? updated : p)) })
       return { ...updated }
     })

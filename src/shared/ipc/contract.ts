@@ -73,12 +73,20 @@ export const Profile = z.object({
   name: z.string().min(1).max(64),
   kind: ProfileKind,
   baseUrl: z.string(),
+  /**
+   * A team profile's other hubs (several hubs on one store), tried in order after baseUrl
+   * when the hub in use stops answering. Absent or empty: baseUrl is the only hub.
+   */
+  fallbackUrls: z.array(z.string()).optional(),
   serviceName: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/),
   apiKey: z.string().max(256)
 })
 export type Profile = z.infer<typeof Profile>
 
 const ProfileName = z.string().trim().min(1).max(64)
+/** The most hubs a team profile names beyond its baseUrl. */
+export const MAX_FALLBACK_URLS = 7
+const FallbackUrls = z.array(HttpUrl).max(MAX_FALLBACK_URLS)
 const ServiceName = z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'lowercase letters, digits and dashes')
 const ApiKey = z.string().trim().max(256)
 
@@ -87,6 +95,8 @@ export const ProfileInput = z
     name: ProfileName,
     /** A live profile's service, or a team profile's hub. */
     baseUrl: HttpUrl,
+    /** A team profile's other hubs, tried in order when the one in use stops answering. */
+    fallbackUrls: FallbackUrls.optional(),
     serviceName: ServiceName.default('service'),
     /** Required for a live profile; a team profile has none (the hub holds the merchant's key). */
     apiKey: ApiKey.default(''),
@@ -94,10 +104,11 @@ export const ProfileInput = z
   })
   .strict()
   .refine((p) => p.kind !== 'live' || p.apiKey.length > 0, { message: 'required for a live profile', path: ['apiKey'] })
+  .refine((p) => p.kind === 'team' || !p.fallbackUrls?.length, { message: 'only a team profile has other hubs', path: ['fallbackUrls'] })
 
 /** No defaults: a field left out of a patch keeps its value. */
 const ProfilePatch = z
-  .object({ name: ProfileName, baseUrl: HttpUrl, serviceName: ServiceName, apiKey: ApiKey.min(1) })
+  .object({ name: ProfileName, baseUrl: HttpUrl, fallbackUrls: FallbackUrls, serviceName: ServiceName, apiKey: ApiKey.min(1) })
   .partial()
   .strict()
 

@@ -213,6 +213,38 @@ describe('ProfileStore', () => {
     expect(await secrets.get(p.id)).toBe(`${SECRET}-new`)
   })
 
+  it('keeps a team profile’s other hubs: https or loopback, without repeats, for team profiles only', async () => {
+    const store = await open()
+    const p = await store.create({
+      name: 'Team',
+      kind: 'team',
+      baseUrl: 'https://hub1.example.test/',
+      fallbackUrls: ['https://hub2.example.test/', 'https://hub1.example.test', 'https://hub2.example.test', 'http://127.0.0.1:8791']
+    })
+    expect(p.fallbackUrls).toEqual(['https://hub2.example.test', 'http://127.0.0.1:8791'])
+    expect((await open()).get(p.id)!.fallbackUrls).toEqual(['https://hub2.example.test', 'http://127.0.0.1:8791'])
+    await expect(store.update(p.id, { fallbackUrls: ['http://hub3.example.test'] })).rejects.toThrow(/fallbackUrls: .*https/)
+    await expect(
+      store.create({ name: 'Live', kind: 'live', baseUrl: 'https://api.example.test', fallbackUrls: ['https://x.example.test'] })
+    ).rejects.toThrow(/only a team profile has other hubs/)
+    // A profile with one hub keeps the shape it always had.
+    const one = await store.create({ name: 'One', kind: 'team', baseUrl: 'https://hub1.example.test' })
+    expect('fallbackUrls' in one).toBe(false)
+    expect('fallbackUrls' in (await store.update(p.id, { fallbackUrls: [] }))).toBe(false)
+  })
+
+  it('deletes a team profile’s token when its hubs gain an origin, not when they lose one', async () => {
+    const store = await open()
+    const p = await store.create({ name: 'Team', kind: 'team', baseUrl: 'https://hub1.example.test', apiSecret: SECRET })
+    await store.update(p.id, { fallbackUrls: ['https://hub2.example.test'] })
+    expect(await secrets.has(p.id)).toBe(false)
+    await secrets.set(p.id, SECRET)
+    // Dropping a hub, or swapping which one comes first, sends the token nowhere new.
+    await store.update(p.id, { baseUrl: 'https://hub2.example.test', fallbackUrls: ['https://hub1.example.test'] })
+    await store.update(p.id, { fallbackUrls: [] })
+    expect(await secrets.get(p.id)).toBe(SECRET)
+  })
+
   it('keeps the profile as it was when the old secret cannot be removed', async () => {
     const stuck = { set: (id: string, s: string) => secrets.set(id, s), delete: async () => Promise.reject(new Error('keychain locked')) }
     const store = await open({ secrets: stuck })
