@@ -4,14 +4,30 @@
 // pause and names the last event id it saw, and the hub replays the order changes
 // since. Events are handed on once each: ids already seen are dropped. Calls never
 // throw: every failure comes back as the contract's error envelope, in plain words.
+//
+// A team may run several hubs on one store. Given their URLs, the connection uses one hub at
+// a time and moves to the next when it stops answering: a call whose connection is refused
+// or times out is sent to the next hub at once (a read whatever broke; an action only when
+// it never reached the hub, so nothing is done twice), and the event stream, when it cannot
+// reconnect, tries the next hub before it pauses, naming the last event id it saw. Calls and
+// the stream stay on one hub: when either moves, the other follows.
 import type { Dispatcher } from 'undici'
 import { Agent, request } from '../api/undici-parts'
 import { eventNames, type ChannelName, type Envelope, type EventName } from '../../shared/ipc/contract'
+import { channelAccess } from '../../shared/ipc/team-access'
 import pkg from '../../../package.json' with { type: 'json' }
 
 export interface HubConnectionOptions {
   /** The hub's base URL, e.g. https://hub.example.com or http://127.0.0.1:8790. */
   hubUrl: string
+  /** Other hubs of the team, tried in order after hubUrl when the one in use stops answering. */
+  fallbackUrls?: readonly string[]
+  /** The connection moved to another hub (its base URL). */
+  onHubChange?(hubUrl: string): void
+  /** How long a hub may take to accept a connection before the next is tried. Default 5 s. */
+  connectTimeoutMs?: number
+  /** How long the event stream's answer may take to begin before the hub counts as not answering. Default 10 s. */
+  streamHeadersTimeoutMs?: number
   /** The operator's token (from the keychain), asked for each request and never kept. */
   token: () => Promise<string>
   onEvent(event: EventName, payload: unknown): void
@@ -37,11 +53,40 @@ export interface HubConnectionOptions {
 const SEEN_IDS = 5000
 const KNOWN_EVENTS = new Set<string>(eventNames)
 
+/** Failures before anything reached the hub: any call may go to the next one. */
+const NEVER_SENT = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EADDRNOTAVAIL',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT'
+])
+
+function errorCode(e: unknown): string | undefined {
+  const x = e as { code?: unknown; cause?: { code?: unknown } } | null
+  const code = x?.code ?? x?.cause?.code
+  return typeof code === 'string' ? code : undefined
+}
+
+/** Whether a failed request never reached the hub (the connection was refused or not made). */
+export function neverReachedHub(e: unknown): boolean {
+  const code = errorCode(e)
+  return code !== undefined && NEVER_SENT.has(code)
+}
+
 export class HubConnection {
   private readonly agent: Dispatcher
   private readonly ownsAgent: boolean
-  private readonly base: string
+  private readonly bases: readonly string[]
+  private current = 0
   private controller = new AbortController()
+  /** Ends the event stream's current request (the connection moved to another hub). */
+  private streamAbort: AbortController | null = null
+  private streamBase: string | null = null
+  private moving = false
   private running = false
   private loop: Promise<void> | null = null
   private lastId: number | null = null
@@ -53,25 +98,63 @@ export class HubConnection {
   lastError: string | null = null
 
   constructor(private readonly o: HubConnectionOptions) {
-    this.base = o.hubUrl.replace(/\/+$/, '')
+    const trim = (u: string) => u.replace(/\/+$/, '')
+    this.bases = [...new Set([o.hubUrl, ...(o.fallbackUrls ?? [])].map(trim))]
     this.ownsAgent = !o.dispatcher
     this.agent =
       o.dispatcher ??
       new Agent({
-        connect: o.ca ? { ca: o.ca } : undefined,
+        connect: { timeout: o.connectTimeoutMs ?? 5_000, ...(o.ca ? { ca: o.ca } : {}) },
         headersTimeout: 60_000,
         bodyTimeout: 60_000,
         keepAliveTimeout: 10_000
       })
   }
 
+  /** The hub in use now. */
   get hubUrl(): string {
-    return this.base
+    return this.bases[this.current]!
   }
 
-  private unreachable(e: unknown): string {
+  /** Every hub this connection may use, in the order they are tried. */
+  get hubUrls(): readonly string[] {
+    return this.bases
+  }
+
+  private unreachable(e: unknown, base = this.hubUrl): string {
     const cause = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e)
-    return `the team hub at ${this.base} is unreachable (${cause})`
+    const others = this.bases.length - 1
+    return `the team hub at ${base} is unreachable (${cause})${others ? `, and so ${others === 1 ? 'is the other hub' : `are the ${others} other hubs`} of this profile` : ''}`
+  }
+
+  /** Makes `index` the hub in use; the event stream follows. */
+  private use(index: number): void {
+    if (index === this.current) return
+    this.current = index
+    if (this.streamBase !== null && this.streamBase !== this.hubUrl) {
+      this.moving = true
+      this.streamAbort?.abort()
+    }
+    this.o.onHubChange?.(this.hubUrl)
+  }
+
+  /**
+   * Sends with the hub in use, and on to the next ones while `mayMove` says the failure is
+   * one another hub should be asked about; throws the last failure, with the hub it came from.
+   */
+  private async onSomeHub<T>(send: (base: string) => Promise<T>, mayMove: (e: unknown) => boolean): Promise<T> {
+    const start = this.current
+    for (let i = 0; ; i++) {
+      const index = (start + i) % this.bases.length
+      try {
+        const r = await send(this.bases[index]!)
+        this.use(index)
+        return r
+      } catch (e) {
+        if (i === this.bases.length - 1 || this.controller.signal.aborted || !mayMove(e))
+          throw Object.assign(new HubFailure(e), { base: this.bases[index]! })
+      }
+    }
   }
 
   /** Calls a channel on the hub; answers its envelope, or the failure as one. */
@@ -82,52 +165,67 @@ export class HubConnection {
     } catch (e) {
       return { ok: false, error: { kind: 'missing_secret', message: (e as Error).message, retryable: false } }
     }
+    // A read may be asked again of another hub whatever broke; an action only if it never got there.
+    const read = channelAccess(channel) === 'viewer'
     try {
-      const r = await request(`${this.base}/rpc/${channel}`, {
-        method: 'POST',
-        dispatcher: this.agent,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'user-agent': `rampdesk/${pkg.version}`
-        },
-        body: JSON.stringify(input ?? {}),
-        signal: signal ? AbortSignal.any([signal, this.controller.signal]) : this.controller.signal
-      })
-      const text = await r.body.text()
-      try {
-        const env = JSON.parse(text) as Envelope<unknown>
-        if (env && typeof env === 'object' && typeof env.ok === 'boolean') return env
-      } catch {
-        // Not the hub's JSON: a proxy's error page, say.
-      }
-      return {
-        ok: false,
-        error: {
-          kind: 'http',
-          httpStatus: r.statusCode,
-          message: `the team hub at ${this.base} answered HTTP ${r.statusCode} without a Rampdesk answer${text ? `: ${text.slice(0, 120)}` : ''}`,
-          retryable: r.statusCode >= 500
-        }
-      }
-    } catch (e) {
-      return { ok: false, error: { kind: 'network', message: this.unreachable(e), retryable: true } }
+      return await this.onSomeHub(
+        (base) => this.rpc(base, channel, input, token, signal),
+        (e) => !signal?.aborted && (read || neverReachedHub(e))
+      )
+    } catch (f) {
+      const { cause, base } = f as HubFailure
+      return { ok: false, error: { kind: 'network', message: this.unreachable(cause, base), retryable: true } }
     }
   }
 
-  /** POSTs JSON to one of the hub's other routes and hands back the raw answer (a CSV stream); throws when unreachable. */
+  private async rpc(base: string, channel: ChannelName, input: unknown, token: string, signal?: AbortSignal): Promise<Envelope<unknown>> {
+    const r = await request(`${base}/rpc/${channel}`, {
+      method: 'POST',
+      dispatcher: this.agent,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'user-agent': `rampdesk/${pkg.version}`
+      },
+      body: JSON.stringify(input ?? {}),
+      signal: signal ? AbortSignal.any([signal, this.controller.signal]) : this.controller.signal
+    })
+    const text = await r.body.text()
+    try {
+      const env = JSON.parse(text) as Envelope<unknown>
+      if (env && typeof env === 'object' && typeof env.ok === 'boolean') return env
+    } catch {
+      // Not the hub's JSON: a proxy's error page, say.
+    }
+    return {
+      ok: false,
+      error: {
+        kind: 'http',
+        httpStatus: r.statusCode,
+        message: `the team hub at ${base} answered HTTP ${r.statusCode} without a Rampdesk answer${text ? `: ${text.slice(0, 120)}` : ''}`,
+        retryable: r.statusCode >= 500
+      }
+    }
+  }
+
+  /** POSTs JSON to one of the hub's other routes (reads: the CSV export) and hands back the raw answer; throws when unreachable. */
   async post(pathname: string, body: unknown): Promise<Dispatcher.ResponseData> {
     const token = await this.o.token()
     try {
-      return await request(`${this.base}${pathname}`, {
-        method: 'POST',
-        dispatcher: this.agent,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'user-agent': `rampdesk/${pkg.version}` },
-        body: JSON.stringify(body),
-        signal: this.controller.signal
-      })
-    } catch (e) {
-      throw Object.assign(new Error(this.unreachable(e)), { kind: 'network', retryable: true })
+      return await this.onSomeHub(
+        (base) =>
+          request(`${base}${pathname}`, {
+            method: 'POST',
+            dispatcher: this.agent,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'user-agent': `rampdesk/${pkg.version}` },
+            body: JSON.stringify(body),
+            signal: this.controller.signal
+          }),
+        neverReachedHub
+      )
+    } catch (f) {
+      const { cause, base } = f as HubFailure
+      throw Object.assign(new Error(this.unreachable(cause, base)), { kind: 'network', retryable: true })
     }
   }
 
@@ -154,12 +252,30 @@ export class HubConnection {
     const min = this.o.minRetryMs ?? 500
     const max = this.o.maxRetryMs ?? 10_000
     let pause = min
+    /** Hubs in a row that did not answer the stream: once each was tried, pause. */
+    let silent = 0
     while (this.running) {
+      let failure: HubFailure | null = null
       const opened = await this.streamOnce().catch((e: unknown) => {
-        this.setState(false, this.unreachable(e))
+        if (e instanceof HubFailure) failure = e
+        else this.setState(false, e instanceof Error ? e.message : String(e))
         return false
       })
       if (!this.running) break
+      if (this.moving) {
+        // A call moved to another hub: the stream follows at once.
+        this.moving = false
+        silent = 0
+        continue
+      }
+      if (failure !== null) {
+        const f: HubFailure = failure
+        silent++
+        if (this.bases.length > 1) this.use((this.current + 1) % this.bases.length)
+        if (silent < this.bases.length) continue
+        this.setState(false, this.unreachable(f.cause, f.base))
+      }
+      silent = 0
       pause = opened ? min : Math.min(max, pause * 2)
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, pause)
@@ -173,25 +289,49 @@ export class HubConnection {
     }
   }
 
-  /** One connection: resolves when it ends; true when it had opened. */
+  /**
+   * One connection to the hub in use: resolves when it ends, true when it had opened; throws
+   * a HubFailure when the hub did not answer, anything else when no request could be made.
+   */
   private async streamOnce(): Promise<boolean> {
     const token = await this.o.token()
+    const base = this.hubUrl
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
       accept: 'text/event-stream',
       'user-agent': `rampdesk/${pkg.version}`
     }
     if (this.lastId !== null) headers['last-event-id'] = String(this.lastId)
-    const r = await request(`${this.base}/events`, {
-      method: 'GET',
-      dispatcher: this.agent,
-      headers,
-      bodyTimeout: this.o.idleTimeoutMs ?? 45_000,
-      signal: this.controller.signal
-    })
+    const abort = new AbortController()
+    this.streamAbort = abort
+    this.streamBase = base
+    try {
+      return await this.readStream(base, headers, abort.signal)
+    } finally {
+      this.streamAbort = null
+      this.streamBase = null
+    }
+  }
+
+  private async readStream(base: string, headers: Record<string, string>, moved: AbortSignal): Promise<boolean> {
+    let r: Dispatcher.ResponseData
+    try {
+      r = await request(`${base}/events`, {
+        method: 'GET',
+        dispatcher: this.agent,
+        headers,
+        // The hub answers a stream's headers at once: one that does not has stopped answering.
+        headersTimeout: this.o.streamHeadersTimeoutMs ?? 10_000,
+        bodyTimeout: this.o.idleTimeoutMs ?? 45_000,
+        signal: AbortSignal.any([this.controller.signal, moved])
+      })
+    } catch (e) {
+      if (moved.aborted) return false
+      throw Object.assign(new HubFailure(e), { base })
+    }
     if (r.statusCode !== 200) {
       const text = await r.body.text().catch(() => '')
-      let message = `the team hub at ${this.base} refused the event stream (HTTP ${r.statusCode})`
+      let message = `the team hub at ${base} refused the event stream (HTTP ${r.statusCode})`
       try {
         message = (JSON.parse(text) as { error: { message: string } }).error.message
       } catch {
@@ -228,9 +368,9 @@ export class HubConnection {
           else if (field === 'id' && /^\d+$/.test(value)) id = Number(value)
         }
       }
-      this.setState(false, `the team hub at ${this.base} closed the event stream`)
+      this.setState(false, `the team hub at ${base} closed the event stream`)
     } catch (e) {
-      if (this.running) this.setState(false, `the event stream from ${this.base} broke (${(e as Error).message})`)
+      if (this.running && !moved.aborted) this.setState(false, `the event stream from ${base} broke (${(e as Error).message})`)
     }
     return true
   }
@@ -267,5 +407,14 @@ export class HubConnection {
     this.setState(false, null)
     this.controller = new AbortController()
     if (this.ownsAgent) await this.agent.close().catch(() => undefined)
+  }
+}
+
+/** A hub that did not answer, and which one. */
+class HubFailure extends Error {
+  base = ''
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause))
+    this.name = 'HubFailure'
   }
 }

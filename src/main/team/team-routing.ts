@@ -13,6 +13,7 @@ import {
   type ChannelName,
   type ChannelOutput,
   type ContractHandlers,
+  type Envelope,
   type ExportProgress,
   type Profile,
   type Settings,
@@ -51,39 +52,53 @@ function split(patch: SettingsPatch): { hub: SettingsPatch; local: SettingsPatch
   return { hub: hub as SettingsPatch, local: local as SettingsPatch }
 }
 
-/** secrets:test for a Team profile: asks the hub who the token belongs to. */
+/** secrets:test for a Team profile: asks each of its hubs who the token belongs to. */
 export async function testTeamProfile(
   profile: Profile,
   token: () => Promise<string>,
   now: () => number
 ): Promise<ChannelOutput<'secrets:test'>> {
   const started = now()
+  const urls = [profile.baseUrl, ...(profile.fallbackUrls ?? [])]
   try {
-    checkHubUrl(profile.baseUrl)
+    for (const url of urls) checkHubUrl(url)
   } catch (e) {
     const info = (e as HubCallError).info
     return { ok: false, latencyMs: null, message: info.message, error: info }
   }
-  const connection = new HubConnection({ hubUrl: profile.baseUrl, token, onEvent: () => undefined })
-  try {
-    const env = await connection.call('team:access', {})
-    if (env.ok) {
-      const a = env.value as ChannelOutput<'team:access'>
-      return {
-        ok: true,
-        latencyMs: now() - started,
-        message: `Connected to the team hub at ${profile.baseUrl} as ${a.team?.operator} (${a.team?.role}).`,
-        error: null
-      }
+  const answers: Array<{ url: string; env: Envelope<unknown> }> = []
+  for (const url of urls) {
+    const connection = new HubConnection({ hubUrl: url, token, onEvent: () => undefined })
+    try {
+      answers.push({ url, env: await connection.call('team:access', {}) })
+    } finally {
+      await connection.close()
     }
-    const message =
-      env.error.kind === 'unauthorized'
-        ? `The team hub refused this operator token: ${env.error.message}. Ask the hub's admin for a new one.`
-        : explainError(env.error as ApiErrorInfo)
-    return { ok: false, latencyMs: null, message, error: env.error }
-  } finally {
-    await connection.close()
   }
+  const good = answers.find((a) => a.env.ok)
+  // With several hubs, each one's answer: an operator sees which of them would not serve.
+  const others =
+    urls.length > 1
+      ? answers
+          .filter((a) => a !== good)
+          .map((a) => ` The hub at ${a.url} ${a.env.ok ? 'answers too' : `does not: ${a.env.error.message}`}.`)
+          .join('')
+      : ''
+  if (good) {
+    const a = good.env.ok ? (good.env.value as ChannelOutput<'team:access'>) : null
+    return {
+      ok: true,
+      latencyMs: now() - started,
+      message: `Connected to the team hub at ${good.url} as ${a?.team?.operator} (${a?.team?.role}).${others}`,
+      error: null
+    }
+  }
+  const first = answers[0]!.env as Extract<Envelope<unknown>, { ok: false }>
+  const message =
+    first.error.kind === 'unauthorized'
+      ? `The team hub refused this operator token: ${first.error.message}. Ask the hub's admin for a new one.`
+      : explainError(first.error as ApiErrorInfo)
+  return { ok: false, latencyMs: null, message: message + others, error: first.error }
 }
 
 export function routeTeam(local: ContractHandlers, r: TeamRouterContext): ContractHandlers {
@@ -182,7 +197,7 @@ export function routeTeam(local: ContractHandlers, r: TeamRouterContext): Contra
     },
     'profiles:create': async (input) => {
       // Refused before it is saved: a token must not travel to a hub in clear.
-      if (input.kind === 'team') checkHubUrl(input.baseUrl)
+      if (input.kind === 'team') for (const url of [input.baseUrl, ...(input.fallbackUrls ?? [])]) checkHubUrl(url)
       return local['profiles:create'](input)
     },
     'secrets:test': async (input) => {

@@ -43,7 +43,12 @@ export interface TeamSessionOptions {
   token: () => Promise<string>
   emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void
   /** For tests: an undici dispatcher, extra CA certificates, reconnect pauses. */
-  connection?: Partial<Pick<HubConnectionOptions, 'dispatcher' | 'ca' | 'minRetryMs' | 'maxRetryMs' | 'idleTimeoutMs'>>
+  connection?: Partial<
+    Pick<
+      HubConnectionOptions,
+      'dispatcher' | 'ca' | 'minRetryMs' | 'maxRetryMs' | 'idleTimeoutMs' | 'connectTimeoutMs' | 'streamHeadersTimeoutMs'
+    >
+  >
 }
 
 /** Refuses a hub URL the token would travel to in clear. */
@@ -94,14 +99,17 @@ export class TeamSession {
   }
 
   static async open(o: TeamSessionOptions): Promise<TeamSession> {
-    checkHubUrl(o.profile.baseUrl)
+    for (const url of [o.profile.baseUrl, ...(o.profile.fallbackUrls ?? [])]) checkHubUrl(url)
     // Fails here, before anything connects, when no token is stored.
     await o.token()
     let session: TeamSession | null = null
     const connection = new HubConnection({
       hubUrl: o.profile.baseUrl,
+      fallbackUrls: o.profile.fallbackUrls,
       token: o.token,
       ...o.connection,
+      // The windows say which hub this desktop is on.
+      onHubChange: () => session?.onHubChange(),
       onEvent: (event, payload) => session?.onHubEvent(event, payload),
       onResync: () => session?.onResync(),
       onState: (connected, error) => void session?.onState(connected, error)
@@ -133,7 +141,7 @@ export class TeamSession {
   }
 
   currentAccess(): TeamAccess {
-    const hubUrl = this.o.profile.baseUrl
+    const hubUrl = this.connection.hubUrl
     const known = this.access?.team
     return {
       team: { hubUrl, operator: known?.operator ?? '', role: known?.role ?? 'viewer', connected: this.connection.connected },
@@ -195,7 +203,7 @@ export class TeamSession {
   private offlineError(): ErrorInfo {
     return {
       kind: 'network',
-      message: this.connection.lastError ?? `the team hub at ${this.o.profile.baseUrl} is unreachable`,
+      message: this.connection.lastError ?? `the team hub at ${this.connection.hubUrl} is unreachable`,
       retryable: true
     }
   }
@@ -230,6 +238,10 @@ export class TeamSession {
     if (this.closed) return
     this.resyncs++
     for (const s of this.syncStates.values()) this.o.emit('sync:state', { ...s, writeMark: `${s.writeMark ?? ''}~resync${this.resyncs}` })
+  }
+
+  private onHubChange(): void {
+    if (!this.closed) this.o.emit('team:access', this.currentAccess())
   }
 
   private async onState(connected: boolean, _error: string | null): Promise<void> {

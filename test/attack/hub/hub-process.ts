@@ -46,6 +46,8 @@ export interface HubProcess {
 
 export interface HubProcessOptions {
   sandbox?: StartSandboxOptions
+  /** A running sandbox to stand for the merchant (several hubs of one merchant); it is left running at stop. */
+  service?: Sandbox
   /** Extra `serve` flags. */
   args?: string[]
   env?: Record<string, string>
@@ -66,7 +68,7 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
 
 /** Starts the sandbox and the hub process on it; resolves once the hub prints its listening line. */
 export async function startHubProcess(o: HubProcessOptions = {}): Promise<HubProcess> {
-  const sandbox = await startSandbox({ orders: 50, autoGenerate: false, ...o.sandbox })
+  const sandbox = o.service ?? (await startSandbox({ orders: 50, autoGenerate: false, ...o.sandbox }))
   const dataDir = mkdtempSync(join(tmpdir(), 'rampdesk-hub-attack-'))
   const secretFile = join(dataDir, 'api-secret')
   writeFileSync(secretFile, `${sandbox.apiSecret}\n`, { mode: 0o600 })
@@ -144,7 +146,9 @@ export async function startHubProcess(o: HubProcessOptions = {}): Promise<HubPro
     },
     async stop() {
       const tree = processTree(child.pid!)
-      const exited = new Promise<number | null>((ok) => (child.exitCode !== null ? ok(child.exitCode) : child.once('exit', (c) => ok(c))))
+      const exited = new Promise<number | null>((ok) =>
+        child.exitCode !== null || child.signalCode !== null ? ok(child.exitCode) : child.once('exit', (c) => ok(c))
+      )
       child.kill('SIGTERM')
       const t = setTimeout(() => child.kill('SIGKILL'), 10_000)
       const code = await exited
@@ -156,7 +160,7 @@ export async function startHubProcess(o: HubProcessOptions = {}): Promise<HubPro
           // already gone
         }
       }
-      await sandbox.close()
+      if (!o.service) await sandbox.close()
       rmSync(dataDir, { recursive: true, force: true })
       return code
     }

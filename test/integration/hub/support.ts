@@ -256,7 +256,14 @@ export interface TeamDesktop {
 }
 
 /** A desktop's real services (createServices) with a Team profile on the hub, switched to. */
-export async function startTeamDesktop(hubUrl: string, token: string, name = 'Team', shell: Partial<ShellPort> = {}): Promise<TeamDesktop> {
+export async function startTeamDesktop(
+  hubUrl: string,
+  token: string,
+  name = 'Team',
+  shell: Partial<ShellPort> = {},
+  /** The profile's other hubs (several hubs of one team). */
+  fallbackUrls?: string[]
+): Promise<TeamDesktop> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-team-desktop-'))
   const notifications: OrderNotification[] = []
   const services = await createServices({
@@ -314,7 +321,7 @@ export async function startTeamDesktop(hubUrl: string, token: string, name = 'Te
       await rm(dataDir, { recursive: true, force: true })
     }
   }
-  const profile = await d.call('profiles:create', { name, baseUrl: hubUrl, kind: 'team' })
+  const profile = await d.call('profiles:create', { name, baseUrl: hubUrl, kind: 'team', ...(fallbackUrls ? { fallbackUrls } : {}) })
   await d.call('secrets:set', { profileId: profile.id, secret: token })
   await d.call('profiles:switch', { id: profile.id })
   return d
