@@ -11,6 +11,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { startSandbox, type Sandbox } from '../../src/sandbox'
 import { createHub, type Hub } from '../../src/hub/hub'
 import { startHubServer, type HubServer } from '../../src/hub/hub-server'
+import { backupSqlite, restoreSqlite } from '../../src/hub/backup-command'
 import { navigate, openView, shot, startApp, type E2eApp } from './harness'
 
 let e: E2eApp
@@ -171,4 +172,71 @@ test('the orders view comes back by itself when the hub does', async ({ page }) 
   // With the operator's filter still set, and its rows.
   await expect(page.getByRole('combobox', { name: 'Status' })).toHaveValue('completed')
   for (const s of await page.locator('tr[data-order] .pill').allTextContents()) expect(s.toLowerCase()).not.toContain('pending')
+})
+
+test('a profile with two hubs says which one it is on, and moves to the other when it stops answering', async ({ page }) => {
+  // Two hubs, a backup and a restore before the page is even opened.
+  test.setTimeout(150_000)
+  // A second hub of the same merchant, on a data directory restored from the first's backup
+  // (the same operators; several hubs on one database come with PostgreSQL).
+  const token = hub.operators.add('hana', 'operator').token
+  const secondDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub2-'))
+  backupSqlite(hubDir, join(secondDir, 'backup'))
+  restoreSqlite(join(secondDir, 'backup'), join(secondDir, 'data'))
+  const second = await createHub({
+    dataDir: join(secondDir, 'data'),
+    version: '0.0.0-e2e',
+    merchant: {
+      kind: 'live',
+      baseUrl: sandbox.url,
+      serviceName: sandbox.serviceName,
+      apiKey: sandbox.apiKey,
+      apiSecret: sandbox.apiSecret
+    },
+    logWrite: () => undefined
+  })
+  const secondServer = await startHubServer({ hub: second, port: 0 })
+  const first = await startHubServer({ hub, port: 0 })
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await openView(page, e, 'settings')
+    await navigate(page, 'settings')
+    await page.getByRole('button', { name: 'New team profile' }).click()
+    const form = page.getByRole('form', { name: 'New profile' })
+    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('Team pair')
+    await form.getByRole('textbox', { name: 'Team hub URL' }).fill(first.url)
+    await form.getByRole('textbox', { name: 'Other hub URLs' }).fill(secondServer.url)
+    await shot(page, 'team-two-hubs-form')
+    await form.getByRole('button', { name: 'Save profile' }).click()
+    await page.getByTestId('secret-input').fill(token)
+    await page.getByRole('button', { name: 'Store token' }).click()
+    await expect(page.getByTestId('secret-status')).toContainText('The operator token is stored', { timeout: 15_000 })
+    await page.getByRole('button', { name: 'Test connection' }).click()
+    await expect(page.getByTestId('test-result')).toContainText(`Connected to the team hub at ${first.url} as hana`, { timeout: 15_000 })
+    await expect(page.getByTestId('test-result')).toContainText(`The hub at ${secondServer.url} answers too`)
+    await expect(page.getByTestId('other-hubs-count')).toHaveText(' + 1 other hub')
+    await page.getByRole('button', { name: 'Switch to Team pair' }).click()
+    await expect(page.getByTestId('profile-kind')).toHaveText('TEAM', { timeout: 15_000 })
+    const host = (u: string) => new URL(u).host
+    await expect(page.getByTestId('team-hub')).toHaveText(`on ${host(first.url)}`)
+    await expect(page.getByTestId('team-hubs')).toContainText(`uses one of 2 hubs`)
+    await expect(page.getByTestId('team-hub-url')).toHaveText(first.url)
+    await shot(page, 'team-two-hubs')
+
+    // The first hub stops answering: the desktop moves on, and says so; it is not offline.
+    await first.close()
+    await expect(page.getByTestId('team-hub')).toHaveText(`on ${host(secondServer.url)}`, { timeout: 15_000 })
+    await expect(page.getByTestId('team-hub-url')).toHaveText(secondServer.url)
+    await expect(page.getByTestId('team-card')).toContainText('connected')
+    await expect(page.getByTestId('hub-offline')).toHaveCount(0)
+    await navigate(page, 'orders')
+    await expect(page.locator('tr[data-order]').first()).toBeVisible({ timeout: 30_000 })
+    await page.setViewportSize({ width: 960, height: 600 })
+    await navigate(page, 'settings')
+    await shot(page, 'team-moved-to-second-hub')
+  } finally {
+    await secondServer.close()
+    await second.close()
+    await rm(secondDir, { recursive: true, force: true })
+  }
 })
