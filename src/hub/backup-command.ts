@@ -16,7 +16,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DATABASE_FILE, openProfileDatabase, Sql } from '../main/store/database'
-import { UsageError } from './cli-options'
+import { InputError, UsageError } from './cli-errors'
 import { HUB_DATABASE_FILE, openHubDatabase } from './hub-db'
 import { storeLocationOf, type CliIo, type StoreLocation } from './hub-paths'
 import pkg from '../../package.json' with { type: 'json' }
@@ -52,7 +52,7 @@ const DATABASES = [HUB_DATABASE_FILE, join(STORE_DIR, DATABASE_FILE)] as const
 
 /** A connection of its own to an existing database file (libsql has no read-only mode: nothing here writes). */
 function openExisting(path: string): Sql {
-  if (!existsSync(path)) throw new UsageError(`${path} does not exist`)
+  if (!existsSync(path)) throw new InputError(`${path} does not exist`)
   const sql = new Sql(new Database(path))
   // The running hub may hold a write lock a moment: wait for it rather than fail.
   sql.exec('PRAGMA busy_timeout = 5000')
@@ -85,18 +85,18 @@ function countsOf(hubDb: Sql, orderDb: Sql): { counts: BackupCounts; hubSchema: 
 
 /** A short account of the counts, for the commands' last line. */
 export function describeCounts(c: BackupCounts): string {
-  const f = (n: number) => n.toLocaleString('en-US')
-  return `${f(c.operators)} operator${c.operators === 1 ? '' : 's'}, ${f(c.audit)} audit entries, ${f(c.pins)} pins, ${f(c.orders)} orders (${f(c.orderEvents)} order events)`
+  const n = (count: number, one: string, many: string) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`
+  return `${n(c.operators, 'operator', 'operators')}, ${n(c.audit, 'audit entry', 'audit entries')}, ${n(c.pins, 'pin', 'pins')}, ${n(c.orders, 'order', 'orders')} (${n(c.orderEvents, 'order event', 'order events')})`
 }
 
 function emptyOrNew(dir: string, what: string): void {
   if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0))
-    throw new UsageError(`${what} ${dir} is not empty: give a new or empty directory (nothing is written over)`)
+    throw new InputError(`${what} ${dir} is not empty: give a new or empty directory (nothing is written over)`)
 }
 
 /** Copies a live SQLite data directory into `dir`, consistently while the hub runs. */
 export function backupSqlite(dataDir: string, dir: string, now: () => Date = () => new Date()): BackupManifest {
-  if (!existsSync(join(dataDir, HUB_DATABASE_FILE))) throw new UsageError(`${dataDir} holds no hub (no ${HUB_DATABASE_FILE})`)
+  if (!existsSync(join(dataDir, HUB_DATABASE_FILE))) throw new InputError(`${dataDir} holds no hub (no ${HUB_DATABASE_FILE})`)
   emptyOrNew(dir, 'the backup directory')
   mkdirSync(join(dir, STORE_DIR), { recursive: true, mode: 0o700 })
   chmodSync(dir, 0o700)
@@ -152,19 +152,19 @@ export function readManifest(dir: string): BackupManifest {
   try {
     m = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as BackupManifest
   } catch (e) {
-    throw new UsageError(`${dir} is not a hub backup: ${MANIFEST_FILE} could not be read (${(e as Error).message})`)
+    throw new InputError(`${dir} is not a hub backup: ${MANIFEST_FILE} could not be read (${(e as Error).message})`)
   }
-  if (m.format !== MANIFEST_FORMAT || m.version !== 1) throw new UsageError(`${dir} is not a hub backup this hub can read`)
+  if (m.format !== MANIFEST_FORMAT || m.version !== 1) throw new InputError(`${dir} is not a hub backup this hub can read`)
   return m
 }
 
 /** Restores a backup into a data directory that holds no hub. */
 export function restoreSqlite(dir: string, dataDir: string): BackupCounts {
   const manifest = readManifest(dir)
-  if (manifest.store !== 'sqlite') throw new UsageError(`${dir} is a backup of a ${manifest.store} store, not of a data directory`)
+  if (manifest.store !== 'sqlite') throw new InputError(`${dir} is a backup of a ${manifest.store} store, not of a data directory`)
   for (const file of DATABASES)
     if (existsSync(join(dataDir, file)))
-      throw new UsageError(`${dataDir} already holds a hub (${file}): restore into a new data directory, or move this one away first`)
+      throw new InputError(`${dataDir} already holds a hub (${file}): restore into a new data directory, or move this one away first`)
   checkCopies(dir)
   mkdirSync(join(dataDir, STORE_DIR), { recursive: true, mode: 0o700 })
   chmodSync(dataDir, 0o700)
@@ -215,7 +215,7 @@ export function restoreCommand(args: string[], io: CliIo): number {
     case 'sqlite': {
       const counts = restoreSqlite(resolve(dir), store.dataDir)
       io.out(`restored ${resolve(dir)} into ${store.dataDir}: ${describeCounts(counts)}`)
-      io.out(`start the hub on it with: npm run hub -- serve --data-dir ${store.dataDir} …`)
+      io.out(`start the hub on it with serve --data-dir ${store.dataDir}`)
       return 0
     }
   }

@@ -6,9 +6,10 @@
 // a --forward-to URL with a password) are also read from a file named by <VARIABLE>_FILE:
 // its first line, like the API secret's file.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { UsageError } from './cli-errors'
 import { readFirstLine } from './secret-input'
 
-export class UsageError extends Error {}
+export { UsageError } from './cli-errors'
 
 export interface OptionSpec {
   type: 'string' | 'boolean'
@@ -140,7 +141,7 @@ function envValue(spec: OptionSpec, env: NodeJS.ProcessEnv, warn: (m: string) =>
 export function envHelp(specs: Record<string, OptionSpec>): string {
   const rows = Object.entries(specs).map(([flag, s]) => {
     const names = [s.env, ...(s.fromFile ? [`${s.env}_FILE`] : []), ...(s.legacyEnv ?? [])].join(' | ')
-    return `  ${names.padEnd(52)} --${flag}`
+    return `  ${names.padEnd(56)} --${flag}`
   })
   return rows.join('\n')
 }

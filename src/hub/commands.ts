@@ -9,7 +9,7 @@ import { backupCommand, restoreCommand } from './backup-command'
 import { envHelp, SERVE_OPTIONS, UsageError } from './cli-options'
 import { dataDirOf, type CliIo } from './hub-paths'
 import { OperatorError, OperatorStore } from './operators'
-import { InputError } from './secret-input'
+import { InputError } from './cli-errors'
 
 export { UsageError } from './cli-options'
 export type { CliIo } from './hub-paths'

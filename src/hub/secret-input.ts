@@ -3,12 +3,10 @@
 // file (the metrics token, an API key or a --forward-to URL named by a *_FILE variable).
 // A file's first line is the value; a file other users can read is warned about.
 import { readFileSync, statSync } from 'node:fs'
+import { InputError } from './cli-errors'
 
 /** Where the API secret came from: a file and a file descriptor leave no trace in any process's environment. */
 export type SecretSource = 'file' | 'fd' | 'env'
-
-/** A problem with what the operator gave (the command line's usage errors carry it). */
-export class InputError extends Error {}
 
 /** The first line of a secret's text, or an error naming where it came from. */
 export function firstLine(text: string, from: string): string {
