@@ -183,38 +183,36 @@ export function restoreSqlite(dir: string, dataDir: string): BackupCounts {
   }
 }
 
-export function backupCommand(args: string[], io: CliIo): number {
+/** `DIR [--data-dir D]`: the backup directory and the store, or a usage error showing `usage`. */
+function dirAndStore(args: string[], usage: string, needDataDir: boolean): { dir: string; store: StoreLocation } {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: { 'data-dir': { type: 'string' }, help: { type: 'boolean' } }
   })
   const [dir] = positionals
-  if (!dir || positionals.length > 1) throw new UsageError('backup DIR [--data-dir D]')
-  const store = storeLocationOf({ dataDir: values['data-dir'] })
+  if (!dir || positionals.length > 1 || (needDataDir && !values['data-dir'])) throw new UsageError(usage)
+  return { dir: resolve(dir), store: storeLocationOf({ dataDir: values['data-dir'] }) }
+}
+
+export function backupCommand(args: string[], io: CliIo): number {
+  const { dir, store } = dirAndStore(args, 'backup DIR [--data-dir D]', false)
   switch (store.kind) {
     case 'sqlite': {
       const started = Date.now()
-      const m = backupSqlite(store.dataDir, resolve(dir))
-      io.out(`backed up ${store.dataDir} to ${resolve(dir)} in ${Date.now() - started} ms: ${describeCounts(m.counts)}`)
+      const m = backupSqlite(store.dataDir, dir)
+      io.out(`backed up ${store.dataDir} to ${dir} in ${Date.now() - started} ms: ${describeCounts(m.counts)}`)
       return 0
     }
   }
 }
 
 export function restoreCommand(args: string[], io: CliIo): number {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean' } }
-  })
-  const [dir] = positionals
-  if (!dir || positionals.length > 1 || !values['data-dir']) throw new UsageError('restore DIR --data-dir D (a new data directory)')
-  const store = storeLocationOf({ dataDir: values['data-dir'] })
+  const { dir, store } = dirAndStore(args, 'restore DIR --data-dir D (a new data directory)', true)
   switch (store.kind) {
     case 'sqlite': {
-      const counts = restoreSqlite(resolve(dir), store.dataDir)
-      io.out(`restored ${resolve(dir)} into ${store.dataDir}: ${describeCounts(counts)}`)
+      const counts = restoreSqlite(dir, store.dataDir)
+      io.out(`restored ${dir} into ${store.dataDir}: ${describeCounts(counts)}`)
       io.out(`start the hub on it with serve --data-dir ${store.dataDir}`)
       return 0
     }

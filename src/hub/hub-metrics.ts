@@ -6,9 +6,9 @@
 // outcomes, the scopes it syncs): nothing a stranger sends becomes a label, so no request
 // can grow the registry. What is read from elsewhere (the budget, the sync states, open
 // streams, the role) is read when scraped, through `attach`.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client'
 import type { RequestEvent } from '../main/api/client'
-import type { BudgetSnapshot } from '../main/api/rate-budget'
+import type { BudgetEntry, BudgetSnapshot } from '../main/api/rate-budget'
 import type { SyncState } from '../shared/ipc/contract'
 import type { RoleState } from './hub-role'
 import { REFUSAL_KINDS, type RefusalKind } from './refusal-kinds'
@@ -54,24 +54,27 @@ export class HubMetrics {
       labelNames: ['version', 'store'],
       registers
     }).set({ version: o.version, store: o.store }, 1)
-    this.requests = new Counter({
-      name: 'rampdesk_hub_requests_total',
-      help: 'Requests answered, by route, contract channel (rpc only) and HTTP status.',
-      labelNames: ['route', 'channel', 'status'],
-      registers
-    })
-    this.upstreamCalls = new Counter({
-      name: 'rampdesk_hub_upstream_requests_total',
-      help: "Requests to the merchant's service, by endpoint and outcome (ok, or the kind of failure).",
-      labelNames: ['endpoint', 'outcome'],
-      registers
-    })
-    this.upstream429 = new Counter({
-      name: 'rampdesk_hub_upstream_429_total',
-      help: "The service's 429 answers, by endpoint (the budget should keep the documented ones at 0).",
-      labelNames: ['endpoint'],
-      registers
-    })
+    /** A counter; `zeros` are series shown at 0 from the start (a closed set, so a dashboard sees every kind). */
+    const counter = <L extends string>(name: string, help: string, labelNames: readonly L[], zeros: readonly string[] = []) => {
+      const c = new Counter<L>({ name, help, labelNames, registers })
+      for (const v of zeros) c.inc({ [labelNames[0]!]: v } as LabelValues<L>, 0)
+      return c
+    }
+    this.requests = counter('rampdesk_hub_requests_total', 'Requests answered, by route, contract channel (rpc only) and HTTP status.', [
+      'route',
+      'channel',
+      'status'
+    ])
+    this.upstreamCalls = counter(
+      'rampdesk_hub_upstream_requests_total',
+      "Requests to the merchant's service, by endpoint and outcome (ok, or the kind of failure).",
+      ['endpoint', 'outcome']
+    )
+    this.upstream429 = counter(
+      'rampdesk_hub_upstream_429_total',
+      "The service's 429 answers, by endpoint (the budget should keep the documented ones at 0).",
+      ['endpoint']
+    )
     this.upstreamSeconds = new Histogram({
       name: 'rampdesk_hub_upstream_request_duration_seconds',
       help: "Time from sending a request to the service's answer, by endpoint.",
@@ -79,27 +82,24 @@ export class HubMetrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers
     })
-    this.refusals = new Counter({
-      name: 'rampdesk_hub_refusals_total',
-      help: 'Requests and connections refused, by kind (docs/hub.md, "What the hub refuses").',
-      labelNames: ['kind'],
-      registers
-    })
-    for (const kind of REFUSAL_KINDS) this.refusals.inc({ kind }, 0)
-    this.relays = new Counter({
-      name: 'rampdesk_hub_webhook_relays_total',
-      help: 'Verified webhook deliveries and their relay to --forward-to, by outcome.',
-      labelNames: ['outcome'],
-      registers
-    })
-    for (const outcome of RELAY_OUTCOMES) this.relays.inc({ outcome }, 0)
-    this.deliveries = new Counter({
-      name: 'rampdesk_hub_webhook_deliveries_total',
-      help: 'Webhook deliveries received at POST /webhook, verified or refused.',
-      labelNames: ['verified'],
-      registers
-    })
-    for (const verified of ['true', 'false']) this.deliveries.inc({ verified }, 0)
+    this.refusals = counter(
+      'rampdesk_hub_refusals_total',
+      'Requests and connections refused, by kind (docs/hub.md, "What the hub refuses").',
+      ['kind'],
+      REFUSAL_KINDS
+    )
+    this.relays = counter(
+      'rampdesk_hub_webhook_relays_total',
+      'Verified webhook deliveries and their relay to --forward-to, by outcome.',
+      ['outcome'],
+      RELAY_OUTCOMES
+    )
+    this.deliveries = counter(
+      'rampdesk_hub_webhook_deliveries_total',
+      'Webhook deliveries received at POST /webhook, verified or refused.',
+      ['verified'],
+      ['true', 'false']
+    )
 
     const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[], collect: (g: Gauge<L>) => void) => {
       const g: Gauge<L> = new Gauge<L>({
@@ -114,18 +114,16 @@ export class HubMetrics {
       })
     }
     const budget = () => src().budget?.().endpoints ?? []
-    gauge('rampdesk_hub_budget_used', "Requests the hub's budget counts in the current window, by endpoint.", ['endpoint'], (g) => {
-      for (const e of budget()) g.set({ endpoint: e.endpoint }, e.usedInWindow)
-    })
-    gauge('rampdesk_hub_budget_limit', 'Requests the budget allows per window, by endpoint.', ['endpoint'], (g) => {
-      for (const e of budget()) g.set({ endpoint: e.endpoint }, e.limit)
-    })
-    gauge('rampdesk_hub_budget_queued', 'Requests waiting for a slot of the budget, by endpoint.', ['endpoint'], (g) => {
-      for (const e of budget()) g.set({ endpoint: e.endpoint }, e.queued)
-    })
-    gauge('rampdesk_hub_budget_blocked', '1 while the service has an endpoint blocked after a 429.', ['endpoint'], (g) => {
-      for (const e of budget()) g.set({ endpoint: e.endpoint }, e.blockedUntil !== null ? 1 : 0)
-    })
+    const budgetGauges: Array<[string, string, (e: BudgetEntry) => number]> = [
+      ['rampdesk_hub_budget_used', "Requests the hub's budget counts in the current window, by endpoint.", (e) => e.usedInWindow],
+      ['rampdesk_hub_budget_limit', 'Requests the budget allows per window, by endpoint.', (e) => e.limit],
+      ['rampdesk_hub_budget_queued', 'Requests waiting for a slot of the budget, by endpoint.', (e) => e.queued],
+      ['rampdesk_hub_budget_blocked', '1 while the service has an endpoint blocked after a 429.', (e) => (e.blockedUntil !== null ? 1 : 0)]
+    ]
+    for (const [name, help, read] of budgetGauges)
+      gauge(name, help, ['endpoint'], (g) => {
+        for (const e of budget()) g.set({ endpoint: e.endpoint }, read(e))
+      })
     const states = () => src().syncStates?.() ?? []
     gauge(
       'rampdesk_hub_sync_lag_seconds',

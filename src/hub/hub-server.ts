@@ -26,7 +26,7 @@ import { clipPath, openFrontDoor, type FrontDoor, type FrontDoorLimits } from '.
 import type { Hub } from './hub'
 import type { Route } from './hub-metrics'
 import type { Operator } from './operators'
-import { OPS_PATHS, serveOps } from './ops-routes'
+import { OPS_PATHS, serveOps, type OpsDeps } from './ops-routes'
 import { RateCap } from './rate-cap'
 import type { RefusalKind } from './refusal-kinds'
 import { RefusalLog } from './refusal-log'
@@ -256,19 +256,12 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
             : OPS_PATHS.has(path)
               ? (path.slice(1) as Route)
               : 'other'
-  const opsDeps = {
+  const opsDeps: OpsDeps = {
     readiness: () => hub.readiness(),
     metrics: hub.metrics,
     metricsToken: o.metricsToken,
     sendJson,
-    refuse(
-      req: IncomingMessage,
-      res: ServerResponse,
-      status: number,
-      kind: RefusalKind,
-      message: string,
-      extra: Record<string, string> = {}
-    ) {
+    refuse(req, res, status, kind, message, extra = {}) {
       refused(req, status, kind, message)
       sendJson(res, status, refusal(status === 401 ? 'unauthorized' : 'forbidden', message), extra)
     }

@@ -20,11 +20,10 @@ let hub: Hub
 let server: HubServer
 let hubDir: string
 
-test.beforeAll(async () => {
-  sandbox = await startSandbox({ orders: 300, seed: 9, autoGenerate: false })
-  hubDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub-'))
-  hub = await createHub({
-    dataDir: hubDir,
+/** A hub of the sandbox's merchant on a data directory. */
+const hubOn = (dataDir: string): Promise<Hub> =>
+  createHub({
+    dataDir,
     version: '0.0.0-e2e',
     merchant: {
       kind: 'live',
@@ -35,6 +34,11 @@ test.beforeAll(async () => {
     },
     logWrite: () => undefined
   })
+
+test.beforeAll(async () => {
+  sandbox = await startSandbox({ orders: 300, seed: 9, autoGenerate: false })
+  hubDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub-'))
+  hub = await hubOn(hubDir)
   server = await startHubServer({ hub, port: 0 })
   e = await startApp({ orders: 20 })
 })
@@ -183,18 +187,7 @@ test('a profile with two hubs says which one it is on, and moves to the other wh
   const secondDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub2-'))
   backupSqlite(hubDir, join(secondDir, 'backup'))
   restoreSqlite(join(secondDir, 'backup'), join(secondDir, 'data'))
-  const second = await createHub({
-    dataDir: join(secondDir, 'data'),
-    version: '0.0.0-e2e',
-    merchant: {
-      kind: 'live',
-      baseUrl: sandbox.url,
-      serviceName: sandbox.serviceName,
-      apiKey: sandbox.apiKey,
-      apiSecret: sandbox.apiSecret
-    },
-    logWrite: () => undefined
-  })
+  const second = await hubOn(join(secondDir, 'data'))
   const secondServer = await startHubServer({ hub: second, port: 0 })
   const first = await startHubServer({ hub, port: 0 })
   try {

@@ -4,21 +4,9 @@
 // are one series.
 import { describe, expect, it } from 'vitest'
 import { HubMetrics } from '../../../src/hub/hub-metrics'
-import type { SyncState } from '../../../src/shared/ipc/contract'
+import { syncState } from '../../support/sync-state'
 
-const scope: SyncState = {
-  type: 2,
-  fiatType: 1,
-  cursor: null,
-  lastSuccessAt: 1_700_000_000_000,
-  nextRunAt: null,
-  lagMs: 4_500,
-  running: false,
-  mode: null,
-  progress: null,
-  lastError: null,
-  lastReconcileAt: null
-}
+const scope = syncState({ type: 2, lastSuccessAt: 1_700_000_000_000, lagMs: 4_500 })
 
 const line = (text: string, series: string) => text.split('\n').find((l) => l.startsWith(series + ' '))
 

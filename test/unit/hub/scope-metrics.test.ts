@@ -1,21 +1,9 @@
 // A scope's sync state for the metrics: never synced, its first sync running, synced, or failing.
 import { describe, expect, it } from 'vitest'
-import type { SyncState } from '../../../src/shared/ipc/contract'
 import { scopeLabels, syncScopeState } from '../../../src/hub/scope-metrics'
+import { syncState } from '../../support/sync-state'
 
-const base: SyncState = {
-  type: 1,
-  fiatType: 3,
-  cursor: null,
-  lastSuccessAt: null,
-  nextRunAt: null,
-  lagMs: null,
-  running: false,
-  mode: null,
-  progress: null,
-  lastError: null,
-  lastReconcileAt: null
-}
+const base = syncState({ fiatType: 3 })
 const error = { kind: 'network', message: 'down', retryable: true }
 
 describe('scope state', () => {
