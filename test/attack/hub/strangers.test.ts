@@ -3,7 +3,9 @@
 // requests, connections hogged from one address, malformed paths, slow TLS handshakes and
 // weak TLS. Expected: RSS growth under 150 MB with 300 stalled 1 MB-header connections while
 // /healthz answers within 2 s; under 256 KB of log for 20 requests with 1 MB paths; the
-// team's address still served; 400 for a malformed path; TLS 1.2 only with forward secrecy.
+// team's address still served; 400 for a malformed path; TLS 1.2 only with forward secrecy;
+// /metrics refused to 400 requests relayed by a proxy or from a page, with /readyz asked
+// 400 times meanwhile, writing under 16 KB of log and adding no series beyond their statuses.
 import { execFileSync, spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -124,6 +126,63 @@ describe('a stranger without a token', () => {
     expect(grown).toBeLessThan(256 * 1024)
     // A refused request is logged with a clipped path, never its whole URL.
     expect(hub.output()).toMatch(/refused 401 POST \/rpc\/y{90,100}… \(8005 characters\): unknown or revoked token from 127\.0\.3\.\d+/)
+  })
+
+  it('cannot read /metrics through a proxy, nor grow the hub’s log or its series through /metrics and /readyz', async () => {
+    // No metrics token: this machine only. A stranger's request relayed by a local proxy
+    // comes from loopback too, with the proxy's X-Forwarded-For.
+    const scrape = async () => {
+      const r = await request(`${hub.url}/metrics`)
+      return { status: r.statusCode, text: await r.body.text() }
+    }
+    const series = (text: string) => text.split('\n').filter((l) => l.startsWith('rampdesk_hub_')).length
+    await rawExchange(hub.url, 'GET /readyz HTTP/1.1\r\nHost: hub\r\n\r\n', { from: '127.0.6.1' })
+    const first = await rawExchange(hub.url, 'GET /metrics HTTP/1.1\r\nHost: hub\r\nX-Forwarded-For: 203.0.113.9\r\n\r\n', {
+      from: '127.0.6.1'
+    })
+    const before = { log: hub.logBytes(), series: series((await scrape()).text), rss: hub.rss() }
+    const answers: string[] = []
+    for (let i = 0; i < 400; i++) {
+      const from = `127.0.6.${(i % 10) + 1}`
+      const bad = [
+        `X-Forwarded-For: 203.0.113.${i % 250}`,
+        `Forwarded: for=198.51.100.${i % 250}`,
+        'X-Real-IP: 192.0.2.1',
+        'Origin: https://evil.example'
+      ][i % 4]!
+      const [a, b] = await Promise.all([
+        rawExchange(hub.url, `GET /metrics?n=${i} HTTP/1.1\r\nHost: hub\r\n${bad}\r\n\r\n`, { from, ms: 3_000 }),
+        rawExchange(hub.url, `GET /readyz?n=${i} HTTP/1.1\r\nHost: hub\r\nX-Probe: ${i}\r\n\r\n`, { from, ms: 3_000 })
+      ])
+      answers.push(a, b)
+    }
+    await sleep(300)
+    const after = await scrape()
+    const grown = hub.logBytes() - before.log
+    recordAttack(
+      '/metrics through a proxy and /readyz, 400 each from 10 addresses',
+      {
+        requests: 800,
+        metricsRefused403: answers.filter((a, i) => i % 2 === 0 && a.startsWith('HTTP/1.1 403 ')).length,
+        readyAnswered: answers.filter((a, i) => i % 2 === 1 && /^HTTP\/1\.1 (200|503) /.test(a)).length,
+        logBytesWritten: grown,
+        seriesAdded: series(after.text) - before.series,
+        rssGrowthKiB: Math.round((hub.rss() - before.rss) / 1024)
+      },
+      { logBytesWritten: '< 16384', seriesAdded: '<= 2' }
+    )
+    expect(first).toMatch(/^HTTP\/1\.1 403 /)
+    expect(answers.filter((a, i) => i % 2 === 0).every((a) => a.startsWith('HTTP/1.1 403 '))).toBe(true)
+    expect(answers.filter((a, i) => i % 2 === 1).every((a) => /^HTTP\/1\.1 (200|503) /.test(a))).toBe(true)
+    expect(after.status).toBe(200)
+    // The refusals are counted, by kind, and summarised in the log: one line per source and minute.
+    const refusals = (kind: string) =>
+      Number(new RegExp(`^rampdesk_hub_refusals_total\\{kind="${kind}"\\} (\\d+)$`, 'm').exec(after.text)?.[1])
+    expect(refusals('metrics')).toBeGreaterThanOrEqual(301)
+    expect(refusals('origin')).toBeGreaterThanOrEqual(100)
+    expect(grown).toBeLessThan(16 * 1024)
+    // The new series, if any, are the requests' own statuses (route and status from closed sets).
+    expect(series(after.text) - before.series).toBeLessThanOrEqual(2)
   })
 
   it('holds no more than 64 connections from one address, and the team’s address is still served', async () => {
