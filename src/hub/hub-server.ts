@@ -24,7 +24,6 @@ import { clipPath, openFrontDoor, type FrontDoor, type FrontDoorLimits } from '.
 import type { Hub } from './hub'
 import type { Operator } from './operators'
 import { RateCap } from './rate-cap'
-import { RefusalLog } from './refusal-log'
 
 export interface HubServerOptions {
   hub: Hub
@@ -88,6 +87,16 @@ const readCapped = (req: IncomingMessage, max: number): Promise<string | null> =
     throw e
   })
 
+/** The path of an origin-form request target ("/rpc/x?y"); null for anything else (an absolute URL, "*", junk). */
+export function pathOf(target: string): string | null {
+  if (!target.startsWith('/') || target.startsWith('//')) return null
+  try {
+    return new URL(target, 'http://hub').pathname
+  } catch {
+    return null
+  }
+}
+
 /** The channel named by a /rpc/ path, or null when the path is not one a client could mean (bad %-escapes). */
 export function channelOfPath(path: string): string | null {
   try {
@@ -105,9 +114,10 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const channelSet = new Set<string>(channelNames)
   const streams = new Set<OpenStream>()
   const replaying = new Set<string>()
+  const exportsRunning = new Map<string, number>()
   const maxStreams = o.maxStreamsPerOperator ?? 8
   const maxBacklog = o.maxStreamBacklogBytes ?? 8 * 1024 * 1024
-  const refusals = new RefusalLog(hub.log)
+  const refusals = hub.refusals
   const refused = (req: IncomingMessage, status: number, what: string) =>
     refusals.refused(sourceOf(req.socket.remoteAddress), status, `${req.method ?? '?'} ${clipPath(req.url ?? '/')}: ${what}`)
 
@@ -126,7 +136,8 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
           'unauthorized',
           token ? 'this operator token is unknown or was revoked' : 'an operator token is required (Authorization: Bearer …)'
         ),
-        { 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"' }
+        // A stranger's connection is not kept for the next try.
+        { 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"', Connection: 'close' }
       )
       return null
     }
@@ -193,7 +204,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     const op = authenticate(req, res)
     if (!op) return
     if (!roleMay(op.role, 'orders:query')) return sendJson(res, 403, refusal('forbidden', `${op.name} may not read orders`))
-    await exportOrders(op, req, res, { hub, readBody: (r) => readCapped(r, maxBody), refuse: sendJson })
+    await exportOrders(op, req, res, { hub, rateCap, running: exportsRunning, readBody: (r) => readCapped(r, maxBody), refuse: sendJson })
   }
 
   function events(req: IncomingMessage, res: ServerResponse): void {
@@ -219,7 +230,12 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
 
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
-      const path = new URL(req.url ?? '/', 'http://hub').pathname
+      const path = pathOf(req.url ?? '/')
+      if (path === null) {
+        refused(req, 400, 'malformed request target')
+        req.resume()
+        return sendJson(res, 400, refusal('invalid_input', 'the request target is not a path'), { Connection: 'close' })
+      }
       if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return sendJson(res, 200, { ok: true })
       if (path === '/webhook') return hub.webhook(req, res)
       if (path.startsWith('/rpc/') || path === '/events' || path === '/export/orders') {
@@ -238,7 +254,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       }
       refused(req, 404, 'no such path')
       req.resume()
-      sendJson(res, 404, refusal('not_found', 'not found'))
+      sendJson(res, 404, refusal('not_found', 'not found'), { Connection: 'close' })
     } catch (e) {
       hub.log.error(`request failed: ${e instanceof Error ? e.message : String(e)}`)
       if (!res.headersSent) sendJson(res, 500, refusal('internal', 'internal error'))
@@ -295,7 +311,6 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       clearInterval(check)
       unRevoked()
       for (const s of [...streams]) s.close()
-      refusals.close()
       await door.close()
     }
   }

@@ -32,6 +32,7 @@ import { HubTickers } from './hub-tickers'
 import { OperatorWatches } from './operator-watches'
 import { OperatorStore } from './operators'
 import { createHubWebhooks } from './hub-webhooks'
+import { RefusalLog } from './refusal-log'
 import type { WebhookRelay } from './webhook-relay'
 
 export type MerchantTarget =
@@ -60,6 +61,8 @@ const LOCAL_EVENTS = new Set<EventName>(['profile:changed', 'export:progress', '
 
 export interface Hub {
   readonly log: HubLog
+  /** Refusals of strangers' requests, logged first per source and then summarised (refusal-log.ts). */
+  readonly refusals: RefusalLog
   readonly operators: OperatorStore
   readonly audit: HubAudit
   readonly profile: Profile
@@ -115,6 +118,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   // The secret, and the password of a --forward-to URL, never appear in a log line even if quoted by an error.
   const relayPassword = o.forwardTo ? decodeURIComponent(new URL(o.forwardTo).password) : ''
   const log = createHubLog({ write: o.logWrite, redact: () => [secret, relayPassword], now })
+  const refusals = new RefusalLog(log)
   const db: Sql = openHubDatabase(o.dataDir)
   const operators = new OperatorStore(db, now)
   const audit = new HubAudit(db, now)
@@ -188,6 +192,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     secret: async () => secret,
     db,
     log,
+    refusals,
     forwardTo: o.forwardTo,
     now,
     onDelivery: (d) => emit('webhook:delivery', d)
@@ -238,6 +243,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
 
   return {
     log,
+    refusals,
     operators,
     audit,
     profile,
@@ -319,6 +325,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     async close() {
       listeners.clear()
       await webhooks.close()
+      refusals.close()
       await tickers.close()
       await session.close()
       await sandbox?.close()

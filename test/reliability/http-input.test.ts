@@ -233,8 +233,11 @@ describe('bad input over HTTP: the webhook inbox', () => {
       (await hit({ headers: signedHeaders('%%%', signPayload('%%%', sb.apiSecret)), body: '{}' })).status
     )
     // Malformed and oversized bodies, wrong content type, wrong method.
-    note('body not JSON', (await hit({ headers: signedHeaders('e30=', 'ab'), body: '{"orderId": 1,' })).status)
-    note('body a JSON array', (await hit({ headers: signedHeaders('e30=', 'ab'), body: '[1,2]' })).status)
+    // Signed for real: the body is read only once the signature holds (an unsigned one is 401 unread).
+    const genuine = signPayload('e30=', sb.apiSecret)
+    note('body not JSON', (await hit({ headers: signedHeaders('e30=', genuine), body: '{"orderId": 1,' })).status)
+    note('body a JSON array', (await hit({ headers: signedHeaders('e30=', genuine), body: '[1,2]' })).status)
+    note('body not JSON, unsigned', (await hit({ headers: signedHeaders('e30=', 'ab'), body: '{"orderId": 1,' })).status)
     note(
       'content type not JSON',
       (await hit({ headers: { ...signedHeaders('e30=', 'ab'), 'content-type': 'text/plain' }, body: '{}' })).status
@@ -351,6 +354,7 @@ describe('bad input over HTTP: the webhook inbox', () => {
       'signed payload not decodable': [400],
       'body not JSON': [400],
       'body a JSON array': [400],
+      'body not JSON, unsigned': [401],
       'content type not JSON': [415],
       'oversized (declared)': [413],
       'oversized (chunked)': [413],

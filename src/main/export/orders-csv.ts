@@ -44,6 +44,11 @@ export interface CsvWriteOptions {
   signal?: AbortSignal
   /** Kept up to date with the rows written, also when the write stops early. */
   tally?: { rows: number }
+  /**
+   * Awaited after every `every` rows: a server yields to its other work here (and may make
+   * the writer wait its turn), so a long export never holds the event loop.
+   */
+  pace?: { every: number; pause: () => Promise<void> }
 }
 
 /**
@@ -56,7 +61,7 @@ export async function writeOrdersCsv(
   store: Pick<LocalStore, 'orders'>,
   filter: OrderFilter,
   out: Writable,
-  { onRows, signal, tally = { rows: 0 } }: CsvWriteOptions = {}
+  { onRows, signal, tally = { rows: 0 }, pace }: CsvWriteOptions = {}
 ): Promise<number> {
   const columns = (filter.type === 1 ? onrampCsvColumns() : offrampCsvColumns()) as Parameters<
     typeof csvRecord<OnrampOrder | OfframpOrder>
@@ -72,6 +77,7 @@ export async function writeOrdersCsv(
     tally.rows++
     if (tally.rows % EXPORT_PROGRESS_EVERY === 0) onRows?.(tally.rows)
     if (full) await drain()
+    if (pace && tally.rows % pace.every === 0) await pace.pause()
   }
   return tally.rows
 }

@@ -240,6 +240,8 @@ export class HubConnection {
     // is the hub's newest, and this desktop counts from there (even down, after a restore).
     if (event === 'resync') {
       if (id !== null) this.lastId = id
+      // The hub's ids may start again below what this desktop saw (a restored database).
+      this.seen.clear()
       this.o.onResync?.()
       return
     }
