@@ -137,7 +137,7 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
 
     'orders:query': async (q) => {
       const r = await orders['orders:query'](q)
-      return { total: r.total, rows: r.rows.map(mine) }
+      return { ...r, rows: r.rows.map(mine) }
     },
     'orders:get': async (ref) => {
       const r = await orders['orders:get'](ref)

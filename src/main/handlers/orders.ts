@@ -35,7 +35,11 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
     'orders:query': async ({ filter, sort, offset, limit }) => {
       const s = await c.ready()
       const r = s.store.orders.query({ ...toStoreFilter(filter), sort: toStoreSort(sort), offset, limit })
-      return { total: r.total, rows: r.rows.map((row) => toContractRow(row, s.store.watches.has(row.type, row.orderId))) }
+      const rows = r.rows.map((row) => toContractRow(row, s.store.watches.has(row.type, row.orderId)))
+      // What the operator searched for may be an order of the other type: say how many.
+      if (!filter.search?.trim() || offset > 0) return { total: r.total, rows }
+      const other = filter.type === 1 ? 2 : 1
+      return { total: r.total, rows, otherTypeTotal: s.store.orders.total(toStoreFilter({ ...filter, type: other })) }
     },
     'orders:get': async ({ type, orderId }) => {
       const s = await c.ready()

@@ -679,7 +679,12 @@ export const channels = {
         limit: z.number().int().min(1).max(1000)
       })
       .strict(),
-    z.object({ rows: z.array(OrderRow), total: z.number().int() }),
+    z.object({
+      rows: z.array(OrderRow),
+      total: z.number().int(),
+      /** With a search, on the first window: how many orders of the other type the same filter matches ("2 matches in Offramp"). */
+      otherTypeTotal: z.number().int().optional()
+    }),
     'A window of the filtered orders'
   ),
   'orders:get': ch(
