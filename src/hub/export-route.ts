@@ -10,6 +10,7 @@
 // snapshot is held.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { exportTotal, writeOrdersCsv } from '../main/export/orders-csv'
+import { csvNamesOf } from '../shared/domain/csv'
 import { parseInput, toEnvelopeError, type OrderFilter } from '../shared/ipc/contract'
 import type { Hub } from './hub'
 import type { Operator } from './operators'
@@ -42,6 +43,9 @@ export async function exportOrders(op: Operator, req: IncomingMessage, res: Serv
   const { hub } = d
   const store = hub.session().store
   const total = exportTotal(store, filter)
+  // Fiats, coins and chains by the names the configuration gives them (cached; fetched at start).
+  const config = hub.session().config
+  const names = csvNamesOf(await config.get().catch(() => config.snapshot()))
   const started = Date.now()
   hub.audit.append(op.name, 'orders:export:start', { filter, total })
   hub.log.info(`${op.name} (${op.role}) started an export of ${total} orders`)
@@ -71,7 +75,7 @@ export async function exportOrders(op: Operator, req: IncomingMessage, res: Serv
   let outcome: ExportOutcome = 'complete'
   let error: string | null = null
   try {
-    await writeOrdersCsv(store, filter, res, { signal: gone.signal, tally })
+    await writeOrdersCsv(store, filter, names, res, { signal: gone.signal, tally })
     res.end()
   } catch (e) {
     outcome = gone.signal.aborted ? 'aborted' : 'failed'

@@ -2,6 +2,7 @@
 // its timeline, history records that could not be read, pinning (watches), the tray's
 // list (what needs attention, then the pinned and the moving orders), and CSV export.
 import { exportOrdersCsv } from '../export/orders-csv'
+import { csvNamesOf } from '../../shared/domain/csv'
 import { toContractRow, toStoreFilter, toStoreSort } from '../order-rows'
 import type { LocalStore } from '../store/local-store'
 import type { OrderRef, OrderRow } from '../../shared/ipc/contract'
@@ -73,6 +74,8 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
       const r = await exportOrdersCsv({
         store: s.store,
         filter,
+        // Names as the configuration has them now (cached; fetched at start).
+        names: csvNamesOf(await s.config.get().catch(() => s.config.snapshot())),
         dir: c.exportDir,
         at: c.now(),
         onProgress: (p) => c.emit('export:progress', p)

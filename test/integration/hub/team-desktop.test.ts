@@ -7,6 +7,8 @@ import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exportOrdersCsv } from '../../../src/main/export/orders-csv'
+import { csvNamesOf } from '../../../src/shared/domain/csv'
+import { parseCsv } from '../../support/csv-reader'
 import { statusInfo } from '../../../src/shared/domain/status'
 import type { EventPayload } from '../../../src/shared/ipc/contract'
 import type { ConfirmationPrompt } from '../../../src/main/confirmations'
@@ -217,12 +219,19 @@ describe('a Team profile', () => {
     const reference = await exportOrdersCsv({
       store: f.hub.session().store,
       filter: { type: 1 },
+      names: csvNamesOf(f.hub.session().config.snapshot()),
       dir: theirs,
       at: Date.now(),
       onProgress: () => undefined
     })
     expect(r.rows).toBe(reference.rows)
     expect(mine.equals(await readFile(reference.path))).toBe(true)
+    // Coins, chains and fiats by their names, as finance reads them.
+    const [header, first] = parseCsv(mine.toString('utf8').replace(/^\uFEFF/, ''))
+    const coin = first![header!.indexOf('coin')]!
+    expect(coin).toMatch(/^[A-Z0-9]+$/)
+    expect(first![header!.indexOf('chain')]).not.toMatch(/^#/)
+    expect(first![header!.indexOf('fiat')]).toBe('INR')
     expect((await stat(r.path)).mode & 0o777).toBe(0o600)
     await viewerDesk.waitFor('export:progress', (p) => p.done && p.rows === r.rows)
     const audit = await f.call<{ rows: Array<{ operator: string; action: string }> }>(adminToken, 'audit:list', { limit: 50 })

@@ -289,6 +289,14 @@ describe('orders:export', () => {
       for (const l of lines) expect(l[col(name)], `${name} of ${l[col('orderId')]}`).toMatch(/^(-?\d+(\.\d+)?)?$/)
     }
     for (const r of listed.rows) expect(byId.get(r.orderId)![col('fiatAmount')]).toBe(r.fiatAmount)
+    // Coins, chains and fiats by the names the configuration gives them, never "#54".
+    const config = await h.call('config:get', {})
+    for (const r of listed.rows) {
+      const l = byId.get(r.orderId)!
+      expect(l[col('coin')]).toBe(config.coins.find((c) => c.id === r.coinId)!.code.toUpperCase())
+      expect(l[col('chain')]).toBe(config.chains.find((c) => c.id === r.chainId)!.symbol.toUpperCase())
+      expect(l[col('fiat')]).toBe('INR')
+    }
 
     const evil = listed.rows.find((r) => r.merchantRecognitionId === FORMULA_MRID)!
     expect(evil).toBeDefined()
