@@ -65,6 +65,24 @@ class AppState {
     const f = id === null || id === undefined ? undefined : this.config?.fiats.find((x) => x.id === id)
     return f ? f.symbol.toUpperCase() : fiatName(id)
   }
+  /** A coin by code and name ("USDT · Tether USD"), for where an operator reads one order. */
+  coinName = (id: number | null | undefined): string => {
+    const c = id === null || id === undefined ? undefined : this.coin(id)
+    return c
+      ? c.name && c.name.toUpperCase() !== c.code.toUpperCase()
+        ? `${c.code.toUpperCase()} · ${c.name}`
+        : c.code.toUpperCase()
+      : coinName(id)
+  }
+  /** A network by symbol and name ("BEP20 · BNB Smart Chain"). */
+  chainName = (id: number | null | undefined): string => {
+    const c = id === null || id === undefined ? undefined : this.chain(id)
+    return c
+      ? c.name && c.name.toUpperCase() !== c.symbol.toUpperCase()
+        ? `${c.symbol.toUpperCase()} · ${c.name}`
+        : c.symbol.toUpperCase()
+      : chainName(id)
+  }
   /** May this desktop call the channel? (Outside a team: everything. In a team: what the role allows.) */
   can = (channel: ChannelName): boolean => this.access === null || this.access.channels.includes(channel)
 
