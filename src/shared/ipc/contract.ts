@@ -479,7 +479,9 @@ export const TeamAccess = z.object({
       operator: z.string(),
       role: TeamRole,
       /** The desktop's event stream from the hub is open. */
-      connected: z.boolean()
+      connected: z.boolean(),
+      /** The line to the hub: open, the hub out of reach, or this operator's token refused (unknown or revoked). */
+      line: z.enum(['connected', 'unreachable', 'revoked']).optional()
     })
     .nullable(),
   channels: z.array(z.string())
