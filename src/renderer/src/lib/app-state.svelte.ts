@@ -29,6 +29,10 @@ class AppState {
   info = $state<Info | null>(null)
   profile = $state<Profile | null>(null)
   config = $state<ConfigSnapshot | null>(null)
+  /** Since when the configuration has been asked for without an answer yet (null: answered or failed). */
+  configWaitingSince = $state<number | null>(null)
+  /** Why the configuration could not be read (views that need it say so). */
+  configError = $state<ErrorInfo | null>(null)
   settings = $state<Settings | null>(null)
   sync = $state<SyncState[]>([])
   budget = $state<BudgetEntry[]>([])
@@ -95,9 +99,10 @@ class AppState {
     try {
       // First, so that a role's missing channels are hidden before anything shows them.
       this.access = await call('team:access', {})
-      const [info, config, settings, sync, budget] = await Promise.all([
+      // The configuration comes from the service and may be slow: everything else shows without waiting for it.
+      void this.loadConfig()
+      const [info, settings, sync, budget] = await Promise.all([
         call('app:info', {}),
-        call('config:get', {}),
         call('settings:get', {}),
         call('sync:state', {}),
         call('budget:get', {})
@@ -106,7 +111,6 @@ class AppState {
       this.profile = info.profile
       this.skewMs = info.clockSkewMs
       this.locale = info.locale ?? browserLocale()
-      this.config = config
       this.settings = settings
       this.sync = sync.states
       this.budget = budget.entries
@@ -114,6 +118,18 @@ class AppState {
       applyTheme(settings.theme)
     } catch (e) {
       this.loadError = errorInfoOf(e)
+    }
+  }
+
+  async loadConfig(): Promise<void> {
+    this.configWaitingSince ??= Date.now()
+    try {
+      this.config = await call('config:get', {})
+      this.configError = null
+    } catch (e) {
+      this.configError = errorInfoOf(e)
+    } finally {
+      this.configWaitingSince = null
     }
   }
 
@@ -132,7 +148,10 @@ class AppState {
       else this.sync.push(s)
     })
     on('budget:changed', (b) => (this.budget = b.entries))
-    on('config:updated', (c) => (this.config = c))
+    on('config:updated', (c) => {
+      this.config = c
+      this.configError = null
+    })
     on('clock:skew', (s) => (this.skewMs = s.skewMs))
     // The network is back (in Electron main also hears sleep and unlock from the OS): ask
     // main to refetch now rather than at the next interval, and reload what this window holds.
