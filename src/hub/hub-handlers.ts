@@ -109,6 +109,7 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
     'secrets:status': desktopOnly('secrets:status'),
     'secrets:set': desktopOnly('secrets:set'),
     'secrets:delete': desktopOnly('secrets:delete'),
+    'secrets:where': desktopOnly('secrets:where'),
     'secrets:test': desktopOnly('secrets:test'),
 
     'settings:get': async () => h.settings.get(),

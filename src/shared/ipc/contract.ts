@@ -640,6 +640,11 @@ export const channels = {
     'Store or replace a secret (write-only)'
   ),
   'secrets:delete': ch(SecretSelector, ok, 'Delete a stored secret'),
+  'secrets:where': ch(
+    none,
+    z.object({ backend: SecretBackend, reason: z.string().nullable() }),
+    'Where a secret stored now would go (none: it would be refused), and why when that is plain text or nowhere'
+  ),
   'secrets:test': ch(
     SecretSelector,
     z.object({ ok: z.boolean(), latencyMs: z.number().nullable(), message: z.string(), error: ErrorInfo.nullable() }),
