@@ -90,7 +90,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     shownIn: o.confirmationCodes?.shownIn,
     now
   })
-  const shell: ShellPort = { ...headlessShell(openedUrls, typedConfirmations.confirm), ...o.shell }
+  const shell: ShellPort = { ...headlessShell(openedUrls, typedConfirmations.confirm, emit), ...o.shell }
 
   const active = new ActiveProfile({
     profiles,

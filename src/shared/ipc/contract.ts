@@ -805,6 +805,11 @@ export const events = {
   'confirm:request': ConfirmRequest,
   'confirm:settled': z.object({ id: z.string(), outcome: ConfirmOutcome }),
   'nav:order': OrderRef,
+  /**
+   * An order change the notification settings ask to be told of, for a shell without
+   * native notifications (the browser harness shows it with the browser's Notification API).
+   */
+  'notify:order': z.object({ title: z.string(), body: z.string(), order: OrderRef.optional() }),
   /** A Team profile's line to its hub opened or dropped, or its role changed. */
   'team:access': TeamAccess
 } as const
