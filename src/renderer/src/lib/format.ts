@@ -81,6 +81,15 @@ export function dateTimeShort(v: number | string | null | undefined, locale: str
   ).format(d)
 }
 
+const timeFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** The time of day to the second ("12:03:15 PM"), for what was quoted or seen a moment ago. */
+export function timeOfDay(v: number, locale: string): string {
+  return kept(timeFormats, locale, (l) => new Intl.DateTimeFormat(l, { hour: '2-digit', minute: '2-digit', second: '2-digit' })).format(
+    new Date(v)
+  )
+}
+
 /** A whole count ("1,00,000" in en-IN, "100,000" in en-US). */
 export function count(n: number, locale: string): string {
   return kept(countFormats, locale, (l) => new Intl.NumberFormat(l, { maximumFractionDigits: 0 })).format(n)
