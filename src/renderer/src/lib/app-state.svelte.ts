@@ -139,6 +139,9 @@ class AppState {
     setInterval(() => (this.now = Date.now()), 1000)
     on('profile:changed', (p) => {
       this.profile = p
+      // The last profile's coins, networks and limits are not this one's: none until its own arrive.
+      this.config = null
+      this.configError = null
       this.epoch++
       void this.load()
     })
