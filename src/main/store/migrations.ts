@@ -10,6 +10,51 @@ export interface Migration {
   sql: string
 }
 
+/** Migration 5: one order type's trigram index of the searched texts, filled from the orders stored. */
+function textIndexSql(type: number): string {
+  return `
+      CREATE VIRTUAL TABLE orders_text_${type} USING fts5(
+        wallet_address, merchant_recognition_id, reference_id, transaction_hash,
+        tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1
+      );
+      INSERT INTO orders_text_${type} (rowid, wallet_address, merchant_recognition_id, reference_id, transaction_hash)
+        SELECT id, lower(wallet_address), lower(merchant_recognition_id), lower(reference_id), lower(transaction_hash)
+        FROM orders WHERE type = ${type};`
+}
+
+/** Migration 5: the triggers that keep each type's index as its orders are inserted, changed and deleted. */
+function textIndexTriggersSql(types: number[]): string {
+  const values = 'lower(new.wallet_address), lower(new.merchant_recognition_id), lower(new.reference_id), lower(new.transaction_hash)'
+  return `
+      CREATE TRIGGER orders_text_insert AFTER INSERT ON orders BEGIN${types
+        .map(
+          (t) => `
+        INSERT INTO orders_text_${t} (rowid, wallet_address, merchant_recognition_id, reference_id, transaction_hash)
+          SELECT new.id, ${values} WHERE new.type = ${t};`
+        )
+        .join('')}
+      END;
+      CREATE TRIGGER orders_text_update AFTER UPDATE OF wallet_address, merchant_recognition_id, reference_id, transaction_hash ON orders
+      WHEN new.wallet_address IS NOT old.wallet_address OR new.merchant_recognition_id IS NOT old.merchant_recognition_id
+        OR new.reference_id IS NOT old.reference_id OR new.transaction_hash IS NOT old.transaction_hash
+      BEGIN${types
+        .map(
+          (t) => `
+        UPDATE orders_text_${t} SET (wallet_address, merchant_recognition_id, reference_id, transaction_hash) = (${values})
+        WHERE rowid = new.id AND new.type = ${t};`
+        )
+        .join('')}
+      END;
+      CREATE TRIGGER orders_text_delete AFTER DELETE ON orders BEGIN${types
+        .map(
+          (t) => `
+        DELETE FROM orders_text_${t} WHERE rowid = old.id AND old.type = ${t};`
+        )
+        .join('')}
+      END;
+`
+}
+
 export const migrations: readonly Migration[] = [
   {
     version: 1,
@@ -261,46 +306,7 @@ export const migrations: readonly Migration[] = [
       -- the index is case-sensitive: the index and the plan that tests orders one by one
       -- (instr over the same lower()) fold case the same way. Contentless: the texts stay
       -- in orders; contentless_delete lets the triggers below replace and remove entries.
-      CREATE VIRTUAL TABLE orders_text_1 USING fts5(
-        wallet_address, merchant_recognition_id, reference_id, transaction_hash,
-        tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1
-      );
-      INSERT INTO orders_text_1 (rowid, wallet_address, merchant_recognition_id, reference_id, transaction_hash)
-        SELECT id, lower(wallet_address), lower(merchant_recognition_id), lower(reference_id), lower(transaction_hash)
-        FROM orders WHERE type = 1;
-      CREATE VIRTUAL TABLE orders_text_2 USING fts5(
-        wallet_address, merchant_recognition_id, reference_id, transaction_hash,
-        tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1
-      );
-      INSERT INTO orders_text_2 (rowid, wallet_address, merchant_recognition_id, reference_id, transaction_hash)
-        SELECT id, lower(wallet_address), lower(merchant_recognition_id), lower(reference_id), lower(transaction_hash)
-        FROM orders WHERE type = 2;
-      CREATE TRIGGER orders_text_insert AFTER INSERT ON orders BEGIN
-        INSERT INTO orders_text_1 (rowid, wallet_address, merchant_recognition_id, reference_id, transaction_hash)
-          SELECT new.id, lower(new.wallet_address), lower(new.merchant_recognition_id), lower(new.reference_id),
-            lower(new.transaction_hash) WHERE new.type = 1;
-        INSERT INTO orders_text_2 (rowid, wallet_address, merchant_recognition_id, reference_id, transaction_hash)
-          SELECT new.id, lower(new.wallet_address), lower(new.merchant_recognition_id), lower(new.reference_id),
-            lower(new.transaction_hash) WHERE new.type = 2;
-      END;
-      CREATE TRIGGER orders_text_update AFTER UPDATE OF wallet_address, merchant_recognition_id, reference_id, transaction_hash ON orders
-      WHEN new.wallet_address IS NOT old.wallet_address OR new.merchant_recognition_id IS NOT old.merchant_recognition_id
-        OR new.reference_id IS NOT old.reference_id OR new.transaction_hash IS NOT old.transaction_hash
-      BEGIN
-        UPDATE orders_text_1 SET wallet_address = lower(new.wallet_address),
-          merchant_recognition_id = lower(new.merchant_recognition_id), reference_id = lower(new.reference_id),
-          transaction_hash = lower(new.transaction_hash)
-        WHERE rowid = new.id AND new.type = 1;
-        UPDATE orders_text_2 SET wallet_address = lower(new.wallet_address),
-          merchant_recognition_id = lower(new.merchant_recognition_id), reference_id = lower(new.reference_id),
-          transaction_hash = lower(new.transaction_hash)
-        WHERE rowid = new.id AND new.type = 2;
-      END;
-      CREATE TRIGGER orders_text_delete AFTER DELETE ON orders BEGIN
-        DELETE FROM orders_text_1 WHERE rowid = old.id AND old.type = 1;
-        DELETE FROM orders_text_2 WHERE rowid = old.id AND old.type = 2;
-      END;
-    `
+${[1, 2].map(textIndexSql).join('')}${textIndexTriggersSql([1, 2])}    `
   }
 ]
 

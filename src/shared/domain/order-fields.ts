@@ -40,6 +40,10 @@ const COMMON_HEAD: FieldSpec[] = [
   f('paymentType', 'Payment', 'payment')
 ]
 
+/** What the service quoted and filled at, and the fees both types carry. */
+const PRICES: FieldSpec[] = [f('expectedPrice', 'Price quoted', 'price'), f('actualPrice', 'Price filled', 'price')]
+const FEES: FieldSpec[] = [f('clientFee', 'Client fee', 'fee'), f('gatewayFee', 'Gateway fee', 'fee')]
+
 const COMMON_TAIL: FieldSpec[] = [
   f('transactionHash', 'Transaction hash', 'copy'),
   f('createdAt', 'Created', 'time'),
@@ -51,13 +55,11 @@ const ONRAMP: readonly FieldSpec[] = [
   f('fiatAmount', 'Customer pays', 'fiatAmount'),
   f('expectedCryptoAmount', 'Crypto quoted', 'coinAmount'),
   f('actualCryptoAmount', 'Crypto delivered', 'coinAmount'),
-  f('expectedPrice', 'Price quoted', 'price'),
-  f('actualPrice', 'Price filled', 'price'),
+  ...PRICES,
   f('onRampFee', 'On-ramp fee', 'fee'),
   f('onrampFee', 'On-ramp fee', 'fee'),
   f('gasFee', 'Network fee', 'fee'),
-  f('clientFee', 'Client fee', 'fee'),
-  f('gatewayFee', 'Gateway fee', 'fee'),
+  ...FEES,
   f('referenceId', 'Reference id', 'copy'),
   f('hashId', 'Hash id', 'copy'),
   ...COMMON_TAIL,
@@ -72,13 +74,11 @@ const OFFRAMP: readonly FieldSpec[] = [
   ...COMMON_HEAD,
   f('expectedQuantity', 'Crypto to sell', 'coinAmount'),
   f('actualQuantity', 'Crypto sold', 'coinAmount'),
-  f('expectedPrice', 'Price quoted', 'price'),
-  f('actualPrice', 'Price filled', 'price'),
+  ...PRICES,
   f('actualFiatAmount', 'Fiat paid out', 'fiatAmount'),
   f('onrampFee', 'Platform fee', 'fee'),
   f('onRampFee', 'Platform fee', 'fee'),
-  f('clientFee', 'Client fee', 'fee'),
-  f('gatewayFee', 'Gateway fee', 'fee'),
+  ...FEES,
   f('tdsFee', 'TDS (1% tax on Indian sales)', 'fee'),
   f('referenceId', 'Reference id', 'copy'),
   ...COMMON_TAIL,

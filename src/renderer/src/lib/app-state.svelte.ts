@@ -72,20 +72,12 @@ class AppState {
   /** A coin by code and name ("USDT · Tether USD"), for where an operator reads one order. */
   coinName = (id: number | null | undefined): string => {
     const c = id === null || id === undefined ? undefined : this.coin(id)
-    return c
-      ? c.name && c.name.toUpperCase() !== c.code.toUpperCase()
-        ? `${c.code.toUpperCase()} · ${c.name}`
-        : c.code.toUpperCase()
-      : coinName(id)
+    return c ? withName(c.code, c.name) : coinName(id)
   }
   /** A network by symbol and name ("BEP20 · BNB Smart Chain"). */
   chainName = (id: number | null | undefined): string => {
     const c = id === null || id === undefined ? undefined : this.chain(id)
-    return c
-      ? c.name && c.name.toUpperCase() !== c.symbol.toUpperCase()
-        ? `${c.symbol.toUpperCase()} · ${c.name}`
-        : c.symbol.toUpperCase()
-      : chainName(id)
+    return c ? withName(c.symbol, c.name) : chainName(id)
   }
   /** May this desktop call the channel? (Outside a team: everything. In a team: what the role allows.) */
   can = (channel: ChannelName): boolean => this.access === null || this.access.channels.includes(channel)
@@ -170,6 +162,11 @@ class AppState {
     this.settings = await call('settings:update', patch)
     applyTheme(this.settings.theme)
   }
+}
+
+/** "USDT · Tether USD"; the code alone when the name says no more. */
+function withName(code: string, name: string): string {
+  return name && name.toUpperCase() !== code.toUpperCase() ? `${code.toUpperCase()} · ${name}` : code.toUpperCase()
 }
 
 function browserLocale(): string {
