@@ -176,6 +176,8 @@ test('an address with a broken checksum is refused with the reason; a good one p
   await expect(failed).toContainText('EIP-55 checksum')
   await expect(failed).toHaveClass(/bad/)
   await expect(failed.locator('.detail')).not.toBeEmpty()
+  // A typo in the checksum is not another network's address.
+  await expect(page.getByTestId('address-looks-like')).toHaveCount(0)
   await shot(page, 'address')
 })
 

@@ -380,9 +380,9 @@ function checkMemo(memoRegex: string | undefined, memo: string | undefined): Add
           name,
           kind: 'memo',
           ok: false,
-          detail: 'this chain uses no memo: remove it (a memo here means the address was probably meant for another chain)'
+          detail: 'this network uses no memo: remove it (a memo here means the address was probably meant for another network)'
         }
-      : { name, kind: 'memo', ok: true, detail: 'this chain uses no memo' }
+      : { name, kind: 'memo', ok: true, detail: 'this network uses no memo' }
   }
   const c = compileConfigRegex(memoRegex)
   if (!c.ok)
@@ -393,7 +393,7 @@ function checkMemo(memoRegex: string | undefined, memo: string | undefined): Add
       detail: `the configuration's memo pattern is not a valid regular expression (${c.error}); cannot check`
     }
   if (!given)
-    return { name, kind: 'memo', ok: true, detail: 'no memo given; this chain accepts one (exchange deposit addresses require it)' }
+    return { name, kind: 'memo', ok: true, detail: 'no memo given; this network accepts one (exchange deposit addresses require it)' }
   if (memo.length > MAX_MEMO_LENGTH) return { name, kind: 'memo', ok: false, detail: `${memo.length} characters is longer than any memo` }
   return c.re.test(memo)
     ? { name, kind: 'memo', ok: true, detail: 'matches' }
