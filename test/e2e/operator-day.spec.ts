@@ -243,6 +243,10 @@ test('the service down is named with "Try again now", and the state clears when 
     await expect(notice).toHaveAttribute('data-problem', 'service-down', { timeout: 15_000 })
     await expect(notice).toContainText('The service cannot be reached')
     await expect(notice.getByRole('button', { name: 'Try again now' })).toBeVisible()
+    // Diagnostics says the request budget counts attempts that got no answer.
+    await navigate(page, 'diagnostics')
+    await expect(page.getByTestId('budget-down')).toContainText('The service is not answering')
+    await navigate(page, 'tickers')
   } finally {
     e.control.clearFaults()
   }
