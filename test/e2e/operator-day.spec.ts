@@ -126,7 +126,7 @@ test('order notifications use the browser Notification API, asking for permissio
   })
   await openView(page, e, 'orders')
   await expect(page.locator('tbody tr[data-order]').first()).toBeVisible({ timeout: 30_000 })
-  const order = e.control.createOrder({ type: 1, fiatType: 1, hold: true })
+  const order = e.control.createOrder({ type: 1, fiatType: 1, hold: true, path: 'completed' })
   await sync()
   e.control.advanceOrder(order.orderId)
   await sync()
@@ -139,7 +139,7 @@ test('order notifications use the browser Notification API, asking for permissio
 
 test('the tray lists watched orders first, with their changes marked, readable at 360x480', async ({ page }) => {
   await page.setViewportSize({ width: 360, height: 480 })
-  const watched = e.control.createOrder({ type: 1, fiatType: 1, hold: true })
+  const watched = e.control.createOrder({ type: 1, fiatType: 1, hold: true, path: 'completed' })
   await sync()
   await e.app.services.handlers['orders:watch']({ type: 1, orderId: watched.orderId, watch: true })
   // Orders needing attention that would bury it.

@@ -149,7 +149,8 @@ test('the detail panel shows every field in words and the timeline; keyboard mov
 })
 
 test('a status change made through the sandbox appears in the table and in the tray', async ({ page, context }) => {
-  const created = e.control.createOrder({ type: 1, fiatType: 1, hold: true })
+  // A path with steps enough for the two moves below (a random one may time out at the first).
+  const created = e.control.createOrder({ type: 1, fiatType: 1, hold: true, path: 'completed' })
   await openView(page, e, 'orders')
   await waitForOrders(page)
   await search(page, String(created.orderId))
