@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { exportTotal, writeOrdersCsv } from '../main/export/orders-csv'
+import { csvNamesOf } from '../shared/domain/csv'
 import { parseInput, toEnvelopeError, type OrderFilter } from '../shared/ipc/contract'
 import type { Hub } from './hub'
 import type { Operator } from './operators'
@@ -84,6 +85,9 @@ async function run(op: Operator, res: ServerResponse, filter: OrderFilter, d: Ex
   const { hub } = d
   const store = hub.session().store
   const total = exportTotal(store, filter)
+  // Fiats, coins and chains by the names the configuration gives them (cached; fetched at start).
+  const config = hub.session().config
+  const names = csvNamesOf(await config.get().catch(() => config.snapshot()))
   const started = Date.now()
   hub.audit.append(op.name, 'orders:export:start', { filter, total })
   hub.log.info(`${op.name} (${op.role}) started an export of ${total} orders`)
@@ -122,7 +126,7 @@ async function run(op: Operator, res: ServerResponse, filter: OrderFilter, d: Ex
         await yieldToLoop()
       }
     }
-    await writeOrdersCsv(store, filter, res, { signal: gone.signal, tally, pace })
+    await writeOrdersCsv(store, filter, names, res, { signal: gone.signal, tally, pace })
     res.end()
   } catch (e) {
     outcome = gone.signal.aborted ? 'aborted' : 'failed'

@@ -26,6 +26,7 @@ import { EndpointLog } from './diagnostics/endpoint-log'
 import { buildDiagnostics } from './diagnostics/diagnostics'
 import { ingestInto, startInbox, type RunningInbox } from './webhooks/inbox'
 import { DeliveryLogPruner } from './webhooks/delivery-log-pruner'
+import { keepSandboxRunApart } from './store/sandbox-run'
 import { openLocalStore, type LocalStore } from './store/local-store'
 import type { StartSandboxOptions } from '../sandbox'
 import { silentLog, type Log } from './logging/logger'
@@ -47,6 +48,8 @@ export interface SessionOptions {
   emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void
   /** The support log, its lines tagged with the profile. */
   log?: Log
+  /** The sandbox profile: the run of the embedded simulator it talks to (a database of another run forgets its orders). */
+  sandboxRun?: string
 }
 
 export class ProfileSession {
@@ -86,6 +89,8 @@ export class ProfileSession {
     const log = o.log ?? silentLog
     const syncRuns = new SyncRunLog(log, o.now)
     const store = openLocalStore(o.dir, { now: () => new Date(o.now()), appVersion: o.appVersion })
+    if (o.sandboxRun !== undefined && keepSandboxRunApart(store, o.sandboxRun))
+      log.info('the sandbox database held the orders of an earlier sandbox run: forgotten, this run syncs its own')
     const p = o.profile
     // What earlier sessions learned of this service (parameter typing, unknown limits) is
     // where this one starts.

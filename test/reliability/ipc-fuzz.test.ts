@@ -41,6 +41,7 @@ const VALID: Record<ChannelName, unknown> = {
   'secrets:set': { profileId: 'sandbox', secret: 'abcdefgh12' },
   'secrets:delete': { profileId: 'sandbox' },
   'secrets:test': { profileId: 'sandbox' },
+  'secrets:where': {},
   'settings:get': {},
   'settings:update': { theme: 'dark', historyPollSeconds: 60 },
   'config:get': {},

@@ -526,10 +526,15 @@ export class OrdersRepo {
     const built = buildOrderQuery(q, { broad })
     // All the statements run back to back on the one connection, so nothing can commit
     // between them: rows and total describe the same state.
-    const total = this.total(built)
+    const total = this.countOf(built)
     const window = broad && !this.walkPays(q.type, built, total) ? buildOrderQuery(q) : built
     const rows = this.sql.all<OrderDbRow>(window.rowsSql, ...window.params, window.limit, window.offset).map(toRow)
     return { rows, total }
+  }
+
+  /** How many orders match the filter (kept until the next write, as the query's totals are). */
+  total(filter: OrderFilter): number {
+    return this.countOf(buildOrderQuery(filter, { broad: this.broadSearch(filter) }))
   }
 
   /**
@@ -537,9 +542,9 @@ export class OrdersRepo {
    * tab), while its first page is an index seek: so the totals are kept until the next
    * write, and an operator going back to a filter (or to "any") does not count again.
    */
-  private total(built: BuiltOrderQuery): number {
-    const key = `${built.where}|${built.params.map((p) => `${typeof p}:${String(p)}`).join('|')}`
-    return this.fact(key, () => this.sql.value<number>(built.countSql, ...built.params) ?? 0)
+  private countOf(built: BuiltOrderQuery): number {
+    const key = `${built.countSql}|${built.countParams.map((p) => `${typeof p}:${String(p)}`).join('|')}`
+    return this.fact(key, () => this.sql.value<number>(built.countSql, ...built.countParams) ?? 0)
   }
 
   /** compute(), kept under key until the next write (computed afresh inside a transaction). */
@@ -563,7 +568,7 @@ export class OrdersRepo {
    * A window deep into a sparse result takes the ids.
    */
   private walkPays(type: OrderType, built: BuiltOrderQuery, total: number): boolean {
-    const walked = ((built.offset + built.limit) * this.total(buildOrderQuery({ type }))) / Math.max(1, total)
+    const walked = ((built.offset + built.limit) * this.countOf(buildOrderQuery({ type }))) / Math.max(1, total)
     return walked <= Math.max(this.searchPlan.maxWalkedEntries, 2 * total)
   }
 

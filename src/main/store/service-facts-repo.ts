@@ -4,7 +4,7 @@
 // JSON values under its own keys and reads them back whole at start-up.
 import type { Sql } from './database'
 
-export type FactKind = 'param' | 'limit'
+export type FactKind = 'param' | 'limit' | 'sandbox'
 
 export class ServiceFactsRepo {
   constructor(

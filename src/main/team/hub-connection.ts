@@ -51,6 +51,8 @@ export class HubConnection {
   connected = false
   /** Why the stream is not open, when it is not. */
   lastError: string | null = null
+  /** The hub refused the operator token (unknown or revoked): trying again will not help until it changes. */
+  refused = false
 
   constructor(private readonly o: HubConnectionOptions) {
     this.base = o.hubUrl.replace(/\/+$/, '')
@@ -97,6 +99,9 @@ export class HubConnection {
       const text = await r.body.text()
       try {
         const env = JSON.parse(text) as Envelope<unknown>
+        // 401: the token is unknown or was revoked; the operator needs a new one, not a retry.
+        if (env && typeof env === 'object' && env.ok === false && r.statusCode === 401)
+          return { ok: false, error: { kind: 'access_revoked', message: env.error.message, retryable: false } }
         if (env && typeof env === 'object' && typeof env.ok === 'boolean') return env
       } catch {
         // Not the hub's JSON: a proxy's error page, say.
@@ -111,7 +116,7 @@ export class HubConnection {
         }
       }
     } catch (e) {
-      return { ok: false, error: { kind: 'network', message: this.unreachable(e), retryable: true } }
+      return { ok: false, error: { kind: 'hub_unreachable', message: this.unreachable(e), retryable: true } }
     }
   }
 
@@ -127,7 +132,7 @@ export class HubConnection {
         signal: this.controller.signal
       })
     } catch (e) {
-      throw Object.assign(new Error(this.unreachable(e)), { kind: 'network', retryable: true })
+      throw Object.assign(new Error(this.unreachable(e)), { kind: 'hub_unreachable', retryable: true })
     }
   }
 
@@ -143,8 +148,9 @@ export class HubConnection {
     this.wake?.()
   }
 
-  private setState(connected: boolean, error: string | null): void {
-    const changed = connected !== this.connected || error !== this.lastError
+  private setState(connected: boolean, error: string | null, refused = false): void {
+    const changed = connected !== this.connected || error !== this.lastError || refused !== this.refused
+    this.refused = refused
     this.connected = connected
     this.lastError = error
     if (changed) this.o.onState?.(connected, error)
@@ -197,7 +203,8 @@ export class HubConnection {
       } catch {
         // keep the generic text
       }
-      this.setState(false, r.statusCode === 401 ? `the team hub refused this operator token: ${message}` : message)
+      if (r.statusCode === 401) this.setState(false, `the team hub refused this operator token: ${message}`, true)
+      else this.setState(false, message)
       return false
     }
     this.setState(true, null)

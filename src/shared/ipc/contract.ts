@@ -479,7 +479,9 @@ export const TeamAccess = z.object({
       operator: z.string(),
       role: TeamRole,
       /** The desktop's event stream from the hub is open. */
-      connected: z.boolean()
+      connected: z.boolean(),
+      /** The line to the hub: open, the hub out of reach, or this operator's token refused (unknown or revoked). */
+      line: z.enum(['connected', 'unreachable', 'revoked']).optional()
     })
     .nullable(),
   channels: z.array(z.string())
@@ -638,6 +640,11 @@ export const channels = {
     'Store or replace a secret (write-only)'
   ),
   'secrets:delete': ch(SecretSelector, ok, 'Delete a stored secret'),
+  'secrets:where': ch(
+    none,
+    z.object({ backend: SecretBackend, reason: z.string().nullable() }),
+    'Where a secret stored now would go (none: it would be refused), and why when that is plain text or nowhere'
+  ),
   'secrets:test': ch(
     SecretSelector,
     z.object({ ok: z.boolean(), latencyMs: z.number().nullable(), message: z.string(), error: ErrorInfo.nullable() }),
@@ -679,7 +686,12 @@ export const channels = {
         limit: z.number().int().min(1).max(1000)
       })
       .strict(),
-    z.object({ rows: z.array(OrderRow), total: z.number().int() }),
+    z.object({
+      rows: z.array(OrderRow),
+      total: z.number().int(),
+      /** With a search, on the first window: how many orders of the other type the same filter matches ("2 matches in Offramp"). */
+      otherTypeTotal: z.number().int().optional()
+    }),
     'A window of the filtered orders'
   ),
   'orders:get': ch(
@@ -793,6 +805,11 @@ export const events = {
   'confirm:request': ConfirmRequest,
   'confirm:settled': z.object({ id: z.string(), outcome: ConfirmOutcome }),
   'nav:order': OrderRef,
+  /**
+   * An order change the notification settings ask to be told of, for a shell without
+   * native notifications (the browser harness shows it with the browser's Notification API).
+   */
+  'notify:order': z.object({ title: z.string(), body: z.string(), order: OrderRef.optional() }),
   /** A Team profile's line to its hub opened or dropped, or its role changed. */
   'team:access': TeamAccess
 } as const

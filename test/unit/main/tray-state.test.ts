@@ -57,6 +57,38 @@ describe('trayState', () => {
     expect(timeout.level).toBe('offline')
   })
 
+  it('names a revoked team token and a missing secret as what to do, with no promise of a retry', () => {
+    const revoked: ErrorInfo = { kind: 'access_revoked', message: 'this operator token is unknown or was revoked', retryable: false }
+    const s = trayState({ sync: [sync(revoked), sync(revoked, 2)], attention: 2, inProgress: 0 })
+    expect(s).toMatchObject({
+      level: 'failing',
+      icon: 'error',
+      headline: "Your access was revoked: ask your team's admin",
+      title: 'Access revoked'
+    })
+    expect(s.detail).toMatch(/^Your access was revoked — ask your team's admin/)
+    expect(s.detail).not.toMatch(/retries|base URL|could not be reached/)
+    const secret: ErrorInfo = { kind: 'missing_secret', message: 'no API secret is stored', retryable: false }
+    expect(trayState({ sync: [sync(secret)], attention: 0, inProgress: 0 })).toMatchObject({
+      level: 'failing',
+      headline: 'No API secret stored: add it in Settings'
+    })
+  })
+
+  it("calls a team hub out of reach the hub's trouble, not the service's", () => {
+    const hub: ErrorInfo = { kind: 'hub_unreachable', message: 'the team hub at https://hub.example is unreachable', retryable: true }
+    const s = trayState({ sync: [sync(hub)], attention: 0, inProgress: 0 })
+    expect(s).toMatchObject({ level: 'offline', headline: "Offline: your team's hub cannot be reached" })
+    expect(s.detail).not.toMatch(/base URL/)
+  })
+
+  it('never speaks of a last successful sync when there was none', () => {
+    const never = syncState({ type: 1, lastSuccessAt: null, lastError: network })
+    const s = trayState({ sync: [never], attention: 0, inProgress: 0 })
+    expect(s.detail).toContain('Nothing has been synced yet')
+    expect(s.detail).not.toContain('last successful sync')
+  })
+
   it('does not count a request cancelled by a profile switch as a failure', () => {
     const s = trayState({ sync: [sync({ kind: 'aborted', message: 'aborted', retryable: false })], attention: 0, inProgress: 2 })
     expect(s.level).toBe('progress')

@@ -65,6 +65,8 @@ describe('openProfileDatabase', () => {
     raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
     raw.exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, '${v1.name}', '2024-01-01T00:00:00.000Z')`)
     raw.exec("INSERT INTO sync_cursors (type, fiat_type, cursor) VALUES (1, 1, '2024-01-01T00:00:00.000Z')")
+    raw.exec(`INSERT INTO orders (type, order_id, status, coin_id, chain_id, created_at, updated_at, wallet_address, record_json,
+      content_hash, first_seen_at, last_changed_at) VALUES (2, 9, 0, 1, 1, 'x', 'x', '0xAbCdEf0123', '{}', 'h', 'x', 'x')`)
     raw.exec('INSERT INTO sync_cursor_ids (type, fiat_type, order_id) VALUES (1, 1, 7)')
     raw.exec(`INSERT INTO webhook_deliveries (received_at, last_received_at, headers_json, body, verified, dedupe_key)
       VALUES ('2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', '{}', '{"orderId":1}', 1, 'k1')`)
@@ -79,6 +81,9 @@ describe('openProfileDatabase', () => {
     // Ids read before positions were kept have none: the sync treats their run as unknown.
     expect(db.sql.get('SELECT order_id, position FROM sync_cursor_ids')).toEqual({ order_id: 7, position: null })
     expect(db.sql.value('SELECT COUNT(*) FROM service_facts')).toBe(0)
+    // Orders stored before the search index existed are in it, under their type.
+    expect(db.sql.all(`SELECT rowid FROM orders_text_2 WHERE orders_text_2 MATCH '"cdef01"'`)).toEqual([{ rowid: 1 }])
+    expect(db.sql.value(`SELECT COUNT(*) FROM orders_text_1`)).toBe(0)
     expect(db.sql.get('SELECT body, payload_form, notes_json FROM webhook_deliveries')).toEqual({
       body: '{"orderId":1}',
       payload_form: null,
