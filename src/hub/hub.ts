@@ -49,6 +49,9 @@ export interface HubOptions {
   now?: () => number
 }
 
+/** How often the audit log is pruned (hub-audit.ts: a year, a million entries). */
+const AUDIT_PRUNE_EVERY_MS = 60 * 60_000
+
 /** One event on the bus: order events carry their order_events id, the rest none. */
 export interface HubEvent {
   id: number | null
@@ -240,6 +243,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   await session.start()
   watches.reconcile(session.store.watches.list(), session.monitor)
   const handlerCache = new Map<string, ContractHandlers>()
+  let auditPrunedAt = -Infinity
 
   return {
     log,
@@ -307,6 +311,10 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     },
     sweep() {
       webhooks.sweep()
+      if (now() - auditPrunedAt >= AUDIT_PRUNE_EVERY_MS) {
+        auditPrunedAt = now()
+        audit.prune()
+      }
       for (const name of watches.orphans()) {
         watches.dropOperator(name, session.monitor)
         tickers.forget(name)
