@@ -98,6 +98,11 @@ export interface HistoryPage<T extends OrderType = OrderType> {
   runPositions?: ReadonlyMap<number, number>
   /** When given, stored as the cursor's repairFrom in the same transaction (null clears it). */
   repairFrom?: string | null
+  /**
+   * The fiat type given to records that name none. Default the scope's; null for a scope of
+   * every fiat of a type (fiatType 0: a service that does not filter by fiat).
+   */
+  attributeFiat?: number | null
 }
 
 export interface ApplyPageResult {
@@ -115,6 +120,8 @@ export interface ApplyPageResult {
   cursor: SyncCursor
   /** False when the page neither moved the cursor nor added an id at the cursor instant. */
   progressed: boolean
+  /** Records naming no fiat type that the database holds under another fiat type than the page's. */
+  foreign: number
 }
 
 export interface ApplyStatusResult {
@@ -359,10 +366,20 @@ export class OrdersRepo {
         stale: 0,
         unreadable: 0,
         cursor: before,
-        progressed: false
+        progressed: false,
+        foreign: 0
       }
+      const attribute = page.attributeFiat === undefined ? page.fiatType : page.attributeFiat
       for (const record of page.records) {
-        const outcome = this.upsert(page.type, record, page.fiatType, 'sync', at)
+        if (attribute !== null && int((record as Record<string, unknown>).fiatType) === null) {
+          const held = this.sql.value<number | null>(
+            'SELECT fiat_type FROM orders WHERE type = ? AND order_id = ?',
+            page.type,
+            record.orderId
+          )
+          if (held !== undefined && held !== null && held !== attribute) result.foreign++
+        }
+        const outcome = this.upsert(page.type, record, attribute, 'sync', at)
         this.unreadableOrders.resolved(page.type, record.orderId)
         switch (outcome.kind) {
           case 'created':
@@ -480,6 +497,32 @@ export class OrdersRepo {
     if (!statusChanged) return { kind: 'updated', summary }
     this.sql.run(INSERT_EVENT, type, record.orderId, at, record.updatedAt, existing.status, record.status, source)
     return { kind: 'status', summary, change: { type, orderId: record.orderId, old: existing.status, new: record.status } }
+  }
+
+  /** The newest createdAt held in a scope (every fiat of the type when fiatType is null). */
+  newestCreatedAt(type: OrderType, fiatType: number | null): string | null {
+    return fiatType === null
+      ? (this.sql.value<string | null>('SELECT created_at FROM orders WHERE type = ? ORDER BY created_at DESC LIMIT 1', type) ?? null)
+      : (this.sql.value<string | null>(
+          'SELECT created_at FROM orders WHERE type = ? AND fiat_type = ? ORDER BY created_at DESC LIMIT 1',
+          type,
+          fiatType
+        ) ?? null)
+  }
+
+  /**
+   * An order to check what merchantHistory's `since` filters on (monitor/history-probes.ts):
+   * the most recently changed of a scope that changed at least a second after it was
+   * created, not at the spec's cutover instant.
+   */
+  sinceSample(type: OrderType, fiatType: number | null): { orderId: number; createdAt: string; updatedAt: string } | null {
+    const rows = this.sql.all<{ order_id: number; created_at: string; updated_at: string }>(
+      `SELECT order_id, created_at, updated_at FROM orders WHERE type = ?${fiatType === null ? '' : ' AND fiat_type = ?'}
+       AND updated_at > '2022-11-09T16:58:07.000Z' ORDER BY updated_at DESC LIMIT 50`,
+      ...(fiatType === null ? [type] : [type, fiatType])
+    )
+    const r = rows.find((x) => Date.parse(x.updated_at) - Date.parse(x.created_at) >= 1000)
+    return r ? { orderId: r.order_id, createdAt: r.created_at, updatedAt: r.updated_at } : null
   }
 
   get(type: OrderType, orderId: number): OrderRow | undefined {
