@@ -8,7 +8,7 @@ import { SandboxError, fail } from './errors'
 import { toScaled } from './fixed-point'
 import { bigText, scaledBig } from './fast-figures'
 import { OFFRAMP, ONRAMP, PATHS, pathAt, pathsFor, type OrderType, type StatusPath } from './order-paths'
-import type { OrderStore } from './order-store';
+import type { OrderStore } from './order-store'
 import { AMOUNT_DP, CUTOVER } from './order-store'
 import { PRICE_DP, type PriceBook } from './price-book'
 import { fiatOf, offrampBounds, onrampBounds, quoteOfframp, quoteOnramp, resolveTarget, type Target } from './quote-engine'
