@@ -49,6 +49,8 @@ export interface HistorySyncOptions {
   readings?: HistoryReadings
   /** Spend a few requests checking readings before relying on them (history-probes.ts). Default false. */
   probes?: boolean
+  /** Requests spent checking readings (probes, a short page's check), as they are made. */
+  onProbeRequest?: (n: number) => void
   /** The fiat type to send for a scope of every fiat of a type (fiatType 0, for a service that does not filter by it). */
   requestFiatOf?: (type: OrderType) => number
 }
@@ -104,6 +106,7 @@ export class HistorySync {
     if (this.o.probes && this.readings.due().firstPage) {
       const found = await probeFirstPage(this.o.client, { type, fiatType: requestFiat, signal: opts.signal })
       out.requests += found?.requests ?? 3
+      this.o.onProbeRequest?.(found?.requests ?? 3)
       if (found) this.readings.found('firstPage', found.value, found.how)
     }
     const timing = { lookbackMs: this.lookbackMs, reconcileWindowMs: this.reconcileWindowMs, now: this.now, serviceNow: this.o.serviceNow }
@@ -121,6 +124,7 @@ export class HistorySync {
         size: this.readings.pageSize(this.pageSize),
         signal: opts.signal,
         onPage: opts.onPage,
+        onProbeRequest: this.o.onProbeRequest,
         out
       })
       try {

@@ -99,6 +99,8 @@ export interface WalkSetup {
   size: number
   signal?: AbortSignal
   onPage?: (p: PageApplied) => void
+  /** Requests spent checking readings. */
+  onProbeRequest?: (n: number) => void
   out: SyncRunResult
 }
 
@@ -204,6 +206,7 @@ export class Walk {
       { priority: 'background', signal: this.signal }
     )
     this.out.requests++
+    this.s.onProbeRequest?.(1)
     if (next.size === 0) return this.s.readings.noteEnd(n)
     this.s.readings.learnCap(n)
     throw new Restart(`the service holds ${n} records a page`)
@@ -225,6 +228,7 @@ export class Walk {
       signal: this.signal
     })
     this.out.requests++
+    this.s.onProbeRequest?.(1)
     if (found) this.s.readings.found('sinceField', found.value, found.how)
     if (this.s.readings.strategy() !== before) throw new Restart('since was found to filter on another field')
   }
