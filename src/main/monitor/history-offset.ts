@@ -1,10 +1,11 @@
 // The offset walk of one scope, for a service whose order is not on updatedAt (createdAt
 // or orderId, fields that never change) or whose `since` does not filter on updatedAt
-// (history-readings.ts says when): one listing read page by page to its end. With the
-// order on a field that never changes, churn cannot move a record before the position
-// read: a record that joins the listing (an older order changing, under a since on
-// updatedAt) shifts later ones forward and is read again, never skipped; new orders come
-// at the end.
+// (history-readings.ts says when): one listing read page by page to its end, newest
+// first (DESC). Whatever the order sorts by, what churn does then lands before the
+// position read: an order that changes moves to the front (order on updatedAt) or stays
+// where it is (createdAt, orderId); a new order comes at the front; an older order that
+// joins the listing (since on updatedAt) comes in at its place. Each shifts the records
+// after it forward, so a page may read a record again, never skip one.
 //
 // Where a listing starts: a full pass and a first sync from the beginning; a reconcile
 // from the recent window; a poll from the look-back before the cursor when since filters
@@ -33,7 +34,7 @@ export async function offsetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
   if (since !== undefined) await w.ensureSince()
   let previous = ''
   for (let page = 1; ; page++) {
-    const { res, items } = await w.fetch(since, page, w.size)
+    const { res, items } = await w.fetch(since, page, w.size, 'DESC')
     const fingerprint = items.map((i) => i.orderId).join(',')
     if (page > 1 && items.length > 0 && fingerprint === previous)
       throw new ApiError({
@@ -43,7 +44,7 @@ export async function offsetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
       })
     previous = fingerprint
     const full = items.length >= w.size
-    if (!full && page === 1) await w.verifyShort(since, items.length, w.size)
+    if (!full && page === 1) await w.verifyShort(since, items.length, w.size, 'DESC')
     w.apply(res, items)
     if (!full) return
   }

@@ -135,14 +135,15 @@ export class Walk {
   async fetch(
     since: string | undefined,
     page: number,
-    size: number
+    size: number,
+    order: 'ASC' | 'DESC' = 'ASC'
   ): Promise<{ res: HistoryPageResult<OnrampOrder | OfframpOrder>; items: PageItem[] }> {
     this.signal?.throwIfAborted()
     const res = await this.s.client.historyPage(
       {
         type: this.type,
         fiatType: this.s.requestFiat,
-        order: 'ASC',
+        order,
         page: this.s.readings.wirePage(page),
         pageSize: size,
         ...(since !== undefined ? { since } : {})
@@ -151,7 +152,13 @@ export class Walk {
     )
     this.out.requests++
     const items = itemsOf(res)
-    const seen = this.s.readings.observe({ type: this.type, fiatType: this.s.requestFiat, since, items })
+    // The readings judge the order as ascending.
+    const seen = this.s.readings.observe({
+      type: this.type,
+      fiatType: this.s.requestFiat,
+      since,
+      items: order === 'DESC' ? [...items].reverse() : items
+    })
     if (seen.strategyChanged) throw new Restart('a page showed the service orders or selects records on another field')
     for (const it of items) this.consider(it)
     return { res, items }
@@ -192,13 +199,13 @@ export class Walk {
    * holding fewer records a page than asked. When the readings cannot tell, the next page
    * at n records says: empty is the end; records mean a cap (Restart with the smaller size).
    */
-  async verifyShort(since: string | undefined, n: number, asked: number): Promise<void> {
+  async verifyShort(since: string | undefined, n: number, asked: number, order: 'ASC' | 'DESC' = 'ASC'): Promise<void> {
     if (!this.s.readings.ambiguousShort(n, asked)) return
     const next = await this.s.client.historyPage(
       {
         type: this.type,
         fiatType: this.s.requestFiat,
-        order: 'ASC',
+        order,
         page: this.s.readings.wirePage(2),
         pageSize: n,
         ...(since !== undefined ? { since } : {})
