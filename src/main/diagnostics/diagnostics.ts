@@ -5,7 +5,8 @@
 // for support, redacted: no secret, key or wallet address.
 import { endpointNames } from '../../shared/api/endpoints'
 import type { Coverage, Diagnostics, Profile, ShellKind, SyncState } from '../../shared/ipc/contract'
-import { auditText, scopeName } from '../monitor/coverage'
+import { auditLine } from '../monitor/coverage'
+import { scopeName } from '../../shared/domain/coverage-text'
 import type { ClockInfo } from '../api/clock'
 import type { FieldEncodingInfo } from '../api/param-encoding'
 import type { BudgetSnapshot } from '../api/rate-budget'
@@ -65,7 +66,7 @@ function coverageLines(c: Coverage): string[] {
   for (const s of c.scopes)
     out.push(
       `  ${scopeName(s.type, s.fiatType)}: probe ${s.probe}${s.probedAt !== null ? ` ${iso(s.probedAt)}` : ''}` +
-        `${s.nextProbeAt !== null && s.probe !== 'active' ? `, next ${iso(s.nextProbeAt)}` : ''}; ${auditText(s)}${s.error ? `; ${s.error}` : ''}`
+        `${s.nextProbeAt !== null && s.probe !== 'active' ? `, next ${iso(s.nextProbeAt)}` : ''}; ${auditLine(s)}${s.error ? `; ${s.error}` : ''}`
     )
   out.push('merchantHistory readings:')
   for (const r of c.readings) out.push(`  ${r.label}: ${r.value} (${r.state}${r.at !== null ? ` ${iso(r.at)}` : ''}): ${r.how}`)

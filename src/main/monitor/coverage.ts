@@ -4,9 +4,8 @@
 // checking them cost in the last hour, and every gap the app knows of in the operator's
 // words, so that none is only in a log (nothing silent). Pure: the monitor passes what
 // its parts know.
-import { fiatName } from '../../shared/domain/names'
-import { orderKindLabel } from '../../shared/domain/status'
-import type { Coverage, CoverageGap, FreshnessInfo, HistoryReadingInfo, OrderType, ScopeCoverage } from '../../shared/ipc/contract'
+import { auditText, scopeName } from '../../shared/domain/coverage-text'
+import type { Coverage, CoverageGap, FreshnessInfo, HistoryReadingInfo, ScopeCoverage } from '../../shared/ipc/contract'
 import type { HistoryReadingsState, Reading } from './history-readings'
 
 export type SpendPurpose = keyof Coverage['spentLastHour']
@@ -30,30 +29,11 @@ export class SpendLog {
   }
 }
 
-/** "Onramp INR", "Offramp, every fiat". */
-export function scopeName(type: OrderType, fiatType: number): string {
-  return `${orderKindLabel(type)} ${fiatType === 0 ? '(every fiat)' : fiatName(fiatType)}`
-}
+const time = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)} UTC`
+const count = (n: number): string => n.toLocaleString('en-US')
 
-const time = (ms: number): string => new Date(ms).toISOString().slice(11, 16)
-
-/** "complete: 2,034 orders, checked 14:05 UTC" / "incomplete: repairing (2 of 5 pages)" / ... */
-export function auditText(s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe'>): string {
-  const a = s.audit
-  const n = s.orders.toLocaleString('en-US')
-  switch (a.state) {
-    case 'complete':
-      return `complete: ${n} orders, checked ${a.checkedAt === null ? '-' : `${time(a.checkedAt)} UTC`}`
-    case 'repairing':
-      return `incomplete: repairing (${a.repair?.page ?? 0} of ${a.repair?.pages ?? '?'} pages)`
-    case 'incomplete':
-      return `incomplete: ${a.error ?? `${(a.serviceOrders ?? 0) - s.orders} orders missing`}`
-    case 'checking':
-      return `checking (${n} orders here)`
-    case 'unchecked':
-      return s.probe === 'active' ? `${n} orders, not checked yet` : s.probe
-  }
-}
+/** A scope's audit in words, for main's texts (times in UTC). */
+export const auditLine = (s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe'>): string => auditText(s, time, count)
 
 const LABELS: Record<string, string> = {
   sinceField: 'since filters on',
@@ -100,7 +80,7 @@ export function buildCoverage(i: CoverageInputs): Coverage {
     if (s.probe === 'unprobed' || s.probe === 'probing') scopeGap('unprobed', s, 'not probed yet, orders there may be missing')
     else if (s.probe === 'failed') scopeGap('probe', s, `could not be probed (${s.error ?? 'error'}); orders there may be missing`)
     if (s.audit.state === 'repairing' || s.audit.state === 'incomplete')
-      scopeGap(s.audit.state === 'repairing' ? 'repair' : 'audit', s, auditText(s))
+      scopeGap(s.audit.state === 'repairing' ? 'repair' : 'audit', s, auditLine(s))
   }
   if (i.probes) {
     const unchecked = (['sinceField', 'firstPage'] as const).filter((k) => i.readings[k].state === 'assumed')

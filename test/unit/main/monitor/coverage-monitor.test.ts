@@ -13,7 +13,7 @@ import type { Coverage } from '../../../../src/shared/ipc/contract'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { OrderMonitor, type OrderMonitorOptions } from '../../../../src/main/monitor/order-monitor'
 import { countOnService } from '../../../../src/main/monitor/completeness-audit'
-import { auditText } from '../../../../src/main/monitor/coverage'
+import { auditLine as auditText } from '../../../../src/main/monitor/coverage'
 import { at, FakeClock, FakeHistory, onramp, settle } from './fake-history'
 
 const POLL = 30_000
