@@ -8,11 +8,11 @@
 // state is "complete: N orders, checked HH:MM" or "incomplete: repairing (k of n pages)"
 // wherever the operator looks (coverage.ts).
 import type { Timers } from '../api/rate-budget'
+import { DueLoop } from './due-loop'
 import { toErrorInfo } from '../../shared/api/errors'
 import type { OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import type { HistoryClient } from './history-walk'
 import type { HistoryReadings } from './history-readings'
-import { realTimers } from './watches'
 
 export type AuditState = ScopeCoverage['audit']
 
@@ -100,28 +100,25 @@ const key = (type: number, fiat: number) => `${type}:${fiat}`
 export class CompletenessAudit {
   private readonly scopes = new Map<string, Tracked>()
   private readonly now: () => number
-  private readonly timers: Timers
   private everyMs: number
-  private timer: unknown = undefined
-  private signal: AbortSignal | null = null
-  private loop: Promise<void> | null = null
+  private readonly loop: DueLoop<Tracked>
 
   constructor(private readonly o: AuditOptions) {
     this.now = o.now ?? Date.now
-    this.timers = o.timers ?? realTimers
     this.everyMs = o.everyMs
+    this.loop = new DueLoop({ items: () => this.scopes.values(), run: (t) => this.check(t), now: this.now, timers: o.timers })
   }
 
   start(signal: AbortSignal): void {
-    this.signal = signal
-    this.schedule()
+    this.loop.start(signal)
   }
 
-  async stop(): Promise<void> {
-    this.signal = null
-    if (this.timer !== undefined) this.timers.clearTimeout(this.timer)
-    this.timer = undefined
-    await this.loop
+  stop(): Promise<void> {
+    return this.loop.stop()
+  }
+
+  private get signal(): AbortSignal | null {
+    return this.loop.signalOrNull
   }
 
   configure(o: { everyMs: number }): void {
@@ -145,7 +142,7 @@ export class CompletenessAudit {
         repair: null,
         error: null
       })
-    this.schedule()
+    this.loop.schedule()
   }
 
   untrack(type: OrderType, fiatType: number): void {
@@ -155,13 +152,7 @@ export class CompletenessAudit {
   /** Every scope checked now (the operator's "Check now"); resolves when the checks and repairs are done. */
   async checkNow(): Promise<void> {
     for (const t of this.scopes.values()) t.nextAt = this.now()
-    this.disarm()
-    await this.loop
-    this.loop = this.runDue().finally(() => {
-      this.loop = null
-      this.schedule()
-    })
-    await this.loop
+    await this.loop.runNow()
   }
 
   get(type: OrderType, fiatType: number): AuditState | null {
@@ -169,40 +160,6 @@ export class CompletenessAudit {
     if (!t) return null
     const { type: _t, fiatType: _f, ...state } = t
     return { ...state, repair: state.repair ? { ...state.repair } : null }
-  }
-
-  private disarm(): void {
-    if (this.timer !== undefined) this.timers.clearTimeout(this.timer)
-    this.timer = undefined
-  }
-
-  private schedule(): void {
-    if (!this.signal || this.signal.aborted || this.loop) return
-    this.disarm()
-    const next = Math.min(...[...this.scopes.values()].map((t) => t.nextAt ?? Infinity))
-    if (next === Infinity) return
-    this.timer = this.timers.setTimeout(
-      () => {
-        this.timer = undefined
-        this.loop = this.runDue().finally(() => {
-          this.loop = null
-          this.schedule()
-        })
-      },
-      Math.max(0, next - this.now())
-    )
-  }
-
-  private async runDue(): Promise<void> {
-    for (;;) {
-      if (!this.signal || this.signal.aborted) return
-      const now = this.now()
-      const due = [...this.scopes.values()]
-        .filter((t) => t.nextAt !== null && t.nextAt <= now)
-        .sort((a, b) => (a.nextAt ?? 0) - (b.nextAt ?? 0))[0]
-      if (!due) return
-      await this.check(due)
-    }
   }
 
   private async count(t: Tracked): Promise<ServiceCount> {

@@ -583,7 +583,7 @@ export class OrderMonitor {
         fiatType: c.fiatType,
         probe: c.state,
         probedAt: c.probedAt,
-        nextProbeAt: c.nextProbeAt,
+        nextProbeAt: c.nextAt,
         orders: held(c.type, c.fiatType),
         audit: none,
         error: c.error

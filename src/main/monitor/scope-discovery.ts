@@ -7,11 +7,11 @@
 // refuses (an unknown fiat) is asked again six times less often. Probes run one at a time
 // at background priority, so they never crowd out a sync or an operator's request.
 import type { Timers } from '../api/rate-budget'
+import { DueLoop } from './due-loop'
 import { toErrorInfo } from '../../shared/api/errors'
 import type { ConfigSnapshot, OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import { FIAT_SYMBOLS } from '../../shared/domain/names'
 import type { HistoryClient } from './history-walk'
-import { realTimers } from './watches'
 
 export type ProbeState = ScopeCoverage['probe']
 
@@ -20,7 +20,7 @@ export interface Candidate {
   fiatType: number
   state: ProbeState
   probedAt: number | null
-  nextProbeAt: number | null
+  nextAt: number | null
   error: string | null
   failures: number
 }
@@ -73,36 +73,40 @@ const key = (type: number, fiat: number) => `${type}:${fiat}`
 export class ScopeDiscovery {
   private readonly candidates = new Map<string, Candidate>()
   private readonly now: () => number
-  private readonly timers: Timers
   private probeEveryMs: number
-  private timer: unknown = undefined
-  private signal: AbortSignal | null = null
-  private loop: Promise<void> | null = null
+  private readonly loop: DueLoop<Candidate>
   private readonly revealedTypeAt = new Map<OrderType, number>()
 
   constructor(private readonly o: DiscoveryOptions) {
     this.now = o.now ?? Date.now
-    this.timers = o.timers ?? realTimers
     this.probeEveryMs = o.probeEveryMs
+    this.loop = new DueLoop({
+      items: () => [...this.candidates.values()].filter((c) => c.state !== 'active' && !o.merged?.(c.type)),
+      run: (c) => this.probe(c),
+      now: this.now,
+      timers: o.timers
+    })
+  }
+
+  private get signal(): AbortSignal | null {
+    return this.loop.signalOrNull
   }
 
   /** Known fiats of both types: held ones are active at once, the others are probed now. */
   start(signal: AbortSignal): void {
-    this.signal = signal
+    this.loop.start(signal)
     for (const type of [1, 2] as const) for (const fiat of this.o.held(type)) this.activate(type, fiat)
     this.refresh()
   }
 
-  async stop(): Promise<void> {
-    this.signal = null
-    this.disarm()
-    await this.loop
+  stop(): Promise<void> {
+    return this.loop.stop()
   }
 
   configure(o: { probeEveryMs: number }): void {
     this.probeEveryMs = o.probeEveryMs
     for (const c of this.candidates.values())
-      if (c.state === 'empty' && c.probedAt !== null) c.nextProbeAt = Math.min(c.nextProbeAt ?? Infinity, c.probedAt + o.probeEveryMs)
+      if (c.state === 'empty' && c.probedAt !== null) c.nextAt = Math.min(c.nextAt ?? Infinity, c.probedAt + o.probeEveryMs)
     this.schedule()
   }
 
@@ -116,7 +120,7 @@ export class ScopeDiscovery {
   reveal(type: OrderType, fiatType: number): void {
     const c = this.ensure(type, fiatType)
     if (c.state === 'active' || c.state === 'probing') return
-    c.nextProbeAt = this.now()
+    c.nextAt = this.now()
     this.schedule()
   }
 
@@ -125,38 +129,25 @@ export class ScopeDiscovery {
     const last = this.revealedTypeAt.get(type)
     if (last !== undefined && this.now() - last < REVEAL_TYPE_EVERY_MS) return
     this.revealedTypeAt.set(type, this.now())
-    for (const c of this.candidates.values())
-      if (c.type === type && c.state !== 'active' && c.state !== 'probing') c.nextProbeAt = this.now()
+    for (const c of this.candidates.values()) if (c.type === type && c.state !== 'active' && c.state !== 'probing') c.nextAt = this.now()
     this.schedule()
   }
 
   /** Probes every scope not probed yet now (joining probes in progress); resolves when they are done. */
   async settle(): Promise<void> {
-    while (this.loop) await this.loop
-    if (!this.signal || this.signal.aborted) return
     const now = this.now()
-    for (const c of this.candidates.values())
-      if (c.state === 'unprobed' || c.state === 'failed') c.nextProbeAt = Math.min(c.nextProbeAt ?? now, now)
-    this.disarm()
-    this.loop = this.probeDue().finally(() => {
-      this.loop = null
-      this.schedule()
-    })
-    await this.loop
+    for (const c of this.candidates.values()) if (c.state === 'unprobed' || c.state === 'failed') c.nextAt = Math.min(c.nextAt ?? now, now)
+    await this.loop.runNow()
   }
 
   list(): Candidate[] {
     return [...this.candidates.values()].map((c) => ({ ...c })).sort((a, b) => a.type - b.type || a.fiatType - b.fiatType)
   }
 
-  isActive(type: OrderType, fiatType: number): boolean {
-    return this.candidates.get(key(type, fiatType))?.state === 'active'
-  }
-
   private ensure(type: OrderType, fiatType: number): Candidate {
     let c = this.candidates.get(key(type, fiatType))
     if (!c) {
-      c = { type, fiatType, state: 'unprobed', probedAt: null, nextProbeAt: this.now(), error: null, failures: 0 }
+      c = { type, fiatType, state: 'unprobed', probedAt: null, nextAt: this.now(), error: null, failures: 0 }
       this.candidates.set(key(type, fiatType), c)
       this.o.onChange?.()
     }
@@ -167,47 +158,14 @@ export class ScopeDiscovery {
     const c = this.ensure(type, fiatType)
     if (c.state === 'active') return
     c.state = 'active'
-    c.nextProbeAt = null
+    c.nextAt = null
     c.error = null
     this.o.onActive(type, fiatType)
     this.o.onChange?.()
   }
 
-  private disarm(): void {
-    if (this.timer !== undefined) this.timers.clearTimeout(this.timer)
-    this.timer = undefined
-  }
-
-  /** Arms the timer for the next probe due (probes run one at a time, in the loop). */
   private schedule(): void {
-    if (!this.signal || this.signal.aborted || this.loop) return
-    this.disarm()
-    let next = Infinity
-    for (const c of this.candidates.values())
-      if (c.state !== 'active' && !this.o.merged?.(c.type) && c.nextProbeAt !== null) next = Math.min(next, c.nextProbeAt)
-    if (next === Infinity) return
-    this.timer = this.timers.setTimeout(
-      () => {
-        this.timer = undefined
-        this.loop = this.probeDue().finally(() => {
-          this.loop = null
-          this.schedule()
-        })
-      },
-      Math.max(0, next - this.now())
-    )
-  }
-
-  private async probeDue(): Promise<void> {
-    for (;;) {
-      if (!this.signal || this.signal.aborted) return
-      const now = this.now()
-      const due = [...this.candidates.values()]
-        .filter((c) => c.state !== 'active' && !this.o.merged?.(c.type) && c.nextProbeAt !== null && c.nextProbeAt <= now)
-        .sort((a, b) => (a.nextProbeAt ?? 0) - (b.nextProbeAt ?? 0))[0]
-      if (!due) return
-      await this.probe(due)
-    }
+    this.loop.schedule()
   }
 
   private async probe(c: Candidate): Promise<void> {
@@ -224,7 +182,7 @@ export class ScopeDiscovery {
       c.error = null
       if (r.size > 0) return this.activate(c.type, c.fiatType)
       c.state = 'empty'
-      c.nextProbeAt = c.probedAt + this.probeEveryMs
+      c.nextAt = c.probedAt + this.probeEveryMs
     } catch (e) {
       if (this.signal?.aborted) {
         c.state = 'unprobed'
@@ -242,11 +200,11 @@ export class ScopeDiscovery {
       ) {
         // The service does not take this fiat for this type: asked again now and then, in case it starts to.
         c.state = 'refused'
-        c.nextProbeAt = c.probedAt + this.probeEveryMs * REFUSED_FACTOR
+        c.nextAt = c.probedAt + this.probeEveryMs * REFUSED_FACTOR
       } else {
         c.state = 'failed'
         c.failures++
-        c.nextProbeAt = c.probedAt + Math.min(this.probeEveryMs, 15_000 * 2 ** (c.failures - 1))
+        c.nextAt = c.probedAt + Math.min(this.probeEveryMs, 15_000 * 2 ** (c.failures - 1))
       }
     } finally {
       this.o.onChange?.()
