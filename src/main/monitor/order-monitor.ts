@@ -309,9 +309,10 @@ export class OrderMonitor {
   /** Runs every scope now (joining runs already going); resolves with the states after. */
   async syncNow(): Promise<SyncState[]> {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
-    // Scopes not probed yet are found first, so a sync now covers them too.
+    // The scopes known run at once; those found by probing what is not probed yet follow.
+    const known = [...this.scopes.values()].map((s) => this.runScope(s))
     await this.discovery?.settle()
-    await Promise.allSettled([...this.scopes.values()].map((s) => this.runScope(s)))
+    await Promise.allSettled([...known, ...[...this.scopes.values()].map((s) => this.runScope(s))])
     return this.states()
   }
 
