@@ -4,7 +4,8 @@
 // count ends, and the one before or after it) and compares with the local copy. A
 // shortfall gets a poll first (orders created since the last one); if that does not make
 // it up, the readings are doubted (checked again before the next sync) and the scope is
-// read again end to end in the background, with progress (k of n pages). Each scope's
+// read again end to end in the background, with progress (k of n pages). The counts and
+// the repair's pages go at low priority: behind every poll (rate-budget.ts). Each scope's
 // state is "complete: N orders, checked HH:MM" or "incomplete: repairing (k of n pages)"
 // wherever the operator looks (coverage.ts).
 import type { Timers } from '../api/rate-budget'
@@ -51,7 +52,7 @@ export async function countOnService(
     o.onRequest?.()
     const r = await client.historyPage(
       { type: o.type, fiatType: o.fiatType, order: 'ASC', page: o.wirePage(k), pageSize: P },
-      { priority: 'background', ...(o.signal ? { signal: o.signal } : {}) }
+      { priority: 'low', ...(o.signal ? { signal: o.signal } : {}) }
     )
     return r.size
   }

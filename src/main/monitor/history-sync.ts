@@ -14,6 +14,7 @@
 // store transaction with the cursor it leads to, so a run killed at any point resumes
 // without loss.
 import { ApiError } from '../../shared/api/errors'
+import type { Priority } from '../api/rate-budget'
 import type { OrderType } from '../../shared/ipc/contract'
 import { HistoryReadings } from './history-readings'
 import { probeFirstPage } from './history-probes'
@@ -58,6 +59,8 @@ export interface HistorySyncOptions {
 export interface SyncRunOptions {
   mode?: SyncMode
   signal?: AbortSignal
+  /** The budget priority of the run's pages (default background; low for a repair). */
+  priority?: Priority
   /** After each page is committed. */
   onPage?: (p: PageApplied) => void
 }
@@ -123,6 +126,7 @@ export class HistorySync {
         mode,
         size: this.readings.pageSize(this.pageSize),
         signal: opts.signal,
+        priority: opts.priority,
         onPage: opts.onPage,
         onProbeRequest: this.o.onProbeRequest,
         out

@@ -1,12 +1,13 @@
 // One history sync run of one scope, as the two walks (history-keyset.ts, history-offset.ts)
 // share it: each request goes through fetch() (the page number the service counts in,
-// background priority, the page read as evidence of the service's readings), each page
+// the run's budget priority, the page read as evidence of the service's readings), each page
 // is committed with apply() (records, unreadable ones, cursor, in one transaction), a
 // short first page that may be a cap rather than the end is checked (verifyShort), and
 // `since` is checked before the walk relies on it (ensureSince). When what a page shows
 // changes how the service must be walked, Restart ends the walk before the page is
 // committed and the run starts again with the other strategy.
 import type { CallOptions, HistoryPageResult } from '../api/client'
+import type { Priority } from '../api/rate-budget'
 import type { MerchantHistoryRequest } from '../../shared/api/endpoints'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { ApplyPageResult, OrdersRepo } from '../store/orders-repo'
@@ -98,6 +99,8 @@ export interface WalkSetup {
   mode: SyncMode
   size: number
   signal?: AbortSignal
+  /** The budget priority of the walk's pages: background, or low for a repair that can wait behind the polls. */
+  priority?: Priority
   onPage?: (p: PageApplied) => void
   /** Requests spent checking readings. */
   onProbeRequest?: (n: number) => void
@@ -131,6 +134,10 @@ export class Walk {
     return this.s.store
   }
 
+  private get priority(): Priority {
+    return this.s.priority ?? 'background'
+  }
+
   /** One page of a listing (1-based `page`), read as evidence; Restart when it changes the strategy. */
   async fetch(
     since: string | undefined,
@@ -148,7 +155,7 @@ export class Walk {
         pageSize: size,
         ...(since !== undefined ? { since } : {})
       },
-      { priority: 'background', signal: this.signal }
+      { priority: this.priority, signal: this.signal }
     )
     this.out.requests++
     const items = itemsOf(res)
@@ -210,7 +217,7 @@ export class Walk {
         pageSize: n,
         ...(since !== undefined ? { since } : {})
       },
-      { priority: 'background', signal: this.signal }
+      { priority: this.priority, signal: this.signal }
     )
     this.out.requests++
     this.s.onProbeRequest?.(1)

@@ -703,6 +703,8 @@ export class OrderMonitor {
         const r = await this.history.run(s.type, s.fiatType, {
           mode,
           signal,
+          // The audit's repair reads a whole scope behind every poll.
+          ...(forced?.mode === 'full' ? { priority: 'low' as const } : {}),
           onPage: (p) => {
             this.pageApplied(s, p, quiet)
             forced?.onPage?.(p.pages)

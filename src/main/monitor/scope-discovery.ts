@@ -5,7 +5,8 @@
 // then on; an empty one is probed again on a slow schedule (Settings: scopeProbeMinutes)
 // and at once when a record, a webhook or a search reveals an order there; one the service
 // refuses (an unknown fiat) is asked again six times less often. Probes run one at a time
-// at background priority, so they never crowd out a sync or an operator's request.
+// at low priority (behind every poll, rate-budget.ts), so they never crowd out a sync or
+// an operator's request.
 import type { Timers } from '../api/rate-budget'
 import { DueLoop } from './due-loop'
 import { toErrorInfo } from '../../shared/api/errors'
@@ -175,7 +176,8 @@ export class ScopeDiscovery {
       this.o.onRequest?.()
       const r = await this.o.client.historyPage(
         { type: c.type, fiatType: c.fiatType, pageSize: 1 },
-        { priority: 'background', ...(this.signal ? { signal: this.signal } : {}) }
+        // Behind every poll: a probe can wait, a sync should not.
+        { priority: 'low', ...(this.signal ? { signal: this.signal } : {}) }
       )
       c.probedAt = this.now()
       c.failures = 0

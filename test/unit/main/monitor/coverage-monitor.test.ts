@@ -87,8 +87,8 @@ describe('scopes found, not configured', () => {
     expect(store.orders.get(2, 5)!.type).toBe(2)
     expect(scope(1, 2)).toMatchObject({ probe: 'empty', orders: 0, nextProbeAt: clock.now() - 1000 + PROBE })
     expect(scope(2, 1)!.probe).toBe('empty')
-    // Each probe: one record, no page, no since.
-    expect(probes().every((c) => c.page === 1 && c.order === undefined && c.priority === 'background')).toBe(true)
+    // Each probe: one record, no page, no since, behind every poll (low priority).
+    expect(probes().every((c) => c.page === 1 && c.order === undefined && c.priority === 'low')).toBe(true)
     expect(monitor!.coverage().spentLastHour.probe).toBe(6)
     // The preferred fiat comes first among onramp scopes.
     expect(
@@ -164,12 +164,21 @@ describe('completeness audit', () => {
     store.database.sql.run('DELETE FROM orders WHERE type = 1 AND fiat_type = 1 AND order_id <= 70')
     // What the scope says while each request of the repair is answered.
     const seen: string[] = []
+    const repairPriorities = new Set<string | undefined>()
     fake.beforeAnswer = (c) => {
-      if (c.type === 1 && c.fiatType === 1) seen.push(auditText(scope(1, 1)!))
+      if (c.type !== 1 || c.fiatType !== 1) return
+      seen.push(auditText(scope(1, 1)!))
+      if (scope(1, 1)!.audit.state === 'repairing') repairPriorities.add(c.priority)
     }
+    const before = fake.calls.length
     await clock.advance(AUDIT)
     expect(seen).toContain('incomplete: repairing (0 of 3 pages)')
     expect(seen).toContain('incomplete: repairing (2 of 3 pages)')
+    // The counts and the repair's pages wait behind every poll; the poll before the repair does not.
+    const counts = fake.calls.slice(before).filter((c) => c.type === 1 && c.fiatType === 1 && c.order === 'ASC' && c.since === undefined)
+    expect(counts.length).toBeGreaterThanOrEqual(2)
+    expect(counts.every((c) => c.priority === 'low')).toBe(true)
+    expect([...repairPriorities]).toEqual(['low'])
     expect(scope(1, 1)!.audit).toMatchObject({ state: 'complete', serviceOrders: 120 })
     expect(store.orders.countScope(1, 1)).toBe(120)
     expect(monitor!.coverage().gaps).toEqual([])
