@@ -24,6 +24,7 @@ export default defineConfig({
         '--disable-sync'
       ]
     },
-    viewport: { width: 1400, height: 900 }
+    // A common laptop: the size the README's screenshots are taken at (test/e2e/layout.spec.ts checks 960x600 too).
+    viewport: { width: 1280, height: 800 }
   }
 })

@@ -8,8 +8,9 @@
 //     with caps of its own on such connections, per address and in all;
 //   - the main server (headers up to 32 KiB), for everything else: /rpc, /events, /export,
 //     /healthz.
-// Before that: a cap on open connections in all and per address (a stranger holding
-// connections cannot crowd out the team), a few seconds for the request line and headers,
+// Before that: a cap on open connections in all and per address, where a newcomer from
+// another address takes the place of the largest holder's oldest connection when the pool is
+// full (a stranger holding connections cannot crowd out the team: connection-pool.ts), a few seconds for the request line and headers,
 // and over TLS a few seconds for the handshake, TLS 1.2 only with forward-secret suites and
 // TLS 1.3 preferred. Every refusal goes to `onRefused`, which the hub summarises per address
 // instead of logging each one (refusal-log.ts).
@@ -17,6 +18,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server as 
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net'
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls'
 import { sourceOf } from '../main/webhooks/source-limits'
+import { ConnectionPool } from './connection-pool'
 import type { RefusalKind } from './refusal-kinds'
 
 export interface FrontDoorLimits {
@@ -32,8 +34,9 @@ export interface FrontDoorLimits {
    */
   maxWebhookHeaderBytes: number
   /**
-   * Open /webhook connections in all (default 32) and from one address (default 8): each may
-   * hold a large header. The service delivers an order's webhook at a time, and retries.
+   * Open /webhook connections in all (default 128) and from one address (default 16): each may
+   * hold up to maxWebhookHeaderBytes. At the cap another address takes the place of the
+   * largest holder's oldest connection (connection-pool.ts).
    */
   maxWebhookConnections: number
   maxWebhookConnectionsPerAddress: number
@@ -52,8 +55,8 @@ export const FRONT_DOOR_DEFAULTS: FrontDoorLimits = {
   maxConnectionsPerAddress: 64,
   maxHeaderBytes: 32 * 1024,
   maxWebhookHeaderBytes: 256 * 1024,
-  maxWebhookConnections: 32,
-  maxWebhookConnectionsPerAddress: 8,
+  maxWebhookConnections: 128,
+  maxWebhookConnectionsPerAddress: 16,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 15_000,
   tlsHandshakeTimeoutMs: 5_000,
@@ -147,10 +150,8 @@ function refuseRaw(socket: Socket, status: number, message: string): void {
 
 export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
   const limits: FrontDoorLimits = { ...FRONT_DOOR_DEFAULTS, ...o.limits }
-  const open = new Map<string, number>()
-  const openWebhook = new Map<string, number>()
-  let total = 0
-  let webhookTotal = 0
+  const pool = new ConnectionPool(limits.maxConnections, limits.maxConnectionsPerAddress)
+  const webhookPool = new ConnectionPool(limits.maxWebhookConnections, limits.maxWebhookConnectionsPerAddress)
   const sockets = new Set<Socket>()
 
   const httpOptions = (maxHeaderSize: number) => ({
@@ -191,28 +192,25 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
     })
   }
 
-  /** Counts a new connection against the caps; false (not counted) when over one. */
-  function admit(source: string): boolean {
-    if (total >= limits.maxConnections || (open.get(source) ?? 0) >= limits.maxConnectionsPerAddress) return false
-    total++
-    open.set(source, (open.get(source) ?? 0) + 1)
-    return true
-  }
-  function release(source: string): void {
-    total--
-    const n = (open.get(source) ?? 0) - 1
-    if (n > 0) open.set(source, n)
-    else open.delete(source)
-  }
-
   function onTcp(socket: Socket): void {
     const source = sourceOf(socket.remoteAddress)
-    if (!admit(source)) {
+    const admission = pool.admit(source, socket)
+    if (admission.ok && admission.evicted)
+      o.onRefused({
+        source: sourceOf(admission.evicted.remoteAddress),
+        kind: 'evicted',
+        status: 0,
+        what: 'its oldest connection closed to make room for another address'
+      })
+    if (!admission.ok) {
       o.onRefused({
         source,
         kind: 'connection_cap',
         status: 503,
-        what: `connection over the cap (${limits.maxConnectionsPerAddress} per address, ${limits.maxConnections} in all)`
+        what:
+          admission.reason === 'source'
+            ? `connection over the cap of ${limits.maxConnectionsPerAddress} per address`
+            : `connection over the cap of ${limits.maxConnections} in all`
       })
       // Over TLS nothing can be said before a handshake we will not spend on it.
       if (o.tls) socket.destroy()
@@ -220,10 +218,7 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
       return
     }
     sockets.add(socket)
-    socket.once('close', () => {
-      sockets.delete(socket)
-      release(source)
-    })
+    socket.once('close', () => sockets.delete(socket))
     socket.on('error', () => undefined)
     if (!o.tls) sniff(socket, source)
   }
@@ -241,7 +236,9 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
     const done = () => {
       clearTimeout(timer)
       socket.off('data', onData)
+      socket.off('close', done)
     }
+    socket.once('close', done)
     const onData = (chunk: Buffer) => {
       chunks.push(chunk)
       size += chunk.length
@@ -265,18 +262,11 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
       }
       let server = main
       if (routeOf(target) === 'webhook') {
-        if (webhookTotal >= limits.maxWebhookConnections || (openWebhook.get(source) ?? 0) >= limits.maxWebhookConnectionsPerAddress) {
+        const admitted = webhookPool.admit(source, socket)
+        if (!admitted.ok) {
           o.onRefused({ source, kind: 'webhook_connection_cap', status: 503, what: 'webhook connection over the cap' })
           return refuseRaw(socket, 503, 'too many open webhook connections from this address')
         }
-        webhookTotal++
-        openWebhook.set(source, (openWebhook.get(source) ?? 0) + 1)
-        socket.once('close', () => {
-          webhookTotal--
-          const n = (openWebhook.get(source) ?? 0) - 1
-          if (n > 0) openWebhook.set(source, n)
-          else openWebhook.delete(source)
-        })
         server = webhook
       }
       socket.pause()
@@ -326,7 +316,7 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
   return {
     port,
     limits,
-    connections: () => ({ total, webhook: webhookTotal, bySource: new Map(open) }),
+    connections: () => ({ total: pool.size, webhook: webhookPool.size, bySource: pool.counts() }),
     async close() {
       await new Promise<void>((resolve) => {
         front.close(() => resolve())

@@ -17,6 +17,10 @@ export interface HubAuditEntry {
   detail: Record<string, unknown>
 }
 
+/** What the audit log keeps: a year, and a million entries at most (the oldest go first). */
+export const AUDIT_KEEP_MS = 365 * 24 * 60 * 60_000
+export const AUDIT_MAX_ENTRIES = 1_000_000
+
 export class HubAudit {
   constructor(
     private readonly sql: Sql,
@@ -49,5 +53,13 @@ export class HubAudit {
         action: r.action,
         detail: JSON.parse(r.detail_json) as Record<string, unknown>
       }))
+  }
+
+  /** Drops entries older than keepMs, then the oldest past maxEntries; answers how many went. */
+  prune(keepMs = AUDIT_KEEP_MS, maxEntries = AUDIT_MAX_ENTRIES): number {
+    const old = this.sql.run('DELETE FROM audit WHERE at < ?', this.now() - keepMs).changes
+    const newestGone = this.sql.value<number>('SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?', maxEntries)
+    const over = newestGone === undefined ? 0 : this.sql.run('DELETE FROM audit WHERE id <= ?', newestGone).changes
+    return old + over
   }
 }

@@ -109,6 +109,7 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
     'secrets:status': desktopOnly('secrets:status'),
     'secrets:set': desktopOnly('secrets:set'),
     'secrets:delete': desktopOnly('secrets:delete'),
+    'secrets:where': desktopOnly('secrets:where'),
     'secrets:test': desktopOnly('secrets:test'),
 
     'settings:get': async () => h.settings.get(),
@@ -137,7 +138,7 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
 
     'orders:query': async (q) => {
       const r = await orders['orders:query'](q)
-      return { total: r.total, rows: r.rows.map(mine) }
+      return { ...r, rows: r.rows.map(mine) }
     },
     'orders:get': async (ref) => {
       const r = await orders['orders:get'](ref)

@@ -17,7 +17,7 @@ import { scopeFamilies, scopeLabels } from './scope-metrics'
 /** The routes the hub serves; anything else is `other`. */
 export type Route = 'rpc' | 'events' | 'export' | 'webhook' | 'healthz' | 'readyz' | 'metrics' | 'other'
 
-export const RELAY_OUTCOMES = ['relayed', 'failed', 'skipped_duplicate', 'skipped_already_relayed'] as const
+export const RELAY_OUTCOMES = ['relayed', 'failed', 'skipped_already_relayed'] as const
 export type RelayOutcomeKind = (typeof RELAY_OUTCOMES)[number]
 
 /** What the metrics read when scraped. */

@@ -29,7 +29,6 @@ import type { Operator } from './operators'
 import { OPS_PATHS, serveOps, type OpsDeps } from './ops-routes'
 import { RateCap } from './rate-cap'
 import type { RefusalKind } from './refusal-kinds'
-import { RefusalLog } from './refusal-log'
 
 export interface HubServerOptions {
   hub: Hub
@@ -95,6 +94,16 @@ const readCapped = (req: IncomingMessage, max: number): Promise<string | null> =
     throw e
   })
 
+/** The path of an origin-form request target ("/rpc/x?y"); null for anything else (an absolute URL, "*", junk). */
+export function pathOf(target: string): string | null {
+  if (!target.startsWith('/') || target.startsWith('//')) return null
+  try {
+    return new URL(target, 'http://hub').pathname
+  } catch {
+    return null
+  }
+}
+
 /** The channel named by a /rpc/ path, or null when the path is not one a client could mean (bad %-escapes). */
 export function channelOfPath(path: string): string | null {
   try {
@@ -112,9 +121,10 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const channelSet = new Set<string>(channelNames)
   const streams = new Set<OpenStream>()
   const replaying = new Set<string>()
+  const exportsRunning = new Map<string, number>()
   const maxStreams = o.maxStreamsPerOperator ?? 8
   const maxBacklog = o.maxStreamBacklogBytes ?? 8 * 1024 * 1024
-  const refusals = new RefusalLog(hub.log)
+  const refusals = hub.refusals
   /** A refusal worth a log line (summarised per source) as well as its count. */
   const refused = (req: IncomingMessage, status: number, kind: RefusalKind, what: string) => {
     hub.metrics.refusal(kind)
@@ -136,7 +146,8 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
           'unauthorized',
           token ? 'this operator token is unknown or was revoked' : 'an operator token is required (Authorization: Bearer …)'
         ),
-        { 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"' }
+        // A stranger's connection is not kept for the next try.
+        { 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"', Connection: 'close' }
       )
       return null
     }
@@ -213,7 +224,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     const op = authenticate(req, res)
     if (!op) return
     if (!roleMay(op.role, 'orders:query')) return sendJson(res, 403, refusal('forbidden', `${op.name} may not read orders`))
-    await exportOrders(op, req, res, { hub, readBody: (r) => readCapped(r, maxBody), refuse: sendJson })
+    await exportOrders(op, req, res, { hub, rateCap, running: exportsRunning, readBody: (r) => readCapped(r, maxBody), refuse: sendJson })
   }
 
   function events(req: IncomingMessage, res: ServerResponse): void {
@@ -273,7 +284,13 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
 
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
-      const path = new URL(req.url ?? '/', 'http://hub').pathname
+      const path = pathOf(req.url ?? '/')
+      if (path === null) {
+        count(res, 'other')
+        refused(req, 400, 'malformed', 'malformed request target')
+        req.resume()
+        return sendJson(res, 400, refusal('invalid_input', 'the request target is not a path'), { Connection: 'close' })
+      }
       const route = routeOfPath(path)
       if (route === 'webhook') return webhook(req, res)
       if (route !== 'rpc') count(res, route)
@@ -298,7 +315,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       }
       refused(req, 404, 'not_found', 'no such path')
       req.resume()
-      sendJson(res, 404, refusal('not_found', 'not found'))
+      sendJson(res, 404, refusal('not_found', 'not found'), { Connection: 'close' })
     } catch (e) {
       hub.log.error(`request failed: ${e instanceof Error ? e.message : String(e)}`)
       if (!res.headersSent) sendJson(res, 500, refusal('internal', 'internal error'))
@@ -359,7 +376,6 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       clearInterval(check)
       unRevoked()
       for (const s of [...streams]) s.close()
-      refusals.close()
       await door.close()
     }
   }

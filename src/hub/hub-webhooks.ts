@@ -10,7 +10,9 @@ import type { Sql } from '../main/store/database'
 import type { WebhookDelivery } from '../shared/ipc/contract'
 import type { HubLog } from './hub-log'
 import type { RelayOutcomeKind } from './hub-metrics'
-import { RelayLedger } from './relay-ledger'
+import type { RefusalLog } from './refusal-log'
+import { relayContent, RelayLedger } from './relay-ledger'
+import { sourceOf } from '../main/webhooks/source-limits'
 import { createWebhookRelay, type WebhookRelay } from './webhook-relay'
 
 export interface HubWebhooksOptions {
@@ -19,6 +21,7 @@ export interface HubWebhooksOptions {
   secret: () => Promise<string>
   db: Sql
   log: HubLog
+  refusals: RefusalLog
   forwardTo?: string
   now: () => number
   onDelivery(d: WebhookDelivery): void
@@ -37,6 +40,9 @@ export interface HubWebhooks {
 
 const PRUNE_EVERY_MS = 60_000
 
+/** Three quarters of the 256 KiB header limit of /webhook (front-door.ts): the payload header carries the body in base64. */
+export const HUB_WEBHOOK_MAX_BODY_BYTES = 192 * 1024
+
 /** The JSON body of a verified delivery as relayed: its value written out again (it equals the signed record). */
 export function relayBody(body: string): string {
   return JSON.stringify(JSON.parse(body))
@@ -53,11 +59,15 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
   function relayIfDue(d: WebhookDelivery, req: IncomingMessage, what: string): void {
     if (!relay || !d.verified) return
     const fields = { orderId: d.orderId, status: d.status }
-    if (d.duplicate) {
-      counted('skipped_duplicate')
-      return log.info(`webhook relay of ${what} skipped: a duplicate of a delivery already received`, { ...fields, relay: 'skipped' })
-    }
-    const claim = ledger.claim({ payload: d.payload, orderType: d.orderType, orderId: d.orderId, status: d.status })
+    // A duplicate of a delivery already received is still relayed if no relay of it got through
+    // (the ledger forgets a relay that reached nobody): that is how a resend repairs a missed one.
+    const claim = ledger.claim({
+      payload: d.payload,
+      content: relayContent(d.body),
+      orderType: d.orderType,
+      orderId: d.orderId,
+      status: d.status
+    })
     if (!claim.ok) {
       counted('skipped_already_relayed')
       return log.info(`webhook relay of ${what} skipped: ${claim.reason}`, { ...fields, relay: 'skipped' })
@@ -74,18 +84,25 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
   // One receiver for the hub's life: its replay window and per-source rate hold across requests.
   const listener = inboxRequestListener({
     serviceName: o.serviceName,
+    // No larger body can equal a payload that fits the front door's header limit for /webhook.
+    maxBodyBytes: HUB_WEBHOOK_MAX_BODY_BYTES,
     getSecret: o.secret,
     deliveries: session.store.webhookDeliveries,
     now: o.now,
     serviceNow: () => session.client.clock.now(),
     onVerified: (w) => ingestInto(session.monitor, w),
     onDelivery: (d, req) => {
-      o.onDelivery(d)
       const what = d.orderId !== null ? `order ${d.orderId} status ${d.status ?? '?'}` : 'a delivery'
       const fields = { orderId: d.orderId, status: d.status, source: d.source, verified: d.verified }
-      if (d.verified) log.info(`webhook: ${what} from ${d.source}: ${d.reason}`, fields)
-      else log.warn(`webhook refused: ${what} from ${d.source}: ${d.reason}`, fields)
-      relayIfDue(d, req, what)
+      if (d.verified) {
+        o.onDelivery(d)
+        log.info(`webhook: ${what} from ${d.source}: ${d.reason}`, fields)
+        return relayIfDue(d, req, what)
+      }
+      // Anyone can post junk: it is logged and pushed to desktops once per source a minute,
+      // and counted after that (the delivery log keeps every one).
+      const first = o.refusals.refused(sourceOf(req.socket.remoteAddress), 0, `POST /webhook (${what}): ${d.reason.slice(0, 200)}`)
+      if (first) o.onDelivery(d)
     },
     onError: (e) => log.error(`webhook: ${e instanceof Error ? e.message : String(e)}`)
   })

@@ -37,6 +37,7 @@ import { HubTickers } from './hub-tickers'
 import { OperatorWatches } from './operator-watches'
 import { OperatorStore } from './operators'
 import { createHubWebhooks } from './hub-webhooks'
+import { RefusalLog } from './refusal-log'
 import type { WebhookRelay } from './webhook-relay'
 
 export type MerchantTarget =
@@ -60,6 +61,9 @@ export interface HubOptions {
   now?: () => number
 }
 
+/** How often the audit log is pruned (hub-audit.ts: a year, a million entries). */
+const AUDIT_PRUNE_EVERY_MS = 60 * 60_000
+
 /** One event on the bus: order events carry their order_events id, the rest none. */
 export interface HubEvent {
   id: number | null
@@ -72,6 +76,8 @@ const LOCAL_EVENTS = new Set<EventName>(['profile:changed', 'export:progress', '
 
 export interface Hub {
   readonly log: HubLog
+  /** Refusals of strangers' requests, logged first per source and then summarised (refusal-log.ts). */
+  readonly refusals: RefusalLog
   readonly operators: OperatorStore
   readonly audit: HubAudit
   readonly profile: Profile
@@ -131,6 +137,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   // The secret, and the password of a --forward-to URL, never appear in a log line even if quoted by an error.
   const relayPassword = o.forwardTo ? decodeURIComponent(new URL(o.forwardTo).password) : ''
   const log = createHubLog({ write: o.logWrite, format: o.logFormat, redact: () => [secret, relayPassword], now })
+  const refusals = new RefusalLog(log)
   const metrics = new HubMetrics({ version: o.version, store: 'sqlite' })
   const role = o.role ?? soleHubRole(now)
   const db: Sql = openHubDatabase(o.dataDir)
@@ -206,6 +213,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     secret: async () => secret,
     db,
     log,
+    refusals,
     forwardTo: o.forwardTo,
     now,
     onDelivery: (d) => {
@@ -274,9 +282,11 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   await session.start()
   watches.reconcile(session.store.watches.list(), session.monitor)
   const handlerCache = new Map<string, ContractHandlers>()
+  let auditPrunedAt = -Infinity
 
   return {
     log,
+    refusals,
     operators,
     audit,
     profile,
@@ -343,6 +353,10 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     },
     sweep() {
       webhooks.sweep()
+      if (now() - auditPrunedAt >= AUDIT_PRUNE_EVERY_MS) {
+        auditPrunedAt = now()
+        audit.prune()
+      }
       for (const name of watches.orphans()) {
         watches.dropOperator(name, session.monitor)
         tickers.forget(name)
@@ -361,6 +375,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     async close() {
       listeners.clear()
       await webhooks.close()
+      refusals.close()
       await tickers.close()
       await session.close()
       await sandbox?.close()

@@ -4,6 +4,8 @@
 export const REFUSAL_KINDS = [
   /** Over the open-connection caps, in all or per address (503). */
   'connection_cap',
+  /** A connection closed to make room for another address when the pool is full (no status). */
+  'evicted',
   /** Over the caps of /webhook connections (503). */
   'webhook_connection_cap',
   /** Request line and headers over the limit (431). */

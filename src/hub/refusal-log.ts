@@ -8,7 +8,7 @@ import type { HubLog } from './hub-log'
 export interface RefusalLogOptions {
   /** The summary period (default 60 s). */
   windowMs?: number
-  /** Sources tracked individually per period (default 1,000). */
+  /** Sources tracked individually per period (default 100; the rest are counted together). */
   maxSources?: number
 }
 
@@ -30,11 +30,16 @@ export class RefusalLog {
     o: RefusalLogOptions = {}
   ) {
     this.windowMs = o.windowMs ?? 60_000
-    this.maxSources = o.maxSources ?? 1_000
+    // At most this many lines as they happen, plus as many summaries, a minute: ~40 KB.
+    this.maxSources = o.maxSources ?? 100
   }
 
-  /** A refusal of `what` (a few words, a clipped path at most) with `status` (0: no HTTP status, e.g. a failed TLS handshake). */
-  refused(source: string, status: number, what: string): void {
+  /**
+   * A refusal of `what` (a few words, a clipped path at most) with `status` (0: no HTTP
+   * status, e.g. a failed TLS handshake). True when it was logged as it happened (the first
+   * from its source this period); false when it was only counted.
+   */
+  refused(source: string, status: number, what: string): boolean {
     let key = source
     let tally = this.tallies.get(key)
     if (!tally && this.tallies.size >= this.maxSources) {
@@ -45,10 +50,11 @@ export class RefusalLog {
       this.tallies.set(key, { more: 0, byStatus: new Map() })
       this.log.warn(`refused ${status ? `${status} ` : ''}${what} from ${source}`, { source, status, refused: what })
       this.arm()
-      return
+      return true
     }
     tally.more++
     tally.byStatus.set(status, (tally.byStatus.get(status) ?? 0) + 1)
+    return false
   }
 
   private arm(): void {

@@ -1,7 +1,8 @@
 // What the hub has relayed to the merchant's receiver (--forward-to), so that it relays no
-// delivery twice (issue 22, item 1): never the same signed payload again, and never the
-// same order and status again inside the replay window, whoever posts it and however it
-// is signed. Kept in hub.db, so a restarted hub (and, on one database, every hub)
+// delivery twice (issue 22, item 1): never the same signed payload again, never the same
+// content again (the service's retries and resends renew only the attempt counters and the
+// signature), and never the same order and status again inside the replay window, whoever
+// posts it and however it is signed. Kept in hub.db, so a restarted hub (and, on one database, every hub)
 // remembers.
 //
 // A relay claims its keys before it is sent. One that fails at every attempt gives them
@@ -16,12 +17,29 @@ export const RELAYED_PAYLOAD_MEMORY_MS = 30 * 24 * 60 * 60_000
 
 export interface RelayClaimInput {
   payload: string
+  /** The delivery's content without the attempt counters, canonical (relayContent). */
+  content: string
   orderType: number | null
   orderId: number | null
   status: number | null
 }
 
 export type RelayClaim = { ok: true; keys: string[] } | { ok: false; reason: string }
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
+
+/** Fields a retry or a resend of the same delivery renews (the service counts its attempts). */
+const ATTEMPT_COUNTERS = new Set(['webhookTrials', 'trials'])
+
+/** A verified JSON body as the ledger compares deliveries: without its attempt counters, members in order. */
+export function relayContent(body: string): string {
+  const value = JSON.parse(body) as Record<string, unknown>
+  const kept = Object.keys(value)
+    .filter((k) => !ATTEMPT_COUNTERS.has(k))
+    .sort()
+    .map((k) => [k, value[k]])
+  return JSON.stringify(kept)
+}
 
 export class RelayLedger {
   constructor(
@@ -30,15 +48,12 @@ export class RelayLedger {
     private readonly windowMs = REPLAY_WINDOW_MS
   ) {}
 
-  /** Claims the delivery's payload and its order's status for one relay; refused when either was relayed (or is being relayed). */
+  /** Claims the delivery's payload, content and order status for one relay; refused when any was relayed (or is being relayed). */
   claim(d: RelayClaimInput): RelayClaim {
     const at = this.now()
     const keys: Array<{ key: string; span: number; what: string }> = [
-      {
-        key: `payload:${createHash('sha256').update(d.payload).digest('hex')}`,
-        span: RELAYED_PAYLOAD_MEMORY_MS,
-        what: 'this signed payload'
-      }
+      { key: `payload:${sha256(d.payload)}`, span: RELAYED_PAYLOAD_MEMORY_MS, what: 'this signed payload' },
+      { key: `content:${sha256(d.content)}`, span: RELAYED_PAYLOAD_MEMORY_MS, what: 'this delivery (the same content)' }
     ]
     if (d.orderId !== null && d.status !== null)
       keys.push({
@@ -72,7 +87,7 @@ export class RelayLedger {
     return this.sql.transaction(
       () =>
         this.sql.run("DELETE FROM webhook_relays WHERE key LIKE 'order:%' AND at < ?", at - this.windowMs).changes +
-        this.sql.run("DELETE FROM webhook_relays WHERE key LIKE 'payload:%' AND at < ?", at - RELAYED_PAYLOAD_MEMORY_MS).changes
+        this.sql.run("DELETE FROM webhook_relays WHERE key NOT LIKE 'order:%' AND at < ?", at - RELAYED_PAYLOAD_MEMORY_MS).changes
     )
   }
 }

@@ -4,8 +4,8 @@
 //   - the body is the verified order record (the JSON body, which equals the signed record
 //     by value, written out again: duplicate keys or odd spellings a receiver's parser
 //     might read differently do not survive);
-//   - the headers are an allowlist: content type, user agent and the service's payload and
-//     signature headers. Anything else the sender added (Authorization, Cookie,
+//   - the headers are an allowlist: a JSON content type, the user agent and the service's
+//     payload and signature headers. Anything else the sender added (Authorization, Cookie,
 //     X-Forwarded-For, ...) stays behind;
 //   - credentials in the URL (https://user:password@host/path) are sent as HTTP Basic
 //     authentication and never appear in a log line; the hub's log names the receiver by its
@@ -61,14 +61,18 @@ export function relayTarget(target: string): { url: string; authorization: strin
   return { url: u.toString(), authorization, display }
 }
 
-/** The headers relayed: the allowlist, nothing the sender added beyond it. */
+/**
+ * The headers relayed: the service's payload and signature headers as received, the sender's
+ * user agent (clipped), and a JSON content type of our own (the body is written out by us);
+ * nothing else the sender added.
+ */
 export function relayedHeaders(headers: IncomingHttpHeaders, serviceName: string): Record<string, string> {
   const name = serviceName.toLowerCase()
-  const out: Record<string, string> = {}
-  for (const k of ['content-type', 'user-agent', `x-${name}-payload`, `x-${name}-signature`]) {
+  const out: Record<string, string> = { 'content-type': 'application/json' }
+  for (const k of ['user-agent', `x-${name}-payload`, `x-${name}-signature`]) {
     const v = headers[k]
     const one = Array.isArray(v) ? v[0] : v
-    if (one !== undefined) out[k] = one
+    if (one !== undefined) out[k] = k === 'user-agent' ? one.slice(0, 200) : one
   }
   return out
 }

@@ -4,6 +4,7 @@
 // to finish; the events of a replaced session are dropped, so nothing of the old profile
 // is shown. A profile that cannot open leaves the app on the sandbox profile, then the
 // error is reported. Which windows show tickers is kept across switches.
+import { randomUUID } from 'node:crypto'
 import type { AppSettings } from './app-settings'
 import { ProfileSession, type SandboxOptions } from './profile-session'
 import { SANDBOX_PROFILE_ID, transportProblem, type ProfileStore } from './profiles/profile-store'
@@ -43,6 +44,8 @@ export class ActiveProfile {
   /** Windows that show tickers: a window does not say so again when the profile changes under it. */
   readonly tickerViews = new Set<TickerView>()
   private simulator: Sandbox | null = null
+  /** Names the simulator's run: its orders are its own (store/sandbox-run.ts). */
+  private sandboxRun = ''
   private current: ProfileSession | null = null
   private hub: TeamSession | null = null
   private generation = 0
@@ -156,7 +159,10 @@ export class ActiveProfile {
   }
 
   private async ensureSandbox(): Promise<Sandbox> {
-    this.simulator ??= await startSandbox({ ...this.o.sandbox, host: '127.0.0.1', port: 0 })
+    if (!this.simulator) {
+      this.simulator = await startSandbox({ ...this.o.sandbox, host: '127.0.0.1', port: 0 })
+      this.sandboxRun = randomUUID()
+    }
     return this.simulator
   }
 
@@ -192,7 +198,8 @@ export class ActiveProfile {
       appVersion: this.o.version,
       now: this.o.now,
       log: this.o.log.child({ profile: profile.id }),
-      emit: this.sessionEmit(gen)
+      emit: this.sessionEmit(gen),
+      ...(sb ? { sandboxRun: this.sandboxRun } : {})
     })
   }
 }

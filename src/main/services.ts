@@ -28,6 +28,8 @@ export interface ServicesOptions {
   version: string
   shellKind: ShellKind
   safeStorage?: SafeStorageLike
+  /** false: never use an OS keychain (a machine without a Secret Service, for tests). */
+  keychain?: false
   shell?: Partial<ShellPort>
   sandbox?: SandboxOptions
   now?: () => number
@@ -72,7 +74,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     userDataDir: o.dataDir,
     safeStorage: o.safeStorage ?? null,
     allowPlaintext: () => settings.get().allowPlaintextSecrets,
-    service: KEYCHAIN_SERVICES[o.shellKind]
+    service: KEYCHAIN_SERVICES[o.shellKind],
+    ...(o.keychain === false ? { keytar: null } : {})
   })
   const profiles = await ProfileStore.open({ dataDir: o.dataDir, secrets })
   // Keychain entries of the first naming move to this shell's; in the background, as reads also find them.
@@ -87,7 +90,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     shownIn: o.confirmationCodes?.shownIn,
     now
   })
-  const shell: ShellPort = { ...headlessShell(openedUrls, typedConfirmations.confirm), ...o.shell }
+  const shell: ShellPort = { ...headlessShell(openedUrls, typedConfirmations.confirm, emit), ...o.shell }
 
   const active = new ActiveProfile({
     profiles,

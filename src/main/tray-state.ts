@@ -14,10 +14,17 @@ export interface TrayInputs {
   inProgress: number
   /** The OS locale for counts; en-US when absent. */
   locale?: string
+  /** What the app knows it may be missing (coverage gaps), in words. */
+  gaps?: readonly string[]
 }
 
-/** Errors that mean the service cannot be reached at all, rather than refusing or misanswering. */
-const UNREACHABLE = new Set(['network', 'timeout'])
+/** Errors that mean the service (or a Team profile's hub) cannot be reached at all, rather than refusing or misanswering. */
+const UNREACHABLE = new Set(['network', 'timeout', 'hub_unreachable'])
+/** Failures only the operator (or their admin) can end: named first, as what to do, with no promise of a retry. */
+const NEEDS_SOMEONE: Record<string, { headline: string; title: string }> = {
+  access_revoked: { headline: "Your access was revoked: ask your team's admin", title: 'Access revoked' },
+  missing_secret: { headline: 'No API secret stored: add it in Settings', title: 'No secret' }
+}
 /** Not a failure of the sync: a request cancelled by a profile switch or shutdown. */
 const NOT_A_FAILURE = new Set(['aborted'])
 
@@ -34,21 +41,30 @@ export function trayState(i: TrayInputs): TrayState {
   const attention = i.attention === 1 ? '1 order needs attention' : `${n(i.attention)} orders need attention`
   const progress = i.inProgress === 1 ? '1 order in progress' : `${n(i.inProgress)} orders in progress`
   const errors = i.sync.flatMap((s) => (s.lastError && !NOT_A_FAILURE.has(s.lastError.kind) ? [s.lastError] : []))
+  const someone = errors.find((e) => Object.hasOwn(NEEDS_SOMEONE, e.kind))
   const unreachable = errors.find((e) => UNREACHABLE.has(e.kind))
+  // What the orders shown stand on: a sync that succeeded once, or none yet.
+  const since = i.sync.some((s) => s.lastSuccessAt !== null)
+    ? ' What you see is from the last successful sync.'
+    : ' Nothing has been synced yet, so no orders are shown.'
 
   let level: TrayLevel
   let headline: string
   let detail: string | null = null
   let title: string
-  if (unreachable) {
+  if (someone) {
+    level = 'failing'
+    ;({ headline, title } = NEEDS_SOMEONE[someone.kind]!)
+    detail = `${explainError(toErrorInfo(someone))}${since}`
+  } else if (unreachable) {
     level = 'offline'
-    headline = 'Offline: orders are not updating'
-    detail = `${explainError(toErrorInfo(unreachable))} What you see is from the last successful sync.`
+    headline = unreachable.kind === 'hub_unreachable' ? "Offline: your team's hub cannot be reached" : 'Offline: orders are not updating'
+    detail = `${explainError(toErrorInfo(unreachable))}${since}`
     title = 'Offline'
   } else if (errors[0]) {
     level = 'failing'
     headline = 'Order sync is failing'
-    detail = `${explainError(toErrorInfo(errors[0]))} What you see is from the last successful sync.`
+    detail = `${explainError(toErrorInfo(errors[0]))}${since}`
     title = 'Sync failing'
   } else if (i.attention > 0) {
     level = 'attention'
@@ -60,7 +76,8 @@ export function trayState(i: TrayInputs): TrayState {
     title = `${n(i.inProgress)} in progress`
   } else {
     level = 'idle'
-    headline = 'Nothing needs you'
+    // A known gap is never presented as all clear.
+    headline = i.gaps?.length ? 'Orders may be missing' : 'Nothing needs you'
     title = ''
   }
   // The tooltip says everything the icon cannot, most pressing first.
@@ -68,8 +85,19 @@ export function trayState(i: TrayInputs): TrayState {
     level !== 'attention' && i.attention > 0 ? attention : null,
     level !== 'progress' && i.inProgress > 0 ? progress : null
   ].filter((x): x is string => x !== null)
+  if (i.gaps?.length) rest.push(i.gaps.length === 1 ? (i.gaps[0] as string) : `${i.gaps.length} known gaps in the orders`)
   const tooltip = ['Rampdesk', headline, ...rest].join(' · ')
-  return { level, icon: ICON[level], headline, detail, attention: i.attention, inProgress: i.inProgress, title, tooltip }
+  return {
+    level,
+    icon: ICON[level],
+    headline,
+    detail,
+    attention: i.attention,
+    inProgress: i.inProgress,
+    title,
+    tooltip,
+    gaps: [...(i.gaps ?? [])]
+  }
 }
 
 function formatCount(x: number, locale = 'en-US'): string {

@@ -148,6 +148,39 @@ test('an admin adds an operator, sees the token once, and revokes it', async ({ 
   expect(audit).toContain('ada team:revokeOperator')
 })
 
+test('a revoked operator is told their access was revoked and whom to ask, with no promise of a retry', async ({ page }) => {
+  const token = hub.operators.add('rita', 'viewer').token
+  const admin = hub.operators.add('root-rita', 'admin').token
+  await openView(page, e, 'settings')
+  await joinTeam(page, 'Team rita', token)
+  await navigate(page, 'orders')
+  await expect(page.locator('tr[data-order]').first()).toBeVisible({ timeout: 30_000 })
+
+  // The admin revokes the token, as the team card does (the hub closes rita's streams at once).
+  const r = await fetch(`${server.url}/rpc/team:revokeOperator`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'rita' })
+  })
+  expect(r.status).toBe(200)
+
+  const notice = page.getByTestId('service-notice')
+  await expect(notice).toHaveAttribute('data-problem', 'revoked', { timeout: 20_000 })
+  await expect(notice).toContainText('Your access was revoked')
+  await expect(notice).toContainText("Ask your team's admin for a new one")
+  await expect(notice).not.toContainText(/retries|base URL|could not be reached/)
+  await expect(page.getByTestId('hub-offline')).toHaveText('access revoked')
+  // Its one action leads to where a new token goes.
+  await notice.getByRole('link', { name: 'Open Settings' }).click()
+  await expect(page.getByRole('heading', { name: 'Settings', exact: true })).toBeVisible()
+
+  const tray = await e.app.services.handlers['tray:state']({})
+  expect(tray.headline).toBe("Your access was revoked: ask your team's admin")
+  await navigate(page, 'settings')
+  await page.getByRole('button', { name: 'Switch to Sandbox' }).click()
+  await expect(page.getByTestId('profile-kind')).toHaveText('SANDBOX')
+})
+
 test('the orders view comes back by itself when the hub does', async ({ page }) => {
   const token = hub.operators.add('otto', 'operator').token
   await openView(page, e, 'settings')

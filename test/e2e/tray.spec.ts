@@ -51,8 +51,9 @@ test('orders needing attention are counted, told first and listed first', async 
   expect(state.tooltip).toContain(state.headline)
   expect(state.title).toBe(`${state.attention} need${state.attention === 1 ? 's' : ''} attention`)
 
-  // The order is in the popover's list, and everything needing attention comes before the rest.
-  const items = page.getByTestId('tray-orders').locator('li[data-order]')
+  // The order is in the popover's list, and after the watched orders, everything needing
+  // attention comes before the rest.
+  const items = page.getByTestId('tray-orders').locator('li[data-order]:not([data-watched])')
   await expect(page.getByTestId('tray-orders').locator(`li[data-order="${order.orderId}"]`)).toHaveAttribute('data-attention', '', {
     timeout: 15_000
   })

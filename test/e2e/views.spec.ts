@@ -27,11 +27,17 @@ function countQuoteRequests(page: Page): { count: () => number } {
   return { count: () => n }
 }
 
-test('the header names the sandbox profile and shows budgets and sync state', async ({ page }) => {
+test('the header names the sandbox profile and the sync state; the request budget is in Diagnostics', async ({ page }) => {
   await openView(page, e, 'tickers')
   await expect(page.getByTestId('profile-kind')).toHaveText('SANDBOX')
-  await expect(page.getByRole('list', { name: 'Request budgets' }).getByRole('listitem').first()).toBeVisible()
   await expect(page.getByTestId('sync-state')).toContainText('Sync')
+  // No endpoint names or budget bars on every view: one indicator, only while something waits.
+  await expect(page.getByRole('banner', { name: 'Status' }).getByRole('list', { name: 'Request budgets' })).toHaveCount(0)
+  await expect(page.getByRole('banner', { name: 'Status' })).not.toContainText('allChainMapping')
+  await page.keyboard.press('Alt+7')
+  await expect(page.getByRole('heading', { name: 'Request budget' })).toBeVisible()
+  await expect(page.getByRole('list', { name: 'Request budgets' }).getByRole('listitem').first()).toBeVisible()
+  await expect(page.getByRole('list', { name: 'Request budgets' })).toContainText(/\d+ of 10 left/)
 })
 
 test('tickers show buy and sell per coin with age, and a coin can be pinned for the tray', async ({ page }) => {
@@ -170,6 +176,8 @@ test('an address with a broken checksum is refused with the reason; a good one p
   await expect(failed).toContainText('EIP-55 checksum')
   await expect(failed).toHaveClass(/bad/)
   await expect(failed.locator('.detail')).not.toBeEmpty()
+  // A typo in the checksum is not another network's address.
+  await expect(page.getByTestId('address-looks-like')).toHaveCount(0)
   await shot(page, 'address')
 })
 

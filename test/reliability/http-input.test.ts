@@ -22,13 +22,11 @@ import type { Sandbox } from '../../src/sandbox'
 import type { WebhookDelivery } from '../../src/shared/ipc/contract'
 import { encodePayload, signPayload } from '../../src/shared/api/signature'
 import { statusInfo } from '../../src/shared/domain/status'
-import { diffAgainstTruth, lossesOf, recordScenario, spiedHandlers, until } from './support'
+import { diffAgainstTruth, lossesOf, recordScenario, scopesHeld, spiedHandlers, until } from './support'
 import { localhostLookup } from '../support/localhost-names'
 
-const SCOPES = [
-  { type: 1 as const, fiatType: 1 },
-  { type: 2 as const, fiatType: 1 }
-]
+/** Every scope the sandbox holds orders in, once it has started (the app syncs them all). */
+let SCOPES: { type: 1 | 2; fiatType: number }[] = []
 const WRONG_SECRET = 'not-the-secret-of-this-profile-0123456789'
 
 let dir: string
@@ -142,6 +140,7 @@ beforeAll(async () => {
     if (event === 'webhook:delivery') deliveryEvents.push(payload as WebhookDelivery)
   })
   sb = services.sandbox()!
+  SCOPES = scopesHeld(sb.control.groundTruth())
   const h = services.handlers
   await h['settings:update']({ inbox: { enabled: true, host: '127.0.0.1', port: 0 } })
   const inbox = await h['webhooks:inbox']({})
@@ -233,8 +232,11 @@ describe('bad input over HTTP: the webhook inbox', () => {
       (await hit({ headers: signedHeaders('%%%', signPayload('%%%', sb.apiSecret)), body: '{}' })).status
     )
     // Malformed and oversized bodies, wrong content type, wrong method.
-    note('body not JSON', (await hit({ headers: signedHeaders('e30=', 'ab'), body: '{"orderId": 1,' })).status)
-    note('body a JSON array', (await hit({ headers: signedHeaders('e30=', 'ab'), body: '[1,2]' })).status)
+    // Signed for real: the body is read only once the signature holds (an unsigned one is 401 unread).
+    const genuine = signPayload('e30=', sb.apiSecret)
+    note('body not JSON', (await hit({ headers: signedHeaders('e30=', genuine), body: '{"orderId": 1,' })).status)
+    note('body a JSON array', (await hit({ headers: signedHeaders('e30=', genuine), body: '[1,2]' })).status)
+    note('body not JSON, unsigned', (await hit({ headers: signedHeaders('e30=', 'ab'), body: '{"orderId": 1,' })).status)
     note(
       'content type not JSON',
       (await hit({ headers: { ...signedHeaders('e30=', 'ab'), 'content-type': 'text/plain' }, body: '{}' })).status
@@ -351,6 +353,7 @@ describe('bad input over HTTP: the webhook inbox', () => {
       'signed payload not decodable': [400],
       'body not JSON': [400],
       'body a JSON array': [400],
+      'body not JSON, unsigned': [401],
       'content type not JSON': [415],
       'oversized (declared)': [413],
       'oversized (chunked)': [413],

@@ -2,7 +2,9 @@
 // counts a sliding 60 s window and sends no Retry-After, so we keep a log of send times
 // and never let more than `limit` of them fall into any window (a refilling token
 // bucket would let limit+1 through). Operators' requests (interactive) jump ahead of
-// polling (background) and have a few slots per window reserved for them.
+// polling (background) and have a few slots per window reserved for them; checks that
+// can wait (low: probing empty scopes, audits and their repairs) go only when no poll
+// waits, and leave a slot of the window to polling.
 //
 // A 429 on an endpoint with a documented limit blocks it for a while and tightens its
 // limit, which recovers minute by minute. An endpoint whose limit the spec does not show
@@ -13,7 +15,7 @@
 import { endpointNames, endpoints, type EndpointName } from '../../shared/api/endpoints'
 import { ApiError } from '../../shared/api/errors'
 
-export type Priority = 'interactive' | 'background'
+export type Priority = 'interactive' | 'background' | 'low'
 
 export interface AcquireOptions {
   priority?: Priority
@@ -115,6 +117,7 @@ interface Lane {
   log: number[]
   interactive: Waiter[]
   background: Waiter[]
+  low: Waiter[]
   blockedUntil: number
   strikes: number
   /** Start of the current clean period that earns back one slot per window. */
@@ -178,7 +181,12 @@ export class RateBudget {
     const now = this.now()
     this.refresh(lane, now)
     if (opts.signal?.aborted) return Promise.reject(aborted(endpoint))
-    const ahead = priority === 'interactive' ? lane.interactive.length : lane.interactive.length + lane.background.length
+    const ahead =
+      priority === 'interactive'
+        ? lane.interactive.length
+        : priority === 'background'
+          ? lane.interactive.length + lane.background.length
+          : lane.interactive.length + lane.background.length + lane.low.length
     if (ahead === 0 && this.freeAt(lane, priority, now) <= now) {
       this.take(lane, now)
       this.changed()
@@ -300,7 +308,7 @@ export class RateBudget {
           limit: lane.limit,
           limitSource: lane.documented ? 'documented' : lane.learned ? 'learned' : 'default',
           usedInWindow: lane.log.length,
-          queued: lane.interactive.length + lane.background.length,
+          queued: lane.interactive.length + lane.background.length + lane.low.length,
           nextSlotAt: this.freeAt(lane, 'interactive', now),
           blockedUntil: lane.blockedUntil > now ? lane.blockedUntil : null
         }
@@ -332,6 +340,7 @@ export class RateBudget {
         log: [],
         interactive: [],
         background: [],
+        low: [],
         blockedUntil: 0,
         strikes: 0,
         recoverFrom: 0
@@ -359,13 +368,16 @@ export class RateBudget {
   }
 
   private capacity(lane: Lane, priority: Priority): number {
-    // Background keeps at least one slot, or a tightened limit of 1 would starve polling.
-    return priority === 'interactive' ? lane.limit : Math.max(1, lane.limit - this.reserved)
+    // Background keeps at least one slot, or a tightened limit of 1 would starve polling;
+    // low leaves one of background's to it (none at all when that is its only one).
+    const background = Math.max(1, lane.limit - this.reserved)
+    return priority === 'interactive' ? lane.limit : priority === 'background' ? background : background - 1
   }
 
   /** Earliest time a request of this priority fits, ignoring callers queued ahead. */
   private freeAt(lane: Lane, priority: Priority, now: number): number {
     const cap = this.capacity(lane, priority)
+    if (cap <= 0) return Infinity
     const used = lane.log.length
     const byWindow = used < cap ? now : lane.log[used - cap]! + this.windowMs
     return Math.max(byWindow, lane.blockedUntil, now)
@@ -380,7 +392,7 @@ export class RateBudget {
     const now = this.now()
     this.refresh(lane, now)
     for (;;) {
-      const queue = lane.interactive.length > 0 ? lane.interactive : lane.background
+      const queue = lane.interactive.length > 0 ? lane.interactive : lane.background.length > 0 ? lane.background : lane.low
       const head = queue[0]
       if (!head || this.freeAt(lane, head.priority, now) > now) break
       queue.shift()
@@ -397,7 +409,7 @@ export class RateBudget {
     if (lane.timer !== undefined) this.timers.clearTimeout(lane.timer)
     lane.timer = undefined
     const now = this.now()
-    const head = lane.interactive[0] ?? lane.background[0]
+    const head = lane.interactive[0] ?? lane.background[0] ?? lane.low[0]
     const times = [head ? this.freeAt(lane, head.priority, now) : Infinity, (lane.log[0] ?? Infinity) + this.windowMs]
     if (lane.blockedUntil > now) times.push(lane.blockedUntil)
     const at = Math.min(...times)

@@ -11,12 +11,14 @@ import type { LocalStore } from '../store/local-store'
 import { toStoreFilter } from '../order-rows'
 import type { ExportProgress, ExportResult, OrderFilter } from '../../shared/ipc/contract'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
-import { csvHeader, csvRecord, offrampCsvColumns, onrampCsvColumns, CSV_BOM } from '../../shared/domain/csv'
+import { csvHeader, csvRecord, offrampCsvColumns, onrampCsvColumns, CSV_BOM, type CsvNameMappings } from '../../shared/domain/csv'
 import { orderKindLabel } from '../../shared/domain/status'
 
 export interface OrdersCsvExport {
   store: Pick<LocalStore, 'orders'>
   filter: OrderFilter
+  /** The names of fiats, coins and chains (csvNamesOf the configuration). */
+  names: CsvNameMappings
   /** The folder the file is written to (created when missing). */
   dir: string
   /** The time the file name is stamped with. */
@@ -44,21 +46,27 @@ export interface CsvWriteOptions {
   signal?: AbortSignal
   /** Kept up to date with the rows written, also when the write stops early. */
   tally?: { rows: number }
+  /**
+   * Awaited after every `every` rows: a server yields to its other work here (and may make
+   * the writer wait its turn), so a long export never holds the event loop.
+   */
+  pace?: { every: number; pause: () => Promise<void> }
 }
 
 /**
  * Writes the CSV (BOM, header, one record per order, oldest change first) to `out`, without
  * ending it; answers the rows written. Waits for `out` to drain when it is full; when
  * `signal` aborts (the reader went away) it stops, ends its walk of the database, and throws
- * the signal's reason.
+ * the signal's reason. Fiats, coins and chains are written by their names.
  */
 export async function writeOrdersCsv(
   store: Pick<LocalStore, 'orders'>,
   filter: OrderFilter,
+  names: CsvNameMappings,
   out: Writable,
-  { onRows, signal, tally = { rows: 0 } }: CsvWriteOptions = {}
+  { onRows, signal, tally = { rows: 0 }, pace }: CsvWriteOptions = {}
 ): Promise<number> {
-  const columns = (filter.type === 1 ? onrampCsvColumns() : offrampCsvColumns()) as Parameters<
+  const columns = (filter.type === 1 ? onrampCsvColumns(names) : offrampCsvColumns(names)) as Parameters<
     typeof csvRecord<OnrampOrder | OfframpOrder>
   >[1]
   const drain = () => once(out, 'drain', signal ? { signal } : {})
@@ -72,6 +80,7 @@ export async function writeOrdersCsv(
     tally.rows++
     if (tally.rows % EXPORT_PROGRESS_EVERY === 0) onRows?.(tally.rows)
     if (full) await drain()
+    if (pace && tally.rows % pace.every === 0) await pace.pause()
   }
   return tally.rows
 }
@@ -82,7 +91,7 @@ export async function exportOrdersCsv(o: OrdersCsvExport): Promise<ExportResult>
   const path = exportFilePath(o.dir, o.filter, o.at)
   const total = exportTotal(o.store, o.filter)
   const out = createWriteStream(path, { mode: 0o600 })
-  const rows = await writeOrdersCsv(o.store, o.filter, out, { onRows: (n) => o.onProgress({ rows: n, total, done: false }) })
+  const rows = await writeOrdersCsv(o.store, o.filter, o.names, out, { onRows: (n) => o.onProgress({ rows: n, total, done: false }) })
   out.end()
   await once(out, 'finish')
   o.onProgress({ rows, total, done: true })

@@ -34,12 +34,16 @@ export interface ShellPort {
   confirm: Confirm
 }
 
-/** The shell of the browser harness and of tests: links are recorded (there is no system browser to hand them to), the rest does nothing. */
-export function headlessShell(openedUrls: string[], confirm: Confirm): ShellPort {
+/**
+ * The shell of the browser harness and of tests: links are recorded (there is no system
+ * browser to hand them to), notifications go to the windows as notify:order (the page
+ * shows them with the browser's Notification API), the rest does nothing.
+ */
+export function headlessShell(openedUrls: string[], confirm: Confirm, emit: HandlerContext['emit']): ShellPort {
   return {
     openExternal: async (url) => void openedUrls.push(url),
     showMain: () => undefined,
-    notify: () => undefined,
+    notify: (n) => emit('notify:order', n.order ? { title: n.title, body: n.body, order: n.order } : { title: n.title, body: n.body }),
     setStartAtLogin: async () => undefined,
     openPath: async () => false,
     confirm

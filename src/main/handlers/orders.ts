@@ -2,6 +2,7 @@
 // its timeline, history records that could not be read, pinning (watches), the tray's
 // list (what needs attention, then the pinned and the moving orders), and CSV export.
 import { exportOrdersCsv } from '../export/orders-csv'
+import { csvNamesOf } from '../../shared/domain/csv'
 import { toContractRow, toStoreFilter, toStoreSort } from '../order-rows'
 import type { LocalStore } from '../store/local-store'
 import type { OrderRef, OrderRow } from '../../shared/ipc/contract'
@@ -35,7 +36,13 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
     'orders:query': async ({ filter, sort, offset, limit }) => {
       const s = await c.ready()
       const r = s.store.orders.query({ ...toStoreFilter(filter), sort: toStoreSort(sort), offset, limit })
-      return { total: r.total, rows: r.rows.map((row) => toContractRow(row, s.store.watches.has(row.type, row.orderId))) }
+      const rows = r.rows.map((row) => toContractRow(row, s.store.watches.has(row.type, row.orderId)))
+      // An order id searched for and not held may be in a fiat not synced yet: its type's empty scopes are probed now.
+      if (r.total === 0 && filter.search && /^\d{4,}$/.test(filter.search.trim())) s.monitor.revealSearch(filter.type)
+      // What the operator searched for may be an order of the other type: say how many.
+      if (!filter.search?.trim() || offset > 0) return { total: r.total, rows }
+      const other = filter.type === 1 ? 2 : 1
+      return { total: r.total, rows, otherTypeTotal: s.store.orders.total(toStoreFilter({ ...filter, type: other })) }
     },
     'orders:get': async ({ type, orderId }) => {
       const s = await c.ready()
@@ -69,6 +76,8 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
       const r = await exportOrdersCsv({
         store: s.store,
         filter,
+        // Names as the configuration has them now (cached; fetched at start).
+        names: csvNamesOf(await s.config.get().catch(() => s.config.snapshot())),
         dir: c.exportDir,
         at: c.now(),
         onProgress: (p) => c.emit('export:progress', p)

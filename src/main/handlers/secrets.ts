@@ -1,5 +1,6 @@
-// secrets:* — the API secret of a live profile, write-only from the window: whether one
-// is stored and where, set, delete, and a test call that explains its outcome.
+// secrets:* — the API secret of a live profile (a Team profile's operator token),
+// write-only from the window: whether one is stored and where, where one would go now,
+// set, delete, and a test call that explains its outcome.
 import { ApiClient } from '../api/client'
 import { transportProblem } from '../profiles/profile-store'
 import { explainError, toErrorInfo } from '../../shared/api/errors'
@@ -30,6 +31,7 @@ export function secretHandlers(c: SecretsContext): HandlerSlice<'secrets'> {
       c.audit('secret.delete', { profileId })
       return { ok: true }
     },
+    'secrets:where': () => c.secrets.whereToStore(),
     'secrets:test': async ({ profileId }) => testConnection(c, profileId)
   }
 }

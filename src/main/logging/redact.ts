@@ -21,6 +21,8 @@ const ADDRESS_KEY = /address$|^wallet|^memo$|^destinationtag$/
  * engineer needs.
  */
 const PATH_KEY = /^(path|file|filepath|filename|dir|directory|folder)$/
+/** What such a path looks like: absolute, no spaces or quotes, not too long. Anything else under the key is redacted as usual. */
+const LOCAL_PATH = /^(\/|[A-Za-z]:\\)[^\s"'<>|]{0,1023}$/
 
 function keyVerdict(key: string): string | undefined {
   const k = normal(key)
@@ -83,7 +85,7 @@ function walk(value: unknown, depth: number, seen: WeakSet<object>): unknown {
     if (v === undefined) continue
     // A boolean carries no credential, whatever its key says ({ credentialDeleted: true }).
     if (v === null || typeof v === 'boolean') out[k] = v
-    else if (typeof v === 'string' && PATH_KEY.test(normal(k))) out[k] = v
+    else if (typeof v === 'string' && PATH_KEY.test(normal(k)) && LOCAL_PATH.test(v)) out[k] = v
     else out[k] = keyVerdict(k) ?? walk(v, depth + 1, seen)
   }
   return out

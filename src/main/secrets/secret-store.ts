@@ -1,9 +1,11 @@
 // Where each profile's API secret lives: the OS keychain through keytar when it loads and
 // a keychain answers, otherwise Electron safeStorage with the ciphertext in a 0600 file
 // under userData. safeStorage's basic_text backend (a fixed, well-known key) counts as
-// plaintext and is refused unless the operator accepted it in settings. Electron's
-// safeStorage is injected, so this folder never imports electron and runs under Node.
-// The secret never appears in a log line or an error message.
+// plaintext and is refused unless the operator accepted it in settings. Where neither
+// exists (the browser harness without a Secret Service), a secret is stored only once the
+// operator accepted plain text: then in the same 0600 file, in the clear, the file saying
+// so (backend "plain"). Electron's safeStorage is injected, so this folder never imports
+// electron and runs under Node. The secret never appears in a log line or an error message.
 //
 // Keychain entries are named per shell (service app.rampdesk.desktop or app.rampdesk.web,
 // account profile:<id>), so the desktop app and the browser harness never read each
@@ -85,15 +87,25 @@ interface SecretFile {
   v: 1
   /**
    * safeStorage's backend when written ('basic_text' = plaintext), or 'default' where there
-   * is no choice; 'none' for a file that holds no secret, only the revocation below.
+   * is no choice; 'plain' for a secret kept in the clear in `plain` (no encrypted store, and
+   * the operator accepted plain text); 'none' for a file that holds no secret, only the
+   * revocation below.
    */
   backend: string
   ciphertext: string
+  /** backend 'plain' only: the secret itself, unencrypted. */
+  plain?: string
+  /** backend 'plain' only: what this file is, for whoever opens it. */
+  warning?: string
   /** The keychain's entry for this profile is an older secret: never read it. Files of older versions lack it. */
   keychainRevoked?: true
 }
 
 const NO_SECRET = 'none'
+/** A secret stored in the clear, because the operator accepted it where nothing encrypts. */
+const PLAIN_FILE = 'plain'
+const PLAIN_WARNING =
+  'NOT ENCRYPTED: no OS keychain or encrypted store was available, and storing secrets in plain text was allowed in Settings. Anyone who can read this file can use this credential.'
 
 const PROBE_ACCOUNT = '__rampdesk_probe__'
 const PLAINTEXT_BACKEND = 'basic_text'
@@ -182,12 +194,39 @@ export class SecretStore {
     return join(this.dir, `${profileId}.bin`)
   }
 
-  /** Where set() would store a secret now. */
+  /** Where set() would store a secret now ('none': it would refuse; whereToStore() says why). */
   async preferredBackend(): Promise<SecretBackend> {
-    if ((await this.keychainState()).keytar) return 'keychain'
+    return (await this.whereToStore()).backend
+  }
+
+  /** Where set() would store a secret now, and, where that is plain text or nowhere, why and what changes it. */
+  async whereToStore(): Promise<{ backend: SecretBackend; reason: string | null }> {
+    const keychain = await this.keychainState()
+    if (keychain.keytar) return { backend: 'keychain', reason: null }
+    const allowed = this.opts.allowPlaintext?.() ?? false
     const ss = this.opts.safeStorage
-    if (!ss || !ss.isEncryptionAvailable()) return 'none'
-    return ss.getSelectedStorageBackend?.() === PLAINTEXT_BACKEND ? 'plaintext' : 'safeStorage'
+    const noKeychain = `no OS keychain answers here (${keychain.status.reason ?? 'none found'})`
+    if (ss && ss.isEncryptionAvailable()) {
+      if (ss.getSelectedStorageBackend?.() !== PLAINTEXT_BACKEND) return { backend: 'safeStorage', reason: null }
+      return allowed
+        ? {
+            backend: 'plaintext',
+            reason: `${noKeychain}, and safe storage has only its plain-text form (basic_text): you allowed this in Settings`
+          }
+        : {
+            backend: 'none',
+            reason: `${noKeychain}, and safe storage has only its plain-text form (basic_text). Allow storing secrets unencrypted in Settings to store it anyway.`
+          }
+    }
+    return allowed
+      ? {
+          backend: 'plaintext',
+          reason: `${noKeychain} and nothing here encrypts: it goes to a plain-text file, as you allowed in Settings`
+        }
+      : {
+          backend: 'none',
+          reason: `${noKeychain} and nothing here encrypts (the browser harness has no safe storage). Allow storing secrets unencrypted in Settings to keep it in a plain-text file on this computer, or run a Secret Service (gnome-keyring) and start again.`
+        }
   }
 
   /** Stores the profile's secret; returns the backend that holds it. */
@@ -265,6 +304,7 @@ export class SecretStore {
     }
     if (file.error) throw file.error
     if (!file.secret) return null
+    if (file.secret.backend === PLAIN_FILE) return file.secret.plain ?? null
     const ss = this.opts.safeStorage
     if (!ss || !ss.isEncryptionAvailable()) {
       throw new SecretError('no_backend', 'the stored secret cannot be decrypted: safeStorage is not available')
@@ -286,7 +326,7 @@ export class SecretStore {
     if (!file.revoked && (await this.readKeychain(profileId).catch(() => null)) !== null) return 'keychain'
     if (file.error) throw file.error
     if (!file.secret) return 'none'
-    return file.secret.backend === PLAINTEXT_BACKEND ? 'plaintext' : 'safeStorage'
+    return file.secret.backend === PLAINTEXT_BACKEND || file.secret.backend === PLAIN_FILE ? 'plaintext' : 'safeStorage'
   }
 
   /**
@@ -390,9 +430,21 @@ export class SecretStore {
   private async writeFile(profileId: string, secret: string): Promise<SecretBackend> {
     const ss = this.opts.safeStorage
     if (!ss || !ss.isEncryptionAvailable()) {
+      if (this.opts.allowPlaintext?.() ?? false) {
+        const content: SecretFile = {
+          v: 1,
+          backend: PLAIN_FILE,
+          ciphertext: '',
+          plain: secret,
+          warning: PLAIN_WARNING,
+          keychainRevoked: true
+        }
+        await this.writeSecretFile(profileId, content)
+        return 'plaintext'
+      }
       throw new SecretError(
         'no_backend',
-        'the secret was not stored: no OS keychain answered (on Linux, a Secret Service such as gnome-keyring must be running and unlocked) and no other encrypted store is available here'
+        'nothing was stored: no OS keychain answered (on Linux, a Secret Service such as gnome-keyring must be running and unlocked) and nothing here encrypts; allow storing secrets unencrypted in Settings to keep it in a plain-text file'
       )
     }
     const backend = ss.getSelectedStorageBackend?.() ?? 'default'
@@ -408,16 +460,19 @@ export class SecretStore {
     } catch {
       throw new SecretError('storage_failed', 'safeStorage could not encrypt the secret')
     }
-    const content: SecretFile = { v: 1, backend, ciphertext, keychainRevoked: true }
+    await this.writeSecretFile(profileId, { v: 1, backend, ciphertext, keychainRevoked: true })
+    return backend === PLAINTEXT_BACKEND ? 'plaintext' : 'safeStorage'
+  }
+
+  private async writeSecretFile(profileId: string, content: SecretFile): Promise<void> {
     try {
-      await writeFileAtomic(this.fileOf(profileId), JSON.stringify(content), 0o600)
+      await writeFileAtomic(this.fileOf(profileId), JSON.stringify(content, null, content.backend === PLAIN_FILE ? 2 : undefined), 0o600)
     } catch (e) {
       throw new SecretError(
         'storage_failed',
         `could not write the secret file of profile ${profileId}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`
       )
     }
-    return backend === PLAINTEXT_BACKEND ? 'plaintext' : 'safeStorage'
   }
 
   private async readFile(profileId: string): Promise<SecretFile | null> {
@@ -433,6 +488,7 @@ export class SecretStore {
     }
     try {
       const parsed = JSON.parse(text) as Partial<SecretFile>
+      if (parsed.backend === PLAIN_FILE && typeof parsed.plain !== 'string') throw new Error('plain file without its secret')
       if (parsed.v === 1 && typeof parsed.backend === 'string' && typeof parsed.ciphertext === 'string') return parsed as SecretFile
     } catch {
       // reported below

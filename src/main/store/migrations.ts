@@ -10,6 +10,51 @@ export interface Migration {
   sql: string
 }
 
+/** Migration 5: one order type's trigram index of the searched texts, filled from the orders stored. */
+function textIndexSql(type: number): string {
+  return `
+      CREATE VIRTUAL TABLE orders_text_${type} USING fts5(
+        wallet_address, merchant_recognition_id, reference_id, transaction_hash,
+        tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1
+      );
+      INSERT INTO orders_text_${type} (rowid, wallet_address, merchant_recognition_id, reference_id, transaction_hash)
+        SELECT id, lower(wallet_address), lower(merchant_recognition_id), lower(reference_id), lower(transaction_hash)
+        FROM orders WHERE type = ${type};`
+}
+
+/** Migration 5: the triggers that keep each type's index as its orders are inserted, changed and deleted. */
+function textIndexTriggersSql(types: number[]): string {
+  const values = 'lower(new.wallet_address), lower(new.merchant_recognition_id), lower(new.reference_id), lower(new.transaction_hash)'
+  return `
+      CREATE TRIGGER orders_text_insert AFTER INSERT ON orders BEGIN${types
+        .map(
+          (t) => `
+        INSERT INTO orders_text_${t} (rowid, wallet_address, merchant_recognition_id, reference_id, transaction_hash)
+          SELECT new.id, ${values} WHERE new.type = ${t};`
+        )
+        .join('')}
+      END;
+      CREATE TRIGGER orders_text_update AFTER UPDATE OF wallet_address, merchant_recognition_id, reference_id, transaction_hash ON orders
+      WHEN new.wallet_address IS NOT old.wallet_address OR new.merchant_recognition_id IS NOT old.merchant_recognition_id
+        OR new.reference_id IS NOT old.reference_id OR new.transaction_hash IS NOT old.transaction_hash
+      BEGIN${types
+        .map(
+          (t) => `
+        UPDATE orders_text_${t} SET (wallet_address, merchant_recognition_id, reference_id, transaction_hash) = (${values})
+        WHERE rowid = new.id AND new.type = ${t};`
+        )
+        .join('')}
+      END;
+      CREATE TRIGGER orders_text_delete AFTER DELETE ON orders BEGIN${types
+        .map(
+          (t) => `
+        DELETE FROM orders_text_${t} WHERE rowid = old.id AND old.type = ${t};`
+        )
+        .join('')}
+      END;
+`
+}
+
 export const migrations: readonly Migration[] = [
   {
     version: 1,
@@ -248,6 +293,33 @@ export const migrations: readonly Migration[] = [
       UPDATE webhook_deliveries SET body = substr(body, 1, 2048), body_truncated = 1 WHERE verified = 0 AND length(body) > 2048;
       -- Pruning by age reads the oldest first.
       CREATE INDEX webhook_deliveries_last_received ON webhook_deliveries (last_received_at);
+    `
+  },
+  {
+    version: 5,
+    name: 'substring search index of the order texts',
+    sql: `
+      -- What a customer reads out (the last characters of a wallet or a hash, part of a
+      -- reference) is found anywhere in the value: an FTS5 trigram index of the four
+      -- searched texts per order type, keyed by orders.id, so that counting a type's
+      -- matches reads the index alone. The texts go in lower-cased by SQLite's lower() and
+      -- the index is case-sensitive: the index and the plan that tests orders one by one
+      -- (instr over the same lower()) fold case the same way. Contentless: the texts stay
+      -- in orders; contentless_delete lets the triggers below replace and remove entries.
+${[1, 2].map(textIndexSql).join('')}${textIndexTriggersSql([1, 2])}    `
+  },
+  {
+    version: 6,
+    name: 'status confirmations',
+    sql: `
+      -- When and how each order's status was last confirmed by the service: a history
+      -- answer that included it, a verified webhook, or orderStatus. Open orders are
+      -- confirmed again within the freshness bound (monitor/freshness.ts); rows from
+      -- before start from their last change.
+      ALTER TABLE orders ADD COLUMN status_confirmed_at TEXT;
+      ALTER TABLE orders ADD COLUMN status_confirmed_by TEXT CHECK (status_confirmed_by IN ('history', 'webhook', 'orderStatus'));
+      UPDATE orders SET status_confirmed_at = last_changed_at,
+        status_confirmed_by = CASE status_source WHEN 'watch' THEN 'orderStatus' WHEN 'webhook' THEN 'webhook' ELSE 'history' END;
     `
   }
 ]

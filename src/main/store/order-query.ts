@@ -1,6 +1,8 @@
 // SQL for the orders table's filters, search and sort. Every filter maps to an indexed
-// column, search is exact (order id) or case-insensitive prefix over the lower(...)
-// expression indexes, and sort keys come from a fixed whitelist (never from input text).
+// column; search finds an order id exactly or by its first digits, and text anywhere in
+// the wallet, merchant reference, reference id or hash (the trigram index; one or two
+// characters at the start, through the lower(...) indexes), case-insensitively; sort
+// keys come from a fixed whitelist (never from input text).
 import { statusGroupFilter } from '../../shared/domain/status'
 import type { OrderType, StatusGroup } from '../../shared/ipc/contract'
 import type { SqlValue } from './database'
@@ -29,8 +31,9 @@ export interface OrderFilter {
   to?: string
   dateField?: 'createdAt' | 'updatedAt'
   /**
-   * Exact order id (when all digits), or a case-insensitive prefix of the merchant
-   * recognition id, wallet address, reference id or transaction hash.
+   * An order id, exactly or by its first digits (when all digits), or text anywhere in the
+   * merchant recognition id, wallet address, reference id or transaction hash (at its start
+   * for one or two characters), case-insensitively.
    */
   search?: string
 }
@@ -72,13 +75,148 @@ const SEARCH_COLUMNS = ['merchant_recognition_id', 'wallet_address', 'reference_
  */
 export const BROAD_SEARCH_MATCHES = 2000
 
+/**
+ * Searches this long or longer are found anywhere in a value, through the trigram index
+ * (orders_text, migration 5); a trigram index cannot look up one or two characters, so
+ * shorter searches match the start of a value, through the lower(...) indexes.
+ */
+export const SUBSTRING_MIN_LENGTH = 3
+
+/** Order ids have at most this many digits (below 2^53). */
+const MAX_ORDER_ID_DIGITS = 15
+
 /** Past every code point: `prefix <= x < prefix + MAX_CHAR` selects the strings starting with prefix. */
 const MAX_CHAR = '\u{10FFFF}'
+
+/**
+ * Lower-case as SQLite's lower() does (ASCII only, without ICU): the search index holds
+ * lower(text), and the plan that tests rows one by one compares with lower(column), so
+ * the typed text is folded the same way for both.
+ */
+export const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase())
+
+/** What a search looks for, worked out once from the typed text. */
+export interface SearchTerm {
+  /** The text, trimmed and folded like lower(). */
+  text: string
+  /** Found anywhere in a value (three characters or more), else at its start. */
+  substring: boolean
+  /** Inclusive order id ranges: the id itself and every id it begins (digits only). */
+  orderIds: Array<[number, number]>
+}
+
+/** Inclusive ranges of the order ids that are `digits` or begin with them: 12 -> [12,12], [120,129], [1200,1299], ... */
+export function orderIdRanges(digits: string): Array<[number, number]> {
+  if (!new RegExp(`^\\d{1,${MAX_ORDER_ID_DIGITS}}$`).test(digits)) return []
+  const p = Number(digits)
+  // No id is written with a leading zero: "0" is order 0, "012" begins none.
+  if (p === 0) return digits === '0' ? [[0, 0]] : []
+  if (digits.startsWith('0')) return []
+  const ranges: Array<[number, number]> = [[p, p]]
+  for (let width = 10, len = digits.length + 1; len <= MAX_ORDER_ID_DIGITS; width *= 10, len++)
+    ranges.push([p * width, p * width + width - 1])
+  return ranges
+}
+
+export function searchTerm(search: string): SearchTerm | null {
+  const text = asciiLower(search.trim())
+  if (!text) return null
+  return { text, substring: [...text].length >= SUBSTRING_MIN_LENGTH, orderIds: orderIdRanges(text) }
+}
+
+/** The trigram index of one order type's texts (migration 5). */
+const textIndex = (type: OrderType): string => (type === 1 ? 'orders_text_1' : 'orders_text_2')
+
+/** The FTS5 query of a phrase: the whole text as one string (a trigram phrase finds it as a substring). */
+const phrase = (text: string): string => `"${text.replace(/"/g, '""')}"`
+
+/** The range of lower(column) values starting with the text: [from, until). */
+const prefixRange = (text: string): [string, string] => [text, text + MAX_CHAR]
+
+/** The order id ranges as one condition (OR of BETWEENs) and its values. */
+function orderIdTest(t: SearchTerm): { sql: string; params: SqlValue[] } | null {
+  if (!t.orderIds.length) return null
+  return { sql: t.orderIds.map(() => 'order_id BETWEEN ? AND ?').join(' OR '), params: t.orderIds.flat() }
+}
+
+/**
+ * One query per source of matches counting them up to `broad` (an index range or the
+ * trigram index, read no further): a search is broad when one of them reaches it.
+ */
+export function searchProbes(type: OrderType, search: string, broad: number): Array<{ sql: string; params: SqlValue[] }> {
+  const t = searchTerm(search)
+  if (!t) return []
+  const probes: Array<{ sql: string; params: SqlValue[] }> = t.substring
+    ? [
+        {
+          sql: `SELECT COUNT(*) FROM (SELECT 1 FROM ${textIndex(type)} WHERE ${textIndex(type)} MATCH ? LIMIT ?)`,
+          params: [phrase(t.text), broad]
+        }
+      ]
+    : SEARCH_COLUMNS.map((col) => ({
+        sql: `SELECT COUNT(*) FROM (SELECT 1 FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ? LIMIT ?)`,
+        params: [type, ...prefixRange(t.text), broad]
+      }))
+  const ids = orderIdTest(t)
+  if (ids)
+    probes.push({
+      sql: `SELECT COUNT(*) FROM (SELECT 1 FROM orders WHERE type = ? AND (${ids.sql}) LIMIT ?)`,
+      params: [type, ...ids.params, broad]
+    })
+  return probes
+}
+
+/** The search as conditions on one order: the broad plan tests each order the sort's index walks to. */
+function searchTests(t: SearchTerm): { sql: string; params: SqlValue[] } {
+  const ids = orderIdTest(t)
+  const tests: string[] = []
+  const params: SqlValue[] = []
+  if (ids) {
+    tests.push(ids.sql)
+    params.push(...ids.params)
+  }
+  for (const col of SEARCH_COLUMNS) {
+    if (t.substring) {
+      tests.push(`instr(lower(${col}), ?) > 0`)
+      params.push(t.text)
+    } else {
+      tests.push(`lower(${col}) >= ? AND lower(${col}) < ?`)
+      params.push(...prefixRange(t.text))
+    }
+  }
+  return { sql: `(${tests.map((x) => `(${x})`).join(' OR ')})`, params }
+}
+
+/**
+ * The ids of the orders of one type the search matches, as a union of indexed lookups
+ * (SQLite would otherwise scan): the narrow plan takes them, and a search with no other
+ * filter is counted on them alone, without reading an order.
+ */
+function searchIds(type: OrderType, t: SearchTerm): { sql: string; params: SqlValue[] } {
+  const sources: string[] = []
+  const params: SqlValue[] = []
+  for (const [from, to] of t.orderIds) {
+    sources.push('SELECT id FROM orders WHERE type = ? AND order_id BETWEEN ? AND ?')
+    params.push(type, from, to)
+  }
+  if (t.substring) {
+    sources.push(`SELECT rowid AS id FROM ${textIndex(type)} WHERE ${textIndex(type)} MATCH ?`)
+    params.push(phrase(t.text))
+  } else {
+    for (const col of SEARCH_COLUMNS) {
+      sources.push(`SELECT id FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ?`)
+      params.push(type, ...prefixRange(t.text))
+    }
+  }
+  return { sql: sources.join(' UNION '), params }
+}
 
 export interface BuiltOrderQuery {
   where: string
   params: SqlValue[]
   countSql: string
+  /** The values countSql takes. */
+  countParams: SqlValue[]
   /** Takes params, then LIMIT and OFFSET. */
   rowsSql: string
   limit: number
@@ -97,27 +235,11 @@ function ints(name: string, v: number | readonly number[]): number[] {
   return list
 }
 
-/** The range of lower(column) values starting with the search, case-insensitively: [from, until). */
-function prefixRange(search: string): [string, string] {
-  const prefix = search.trim().toLowerCase()
-  return [prefix, prefix + MAX_CHAR]
-}
-
-/**
- * One query per searched column counting its matches up to `broad` (an index range, read
- * no further): a search is broad when one of them reaches it.
- */
-export function searchProbes(type: OrderType, search: string, broad: number): Array<{ sql: string; params: SqlValue[] }> {
-  return SEARCH_COLUMNS.map((col) => ({
-    sql: `SELECT COUNT(*) FROM (SELECT 1 FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ? LIMIT ?)`,
-    params: [type, ...prefixRange(search), broad]
-  }))
-}
-
 /**
  * unbounded: no window (LIMIT -1), for exports.
  * broad: the search matches many orders (searchProbes). A narrow search is driven by its
- * matching ids (one index range per column, unioned), then sorted: cheap for a few
+ * matching ids (the trigram index or one index range per column, and the order id
+ * ranges, unioned), then sorted: cheap for a few
  * hundred. A broad one would union and sort tens of thousands (a quarter of a second for
  * "0x" over 100,000 orders, blocking main while the operator types on); it walks the sort
  * key's index instead and tests each order, stopping at the window's end.
@@ -167,21 +289,14 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broa
     conds.push(`${c(dateColumn)} < ?`)
     params.push(isoBound('to', q.to))
   }
-  if (search) {
-    // Exact order id (all digits), or a prefix of a searched column, each test with its
-    // values. Broad: tested on each order the sort's index walks to. Narrow: one indexed
-    // lookup per test, unioned (SQLite would otherwise scan).
-    const range = prefixRange(search)
-    const exact = /^\d{1,15}$/.test(search)
-    const tests = [...(exact ? ['order_id = ?'] : []), ...SEARCH_COLUMNS.map((col) => `lower(${col}) >= ? AND lower(${col}) < ?`)]
-    const values: SqlValue[][] = [...(exact ? [[Number(search)]] : []), ...SEARCH_COLUMNS.map(() => range)]
-    if (broad) {
-      conds.push(`(${tests.map((t) => `(${t})`).join(' OR ')})`)
-      params.push(...values.flat())
-    } else {
-      conds.push(`id IN (${tests.map((t) => `SELECT id FROM orders WHERE type = ? AND ${t}`).join(' UNION ')})`)
-      params.push(...values.flatMap((v) => [q.type, ...v]))
-    }
+  const term = search ? searchTerm(search) : null
+  // Only the type and a search: counted on the matching ids alone.
+  const searchOnly = term !== null && conds.length === 1
+  const ids = term ? searchIds(q.type, term) : null
+  if (term && ids) {
+    const t = broad ? searchTests(term) : { sql: `id IN (${ids.sql})`, params: ids.params }
+    conds.push(t.sql)
+    params.push(...t.params)
   }
   const where = conds.join(' AND ')
   const sort = q.sort ?? { key: 'createdAt', dir: 'desc' }
@@ -204,7 +319,8 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broa
   return {
     where,
     params,
-    countSql: `SELECT COUNT(*) FROM orders WHERE ${where}`,
+    countSql: searchOnly && ids ? `SELECT COUNT(*) FROM (${ids.sql})` : `SELECT COUNT(*) FROM orders WHERE ${where}`,
+    countParams: searchOnly && ids ? ids.params : params,
     rowsSql: broad
       ? `SELECT * FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`
       : // The window's ids come from a covering index scan; only those rows are read.

@@ -96,6 +96,8 @@ export class HubConnection {
   connected = false
   /** Why the stream is not open, when it is not. */
   lastError: string | null = null
+  /** The hub refused the operator token (unknown or revoked): trying again will not help until it changes. */
+  refused = false
 
   constructor(private readonly o: HubConnectionOptions) {
     const trim = (u: string) => u.replace(/\/+$/, '')
@@ -174,7 +176,7 @@ export class HubConnection {
       )
     } catch (f) {
       const { cause, base } = f as HubFailure
-      return { ok: false, error: { kind: 'network', message: this.unreachable(cause, base), retryable: true } }
+      return { ok: false, error: { kind: 'hub_unreachable', message: this.unreachable(cause, base), retryable: true } }
     }
   }
 
@@ -193,6 +195,9 @@ export class HubConnection {
     const text = await r.body.text()
     try {
       const env = JSON.parse(text) as Envelope<unknown>
+      // 401: the token is unknown or was revoked; the operator needs a new one, not a retry.
+      if (env && typeof env === 'object' && env.ok === false && r.statusCode === 401)
+        return { ok: false, error: { kind: 'access_revoked', message: env.error.message, retryable: false } }
       if (env && typeof env === 'object' && typeof env.ok === 'boolean') return env
     } catch {
       // Not the hub's JSON: a proxy's error page, say.
@@ -225,7 +230,7 @@ export class HubConnection {
       )
     } catch (f) {
       const { cause, base } = f as HubFailure
-      throw Object.assign(new Error(this.unreachable(cause, base)), { kind: 'network', retryable: true })
+      throw Object.assign(new Error(this.unreachable(cause, base)), { kind: 'hub_unreachable', retryable: true })
     }
   }
 
@@ -241,8 +246,9 @@ export class HubConnection {
     this.wake?.()
   }
 
-  private setState(connected: boolean, error: string | null): void {
-    const changed = connected !== this.connected || error !== this.lastError
+  private setState(connected: boolean, error: string | null, refused = false): void {
+    const changed = connected !== this.connected || error !== this.lastError || refused !== this.refused
+    this.refused = refused
     this.connected = connected
     this.lastError = error
     if (changed) this.o.onState?.(connected, error)
@@ -337,7 +343,8 @@ export class HubConnection {
       } catch {
         // keep the generic text
       }
-      this.setState(false, r.statusCode === 401 ? `the team hub refused this operator token: ${message}` : message)
+      if (r.statusCode === 401) this.setState(false, `the team hub refused this operator token: ${message}`, true)
+      else this.setState(false, message)
       return false
     }
     this.setState(true, null)
@@ -380,6 +387,8 @@ export class HubConnection {
     // is the hub's newest, and this desktop counts from there (even down, after a restore).
     if (event === 'resync') {
       if (id !== null) this.lastId = id
+      // The hub's ids may start again below what this desktop saw (a restored database).
+      this.seen.clear()
       this.o.onResync?.()
       return
     }

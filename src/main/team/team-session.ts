@@ -126,7 +126,7 @@ export class TeamSession {
       this.remember(channel, env.value)
       return env.value as ChannelOutput<C>
     }
-    if (env.error.kind === 'network') {
+    if (env.error.kind === 'hub_unreachable' || env.error.kind === 'access_revoked') {
       const offline = this.offlineAnswer(channel, input)
       if (offline !== undefined) return offline as ChannelOutput<C>
     }
@@ -144,7 +144,13 @@ export class TeamSession {
     const hubUrl = this.connection.hubUrl
     const known = this.access?.team
     return {
-      team: { hubUrl, operator: known?.operator ?? '', role: known?.role ?? 'viewer', connected: this.connection.connected },
+      team: {
+        hubUrl,
+        operator: known?.operator ?? '',
+        role: known?.role ?? 'viewer',
+        connected: this.connection.connected,
+        line: this.connection.connected ? 'connected' : this.connection.refused ? 'revoked' : 'unreachable'
+      },
       // Until the hub has said, offer what every operator may do: the rest would only be refused.
       channels: [
         ...new Set([...channelNames.filter((c) => channelAccess(c) === 'desktop'), ...(this.access?.channels ?? channelsOf('viewer'))])
@@ -201,8 +207,14 @@ export class TeamSession {
   }
 
   private offlineError(): ErrorInfo {
+    if (this.connection.refused)
+      return {
+        kind: 'access_revoked',
+        message: this.connection.lastError ?? 'the team hub refused this operator token',
+        retryable: false
+      }
     return {
-      kind: 'network',
+      kind: 'hub_unreachable',
       message: this.connection.lastError ?? `the team hub at ${this.connection.hubUrl} is unreachable`,
       retryable: true
     }

@@ -15,6 +15,8 @@ export type ApiErrorKind =
   | 'too_large' // response exceeded the size cap
   | 'invalid_request' // the request failed our own validation before anything was sent
   | 'missing_secret' // no API secret is stored (or it could not be read): nothing was sent
+  | 'hub_unreachable' // a Team profile's hub does not answer (the desktop reconnects by itself)
+  | 'access_revoked' // a Team profile's hub refused its operator token: unknown or revoked
 
 export interface ApiErrorInfo {
   kind: ApiErrorKind
@@ -90,6 +92,7 @@ function defaultRetryable(i: Pick<ApiErrorInfo, 'kind' | 'httpStatus' | 'code'>)
     case 'network':
     case 'timeout':
     case 'rate_limited':
+    case 'hub_unreachable':
       return true
     case 'http':
     case 'api':
@@ -113,7 +116,9 @@ const KINDS: Record<ApiErrorKind, true> = {
   clock_skew: true,
   too_large: true,
   invalid_request: true,
-  missing_secret: true
+  missing_secret: true,
+  hub_unreachable: true,
+  access_revoked: true
 }
 
 /** Any thrown value as ApiErrorInfo (unknown errors become 'network' with their message). */
@@ -195,6 +200,10 @@ export function explainError(i: ApiErrorInfo): string {
       return `The request is not valid${where}: ${i.message}.`
     case 'missing_secret':
       return `Nothing was sent${where}: ${i.message}. Add the API secret of this profile in Settings → Credentials.`
+    case 'hub_unreachable':
+      return `Your team's hub cannot be reached${where}: ${i.message}. Rampdesk reconnects by itself; if it stays away, ask your team's admin whether the hub is running.`
+    case 'access_revoked':
+      return `Your access was revoked${where} — ask your team's admin for a new operator token, then store it in Settings → Credentials (${i.message}).`
     case 'api': {
       const meaning = i.code !== undefined ? serviceErrorCodes[i.code] : undefined
       return `The service refused the request${where}: ${i.message}${meaning && !i.message.toLowerCase().includes(meaning) ? ` (${meaning})` : ''}.${boundsText(i.bounds)}`

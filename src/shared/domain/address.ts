@@ -8,6 +8,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import type { ChainDetail } from '../api/schemas'
+import { describePattern } from './address-words'
 
 export type ChecksumScheme = 'eip55' | 'tron' | 'neo' | 'btc' | 'bep2' | 'solana' | 'ton' | 'none'
 
@@ -35,9 +36,9 @@ export type ChainRules = Pick<ChainDetail, 'chainSymbol' | 'addressRegex' | 'mem
 export const CHECK_NAMES = {
   input: 'address given',
   whitespace: 'no stray whitespace',
-  format: 'address format (config addressRegex)',
-  prefix: 'address prefix (config startingWith)',
-  memo: 'memo (config memoRegex)',
+  format: "the network's address format",
+  prefix: 'how the address starts',
+  memo: 'memo or tag',
   eip55: 'EIP-55 checksum',
   tron: 'TRON base58check',
   neo: 'NEO base58check',
@@ -326,13 +327,18 @@ export function checkAddress(chain: ChainRules, address: string, memo?: string):
     checks.push(
       c.ok
         ? c.re.test(address)
-          ? { name: CHECK_NAMES.format, kind: 'format', ok: true, detail: `matches ${chain.addressRegex}` }
-          : { name: CHECK_NAMES.format, kind: 'format', ok: false, detail: `does not match ${chain.addressRegex}` }
+          ? { name: CHECK_NAMES.format, kind: 'format', ok: true, detail: 'matches' }
+          : {
+              name: CHECK_NAMES.format,
+              kind: 'format',
+              ok: false,
+              detail: `does not match: ${describePattern(chain.addressRegex) ?? 'see the pattern in the details'}`
+            }
         : {
             name: CHECK_NAMES.format,
             kind: 'format',
             ok: false,
-            detail: `the config's addressRegex is not a valid regular expression (${c.error}); cannot check`
+            detail: `the configuration's pattern for this network is not a valid regular expression (${c.error}); cannot check`
           }
     )
   }
@@ -364,7 +370,9 @@ function checkMemo(memoRegex: string | undefined, memo: string | undefined): Add
   const given = memo !== undefined && memo.trim() !== ''
   const name = CHECK_NAMES.memo
   if (memoRegex === undefined) {
-    return given ? { name, kind: 'memo', ok: true, detail: 'the config gives no memo rule for this chain; memo not checked' } : undefined
+    return given
+      ? { name, kind: 'memo', ok: true, detail: 'the configuration gives no memo rule for this network; memo not checked' }
+      : undefined
   }
   if (memoRegex === '') {
     return given
@@ -372,19 +380,24 @@ function checkMemo(memoRegex: string | undefined, memo: string | undefined): Add
           name,
           kind: 'memo',
           ok: false,
-          detail: 'this chain uses no memo: remove it (a memo here means the address was probably meant for another chain)'
+          detail: 'this network uses no memo: remove it (a memo here means the address was probably meant for another network)'
         }
-      : { name, kind: 'memo', ok: true, detail: 'this chain uses no memo' }
+      : { name, kind: 'memo', ok: true, detail: 'this network uses no memo' }
   }
   const c = compileConfigRegex(memoRegex)
   if (!c.ok)
-    return { name, kind: 'memo', ok: false, detail: `the config's memoRegex is not a valid regular expression (${c.error}); cannot check` }
+    return {
+      name,
+      kind: 'memo',
+      ok: false,
+      detail: `the configuration's memo pattern is not a valid regular expression (${c.error}); cannot check`
+    }
   if (!given)
-    return { name, kind: 'memo', ok: true, detail: 'no memo given; this chain accepts one (exchange deposit addresses require it)' }
+    return { name, kind: 'memo', ok: true, detail: 'no memo given; this network accepts one (exchange deposit addresses require it)' }
   if (memo.length > MAX_MEMO_LENGTH) return { name, kind: 'memo', ok: false, detail: `${memo.length} characters is longer than any memo` }
   return c.re.test(memo)
-    ? { name, kind: 'memo', ok: true, detail: `matches ${memoRegex}` }
-    : { name, kind: 'memo', ok: false, detail: `does not match ${memoRegex}` }
+    ? { name, kind: 'memo', ok: true, detail: 'matches' }
+    : { name, kind: 'memo', ok: false, detail: `does not match: ${describePattern(memoRegex) ?? 'see the pattern in the details'}` }
 }
 
 // ---------------------------------------------------------------- explorer links

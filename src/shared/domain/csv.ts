@@ -3,7 +3,7 @@
 // formula defused with an apostrophe wherever a cell could begin. One line per call, so
 // an exporter can write 100,000 rows to a stream without building one giant string.
 import type { OfframpOrder, OnrampOrder } from '../api/schemas'
-import type { OrderType } from '../ipc/contract'
+import type { ConfigSnapshot, OrderType } from '../ipc/contract'
 import { chainName, coinName, fiatName, type SymbolMapping } from './names'
 import { statusInfo } from './status'
 
@@ -95,6 +95,16 @@ export interface CsvNameMappings {
   fiat?: SymbolMapping
   coin?: SymbolMapping
   chain?: SymbolMapping
+}
+
+/** The names the configuration gives fiats, coins and chains, for the export (without them a coin is "#54"). */
+export function csvNamesOf(config: Pick<ConfigSnapshot, 'fiats' | 'coins' | 'chains'>): CsvNameMappings {
+  const map = (items: ReadonlyArray<{ id: number; name: string }>): SymbolMapping => Object.fromEntries(items.map((x) => [x.name, x.id]))
+  return {
+    fiat: map(config.fiats.map((f) => ({ id: f.id, name: f.symbol }))),
+    coin: map(config.coins.map((c) => ({ id: c.id, name: c.code }))),
+    chain: map(config.chains.map((c) => ({ id: c.id, name: c.symbol })))
+  }
 }
 
 /** The fields both order types share, in the order every export starts with. */

@@ -22,6 +22,8 @@ export interface StatusInfo {
   type: number
   status: number
   label: string
+  /** The label in a few words, for a table column or the tray ("webhook sent"); the whole label goes in its title. */
+  short: string
   terminal: boolean
   tone: StatusTone
   group: StatusGroup
@@ -32,6 +34,7 @@ export interface StatusInfo {
 interface Row {
   statuses: readonly number[]
   label: string
+  short?: string
   tone: StatusTone
 }
 
@@ -39,18 +42,18 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
 
 const ONRAMP: readonly Row[] = [
   { statuses: [-4], label: 'amount mismatch', tone: 'failure' },
-  { statuses: [-3], label: 'bank and KYC name mismatch', tone: 'failure' },
-  { statuses: [-2], label: 'abandoned by the user', tone: 'failure' },
+  { statuses: [-3], label: 'bank and KYC name mismatch', short: 'name mismatch', tone: 'failure' },
+  { statuses: [-2], label: 'abandoned by the user', short: 'abandoned', tone: 'failure' },
   { statuses: [-1], label: 'timed out', tone: 'failure' },
   { statuses: [0], label: 'created', tone: 'progress' },
-  { statuses: [1], label: 'reference id claimed', tone: 'progress' },
+  { statuses: [1], label: 'reference id claimed', short: 'reference claimed', tone: 'progress' },
   { statuses: [2], label: 'deposit secured', tone: 'progress' },
-  { statuses: [3, 13], label: 'crypto purchased', tone: 'progress' },
-  { statuses: [11], label: 'order placement initiated', tone: 'progress' },
-  { statuses: [12], label: 'purchasing crypto', tone: 'progress' },
-  { statuses: [14], label: 'withdrawal initiated', tone: 'progress' },
-  { statuses: [4, 15], label: 'withdrawal complete', tone: 'success' },
-  { statuses: [5, 16], label: 'webhook sent (after completion)', tone: 'success' }
+  { statuses: [3, 13], label: 'crypto purchased', short: 'crypto bought', tone: 'progress' },
+  { statuses: [11], label: 'order placement initiated', short: 'placing order', tone: 'progress' },
+  { statuses: [12], label: 'purchasing crypto', short: 'buying crypto', tone: 'progress' },
+  { statuses: [14], label: 'withdrawal initiated', short: 'withdrawing', tone: 'progress' },
+  { statuses: [4, 15], label: 'withdrawal complete', short: 'withdrawn', tone: 'success' },
+  { statuses: [5, 16], label: 'webhook sent (after completion)', short: 'webhook sent', tone: 'success' }
 ]
 
 const OFFRAMP: readonly Row[] = [
@@ -58,14 +61,14 @@ const OFFRAMP: readonly Row[] = [
   { statuses: [-2], label: 'abandoned', tone: 'failure' },
   { statuses: [-1], label: 'timed out', tone: 'failure' },
   { statuses: [0], label: 'created', tone: 'progress' },
-  { statuses: [1], label: 'confirmed, deposit hash generated', tone: 'progress' },
-  { statuses: [2, 10, 11], label: 'deposit found, selling crypto', tone: 'progress' },
-  { statuses: [3], label: 'over limit, held for manual review', tone: 'attention' },
+  { statuses: [1], label: 'confirmed, deposit hash generated', short: 'confirmed', tone: 'progress' },
+  { statuses: [2, 10, 11], label: 'deposit found, selling crypto', short: 'selling crypto', tone: 'progress' },
+  { statuses: [3], label: 'over limit, held for manual review', short: 'manual review', tone: 'attention' },
   { statuses: [4, 12], label: 'crypto sold', tone: 'progress' },
-  { statuses: [5, 13, ...range(30, 36)], label: 'fiat withdrawal to bank initiated', tone: 'progress' },
-  { statuses: [17], label: 'user must provide an alternate bank', tone: 'attention' },
-  { statuses: [18], label: 'paying out to the alternate bank', tone: 'progress' },
-  { statuses: [6, 14, 40], label: 'fiat withdrawal processed', tone: 'success' },
+  { statuses: [5, 13, ...range(30, 36)], label: 'fiat withdrawal to bank initiated', short: 'paying out', tone: 'progress' },
+  { statuses: [17], label: 'user must provide an alternate bank', short: 'needs other bank', tone: 'attention' },
+  { statuses: [18], label: 'paying out to the alternate bank', short: 'paying other bank', tone: 'progress' },
+  { statuses: [6, 14, 40], label: 'fiat withdrawal processed', short: 'paid out', tone: 'success' },
   { statuses: [7, 15, 41], label: 'webhook sent', tone: 'success' },
   { statuses: [19], label: 'success', tone: 'success' }
 ]
@@ -97,6 +100,7 @@ export function statusInfo(type: number, status: number): StatusInfo {
       type,
       status,
       label: `unknown status ${String(status)}`,
+      short: `unknown status ${String(status)}`,
       terminal: false,
       tone: 'progress',
       group: 'in progress',
@@ -107,6 +111,7 @@ export function statusInfo(type: number, status: number): StatusInfo {
     type,
     status,
     label: row.label,
+    short: row.short ?? row.label,
     terminal: row.tone === 'success' || row.tone === 'failure',
     tone: row.tone,
     group: GROUP_OF_TONE[row.tone],

@@ -3,9 +3,11 @@
 // 40,000 orders. Expected: another operator's app:info p95 under 1 s while the viewer holds 8
 // streams reconnecting from event 0 (and, separately, 8 streams replaying 10,000 events they
 // never read); an abandoned export audited within 10 s.
-import { request, type Dispatcher } from 'undici'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { percentile, recordAttack, sleep, startHubProcess, type HubProcess } from './hub-process'
+import { percentile, recordAttack, REPO_ROOT, sleep, startHubProcess, type HubProcess } from './hub-process'
 
 let hub: HubProcess
 let viewer: string
@@ -14,6 +16,7 @@ let admin: string
 /** Exports are made by a viewer of their own: the attacking viewer has spent its request budget. */
 let exporter: string
 let replayer: string
+let replayer2: string
 let held = 0
 
 beforeAll(async () => {
@@ -24,6 +27,7 @@ beforeAll(async () => {
   admin = hub.addOperator('ada', 'admin')
   exporter = hub.addOperator('eve', 'viewer')
   replayer = hub.addOperator('rita', 'viewer')
+  replayer2 = hub.addOperator('rolf', 'viewer')
   const total = async () => {
     let n = 0
     for (const type of [1, 2]) {
@@ -70,51 +74,41 @@ async function otherOperatorLatencies(busy: () => boolean): Promise<number[]> {
   return out
 }
 
-/** The viewer's 8 streams, each reconnecting as soon as it ends, from `lastId`, reading (or not) what comes. */
-function viewerStreams(token: string, lastId: number, read: boolean, untilMs: number) {
-  const seen = { opened: 0, refused: 0, resync: 0, bytes: 0 }
-  const open: Dispatcher.ResponseData[] = []
-  const loop = async () => {
-    while (performance.now() < untilMs) {
-      try {
-        const r = await request(`${hub.url}/events`, { headers: { authorization: `Bearer ${token}`, 'last-event-id': String(lastId) } })
-        if (r.statusCode !== 200) {
-          seen.refused++
-          await r.body.dump()
-          await sleep(20)
-          continue
-        }
-        seen.opened++
-        open.push(r)
-        if (!read) {
-          // Holds the stream without reading it until the end of the attack.
-          await sleep(Math.max(0, untilMs - performance.now()))
-          r.body.destroy()
-          continue
-        }
-        for await (const c of r.body) {
-          const text = (c as Buffer).toString('utf8')
-          seen.bytes += text.length
-          if (text.includes('event: resync')) {
-            seen.resync++
-            break
-          }
-        }
-        r.body.destroy()
-      } catch {
-        await sleep(20)
-      }
-    }
-  }
-  return { seen, done: Promise.all(Array.from({ length: 8 }, loop)), open }
+/**
+ * The viewer's 8 streams, each reconnecting as soon as it ends, from `lastId`, reading (or
+ * not) what comes: run by a process of the attacker's own (stream-attacker.ts), so that its
+ * work does not slow this process's measurement of the other operator.
+ */
+function viewerStreams(token: string, lastId: number, read: boolean, untilMs: number, caughtUpAt = Infinity) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(__dirname, 'stream-attacker.ts'),
+      hub.url,
+      token,
+      String(lastId),
+      read ? 'read' : 'unread',
+      String(Math.max(0, Math.round(untilMs - performance.now()))),
+      String(caughtUpAt)
+    ],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] }
+  )
+  let out = ''
+  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')))
+  const done = new Promise<{ opened: number; refused: number; resync: number; bytes: number; replayed: number }>((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`stream attacker exited ${code}: ${out}`))))
+  )
+  return { done }
 }
 
 describe('one viewer against the others', () => {
   it('8 streams reconnecting from event 0 do not slow another operator (p95 under 1 s)', async () => {
     const until = performance.now() + 8_000
-    const attack = viewerStreams(viewer, 0, true, until)
+    const attacker = viewerStreams(viewer, 0, true, until)
     const latencies = await otherOperatorLatencies(() => performance.now() < until)
-    await attack.done
+    const attack = { seen: await attacker.done }
     const p95 = percentile(latencies, 95)
     recordAttack(
       'a viewer: 8 streams reconnecting from event 0, hub holding 40,000+ orders',
@@ -131,28 +125,34 @@ describe('one viewer against the others', () => {
     expect(p95).toBeLessThan(1_000)
   })
 
-  it('8 streams replaying 10,000 events they never read: one replays at a time, another operator p95 under 1 s', async () => {
+  it('8 streams replaying 10,000 events, read or left unread: one replays at a time, another operator p95 under 1 s', async () => {
     const latest = await latestEventId()
     // Within the replay limit: each stream asks for every change of the last ~10,000.
     const from = latest - 9_000
     const until = performance.now() + 8_000
-    // A viewer of its own: the one above has spent its request budget.
-    const attack = viewerStreams(replayer, from, false, until)
+    // Viewers of their own (the one above has spent its request budget): one whose streams read
+    // every replay and ask again as soon as they have caught up, one whose streams read nothing.
+    const readingRun = viewerStreams(replayer, from, true, until, latest)
+    const attackRun = viewerStreams(replayer2, from, false, until)
     const latencies = await otherOperatorLatencies(() => performance.now() < until)
-    await attack.done
+    const reading = { seen: await readingRun.done }
+    const attack = { seen: await attackRun.done }
     const p95 = percentile(latencies, 95)
     recordAttack(
-      'a viewer: 8 streams replaying 10,000 events without reading them',
+      'two viewers: 8 streams each replaying 10,000 events, one set reading, one not',
       {
         latestEventId: latest,
-        streamsOpened: attack.seen.opened,
-        refused429: attack.seen.refused,
+        readingStreamsOpened: reading.seen.opened,
+        eventsReplayed: reading.seen.replayed,
+        unreadStreamsOpened: attack.seen.opened,
+        refused429: attack.seen.refused + reading.seen.refused,
         otherCalls: latencies.length,
         otherP95Ms: Math.round(p95)
       },
       { otherP95Ms: '< 1000', replayingAtOnce: '1 per operator' }
     )
     expect(attack.seen.opened).toBeGreaterThanOrEqual(1)
+    expect(reading.seen.replayed).toBeGreaterThan(10_000)
     expect(attack.seen.refused).toBeGreaterThan(0)
     expect(p95).toBeLessThan(1_000)
   })
@@ -167,6 +167,41 @@ describe('exports', () => {
         })
       ).value?.rows ?? []
     ).filter((r) => r.action.startsWith('orders:export'))
+
+  it('a viewer starting 4 exports at once runs one; another operator stays under 1 s p95 meanwhile', async () => {
+    const start = () =>
+      request(`${hub.url}/export/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${exporter}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ filter: { type: 1 } })
+      })
+    let running = true
+    const answers = Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const r = await start()
+        const bytes = (await r.body.arrayBuffer()).byteLength
+        return { status: r.statusCode, bytes }
+      })
+    ).finally(() => (running = false))
+    const latencies = await otherOperatorLatencies(() => running)
+    const done = await answers
+    const p95 = percentile(latencies, 95)
+    recordAttack(
+      'a viewer starting 4 exports of 30,000 orders at once',
+      {
+        exportsRun: done.filter((a) => a.status === 200).length,
+        refused429: done.filter((a) => a.status === 429).length,
+        bytesExported: done.reduce((n, a) => n + (a.status === 200 ? a.bytes : 0), 0),
+        otherCalls: latencies.length,
+        otherP95Ms: Math.round(p95)
+      },
+      { exportsRun: '= 1', otherP95Ms: '< 1000' }
+    )
+    expect(done.filter((a) => a.status === 200)).toHaveLength(1)
+    expect(done.filter((a) => a.status === 429)).toHaveLength(3)
+    expect(latencies.length).toBeGreaterThan(3)
+    expect(p95).toBeLessThan(1_000)
+  })
 
   it('an export the desktop stops reading is ended and audited (aborted) within 10 s; its start was audited', async () => {
     const before = (await exportsAudited()).length

@@ -17,13 +17,17 @@ interface Got {
   body: string
 }
 
-async function listen(onRequest: (g: Got) => void): Promise<{ server: Server; url: string }> {
+/** The merchant's receiver answers this (503: it is down). */
+let merchantStatus = 200
+
+async function listen(onRequest: (g: Got) => void, status = () => 200): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      onRequest({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') })
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
+      const code = status()
+      if (code === 200) onRequest({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') })
+      res.writeHead(code, { 'content-type': 'text/plain' }).end(code === 200 ? 'ok' : 'down')
     })
   })
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
@@ -40,7 +44,10 @@ let admin: string
 let operator: string
 
 beforeAll(async () => {
-  merchant = await listen((g) => relayed.push(g))
+  merchant = await listen(
+    (g) => relayed.push(g),
+    () => merchantStatus
+  )
   attacker = await listen((g) => captured.push(g))
   const target = new URL('/hook', merchant.url)
   target.username = 'merchant'
@@ -180,6 +187,32 @@ describe('the relay under attack', () => {
       { deliveries: sent(), relays: relayedStatuses.length, duplicateRelays: relayedStatuses.length - new Set(relayedStatuses).size },
       { duplicateRelays: '= 0' }
     )
+  })
+
+  it('a relay that reached nobody is made again by a resend', async () => {
+    await settle()
+    merchantStatus = 503
+    const before = relayed.length
+    const order = hub.sandbox.control.createOrder({ type: 1, fiatType: 1, path: 'completed', hold: true })
+    let last = order
+    while (!statusInfo(1, last.status).terminal) last = hub.sandbox.control.advanceOrder(order.orderId)
+    await hub.sandbox.control.deliveriesIdle()
+    // Three attempts (after 1 s and 2 s), all refused by the receiver; a first resend (the
+    // order's newer status, "webhook sent") meets the same.
+    const failures = () =>
+      (hub.output().match(new RegExp(`WARN webhook relay of order ${order.orderId} .*HTTP 503: "down" after 3 attempts`, 'g')) ?? []).length
+    for (let i = 0; i < 100 && failures() < 1; i++) await sleep(100)
+    expect((await hub.call(operator, 'webhooks:resend', { orderId: order.orderId })).ok).toBe(true)
+    await hub.sandbox.control.deliveriesIdle()
+    for (let i = 0; i < 100 && failures() < 2; i++) await sleep(100)
+    expect(failures()).toBe(2)
+    // The receiver is back: the same delivery resent again (a duplicate of one received) is relayed.
+    merchantStatus = 200
+    expect((await hub.call(operator, 'webhooks:resend', { orderId: order.orderId })).ok).toBe(true)
+    await hub.sandbox.control.deliveriesIdle()
+    await settle()
+    const mine = relayed.slice(before).filter((g) => (JSON.parse(g.body) as { orderId: number }).orderId === order.orderId)
+    expect(mine).toHaveLength(1)
   })
 
   it('names the relay target without its password on every line', () => {

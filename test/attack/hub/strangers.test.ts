@@ -99,33 +99,99 @@ describe('a stranger without a token', () => {
     expect(slowest).toBeLessThan(2_000)
   })
 
-  it('cannot fill the disk with log: 20 requests with 1 MB paths write under 256 KB', async () => {
+  it('cannot fill the disk with log: 20 requests with 1 MB paths, 1,500 refused requests and 500 forged webhooks write under 256 KB', async () => {
     const before = hub.logBytes()
     const path = `/rpc/${'x'.repeat(1024 * 1024)}`
-    const answers: string[] = []
-    for (let i = 0; i < 20; i++)
-      answers.push(await rawExchange(hub.url, `POST ${path} HTTP/1.1\r\nHost: hub\r\n\r\n`, { from: '127.0.3.1', ms: 3_000 }))
-    // And 20 with paths just under the request-line cap, from twenty addresses, with a bad token.
+    const answers: string[] = await Promise.all(
+      Array.from({ length: 20 }, () => rawExchange(hub.url, `POST ${path} HTTP/1.1\r\nHost: hub\r\n\r\n`, { from: '127.0.3.1', ms: 5_000 }))
+    )
+    // 1,500 with paths just under the request-line cap and a bad token, from one address:
+    // logged one by one, they alone would write over 350 KB.
     const near = `/rpc/${'y'.repeat(8000)}`
-    for (let i = 0; i < 20; i++)
-      answers.push(
-        await rawExchange(hub.url, `POST ${near} HTTP/1.1\r\nHost: hub\r\nAuthorization: Bearer nope\r\nContent-Length: 0\r\n\r\n`, {
-          from: `127.0.3.${i + 10}`,
-          ms: 3_000
-        })
+    const refused: string[] = []
+    for (let batch = 0; batch < 30; batch++)
+      refused.push(
+        ...(await Promise.all(
+          Array.from({ length: 50 }, () =>
+            rawExchange(hub.url, `POST ${near} HTTP/1.1\r\nHost: hub\r\nAuthorization: Bearer nope\r\nContent-Length: 0\r\n\r\n`, {
+              from: '127.0.3.2',
+              ms: 5_000
+            })
+          )
+        ))
+      )
+    // 500 forged webhooks (a wrong signature) from one address.
+    const body = JSON.stringify({ orderId: 1, status: 5, note: 'z'.repeat(200) })
+    const forged = `POST /webhook HTTP/1.1\r\nHost: hub\r\nContent-Type: application/json\r\nx-service-payload: e30=\r\nx-service-signature: ${'ab'.repeat(64)}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`
+    const webhooks: string[] = []
+    for (let batch = 0; batch < 10; batch++)
+      webhooks.push(
+        ...(await Promise.all(Array.from({ length: 50 }, () => rawExchange(hub.url, forged, { from: '127.0.3.3', ms: 5_000 }))))
       )
     await sleep(300)
     const grown = hub.logBytes() - before
     recordAttack(
-      'requests with 1 MB paths and 8 KB paths',
-      { requests: 40, logBytesWritten: grown, answered414: answers.filter((a) => a.startsWith('HTTP/1.1 414')).length },
+      'requests with 1 MB paths, refused requests and forged webhooks from one address each',
+      {
+        requests: answers.length + refused.length + webhooks.length,
+        logBytesWritten: grown,
+        answered414: answers.filter((a) => a.startsWith('HTTP/1.1 414')).length,
+        answered401: refused.filter((a) => a.startsWith('HTTP/1.1 401')).length,
+        webhooksRefused: webhooks.filter((a) => /^HTTP\/1\.1 (401|429|503) /.test(a)).length
+      },
       { logBytesWritten: '< 262144' }
     )
-    expect(answers.slice(0, 20).every((a) => a.startsWith('HTTP/1.1 414 '))).toBe(true)
-    expect(answers.slice(20).every((a) => a.startsWith('HTTP/1.1 401 '))).toBe(true)
+    expect(answers.every((a) => a.startsWith('HTTP/1.1 414 '))).toBe(true)
+    expect(refused.every((a) => a.startsWith('HTTP/1.1 401 '))).toBe(true)
+    expect(webhooks.every((a) => /^HTTP\/1\.1 (401|429|503) /.test(a))).toBe(true)
     expect(grown).toBeLessThan(256 * 1024)
     // A refused request is logged with a clipped path, never its whole URL.
-    expect(hub.output()).toMatch(/refused 401 POST \/rpc\/y{90,100}… \(8005 characters\): unknown or revoked token from 127\.0\.3\.\d+/)
+    expect(hub.output()).toMatch(/refused 401 POST \/rpc\/y{90,100}… \(8005 characters\): unknown or revoked token from 127\.0\.3\.2/)
+  })
+
+  it('cannot lock the team out by filling every connection slot from a few addresses', async () => {
+    // 8 addresses × 64 connections: the pool of 512 is full of the stranger's connections.
+    const sockets: Socket[] = []
+    for (let a = 1; a <= 8; a++)
+      for (let i = 0; i < 64; i++) {
+        const s = await rawSocket(hub.url, `127.0.7.${a}`).catch(() => null)
+        if (!s) continue
+        s.on('error', () => undefined)
+        s.write('GET /healthz HTTP/1.1\r\nHost: hub\r\n')
+        sockets.push(s)
+      }
+    await sleep(300)
+    const probes: Array<{ status: number; ms: number }> = []
+    for (let i = 0; i < 10; i++) probes.push(await healthOnce())
+    // And /webhook connections from 10 addresses × 16: a delivery from another address still gets in.
+    const hooks: Socket[] = []
+    for (let a = 1; a <= 10; a++)
+      for (let i = 0; i < 16; i++) {
+        const s = await rawSocket(hub.url, `127.0.8.${a}`).catch(() => null)
+        if (!s) continue
+        s.on('error', () => undefined)
+        s.write('POST /webhook HTTP/1.1\r\nHost: hub\r\n')
+        hooks.push(s)
+      }
+    await sleep(300)
+    const delivery = await rawExchange(
+      hub.url,
+      `POST /webhook HTTP/1.1\r\nHost: hub\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      { from: '127.0.0.1', ms: 5_000 }
+    )
+    for (const s of [...sockets, ...hooks]) s.destroy()
+    recordAttack(
+      'every connection slot taken from 8 addresses, every webhook slot from 10',
+      {
+        strangerConnections: sockets.length + hooks.length,
+        teamProbesAnswered: probes.filter((p) => p.status === 200).length,
+        teamProbes: probes.length
+      },
+      { teamProbesAnswered: '= all' }
+    )
+    expect(probes.every((p) => p.status === 200)).toBe(true)
+    // Answered by the inbox itself (unsigned: 401), not refused at the door (503).
+    expect(delivery).toMatch(/^HTTP\/1\.1 401 /)
   })
 
   it('cannot read /metrics through a proxy, nor grow the hub’s log or its series through /metrics and /readyz', async () => {
@@ -210,7 +276,7 @@ describe('a stranger without a token', () => {
   })
 
   it('answers a malformed path 400, never 500', async () => {
-    for (const path of ['/rpc/%', '/rpc/%E0%A4%A', '/rpc/%ZZ']) {
+    for (const path of ['/rpc/%', '/rpc/%E0%A4%A', '/rpc/%ZZ', 'http://a:99999/', '*']) {
       const a = await rawExchange(hub.url, `POST ${path} HTTP/1.1\r\nHost: hub\r\nContent-Length: 0\r\n\r\n`, { from: '127.0.5.2' })
       expect(a, path).toMatch(/^HTTP\/1\.1 400 /)
     }

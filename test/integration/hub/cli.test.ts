@@ -236,7 +236,7 @@ describe('npm run hub', () => {
     expect(access).toMatchObject({ ok: true, value: { team: { operator: 'vera', role: 'viewer' } } })
     await desk.close()
     const stranger = new HubConnection({ hubUrl: url, token: async () => token, onEvent: () => undefined, dispatcher: new Agent() })
-    expect(await stranger.call('team:access', {})).toMatchObject({ ok: false, error: { kind: 'network' } })
+    expect(await stranger.call('team:access', {})).toMatchObject({ ok: false, error: { kind: 'hub_unreachable' } })
     await stranger.close()
     hub.child.kill('SIGINT')
     expect(await exited(hub.child)).toBe(0)

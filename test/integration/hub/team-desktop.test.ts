@@ -7,6 +7,8 @@ import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exportOrdersCsv } from '../../../src/main/export/orders-csv'
+import { csvNamesOf } from '../../../src/shared/domain/csv'
+import { parseCsv } from '../../support/csv-reader'
 import { statusInfo } from '../../../src/shared/domain/status'
 import type { EventPayload } from '../../../src/shared/ipc/contract'
 import type { ConfirmationPrompt } from '../../../src/main/confirmations'
@@ -132,7 +134,7 @@ describe('a Team profile', () => {
 
     await f.stopHub()
     await waitUntil(() => viewerDesk.services.teamSession()?.connection.connected === false, 5000, 'desktop notices')
-    const offlineState = await viewerDesk.waitFor('sync:state', (s) => s.lastError?.kind === 'network')
+    const offlineState = await viewerDesk.waitFor('sync:state', (s) => s.lastError?.kind === 'hub_unreachable')
     expect(offlineState.lastError?.message).toMatch(/hub/)
     await viewerDesk.waitFor('ticker:tick', (t) => t.rows.length > 0 && t.rows.every((r) => r.stale))
     expect((await viewerDesk.call('config:get', {})).stale).toBe(true)
@@ -144,7 +146,7 @@ describe('a Team profile', () => {
     expect(tray.detail).toMatch(/hub/)
     expect(await viewerDesk.envelope('orders:query', { filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 1 })).toMatchObject({
       ok: false,
-      error: { kind: 'network', message: expect.stringMatching(/unreachable/) }
+      error: { kind: 'hub_unreachable', message: expect.stringMatching(/unreachable/) }
     })
 
     // While the hub is down the orders move on at the service, and the restarted hub has
@@ -217,16 +219,45 @@ describe('a Team profile', () => {
     const reference = await exportOrdersCsv({
       store: f.hub.session().store,
       filter: { type: 1 },
+      names: csvNamesOf(f.hub.session().config.snapshot()),
       dir: theirs,
       at: Date.now(),
       onProgress: () => undefined
     })
     expect(r.rows).toBe(reference.rows)
     expect(mine.equals(await readFile(reference.path))).toBe(true)
+    // Coins, chains and fiats by their names, as finance reads them.
+    const [header, first] = parseCsv(mine.toString('utf8').replace(/^\uFEFF/, ''))
+    const coin = first![header!.indexOf('coin')]!
+    expect(coin).toMatch(/^[A-Z0-9]+$/)
+    expect(first![header!.indexOf('chain')]).not.toMatch(/^#/)
+    expect(first![header!.indexOf('fiat')]).toBe('INR')
     expect((await stat(r.path)).mode & 0o777).toBe(0o600)
     await viewerDesk.waitFor('export:progress', (p) => p.done && p.rows === r.rows)
     const audit = await f.call<{ rows: Array<{ operator: string; action: string }> }>(adminToken, 'audit:list', { limit: 50 })
     expect(audit.rows.some((a) => a.operator === 'vera' && a.action === 'orders:export')).toBe(true)
+  })
+
+  it('tells a desktop whose token was revoked that its access was revoked and whom to ask, with no promise of a retry', async () => {
+    const ritaDesk = await startTeamDesktop(f.url, f.addOperator('rita', 'viewer'), 'Team (rita)')
+    try {
+      await waitUntil(() => ritaDesk.services.teamSession()?.connection.connected === true, 10_000, 'rita connected')
+      await ritaDesk.call('sync:state', {})
+      await f.call(adminToken, 'team:revokeOperator', { name: 'rita' })
+      await waitUntil(() => ritaDesk.services.teamSession()?.connection.refused === true, 10_000, 'the hub refuses rita')
+      expect((await ritaDesk.call('team:access', {})).team).toMatchObject({ connected: false, line: 'revoked' })
+      const state = await ritaDesk.waitFor('sync:state', (s) => s.lastError?.kind === 'access_revoked')
+      expect(state.lastError?.retryable).toBe(false)
+      const tray = await ritaDesk.call('tray:state', {})
+      expect(tray.headline).toBe("Your access was revoked: ask your team's admin")
+      expect(tray.detail).not.toMatch(/retries by itself|base URL/)
+      expect(await ritaDesk.envelope('orders:query', { filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 1 })).toMatchObject({
+        ok: false,
+        error: { kind: 'access_revoked', retryable: false }
+      })
+    } finally {
+      await ritaDesk.close()
+    }
   })
 
   it('keeps no API secret anywhere on the desktop', async () => {

@@ -1,7 +1,7 @@
 // Orders through the handlers after a full history sync from the embedded sandbox:
 // every orders:query filter (status group with unknown statuses under 'in progress',
-// fiat, coin, chain, created-at range, search by order id and by prefixes of merchant
-// recognition id, wallet, reference and hash) returns exactly what the same filter over
+// fiat, coin, chain, created-at range, search by order id or its first digits and by text
+// anywhere in the merchant recognition id, wallet, reference and hash) returns exactly what the same filter over
 // the sandbox's ground truth says; orders:get has the timeline; a watched order's status
 // change at the sandbox arrives as 'order:changed'; orders:export writes a guarded CSV.
 import { readFile } from 'node:fs/promises'
@@ -55,12 +55,15 @@ function expected(f: OrderFilter): number[] {
       if (f.from && Date.parse(o.createdAt) < Date.parse(f.from)) return false
       if (f.to && Date.parse(o.createdAt) >= Date.parse(f.to)) return false
       if (f.search) {
+        // Three characters or more anywhere in a text, one or two at its start; an order id by its first digits.
         const s = f.search.trim().toLowerCase()
-        const byId = /^\d{1,15}$/.test(s) && o.orderId === Number(s)
-        const byPrefix = [r.merchantRecognitionId, r.walletAddress, r.referenceId, r.transactionHash].some((v) =>
-          text(v)?.toLowerCase().startsWith(s)
-        )
-        if (!byId && !byPrefix) return false
+        const byId = /^\d{1,15}$/.test(s) && String(o.orderId).startsWith(s)
+        const inText = (v: string): boolean => (s.length >= 3 ? v.toLowerCase().includes(s) : v.toLowerCase().startsWith(s))
+        const byText = [r.merchantRecognitionId, r.walletAddress, r.referenceId, r.transactionHash].some((v) => {
+          const t = text(v)
+          return t !== null && inText(t)
+        })
+        if (!byId && !byText) return false
       }
       return true
     })
@@ -137,18 +140,24 @@ describe('orders:query against the ground truth', () => {
     expect(await query({ type: 1, to })).toEqual(expected({ type: 1, to }))
   })
 
-  it('search by order id, and by case-insensitive prefixes of recognition id, wallet, reference and hash', async () => {
+  it('search by order id or its first digits, and by text anywhere in recognition id, wallet, reference and hash', async () => {
     const onramp = truth.filter((o) => o.type === 1 && text(o.record.referenceId) && text(o.record.transactionHash))
     const o = onramp[0]!
     const r = o.record as Record<string, string>
     const searches = [
       String(o.orderId),
+      String(o.orderId).slice(0, 4),
       r.merchantRecognitionId!,
       r.merchantRecognitionId!.slice(0, 5).toUpperCase(),
+      r.merchantRecognitionId!.slice(-5),
       r.walletAddress!.slice(0, 8).toLowerCase(),
+      r.walletAddress!.slice(-6).toUpperCase(),
       r.referenceId!.slice(0, 6),
+      r.referenceId!.slice(-5),
       r.transactionHash!.slice(0, 10),
+      r.transactionHash!.slice(-8),
       r.transactionHash!.slice(0, 3),
+      r.transactionHash!.slice(0, 2),
       'no-such-order'
     ]
     for (const search of searches) {
@@ -156,11 +165,26 @@ describe('orders:query against the ground truth', () => {
       expect(got, `search ${search}`).toEqual(expected({ type: 1, search }))
     }
     expect(await query({ type: 1, search: String(o.orderId) })).toContain(o.orderId)
-    expect(await query({ type: 1, search: r.transactionHash!.slice(0, 10) })).toContain(o.orderId)
+    expect(await query({ type: 1, search: r.transactionHash!.slice(-8) })).toContain(o.orderId)
+    expect(await query({ type: 1, search: r.walletAddress!.slice(-6) })).toContain(o.orderId)
     const off = truth.find((x) => x.type === 2 && text(x.record.transactionHash))!
-    const hash = (off.record.transactionHash as string).slice(0, 12)
+    const hash = (off.record.transactionHash as string).slice(-12)
     expect(await query({ type: 2, search: hash })).toEqual(expected({ type: 2, search: hash }))
     expect(await query({ type: 2, search: hash })).toContain(off.orderId)
+  })
+
+  it('a search counts its matches in the other order type too', async () => {
+    const off = truth.find((x) => x.type === 2 && text(x.record.merchantRecognitionId))!
+    const search = (off.record.merchantRecognitionId as string).slice(-6)
+    const r = await h.call('orders:query', { filter: { type: 1, search }, sort: 'orderId:asc', offset: 0, limit: 100 })
+    expect(r.total).toBe(expected({ type: 1, search }).length)
+    expect(r.otherTypeTotal).toBe(expected({ type: 2, search }).length)
+    expect(r.otherTypeTotal).toBeGreaterThan(0)
+    // Not asked for a window further down, nor without a search.
+    expect(
+      (await h.call('orders:query', { filter: { type: 1, search }, sort: 'orderId:asc', offset: 100, limit: 100 })).otherTypeTotal
+    ).toBeUndefined()
+    expect((await h.call('orders:query', { filter: { type: 1 }, sort: 'orderId:asc', offset: 0, limit: 1 })).otherTypeTotal).toBeUndefined()
   })
 })
 
@@ -265,6 +289,14 @@ describe('orders:export', () => {
       for (const l of lines) expect(l[col(name)], `${name} of ${l[col('orderId')]}`).toMatch(/^(-?\d+(\.\d+)?)?$/)
     }
     for (const r of listed.rows) expect(byId.get(r.orderId)![col('fiatAmount')]).toBe(r.fiatAmount)
+    // Coins, chains and fiats by the names the configuration gives them, never "#54".
+    const config = await h.call('config:get', {})
+    for (const r of listed.rows) {
+      const l = byId.get(r.orderId)!
+      expect(l[col('coin')]).toBe(config.coins.find((c) => c.id === r.coinId)!.code.toUpperCase())
+      expect(l[col('chain')]).toBe(config.chains.find((c) => c.id === r.chainId)!.symbol.toUpperCase())
+      expect(l[col('fiat')]).toBe('INR')
+    }
 
     const evil = listed.rows.find((r) => r.merchantRecognitionId === FORMULA_MRID)!
     expect(evil).toBeDefined()

@@ -91,3 +91,30 @@ describe('OperatorStore', () => {
     expect(store.revoke('ana', { allowLastAdmin: true }).name).toBe('ana')
   })
 })
+
+describe('HubAudit.prune', () => {
+  it('drops entries past the age, then the oldest past the count', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { openHubDatabase } = await import('../../../src/hub/hub-db')
+    const { HubAudit } = await import('../../../src/hub/hub-audit')
+    const dir = mkdtempSync(join(tmpdir(), 'rampdesk-audit-'))
+    const sql = openHubDatabase(dir)
+    let t = 1_000_000
+    const audit = new HubAudit(sql, () => t)
+    try {
+      for (let i = 0; i < 10; i++) {
+        audit.append('ada', 'x', { i })
+        t += 1000
+      }
+      expect(audit.prune(5_500, 100)).toBe(5)
+      expect(audit.list(100).map((e) => e.detail.i)).toEqual([9, 8, 7, 6, 5])
+      expect(audit.prune(1e9, 2)).toBe(3)
+      expect(audit.list(100).map((e) => e.detail.i)).toEqual([9, 8])
+    } finally {
+      sql.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openHubDatabase } from '../../../src/hub/hub-db'
-import { RelayLedger, RELAYED_PAYLOAD_MEMORY_MS } from '../../../src/hub/relay-ledger'
+import { relayContent, RelayLedger, RELAYED_PAYLOAD_MEMORY_MS } from '../../../src/hub/relay-ledger'
 import type { Sql } from '../../../src/main/store/database'
 
 let dir: string
@@ -25,7 +25,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const d = (payload: string, status = 5) => ({ payload, orderType: 1, orderId: 42, status })
+const d = (payload: string, status = 5, content = `${payload}:${status}`) => ({ payload, content, orderType: 1, orderId: 42, status })
 
 describe('RelayLedger', () => {
   it('claims a delivery once; the same order and status again only after the window', () => {
@@ -48,6 +48,15 @@ describe('RelayLedger', () => {
     expect(ledger.claim(d('same', 7)).ok).toBe(true)
   })
 
+  it('never relays the same content twice, for 30 days, whatever its attempt counters say', () => {
+    const a = relayContent(JSON.stringify({ orderId: 42, status: 5, webhookTrials: 1 }))
+    const b = relayContent(JSON.stringify({ webhookTrials: 3, status: 5, orderId: 42 }))
+    expect(a).toBe(b)
+    expect(ledger.claim(d('p1', 5, a)).ok).toBe(true)
+    t += WINDOW * 10
+    expect(ledger.claim(d('p2', 5, b))).toMatchObject({ ok: false, reason: expect.stringMatching(/^this delivery \(the same content\)/) })
+  })
+
   it('gives the claim back when the relay reached nobody, keeps it when it was delivered', () => {
     const a = ledger.claim(d('a'))
     if (!a.ok) throw new Error('claim')
@@ -63,7 +72,7 @@ describe('RelayLedger', () => {
     t += WINDOW + 1
     expect(ledger.prune()).toBe(1)
     t += RELAYED_PAYLOAD_MEMORY_MS
-    expect(ledger.prune()).toBe(1)
+    expect(ledger.prune()).toBe(2)
     expect(sql.value('SELECT COUNT(*) FROM webhook_relays')).toBe(0)
   })
 })

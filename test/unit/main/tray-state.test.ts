@@ -20,8 +20,17 @@ describe('trayState', () => {
       attention: 0,
       inProgress: 0,
       title: '',
-      tooltip: 'Rampdesk · Nothing needs you'
+      tooltip: 'Rampdesk · Nothing needs you',
+      gaps: []
     })
+  })
+
+  it('never says all is well while it knows orders may be missing', () => {
+    const gaps = ['Offramp TRY: not probed yet, orders there may be missing']
+    const s = trayState({ sync: [sync()], attention: 0, inProgress: 0, gaps })
+    expect(s).toMatchObject({ level: 'idle', headline: 'Orders may be missing', gaps })
+    expect(s.tooltip).toContain(gaps[0])
+    expect(trayState({ sync: [sync()], attention: 0, inProgress: 0, gaps: [...gaps, 'x'] }).tooltip).toContain('2 known gaps')
   })
 
   it('shows orders in progress when nothing else needs the operator', () => {
@@ -55,6 +64,38 @@ describe('trayState', () => {
     expect(s.detail).toContain('could not be reached')
     const timeout = trayState({ sync: [sync({ kind: 'timeout', message: 'no answer', retryable: true })], attention: 0, inProgress: 0 })
     expect(timeout.level).toBe('offline')
+  })
+
+  it('names a revoked team token and a missing secret as what to do, with no promise of a retry', () => {
+    const revoked: ErrorInfo = { kind: 'access_revoked', message: 'this operator token is unknown or was revoked', retryable: false }
+    const s = trayState({ sync: [sync(revoked), sync(revoked, 2)], attention: 2, inProgress: 0 })
+    expect(s).toMatchObject({
+      level: 'failing',
+      icon: 'error',
+      headline: "Your access was revoked: ask your team's admin",
+      title: 'Access revoked'
+    })
+    expect(s.detail).toMatch(/^Your access was revoked — ask your team's admin/)
+    expect(s.detail).not.toMatch(/retries|base URL|could not be reached/)
+    const secret: ErrorInfo = { kind: 'missing_secret', message: 'no API secret is stored', retryable: false }
+    expect(trayState({ sync: [sync(secret)], attention: 0, inProgress: 0 })).toMatchObject({
+      level: 'failing',
+      headline: 'No API secret stored: add it in Settings'
+    })
+  })
+
+  it("calls a team hub out of reach the hub's trouble, not the service's", () => {
+    const hub: ErrorInfo = { kind: 'hub_unreachable', message: 'the team hub at https://hub.example is unreachable', retryable: true }
+    const s = trayState({ sync: [sync(hub)], attention: 0, inProgress: 0 })
+    expect(s).toMatchObject({ level: 'offline', headline: "Offline: your team's hub cannot be reached" })
+    expect(s.detail).not.toMatch(/base URL/)
+  })
+
+  it('never speaks of a last successful sync when there was none', () => {
+    const never = syncState({ type: 1, lastSuccessAt: null, lastError: network })
+    const s = trayState({ sync: [never], attention: 0, inProgress: 0 })
+    expect(s.detail).toContain('Nothing has been synced yet')
+    expect(s.detail).not.toContain('last successful sync')
   })
 
   it('does not count a request cancelled by a profile switch as a failure', () => {

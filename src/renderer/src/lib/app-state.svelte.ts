@@ -7,6 +7,7 @@ import type {
   ChannelName,
   ChannelOutput,
   ConfigSnapshot,
+  Coverage,
   ErrorInfo,
   Profile,
   Settings,
@@ -29,8 +30,14 @@ class AppState {
   info = $state<Info | null>(null)
   profile = $state<Profile | null>(null)
   config = $state<ConfigSnapshot | null>(null)
+  /** Since when the configuration has been asked for without an answer yet (null: answered or failed). */
+  configWaitingSince = $state<number | null>(null)
+  /** Why the configuration could not be read (views that need it say so). */
+  configError = $state<ErrorInfo | null>(null)
   settings = $state<Settings | null>(null)
   sync = $state<SyncState[]>([])
+  /** Whether the local copy holds every order: scopes, readings, freshness, known gaps (null: not known yet). */
+  coverage = $state<Coverage | null>(null)
   budget = $state<BudgetEntry[]>([])
   skewMs = $state<number | null>(null)
   loadError = $state<ErrorInfo | null>(null)
@@ -65,6 +72,16 @@ class AppState {
     const f = id === null || id === undefined ? undefined : this.config?.fiats.find((x) => x.id === id)
     return f ? f.symbol.toUpperCase() : fiatName(id)
   }
+  /** A coin by code and name ("USDT · Tether USD"), for where an operator reads one order. */
+  coinName = (id: number | null | undefined): string => {
+    const c = id === null || id === undefined ? undefined : this.coin(id)
+    return c ? withName(c.code, c.name) : coinName(id)
+  }
+  /** A network by symbol and name ("BEP20 · BNB Smart Chain"). */
+  chainName = (id: number | null | undefined): string => {
+    const c = id === null || id === undefined ? undefined : this.chain(id)
+    return c ? withName(c.symbol, c.name) : chainName(id)
+  }
   /** May this desktop call the channel? (Outside a team: everything. In a team: what the role allows.) */
   can = (channel: ChannelName): boolean => this.access === null || this.access.channels.includes(channel)
 
@@ -77,9 +94,10 @@ class AppState {
     try {
       // First, so that a role's missing channels are hidden before anything shows them.
       this.access = await call('team:access', {})
-      const [info, config, settings, sync, budget] = await Promise.all([
+      // The configuration comes from the service and may be slow: everything else shows without waiting for it.
+      void this.loadConfig()
+      const [info, settings, sync, budget] = await Promise.all([
         call('app:info', {}),
-        call('config:get', {}),
         call('settings:get', {}),
         call('sync:state', {}),
         call('budget:get', {})
@@ -88,14 +106,27 @@ class AppState {
       this.profile = info.profile
       this.skewMs = info.clockSkewMs
       this.locale = info.locale ?? browserLocale()
-      this.config = config
       this.settings = settings
       this.sync = sync.states
       this.budget = budget.entries
+      // A hub of an older version has no coverage: the views then show none.
+      this.coverage = this.can('sync:coverage') ? await call('sync:coverage', {}).catch(() => null) : null
       this.loadError = null
       applyTheme(settings.theme)
     } catch (e) {
       this.loadError = errorInfoOf(e)
+    }
+  }
+
+  async loadConfig(): Promise<void> {
+    this.configWaitingSince ??= Date.now()
+    try {
+      this.config = await call('config:get', {})
+      this.configError = null
+    } catch (e) {
+      this.configError = errorInfoOf(e)
+    } finally {
+      this.configWaitingSince = null
     }
   }
 
@@ -105,6 +136,9 @@ class AppState {
     setInterval(() => (this.now = Date.now()), 1000)
     on('profile:changed', (p) => {
       this.profile = p
+      // The last profile's coins, networks and limits are not this one's: none until its own arrive.
+      this.config = null
+      this.configError = null
       this.epoch++
       void this.load()
     })
@@ -114,7 +148,11 @@ class AppState {
       else this.sync.push(s)
     })
     on('budget:changed', (b) => (this.budget = b.entries))
-    on('config:updated', (c) => (this.config = c))
+    on('coverage:changed', (c) => (this.coverage = c))
+    on('config:updated', (c) => {
+      this.config = c
+      this.configError = null
+    })
     on('clock:skew', (s) => (this.skewMs = s.skewMs))
     // The network is back (in Electron main also hears sleep and unlock from the OS): ask
     // main to refetch now rather than at the next interval, and reload what this window holds.
@@ -130,6 +168,11 @@ class AppState {
     this.settings = await call('settings:update', patch)
     applyTheme(this.settings.theme)
   }
+}
+
+/** "USDT · Tether USD"; the code alone when the name says no more. */
+function withName(code: string, name: string): string {
+  return name && name.toUpperCase() !== code.toUpperCase() ? `${code.toUpperCase()} · ${name}` : code.toUpperCase()
 }
 
 function browserLocale(): string {

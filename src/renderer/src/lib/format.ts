@@ -61,6 +61,35 @@ export function dateTime(v: number | string | null | undefined, locale: string):
   return f.format(d)
 }
 
+const shortDateTimeFormats = new Map<string, Intl.DateTimeFormat>()
+const shortDateFormats = new Map<string, Intl.DateTimeFormat>()
+
+/**
+ * Date and time in a table column's width: "Nov 22, 01:23 AM" within `year`, the date
+ * alone ("Nov 22, 2025") for another year; dateTime gives the whole instant for its title.
+ */
+export function dateTimeShort(v: number | string | null | undefined, locale: string, year: number): string {
+  if (v === null || v === undefined || v === '') return '—'
+  const d = new Date(v)
+  if (Number.isNaN(d.getTime())) return String(v)
+  if (d.getFullYear() !== year)
+    return kept(shortDateFormats, locale, (l) => new Intl.DateTimeFormat(l, { year: 'numeric', month: 'short', day: 'numeric' })).format(d)
+  return kept(
+    shortDateTimeFormats,
+    locale,
+    (l) => new Intl.DateTimeFormat(l, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
+  ).format(d)
+}
+
+const timeFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** The time of day to the second ("12:03:15 PM"), for what was quoted or seen a moment ago. */
+export function timeOfDay(v: number, locale: string): string {
+  return kept(timeFormats, locale, (l) => new Intl.DateTimeFormat(l, { hour: '2-digit', minute: '2-digit', second: '2-digit' })).format(
+    new Date(v)
+  )
+}
+
 /** A whole count ("1,00,000" in en-IN, "100,000" in en-US). */
 export function count(n: number, locale: string): string {
   return kept(countFormats, locale, (l) => new Intl.NumberFormat(l, { maximumFractionDigits: 0 })).format(n)
@@ -80,4 +109,11 @@ export function amountText(value: string, dp: number, locale: string): string {
     amountTexts.set(key, t)
   }
   return t
+}
+
+const clockFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** Local hours and minutes ("14:05", "2:05 PM"), for "checked at" marks. */
+export function clockTime(v: number, locale: string): string {
+  return kept(clockFormats, locale, (l) => new Intl.DateTimeFormat(l, { hour: '2-digit', minute: '2-digit' })).format(new Date(v))
 }

@@ -5,12 +5,13 @@
 // again; a new locale or configuration makes new models.
 import { statusInfo, type StatusTone } from '../../../shared/domain/status'
 import type { OrderRow } from '../../../shared/ipc/contract'
-import { amountText, dateTime } from './format'
+import { amountText, dateTime, dateTimeShort } from './format'
 
 export interface OrderRowView {
   orderId: number
   status: number
   watched: boolean
+  /** The status in a few words (the whole label is in statusTitle). */
   statusLabel: string
   /** " (4)" after the label, empty for a status the table does not know. */
   statusNumber: string
@@ -23,7 +24,10 @@ export interface OrderRowView {
   walletTitle: string
   merchant: string
   merchantTitle: string
+  /** In the column's width ("Nov 22, 01:23 AM"). */
   updated: string
+  /** The whole instant, seconds included. */
+  updatedTitle: string
 }
 
 export interface AmountView {
@@ -37,6 +41,8 @@ export interface AmountView {
 /** What formatting a row needs from the app: its locale and the configuration's labels. */
 export interface RowLabels {
   locale: string
+  /** The year dates are written without (the current one). */
+  year?: number
   fiatLabel(id: number | null): string
   coinLabel(id: number): string
   chainLabel(id: number): string
@@ -61,10 +67,10 @@ export function orderRowView(r: OrderRow, l: RowLabels): OrderRowView {
     orderId: r.orderId,
     status: r.status,
     watched: r.watched,
-    statusLabel: s.label,
+    statusLabel: s.short,
     statusNumber: s.known ? `\u00a0(${r.status})` : '',
     statusTone: s.tone,
-    statusTitle: `${s.group}${s.terminal ? ', final' : ''}`,
+    statusTitle: `${s.known ? `${s.label} (${r.status})` : s.label}: ${s.group}${s.terminal ? ', final' : ''}`,
     fiat: amount(r.fiatAmount, 2, l.fiatLabel(r.fiatType), l.locale),
     crypto: amount(r.cryptoAmount, l.coinDp(r.coinId), '', l.locale),
     coinNetwork: `${l.coinLabel(r.coinId)} · ${l.chainLabel(r.chainId)}`,
@@ -72,7 +78,8 @@ export function orderRowView(r: OrderRow, l: RowLabels): OrderRowView {
     walletTitle: r.walletAddress ?? '',
     merchant: r.merchantRecognitionId ?? '—',
     merchantTitle: r.merchantRecognitionId ?? '',
-    updated: dateTime(r.updatedAt, l.locale)
+    updated: dateTimeShort(r.updatedAt, l.locale, l.year ?? new Date().getFullYear()),
+    updatedTitle: dateTime(r.updatedAt, l.locale)
   }
 }
 
@@ -90,6 +97,7 @@ export class OrderRowViews {
     // once (the app's lookups scan the configuration's lists, through its state proxies).
     this.labels = {
       locale: labels.locale,
+      year: labels.year ?? new Date().getFullYear(),
       fiatLabel: once((id: number | null) => labels.fiatLabel(id)),
       coinLabel: once((id: number) => labels.coinLabel(id)),
       chainLabel: once((id: number) => labels.chainLabel(id)),

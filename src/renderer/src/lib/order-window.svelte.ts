@@ -3,13 +3,14 @@
 // number of pages stays cached, and live changes patch cached rows at once and then
 // refetch what is on screen. A generation number drops answers to an older filter, so
 // the view may reset on every keystroke and the last filter's answer is the one shown.
-// The first pages of the last few filters are kept while nothing changes: going back to
-// one (a search cleared, a select set back to "any") shows it at once, and its query
-// still runs and replaces it.
+// The first pages of the last few filters are kept while nothing changes
+// (recent-first-pages.ts): going back to one shows it at once, and its query still runs
+// and replaces it. Where the current filter's answer stands is one explicit phase.
 import { call } from './bridge'
 import type { ErrorInfo, OrderFilter, OrderRow, OrderSort } from '../../../shared/ipc/contract'
 import { errorInfoOf } from './app-state.svelte'
 import { afterPaint } from './after-paint'
+import { RecentFirstPages } from './recent-first-pages'
 
 export const PAGE_SIZE = 100
 const MAX_CACHED_PAGES = 24
@@ -46,10 +47,25 @@ export function sameRows(a: readonly OrderRow[], b: readonly OrderRow[]): boolea
   return true
 }
 
+/**
+ * Where the current filter's answer stands:
+ * - previous: reset, no answer yet; the previous filter's rows stay on screen, all stale,
+ *   until the first answer replaces them (rows then update in place instead of being torn
+ *   down to "loading…" and built again);
+ * - recent: reset, no answer yet; the first page this filter had a moment ago is shown;
+ * - answered: the first answer (or its error) is in; the pages ahead wait until it has
+ *   been painted (sending them costs the frame that answers the operator a few ms);
+ * - painted: pages ahead are fetched as the table scrolls.
+ */
+export type AnswerPhase = 'previous' | 'recent' | 'answered' | 'painted'
+
 export class OrderWindow {
   total = $state(0)
-  loaded = $state(false)
+  /** Where the current filter's answer stands (AnswerPhase). */
+  phase = $state<AnswerPhase>('previous')
   error = $state<ErrorInfo | null>(null)
+  /** With a search: how many orders of the other type the same filter matches (null: not asked, or no search). */
+  otherTypeTotal = $state<number | null>(null)
   /** Counts the first answers to a new filter (the table draws the rows in view first). */
   answers = $state(0)
   /** Pages fetched since the last reset (for tests and diagnostics). */
@@ -69,31 +85,28 @@ export class OrderWindow {
   #stale = new Set<number>()
   #epoch = $state(0)
   #gen = 0
-  /** Whether #pages holds answers to the current filter yet (false from a reset to its first answer). */
-  #fresh = true
   /** First-page queries (of any filter) on their way. */
   #firstInFlight = 0
   /** The current filter's first page waits for one of them to come back: a burst of keystrokes sends the latest. */
   #firstQueued = false
-  /**
-   * Pages ahead wait until a new filter's first answer has been painted: sending them
-   * costs the page a few ms, which the frame that answers the operator does not pay.
-   */
-  #aheadReady = false
   #cancelAhead: () => void = () => {}
-  /** No answer of the current filter has arrived yet (one from the recent first pages does not count). */
-  #awaitingAnswer = true
-  /** First pages (and totals) of recent filters by filter and sort, oldest first, none older than the last change. */
-  // eslint-disable-next-line svelte/prefer-svelte-reactivity
-  #recent = new Map<string, { rows: OrderRow[]; total: number }>()
-  /** Bumped whenever orders change: an answer to a query sent before that is shown but stays stale. */
-  #changes = 0
+  #recent = new RecentFirstPages(RECENT_FILTERS)
   #lastRange: [number, number] = [0, 0]
   /** +1 scrolling down, -1 up: where the next pages are fetched ahead. */
   #direction = 1
 
   constructor(filter: OrderFilter) {
     this.#filter = filter
+  }
+
+  /** Whether the rows shown answer the current filter (or a recent first page of it does). */
+  get loaded(): boolean {
+    return this.phase !== 'previous'
+  }
+
+  /** No answer of the current filter has arrived yet (a recent first page does not count). */
+  get #waiting(): boolean {
+    return this.phase === 'previous' || this.phase === 'recent'
   }
 
   get filter(): OrderFilter {
@@ -105,23 +118,20 @@ export class OrderWindow {
     this.#sort = sort
     this.#gen++
     // The old rows stay on screen, all stale, until the new filter's first answer replaces
-    // them (#fresh): rows then update in place instead of being torn down to "loading…"
-    // and built again, which was most of a filter change's render time.
-    this.#fresh = false
+    // them ('previous'): rendering them again was most of a filter change's render time.
+    this.phase = 'previous'
+    this.otherTypeTotal = null
     this.#inflight.clear()
     // eslint-disable-next-line svelte/prefer-svelte-reactivity
     this.#stale = new Set(this.#pages.keys())
     this.#lastRange = [0, 0]
     this.#direction = 1
-    this.loaded = false
     this.fetches = 0
-    this.#aheadReady = false
     this.#cancelAhead()
     // Main answers one query after another: the first pages of filters typed past would
     // only delay the latest one. Two may be on their way, so the latest reaches main while
     // the one before is answered (not a round trip after it); past that it waits, and
     // the filters typed in between are never sent.
-    this.#awaitingAnswer = true
     const recent = this.#recent.get(this.#key())
     if (recent) this.#showRecent(recent.rows, recent.total)
     this.#inflight.add(0)
@@ -132,25 +142,29 @@ export class OrderWindow {
   /** The first page of a filter seen a moment ago, shown while its query runs again. */
   #showRecent(rows: OrderRow[], total: number): void {
     this.#dropOldRows()
+    this.phase = 'recent'
     this.#pages.set(0, rows)
     this.#stale.add(0)
     this.total = total
     this.error = null
-    this.loaded = true
   }
 
   #key(): string {
     return JSON.stringify([this.#filter, this.#sort])
   }
 
-  /** Orders changed: no first page kept so far can be shown as the answer any more. */
-  #forgetRecent(): void {
-    this.#recent.clear()
-    this.#changes++
-  }
-
   rowAt(i: number): OrderRow | undefined {
     return this.pageOf(i)?.[i % PAGE_SIZE]
+  }
+
+  /** Where an order is among the rows fetched, or null when it is in none of them. */
+  indexOf(orderId: number): number | null {
+    for (const [page, rows] of this.#pages) {
+      if (this.#stale.has(page)) continue
+      const i = rows.findIndex((r) => r.orderId === orderId)
+      if (i >= 0) return page * PAGE_SIZE + i
+    }
+    return null
   }
 
   /**
@@ -181,14 +195,14 @@ export class OrderWindow {
     const last = Math.floor(Math.max(0, Math.min(end + PAGE_SIZE / 2, this.total) - 1) / PAGE_SIZE)
     // The rows in view first, then the ones ahead, so the view never waits behind a prefetch.
     for (let p = first; p <= last; p++) this.#want(p)
-    if (!this.#aheadReady) return
+    if (this.phase !== 'painted') return
     if (this.#direction > 0) for (let p = last + 1; p <= Math.min(lastPage, last + aheadPages); p++) this.#want(p)
     else for (let p = first - 1; p >= Math.max(0, first - aheadPages); p--) this.#want(p)
   }
 
   /** A changed row replaces its cached copy at once; the refresh that follows puts it where the sort says. */
   patch(row: OrderRow): void {
-    this.#forgetRecent()
+    this.#recent.forget()
     for (const [page, rows] of this.#pages) {
       const i = rows.findIndex((r) => r.orderId === row.orderId && r.type === row.type)
       if (i >= 0) {
@@ -202,7 +216,7 @@ export class OrderWindow {
 
   /** Marks every cached page stale and refetches the visible ones (and the total). */
   refresh(): void {
-    this.#forgetRecent()
+    this.#recent.forget()
     for (const p of this.#pages.keys()) this.#stale.add(p)
     const [s, e] = this.#lastRange
     this.ensure(s, Math.max(e, 1))
@@ -215,8 +229,7 @@ export class OrderWindow {
 
   /** At the first answer after a reset: the previous filter's rows go, all at once. */
   #dropOldRows(): void {
-    if (this.#fresh) return
-    this.#fresh = true
+    if (this.phase !== 'previous') return
     this.#clearPages()
     this.answers++
   }
@@ -240,13 +253,13 @@ export class OrderWindow {
     this.#inflight.add(page)
     this.fetches++
     if (page === 0) this.#firstInFlight++
-    const changes = this.#changes
+    const mark = this.#recent.mark
     const key = this.#key()
     try {
       const r = await call('orders:query', { filter: this.#filter, sort: this.#sort, offset: page * PAGE_SIZE, limit: PAGE_SIZE })
       // Orders changed while the query was on its way: its answer may predate the change.
-      const current = changes === this.#changes
-      if (page === 0 && current) this.#remember(key, r.rows, r.total)
+      const current = !this.#recent.changedSince(mark)
+      if (page === 0) this.#recent.remember(key, { rows: r.rows, total: r.total }, mark)
       if (gen !== this.#gen) return
       this.#dropOldRows()
       // An answer equal to the page shown (a recent first page confirmed, a refresh that
@@ -259,6 +272,7 @@ export class OrderWindow {
       if (current) this.#stale.delete(page)
       else this.#stale.add(page)
       this.total = r.total
+      if (page === 0) this.otherTypeTotal = r.otherTypeTotal ?? null
       this.error = null
       this.#evict()
     } catch (e) {
@@ -266,7 +280,7 @@ export class OrderWindow {
         // An error must not leave the previous filter's rows standing as if they answered
         // this one, nor a recent first page as if it had been confirmed.
         this.#dropOldRows()
-        if (page === 0 && this.#awaitingAnswer && this.#pages.size > 0) this.#clearPages()
+        if (page === 0 && this.#waiting && this.#pages.size > 0) this.#clearPages()
         this.error = errorInfoOf(e)
       }
     } finally {
@@ -279,25 +293,19 @@ export class OrderWindow {
       }
       if (gen === this.#gen) {
         this.#inflight.delete(page)
-        const first = this.#awaitingAnswer
-        this.#awaitingAnswer = false
-        this.loaded = true
+        const first = this.#waiting
         // The first answer gives the total, so the pages ahead can be fetched once it shows.
-        if (first)
+        if (first) {
+          this.phase = 'answered'
           this.#cancelAhead = afterPaint(() => {
-            this.#aheadReady = true
+            this.phase = 'painted'
             this.ensure(...this.#lastRange)
           })
+        }
         // Asked again if in view: the refresh that came while it was on its way.
         else if (this.#stale.has(page)) this.ensure(...this.#lastRange)
       }
     }
-  }
-
-  #remember(key: string, rows: OrderRow[], total: number): void {
-    this.#recent.delete(key)
-    this.#recent.set(key, { rows, total })
-    if (this.#recent.size > RECENT_FILTERS) this.#recent.delete(this.#recent.keys().next().value!)
   }
 
   /** Keeps the cache small: drop the pages farthest from the rows in view. */

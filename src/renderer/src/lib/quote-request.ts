@@ -3,7 +3,7 @@
 // limits that apply and whether the amount is inside them. Only a request that passes
 // every check is returned, so nothing outside the limits is ever sent.
 import { checkLimits, validateAmountInput, type AmountInput } from '../../../shared/domain/quote'
-import { mul, round } from '../../../shared/domain/money'
+import { cmp, mul, round } from '../../../shared/domain/money'
 import { onrampBounds, onrampBoundsText } from '../../../shared/domain/quote-bounds'
 import type { ConfigSnapshot, OrderType, QuoteInput, QuoteResult } from '../../../shared/ipc/contract'
 
@@ -84,4 +84,46 @@ export function quoteKey(i: QuoteInput): string {
 /** The key of the request a quote answers, to tell whether it answers what is typed now. */
 export function quoteKeyOf(q: QuoteResult): string {
   return `${q.type}|${q.coinId}|${q.chainId}|${q.type === 1 ? q.fiatType : INR}|${q.amount}`
+}
+
+/** What the amount becomes when the direction changes, and the note that says so. */
+export interface DirectionSwitch {
+  amountText: string
+  note: string
+}
+
+/**
+ * The amount typed for one direction read in the other would be another thing (5000 INR
+ * is not 5000 USDT). Where the quote shown answers the amount typed, it converts it: an
+ * onramp's fiat becomes the crypto it buys, an offramp's crypto the INR it sells for (an
+ * onramp in another fiat than INR cannot take that). Otherwise the amount is cleared.
+ * Either way the note says what happened.
+ */
+export function switchDirection(
+  before: { type: OrderType; amountText: string; fiatUnit: string; coinUnit: string },
+  quote: QuoteResult | null,
+  after: { fiatType: number; coinDp: number }
+): DirectionSwitch {
+  const typed = before.amountText.trim()
+  if (typed === '') return { amountText: '', note: '' }
+  const was = `${typed} ${before.type === 1 ? before.fiatUnit : before.coinUnit}`
+  const answers = quote !== null && quote.type === before.type && sameAmount(quote.amount, typed)
+  if (answers && before.type === 1 && quote.quantity) {
+    const q = mul(round(quote.quantity, after.coinDp, 'down'), '1')
+    return { amountText: q, note: `${was} bought about ${q} ${before.coinUnit} at the last quote: that is now the quantity to sell.` }
+  }
+  if (answers && before.type === 2 && quote.fiatAmount && after.fiatType === INR) {
+    const f = mul(round(quote.fiatAmount, FIAT_DP, 'down'), '1')
+    return { amountText: f, note: `${was} sold for about ${f} INR at the last quote: that is now the amount to pay.` }
+  }
+  const now = before.type === 1 ? `the quantity of ${before.coinUnit} to sell` : 'the amount to pay'
+  return { amountText: '', note: `The amount was ${was}; enter ${now}.` }
+}
+
+function sameAmount(a: string, b: string): boolean {
+  try {
+    return cmp(a, b) === 0
+  } catch {
+    return false
+  }
 }

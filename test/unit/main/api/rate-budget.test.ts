@@ -68,6 +68,33 @@ describe('RateBudget', () => {
     expect(entry(b, 'allGasFee')).toMatchObject({ usedInWindow: 10, queued: 1 })
   })
 
+  test('low callers (probes, audits, repairs) go behind every background one and leave it a slot', async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    await fill(b, 7, 'background')
+    const order: string[] = []
+    // One background slot is left (10 less 2 reserved, less 7): low may not take it.
+    const low = b.acquire('allGasFee', { priority: 'low' }).then(() => order.push('low'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(order).toEqual([])
+    const bg = b.acquire('allGasFee', { priority: 'background' }).then(() => order.push('bg'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(order).toEqual(['bg'])
+    // When the window moves on, a background caller that came later still goes first.
+    const bg2 = b.acquire('allGasFee', { priority: 'background' }).then(() => order.push('bg2'))
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    await Promise.all([low, bg, bg2])
+    expect(order).toEqual(['bg', 'bg2', 'low'])
+  })
+
+  test('a lane whose background share is one slot leaves none to low callers until it grows', async () => {
+    const b = new RateBudget({ profileId: 'p', reservedInteractive: 9 })
+    let done = false
+    void b.acquire('allGasFee', { priority: 'low' }).then(() => (done = true))
+    await vi.advanceTimersByTimeAsync(3 * WINDOW)
+    expect(done).toBe(false)
+    expect(entry(b, 'allGasFee').queued).toBe(1)
+  })
+
   test("an operator's request overtakes queued background requests", async () => {
     const b = new RateBudget({ profileId: 'p' })
     await fill(b, LIMIT)

@@ -170,6 +170,11 @@ describe('auditDetail: what an audit log keeps of an action', () => {
       path,
       file: path
     })
+    // Under a path's key, only an absolute path is kept as written.
+    expect(auditDetail({ file: 'apiSecret=hunter2hunter2', path: '0x52908400098527886E0F7030069857D2E4169EE7' })).toEqual({
+      file: 'apiSecret=[redacted]',
+      path: '[address]'
+    })
     // Not a boolean: still redacted.
     expect(auditDetail({ credential: 'abc', token: 1234 })).toEqual({ credential: '[redacted]', token: '[redacted]' })
   })

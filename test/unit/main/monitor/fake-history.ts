@@ -20,7 +20,7 @@ export interface HistoryCall {
   priority: string | undefined
 }
 
-export function onramp(orderId: number, updatedAt: string, status = 0, fiatType = 1): OnrampOrder {
+export function onramp(orderId: number, updatedAt: string, status = 0, fiatType = 1, createdAt = '2022-01-01T00:00:00.000Z'): OnrampOrder {
   return {
     orderId,
     walletAddress: `0x${orderId.toString(16).padStart(40, '0')}`,
@@ -34,7 +34,7 @@ export function onramp(orderId: number, updatedAt: string, status = 0, fiatType 
     actualCryptoAmount: null,
     actualPrice: null,
     kycNeeded: 0,
-    createdAt: '2022-01-01T00:00:00.000Z',
+    createdAt,
     updatedAt,
     status,
     referenceId: null,
@@ -50,6 +50,14 @@ export interface FakeReadings {
   since: 'inclusive' | 'exclusive'
   /** orderId, or a hidden row order: a fixed pseudo-random rank per order id. */
   tieOrder: 'orderId' | 'hidden'
+  /** The field since filters on (default updatedAt). */
+  sinceField?: 'updatedAt' | 'createdAt'
+  /** The field the order sorts by (default updatedAt). */
+  orderBy?: 'updatedAt' | 'createdAt'
+  /** The number of the first page (default 1); a 1-based service refuses page 0 with 400. */
+  firstPage?: 0 | 1
+  /** The most records a page holds, whatever pageSize asks (offsets in it). */
+  pageSizeCap?: number
 }
 
 /** A rank that is stable per id and unrelated to its order. */
@@ -160,15 +168,19 @@ export class FakeHistory {
     const failure = this.failures.find((f) => f.atCall === n)
     if (failure) throw failure.error
     this.beforeAnswer?.(call, n)
-    const { since, tieOrder } = this.readings
+    const { since, tieOrder, sinceField = 'updatedAt', orderBy = 'updatedAt', firstPage = 1, pageSizeCap } = this.readings
+    if (req.page !== undefined && req.page < firstPage)
+      throw new ApiError({ kind: 'api', endpoint: 'merchantHistory', code: 400, httpStatus: 400, message: 'Invalid page' })
     const tie = (a: OnrampOrder, b: OnrampOrder) =>
       tieOrder === 'hidden' ? hiddenRank(a.orderId) - hiddenRank(b.orderId) : a.orderId - b.orderId
+    const key = (r: OnrampOrder) => (orderBy === 'createdAt' ? r.createdAt : r.updatedAt)
     const rows = [...(this.data.get(`${call.type}:${call.fiatType}`)?.values() ?? [])]
-      .filter((r) => call.since === undefined || (since === 'inclusive' ? r.updatedAt >= call.since : r.updatedAt > call.since))
-      .sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : tie(a, b)))
+      .filter((r) => call.since === undefined || (since === 'inclusive' ? r[sinceField] >= call.since : r[sinceField] > call.since))
+      .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : tie(a, b)))
     if (req.order === 'DESC') rows.reverse()
-    const skip = (call.page - 1) * call.pageSize
-    return rows.slice(skip, skip + call.pageSize).map((r) => ({ ...r }))
+    const size = Math.min(call.pageSize, pageSizeCap ?? Infinity)
+    const skip = ((req.page ?? firstPage) - firstPage) * size
+    return rows.slice(skip, skip + size).map((r) => ({ ...r }))
   }
 
   /** The client's tolerant page: readable records, and the unreadable ones apart. */

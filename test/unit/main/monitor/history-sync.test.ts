@@ -12,13 +12,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ApiError } from '../../../../src/shared/api/errors'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { HistorySync, type HistorySyncOptions } from '../../../../src/main/monitor/history-sync'
+import { HistoryReadings } from '../../../../src/main/monitor/history-readings'
 import { at, CUTOVER_ISO, FakeHistory, onramp, type FakeReadings } from './fake-history'
 
 let dir: string
 let store: LocalStore
 let fake: FakeHistory
+/** What the profile learned of its service: one per profile, shared by its syncs (as ProfileSession does). */
+let readings: HistoryReadings
 
-const sync = (s: LocalStore = store, o: Partial<HistorySyncOptions> = {}) => new HistorySync({ client: fake, store: s, ...o })
+const sync = (s: LocalStore = store, o: Partial<HistorySyncOptions> = {}) => new HistorySync({ client: fake, store: s, readings, ...o })
 const before = (iso: string) => new Date(Date.parse(iso) - 1).toISOString()
 
 /** The database equals the fake's ground truth for (type, fiat): same ids, statuses and updatedAt, nothing extra. */
@@ -36,6 +39,7 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'rampdesk-sync-'))
   store = openLocalStore(dir)
   fake = new FakeHistory()
+  readings = new HistoryReadings()
 })
 
 afterEach(() => {
@@ -76,7 +80,8 @@ describe('HistorySync', () => {
     // Committed late by the service with an updatedAt before our cursor.
     fake.put(1, 1, onramp(12, at(5)))
     const r = await sync().run(1, 1)
-    expect(r).toMatchObject({ requests: 1, created: 2, statusChanged: 1 })
+    // 12 records, more than any page so far (10): page 2 at 12 records makes sure 12 is not a cap.
+    expect(r).toMatchObject({ requests: 2, created: 2, statusChanged: 1 })
     expect(store.orders.timeline(1, 3).map((e) => e.newStatus)).toEqual([0, 2])
     expectMatchesTruth()
   })
@@ -362,5 +367,94 @@ describe('HistorySync under every reading, with churn while paging (property)', 
       ),
       { numRuns: Number(process.env.PROPERTY_RUNS ?? 300), seed: Number(process.env.PROPERTY_SEED ?? 20261122) }
     )
+  })
+})
+
+describe('HistorySync checks the readings of merchantHistory it relies on', () => {
+  /** Orders whose last change comes 5 to 300 s after creation: updatedAt order is not creation order. */
+  function seed(n: number, from = 1): void {
+    for (let i = from; i < from + n; i++) fake.put(1, 1, onramp(i, at(10 * i + ((i * 37) % 300) + 5), 0, 1, at(10 * i)))
+  }
+  const probing = (o: Partial<HistorySyncOptions> = {}) => sync(store, { probes: true, ...o })
+
+  it('a service counting pages from 0: the probe finds it (page 0 answers a record before page 1) and nothing is skipped', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', firstPage: 0 }
+    seed(1200)
+    await probing().run(1, 1)
+    expect(readings.state().firstPage).toMatchObject({ value: 0, state: 'checked' })
+    expect(fake.calls.some((c) => c.page === 0)).toBe(true)
+    expectMatchesTruth()
+  })
+
+  it('a 1-based service refusing page 0 is checked as the spec reads it, at two requests', async () => {
+    seed(20)
+    const r = await probing().run(1, 1)
+    expect(readings.state().firstPage).toMatchObject({ value: 1, state: 'checked', how: 'page 0 refused (400)' })
+    expect(r.requests).toBeGreaterThanOrEqual(3)
+    expectMatchesTruth()
+  })
+
+  it('a service holding 100 records a page whatever pageSize asks: the short first page is checked, the cap learned, nothing lost', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', pageSizeCap: 100 }
+    seed(1000)
+    await sync().run(1, 1)
+    expect(readings.state().pageSize).toMatchObject({ value: 100, state: 'checked' })
+    expect(fake.calls.at(-1)!.pageSize).toBe(100)
+    expectMatchesTruth()
+  })
+
+  it('a short page that is the end is checked once; later short pages below it cost nothing more', async () => {
+    seed(120)
+    const first = await sync().run(1, 1)
+    expect(first.requests).toBe(2)
+    expect(readings.state().largestPage).toBe(120)
+    fake.put(1, 1, onramp(500, at(99_999), 0, 1, at(99_000)))
+    expect((await sync().run(1, 1)).requests).toBe(1)
+  })
+
+  it('a service sorting by creation: the first page shows it, the walk goes by offset, and churn while paging loses nothing', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', orderBy: 'createdAt' }
+    seed(1300)
+    let clock = 200_000
+    fake.beforeAnswer = (_c, n) => {
+      if (n % 2) for (let k = 1; k <= 4; k++) fake.change(1, 1, 37 * k + n, 4, at(++clock))
+    }
+    const r = await probing({ pageSize: 100 }).run(1, 1)
+    expect(r.strategy).toBe('offset')
+    expect(readings.state().orderField).toMatchObject({ value: 'createdAt', state: 'checked' })
+    fake.beforeAnswer = undefined
+    // New orders, after the churn's last change.
+    seed(3, 30_000)
+    await probing({ pageSize: 100 }).run(1, 1)
+    expectMatchesTruth()
+  })
+
+  it('a service whose since filters on createdAt: found before the first listing relies on it, read by offset, new orders polled', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', sinceField: 'createdAt' }
+    seed(1200)
+    const r = await probing().run(1, 1)
+    expect(readings.state().sinceField).toMatchObject({ value: 'createdAt', state: 'checked' })
+    expect(r.strategy).toBe('offset')
+    expectMatchesTruth()
+    seed(5, 3000)
+    fake.calls.length = 0
+    await probing().run(1, 1)
+    expectMatchesTruth()
+    // The poll starts from the newest creation held, not from the newest change.
+    expect(fake.calls[0]!.since! < at(30_000)).toBe(true)
+  })
+
+  it('without the probes, the same service loses orders: what the check is for', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', sinceField: 'createdAt' }
+    seed(1200)
+    await sync().run(1, 1)
+    expect(store.orders.count(1)).toBeLessThan(1200)
+  })
+
+  it('a listing of one fiat holding orders of another shows the service ignores fiatType for that type', async () => {
+    for (let i = 1; i <= 5; i++) fake.put(2, 1, onramp(i, at(i), 0, i % 2 ? 1 : 2))
+    await sync().run(2, 1)
+    expect(readings.fiatIgnored(2)).toBe(true)
+    expect(readings.fiatIgnored(1)).toBe(false)
   })
 })

@@ -89,7 +89,9 @@ describe('safeStorage backend', () => {
       keytar: null,
       allowPlaintext: () => allow
     })
-    expect(await store.preferredBackend()).toBe('plaintext')
+    // Refused until allowed: set() would store it nowhere, and says why.
+    expect(await store.preferredBackend()).toBe('none')
+    expect((await store.whereToStore()).reason).toMatch(/basic_text/)
     const err = await store.set('live-1', SECRET).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(SecretError)
     expect((err as SecretError).code).toBe('plaintext_refused')
@@ -98,17 +100,43 @@ describe('safeStorage backend', () => {
     expect(await store.has('live-1')).toBe(false)
 
     allow = true
+    expect(await store.preferredBackend()).toBe('plaintext')
     expect(await store.set('live-1', SECRET)).toBe('plaintext')
     expect(await store.backendOf('live-1')).toBe('plaintext')
     expect(await store.get('live-1')).toBe(SECRET)
   })
 
-  it('fails clearly when no keychain answers and safeStorage cannot encrypt', async () => {
+  it('fails clearly when no keychain answers and safeStorage cannot encrypt, naming the setting that helps', async () => {
     for (const safeStorage of [null, fakeSafeStorage('gnome_libsecret', false)]) {
       const store = new SecretStore({ userDataDir: dir, safeStorage, keytar: null })
       expect(await store.preferredBackend()).toBe('none')
-      await expect(store.set('p', SECRET)).rejects.toMatchObject({ code: 'no_backend' })
+      expect((await store.whereToStore()).reason).toMatch(/Allow storing secrets unencrypted in Settings/)
+      const err = (await store.set('p', SECRET).catch((e: unknown) => e)) as SecretError
+      expect(err.code).toBe('no_backend')
+      expect(err.message).toMatch(/allow storing secrets unencrypted in Settings/)
     }
+  })
+
+  it('with nothing that encrypts and plain text allowed, really stores the secret, in a file that says what it is', async () => {
+    let allow = false
+    const store = new SecretStore({ userDataDir: dir, safeStorage: null, keytar: null, allowPlaintext: () => allow })
+    await expect(store.set('team-1', SECRET)).rejects.toMatchObject({ code: 'no_backend' })
+    allow = true
+    expect(await store.whereToStore()).toMatchObject({ backend: 'plaintext', reason: expect.stringMatching(/plain-text file/) })
+    expect(await store.set('team-1', SECRET)).toBe('plaintext')
+    expect(await store.backendOf('team-1')).toBe('plaintext')
+    expect(await store.get('team-1')).toBe(SECRET)
+    const file = JSON.parse(readFileSync(fileOf('team-1'), 'utf8')) as Record<string, unknown>
+    expect(file).toMatchObject({ backend: 'plain', plain: SECRET, warning: expect.stringMatching(/^NOT ENCRYPTED/) })
+    expect(statSync(fileOf('team-1')).mode & 0o777).toBe(0o600)
+    // Read back by the next launch too; and plain text turned off later does not lose it.
+    allow = false
+    expect(await new SecretStore({ userDataDir: dir, safeStorage: null, keytar: null }).get('team-1')).toBe(SECRET)
+    // A keychain that answers later takes it over and the plain file goes.
+    const kc = new MemoryKeychain()
+    const withKeychain = new SecretStore({ userDataDir: dir, safeStorage: null, keytar: kc })
+    expect(await withKeychain.set('team-1', SECRET)).toBe('keychain')
+    expect(readdirSync(join(dir, 'secrets'))).toEqual([])
   })
 
   it('accepts platforms without a backend choice (macOS, Windows)', async () => {

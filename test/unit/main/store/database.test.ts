@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'libsql'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { DATABASE_FILE, openProfileDatabase, type ProfileDatabase } from '../../../../src/main/store/database'
+import { DATABASE_FILE, openProfileDatabase, Sql, type ProfileDatabase } from '../../../../src/main/store/database'
 import { applyMigrations, migrations } from '../../../../src/main/store/migrations'
 
 let dir: string
@@ -65,6 +65,8 @@ describe('openProfileDatabase', () => {
     raw.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)')
     raw.exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (1, '${v1.name}', '2024-01-01T00:00:00.000Z')`)
     raw.exec("INSERT INTO sync_cursors (type, fiat_type, cursor) VALUES (1, 1, '2024-01-01T00:00:00.000Z')")
+    raw.exec(`INSERT INTO orders (type, order_id, status, coin_id, chain_id, created_at, updated_at, wallet_address, record_json,
+      content_hash, first_seen_at, last_changed_at) VALUES (2, 9, 0, 1, 1, 'x', 'x', '0xAbCdEf0123', '{}', 'h', 'x', 'x')`)
     raw.exec('INSERT INTO sync_cursor_ids (type, fiat_type, order_id) VALUES (1, 1, 7)')
     raw.exec(`INSERT INTO webhook_deliveries (received_at, last_received_at, headers_json, body, verified, dedupe_key)
       VALUES ('2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', '{}', '{"orderId":1}', 1, 'k1')`)
@@ -79,11 +81,55 @@ describe('openProfileDatabase', () => {
     // Ids read before positions were kept have none: the sync treats their run as unknown.
     expect(db.sql.get('SELECT order_id, position FROM sync_cursor_ids')).toEqual({ order_id: 7, position: null })
     expect(db.sql.value('SELECT COUNT(*) FROM service_facts')).toBe(0)
+    // Orders stored before the search index existed are in it, under their type.
+    expect(db.sql.all(`SELECT rowid FROM orders_text_2 WHERE orders_text_2 MATCH '"cdef01"'`)).toEqual([{ rowid: 1 }])
+    expect(db.sql.value(`SELECT COUNT(*) FROM orders_text_1`)).toBe(0)
     expect(db.sql.get('SELECT body, payload_form, notes_json FROM webhook_deliveries')).toEqual({
       body: '{"orderId":1}',
       payload_form: null,
       notes_json: '[]'
     })
+  })
+
+  it("upgrades a database main's schema 5 left (search index and all) to status confirmations, keeping the index whole", () => {
+    // A database exactly as migrations 1 to 5 (the substring search index) left it.
+    mkdirSync(dir, { recursive: true })
+    const raw = new Database(join(dir, DATABASE_FILE))
+    expect(
+      applyMigrations(
+        new Sql(raw),
+        migrations.filter((m) => m.version <= 5)
+      )
+    ).toBe(5)
+    const order = (type: number, id: number, status: number, source: string, changed: string) =>
+      raw.exec(`INSERT INTO orders (type, order_id, status, status_source, coin_id, chain_id, created_at, updated_at,
+        wallet_address, record_json, content_hash, first_seen_at, last_changed_at)
+        VALUES (${type}, ${id}, ${status}, '${source}', 1, 1, 'x', 'x', '0xWallet${id}Tail', '{}', 'h', 'x', '${changed}')`)
+    order(1, 7, 0, 'sync', '2025-01-01T00:00:00.000Z')
+    order(2, 7, 1, 'watch', '2025-01-02T00:00:00.000Z')
+    order(1, 8, 5, 'webhook', '2025-01-03T00:00:00.000Z')
+    raw.close()
+
+    db = openProfileDatabase(dir)
+    expect(db.schemaVersion).toBe(Math.max(...migrations.map((m) => m.version)))
+    expect(db.sql.value('SELECT name FROM schema_migrations WHERE version = 6')).toBe('status confirmations')
+    // Each order's status counts as confirmed when it last changed, by what changed it.
+    expect(
+      db.sql.all('SELECT type, order_id, status_confirmed_at AS at, status_confirmed_by AS by FROM orders ORDER BY type, order_id')
+    ).toEqual([
+      { type: 1, order_id: 7, at: '2025-01-01T00:00:00.000Z', by: 'history' },
+      { type: 1, order_id: 8, at: '2025-01-03T00:00:00.000Z', by: 'webhook' },
+      { type: 2, order_id: 7, at: '2025-01-02T00:00:00.000Z', by: 'orderStatus' }
+    ])
+    // The search index of schema 5 is untouched and its triggers still follow the orders.
+    const found = (type: number, text: string) =>
+      db!.sql.all<{ rowid: number }>(`SELECT rowid FROM orders_text_${type} WHERE orders_text_${type} MATCH ?`, `"${text}"`).length
+    expect(found(1, 'wallet7tail')).toBe(1)
+    expect(found(2, 'wallet7tail')).toBe(1)
+    db.sql.run("UPDATE orders SET wallet_address = '0xOther', status_confirmed_by = 'orderStatus' WHERE type = 1 AND order_id = 7")
+    expect(found(1, 'wallet7tail')).toBe(0)
+    expect(found(1, 'other')).toBe(1)
+    expect(db.integrityCheck()).toBe('ok')
   })
 
   it('moves an unreadable file aside and starts fresh, or throws when asked to', () => {

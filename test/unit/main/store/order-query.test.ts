@@ -64,7 +64,10 @@ function reference(q: OrderQuery): OrderRow[] {
   const list = (v: number | readonly number[] | undefined): number[] | undefined =>
     v === undefined ? undefined : typeof v === 'number' ? [v] : [...v]
   const date = (o: OrderRow): string => (q.dateField === 'updatedAt' ? o.updatedAt : o.createdAt)
-  const s = q.search?.trim().toLowerCase()
+  // Written apart from order-query.ts: lower-case ASCII as SQLite's lower() does.
+  const fold = (v: string): string => v.replace(/[A-Z]/g, (c) => c.toLowerCase())
+  const s = q.search === undefined ? '' : fold(q.search.trim())
+  const found = (v: string | null): boolean => v !== null && ([...s].length >= 3 ? fold(v).includes(s) : fold(v).startsWith(s))
   const rows = all.filter(
     (o) =>
       (q.statusGroup === undefined || statusMatchesGroup(o.type, o.status, q.statusGroup)) &&
@@ -76,8 +79,8 @@ function reference(q: OrderQuery): OrderRow[] {
       (q.from === undefined || date(o) >= new Date(q.from).toISOString()) &&
       (q.to === undefined || date(o) < new Date(q.to).toISOString()) &&
       (!s ||
-        (/^\d+$/.test(s) && o.orderId === Number(s)) ||
-        [o.merchantRecognitionId, o.walletAddress, o.referenceId, o.transactionHash].some((v) => v?.toLowerCase().startsWith(s)))
+        (/^\d+$/.test(s) && String(o.orderId).startsWith(s)) ||
+        [o.merchantRecognitionId, o.walletAddress, o.referenceId, o.transactionHash].some(found))
   )
   const sort = q.sort ?? { key: 'createdAt', dir: 'desc' }
   const amount = (v: string | null): number | null => (v === null ? null : Number(v))
@@ -139,18 +142,38 @@ describe('OrdersRepo.query', () => {
     expect(seen.length).toBe(total)
   })
 
-  it('searches order id exactly and the text columns by case-insensitive prefix', () => {
-    expect(ids(store.orders.query({ type: 1, search: '5007' }).rows)).toEqual([5007])
+  it('finds an order id exactly or by its first digits, and text anywhere in the four columns, in any case', () => {
+    // 5007 itself, and no other id begins with it (ids run 5000-5399); "503" begins ten.
+    expect(ids(store.orders.query({ type: 1, search: '5007' }).rows)).toContain(5007)
+    expect(
+      ids(store.orders.query({ type: 1, search: '503', sort: { key: 'orderId', dir: 'asc' } }).rows).filter((id) => id < 5040)
+    ).toEqual([5030, 5031, 5032, 5033, 5034, 5035, 5036, 5037, 5038, 5039])
+    expect(store.orders.query({ type: 1, search: '0503' }).rows.some((o) => o.orderId === 503 || o.orderId === 5030)).toBe(false)
     const byWallet = store.orders.query({ type: 1, search: '0XABCDEF', limit: 1000 })
     expect(byWallet.total).toBeGreaterThan(0)
-    expect(byWallet.rows.every((o) => o.walletAddress!.toLowerCase().startsWith('0xabcdef'))).toBe(true)
+    expect(byWallet.rows.every((o) => o.walletAddress!.toLowerCase().includes('0xabcdef'))).toBe(true)
     expect(ids(byWallet.rows)).toEqual(ids(reference({ type: 1, search: '0XABCDEF' })))
-    const byRef = store.orders.query({ type: 1, search: 'mr-b-', limit: 1000 })
-    expect(byRef.rows.every((o) => o.merchantRecognitionId!.startsWith('MR-B-'))).toBe(true)
-    expect(byRef.total).toBe(reference({ type: 1, search: 'mr-b-' }).length)
-    // Not a substring search.
-    expect(store.orders.query({ type: 1, search: 'bcdef' }).total).toBe(0)
+    // The end of a wallet, the middle of a reference, the end of a hash: what a customer reads out.
+    const wallet = store.orders.get(1, 5123)!.walletAddress!
+    expect(ids(store.orders.query({ type: 1, search: wallet.slice(-6) }).rows)).toContain(5123)
+    expect(ids(store.orders.query({ type: 1, search: 'B-51' }).rows)).toEqual(ids(reference({ type: 1, search: 'B-51' })))
+    expect(store.orders.query({ type: 1, search: 'bcdef' }).total).toBe(reference({ type: 1, search: 'bcdef' }).length)
+    expect(store.orders.query({ type: 1, search: 'bcdef' }).total).toBeGreaterThan(0)
+    const hashed = [...store.orders.exportRows({ type: 2 })].find((o) => o.transactionHash)!
+    expect(ids(store.orders.query({ type: 2, search: hashed.transactionHash!.slice(-4) }).rows)).toContain(hashed.orderId)
+    // One or two characters: the start of a value (a trigram needs three).
+    expect(store.orders.query({ type: 1, search: 'bc' }).total).toBe(reference({ type: 1, search: 'bc' }).length)
+    expect(store.orders.query({ type: 1, search: 'bc' }).rows.every((o) => o.walletAddress!.toLowerCase().startsWith('bc'))).toBe(true)
     expect(store.orders.query({ type: 1, search: '   ' }).total).toBe(COUNT)
+    // Quotes and FTS5 syntax are searched as text.
+    expect(store.orders.query({ type: 1, search: '"MR-a" OR *' }).total).toBe(0)
+  })
+
+  it('counts the matches of a filter in the other order type', () => {
+    for (const search of ['0xab', 'mr-c', '501', 'zzz']) {
+      expect(store.orders.total({ type: 2, search })).toBe(reference({ type: 2, search }).length)
+      expect(store.orders.total({ type: 2, search, fiatType: 2 })).toBe(reference({ type: 2, search, fiatType: 2 }).length)
+    }
   })
 
   it('filters by status group with unknown statuses in "in progress"', () => {
@@ -207,7 +230,9 @@ describe('OrdersRepo.query', () => {
         from: sometimes(day),
         to: sometimes(day),
         dateField: sometimes(fc.constantFrom('createdAt' as const, 'updatedAt' as const)),
-        search: sometimes(fc.constantFrom('0xab', 'mr-', 'MR-c', 'upi1', '5010', '0x13', 'trx', 'zzz')),
+        search: sometimes(
+          fc.constantFrom('0xab', 'mr-', 'MR-c', 'upi1', '5010', '0x13', 'trx', 'zzz', 'cdef', '-b-', 'ff', '50', '9', 'BC1Q')
+        ),
         sort: sometimes(fc.record({ key: fc.constantFrom(...sortKeys), dir: fc.constantFrom('asc' as const, 'desc' as const) })),
         offset: sometimes(fc.integer({ min: 0, max: 60 })),
         limit: sometimes(fc.integer({ min: 1, max: 60 }))
@@ -229,6 +254,19 @@ describe('OrdersRepo.query', () => {
     // The generator must exercise real windows, not just empty answers.
     expect(nonEmptyWindows).toBeGreaterThan(60)
   }
+
+  it('the search index follows an order whose texts change', () => {
+    const before = store.orders.get(2, 5399)!
+    const record = {
+      ...before.record,
+      walletAddress: 'TNEWwallet0000Q7Z',
+      updatedAt: new Date(Date.parse(before.updatedAt) + 1000).toISOString()
+    }
+    store.orders.applyRecord(2, record as never, 'webhook')
+    expect(ids(store.orders.query({ type: 2, search: 'wallet0000q7' }).rows)).toEqual([5399])
+    expect(ids(store.orders.query({ type: 2, search: before.walletAddress!.slice(-6) }).rows)).not.toContain(5399)
+    expect(store.orders.query({ type: 1, search: 'wallet0000q7' }).total).toBe(0)
+  })
 
   it('exportRows streams every matching row in the requested order', () => {
     const q = { type: 2 as const, fiatType: [1, 2], sort: { key: 'fiatAmount' as const, dir: 'asc' as const } }

@@ -690,13 +690,33 @@ describe('under abuse', () => {
     expect(r.status).toBe(401)
     const sha = createHash('sha256').update(text).digest('hex')
     const row = store.webhookDeliveries.list().rows[0]!
-    expect(row).toMatchObject({ verified: false, bodyBytes: MAX_BODY_BYTES, bodySha256: sha, bodyTruncated: true, orderId: 5 })
+    // Too large to be read for what it claims without a valid signature: no order id in the log.
+    expect(row).toMatchObject({ verified: false, bodyBytes: MAX_BODY_BYTES, bodySha256: sha, bodyTruncated: true, orderId: null })
     expect(Buffer.byteLength(row.body)).toBeLessThanOrEqual(UNVERIFIED_HEAD_BYTES)
     expect(text.startsWith(row.body)).toBe(true)
     const ev = events[0]!
     expect(ev).toMatchObject({ verified: false, bodyBytes: MAX_BODY_BYTES, bodySha256: sha, bodyTruncated: true })
     expect(JSON.stringify(ev).length).toBeLessThan(8 * 1024)
     expect(toContractDelivery(row).body).toBe(ev.body)
+  })
+
+  it('parses nothing of an unsigned body beyond 16 KiB: a stranger’s deeply nested megabyte costs no parsing', async () => {
+    const nested = '['.repeat(200_000) + ']'.repeat(200_000)
+    const body = `{"a":${nested}}`
+    const s = signed({ orderId: 5 }, 'not-the-secret')
+    const parse = JSON.parse
+    let parsed = 0
+    JSON.parse = ((text: string, ...rest: []) => {
+      if (text.length > 16 * 1024) parsed++
+      return parse(text, ...rest) as unknown
+    }) as typeof JSON.parse
+    try {
+      const r = await post(body, { 'content-type': 'application/json', 'x-service-payload': s.payload, 'x-service-signature': s.signature })
+      expect(r.status).toBe(401)
+    } finally {
+      JSON.parse = parse
+    }
+    expect(parsed).toBe(0)
   })
 
   it('keeps only the head of a huge payload header that does not verify', async () => {

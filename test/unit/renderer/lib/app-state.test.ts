@@ -25,6 +25,7 @@ const settings: Settings = {
   watchPollSeconds: 10,
   tickerPollSeconds: 10,
   reconcileHours: 24,
+  freshnessMinutes: 10,
   fiatTypes: [1],
   tickerFiat: 1,
   pinnedTickers: [],
@@ -52,9 +53,12 @@ const budget: BudgetEntry[] = [{ endpoint: 'priceTicker', limit: 10, usedInWindo
 
 let active = sandbox
 let failConfig = false
+/** While set, config:get answers only when released (a service that hangs). */
+let holdConfig: Promise<void> | null = null
 const main = contractBridge({
   'app:info': async () => ({ version: '1.2.3', platform: 'linux', shell: 'web', profile: active, clockSkewMs: 250, locale: null }),
   'config:get': async () => {
+    if (holdConfig) await holdConfig
     if (failConfig) throw Object.assign(new Error('the service is unreachable'), { kind: 'network', retryable: true })
     return config
   },
@@ -120,11 +124,34 @@ describe('app state', () => {
     expect(app.coinDp(99999)).toBe(6)
   })
 
-  it('keeps the failure in loadError, in the words main gave', async () => {
+  it('keeps a configuration that failed in configError, in the words main gave, and the rest loaded', async () => {
     failConfig = true
     await mod.app.load()
+    await settle()
     failConfig = false
-    expect(mod.app.loadError).toMatchObject({ kind: 'network', message: 'the service is unreachable' })
+    expect(mod.app.configError).toMatchObject({ kind: 'network', message: 'the service is unreachable' })
+    expect(mod.app.loadError).toBeNull()
+    expect(mod.app.info?.version).toBe('1.2.3')
+    await mod.app.loadConfig()
+    expect(mod.app.configError).toBeNull()
+  })
+
+  it('shows everything else while the configuration is slow, and says since when it waits', async () => {
+    let release = () => {}
+    holdConfig = new Promise<void>((r) => (release = r))
+    const { app } = mod
+    app.config = null
+    await app.load()
+    expect(app.settings).not.toBeNull()
+    expect(app.sync.length).toBeGreaterThan(0)
+    expect(app.config).toBeNull()
+    expect(app.configWaitingSince).not.toBeNull()
+    holdConfig = null
+    release()
+    await settle()
+    await settle()
+    expect(app.config).toEqual(config)
+    expect(app.configWaitingSince).toBeNull()
   })
 
   it('follows the contract events once started, and reloads on a profile switch', async () => {

@@ -44,7 +44,15 @@ describe('orderRowView', () => {
     expect(v.statusNumber).toBe('\u00a0(4)')
     expect(v.statusTitle).toMatch(/final$/)
     expect(v.wallet).toBe('0xabc')
-    expect(v.updated).toMatch(/2024/)
+    // Within the year given: month, day and time; the title has the whole instant.
+    const midJune = row({ updatedAt: '2024-06-15T12:00:00.000Z' })
+    expect(orderRowView(midJune, { ...labels('en-US'), year: 2024 }).updated).toMatch(/^Jun 15, \d\d:\d\d (AM|PM)$/)
+    expect(orderRowView(midJune, { ...labels('en-US'), year: 2026 }).updated).toBe('Jun 15, 2024')
+    expect(v.updatedTitle).toMatch(/2024/)
+    // Status labels that fit a column; the whole label in the title.
+    const long = orderRowView(row({ status: 16 }), labels('en-US'))
+    expect(long.statusLabel).toBe('webhook sent')
+    expect(long.statusTitle).toMatch(/^webhook sent \(after completion\) \(16\): completed/)
     expect(orderRowView(row(), labels('en-US')).fiat.text).toBe('100,000.46')
   })
 

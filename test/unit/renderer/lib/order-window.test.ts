@@ -32,10 +32,11 @@ function row(type: 1 | 2, orderId: number, status = 0): OrderRow {
   }
 }
 
-/** The database: `total` orders per type; a search narrows to ids starting with it. */
+/** The database: `total` orders per type; a search narrows to ids starting with it, and finds 2 of the other type on its first window. */
 function answer(q: Query, total: number): Answer {
   const ids = Array.from({ length: total }, (_, i) => 100001 + i).filter((id) => !q.filter.search || String(id).startsWith(q.filter.search))
-  return { rows: ids.slice(q.offset, q.offset + q.limit).map((id) => row(q.filter.type, id)), total: ids.length }
+  const rows = ids.slice(q.offset, q.offset + q.limit).map((id) => row(q.filter.type, id))
+  return q.filter.search && q.offset === 0 ? { rows, total: ids.length, otherTypeTotal: 2 } : { rows, total: ids.length }
 }
 
 interface Pending {
@@ -116,6 +117,34 @@ describe('OrderWindow', () => {
     // Page 1 is on its way (the page ahead), not there yet.
     expect(win.rowAt(100)).toBeUndefined()
     expect(pagesAsked()).toEqual([1])
+  })
+
+  it('goes through its phases: previous rows, answered, painted; a recent first page while asked again', async () => {
+    const win = new OrderWindow(onramp)
+    win.reset(onramp)
+    expect(win.phase).toBe('previous')
+    await pending.shift()!.release()
+    // The answer is in; the pages ahead wait for the frame that shows it (a task later here).
+    expect(['answered', 'painted']).toContain(win.phase)
+    await drain()
+    expect(win.phase).toBe('painted')
+    win.reset({ type: 1, search: '1002' })
+    await drain()
+    win.reset(onramp)
+    expect(win.phase).toBe('recent')
+    expect(win.loaded).toBe(true)
+    await drain()
+    expect(win.phase).toBe('painted')
+  })
+
+  it("keeps the other type's matches of a search from its first window, and forgets them with the filter", async () => {
+    const win = new OrderWindow(onramp)
+    await visit(win, { type: 1, search: '1002' })
+    expect(win.otherTypeTotal).toBe(2)
+    win.reset(onramp)
+    expect(win.otherTypeTotal).toBeNull()
+    await drain()
+    expect(win.otherTypeTotal).toBeNull()
   })
 
   it('fetches the rows in view with half a page around them, and the page ahead once the total is known', async () => {

@@ -5,10 +5,11 @@ import {
   quoteKey,
   quoteKeyOf,
   quoteRequest,
+  switchDirection,
   type QuoteRequestContext,
   type QuoteSelection
 } from '../../../../src/renderer/src/lib/quote-request'
-import type { ConfigSnapshot } from '../../../../src/shared/ipc/contract'
+import type { ConfigSnapshot, QuoteResult } from '../../../../src/shared/ipc/contract'
 
 const config: ConfigSnapshot = {
   fetchedAt: 0,
@@ -120,5 +121,49 @@ describe('quoteKey', () => {
     const off = quoteRequest(onramp('1000.5', { type: 2, coinId: 54 }), { ...ctx, sellPrice: '90' }).input!
     expect(quoteKey(off)).not.toBe(quoteKeyOf(answer))
     expect(quoteKey(off)).toBe(quoteKeyOf({ ...answer, type: 2 }))
+  })
+})
+
+describe('switchDirection', () => {
+  const base = {
+    coinId: 54,
+    chainId: 3,
+    fiatType: 1,
+    rate: '85.75',
+    onrampFee: '1',
+    clientFee: '0',
+    gatewayFee: '0',
+    quotedAt: 1,
+    staleAt: 2
+  }
+  const onQuote: QuoteResult = { ...base, type: 1, amount: '5000', quantity: '58.300612' }
+  const offQuote: QuoteResult = { ...base, type: 2, amount: '58.3', fiatAmount: '4912.345' }
+  const units = { fiatUnit: 'INR', coinUnit: 'USDT' }
+
+  it('converts an amount the quote shown answers: the fiat paid becomes the crypto it bought, and back', () => {
+    expect(switchDirection({ type: 1, amountText: '5000', ...units }, onQuote, { fiatType: 1, coinDp: 2 })).toEqual({
+      amountText: '58.3',
+      note: '5000 INR bought about 58.3 USDT at the last quote: that is now the quantity to sell.'
+    })
+    expect(switchDirection({ type: 2, amountText: '58.30', ...units }, offQuote, { fiatType: 1, coinDp: 2 })).toEqual({
+      amountText: '4912.34',
+      note: '58.30 USDT sold for about 4912.34 INR at the last quote: that is now the amount to pay.'
+    })
+  })
+
+  it('clears an amount no quote answers (none yet, another amount, an onramp in another fiat), saying so', () => {
+    expect(switchDirection({ type: 1, amountText: '5000', ...units }, null, { fiatType: 1, coinDp: 2 })).toEqual({
+      amountText: '',
+      note: 'The amount was 5000 INR; enter the quantity of USDT to sell.'
+    })
+    expect(switchDirection({ type: 1, amountText: '6000', ...units }, onQuote, { fiatType: 1, coinDp: 2 }).amountText).toBe('')
+    expect(switchDirection({ type: 2, amountText: '58.3', ...units }, offQuote, { fiatType: 2, coinDp: 2 })).toEqual({
+      amountText: '',
+      note: 'The amount was 58.3 USDT; enter the amount to pay.'
+    })
+    expect(switchDirection({ type: 1, amountText: '  ', ...units }, onQuote, { fiatType: 1, coinDp: 2 })).toEqual({
+      amountText: '',
+      note: ''
+    })
   })
 })

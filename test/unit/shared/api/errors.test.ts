@@ -37,6 +37,18 @@ const samples = {
     message: 'no API secret is stored for profile "Live"',
     endpoint: 'orderStatus',
     retryable: false
+  },
+  hub_unreachable: {
+    kind: 'hub_unreachable',
+    message: 'the team hub at https://hub.example is unreachable (ECONNREFUSED)',
+    endpoint: 'sync:state',
+    retryable: true
+  },
+  access_revoked: {
+    kind: 'access_revoked',
+    message: 'this operator token is unknown or was revoked',
+    endpoint: 'sync:state',
+    retryable: false
   }
 } satisfies Record<ApiErrorKind, ApiErrorInfo>
 
@@ -60,6 +72,16 @@ describe('explainError', () => {
     const mine = explainError({ ...samples[k], endpoint: undefined } as ApiErrorInfo)
     for (const other of kinds)
       if (other !== k) expect(explainError({ ...samples[other], endpoint: undefined } as ApiErrorInfo)).not.toBe(mine)
+  })
+
+  it('a revoked team token says so and what helps, with no promise of a retry; a hub out of reach is not the service', () => {
+    const revoked = explainError(samples.access_revoked)
+    expect(revoked).toMatch(/^Your access was revoked/)
+    expect(revoked).toMatch(/ask your team's admin/)
+    expect(revoked).not.toMatch(/retr|base URL|could not be reached/i)
+    const hub = explainError(samples.hub_unreachable)
+    expect(hub).toMatch(/team's hub cannot be reached/)
+    expect(hub).not.toMatch(/base URL|The service/)
   })
 
   it('network and auth errors carry the underlying message and what to check', () => {

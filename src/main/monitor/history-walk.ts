@@ -1,0 +1,291 @@
+// One history sync run of one scope, as the two walks (history-keyset.ts, history-offset.ts)
+// share it: each request goes through fetch() (the page number the service counts in,
+// the run's budget priority, the page read as evidence of the service's readings), each page
+// is committed with apply() (records, unreadable ones, cursor, in one transaction), a
+// short first page that may be a cap rather than the end is checked (verifyShort), and
+// `since` is checked before the walk relies on it (ensureSince). When what a page shows
+// changes how the service must be walked, Restart ends the walk before the page is
+// committed and the run starts again with the other strategy.
+import type { CallOptions, HistoryPageResult } from '../api/client'
+import type { Priority } from '../api/rate-budget'
+import type { MerchantHistoryRequest } from '../../shared/api/endpoints'
+import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
+import type { ApplyPageResult, OrdersRepo } from '../store/orders-repo'
+import type { OrderType } from '../../shared/ipc/contract'
+import type { SyncCursorsRepo } from '../store/sync-cursors-repo'
+import type { HistoryReadings } from './history-readings'
+import { probeSinceField, type SinceSample } from './history-probes'
+
+/** The slice of ApiClient a sync needs (ApiClient itself satisfies it). */
+export interface HistoryClient {
+  historyPage(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions): Promise<HistoryPageResult<OnrampOrder | OfframpOrder>>
+}
+export interface HistoryStore {
+  orders: Pick<OrdersRepo, 'applyHistoryPage'> & Partial<Pick<OrdersRepo, 'newestCreatedAt' | 'sinceSample'>>
+  syncCursors: Pick<SyncCursorsRepo, 'get' | 'runAtCursor' | 'setRepairFrom'>
+}
+
+/**
+ * poll: from the cursor (with look-back) to the end; reconcile: the recent window read
+ * again end to end; full: everything from the first order (the operator's "Re-sync everything").
+ */
+export type SyncMode = 'poll' | 'reconcile' | 'full'
+
+export interface PageApplied {
+  type: OrderType
+  fiatType: number
+  mode: SyncMode
+  /** 1-based count of pages in this run. */
+  pages: number
+  /** Records received in this run so far. */
+  orders: number
+  result: ApplyPageResult
+}
+
+export interface SyncRunResult {
+  type: OrderType
+  fiatType: number
+  mode: SyncMode
+  /** merchantHistory calls made by this run (each answered; retries inside the client not counted). */
+  requests: number
+  pages: number
+  orders: number
+  created: number
+  statusChanged: number
+  /** Records kept as unreadable in this run. */
+  unreadable: number
+  /** The cursor (last updatedAt seen) the run started from; null for a first sync. */
+  startedFrom: string | null
+  /** The newest updatedAt seen after the run. */
+  cursor: string | null
+  /** Times the overlap check found a run shifted (orders left it) and the run was read from its start. */
+  restarts: number
+  /** How the history was walked last in this run. */
+  strategy: 'keyset' | 'offset'
+}
+
+/** A record of a page in the service's order: readable or not, what could be read of it. */
+export interface PageItem {
+  orderId: number | null
+  updatedAt: string | null
+  createdAt: string | null
+  fiatType: number | null
+}
+
+/** The walk must start again: what the service was seen to do changed how to walk it. */
+export class Restart extends Error {
+  constructor(reason: string) {
+    super(reason)
+    this.name = 'Restart'
+  }
+}
+
+export const msBefore = (iso: string): string => new Date(Date.parse(iso) - 1).toISOString()
+
+/** Spec 4.4: every order last updated before this instant reports it; it tells nothing of since. */
+const CUTOVER = '2022-11-09T16:58:07.000Z'
+
+export interface WalkSetup {
+  client: HistoryClient
+  store: HistoryStore
+  readings: HistoryReadings
+  /** Whether the walk may spend requests on checking readings (history-probes.ts). */
+  probes: boolean
+  type: OrderType
+  /** The scope's fiat type (0: every fiat of the type, for a service that does not filter by it). */
+  fiatType: number
+  /** The fiat type sent. */
+  requestFiat: number
+  mode: SyncMode
+  size: number
+  signal?: AbortSignal
+  /** The budget priority of the walk's pages: background, or low for a repair that can wait behind the polls. */
+  priority?: Priority
+  onPage?: (p: PageApplied) => void
+  /** Requests spent checking readings. */
+  onProbeRequest?: (n: number) => void
+  out: SyncRunResult
+}
+
+export class Walk {
+  readonly type: OrderType
+  readonly fiatType: number
+  readonly mode: SyncMode
+  /** Records per page asked for in this attempt. */
+  readonly size: number
+  readonly out: SyncRunResult
+  readonly signal: AbortSignal | undefined
+  /** Distinct orders read, for progress (overlaps re-read a few records). */
+  private readonly readIds = new Set<number>()
+  private idless = 0
+  /** The best record of this run to check `since` with (see SinceSample). */
+  private sample: SinceSample | null = null
+
+  constructor(private readonly s: WalkSetup) {
+    this.type = s.type
+    this.fiatType = s.fiatType
+    this.mode = s.mode
+    this.size = s.size
+    this.out = s.out
+    this.signal = s.signal
+  }
+
+  get store(): HistoryStore {
+    return this.s.store
+  }
+
+  private get priority(): Priority {
+    return this.s.priority ?? 'background'
+  }
+
+  /** One page of a listing (1-based `page`), read as evidence; Restart when it changes the strategy. */
+  async fetch(
+    since: string | undefined,
+    page: number,
+    size: number,
+    order: 'ASC' | 'DESC' = 'ASC'
+  ): Promise<{ res: HistoryPageResult<OnrampOrder | OfframpOrder>; items: PageItem[] }> {
+    this.signal?.throwIfAborted()
+    const res = await this.s.client.historyPage(
+      {
+        type: this.type,
+        fiatType: this.s.requestFiat,
+        order,
+        page: this.s.readings.wirePage(page),
+        pageSize: size,
+        ...(since !== undefined ? { since } : {})
+      },
+      { priority: this.priority, signal: this.signal }
+    )
+    this.out.requests++
+    const items = itemsOf(res)
+    // The readings judge the order as ascending.
+    const seen = this.s.readings.observe({
+      type: this.type,
+      fiatType: this.s.requestFiat,
+      since,
+      items: order === 'DESC' ? [...items].reverse() : items
+    })
+    if (seen.strategyChanged) throw new Restart('a page showed the service orders or selects records on another field')
+    for (const it of items) this.consider(it)
+    return { res, items }
+  }
+
+  /** Commits one page with the cursor it leads to (and what the keyset walk keeps with it). */
+  apply(
+    res: HistoryPageResult<OnrampOrder | OfframpOrder>,
+    items: readonly PageItem[],
+    extra: { runPositions?: ReadonlyMap<number, number>; repairFrom?: string | null } = {}
+  ): ApplyPageResult {
+    const result = this.s.store.orders.applyHistoryPage({
+      type: this.type,
+      fiatType: this.fiatType,
+      ...(this.fiatType === 0 ? { attributeFiat: null } : {}),
+      records: res.records,
+      unreadable: res.rejected.map((r) => ({ orderId: r.orderId, updatedAt: r.updatedAt, raw: r.raw, reason: r.reason })),
+      ...extra
+    })
+    if (result.foreign > 0)
+      this.s.readings.observe({ type: this.type, fiatType: this.s.requestFiat, since: undefined, items: [], foreign: result.foreign })
+    const out = this.out
+    out.pages++
+    for (const it of items)
+      if (it.orderId === null) this.idless++
+      else this.readIds.add(it.orderId)
+    out.orders = this.readIds.size + this.idless
+    out.created += result.created.length
+    out.statusChanged += result.statusChanged.length
+    out.unreadable += result.unreadable
+    out.cursor = result.cursor.cursor
+    this.s.onPage?.({ type: this.type, fiatType: this.fiatType, mode: this.mode, pages: out.pages, orders: out.orders, result })
+    return result
+  }
+
+  /**
+   * A first page of n records, fewer than asked: the end of the listing, or a service
+   * holding fewer records a page than asked. When the readings cannot tell, the next page
+   * at n records says: empty is the end; records mean a cap (Restart with the smaller size).
+   */
+  async verifyShort(since: string | undefined, n: number, asked: number, order: 'ASC' | 'DESC' = 'ASC'): Promise<void> {
+    if (!this.s.readings.ambiguousShort(n, asked)) return
+    const next = await this.s.client.historyPage(
+      {
+        type: this.type,
+        fiatType: this.s.requestFiat,
+        order,
+        page: this.s.readings.wirePage(2),
+        pageSize: n,
+        ...(since !== undefined ? { since } : {})
+      },
+      { priority: this.priority, signal: this.signal }
+    )
+    this.out.requests++
+    this.s.onProbeRequest?.(1)
+    if (next.size === 0) return this.s.readings.noteEnd(n)
+    this.s.readings.learnCap(n)
+    throw new Restart(`the service holds ${n} records a page`)
+  }
+
+  /** Checks what `since` filters on before a walk relies on it (once a day, or when doubted). */
+  async ensureSince(): Promise<void> {
+    if (!this.s.probes || !this.s.readings.due().sinceField) return
+    const sample = this.sample ?? this.s.store.orders.sinceSample?.(this.type, this.fiatType === 0 ? null : this.fiatType) ?? null
+    if (!sample) return
+    const before = this.s.readings.strategy()
+    const found = await probeSinceField(this.s.client, {
+      type: this.type,
+      fiatType: this.s.requestFiat,
+      sample,
+      page: this.s.readings.wirePage(1),
+      pageSize: Math.min(50, this.size),
+      orderedByUpdate: this.s.readings.state().orderField.value === 'updatedAt',
+      signal: this.signal
+    })
+    this.out.requests++
+    this.s.onProbeRequest?.(1)
+    if (found) this.s.readings.found('sinceField', found.value, found.how)
+    if (this.s.readings.strategy() !== before) throw new Restart('since was found to filter on another field')
+  }
+
+  /** The newest createdAt the scope holds (polls of a service whose since filters on createdAt start there). */
+  newestCreatedAt(): string | null {
+    return this.s.store.orders.newestCreatedAt?.(this.type, this.fiatType === 0 ? null : this.fiatType) ?? null
+  }
+
+  readingOfSince(): ReturnType<HistoryReadings['sinceField']> {
+    return this.s.readings.sinceField()
+  }
+
+  /** Keeps the record that tells `since`'s field best: the newest changed a while after it was created. */
+  private consider(it: PageItem): void {
+    if (it.orderId === null || it.updatedAt === null || it.createdAt === null || it.updatedAt === CUTOVER) return
+    if (Date.parse(it.updatedAt) - Date.parse(it.createdAt) < 1000) return
+    if (this.sample && this.sample.updatedAt >= it.updatedAt) return
+    this.sample = { orderId: it.orderId, createdAt: it.createdAt, updatedAt: it.updatedAt }
+  }
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null)
+const int = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null)
+
+/** The page in the service's order: readable records and unreadable ones in their places. */
+export function itemsOf(res: HistoryPageResult<OnrampOrder | OfframpOrder>): PageItem[] {
+  const out: PageItem[] = []
+  const rejected = new Map(res.rejected.map((r) => [r.index, r]))
+  let next = 0
+  for (let i = 0; i < res.size; i++) {
+    const bad = rejected.get(i)
+    if (bad) {
+      const raw = (bad.raw !== null && typeof bad.raw === 'object' ? bad.raw : {}) as Record<string, unknown>
+      out.push({ orderId: bad.orderId, updatedAt: bad.updatedAt, createdAt: str(raw.createdAt), fiatType: int(raw.fiatType) })
+    } else {
+      const r = res.records[next++] as (Record<string, unknown> & { orderId: number; updatedAt: string; createdAt: string }) | undefined
+      out.push(
+        r
+          ? { orderId: r.orderId, updatedAt: r.updatedAt, createdAt: r.createdAt, fiatType: int(r.fiatType) }
+          : { orderId: null, updatedAt: null, createdAt: null, fiatType: null }
+      )
+    }
+  }
+  return out
+}

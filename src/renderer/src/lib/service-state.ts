@@ -1,0 +1,113 @@
+// What stands between the operator and the service, in one word and the one action that
+// helps: a team token revoked, the team's hub out of reach, no secret stored yet, the
+// service down, the service slow to answer, or nothing synced yet. Worked out from what
+// the window already knows (the sync states, the team line, how long the configuration
+// has been awaited), most pressing first. Pure, so each state is unit-tested; the views
+// show it (ServiceNotice in the header, the orders table, the quote form).
+import { explainError, type ApiErrorInfo } from '../../../shared/api/errors'
+import type { ErrorInfo, SyncState, TeamAccess } from '../../../shared/ipc/contract'
+
+export type ServiceProblem =
+  | { kind: 'revoked'; error: ErrorInfo | null }
+  | { kind: 'hub-down'; error: ErrorInfo | null }
+  | { kind: 'no-secret'; error: ErrorInfo }
+  | { kind: 'service-down'; error: ErrorInfo }
+  | { kind: 'service-slow'; waitingMs: number }
+  | { kind: 'never-synced'; running: boolean }
+
+export interface ServiceInputs {
+  sync: readonly SyncState[]
+  access: TeamAccess | null
+  /** Since when the configuration has been awaited without an answer (null: it answered). */
+  configWaitingSince: number | null
+  now: number
+}
+
+/** No answer to the configuration for this long is slow: it usually takes well under a second. */
+export const SLOW_AFTER_MS = 5000
+
+/** Errors that say the service cannot be reached or is down, rather than refusing one request. */
+function serviceDown(e: ErrorInfo): boolean {
+  if (e.kind === 'network' || e.kind === 'timeout') return true
+  const status = e.code ?? e.httpStatus
+  return (e.kind === 'http' || e.kind === 'api') && status !== undefined && (status >= 500 || status === 503)
+}
+
+export function serviceProblem(i: ServiceInputs): ServiceProblem | null {
+  const errors = i.sync.flatMap((s) => (s.lastError ? [s.lastError] : []))
+  const line = i.access?.team?.line
+  const revoked = errors.find((e) => e.kind === 'access_revoked')
+  if (line === 'revoked' || revoked) return { kind: 'revoked', error: revoked ?? null }
+  const hub = errors.find((e) => e.kind === 'hub_unreachable')
+  if (line === 'unreachable' || hub) return { kind: 'hub-down', error: hub ?? null }
+  const secret = errors.find((e) => e.kind === 'missing_secret')
+  if (secret) return { kind: 'no-secret', error: secret }
+  const down = errors.find(serviceDown)
+  if (down) return { kind: 'service-down', error: down }
+  if (i.configWaitingSince !== null && i.now - i.configWaitingSince >= SLOW_AFTER_MS)
+    return { kind: 'service-slow', waitingMs: i.now - i.configWaitingSince }
+  if (i.sync.length > 0 && i.sync.every((s) => s.lastSuccessAt === null))
+    return { kind: 'never-synced', running: i.sync.some((s) => s.running) }
+  return null
+}
+
+/** What the one helpful action does: go to a view, sync now, or ask main to try the line again. */
+export type ProblemAction = { kind: 'go'; href: string; label: string } | { kind: 'sync'; label: string } | { kind: 'retry'; label: string }
+
+export interface ProblemNotice {
+  title: string
+  text: string
+  action: ProblemAction | null
+  /** An error (red) or a state to know (amber). */
+  tone: 'failure' | 'attention'
+}
+
+/** The problem in the operator's words, with the one action that helps (none where only waiting helps). */
+export function problemNotice(p: ServiceProblem): ProblemNotice {
+  switch (p.kind) {
+    case 'revoked':
+      return {
+        title: 'Your access was revoked',
+        text: "The team hub no longer accepts this desktop's operator token. Ask your team's admin for a new one and store it in Settings → Credentials.",
+        action: { kind: 'go', href: '#/settings', label: 'Open Settings' },
+        tone: 'failure'
+      }
+    case 'hub-down':
+      return {
+        title: "Your team's hub cannot be reached",
+        text: `${p.error ? `${p.error.message}. ` : ''}What you see was last synced through the hub; Rampdesk reconnects by itself. If it stays away, ask your team's admin whether the hub is running.`,
+        action: { kind: 'retry', label: 'Reconnect now' },
+        tone: 'failure'
+      }
+    case 'no-secret':
+      return {
+        title: 'No API secret stored yet',
+        text: 'Nothing is sent to the service until the secret of this profile is stored. Your provider gives it with the API key.',
+        action: { kind: 'go', href: '#/settings', label: 'Add the secret' },
+        tone: 'attention'
+      }
+    case 'service-down':
+      return {
+        title: p.error.code === 503 || p.error.httpStatus === 503 ? 'The service is down for maintenance' : 'The service cannot be reached',
+        text: explainError(p.error as ApiErrorInfo),
+        action: { kind: 'sync', label: 'Try again now' },
+        tone: 'failure'
+      }
+    case 'service-slow':
+      return {
+        title: 'The service is slow to answer',
+        text: `No answer to the configuration for ${Math.round(p.waitingMs / 1000)} s: prices, quotes and address rules wait for it. Rampdesk keeps waiting; Diagnostics shows each endpoint's latency.`,
+        action: { kind: 'go', href: '#/diagnostics', label: 'Open Diagnostics' },
+        tone: 'attention'
+      }
+    case 'never-synced':
+      return {
+        title: 'No orders synced yet',
+        text: p.running
+          ? 'The first sync of the order history is running; orders show as its pages arrive.'
+          : 'The order history has not been read from the service yet.',
+        action: p.running ? null : { kind: 'sync', label: 'Sync now' },
+        tone: 'attention'
+      }
+  }
+}
