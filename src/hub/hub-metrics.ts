@@ -3,13 +3,13 @@
 //
 // Every label takes its values from a closed set the hub defines (routes, the contract's
 // channels, the HTTP statuses the hub answers, the service's endpoints, refusal kinds, relay
-// outcomes, the scopes it syncs): nothing a stranger sends becomes a label, so no request
+// outcomes, the scopes it syncs and how complete each is): nothing a stranger sends becomes a label, so no request
 // can grow the registry. What is read from elsewhere (the budget, the sync states, open
 // streams, the role) is read when scraped, through `attach`.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client'
 import type { RequestEvent } from '../main/api/client'
 import type { BudgetEntry, BudgetSnapshot } from '../main/api/rate-budget'
-import type { SyncState } from '../shared/ipc/contract'
+import type { Coverage, SyncState } from '../shared/ipc/contract'
 import type { RoleState } from './hub-role'
 import { REFUSAL_KINDS, type RefusalKind } from './refusal-kinds'
 import { scopeFamilies, scopeLabels } from './scope-metrics'
@@ -24,6 +24,8 @@ export type RelayOutcomeKind = (typeof RELAY_OUTCOMES)[number]
 export interface MetricsSources {
   budget(): BudgetSnapshot
   syncStates(): SyncState[]
+  /** Each scope's probe and completeness audit, and the open orders' freshness. */
+  coverage(): Coverage
   role(): RoleState
   /** Open event streams. */
   streams(): number
@@ -146,6 +148,43 @@ export class HubMetrics {
           for (const state of family.states) g.set({ ...scopeLabels(s), state }, state === now ? 1 : 0)
         }
       })
+    const coverage = () => src().coverage?.()
+    const coverageStates: Array<[string, string, readonly string[], (c: Coverage['scopes'][number]) => string]> = [
+      [
+        'rampdesk_hub_scope_probe_state',
+        "Whether each scope the service may hold orders in was probed and holds any (1 for the state it is in; only 'active' scopes are synced).",
+        ['unprobed', 'probing', 'active', 'empty', 'refused', 'failed'],
+        (c) => c.probe
+      ],
+      [
+        'rampdesk_hub_scope_completeness',
+        "Each scope's completeness audit against the service's own count: unchecked, checking, complete, incomplete or repairing (1 for the state it is in).",
+        ['unchecked', 'checking', 'complete', 'incomplete', 'repairing'],
+        (c) => c.audit.state
+      ]
+    ]
+    for (const [name, help, all, of] of coverageStates)
+      gauge(name, help, ['type', 'fiat', 'state'], (g) => {
+        for (const c of coverage()?.scopes ?? []) {
+          const now = of(c)
+          for (const state of all) g.set({ ...scopeLabels(c), state }, state === now ? 1 : 0)
+        }
+      })
+    gauge('rampdesk_hub_scope_orders', 'Orders the hub holds in each scope.', ['type', 'fiat'], (g) => {
+      for (const c of coverage()?.scopes ?? []) g.set(scopeLabels(c), c.orders)
+    })
+    gauge(
+      'rampdesk_hub_scope_service_orders',
+      'Orders the service held in each scope at the last audit (absent before it).',
+      ['type', 'fiat'],
+      (g) => {
+        for (const c of coverage()?.scopes ?? []) if (c.audit.serviceOrders !== null) g.set(scopeLabels(c), c.audit.serviceOrders)
+      }
+    )
+    gauge('rampdesk_hub_open_orders_stale', 'Open orders whose status was not confirmed within the freshness bound.', [], (g) => {
+      const f = coverage()?.freshness
+      if (f) g.set(f.stale)
+    })
     gauge('rampdesk_hub_event_streams', 'Open event streams (GET /events) of every operator.', [], (g) => {
       const n = src().streams?.()
       if (n !== undefined) g.set(n)

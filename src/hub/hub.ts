@@ -273,6 +273,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   metrics.attach({
     budget: () => session.client.budget.snapshot(),
     syncStates: () => session.monitor.states(),
+    coverage: () => session.monitor.coverage(),
     role: () => role.current(),
     ready: () => {
       const r = readiness()

@@ -2,10 +2,10 @@
 // series per state, 1 for the state the scope is in and 0 for the others, so a dashboard
 // counts scopes per state and an alert names the scope.
 //
-// Each family reads one SyncState. What main's monitor reports today is whether a scope
-// has ever completed a sync and whether its latest run failed (`rampdesk_hub_sync_scope_state`).
-// A further family (an audit of completeness against the service's own count, say) is one
-// more entry in `scopeFamilies`, reading the field it adds to SyncState.
+// Each family here reads one SyncState: whether a scope has ever completed a sync and
+// whether its latest run failed (`rampdesk_hub_sync_scope_state`). The probe and the
+// completeness audit of each scope come from the monitor's Coverage instead
+// (hub-metrics.ts: `rampdesk_hub_scope_probe_state`, `rampdesk_hub_scope_completeness`).
 import type { SyncState } from '../shared/ipc/contract'
 
 export interface ScopeFamily {

@@ -94,6 +94,8 @@ describe('operations routes', () => {
     expect(failed.length).toBeGreaterThan(0)
     expect(value(text, 'rampdesk_hub_sync_scope_state{type="onramp",fiat="1",state="synced"}')).toBe(1)
     expect(value(text, 'rampdesk_hub_sync_lag_seconds{type="onramp",fiat="1"}')).toBeGreaterThanOrEqual(0)
+    expect(value(text, 'rampdesk_hub_scope_probe_state{type="onramp",fiat="1",state="active"}')).toBe(1)
+    expect(value(text, 'rampdesk_hub_scope_orders{type="onramp",fiat="1"}')).toBeGreaterThan(0)
     await stream.close()
     await waitUntil(async () => value(await metrics(), 'rampdesk_hub_event_streams') === 0, 5_000, 'stream closed')
     // An events request is counted once it is over.

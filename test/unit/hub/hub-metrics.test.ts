@@ -21,6 +21,19 @@ describe('hub metrics', () => {
           ]
         }) as never,
       syncStates: () => [scope],
+      coverage: () =>
+        ({
+          scopes: [
+            {
+              type: 2,
+              fiatType: 5,
+              probe: 'active',
+              orders: 40,
+              audit: { state: 'repairing', serviceOrders: 52, repair: { page: 1, pages: 2 } }
+            }
+          ],
+          freshness: { stale: 6 }
+        }) as never,
       role: () => ({ role: 'leader', since: 0, detail: '' }),
       streams: () => 3,
       connections: () => 4,
@@ -51,6 +64,13 @@ describe('hub metrics', () => {
     expect(line(text, 'rampdesk_hub_sync_lag_seconds{type="offramp",fiat="1"}')).toMatch(/ 4.5$/)
     expect(line(text, 'rampdesk_hub_sync_scope_state{type="offramp",fiat="1",state="synced"}')).toMatch(/ 1$/)
     expect(line(text, 'rampdesk_hub_sync_scope_state{type="offramp",fiat="1",state="failing"}')).toMatch(/ 0$/)
+    expect(line(text, 'rampdesk_hub_scope_probe_state{type="offramp",fiat="5",state="active"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_scope_probe_state{type="offramp",fiat="5",state="empty"}')).toMatch(/ 0$/)
+    expect(line(text, 'rampdesk_hub_scope_completeness{type="offramp",fiat="5",state="repairing"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_scope_completeness{type="offramp",fiat="5",state="complete"}')).toMatch(/ 0$/)
+    expect(line(text, 'rampdesk_hub_scope_orders{type="offramp",fiat="5"}')).toMatch(/ 40$/)
+    expect(line(text, 'rampdesk_hub_scope_service_orders{type="offramp",fiat="5"}')).toMatch(/ 52$/)
+    expect(line(text, 'rampdesk_hub_open_orders_stale')).toMatch(/ 6$/)
     expect(line(text, 'rampdesk_hub_event_streams')).toMatch(/ 3$/)
     expect(line(text, 'rampdesk_hub_open_connections')).toMatch(/ 4$/)
     expect(line(text, 'rampdesk_hub_leader')).toMatch(/ 1$/)
