@@ -1,28 +1,56 @@
 // The hub's request budget across a restart. The service counts a sliding minute per
 // endpoint and does not forget a hub that restarted; a fresh budget would allow a full
-// minute's requests at once and earn the team 429s. So the budget's use is written to
-// hub.db as it changes, and a restarted hub takes that many slots again before it sends
-// anything. They are taken at the restart instant, so they free up later than the
-// originals would have: the carried budget is stricter than the truth, never looser.
+// minute's requests at once and earn the team 429s. So the budget's use is written to the
+// hub's store as it changes (hub.db, or PostgreSQL: pg/pg-budget-carry.ts), and a restarted
+// hub takes that many slots again before it sends anything. They are taken at the restart
+// instant, so they free up later than the originals would have: the carried budget is
+// stricter than the truth, never looser.
 import type { RateBudget } from '../main/api/rate-budget'
 import type { Sql } from '../main/store/database'
 import type { EndpointName } from '../shared/api/endpoints'
+import type { Awaitable, BudgetCarryStore } from './hub-store'
 
 /** The budget's window (RateBudget's default): older use has expired at the service. */
-const WINDOW_MS = 61_000
+export const CARRY_WINDOW_MS = 61_000
 
-export class BudgetCarry {
+export interface CarryRow {
+  endpoint: string
+  used: number
+}
+
+/** Where the carried use is kept. */
+export interface CarryTable {
+  /** The use written after `since`. */
+  read(since: number): Awaitable<CarryRow[]>
+  /** Writes each endpoint's use as of `at` (not awaited: the budget's listener is synchronous). */
+  write(rows: readonly CarryRow[], at: number): void
+}
+
+export function sqliteCarryTable(sql: Sql): CarryTable {
+  return {
+    read: (since) => sql.all<CarryRow>('SELECT endpoint, used FROM budget_carry WHERE at > ?', since),
+    write: (rows, at) =>
+      sql.transaction(() => {
+        for (const r of rows)
+          sql.run(
+            'INSERT INTO budget_carry (endpoint, used, at) VALUES (?, ?, ?) ON CONFLICT (endpoint) DO UPDATE SET used = excluded.used, at = excluded.at',
+            r.endpoint,
+            r.used,
+            at
+          )
+      })
+  }
+}
+
+export class BudgetCarry implements BudgetCarryStore {
   constructor(
-    private readonly sql: Sql,
+    private readonly table: CarryTable,
     private readonly now: () => number = Date.now
   ) {}
 
   /** Takes again the slots the last run used within the window; returns how many. */
   async restore(budget: RateBudget): Promise<number> {
-    const rows = this.sql.all<{ endpoint: string; used: number; at: number }>(
-      'SELECT endpoint, used, at FROM budget_carry WHERE at > ?',
-      this.now() - WINDOW_MS
-    )
+    const rows = await this.table.read(this.now() - CARRY_WINDOW_MS)
     let taken = 0
     for (const r of rows)
       for (let i = 0; i < r.used; i++) {
@@ -36,20 +64,11 @@ export class BudgetCarry {
     return taken
   }
 
-  /** Keeps the budget's use on disk; returns the unsubscribe function. */
+  /** Keeps the budget's use in the store; returns the unsubscribe function. */
   track(budget: RateBudget): () => void {
     return budget.onChange((snap) => {
-      const at = this.now()
-      this.sql.transaction(() => {
-        for (const e of snap.endpoints)
-          if (e.usedInWindow > 0)
-            this.sql.run(
-              'INSERT INTO budget_carry (endpoint, used, at) VALUES (?, ?, ?) ON CONFLICT (endpoint) DO UPDATE SET used = excluded.used, at = excluded.at',
-              e.endpoint,
-              e.usedInWindow,
-              at
-            )
-      })
+      const rows = snap.endpoints.filter((e) => e.usedInWindow > 0).map((e) => ({ endpoint: e.endpoint, used: e.usedInWindow }))
+      if (rows.length) this.table.write(rows, this.now())
     })
   }
 }

@@ -13,8 +13,8 @@ export { UsageError } from './cli-errors'
 
 export interface OptionSpec {
   type: 'string' | 'boolean'
-  /** The variable that gives it when the flag is not on the command line. */
-  env: string
+  /** The variable that gives it when the flag is not on the command line (none: the command line only). */
+  env?: string
   /** Older names of the variable, still read after `env`. */
   legacyEnv?: readonly string[]
   /** Also from a file named by `${env}_FILE` (its first line): for options that may carry a credential. */
@@ -32,12 +32,28 @@ export const DATA_DIR_OPTION: OptionSpec = {
   help: 'the data directory'
 }
 
+/** The PostgreSQL database the hub's own tables are in (pg/pg-connection.ts); hub.db in the data directory when absent. */
+export const DATABASE_OPTIONS = {
+  database: {
+    type: 'string',
+    env: 'RAMPDESK_HUB_DATABASE',
+    fromFile: true,
+    help: 'postgres://USER@HOST:PORT/DB: the hub store several hubs share'
+  },
+  'database-password-file': {
+    type: 'string',
+    env: 'RAMPDESK_HUB_DATABASE_PASSWORD_FILE',
+    help: "the file holding the database user's password"
+  }
+} as const satisfies Record<string, OptionSpec>
+
 const MERCHANT = ['base-url', 'service-name', 'api-key']
 const SECRET = ['api-secret-file', 'api-secret-fd']
 
 /** Every `serve` option. */
 export const SERVE_OPTIONS = {
   'data-dir': DATA_DIR_OPTION,
+  ...DATABASE_OPTIONS,
   host: { type: 'string', env: 'RAMPDESK_HUB_HOST', help: 'the address to bind' },
   port: { type: 'string', env: 'RAMPDESK_HUB_PORT', help: 'the port' },
   sandbox: { type: 'boolean', env: 'RAMPDESK_HUB_SANDBOX', excludes: MERCHANT, help: '1 or true: an embedded sandbox' },
@@ -125,6 +141,7 @@ export function resolveOptions<N extends string>(
 }
 
 function envValue(spec: OptionSpec, env: NodeJS.ProcessEnv, warn: (m: string) => void): { value: string; from: string } | null {
+  if (!spec.env) return null
   const fileVar = `${spec.env}_FILE`
   const file = spec.fromFile ? env[fileVar] : undefined
   for (const name of [spec.env, ...(spec.legacyEnv ?? [])]) {
@@ -139,7 +156,8 @@ function envValue(spec: OptionSpec, env: NodeJS.ProcessEnv, warn: (m: string) =>
 
 /** The table of variables for --help: one line each. */
 export function envHelp(specs: Record<string, OptionSpec>): string {
-  const rows = Object.entries(specs).map(([flag, s]) => {
+  const rows = Object.entries(specs).flatMap(([flag, s]) => {
+    if (!s.env) return []
     const names = [s.env, ...(s.fromFile ? [`${s.env}_FILE`] : []), ...(s.legacyEnv ?? [])].join(' | ')
     return `  ${names.padEnd(56)} --${flag}`
   })

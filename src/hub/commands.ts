@@ -2,13 +2,24 @@
 // one merchant profile (serve-command.ts), manages its operators in the hub's data
 // directory (also while the hub runs: it reads each token afresh), and backs the data
 // directory up and restores it (backup-command.ts).
-import { parseArgs } from 'node:util'
-import { CLI_ACTOR, HubAudit } from './hub-audit'
-import { openHubDatabase } from './hub-db'
+import { CLI_ACTOR } from './hub-audit'
 import { backupCommand, restoreCommand } from './backup-command'
-import { envHelp, SERVE_OPTIONS, UsageError } from './cli-options'
+import {
+  DATA_DIR_OPTION,
+  DATABASE_OPTIONS,
+  envHelp,
+  resolveOptions,
+  SERVE_OPTIONS,
+  UsageError,
+  type OptionSpec,
+  type ResolvedOptions
+} from './cli-options'
+import { databaseOf } from './database-option'
+import type { HubStore } from './hub-store'
+import { openSqliteHubStore } from './sqlite-hub-store'
+import { openPgHubStore } from './pg/pg-hub-store'
 import { dataDirOf, type CliIo } from './hub-paths'
-import { OperatorError, OperatorStore } from './operators'
+import { OperatorError } from './operators'
 import { InputError } from './cli-errors'
 
 export { UsageError } from './cli-options'
@@ -16,13 +27,14 @@ export type { CliIo } from './hub-paths'
 
 export const HELP = `Usage:
   npm run hub -- serve [--host 127.0.0.1] [--port 8790] [--data-dir DIR]
+                       [--database postgres://USER@HOST:PORT/DB [--database-password-file F]]
                        (--sandbox | --base-url URL --service-name NAME --api-key KEY)
                        [--api-secret-file F | --api-secret-fd N] [--tls-cert F --tls-key F]
                        [--public-url URL] [--forward-to URL] [--rate-limit N]
                        [--log-format text|json] [--metrics-token-file F]
-  npm run hub -- operator add NAME --role viewer|operator|admin [--data-dir DIR]
-  npm run hub -- operator list [--data-dir DIR]
-  npm run hub -- operator revoke NAME [--data-dir DIR]
+  npm run hub -- operator add NAME --role viewer|operator|admin [--data-dir DIR | --database URL]
+  npm run hub -- operator list [--data-dir DIR | --database URL]
+  npm run hub -- operator revoke NAME [--data-dir DIR | --database URL]
   npm run hub -- backup DIR [--data-dir DIR]      an online backup, while the hub runs
   npm run hub -- restore DIR --data-dir NEW_DIR   into a data directory that holds no hub
 
@@ -30,6 +42,8 @@ The API secret of a live merchant is the first line of --api-secret-file F, of w
 --api-secret-fd N reads (0: stdin), or of the file RAMPDESK_HUB_API_SECRET_FILE names; or,
 less safe, the environment variable RAMPDESK_API_SECRET. Never a flag.
   --data-dir DIR          hub.db, settings and the order database (default ~/.rampdesk-hub)
+  --database URL          keep operators, audit, pins, budget and relay ledger in PostgreSQL,
+                          shared by every hub on it (password: --database-password-file F)
   --sandbox               run against an embedded sandbox (no secret needed; --orders N, --seed N)
   --public-url URL        the address operators and the service reach the hub at (behind a proxy)
   --forward-to URL        relay every verified webhook delivery, unchanged, to this receiver
@@ -43,23 +57,36 @@ Every serve option also comes from the environment (a flag on the command line w
 *_FILE: the first line of that file, for values that may hold a credential):
 ${envHelp(SERVE_OPTIONS)}`
 
-function operator(args: string[], io: CliIo): number {
+/** The options of `operator add|list|revoke`. */
+const OPERATOR_OPTIONS = {
+  'data-dir': DATA_DIR_OPTION,
+  ...DATABASE_OPTIONS,
+  role: { type: 'string', help: "the new operator's role" }
+} as const satisfies Record<string, OptionSpec>
+
+/** The hub store a command works on: PostgreSQL with --database, else hub.db in the data directory. */
+async function openStoreFor(o: ResolvedOptions<keyof typeof OPERATOR_OPTIONS>, io: CliIo): Promise<HubStore> {
+  const database = databaseOf(o, (m) => io.err(`warning: ${m}`))
+  if (!database) return openSqliteHubStore(dataDirOf(o.string('data-dir')))
+  return openPgHubStore({ target: database, live: false, onError: (m) => io.err(`error: ${m}`) })
+}
+
+async function operator(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean' }, role: { type: 'string' } }
-  })
-  const sql = openHubDatabase(dataDirOf(values['data-dir']))
+  const o = resolveOptions(rest, OPERATOR_OPTIONS, { allowPositionals: true, warn: (m) => io.err(`warning: ${m}`) })
+  const positionals = o.positionals
+  if (sub !== 'add' && sub !== 'list' && sub !== 'revoke')
+    throw new UsageError(`unknown operator command ${sub ?? '(none)'}: add, list or revoke`)
+  const store = await openStoreFor(o, io)
   try {
-    const store = new OperatorStore(sql)
-    const audit = new HubAudit(sql)
+    const { operators, audit } = store
     switch (sub) {
       case 'add': {
         const [name] = positionals
+        const role = o.string('role')
         if (!name || positionals.length > 1) throw new UsageError('operator add NAME --role viewer|operator|admin')
-        if (!values.role) throw new UsageError('operator add needs --role viewer|operator|admin')
-        const { operator: op, token } = store.add(name, values.role)
+        if (!role) throw new UsageError('operator add needs --role viewer|operator|admin')
+        const { operator: op, token } = await operators.add(name, role)
         audit.append(CLI_ACTOR, 'team:addOperator', { name: op.name, role: op.role })
         io.out(`added operator ${op.name} (${op.role})`)
         io.out(`token (shown this once, stored only as a hash; give it to ${op.name} for their Team profile):`)
@@ -67,7 +94,7 @@ function operator(args: string[], io: CliIo): number {
         return 0
       }
       case 'list': {
-        const ops = store.list()
+        const ops = await operators.list()
         if (ops.length === 0) io.out('no operators')
         for (const op of ops)
           io.out(
@@ -78,16 +105,18 @@ function operator(args: string[], io: CliIo): number {
       case 'revoke': {
         const [name] = positionals
         if (!name || positionals.length > 1) throw new UsageError('operator revoke NAME')
-        const op = store.revoke(name, { allowLastAdmin: true })
+        const op = await operators.revoke(name, { allowLastAdmin: true })
         audit.append(CLI_ACTOR, 'team:revokeOperator', { name: op.name })
-        io.out(`revoked ${op.name}: a running hub refuses the token from now on and closes its event streams`)
+        io.out(
+          store.kind === 'postgres'
+            ? `revoked ${op.name}: every hub on this database refuses the token within a second and closes its event streams`
+            : `revoked ${op.name}: a running hub refuses the token from now on and closes its event streams`
+        )
         return 0
       }
-      default:
-        throw new UsageError(`unknown operator command ${sub ?? '(none)'}: add, list or revoke`)
     }
   } finally {
-    sql.close()
+    await store.close()
   }
 }
 
@@ -103,7 +132,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         // Loaded only to serve: the other commands start without the hub's services.
         return await (await import('./serve-command')).serve(args, io)
       case 'operator':
-        return operator(args, io)
+        return await operator(args, io)
       case 'backup':
         return backupCommand(args, io)
       case 'restore':

@@ -26,9 +26,7 @@ import {
 } from '../shared/ipc/contract'
 import { channelsOf, DUMMY_TO_ANY_URL, HUB_SETTING_KEYS, roleAtLeast } from '../shared/ipc/team-access'
 import type { HubTickers } from './hub-tickers'
-import type { OperatorWatches } from './operator-watches'
-import type { OperatorStore } from './operators'
-import type { HubAudit } from './hub-audit'
+import type { AuditLog, Awaitable, OperatorDirectory, PinStore } from './hub-store'
 
 /** A refresh this recent answers every further config:refresh: six operators pressing it spend the budget once. */
 export const CONFIG_REFRESH_COALESCE_MS = 60_000
@@ -40,16 +38,16 @@ export interface HubCore {
   secret(): Promise<string>
   settings: AppSettings
   tickers: HubTickers
-  watches: OperatorWatches
-  operators: OperatorStore
-  audit: HubAudit
+  watches: PinStore
+  operators: OperatorDirectory
+  audit: AuditLog
   /** The URL the service delivers webhooks to (null until the hub listens). */
   webhookRefusals(): ChannelOutput<'webhooks:inbox'>['refused']
   webhookUrl(): string | null
   /** The hub's own URL, as operators reach it. */
   publicUrl(): string | null
   /** Revokes the operator and closes their event streams at once. */
-  revoke(name: string): TeamOperator
+  revoke(name: string): Awaitable<TeamOperator>
   /** Single-flight, coalesced config refresh. */
   refreshConfig(): ReturnType<ProfileSession['config']['refreshAll']>
   version: string
@@ -145,12 +143,12 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
       return r && { ...r, row: mine(r.row) }
     },
     'orders:watch': async ({ type, orderId, watch }) => {
-      if (watch) h.watches.watch(op.name, type, orderId, h.session.monitor)
-      else h.watches.unwatch(op.name, type, orderId, h.session.monitor)
+      if (watch) await h.watches.watch(op.name, type, orderId, h.session.monitor)
+      else await h.watches.unwatch(op.name, type, orderId, h.session.monitor)
       return { ok: true }
     },
     'orders:unreadable': orders['orders:unreadable'],
-    'orders:watched': async () => ({ rows: trayRows(h.session.store, h.watches.list(op.name)) }),
+    'orders:watched': async () => ({ rows: trayRows(h.session.store, await h.watches.list(op.name)) }),
     'orders:export': desktopOnly('orders:export'),
 
     ...syncHandlers(base),
@@ -178,16 +176,16 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
     ...trayHandlers({ ...base, shell: {} }),
     ...diagnosticsHandlers(base),
 
-    'audit:list': async ({ limit }) => ({ rows: h.audit.list(limit) }),
+    'audit:list': async ({ limit }) => ({ rows: await h.audit.list(limit) }),
 
     'team:access': async () => ({
       team: { hubUrl: h.publicUrl() ?? '', operator: op.name, role: op.role, connected: true },
       channels: channelsOf(op.role)
     }),
-    'team:operators': async () => ({ operators: h.operators.list() }),
+    'team:operators': async () => ({ operators: await h.operators.list() }),
     'team:addOperator': async ({ name, role }) => h.operators.add(name, role),
     'team:revokeOperator': async ({ name }) => {
-      h.revoke(name)
+      await h.revoke(name)
       return { ok: true }
     }
   }

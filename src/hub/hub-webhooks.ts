@@ -6,12 +6,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ProfileSession } from '../main/profile-session'
 import { inboxRequestListener, ingestInto, type InboxRefusals } from '../main/webhooks/inbox'
-import type { Sql } from '../main/store/database'
 import type { WebhookDelivery } from '../shared/ipc/contract'
 import type { HubLog } from './hub-log'
 import type { RelayOutcomeKind } from './hub-metrics'
 import type { RefusalLog } from './refusal-log'
-import { relayContent, RelayLedger } from './relay-ledger'
+import { relayContent } from './relay-ledger'
+import type { RelayLedgerStore } from './hub-store'
 import { sourceOf } from '../main/webhooks/source-limits'
 import { createWebhookRelay, type WebhookRelay } from './webhook-relay'
 
@@ -19,7 +19,8 @@ export interface HubWebhooksOptions {
   session: ProfileSession
   serviceName: string
   secret: () => Promise<string>
-  db: Sql
+  /** The relay ledger: hub.db's, or the one the hubs on a PostgreSQL database share. */
+  ledger: RelayLedgerStore
   log: HubLog
   refusals: RefusalLog
   forwardTo?: string
@@ -51,7 +52,7 @@ export function relayBody(body: string): string {
 export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
   const { log, session } = o
   const relay = o.forwardTo ? createWebhookRelay({ target: o.forwardTo, serviceName: o.serviceName, log }) : null
-  const ledger = new RelayLedger(o.db, o.now)
+  const { ledger } = o
   let prunedAt = -Infinity
 
   const counted = (outcome: RelayOutcomeKind) => o.onRelay?.(outcome)
@@ -59,9 +60,23 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
   function relayIfDue(d: WebhookDelivery, req: IncomingMessage, what: string): void {
     if (!relay || !d.verified) return
     const fields = { orderId: d.orderId, status: d.status }
+    void relayOnce(relay, d, req, what, fields).catch((e: unknown) =>
+      log.error(`webhook relay of ${what}: ${e instanceof Error ? e.message : String(e)}`, fields)
+    )
+  }
+
+  async function relayOnce(
+    relay: WebhookRelay,
+    d: WebhookDelivery,
+    req: IncomingMessage,
+    what: string,
+    fields: { orderId: number | null; status: number | null }
+  ): Promise<void> {
     // A duplicate of a delivery already received is still relayed if no relay of it got through
     // (the ledger forgets a relay that reached nobody): that is how a resend repairs a missed one.
-    const claim = ledger.claim({
+    // The headers are read before the first await: the request is answered meanwhile.
+    const headers = { ...req.headers }
+    const claim = await ledger.claim({
       payload: d.payload,
       content: relayContent(d.body),
       orderType: d.orderType,
@@ -72,13 +87,9 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
       counted('skipped_already_relayed')
       return log.info(`webhook relay of ${what} skipped: ${claim.reason}`, { ...fields, relay: 'skipped' })
     }
-    void relay
-      .relay(req.headers, relayBody(d.body), what)
-      .then((outcome) => {
-        counted(outcome.ok ? 'relayed' : 'failed')
-        ledger.settle(claim.keys, outcome.ok)
-      })
-      .catch((e: unknown) => log.error(`webhook relay of ${what}: ${e instanceof Error ? e.message : String(e)}`, fields))
+    const outcome = await relay.relay(headers, relayBody(d.body), what)
+    counted(outcome.ok ? 'relayed' : 'failed')
+    await ledger.settle(claim.keys, outcome.ok)
   }
 
   // One receiver for the hub's life: its replay window and per-source rate hold across requests.
@@ -114,7 +125,9 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
     sweep() {
       if (o.now() - prunedAt < PRUNE_EVERY_MS) return
       prunedAt = o.now()
-      ledger.prune()
+      void Promise.resolve()
+        .then(() => ledger.prune())
+        .catch((e: unknown) => log.error(`pruning the relay ledger failed: ${e instanceof Error ? e.message : String(e)}`))
     },
     close: async () => {
       await relay?.close()

@@ -10,7 +10,6 @@ import { join } from 'node:path'
 import { AppSettings } from '../main/app-settings'
 import { ProfileSession, tickerHistoryStore, type SandboxOptions } from '../main/profile-session'
 import { toContractRow } from '../main/order-rows'
-import type { Sql } from '../main/store/database'
 import { startSandbox, type Sandbox } from '../sandbox'
 import { statusInfo } from '../shared/domain/status'
 import type {
@@ -24,18 +23,17 @@ import type {
   TickerTick
 } from '../shared/ipc/contract'
 import { createHubLog, type HubLog, type HubLogOptions, type LogFormat } from './hub-log'
-import { HubAudit } from './hub-audit'
-import { openHubDatabase } from './hub-db'
 import { HubMetrics } from './hub-metrics'
 import { soleHubRole, type HubRoleSource } from './hub-role'
 import { readinessProbe, type Readiness } from './readiness'
-import { sqliteStoreCheck } from './store-check'
+import { storeCheck } from './store-check'
+import type { AuditLog, HubStore, OperatorDirectory } from './hub-store'
+import { openSqliteHubStore } from './sqlite-hub-store'
+import { openPgHubStore } from './pg/pg-hub-store'
+import type { PgTarget } from './pg/pg-connection'
 import { UpstreamHealth } from './upstream-health'
-import { BudgetCarry } from './budget-carry'
 import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-handlers'
 import { HubTickers } from './hub-tickers'
-import { OperatorWatches } from './operator-watches'
-import { OperatorStore } from './operators'
 import { createHubWebhooks } from './hub-webhooks'
 import { RefusalLog } from './refusal-log'
 import type { WebhookRelay } from './webhook-relay'
@@ -44,7 +42,10 @@ export type MerchantTarget =
   { kind: 'sandbox'; sandbox?: SandboxOptions } | { kind: 'live'; baseUrl: string; serviceName: string; apiKey: string; apiSecret: string }
 
 export interface HubOptions {
+  /** settings.json and store/ (the order database); hub.db too unless `database` is given. */
   dataDir: string
+  /** The PostgreSQL database the hub's own tables are in (several hubs may share it); hub.db when absent. */
+  database?: PgTarget
   merchant: MerchantTarget
   version: string
   /** Relay every verified webhook delivery (what its signature covers, once) to this receiver. */
@@ -78,8 +79,9 @@ export interface Hub {
   readonly log: HubLog
   /** Refusals of strangers' requests, logged first per source and then summarised (refusal-log.ts). */
   readonly refusals: RefusalLog
-  readonly operators: OperatorStore
-  readonly audit: HubAudit
+  readonly operators: OperatorDirectory
+  readonly audit: AuditLog
+  readonly store: HubStore
   readonly profile: Profile
   readonly metrics: HubMetrics
   readonly role: HubRoleSource
@@ -138,12 +140,18 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   const relayPassword = o.forwardTo ? decodeURIComponent(new URL(o.forwardTo).password) : ''
   const log = createHubLog({ write: o.logWrite, format: o.logFormat, redact: () => [secret, relayPassword], now })
   const refusals = new RefusalLog(log)
-  const metrics = new HubMetrics({ version: o.version, store: 'sqlite' })
+  let store: HubStore
+  try {
+    store = o.database
+      ? await openPgHubStore({ target: o.database, now, onError: (m) => log.error(m) })
+      : openSqliteHubStore(o.dataDir, now)
+  } catch (e) {
+    await sandbox?.close()
+    throw e
+  }
+  const metrics = new HubMetrics({ version: o.version, store: store.kind })
   const role = o.role ?? soleHubRole(now)
-  const db: Sql = openHubDatabase(o.dataDir)
-  const operators = new OperatorStore(db, now)
-  const audit = new HubAudit(db, now)
-  const watches = new OperatorWatches(db, now)
+  const { operators, audit, watches } = store
   const settings = new AppSettings(o.dataDir)
   const listeners = new Set<(e: HubEvent) => void>()
   const revokedListeners = new Set<(name: string) => void>()
@@ -194,7 +202,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       emit
     })
   } catch (e) {
-    db.close()
+    await store.close()
     await sandbox?.close()
     throw e
   }
@@ -211,7 +219,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     session,
     serviceName: profile.serviceName,
     secret: async () => secret,
-    db,
+    ledger: store.relays,
     log,
     refusals,
     forwardTo: o.forwardTo,
@@ -237,9 +245,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     webhookRefusals: () => webhooks.refusals(),
     webhookUrl: () => (publicUrl ? new URL('webhook', publicUrl.endsWith('/') ? publicUrl : publicUrl + '/').toString() : null),
     publicUrl: () => publicUrl,
-    revoke(name) {
-      const op = operators.revoke(name)
-      watches.dropOperator(op.name, session.monitor)
+    async revoke(name) {
+      const op = await operators.revoke(name)
+      await watches.dropOperator(op.name, session.monitor)
       tickers.forget(op.name)
       for (const l of revokedListeners) l(op.name)
       return op
@@ -258,14 +266,18 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   }
 
   // Before anything is sent: what the previous run spent still counts at the service.
-  const carry = new BudgetCarry(db, now)
+  const carry = store.budgetCarry
   const carried = await carry.restore(session.client.budget)
   if (carried) log.info(`carried ${carried} request slot${carried === 1 ? '' : 's'} of the last minute over from the previous run`)
   const untrack = carry.track(session.client.budget)
   const unmeter = session.client.onRequest((e) => metrics.upstream(e))
   const upstream = new UpstreamHealth(session.client, now)
   const readiness = readinessProbe({
-    store: sqliteStoreCheck(db, () => session.store.database.sql),
+    store: storeCheck(
+      store.kind,
+      () => store.check(),
+      () => session.store.database.sql
+    ),
     upstream: () => upstream.check(),
     role,
     now
@@ -281,15 +293,28 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     }
   })
   await session.start()
-  watches.reconcile(session.store.watches.list(), session.monitor)
+  await watches.reconcile(session.store.watches.list(), session.monitor)
   const handlerCache = new Map<string, ContractHandlers>()
   let auditPrunedAt = -Infinity
+  let sweeping: Promise<unknown> | null = null
+  /** Prunes the audit log hourly; drops the pins of operators revoked elsewhere. */
+  async function sweepStore(): Promise<void> {
+    if (now() - auditPrunedAt >= AUDIT_PRUNE_EVERY_MS) {
+      auditPrunedAt = now()
+      await audit.prune()
+    }
+    for (const name of await watches.orphans()) {
+      await watches.dropOperator(name, session.monitor)
+      tickers.forget(name)
+    }
+  }
 
   return {
     log,
     refusals,
     operators,
     audit,
+    store,
     profile,
     metrics,
     role,
@@ -354,14 +379,10 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     },
     sweep() {
       webhooks.sweep()
-      if (now() - auditPrunedAt >= AUDIT_PRUNE_EVERY_MS) {
-        auditPrunedAt = now()
-        audit.prune()
-      }
-      for (const name of watches.orphans()) {
-        watches.dropOperator(name, session.monitor)
-        tickers.forget(name)
-      }
+      if (sweeping) return
+      sweeping = sweepStore()
+        .catch((e: unknown) => log.error(`the hub's sweep failed: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(() => (sweeping = null))
     },
     webhook(req, res) {
       webhooks.handle(req, res)
@@ -384,7 +405,8 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       unmeter()
       upstream.close()
       untrack()
-      db.close()
+      await sweeping
+      await store.close()
     }
   }
 }

@@ -10,6 +10,15 @@ export interface WatchTarget {
   unwatch(type: OrderType, orderId: number): void
 }
 
+/** Makes the monitor's pins `wanted`: unwatches what nobody pins, watches what it lacks. */
+export function reconcilePins(wanted: readonly OrderRef[], monitorPins: readonly OrderRef[], monitor: WatchTarget): void {
+  const key = (r: OrderRef) => `${r.type}:${r.orderId}`
+  const want = new Map(wanted.map((r) => [key(r), r]))
+  const have = new Set(monitorPins.map(key))
+  for (const r of monitorPins) if (!want.has(key(r))) monitor.unwatch(r.type, r.orderId)
+  for (const [k, r] of want) if (!have.has(k)) monitor.watch(r.type, r.orderId)
+}
+
 export class OperatorWatches {
   constructor(
     private readonly sql: Sql,
@@ -79,10 +88,6 @@ export class OperatorWatches {
 
   /** Makes the monitor's pins the union of the operators' (after a start, or a crash between the two writes). */
   reconcile(monitorPins: readonly OrderRef[], monitor: WatchTarget): void {
-    const key = (r: OrderRef) => `${r.type}:${r.orderId}`
-    const wanted = new Map(this.union().map((r) => [key(r), r]))
-    const have = new Set(monitorPins.map(key))
-    for (const r of monitorPins) if (!wanted.has(key(r))) monitor.unwatch(r.type, r.orderId)
-    for (const [k, r] of wanted) if (!have.has(k)) monitor.watch(r.type, r.orderId)
+    reconcilePins(this.union(), monitorPins, monitor)
   }
 }

@@ -41,7 +41,32 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex')
 }
 
-const toOperator = (r: OperatorRow): Operator => ({
+/** A new operator's name and role, checked (the same rules on every store). */
+export function newOperator(name: string, role: string): { name: string; role: TeamRole } {
+  const n = OperatorName.safeParse(name)
+  if (!n.success) throw new OperatorError('invalid', `operator name: ${n.error.issues[0]?.message ?? 'invalid'}`)
+  const r = TeamRole.safeParse(role)
+  if (!r.success) throw new OperatorError('invalid', `role must be one of ${TeamRole.options.join(', ')}, not ${JSON.stringify(role)}`)
+  return { name: n.data, role: r.data }
+}
+
+/** 32 random bytes, recognisable by their prefix. */
+export const newToken = (): string => TOKEN_PREFIX + randomBytes(32).toString('base64url')
+
+export const operatorExists = (name: string) =>
+  new OperatorError('exists', `an operator named ${name} already exists: revoke it first to issue a new token`)
+export const noSuchOperator = (name: string) => new OperatorError('not_found', `no active operator named ${JSON.stringify(name)}`)
+export const lastAdmin = () => new OperatorError('last_admin', 'the last admin cannot revoke itself: add another admin first')
+
+/** Whether this string could be a token at all (checked before any lookup). */
+export const tokenShaped = (token: string): boolean => token.startsWith(TOKEN_PREFIX) && token.length <= 200
+
+/** last_seen_at is due to be written again. */
+export const seenDue = (lastSeenAt: number | null, at: number): boolean => lastSeenAt === null || at - lastSeenAt >= SEEN_EVERY_MS
+
+export type { OperatorRow }
+
+export const toOperator = (r: OperatorRow): Operator => ({
   name: r.name,
   role: TeamRole.parse(r.role),
   createdAt: r.created_at,
@@ -57,20 +82,16 @@ export class OperatorStore {
 
   /** Adds an operator (or gives a revoked name a new start) and returns its token: the only time it exists outside the operator's hands. */
   add(name: string, role: string): { operator: TeamOperator; token: string } {
-    const n = OperatorName.safeParse(name)
-    if (!n.success) throw new OperatorError('invalid', `operator name: ${n.error.issues[0]?.message ?? 'invalid'}`)
-    const r = TeamRole.safeParse(role)
-    if (!r.success) throw new OperatorError('invalid', `role must be one of ${TeamRole.options.join(', ')}, not ${JSON.stringify(role)}`)
-    const token = TOKEN_PREFIX + randomBytes(32).toString('base64url')
+    const n = newOperator(name, role)
+    const token = newToken()
     const at = this.now()
     this.sql.transaction(() => {
-      const existing = this.sql.get<{ revoked_at: number | null }>('SELECT revoked_at FROM operators WHERE name = ?', n.data)
-      if (existing && existing.revoked_at === null)
-        throw new OperatorError('exists', `an operator named ${n.data} already exists: revoke it first to issue a new token`)
-      this.sql.run('DELETE FROM operators WHERE name = ?', n.data)
-      this.sql.run('INSERT INTO operators (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)', n.data, r.data, hashToken(token), at)
+      const existing = this.sql.get<{ revoked_at: number | null }>('SELECT revoked_at FROM operators WHERE name = ?', n.name)
+      if (existing && existing.revoked_at === null) throw operatorExists(n.name)
+      this.sql.run('DELETE FROM operators WHERE name = ?', n.name)
+      this.sql.run('INSERT INTO operators (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)', n.name, n.role, hashToken(token), at)
     })
-    return { operator: { name: n.data, role: r.data, createdAt: at, lastSeenAt: null }, token }
+    return { operator: { name: n.name, role: n.role, createdAt: at, lastSeenAt: null }, token }
   }
 
   /** Active operators, by name. */
@@ -92,10 +113,10 @@ export class OperatorStore {
   revoke(name: string, opts: { allowLastAdmin?: boolean } = {}): TeamOperator {
     return this.sql.transaction(() => {
       const row = this.sql.get<OperatorRow>('SELECT * FROM operators WHERE name = ? AND revoked_at IS NULL', name.trim())
-      if (!row) throw new OperatorError('not_found', `no active operator named ${JSON.stringify(name.trim())}`)
+      if (!row) throw noSuchOperator(name.trim())
       if (row.role === 'admin' && !opts.allowLastAdmin) {
         const admins = this.sql.value<number>("SELECT COUNT(*) FROM operators WHERE role = 'admin' AND revoked_at IS NULL") ?? 0
-        if (admins <= 1) throw new OperatorError('last_admin', 'the last admin cannot revoke itself: add another admin first')
+        if (admins <= 1) throw lastAdmin()
       }
       this.sql.run('UPDATE operators SET revoked_at = ? WHERE name = ?', this.now(), row.name)
       const { tokenHash: _, ...op } = toOperator(row)
@@ -105,11 +126,11 @@ export class OperatorStore {
 
   /** The active operator holding this token, or null. */
   authenticate(token: string): Operator | null {
-    if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null
+    if (!tokenShaped(token)) return null
     const row = this.sql.get<OperatorRow>('SELECT * FROM operators WHERE token_hash = ? AND revoked_at IS NULL', hashToken(token))
     if (!row) return null
     const at = this.now()
-    if (row.last_seen_at === null || at - row.last_seen_at >= SEEN_EVERY_MS) {
+    if (seenDue(row.last_seen_at, at)) {
       this.sql.run('UPDATE operators SET last_seen_at = ? WHERE token_hash = ?', at, row.token_hash)
       row.last_seen_at = at
     }

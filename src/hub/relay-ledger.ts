@@ -41,6 +41,33 @@ export function relayContent(body: string): string {
   return JSON.stringify(kept)
 }
 
+export interface RelayKey {
+  key: string
+  /** How long a relay of it is remembered. */
+  span: number
+  what: string
+}
+
+/** The keys one relay claims: its signed payload, its content, and its order's status. */
+export function relayKeys(d: RelayClaimInput, windowMs: number): RelayKey[] {
+  const keys: RelayKey[] = [
+    { key: `payload:${sha256(d.payload)}`, span: RELAYED_PAYLOAD_MEMORY_MS, what: 'this signed payload' },
+    { key: `content:${sha256(d.content)}`, span: RELAYED_PAYLOAD_MEMORY_MS, what: 'this delivery (the same content)' }
+  ]
+  if (d.orderId !== null && d.status !== null)
+    keys.push({
+      key: `order:${d.orderType ?? '?'}:${d.orderId}:${d.status}`,
+      span: windowMs,
+      what: `order ${d.orderId} status ${d.status}`
+    })
+  return keys
+}
+
+export const alreadyRelayed = (k: RelayKey, at: number, prev: number): RelayClaim => ({
+  ok: false,
+  reason: `${k.what} was already relayed ${Math.max(0, Math.round((at - prev) / 1000))} s ago`
+})
+
 export class RelayLedger {
   constructor(
     private readonly sql: Sql,
@@ -51,21 +78,11 @@ export class RelayLedger {
   /** Claims the delivery's payload, content and order status for one relay; refused when any was relayed (or is being relayed). */
   claim(d: RelayClaimInput): RelayClaim {
     const at = this.now()
-    const keys: Array<{ key: string; span: number; what: string }> = [
-      { key: `payload:${sha256(d.payload)}`, span: RELAYED_PAYLOAD_MEMORY_MS, what: 'this signed payload' },
-      { key: `content:${sha256(d.content)}`, span: RELAYED_PAYLOAD_MEMORY_MS, what: 'this delivery (the same content)' }
-    ]
-    if (d.orderId !== null && d.status !== null)
-      keys.push({
-        key: `order:${d.orderType ?? '?'}:${d.orderId}:${d.status}`,
-        span: this.windowMs,
-        what: `order ${d.orderId} status ${d.status}`
-      })
+    const keys = relayKeys(d, this.windowMs)
     return this.sql.transaction((): RelayClaim => {
       for (const k of keys) {
         const prev = this.sql.value<number>('SELECT at FROM webhook_relays WHERE key = ?', k.key)
-        if (prev !== undefined && at - prev < k.span)
-          return { ok: false, reason: `${k.what} was already relayed ${Math.max(0, Math.round((at - prev) / 1000))} s ago` }
+        if (prev !== undefined && at - prev < k.span) return alreadyRelayed(k, at, prev)
       }
       for (const k of keys)
         this.sql.run('INSERT INTO webhook_relays (key, at) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at', k.key, at)

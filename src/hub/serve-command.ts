@@ -8,6 +8,7 @@ import { createHub, type MerchantTarget } from './hub'
 import { createHubLog, LOG_FORMATS, type LogFormat } from './hub-log'
 import { startHubServer } from './hub-server'
 import { dataDirOf, type CliIo } from './hub-paths'
+import { databaseOf } from './database-option'
 import { readFirstLine, readSecret } from './secret-input'
 import pkg from '../../package.json' with { type: 'json' }
 
@@ -82,6 +83,7 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
   const publicUrl = urlArg(o, 'public-url')
   const forwardTo = urlArg(o, 'forward-to')
   const dataDir = dataDirOf(o.string('data-dir'))
+  const database = databaseOf(o, warn)
 
   // The listening line comes first, which scripts wait for: what the hub logs while it
   // starts (budget carried over from a restart, say) is held until it is out.
@@ -95,7 +97,7 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
   let hub
   let server
   try {
-    hub = await createHub({ dataDir, merchant, version: pkg.version, forwardTo, logWrite, logFormat: format })
+    hub = await createHub({ dataDir, database, merchant, version: pkg.version, forwardTo, logWrite, logFormat: format })
     try {
       server = await startHubServer({ hub, host: o.string('host') ?? '127.0.0.1', port, tls, publicUrl, rateLimitPerMinute, metricsToken })
     } catch (e) {
@@ -117,13 +119,20 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
     webhookUrl: hub.webhookUrl(),
     role: hub.role.current().role
   })
+  if (hub.store.kind === 'postgres')
+    hub.log.info(`hub store: PostgreSQL at ${hub.store.where}; ${hub.role.current().role} (${hub.role.current().detail})`, {
+      store: hub.store.kind,
+      database: hub.store.where,
+      role: hub.role.current().role
+    })
   if (hub.relay()) hub.log.info(`relaying verified webhooks to ${hub.relay()!.target}`)
   hub.log.info(
     metricsToken
       ? 'metrics at /metrics for the metrics token'
       : 'metrics at /metrics for this machine only (no --metrics-token-file); behind a reverse proxy, deny /metrics there or set a token'
   )
-  if (hub.operators.list().length === 0) hub.log.warn('no operators yet: add one with `npm run hub -- operator add NAME --role admin`')
+  if ((await hub.operators.list()).length === 0)
+    hub.log.warn('no operators yet: add one with `npm run hub -- operator add NAME --role admin`')
   const running = server
   await new Promise<void>((done) => {
     let closing = false

@@ -72,7 +72,7 @@ test('a viewer works through the hub, with what the role lacks disabled and expl
   page.on('response', async (r) => {
     if (r.url().includes('/rpc/')) bodies.push(await r.text().catch(() => ''))
   })
-  const token = hub.operators.add('vera', 'viewer').token
+  const token = (await hub.operators.add('vera', 'viewer')).token
   await openView(page, e, 'settings')
   await joinTeam(page, 'Team desk', token)
   await expect(page.getByTestId('team-operator')).toHaveText('vera · viewer')
@@ -108,7 +108,7 @@ test('a viewer works through the hub, with what the role lacks disabled and expl
 })
 
 test('an operator sends dummies to the hub only; a dummy to another URL is an admin’s, and says why', async ({ page }) => {
-  const token = hub.operators.add('olive', 'operator').token
+  const token = (await hub.operators.add('olive', 'operator')).token
   await openView(page, e, 'settings')
   await joinTeam(page, 'Team olive', token)
   await navigate(page, 'webhooks')
@@ -121,7 +121,7 @@ test('an operator sends dummies to the hub only; a dummy to another URL is an ad
 })
 
 test('an admin adds an operator, sees the token once, and revokes it', async ({ page }) => {
-  const token = hub.operators.add('ada', 'admin').token
+  const token = (await hub.operators.add('ada', 'admin')).token
   await openView(page, e, 'settings')
   await joinTeam(page, 'Team admin', token)
   await expect(page.getByTestId('team-operator')).toHaveText('ada · admin')
@@ -143,14 +143,14 @@ test('an admin adds an operator, sees the token once, and revokes it', async ({ 
   expect(hub.operators.authenticate(shown)).toBeNull()
 
   // The audit names who did it.
-  const audit = hub.audit.list(50).map((r) => `${r.operator} ${r.action}`)
+  const audit = (await hub.audit.list(50)).map((r) => `${r.operator} ${r.action}`)
   expect(audit).toContain('ada team:addOperator')
   expect(audit).toContain('ada team:revokeOperator')
 })
 
 test('a revoked operator is told their access was revoked and whom to ask, with no promise of a retry', async ({ page }) => {
-  const token = hub.operators.add('rita', 'viewer').token
-  const admin = hub.operators.add('root-rita', 'admin').token
+  const token = (await hub.operators.add('rita', 'viewer')).token
+  const admin = (await hub.operators.add('root-rita', 'admin')).token
   await openView(page, e, 'settings')
   await joinTeam(page, 'Team rita', token)
   await navigate(page, 'orders')
@@ -182,7 +182,7 @@ test('a revoked operator is told their access was revoked and whom to ask, with 
 })
 
 test('the orders view comes back by itself when the hub does', async ({ page }) => {
-  const token = hub.operators.add('otto', 'operator').token
+  const token = (await hub.operators.add('otto', 'operator')).token
   await openView(page, e, 'settings')
   await joinTeam(page, 'Team outage', token)
   await navigate(page, 'orders')
@@ -216,7 +216,7 @@ test('a profile with two hubs says which one it is on, and moves to the other wh
   test.setTimeout(150_000)
   // A second hub of the same merchant, on a data directory restored from the first's backup
   // (the same operators; several hubs on one database come with PostgreSQL).
-  const token = hub.operators.add('hana', 'operator').token
+  const token = (await hub.operators.add('hana', 'operator')).token
   const secondDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub2-'))
   backupSqlite(hubDir, join(secondDir, 'backup'))
   restoreSqlite(join(secondDir, 'backup'), join(secondDir, 'data'))

@@ -51,7 +51,7 @@ describe('backup and restore of a running hub', () => {
   it('restores operators, audit, pins and orders from a backup taken under writes', async () => {
     const a = await startHubProcess({ sandbox: { orders: 150, seed: 11 } })
     hubs.push(a)
-    const admin = a.addOperator('ada', 'admin')
+    const admin = await a.addOperator('ada', 'admin')
     // Wait for the first sync, then pin a few orders.
     const deadline = Date.now() + 30_000
     while ((await total(a, admin, 1)) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))

@@ -35,7 +35,7 @@ describe('a Team profile with two hubs', () => {
     service = await startSandbox({ orders: 40, seed: 21, autoGenerate: false })
     const a = await startHubProcess({ service })
     hubs.push(a)
-    const token = a.addOperator('ada', 'admin')
+    const token = await a.addOperator('ada', 'admin')
     // The second hub starts from a backup of the first: the same operators (a shared store later).
     cli(['backup', join(dir, 'backup'), '--data-dir', a.dataDir])
     cli(['restore', join(dir, 'backup'), '--data-dir', join(dir, 'b')])

@@ -23,9 +23,9 @@ const answers: string[] = []
 
 beforeAll(async () => {
   f = await startHubFixture()
-  viewer = f.addOperator('vera', 'viewer')
-  operator = f.addOperator('otto', 'operator')
-  admin = f.addOperator('ada', 'admin')
+  viewer = await f.addOperator('vera', 'viewer')
+  operator = await f.addOperator('otto', 'operator')
+  admin = await f.addOperator('ada', 'admin')
 })
 afterAll(async () => {
   await f?.close()
@@ -151,8 +151,8 @@ describe('the contract over HTTP', () => {
   it('caps each operator’s request rate, not the others’', async () => {
     const capped = await startHubFixture({ server: { rateLimitPerMinute: 60, rateBurst: 3 } })
     try {
-      const a = capped.addOperator('a', 'viewer')
-      const b = capped.addOperator('b', 'viewer')
+      const a = await capped.addOperator('a', 'viewer')
+      const b = await capped.addOperator('b', 'viewer')
       const statuses = []
       for (let i = 0; i < 5; i++) statuses.push((await capped.rpc(a, 'sync:state')).status)
       expect(statuses).toEqual([200, 200, 200, 429, 429])
@@ -167,7 +167,7 @@ describe('the contract over HTTP', () => {
 
 describe('revocation', () => {
   it('refuses a token revoked by an admin at once and closes its streams', async () => {
-    const token = f.addOperator('temp', 'operator')
+    const token = await f.addOperator('temp', 'operator')
     const s = f.stream(token)
     await waitUntil(() => s.connection.connected, 5000, 'stream open')
     expect((await rpc(token, 'sync:state')).status).toBe(200)
@@ -179,7 +179,7 @@ describe('revocation', () => {
   })
 
   it('refuses a token revoked from the command line at once and closes its streams within a second', async () => {
-    const token = f.addOperator('leaver', 'viewer')
+    const token = await f.addOperator('leaver', 'viewer')
     const s = f.stream(token)
     await waitUntil(() => s.connection.connected, 5000, 'stream open')
     const out: string[] = []

@@ -13,7 +13,7 @@ let viewer: string
 
 beforeAll(async () => {
   f = await startHubFixture({ server: { metricsToken: TOKEN } })
-  viewer = f.addOperator('vera', 'viewer')
+  viewer = await f.addOperator('vera', 'viewer')
 })
 afterAll(async () => {
   await f?.close()

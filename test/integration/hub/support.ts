@@ -52,7 +52,7 @@ export interface HubFixture {
   url: string
   dataDir: string
   logs: string[]
-  addOperator(name: string, role: TeamRole): string
+  addOperator(name: string, role: TeamRole): Promise<string>
   rpc(token: string | null, channel: string, input?: unknown, headers?: Record<string, string>): Promise<RawAnswer>
   /** The value of a call that must succeed. */
   call<T = unknown>(token: string, channel: string, input?: unknown): Promise<T>
@@ -158,7 +158,7 @@ export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFix
     },
     dataDir,
     logs,
-    addOperator: (name, role) => hub.operators.add(name, role).token,
+    addOperator: async (name, role) => (await hub.operators.add(name, role)).token,
     async rpc(token, channel, input = {}, headers = {}) {
       const r = await request(`${server.url}/rpc/${channel}`, {
         method: 'POST',

@@ -22,9 +22,9 @@ let adminToken: string
 
 beforeAll(async () => {
   f = await startHubFixture({ sandbox: { orders: 150 } })
-  adminToken = f.addOperator('ada', 'admin')
-  viewerDesk = await startTeamDesktop(f.url, f.addOperator('vera', 'viewer'), 'Team (vera)')
-  operatorDesk = await startTeamDesktop(f.url, f.addOperator('otto', 'operator'), 'Team (otto)')
+  adminToken = await f.addOperator('ada', 'admin')
+  viewerDesk = await startTeamDesktop(f.url, await f.addOperator('vera', 'viewer'), 'Team (vera)')
+  operatorDesk = await startTeamDesktop(f.url, await f.addOperator('otto', 'operator'), 'Team (otto)')
   await waitUntil(() => viewerDesk.services.teamSession()?.connection.connected === true, 10_000, 'viewer connected')
   await waitUntil(() => operatorDesk.services.teamSession()?.connection.connected === true, 10_000, 'operator connected')
 })
@@ -239,7 +239,7 @@ describe('a Team profile', () => {
   })
 
   it('tells a desktop whose token was revoked that its access was revoked and whom to ask, with no promise of a retry', async () => {
-    const ritaDesk = await startTeamDesktop(f.url, f.addOperator('rita', 'viewer'), 'Team (rita)')
+    const ritaDesk = await startTeamDesktop(f.url, await f.addOperator('rita', 'viewer'), 'Team (rita)')
     try {
       await waitUntil(() => ritaDesk.services.teamSession()?.connection.connected === true, 10_000, 'rita connected')
       await ritaDesk.call('sync:state', {})

@@ -24,9 +24,10 @@ const desks: TeamDesktop[] = []
 
 beforeAll(async () => {
   f = await startHubFixture({ recordService: true, sandbox: { orders: 200, autoGenerate: false } })
-  adminToken = f.addOperator('root', 'admin')
+  adminToken = await f.addOperator('root', 'admin')
   await f.call(adminToken, 'settings:update', { tickerPollSeconds: 6, historyPollSeconds: 10, watchPollSeconds: 5 })
-  for (const [i, role] of ROLES.entries()) desks.push(await startTeamDesktop(f.url, f.addOperator(`desk${i + 1}`, role), `Team ${i + 1}`))
+  for (const [i, role] of ROLES.entries())
+    desks.push(await startTeamDesktop(f.url, await f.addOperator(`desk${i + 1}`, role), `Team ${i + 1}`))
   for (const d of desks) await waitUntil(() => d.services.teamSession()?.connection.connected === true, 15_000, 'desktop connected')
 }, 120_000)
 afterAll(async () => {

@@ -39,9 +39,9 @@ beforeAll(async () => {
     sandbox: { webhookMaxTrials: 2, webhookBackoffMs: 50, webhookBackoffMaxMs: 100 },
     hub: { forwardTo: `http://127.0.0.1:${port}/merchant/hook` }
   })
-  admin = f.addOperator('ada', 'admin')
-  operator = f.addOperator('otto', 'operator')
-  viewer = f.addOperator('vera', 'viewer')
+  admin = await f.addOperator('ada', 'admin')
+  operator = await f.addOperator('otto', 'operator')
+  viewer = await f.addOperator('vera', 'viewer')
   await f.call(admin, 'webhooks:setUrl', { url: f.hub.webhookUrl() })
 })
 afterAll(async () => {

@@ -90,7 +90,7 @@ describe('every order, through the hub', () => {
     f = await startHubFixture({ sandbox: SANDBOX })
     await f.hub.session().monitor.syncNow()
     await f.hub.session().monitor.syncNow()
-    desk = await startTeamDesktop(f.url, f.addOperator('vera', 'viewer'), 'Team (vera)')
+    desk = await startTeamDesktop(f.url, await f.addOperator('vera', 'viewer'), 'Team (vera)')
     await waitUntil(() => desk.services.teamSession()?.connection.connected === true, 10_000, 'viewer connected')
   }, 120_000)
   afterAll(async () => {

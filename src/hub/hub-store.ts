@@ -1,0 +1,72 @@
+// What the hub keeps of its own (beside the merchant's order store): operators, the audit
+// log, pins, the budget carried over a restart, and the relay ledger. Two kinds: hub.db in
+// the data directory (SQLite, sqlite-hub-store.ts) and the PostgreSQL database that several
+// hubs share (pg/pg-hub-store.ts). The SQLite classes answer at once; the PostgreSQL ones
+// answer what a request must know at once (a token, a pin) from an in-memory copy kept fresh
+// through LISTEN/NOTIFY and a poll every second, and the rest with a promise. Callers await
+// every Awaitable.
+import type { RateBudget } from '../main/api/rate-budget'
+import type { OrderRef, OrderType, TeamOperator } from '../shared/ipc/contract'
+import type { HubAuditEntry } from './hub-audit'
+import type { Operator } from './operators'
+import type { WatchTarget } from './operator-watches'
+import type { ReadinessCheck } from './readiness'
+import type { RelayClaim, RelayClaimInput } from './relay-ledger'
+
+export type Awaitable<T> = T | Promise<T>
+
+export type StoreKind = 'sqlite' | 'postgres'
+
+export interface OperatorDirectory {
+  add(name: string, role: string): Awaitable<{ operator: TeamOperator; token: string }>
+  list(): Awaitable<TeamOperator[]>
+  revoke(name: string, opts?: { allowLastAdmin?: boolean }): Awaitable<TeamOperator>
+  /** The active operator holding this token, or null: answered at once, on every request. */
+  authenticate(token: string): Operator | null
+  /** Whether the token behind this hash is still valid (open event streams ask this every second). */
+  isActive(tokenHash: string): boolean
+}
+
+export interface AuditLog {
+  /** Written at once (SQLite) or queued and written in order (PostgreSQL; a failure is logged and retried). */
+  append(operator: string, action: string, detail?: Record<string, unknown>): void
+  list(limit: number): Awaitable<HubAuditEntry[]>
+  /** Drops entries older than keepMs, then the oldest past maxEntries (defaults: a year, a million). */
+  prune(keepMs?: number, maxEntries?: number): Awaitable<number>
+}
+
+export interface PinStore {
+  has(operator: string, type: OrderType, orderId: number): boolean
+  list(operator: string): Awaitable<OrderRef[]>
+  union(): Awaitable<OrderRef[]>
+  watch(operator: string, type: OrderType, orderId: number, monitor: WatchTarget): Awaitable<void>
+  unwatch(operator: string, type: OrderType, orderId: number, monitor: WatchTarget): Awaitable<void>
+  dropOperator(operator: string, monitor: WatchTarget): Awaitable<void>
+  orphans(): Awaitable<string[]>
+  reconcile(monitorPins: readonly OrderRef[], monitor: WatchTarget): Awaitable<void>
+}
+
+export interface RelayLedgerStore {
+  claim(d: RelayClaimInput): Awaitable<RelayClaim>
+  settle(keys: readonly string[], delivered: boolean): Awaitable<void>
+  prune(): Awaitable<number>
+}
+
+export interface BudgetCarryStore {
+  restore(budget: RateBudget): Promise<number>
+  track(budget: RateBudget): () => void
+}
+
+export interface HubStore {
+  readonly kind: StoreKind
+  /** Where it is, for log lines: the data directory, or the database URL without its password. */
+  readonly where: string
+  readonly operators: OperatorDirectory
+  readonly audit: AuditLog
+  readonly watches: PinStore
+  readonly relays: RelayLedgerStore
+  readonly budgetCarry: BudgetCarryStore
+  /** The readiness of the hub's own tables (the order database is checked beside it). */
+  check(): ReadinessCheck
+  close(): Promise<void>
+}

@@ -1,0 +1,86 @@
+// Connections to the PostgreSQL database several hubs share (node-postgres). The URL names
+// the server, the user and the database; the password comes from a file
+// (--database-password-file), or from the URL itself (discouraged: it shows in `ps`). The
+// URL is never logged or shown with its password: displayUrl() removes it.
+import pg from 'pg'
+
+export interface PgTarget {
+  url: string
+  /** The password, when it is not in the URL (read from --database-password-file). */
+  password?: string
+}
+
+/** The URL as it may be printed: without its password. */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = ''
+    return u.toString()
+  } catch {
+    return '(an unreadable database URL)'
+  }
+}
+
+/** Whether this is a PostgreSQL URL (postgres:// or postgresql://). */
+export function isPostgresUrl(url: string): boolean {
+  try {
+    const u = new URL(url)
+    return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.hostname !== '' && u.pathname.length > 1
+  } catch {
+    return false
+  }
+}
+
+/** Epoch milliseconds, ids and counts are BIGINTs: read as numbers (all below 2^53). */
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === pg.types.builtins.INT8
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser
+}
+
+export function clientConfig(t: PgTarget, applicationName: string): pg.ClientConfig {
+  return {
+    connectionString: t.url,
+    ...(t.password !== undefined ? { password: t.password } : {}),
+    application_name: applicationName,
+    types,
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true
+  }
+}
+
+export function openPool(t: PgTarget, applicationName = 'rampdesk-hub', max = 8): pg.Pool {
+  return new pg.Pool({ ...clientConfig(t, applicationName), max, idleTimeoutMillis: 30_000 })
+}
+
+/** Runs fn in one transaction on a connection of the pool; rolled back when it throws. */
+export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const c = await pool.connect()
+  try {
+    await c.query('BEGIN')
+    const out = await fn(c)
+    await c.query('COMMIT')
+    return out
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined)
+    throw e
+  } finally {
+    c.release()
+  }
+}
+
+/** A database error's message, with the password (if the URL carried one) never in it. */
+export function pgErrorText(e: unknown, t?: PgTarget): string {
+  let m = e instanceof Error ? e.message : String(e)
+  for (const secret of [t?.password, t ? safePassword(t.url) : undefined]) if (secret) m = m.split(secret).join('***')
+  return m
+}
+
+function safePassword(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined
+  } catch {
+    return undefined
+  }
+}

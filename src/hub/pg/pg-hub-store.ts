@@ -1,0 +1,121 @@
+// The hub's own tables in the PostgreSQL database several hubs share (hub-store.ts). Opening
+// it migrates the schema (pg-migrations.ts), loads the operators and pins into memory, and
+// keeps them fresh: a poll every second, and at once on NOTIFY from another hub or the
+// command line (pg-listener.ts). Its readiness is the latest answer of a check run every
+// second in the background (a readiness probe must answer at once).
+import type pg from 'pg'
+import { BudgetCarry } from '../budget-carry'
+import type { HubStore } from '../hub-store'
+import type { ReadinessCheck } from '../readiness'
+import { PgAudit } from './pg-audit'
+import { pgCarryTable } from './pg-budget-carry'
+import { displayUrl, openPool, pgErrorText, type PgTarget } from './pg-connection'
+import { listen, type PgListener } from './pg-listener'
+import { migrate, PG_SCHEMA_VERSION, schemaVersion } from './pg-migrations'
+import { OPERATORS_CHANNEL, PgOperators } from './pg-operators'
+import { PgRelayLedger } from './pg-relay-ledger'
+import { PgWatches, WATCHES_CHANNEL } from './pg-watches'
+
+/** How often the in-memory copies and the readiness are read again without a notification. */
+export const PG_REFRESH_MS = 1_000
+
+export interface PgHubStore extends HubStore {
+  readonly kind: 'postgres'
+  readonly pool: pg.Pool
+  readonly target: PgTarget
+  readonly operators: PgOperators
+  readonly audit: PgAudit
+  readonly watches: PgWatches
+  /** Reads operators and pins again now (tests; the poll does it every second). */
+  refresh(): Promise<void>
+}
+
+export interface PgHubStoreOptions {
+  target: PgTarget
+  now?: () => number
+  onError?: (message: string) => void
+  /** Poll and listen for other hubs' changes (a hub); the command line does neither. */
+  live?: boolean
+  refreshMs?: number
+  /** The relay ledger's replay window (tests). */
+  relayWindowMs?: number
+}
+
+export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> {
+  const now = o.now ?? Date.now
+  const onError = o.onError ?? (() => undefined)
+  const pool = openPool(o.target)
+  // An idle connection the server dropped is replaced on the next query; say why meanwhile.
+  pool.on('error', (e) => onError(`a database connection was lost: ${pgErrorText(e, o.target)}`))
+  try {
+    await migrate(pool)
+  } catch (e) {
+    await pool.end().catch(() => undefined)
+    throw new Error(`cannot open the database ${displayUrl(o.target.url)}: ${pgErrorText(e, o.target)}`, { cause: e })
+  }
+  const operators = new PgOperators(pool, now, onError)
+  const watches = new PgWatches(pool, now)
+  const audit = new PgAudit(pool, now, onError)
+  const carry = pgCarryTable(pool, onError)
+
+  let health: ReadinessCheck = { ok: false, detail: 'not checked yet' }
+  let failing = false
+  async function refresh(): Promise<void> {
+    try {
+      const [version] = await Promise.all([schemaVersion(pool), operators.refresh(), watches.refresh()])
+      health =
+        version === PG_SCHEMA_VERSION
+          ? { ok: true, detail: 'the PostgreSQL database answers, migrated', hubSchema: version }
+          : {
+              ok: false,
+              detail: `the PostgreSQL database is at schema ${version}, this hub expects ${PG_SCHEMA_VERSION}`,
+              hubSchema: version
+            }
+      if (failing) onError('the PostgreSQL database answers again')
+      failing = false
+    } catch (e) {
+      health = { ok: false, detail: `the PostgreSQL database does not answer: ${pgErrorText(e, o.target)}` }
+      if (!failing) onError(health.detail)
+      failing = true
+    }
+  }
+  await refresh()
+
+  let closed = false
+  let timer: NodeJS.Timeout | null = null
+  let listener: PgListener | null = null
+  let refreshing: Promise<void> | null = null
+  const refreshOnce = () => (refreshing ??= refresh().finally(() => (refreshing = null)))
+  if (o.live ?? true) {
+    timer = setInterval(() => void refreshOnce(), o.refreshMs ?? PG_REFRESH_MS)
+    timer.unref()
+    listener = listen(o.target, [OPERATORS_CHANNEL, WATCHES_CHANNEL], {
+      notify: () => void refreshOnce(),
+      connected: () => void refreshOnce(),
+      error: onError
+    })
+  }
+
+  return {
+    kind: 'postgres',
+    where: displayUrl(o.target.url),
+    pool,
+    target: o.target,
+    operators,
+    audit,
+    watches,
+    relays: new PgRelayLedger(pool, now, o.relayWindowMs),
+    budgetCarry: new BudgetCarry(carry, now),
+    refresh: refreshOnce,
+    check: () => ({ ...health, database: displayUrl(o.target.url) }),
+    async close() {
+      if (closed) return
+      closed = true
+      if (timer) clearInterval(timer)
+      await listener?.close()
+      await audit.close()
+      await carry.flush()
+      await pool.end()
+    }
+  }
+}

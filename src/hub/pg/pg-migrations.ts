@@ -1,0 +1,89 @@
+// The hub's schema in PostgreSQL, versioned. Each entry brings the schema from version i to
+// i + 1; never edit one that has shipped. The versions applied are rows of rampdesk_hub_schema.
+// Migrating runs in one transaction under a transaction-level advisory lock, so hubs that
+// start together take turns: the first migrates, the others find the work done. A database
+// that a newer hub migrated further is refused with the versions named, before anything is
+// touched.
+import type pg from 'pg'
+import { inTransaction } from './pg-connection'
+
+/** pg_advisory_xact_lock key of migrations ('rdhubmig' as a number). */
+export const MIGRATION_LOCK_KEY = 0x7264_6875_626d
+
+export const PG_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE operators (
+     name TEXT NOT NULL PRIMARY KEY,
+     role TEXT NOT NULL CHECK (role IN ('viewer', 'operator', 'admin')),
+     -- SHA-256 of the token, hex: the token itself is shown once and never stored.
+     token_hash TEXT NOT NULL UNIQUE,
+     created_at BIGINT NOT NULL,
+     last_seen_at BIGINT,
+     revoked_at BIGINT
+   );
+   -- Names are unique whatever their case (SQLite's COLLATE NOCASE in hub.db).
+   CREATE UNIQUE INDEX operators_name_nocase ON operators (lower(name));
+   CREATE TABLE audit (
+     id BIGSERIAL PRIMARY KEY,
+     at BIGINT NOT NULL,
+     operator TEXT NOT NULL,
+     action TEXT NOT NULL,
+     detail_json TEXT NOT NULL
+   );
+   CREATE INDEX audit_at ON audit (at);
+   CREATE TABLE operator_watches (
+     operator TEXT NOT NULL,
+     type INTEGER NOT NULL,
+     order_id BIGINT NOT NULL,
+     added_at BIGINT NOT NULL,
+     seq BIGSERIAL,
+     PRIMARY KEY (operator, type, order_id)
+   );
+   CREATE TABLE budget_carry (
+     endpoint TEXT NOT NULL PRIMARY KEY,
+     used INTEGER NOT NULL,
+     at BIGINT NOT NULL
+   );
+   CREATE TABLE webhook_relays (
+     key TEXT NOT NULL PRIMARY KEY,
+     at BIGINT NOT NULL
+   );`
+]
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length
+
+export class NewerSchemaError extends Error {
+  constructor(readonly found: number) {
+    super(
+      `the PostgreSQL database was migrated by a newer Rampdesk hub (schema ${found}; this hub knows ${PG_SCHEMA_VERSION}): upgrade this hub, or point it at another database`
+    )
+    this.name = 'NewerSchemaError'
+  }
+}
+
+/** The schema version the database is at (0: never migrated). */
+export async function schemaVersion(c: pg.Pool | pg.PoolClient): Promise<number> {
+  const exists = await c.query<{ t: string | null }>("SELECT to_regclass('rampdesk_hub_schema')::text AS t")
+  if (!exists.rows[0]?.t) return 0
+  const r = await c.query<{ v: number | null }>('SELECT MAX(version) AS v FROM rampdesk_hub_schema')
+  return r.rows[0]?.v ?? 0
+}
+
+/** Brings the database to PG_SCHEMA_VERSION; answers the versions applied by this call. */
+export async function migrate(pool: pg.Pool, migrations: readonly string[] = PG_MIGRATIONS): Promise<number[]> {
+  return inTransaction(pool, async (c) => {
+    await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
+    await c.query(`CREATE TABLE IF NOT EXISTS rampdesk_hub_schema (
+       version INTEGER NOT NULL PRIMARY KEY,
+       applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+     )`)
+    const at = await schemaVersion(c)
+    if (at > migrations.length) throw new NewerSchemaError(at)
+    const applied: number[] = []
+    for (let v = at; v < migrations.length; v++) {
+      await c.query(migrations[v]!)
+      await c.query('INSERT INTO rampdesk_hub_schema (version) VALUES ($1)', [v + 1])
+      applied.push(v + 1)
+    }
+    return applied
+  })
+}

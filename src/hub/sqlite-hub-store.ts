@@ -1,0 +1,39 @@
+// The hub's own tables in hub.db (SQLite, in the data directory): the store of a hub that is
+// the only one on its data directory, and the default.
+import { join } from 'node:path'
+import { BudgetCarry, sqliteCarryTable } from './budget-carry'
+import { HubAudit } from './hub-audit'
+import { openHubDatabase } from './hub-db'
+import type { HubStore } from './hub-store'
+import { OperatorWatches } from './operator-watches'
+import { OperatorStore } from './operators'
+import { RelayLedger } from './relay-ledger'
+import { sqliteHubCheck } from './store-check'
+import { HUB_DATABASE_FILE } from './hub-db'
+import type { Sql } from '../main/store/database'
+
+export interface SqliteHubStore extends HubStore {
+  readonly kind: 'sqlite'
+  /** hub.db itself (the backup and the tests read it). */
+  readonly sql: Sql
+}
+
+export function openSqliteHubStore(dataDir: string, now: () => number = Date.now, relayWindowMs?: number): SqliteHubStore {
+  const sql = openHubDatabase(dataDir)
+  let closed = false
+  return {
+    kind: 'sqlite',
+    where: join(dataDir, HUB_DATABASE_FILE),
+    sql,
+    operators: new OperatorStore(sql, now),
+    audit: new HubAudit(sql, now),
+    watches: new OperatorWatches(sql, now),
+    relays: new RelayLedger(sql, now, relayWindowMs),
+    budgetCarry: new BudgetCarry(sqliteCarryTable(sql), now),
+    check: () => sqliteHubCheck(sql),
+    async close() {
+      if (!closed) sql.close()
+      closed = true
+    }
+  }
+}
