@@ -14,11 +14,14 @@
 import Database from 'libsql'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { DATABASE_FILE, openProfileDatabase, Sql } from '../main/store/database'
 import { InputError, UsageError } from './cli-errors'
 import { HUB_DATABASE_FILE, openHubDatabase } from './hub-db'
 import { storeLocationOf, type CliIo, type StoreLocation } from './hub-paths'
+import { DATA_DIR_OPTION, DATABASE_OPTIONS, resolveOptions } from './cli-options'
+import { databaseOf } from './database-option'
+import { displayUrl } from './pg/pg-connection'
+import { backupPostgres, pgRestoreCommand } from './pg/pg-backup'
 import pkg from '../../package.json' with { type: 'json' }
 
 export const MANIFEST_FILE = 'manifest.json'
@@ -183,20 +186,22 @@ export function restoreSqlite(dir: string, dataDir: string): BackupCounts {
   }
 }
 
-/** `DIR [--data-dir D]`: the backup directory and the store, or a usage error showing `usage`. */
-function dirAndStore(args: string[], usage: string, needDataDir: boolean): { dir: string; store: StoreLocation } {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { 'data-dir': { type: 'string' }, help: { type: 'boolean' } }
-  })
-  const [dir] = positionals
-  if (!dir || positionals.length > 1 || (needDataDir && !values['data-dir'])) throw new UsageError(usage)
-  return { dir: resolve(dir), store: storeLocationOf({ dataDir: values['data-dir'] }) }
+const LOCATION_OPTIONS = { 'data-dir': DATA_DIR_OPTION, ...DATABASE_OPTIONS } as const
+
+/** `DIR [--data-dir D | --database URL]`: the backup directory and the store, or a usage error showing `usage`. */
+function dirAndStore(args: string[], usage: string, needDataDir: boolean, io: CliIo): { dir: string; store: StoreLocation } {
+  const o = resolveOptions(args, LOCATION_OPTIONS, { allowPositionals: true, warn: (m) => io.err(`warning: ${m}`) })
+  const [dir] = o.positionals
+  if (!dir || o.positionals.length > 1) throw new UsageError(usage)
+  const database = databaseOf(o, (m) => io.err(`warning: ${m}`))
+  if (database) return { dir: resolve(dir), store: { kind: 'postgres', database } }
+  // restore names its data directory on the command line: never one from the environment.
+  if (needDataDir && !args.some((a) => a === '--data-dir' || a.startsWith('--data-dir='))) throw new UsageError(usage)
+  return { dir: resolve(dir), store: storeLocationOf({ dataDir: o.string('data-dir') }) }
 }
 
-export function backupCommand(args: string[], io: CliIo): number {
-  const { dir, store } = dirAndStore(args, 'backup DIR [--data-dir D]', false)
+export async function backupCommand(args: string[], io: CliIo): Promise<number> {
+  const { dir, store } = dirAndStore(args, 'backup DIR [--data-dir D | --database URL]', false, io)
   switch (store.kind) {
     case 'sqlite': {
       const started = Date.now()
@@ -204,11 +209,24 @@ export function backupCommand(args: string[], io: CliIo): number {
       io.out(`backed up ${store.dataDir} to ${dir} in ${Date.now() - started} ms: ${describeCounts(m.counts)}`)
       return 0
     }
+    case 'postgres': {
+      const r = await backupPostgres(store.database, dir)
+      if (!r.ran) {
+        io.out('pg_dump is not installed here: run this where it is (the password from PGPASSWORD or ~/.pgpass):')
+        io.out(r.command)
+        return 0
+      }
+      io.out(
+        `backed up the PostgreSQL database ${displayUrl(store.database.url)} with pg_dump to ${r.file} in ${r.ms} ms (${r.bytes} bytes)`
+      )
+      io.out(`restore into an empty database with: ${pgRestoreCommand(dir)}`)
+      return 0
+    }
   }
 }
 
 export function restoreCommand(args: string[], io: CliIo): number {
-  const { dir, store } = dirAndStore(args, 'restore DIR --data-dir D (a new data directory)', true)
+  const { dir, store } = dirAndStore(args, 'restore DIR --data-dir D (a new data directory)', true, io)
   switch (store.kind) {
     case 'sqlite': {
       const counts = restoreSqlite(dir, store.dataDir)
@@ -216,5 +234,9 @@ export function restoreCommand(args: string[], io: CliIo): number {
       io.out(`start the hub on it with serve --data-dir ${store.dataDir}`)
       return 0
     }
+    case 'postgres':
+      throw new InputError(
+        `a PostgreSQL backup is restored with PostgreSQL's own tool, into an empty database: ${pgRestoreCommand(dir, store.database.url)}`
+      )
   }
 }

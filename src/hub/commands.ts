@@ -36,6 +36,7 @@ export const HELP = `Usage:
   npm run hub -- operator list [--data-dir DIR | --database URL]
   npm run hub -- operator revoke NAME [--data-dir DIR | --database URL]
   npm run hub -- backup DIR [--data-dir DIR]      an online backup, while the hub runs
+  npm run hub -- backup DIR --database URL        pg_dump of the hub's PostgreSQL tables (or its command)
   npm run hub -- restore DIR --data-dir NEW_DIR   into a data directory that holds no hub
 
 The API secret of a live merchant is the first line of --api-secret-file F, of what
@@ -134,7 +135,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case 'operator':
         return await operator(args, io)
       case 'backup':
-        return backupCommand(args, io)
+        return await backupCommand(args, io)
       case 'restore':
         return restoreCommand(args, io)
       default:

@@ -3,6 +3,7 @@
 // hub.db, settings.json and store/ (the order database).
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import type { PgTarget } from './pg/pg-connection'
 
 export interface CliIo {
   out(line: string): void
@@ -14,11 +15,11 @@ export function dataDirOf(flag: string | undefined, env: NodeJS.ProcessEnv = pro
 }
 
 /**
- * The store a command works on. SQLite in a data directory is the only kind today; a
- * PostgreSQL store (--database URL) is another member of this union, and each command that
- * switches on `kind` says what it does with it.
+ * The store a command works on: the data directory's hub.db, or the PostgreSQL database
+ * several hubs share (--database). Each command that switches on `kind` says what it does
+ * with it.
  */
-export type StoreLocation = { kind: 'sqlite'; dataDir: string }
+export type StoreLocation = { kind: 'sqlite'; dataDir: string } | { kind: 'postgres'; database: PgTarget }
 
 export function storeLocationOf(o: { dataDir?: string }, env: NodeJS.ProcessEnv = process.env): StoreLocation {
   return { kind: 'sqlite', dataDir: dataDirOf(o.dataDir, env) }
