@@ -24,13 +24,14 @@ import type {
 } from '../shared/ipc/contract'
 import { createHubLog, type HubLog, type HubLogOptions, type LogFormat } from './hub-log'
 import { HubMetrics } from './hub-metrics'
-import { soleHubRole, type HubRoleSource } from './hub-role'
+import { soleHubRole, type HubRoleSource, type RoleState } from './hub-role'
 import { readinessProbe, type Readiness } from './readiness'
 import { storeCheck } from './store-check'
 import type { AuditLog, HubStore, OperatorDirectory } from './hub-store'
 import { openSqliteHubStore } from './sqlite-hub-store'
 import { openPgHubStore } from './pg/pg-hub-store'
 import type { PgTarget } from './pg/pg-connection'
+import { startPgElection } from './pg/pg-election'
 import { UpstreamHealth } from './upstream-health'
 import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-handlers'
 import { HubTickers } from './hub-tickers'
@@ -150,7 +151,14 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     throw e
   }
   const metrics = new HubMetrics({ version: o.version, store: store.kind })
-  const role = o.role ?? soleHubRole(now)
+  let role: HubRoleSource
+  try {
+    role = o.role ?? (o.database ? await startPgElection({ target: o.database, now, log }) : soleHubRole(now))
+  } catch (e) {
+    await store.close()
+    await sandbox?.close()
+    throw e
+  }
   const { operators, audit, watches } = store
   const settings = new AppSettings(o.dataDir)
   const listeners = new Set<(e: HubEvent) => void>()
@@ -202,6 +210,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       emit
     })
   } catch (e) {
+    await role.close()
     await store.close()
     await sandbox?.close()
     throw e
@@ -292,8 +301,21 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       return { all: r.ok, store: r.checks.store.ok, upstream: r.checks.upstream.ok }
     }
   })
-  await session.start()
-  await watches.reconcile(session.store.watches.list(), session.monitor)
+  // Only the leader syncs the history, polls pins and checks completeness; a follower starts
+  // the monitor when it is promoted, from the cursors in its order database.
+  await session.start({ monitor: false })
+  let leading: Promise<void> = Promise.resolve()
+  const follow = async (s: RoleState) => {
+    if (s.role === 'leader') {
+      await watches.reconcile(session.store.watches.list(), session.monitor)
+      session.monitor.start()
+      void session.config.revalidate().catch(() => undefined)
+    } else await session.monitor.stop()
+  }
+  const unfollow = role.onChange((s) => {
+    leading = leading.then(() => follow(s)).catch((e: unknown) => log.error(`taking the role ${s.role} failed: ${(e as Error).message}`))
+  })
+  if (role.current().role === 'leader') await follow(role.current())
   const handlerCache = new Map<string, ContractHandlers>()
   let auditPrunedAt = -Infinity
   let sweeping: Promise<unknown> | null = null
@@ -307,6 +329,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await watches.dropOperator(name, session.monitor)
       tickers.forget(name)
     }
+    // Pins made on other hubs reach the leader's monitor.
+    if (store.kind === 'postgres' && role.current().role === 'leader')
+      await watches.reconcile(session.store.watches.list(), session.monitor)
   }
 
   return {
@@ -399,6 +424,8 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await webhooks.close()
       refusals.close()
       await tickers.close()
+      unfollow()
+      await leading
       await session.close()
       await sandbox?.close()
       await role.close()

@@ -167,10 +167,15 @@ export class ProfileSession {
     return s
   }
 
-  async start(): Promise<void> {
+  /**
+   * Starts the session's work. `monitor: false` leaves the order monitor (history sync,
+   * pinned-order polls, completeness work) stopped: a team hub that follows another starts
+   * it only once it leads.
+   */
+  async start(o: { monitor?: boolean } = {}): Promise<void> {
     // Config first (from cache when fresh: no budget spent), then the monitor.
     void this.config.get().catch(() => undefined)
-    this.monitor.start()
+    if (o.monitor ?? true) this.monitor.start()
     this.deliveryPruner.start()
     if (this.o.settings.inbox.enabled) await this.startInbox(this.o.settings)
   }

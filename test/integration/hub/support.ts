@@ -70,6 +70,8 @@ export interface HubFixtureOptions {
   server?: Partial<HubServerOptions>
   /** Put a proxy between the hub and the sandbox that records every answer's status. */
   recordService?: boolean
+  /** A sandbox several hubs share (the caller closes it), instead of one of the hub's own. */
+  sharedSandbox?: Sandbox
 }
 
 /** What the service answered the hub, as a proxy in between saw it. */
@@ -114,7 +116,7 @@ export async function waitUntil(cond: () => boolean | Promise<boolean>, timeoutM
 }
 
 export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFixture> {
-  const sandbox = await startSandbox({ orders: 120, seed: 5, autoGenerate: false, ...o.sandbox })
+  const sandbox = o.sharedSandbox ?? (await startSandbox({ orders: 120, seed: 5, autoGenerate: false, ...o.sandbox }))
   const dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-hub-'))
   const proxy = o.recordService ? await startStatusProxy(sandbox.url) : null
   const logs: string[] = []
@@ -232,7 +234,7 @@ export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFix
       for (const r of [...recorders]) await r.close()
       if (running) await f.stopHub()
       await proxy?.close()
-      await sandbox.close()
+      if (!o.sharedSandbox) await sandbox.close()
       await rm(dataDir, { recursive: true, force: true })
     }
   }
