@@ -6,6 +6,7 @@
 // through LISTEN/NOTIFY and a poll every second, and the rest with a promise. Callers await
 // every Awaitable.
 import type { RateBudget } from '../main/api/rate-budget'
+import type { SharedBudget } from '../main/api/shared-budget'
 import type { OrderRef, OrderType, TeamOperator } from '../shared/ipc/contract'
 import type { HubAuditEntry } from './hub-audit'
 import type { Operator } from './operators'
@@ -66,6 +67,8 @@ export interface HubStore {
   readonly watches: PinStore
   readonly relays: RelayLedgerStore
   readonly budgetCarry: BudgetCarryStore
+  /** The request budget shared with the other hubs on the store (PostgreSQL), or null: this hub's budget is the only one. */
+  readonly sharedBudget: SharedBudget | null
   /** The readiness of the hub's own tables (the order database is checked beside it). */
   check(): ReadinessCheck
   close(): Promise<void>

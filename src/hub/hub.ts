@@ -279,6 +279,15 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   const carried = await carry.restore(session.client.budget)
   if (carried) log.info(`carried ${carried} request slot${carried === 1 ? '' : 's'} of the last minute over from the previous run`)
   const untrack = carry.track(session.client.budget)
+  // Several hubs spend one API key: every send is claimed in the budget they share.
+  if (store.sharedBudget) {
+    let loggedAt = -Infinity
+    session.client.budget.share(store.sharedBudget, (e) => {
+      if (now() - loggedAt < 60_000) return
+      loggedAt = now()
+      log.error(`the request budget shared with the other hubs does not answer: ${(e as Error).message}; requests wait for it`)
+    })
+  }
   const unmeter = session.client.onRequest((e) => metrics.upstream(e))
   const upstream = new UpstreamHealth(session.client, now)
   const readiness = readinessProbe({

@@ -30,6 +30,7 @@ export function openSqliteHubStore(dataDir: string, now: () => number = Date.now
     watches: new OperatorWatches(sql, now),
     relays: new RelayLedger(sql, now, relayWindowMs),
     budgetCarry: new BudgetCarry(sqliteCarryTable(sql), now),
+    sharedBudget: null,
     check: () => sqliteHubCheck(sql),
     async close() {
       if (!closed) sql.close()

@@ -1,5 +1,6 @@
 // The hub's own tables in the PostgreSQL database several hubs share (hub-store.ts). Opening
 // it migrates the schema (pg-migrations.ts), loads the operators and pins into memory, and
+// gives the request budget all its hubs share (pg-shared-budget.ts), and
 // keeps them fresh: a poll every second, and at once on NOTIFY from another hub or the
 // command line (pg-listener.ts). Its readiness is the latest answer of a check run every
 // second in the background (a readiness probe must answer at once).
@@ -14,6 +15,7 @@ import { listen, type PgListener } from './pg-listener'
 import { migrate, PG_SCHEMA_VERSION, schemaVersion } from './pg-migrations'
 import { OPERATORS_CHANNEL, PgOperators } from './pg-operators'
 import { PgRelayLedger } from './pg-relay-ledger'
+import { PgSharedBudget } from './pg-shared-budget'
 import { PgWatches, WATCHES_CHANNEL } from './pg-watches'
 
 /** How often the in-memory copies and the readiness are read again without a notification. */
@@ -106,6 +108,7 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
     watches,
     relays: new PgRelayLedger(pool, now, o.relayWindowMs),
     budgetCarry: new BudgetCarry(carry, now),
+    sharedBudget: new PgSharedBudget(pool),
     refresh: refreshOnce,
     check: () => ({ ...health, database: displayUrl(o.target.url) }),
     async close() {

@@ -46,7 +46,15 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE TABLE webhook_relays (
      key TEXT NOT NULL PRIMARY KEY,
      at BIGINT NOT NULL
-   );`
+   );`,
+  // Every hub's sends per endpoint in the service's window (pg-shared-budget.ts): one budget
+  // however many hubs spend it. Times are the database's clock, epoch ms.
+  `CREATE TABLE budget_sends (
+     id BIGSERIAL PRIMARY KEY,
+     endpoint TEXT NOT NULL,
+     at BIGINT NOT NULL
+   );
+   CREATE INDEX budget_sends_endpoint_at ON budget_sends (endpoint, at);`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

@@ -14,6 +14,7 @@
 // is busy enough to tell.
 import { endpointNames, endpoints, type EndpointName } from '../../shared/api/endpoints'
 import { ApiError } from '../../shared/api/errors'
+import type { SharedBudget } from './shared-budget'
 
 export type Priority = 'interactive' | 'background' | 'low'
 
@@ -125,6 +126,9 @@ interface Lane {
   timer?: unknown
 }
 
+/** How soon a shared budget that failed to answer is asked again. */
+const SHARED_RETRY_MS = 1_000
+
 /** Answers the service gave in its window before a 429 for the 429 to teach a limit. */
 const MIN_ANSWERS_TO_LEARN = 2
 /**
@@ -156,6 +160,8 @@ export class RateBudget {
   private readonly stored: Partial<Record<EndpointName, LearnedLimit>>
   private readonly now: () => number
   private readonly timers: Timers
+  private shared: SharedBudget | null = null
+  private onSharedError: (e: unknown) => void = () => undefined
 
   constructor(o: RateBudgetOptions) {
     this.profileId = o.profileId
@@ -173,8 +179,62 @@ export class RateBudget {
     this.timers = o.timers ?? realTimers
   }
 
+  /**
+   * Makes every acquire also claim its send in a budget shared with other processes (null:
+   * this budget alone, the default). Set before requests are sent.
+   */
+  share(shared: SharedBudget | null, onError?: (e: unknown) => void): void {
+    this.shared = shared
+    this.onSharedError = onError ?? (() => undefined)
+  }
+
   /** Resolves when a slot is taken for one request to `endpoint`; the caller must send right away. */
-  acquire(endpoint: EndpointName, opts: AcquireOptions = {}): Promise<void> {
+  async acquire(endpoint: EndpointName, opts: AcquireOptions = {}): Promise<void> {
+    const shared = this.shared
+    const started = this.now()
+    await this.acquireHere(endpoint, opts)
+    if (shared) await this.claimShared(shared, endpoint, opts, started)
+  }
+
+  /**
+   * Claims the send in the shared budget, waiting while it is full (within the caller's
+   * maxWaitMs, counted from the acquire). The slot taken here stays taken meanwhile: this
+   * budget is then stricter than the shared one, never looser. A shared budget that does not
+   * answer is asked again every second: nothing is sent on this budget's word alone.
+   */
+  private async claimShared(shared: SharedBudget, endpoint: EndpointName, opts: AcquireOptions, started: number): Promise<void> {
+    const priority = opts.priority ?? 'background'
+    const deadline = started + (opts.maxWaitMs ?? (priority === 'interactive' ? this.interactiveMaxWaitMs : Infinity))
+    for (;;) {
+      if (opts.signal?.aborted) throw aborted(endpoint)
+      let waitMs: number
+      let failure: string | null = null
+      try {
+        const r = await shared.claim(endpoint, this.capacity(this.lane(endpoint), priority), this.windowMs)
+        if (r.ok) return
+        waitMs = Math.max(1, r.waitMs)
+      } catch (e) {
+        this.onSharedError(e)
+        failure = e instanceof Error ? e.message : String(e)
+        waitMs = SHARED_RETRY_MS
+      }
+      const now = this.now()
+      if (now + waitMs > deadline) throw failure === null ? exhausted(endpoint, now + waitMs) : sharedUnreachable(endpoint, failure)
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          this.timers.clearTimeout(t)
+          reject(aborted(endpoint))
+        }
+        const t = this.timers.setTimeout(() => {
+          opts.signal?.removeEventListener('abort', onAbort)
+          resolve()
+        }, waitMs)
+        opts.signal?.addEventListener('abort', onAbort, { once: true })
+      })
+    }
+  }
+
+  private acquireHere(endpoint: EndpointName, opts: AcquireOptions = {}): Promise<void> {
     const priority = opts.priority ?? 'background'
     const maxWaitMs = opts.maxWaitMs ?? (priority === 'interactive' ? this.interactiveMaxWaitMs : Infinity)
     const lane = this.lane(endpoint)
@@ -434,6 +494,15 @@ export class RateBudget {
 
 function aborted(endpoint: EndpointName): ApiError {
   return new ApiError({ kind: 'aborted', endpoint, message: 'request cancelled while waiting for the rate budget' })
+}
+
+function sharedUnreachable(endpoint: EndpointName, why: string): ApiError {
+  return new ApiError({
+    kind: 'rate_limited',
+    origin: 'budget',
+    endpoint,
+    message: `the request budget shared with the other hubs could not be reached (${why}); nothing is sent to ${endpoint} without it`
+  })
 }
 
 function exhausted(endpoint: EndpointName, nextSlotAt: number): ApiError {

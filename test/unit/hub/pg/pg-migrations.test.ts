@@ -36,6 +36,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
     expect(tables.rows.map((r) => r.t)).toEqual([
       'audit',
       'budget_carry',
+      'budget_sends',
       'operator_watches',
       'operators',
       'rampdesk_hub_schema',
