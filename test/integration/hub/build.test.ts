@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline'
 import { request } from 'undici'
 import { afterAll, describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../../attack/hub/hub-process'
+import { postgresUnavailable, startPostgres } from '../../support/postgres-cluster'
 
 const deploy = mkdtempSync(join(tmpdir(), 'rampdesk-hub-build-'))
 let child: ChildProcessWithoutNullStreams | null = null
@@ -47,7 +48,7 @@ describe('npm run build:hub', () => {
     expect(built).toMatch(/^built dist\/hub\/cli\.js/m)
     cpSync(join(REPO_ROOT, 'dist', 'hub'), join(deploy, 'dist', 'hub'), { recursive: true })
     const packages = productionNodeModules(deploy)
-    expect(packages).toEqual(expect.arrayContaining(['libsql', 'pino', 'prom-client', 'undici', 'zod']))
+    expect(packages).toEqual(expect.arrayContaining(['libsql', 'pg', 'pino', 'prom-client', 'undici', 'zod']))
     for (const dev of ['tsx', 'esbuild', 'electron', 'vitest', 'typescript', 'svelte']) expect(packages).not.toContain(dev)
     // Nothing above the deployment directory gives Node a node_modules to fall back on.
     for (let d = dirname(deploy); d !== dirname(d); d = dirname(d)) expect(existsSync(join(d, 'node_modules'))).toBe(false)
@@ -106,4 +107,21 @@ describe('npm run build:hub', () => {
     child.kill('SIGTERM')
     expect(await exited).toBe(0)
   }, 180_000)
+
+  it.skipIf(postgresUnavailable !== null)(
+    'manages operators in PostgreSQL from the built hub (pg is a production dependency)',
+    async () => {
+      const cluster = await startPostgres()
+      try {
+        const url = await cluster.createDatabase()
+        const cli = join(deploy, 'dist', 'hub', 'cli.js')
+        const run = (...args: string[]) => execFileSync(process.execPath, [cli, ...args], { cwd: deploy, env: cleanEnv() }).toString()
+        expect(run('operator', 'add', 'bo', '--role', 'viewer', '--database', url).trim().split('\n').at(-1)).toMatch(/^rdh_/)
+        expect(run('operator', 'list', '--database', url)).toMatch(/^bo\tviewer\t/m)
+      } finally {
+        await cluster.stop()
+      }
+    },
+    60_000
+  )
 })
