@@ -32,6 +32,8 @@ import { openSqliteHubStore } from './sqlite-hub-store'
 import { openPgHubStore } from './pg/pg-hub-store'
 import type { PgTarget } from './pg/pg-connection'
 import { startPgElection } from './pg/pg-election'
+import type { PgHubStore } from './pg/pg-hub-store'
+import { startOrderFeed } from './order-feed'
 import { UpstreamHealth } from './upstream-health'
 import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-handlers'
 import { HubTickers } from './hub-tickers'
@@ -192,8 +194,13 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       p.newStatus
     ) ?? null
 
+  // On a PostgreSQL store order events reach desktops through the feed (below), once they
+  // are in the database with the id every hub gives them.
+  const feedsOrders = o.database !== undefined
+  let nudgeFeed: () => unknown = () => undefined
   function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
     if (LOCAL_EVENTS.has(event)) return
+    if (feedsOrders && (event === 'order:created' || event === 'order:changed')) return void nudgeFeed()
     let id: number | null = null
     if (event === 'order:created') id = createdEventId((payload as OrderRow).type, (payload as OrderRow).orderId)
     else if (event === 'order:changed') id = changedEventId(payload as EventPayload<'order:changed'>)
@@ -312,10 +319,29 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   })
   // Only the leader syncs the history, polls pins and checks completeness; a follower starts
   // the monitor when it is promoted, from the cursors in its order database.
+  const feed =
+    store.kind === 'postgres'
+      ? await startOrderFeed({
+          store: store as PgHubStore,
+          local: () => session.store.database.sql,
+          role,
+          log,
+          stream: (afterId, upTo) => {
+            for (let at: number | null = afterId; at !== null;) {
+              const page = eventsAfter(at, 250, upTo)
+              for (const e of page.events) publish(e)
+              at = page.next
+            }
+          }
+        })
+      : null
+  nudgeFeed = () => feed?.sync()
   await session.start({ monitor: false })
   let leading: Promise<void> = Promise.resolve()
   const follow = async (s: RoleState) => {
     if (s.role === 'leader') {
+      // Every event the old leader published is applied first: new ids go on after its.
+      await feed?.sync()
       await watches.reconcile(session.store.watches.list(), session.monitor)
       session.monitor.start()
       void session.config.revalidate().catch(() => undefined)
@@ -325,6 +351,31 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     leading = leading.then(() => follow(s)).catch((e: unknown) => log.error(`taking the role ${s.role} failed: ${(e as Error).message}`))
   })
   if (role.current().role === 'leader') await follow(role.current())
+  /** The order events after this id (up to `upTo`) from the order database, oldest first, and the id to continue after. */
+  function eventsAfter(afterId: number, limit: number, upTo: number): { events: HubEvent[]; next: number | null } {
+    const sql = session.store.database.sql
+    const rows = sql.all<{ id: number; type: number; order_id: number; old_status: number | null; new_status: number }>(
+      'SELECT id, type, order_id, old_status, new_status FROM order_events WHERE id > ? AND id <= ? ORDER BY id LIMIT ?',
+      afterId,
+      Number.isFinite(upTo) ? upTo : Number.MAX_SAFE_INTEGER,
+      limit
+    )
+    const out: HubEvent[] = []
+    for (const r of rows) {
+      const type = r.type as OrderType
+      const stored = session.store.orders.get(type, r.order_id)
+      if (!stored) continue
+      const row = toContractRow(stored, false)
+      if (r.old_status === null) out.push({ id: r.id, event: 'order:created', payload: row })
+      else
+        out.push({
+          id: r.id,
+          event: 'order:changed',
+          payload: { row, oldStatus: r.old_status, newStatus: r.new_status, terminal: statusInfo(type, r.new_status).terminal }
+        })
+    }
+    return { events: out, next: rows.length < limit ? null : rows[rows.length - 1]!.id }
+  }
   const handlerCache = new Map<string, ContractHandlers>()
   let auditPrunedAt = -Infinity
   let sweeping: Promise<unknown> | null = null
@@ -379,30 +430,10 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       }
     },
     replayPage(afterId, limit) {
-      const sql = session.store.database.sql
-      const rows = sql.all<{ id: number; type: number; order_id: number; old_status: number | null; new_status: number }>(
-        'SELECT id, type, order_id, old_status, new_status FROM order_events WHERE id > ? ORDER BY id LIMIT ?',
-        afterId,
-        limit
-      )
-      const out: HubEvent[] = []
-      for (const r of rows) {
-        const type = r.type as OrderType
-        const stored = session.store.orders.get(type, r.order_id)
-        if (!stored) continue
-        const row = toContractRow(stored, false)
-        if (r.old_status === null) out.push({ id: r.id, event: 'order:created', payload: row })
-        else
-          out.push({
-            id: r.id,
-            event: 'order:changed',
-            payload: { row, oldStatus: r.old_status, newStatus: r.new_status, terminal: statusInfo(type, r.new_status).terminal }
-          })
-      }
-      return { events: out, next: rows.length < limit ? null : rows[rows.length - 1]!.id }
+      return eventsAfter(afterId, limit, feed ? feed.streamedUpTo() : Infinity)
     },
     latestEventId() {
-      return session.store.database.sql.value<number>('SELECT MAX(id) FROM order_events') ?? 0
+      return feed ? feed.streamedUpTo() : (session.store.database.sql.value<number>('SELECT MAX(id) FROM order_events') ?? 0)
     },
     onRevoked(listener) {
       revokedListeners.add(listener)
@@ -435,6 +466,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await tickers.close()
       unfollow()
       await leading
+      await feed?.close()
       await session.close()
       await sandbox?.close()
       await role.close()

@@ -54,7 +54,26 @@ export const PG_MIGRATIONS: readonly string[] = [
      endpoint TEXT NOT NULL,
      at BIGINT NOT NULL
    );
-   CREATE INDEX budget_sends_endpoint_at ON budget_sends (endpoint, at);`
+   CREATE INDEX budget_sends_endpoint_at ON budget_sends (endpoint, at);`,
+  // The leader's order events with their ids, and each order's latest row as the leader's
+  // order database holds it (pg-order-feed.ts): every hub streams them and applies them to
+  // its own copy, so an event id means the same change on every hub.
+  `CREATE TABLE order_rows (
+     type INTEGER NOT NULL,
+     order_id BIGINT NOT NULL,
+     row_json TEXT NOT NULL,
+     PRIMARY KEY (type, order_id)
+   );
+   CREATE TABLE order_events (
+     id BIGINT PRIMARY KEY,
+     type INTEGER NOT NULL,
+     order_id BIGINT NOT NULL,
+     at TEXT NOT NULL,
+     order_updated_at TEXT,
+     old_status INTEGER,
+     new_status INTEGER NOT NULL,
+     source TEXT NOT NULL
+   );`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

@@ -82,6 +82,18 @@ export interface StatusChange {
   new: number
 }
 
+/** A row of order_events as stored (the team hubs copy them between order databases). */
+export interface OrderEventDbRow {
+  id: number
+  type: number
+  order_id: number
+  at: string
+  order_updated_at: string | null
+  old_status: number | null
+  new_status: number
+  source: StatusSource
+}
+
 export interface OrderEvent {
   id: number
   type: OrderType
@@ -635,16 +647,7 @@ export class OrdersRepo {
   /** The observed status transitions of one order, oldest first. */
   timeline(type: OrderType, orderId: number): OrderEvent[] {
     return this.sql
-      .all<{
-        id: number
-        type: number
-        order_id: number
-        at: string
-        order_updated_at: string | null
-        old_status: number | null
-        new_status: number
-        source: StatusSource
-      }>('SELECT * FROM order_events WHERE type = ? AND order_id = ? ORDER BY id', type, orderId)
+      .all<OrderEventDbRow>('SELECT * FROM order_events WHERE type = ? AND order_id = ? ORDER BY id', type, orderId)
       .map((e) => ({
         id: e.id,
         type: e.type as OrderType,

@@ -39,6 +39,8 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
       'budget_sends',
       'operator_watches',
       'operators',
+      'order_events',
+      'order_rows',
       'rampdesk_hub_schema',
       'webhook_relays'
     ])
