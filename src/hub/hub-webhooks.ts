@@ -5,7 +5,7 @@
 // with only what the signature covers (webhook-relay.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ProfileSession } from '../main/profile-session'
-import { inboxRequestListener, ingestInto, type InboxRefusals } from '../main/webhooks/inbox'
+import { inboxRequestListener, ingestInto, type InboxRefusals, type WebhookRecord } from '../main/webhooks/inbox'
 import type { WebhookDelivery } from '../shared/ipc/contract'
 import type { HubLog } from './hub-log'
 import type { RelayOutcomeKind } from './hub-metrics'
@@ -26,6 +26,8 @@ export interface HubWebhooksOptions {
   forwardTo?: string
   now: () => number
   onDelivery(d: WebhookDelivery): void
+  /** Applies a verified delivery's order (default: to this hub's monitor; a follower hands it to the leader). */
+  ingest?(w: WebhookRecord, d: WebhookDelivery): unknown
   /** Each verified delivery's fate at the relay (with --forward-to), for the metrics. */
   onRelay?(outcome: RelayOutcomeKind): void
 }
@@ -101,7 +103,7 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
     deliveries: session.store.webhookDeliveries,
     now: o.now,
     serviceNow: () => session.client.clock.now(),
-    onVerified: (w) => ingestInto(session.monitor, w),
+    onVerified: (w, d) => (o.ingest ? o.ingest(w, d) : ingestInto(session.monitor, w)),
     onDelivery: (d, req) => {
       const what = d.orderId !== null ? `order ${d.orderId} status ${d.status ?? '?'}` : 'a delivery'
       const fields = { orderId: d.orderId, status: d.status, source: d.source, verified: d.verified }

@@ -34,6 +34,9 @@ import type { PgTarget } from './pg/pg-connection'
 import { startPgElection } from './pg/pg-election'
 import type { PgHubStore } from './pg/pg-hub-store'
 import { startOrderFeed } from './order-feed'
+import { PgWebhookInbox } from './pg/pg-webhook-inbox'
+import { relayContent, sha256 } from './relay-ledger'
+import { ingestInto } from '../main/webhooks/inbox'
 import { UpstreamHealth } from './upstream-health'
 import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-handlers'
 import { HubTickers } from './hub-tickers'
@@ -231,6 +234,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     onTick: (t) => emit('ticker:tick', t)
   })
 
+  const inbox = store.kind === 'postgres' ? new PgWebhookInbox((store as PgHubStore).pool, now) : null
   const webhooks = createHubWebhooks({
     session,
     serviceName: profile.serviceName,
@@ -244,7 +248,14 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       metrics.delivery(d.verified)
       emit('webhook:delivery', d)
     },
-    onRelay: (outcome) => metrics.relay(outcome)
+    onRelay: (outcome) => metrics.relay(outcome),
+    // Only the leader writes orders: a follower hands a verified delivery to it, once however many hubs received it.
+    ingest: inbox
+      ? async (w, d) => {
+          if (role.current().role === 'leader') return ingestInto(session.monitor, w)
+          await inbox.offer(`content:${sha256(relayContent(d.body))}`, d.body)
+        }
+      : undefined
   })
 
   let configRun: ReturnType<HubCore['refreshConfig']> | null = null
@@ -389,9 +400,14 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await watches.dropOperator(name, session.monitor)
       tickers.forget(name)
     }
-    // Pins made on other hubs reach the leader's monitor.
-    if (store.kind === 'postgres' && role.current().role === 'leader')
+    if (store.kind === 'postgres' && role.current().role === 'leader') {
+      // Pins made on other hubs reach the leader's monitor, and deliveries they received its orders.
       await watches.reconcile(session.store.watches.list(), session.monitor)
+      await inbox?.drain(
+        (w) => ingestInto(session.monitor, w),
+        (m) => log.warn(m)
+      )
+    }
   }
 
   return {

@@ -26,7 +26,7 @@ export interface RelayClaimInput {
 
 export type RelayClaim = { ok: true; keys: string[] } | { ok: false; reason: string }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
+export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
 /** Fields a retry or a resend of the same delivery renews (the service counts its attempts). */
 const ATTEMPT_COUNTERS = new Set(['webhookTrials', 'trials'])

@@ -73,7 +73,17 @@ export const PG_MIGRATIONS: readonly string[] = [
      old_status INTEGER,
      new_status INTEGER NOT NULL,
      source TEXT NOT NULL
-   );`
+   );`,
+  `-- Verified webhook deliveries a follower received, for the leader to apply to the orders
+   -- (pg-webhook-inbox.ts): one row per delivery whichever hubs it reached.
+   CREATE TABLE webhook_inbox (
+     id BIGSERIAL PRIMARY KEY,
+     dedupe_key TEXT NOT NULL UNIQUE,
+     body TEXT NOT NULL,
+     received_at BIGINT NOT NULL,
+     applied_at BIGINT
+   );
+   CREATE INDEX webhook_inbox_pending ON webhook_inbox (id) WHERE applied_at IS NULL;`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

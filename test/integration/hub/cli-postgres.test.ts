@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { request } from 'undici'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { runCli } from '../../../src/hub/commands'
 import { findPgDump, pgDumpCommand } from '../../../src/hub/pg/pg-backup'
 import { startSandbox, type Sandbox } from '../../../src/sandbox'
@@ -83,11 +83,12 @@ describe.skipIf(postgresUnavailable !== null)('npm run hub on PostgreSQL', () =>
     child.stderr.on('data', (c: Buffer) => (all += c.toString('utf8')))
     try {
       const lines = createInterface({ input: child.stdout })
+      // Every stdout line is kept from the start: the lines after the first come in the same chunk.
+      lines.on('line', (l) => (all += l + '\n'))
       const first = await new Promise<string>((resolve, reject) => {
         lines.once('line', resolve)
         child.once('exit', (code) => reject(new Error(`exited ${code}: ${all}`)))
       })
-      lines.on('line', (l) => (all += l + '\n'))
       expect(first).toMatch(/^hub listening on http:\/\/127\.0\.0\.1:\d+$/)
       const base = first.slice('hub listening on '.length)
       const r = await request(`${base}/rpc/team:access`, {
@@ -99,7 +100,7 @@ describe.skipIf(postgresUnavailable !== null)('npm run hub on PostgreSQL', () =>
       expect(await r.body.json()).toMatchObject({ ok: true, value: { team: { operator: 'otto', role: 'operator' } } })
       const ready = (await (await request(`${base}/readyz`)).body.json()) as { checks: { store: { kind: string } } }
       expect(ready.checks.store.kind).toBe('postgres')
-      await new Promise((r) => setTimeout(r, 300))
+      await vi.waitFor(() => expect(all).toMatch(/hub store: PostgreSQL/), { timeout: 5_000 })
       expect(all).toMatch(/hub store: PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+; leader/)
     } finally {
       const exited = new Promise((r) => child.once('exit', r))

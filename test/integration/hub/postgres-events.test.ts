@@ -3,6 +3,7 @@
 // own order database with the same id, so a desktop on the follower sees the leader's order
 // changes live, and a desktop that moves from one hub to the other replays from its last
 // event id with no gap: the same ids, the same changes.
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { statusInfo } from '../../../src/shared/domain/status'
 import { startSandbox, type Sandbox } from '../../../src/sandbox'
@@ -26,6 +27,7 @@ function allAfter(f: HubFixture, after: number): HubEvent[] {
 
 describe.skipIf(postgresUnavailable !== null)('order events across two hubs on one PostgreSQL database', () => {
   let cluster: PgCluster
+  let url: string
   let sandbox: Sandbox
   let a: HubFixture
   let b: HubFixture
@@ -34,7 +36,7 @@ describe.skipIf(postgresUnavailable !== null)('order events across two hubs on o
 
   beforeAll(async () => {
     cluster = await startPostgres()
-    const url = await cluster.createDatabase()
+    url = await cluster.createDatabase()
     sandbox = await startSandbox({ orders: 40, seed: 11, autoGenerate: false })
     a = await startHubFixture({ sharedSandbox: sandbox, hub: { database: { url } } })
     b = await startHubFixture({ sharedSandbox: sandbox, hub: { database: { url } } })
@@ -72,6 +74,39 @@ describe.skipIf(postgresUnavailable !== null)('order events across two hubs on o
     expect(follower().hub.session().store.orders.get(1, order.orderId)?.status).toBe(last.status)
     await onFollower.close()
     await onLeader.close()
+  })
+
+  it("applies a webhook the follower received to the leader's orders, once, and streams the change from there", async () => {
+    const admin = await a.addOperator('ada', 'admin')
+    await waitUntil(async () => (await follower().rpc(admin, 'team:access')).status === 200, 3_000, 'the admin on both hubs')
+    // The service delivers to the follower.
+    await follower().call(admin, 'webhooks:setUrl', { url: follower().hub.webhookUrl() })
+    const onFollower = follower().stream(admin)
+    await waitUntil(() => onFollower.states.some((x) => x.connected), 5_000, 'a stream on the follower')
+    const order = sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    await leader().hub.session().monitor.syncNow()
+    await waitUntil(() => leader().hub.session().store.orders.get(1, order.orderId) !== undefined, 5_000, 'the leader knowing the order')
+    let last = order
+    while (!statusInfo(1, last.status).terminal) last = sandbox.control.advanceOrder(order.orderId)
+    await sandbox.control.deliveriesIdle()
+    // No sync: the delivery reached the follower, went to the database's inbox, and the leader applied it.
+    await waitUntil(() => leader().hub.session().store.orders.get(1, order.orderId)?.status === last.status, 5_000, "the leader's copy")
+    await onFollower.waitFor(
+      'order:changed',
+      (p: { row: { orderId: number }; newStatus: number }) => p.row.orderId === order.orderId && p.newStatus === last.status,
+      5_000
+    )
+    const db = new pg.Client({ connectionString: url })
+    await db.connect()
+    try {
+      const rows = await db.query<{ body: string; applied_at: string | null }>('SELECT body, applied_at FROM webhook_inbox')
+      const mine = rows.rows.filter((r) => r.body.includes(`"orderId":${order.orderId}`))
+      expect(mine.length).toBeGreaterThan(0)
+      expect(mine.every((r) => r.applied_at !== null)).toBe(true)
+    } finally {
+      await db.end()
+    }
+    await onFollower.close()
   })
 
   it('replays the same events under the same ids on either hub, from any event id', async () => {
