@@ -355,7 +355,6 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await feed?.sync()
       await watches.reconcile(session.store.watches.list(), session.monitor)
       session.monitor.start()
-      void session.config.revalidate().catch(() => undefined)
     } else await session.monitor.stop()
   }
   const unfollow = role.onChange((s) => {
