@@ -122,4 +122,3 @@ export function fullAmountText(value: unknown, minDp: number, locale: string): s
   const places = text.split('.')[1]?.length ?? 0
   return amountText(text, Math.max(minDp, places), locale)
 }
-

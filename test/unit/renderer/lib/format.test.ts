@@ -91,4 +91,3 @@ describe('fullAmountText', () => {
     expect(fullAmountText('n/a', 2, 'en-US')).toBe('n/a')
   })
 })
-
