@@ -4,9 +4,10 @@
 // and writes bench/results/latest.json and bench/results/YYYY-MM-DD.json (the lines of
 // this run merged over each file's previous lines, so a subset run updates only its own
 // benches; lib/results-file.ts). --scale-sizes (e.g. 10k,100k) sets the scale bench's
-// sizes, as BENCH_SCALE_SIZES does.
+// sizes, as BENCH_SCALE_SIZES does. Each run also has its own file, bench/results/runs/
+// <start time>.json, with the command and the load average.
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import { machineInfo } from './lib/machine'
@@ -80,12 +81,15 @@ async function main(): Promise<number> {
   }
   const names = args.length ? [...new Set(args)] : Object.keys(BENCHES)
   const machine = machineInfo()
+  const loadAtStart = loadavg().map((x) => Math.round(x * 100) / 100)
   const tmp = await mkdtemp(join(tmpdir(), 'rampdesk-bench-'))
   const startedAt = new Date()
   const started = performance.now()
   const fresh: ResultLine[] = []
   let failures = 0
-  console.error(`rampdesk bench: ${names.join(', ')} on ${machine.nproc} x ${machine.cpuModel}, ${machine.memoryGiB} GiB`)
+  console.error(
+    `rampdesk bench: ${names.join(', ')} on ${machine.nproc} x ${machine.cpuModel}, ${machine.memoryGiB} GiB, load average ${loadAtStart.join(' ')}`
+  )
   try {
     for (const name of names) {
       const t0 = performance.now()
@@ -113,7 +117,17 @@ async function main(): Promise<number> {
   }
   console.error(`rampdesk bench: done in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 
-  const written = await writeResults(RESULTS_DIR, { fresh, ran: new Set(names), moduleOf: benchModuleOf, machine, startedAt })
+  const loadAverage = { atStart: loadAtStart, atEnd: loadavg().map((x) => Math.round(x * 100) / 100) }
+  const command = process.argv.slice(2)
+  const written = await writeResults(RESULTS_DIR, {
+    fresh,
+    ran: new Set(names),
+    moduleOf: benchModuleOf,
+    machine,
+    startedAt,
+    command,
+    loadAverage
+  })
   console.error(`rampdesk bench: wrote ${written.map((f) => relative(process.cwd(), f)).join(' and ')}`)
   return failures ? 1 : 0
 }
