@@ -123,6 +123,10 @@ async function measureSize(ctx: BenchContext, orders: number): Promise<{ figures
       line: {
         ...figures,
         firstSyncFailedRequests: sync.failed,
+        // What of the sync process's memory is JavaScript: the rest of its RSS is native (SQLite, buffers).
+        firstSyncPeakHeapMb: sync.peakHeapMb,
+        firstSyncHeapAfterGcMb: sync.heapAfterGcMb,
+        firstSyncRssAtEndMb: sync.rssMb,
         complete: sync.ordersInDb === orders,
         filterNewValueP50Ms: filter.p50,
         filterNewValueSamples: filter.n,
