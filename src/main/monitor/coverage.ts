@@ -5,7 +5,7 @@
 // words, so that none is only in a log (nothing silent). Pure: the monitor passes what
 // its parts know.
 import { auditText, scopeName } from '../../shared/domain/coverage-text'
-import type { Coverage, CoverageGap, FreshnessInfo, HistoryReadingInfo, ScopeCoverage } from '../../shared/ipc/contract'
+import type { Coverage, CoverageGap, ErrorInfo, FreshnessInfo, HistoryReadingInfo, ScopeCoverage } from '../../shared/ipc/contract'
 import type { HistoryReadingsState, Reading } from './history-readings'
 
 export type SpendPurpose = keyof Coverage['spentLastHour']
@@ -70,6 +70,8 @@ export interface CoverageInputs {
   probes: boolean
   freshness: FreshnessInfo
   spent: Coverage['spentLastHour']
+  /** The latest error a probe met (scope-discovery.ts). */
+  probeError?: ErrorInfo | null
 }
 
 export function buildCoverage(i: CoverageInputs): Coverage {
@@ -103,5 +105,12 @@ export function buildCoverage(i: CoverageInputs): Coverage {
       type: null,
       fiatType: null
     })
-  return { scopes: i.scopes, readings: readingInfos(i.readings), freshness: f, gaps, spentLastHour: i.spent }
+  return {
+    scopes: i.scopes,
+    readings: readingInfos(i.readings),
+    freshness: f,
+    gaps,
+    spentLastHour: i.spent,
+    probeError: i.probeError ?? null
+  }
 }

@@ -392,7 +392,8 @@ export class OrderMonitor {
         lastSweepAt: null,
         error: null
       },
-      spent: this.spend.lastHour()
+      spent: this.spend.lastHour(),
+      probeError: this.discovery?.latestError() ?? null
     })
   }
 

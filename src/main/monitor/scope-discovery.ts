@@ -10,7 +10,7 @@
 import type { Timers } from '../api/rate-budget'
 import { DueLoop } from './due-loop'
 import { toErrorInfo } from '../../shared/api/errors'
-import type { ConfigSnapshot, OrderType, ScopeCoverage } from '../../shared/ipc/contract'
+import type { ConfigSnapshot, ErrorInfo, OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import { FIAT_SYMBOLS } from '../../shared/domain/names'
 import type { HistoryClient } from './history-walk'
 
@@ -23,6 +23,8 @@ export interface Candidate {
   probedAt: number | null
   nextAt: number | null
   error: string | null
+  /** The error of the latest failed probe, whole (for the notice that names what helps). */
+  errorInfo: ErrorInfo | null
   failures: number
 }
 
@@ -141,6 +143,14 @@ export class ScopeDiscovery {
     await this.loop.runNow()
   }
 
+  /** The latest failure among the scopes whose probe failed (not those the service refused), or null. */
+  latestError(): ErrorInfo | null {
+    let latest: Candidate | null = null
+    for (const c of this.candidates.values())
+      if (c.state === 'failed' && c.errorInfo && (latest === null || (c.probedAt ?? 0) > (latest.probedAt ?? 0))) latest = c
+    return latest?.errorInfo ?? null
+  }
+
   list(): Candidate[] {
     return [...this.candidates.values()].map((c) => ({ ...c })).sort((a, b) => a.type - b.type || a.fiatType - b.fiatType)
   }
@@ -148,7 +158,7 @@ export class ScopeDiscovery {
   private ensure(type: OrderType, fiatType: number): Candidate {
     let c = this.candidates.get(key(type, fiatType))
     if (!c) {
-      c = { type, fiatType, state: 'unprobed', probedAt: null, nextAt: this.now(), error: null, failures: 0 }
+      c = { type, fiatType, state: 'unprobed', probedAt: null, nextAt: this.now(), error: null, errorInfo: null, failures: 0 }
       this.candidates.set(key(type, fiatType), c)
       this.o.onChange?.()
     }
@@ -161,6 +171,7 @@ export class ScopeDiscovery {
     c.state = 'active'
     c.nextAt = null
     c.error = null
+    c.errorInfo = null
     this.o.onActive(type, fiatType)
     this.o.onChange?.()
   }
@@ -182,6 +193,7 @@ export class ScopeDiscovery {
       c.probedAt = this.now()
       c.failures = 0
       c.error = null
+      c.errorInfo = null
       if (r.size > 0) return this.activate(c.type, c.fiatType)
       c.state = 'empty'
       c.nextAt = c.probedAt + this.probeEveryMs
@@ -193,6 +205,7 @@ export class ScopeDiscovery {
       const info = toErrorInfo(e)
       c.probedAt = this.now()
       c.error = info.message
+      c.errorInfo = info
       if (
         info.httpStatus !== undefined &&
         info.httpStatus >= 400 &&

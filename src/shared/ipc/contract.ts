@@ -285,7 +285,13 @@ export const Coverage = z.object({
   freshness: FreshnessInfo,
   gaps: z.array(CoverageGap),
   /** merchantHistory and orderStatus requests spent in the last hour on probes, audits, reading checks and freshness. */
-  spentLastHour: z.object({ probe: z.number().int(), audit: z.number().int(), reading: z.number().int(), freshness: z.number().int() })
+  spentLastHour: z.object({ probe: z.number().int(), audit: z.number().int(), reading: z.number().int(), freshness: z.number().int() }),
+  /**
+   * The latest error a scope's probe met and still stands (a missing secret, the service
+   * down): before any scope is found there is no sync state to carry it, and the header's
+   * notice names it from here. A hub of an older version leaves it out.
+   */
+  probeError: ErrorInfo.nullable().optional()
 })
 export type Coverage = z.infer<typeof Coverage>
 
