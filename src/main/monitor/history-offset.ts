@@ -37,13 +37,16 @@ interface Stop {
  * poll reads one page whatever the service does with `since`.
  */
 function offsetListing(w: Walk, c: SyncCursor, t: KeysetTiming): { since?: string; stop?: Stop } {
-  if (w.mode === 'full' || c.cursor === null) return {}
+  if (w.mode === 'full' || c.cursor === null || (c.repairFrom !== null && c.repairFrom <= FROM_THE_START)) return {}
   const sinceOn = w.readingOfSince()
   const newestFirst = w.newestFirstBy()
-  const fromUpdate =
+  const owed = c.repairFrom === null ? null : msBefore(c.repairFrom)
+  const earliest = (from: string): string => (owed !== null && owed < from ? owed : from)
+  const fromUpdate = earliest(
     w.mode === 'reconcile'
       ? msBefore(iso(t.now() - t.reconcileWindowMs))
       : msBefore(iso(Math.min(Date.parse(c.cursor), t.serviceNow?.() ?? Infinity) - t.lookbackMs))
+  )
   if (sinceOn === 'updatedAt' || newestFirst === 'updatedAt')
     return {
       ...(sinceOn === 'updatedAt' ? { since: fromUpdate } : {}),
@@ -54,7 +57,7 @@ function offsetListing(w: Walk, c: SyncCursor, t: KeysetTiming): { since?: strin
   let from: string | undefined = fromUpdate
   if (w.mode === 'poll') {
     const newest = w.newestCreatedAt()
-    from = newest === null ? undefined : msBefore(iso(Date.parse(newest) - t.lookbackMs))
+    from = newest === null ? undefined : earliest(msBefore(iso(Date.parse(newest) - t.lookbackMs)))
   }
   if (from === undefined) return {}
   return {
@@ -66,8 +69,17 @@ function offsetListing(w: Walk, c: SyncCursor, t: KeysetTiming): { since?: strin
 const passed = (items: readonly PageItem[], stop: Stop | undefined): boolean =>
   stop !== undefined && items.some((it) => it[stop.field] !== null && (it[stop.field] as string) < stop.before)
 
+/** Owed from the start: a first sync or a full pass left unfinished. */
+const FROM_THE_START = '1970-01-01T00:00:00.000Z'
+
 export async function offsetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): Promise<void> {
   const { since, stop } = offsetListing(w, start, t)
+  // Newest first, each committed page moves the cursor to the newest record: a walk that
+  // stops part way (an error, an abort) owes the older part. Kept with every page (the
+  // earliest instant the listing reads, or the start), so the next run reads from there;
+  // cleared when the walk reaches its end.
+  const owed = since ?? (stop ? stop.before : FROM_THE_START)
+  const owedNow = start.repairFrom !== null && start.repairFrom < owed ? start.repairFrom : owed
   if (since !== undefined) await w.ensureSince()
   const known = new Map<number, number>()
   let previous = ''
@@ -86,9 +98,9 @@ export async function offsetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
       })
     previous = fingerprint
     const full = items.length >= w.size
-    w.apply(res, items)
+    w.apply(res, items, { repairFrom: owedNow })
     // Checked after the page is committed: a check that fails loses nothing read.
     if (!full && page === 1) await w.verifyShort(since, items, w.size, 'DESC')
-    if (!full || passed(items, stop)) return
+    if (!full || passed(items, stop)) return void w.store.syncCursors.setRepairFrom(w.type, w.fiatType, null)
   }
 }

@@ -89,6 +89,13 @@ describe('a service that ignores `order` (review defect 1)', () => {
     await sync({ probes: true, pageSize: 100 }).run(1, 1)
     expectMatchesTruth()
   })
+  it('answers whose direction keeps changing: the run goes on by offset instead of restarting until it fails', async () => {
+    seed(120)
+    fake.beforeAnswer = (_c, n) => void (fake.readings = { ...base, direction: n % 2 ? 'DESC' : 'ASC' })
+    const r = await sync({ pageSize: 50 }).run(1, 1)
+    expect(r.strategy).toBe('offset')
+    expect(readings.state().direction.state).toBe('contradicted')
+  })
 })
 
 describe('a service that answers an empty page with an error (review defect 2)', () => {
@@ -230,4 +237,26 @@ describe('a service that ignores `since` (review defect 9)', () => {
     await sync({ probes: true, pageSize: 100 }).run(1, 1)
     expectMatchesTruth()
   })
+})
+
+describe('an offset walk that fails part way (found on the way)', () => {
+  it.each([false, true])(
+    'newest first, failing at page 3 of a first sync (since ignored %s): the next poll reads what was left',
+    async (ignored) => {
+      fake.readings = { ...base, orderBy: 'createdAt', ...(ignored ? { sinceField: 'ignored' as const } : {}) }
+      seed(230)
+      readings.found('firstPage', 1, 'known')
+      await sync({ pageSize: 50 }).run(1, 1) // learns the order (keyset page, restart), reads by offset
+      store.close()
+      rmSync(dir, { recursive: true, force: true })
+      dir = mkdtempSync(join(tmpdir(), 'rampdesk-degrade-'))
+      store = openLocalStore(dir)
+      fake.calls.length = 0
+      fake.failAt(3)
+      await expect(sync({ pageSize: 50 }).run(1, 1)).rejects.toThrow()
+      expect(store.orders.count(1)).toBeLessThan(230)
+      await sync({ pageSize: 50 }).run(1, 1)
+      expectMatchesTruth()
+    }
+  )
 })
