@@ -14,7 +14,7 @@ import type { CallOptions, HistoryPageResult } from '../api/client'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { OrderType } from '../../shared/ipc/contract'
 import type { MerchantHistoryRequest } from '../../shared/api/endpoints'
-import { isAuthRefusal, isClientRefusal, type HistoryField } from './history-readings'
+import { failsTheRun, isClientRefusal, type HistoryField } from './history-readings'
 
 interface ProbeClient {
   historyPage(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions): Promise<HistoryPageResult<OnrampOrder | OfframpOrder>>
@@ -65,7 +65,7 @@ export async function probeFirstPage(
     // Anything else (a 5xx, the network, a 429) tells nothing: inconclusive, asked again
     // at the next run; the sync pages so that the base does not matter meanwhile. Auth
     // failures and aborts are the run's to report.
-    if (isAuthRefusal(e) || (e as { kind?: string } | null)?.kind === 'aborted') throw e
+    if (failsTheRun(e)) throw e
     return { found: null, requests }
   }
 }
@@ -93,7 +93,7 @@ export async function probeSinceField(
   } catch (e) {
     // A refusal (404 "No transactions found"...) is an empty answer; anything else but
     // auth and aborts tells nothing (inconclusive, checked again later), never fails the run.
-    if (isAuthRefusal(e) || (e as { kind?: string } | null)?.kind === 'aborted') throw e
+    if (failsTheRun(e)) throw e
     if (!isClientRefusal(e)) return null
     res = { records: [], rejected: [], size: 0 }
   }

@@ -359,8 +359,11 @@ export class HistoryReadings {
   }
 }
 
-/** An auth failure (401, 403): never an answer about the listing. */
-export const isAuthRefusal = (e: unknown): boolean => (e as { kind?: string } | null)?.kind === 'auth'
+/**
+ * An error a check must pass on to its run rather than read as "inconclusive": an auth
+ * failure (401, 403: never an answer about the listing) or an abort.
+ */
+export const failsTheRun = (e: unknown): boolean => ['auth', 'aborted'].includes((e as { kind?: string } | null)?.kind ?? '')
 
 /**
  * Whether an error is the service refusing a request with a 4xx other than 401, 403 and

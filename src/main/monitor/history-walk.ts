@@ -13,7 +13,7 @@ import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { ApplyPageResult, OrdersRepo } from '../store/orders-repo'
 import type { OrderType } from '../../shared/ipc/contract'
 import type { SyncCursorsRepo } from '../store/sync-cursors-repo'
-import { isAuthRefusal, isClientRefusal, type HistoryReadings } from './history-readings'
+import { failsTheRun, isClientRefusal, type HistoryReadings } from './history-readings'
 import { probeSinceField, type SinceSample } from './history-probes'
 
 /** The slice of ApiClient a sync needs (ApiClient itself satisfies it). */
@@ -255,7 +255,7 @@ export class Walk {
       if (zero.length === 0 && known.has(0)) return found(1, 'page 0 answered nothing')
       if (matches(zero, 0) > 0) return found(0, 'page 0 answered the records of the first page (page left out)')
     } catch (e) {
-      if (isAuthRefusal(e) || (e as { kind?: string } | null)?.kind === 'aborted') throw e
+      if (failsTheRun(e)) throw e
     }
   }
 
@@ -309,7 +309,7 @@ export class Walk {
       this.s.onProbeRequest?.(1)
       next = await this.ask(since, wire, n, order)
     } catch (e) {
-      if (isAuthRefusal(e) || (e as { kind?: string } | null)?.kind === 'aborted') throw e
+      if (failsTheRun(e)) throw e
       if (!isClientRefusal(e)) return
       next = EMPTY
     }

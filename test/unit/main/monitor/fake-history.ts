@@ -4,7 +4,9 @@
 // hidden row order. Records are already in the client's parsed shape (historyPage), or
 // raw and unreadable (putUnreadable). Tests change orders between (or during) requests
 // to reproduce what a live service does while a sync pages through it.
+import { expect } from 'vitest'
 import { ApiError } from '../../../../src/shared/api/errors'
+import type { LocalStore } from '../../../../src/main/store/local-store'
 import type { OnrampOrder } from '../../../../src/shared/api/schemas'
 import type { HistoryPageResult } from '../../../../src/main/api/client'
 
@@ -259,4 +261,15 @@ export class FakeClock {
 /** Lets queued promise callbacks and I/O run. */
 export async function settle(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r))
+}
+
+/** The database equals the fake's ground truth for (type, fiat): same ids, statuses and updatedAt, nothing extra. */
+export function expectStoreMatchesTruth(store: LocalStore, fake: FakeHistory, type: 1 | 2 = 1, fiat = 1): void {
+  const truth = fake.truth(type, fiat)
+  expect(store.orders.count(type)).toBe(truth.length)
+  for (const r of truth) {
+    const row = store.orders.get(type, r.orderId)
+    expect(row, `order ${r.orderId}`).toBeDefined()
+    expect([row!.orderId, row!.status, row!.updatedAt]).toEqual([r.orderId, r.status, r.updatedAt])
+  }
 }

@@ -11,7 +11,7 @@ import { openLocalStore, type LocalStore } from '../../../../src/main/store/loca
 import { HistorySync, type HistorySyncOptions } from '../../../../src/main/monitor/history-sync'
 import { HistoryReadings } from '../../../../src/main/monitor/history-readings'
 import { countOnService } from '../../../../src/main/monitor/completeness-audit'
-import { at, CUTOVER_ISO, FakeHistory, onramp, type FakeReadings } from './fake-history'
+import { at, CUTOVER_ISO, expectStoreMatchesTruth, FakeHistory, onramp, type FakeReadings } from './fake-history'
 
 let dir: string
 let store: LocalStore
@@ -26,15 +26,7 @@ function seed(n: number, from = 1): void {
   for (let i = from; i < from + n; i++) fake.put(1, 1, onramp(i, at(10 * i + ((i * 37) % 300) + 5), 0, 1, at(10 * i)))
 }
 
-function expectMatchesTruth(): void {
-  const truth = fake.truth(1, 1)
-  expect(store.orders.count(1)).toBe(truth.length)
-  for (const r of truth) {
-    const row = store.orders.get(1, r.orderId)
-    expect(row, `order ${r.orderId}`).toBeDefined()
-    expect([row!.orderId, row!.status, row!.updatedAt]).toEqual([r.orderId, r.status, r.updatedAt])
-  }
-}
+const expectMatchesTruth = (): void => expectStoreMatchesTruth(store, fake)
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'rampdesk-degrade-'))

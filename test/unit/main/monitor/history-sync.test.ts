@@ -13,7 +13,7 @@ import { ApiError } from '../../../../src/shared/api/errors'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { HistorySync, type HistorySyncOptions } from '../../../../src/main/monitor/history-sync'
 import { HistoryReadings } from '../../../../src/main/monitor/history-readings'
-import { at, CUTOVER_ISO, FakeHistory, onramp, type FakeReadings } from './fake-history'
+import { at, CUTOVER_ISO, expectStoreMatchesTruth, FakeHistory, onramp, type FakeReadings } from './fake-history'
 
 let dir: string
 let store: LocalStore
@@ -24,16 +24,7 @@ let readings: HistoryReadings
 const sync = (s: LocalStore = store, o: Partial<HistorySyncOptions> = {}) => new HistorySync({ client: fake, store: s, readings, ...o })
 const before = (iso: string) => new Date(Date.parse(iso) - 1).toISOString()
 
-/** The database equals the fake's ground truth for (type, fiat): same ids, statuses and updatedAt, nothing extra. */
-function expectMatchesTruth(s: LocalStore = store, type: 1 | 2 = 1, fiat = 1): void {
-  const truth = fake.truth(type, fiat)
-  expect(s.orders.count(type)).toBe(truth.length)
-  for (const r of truth) {
-    const row = s.orders.get(type, r.orderId)
-    expect(row, `order ${r.orderId}`).toBeDefined()
-    expect([row!.orderId, row!.status, row!.updatedAt]).toEqual([r.orderId, r.status, r.updatedAt])
-  }
-}
+const expectMatchesTruth = (s: LocalStore = store, type: 1 | 2 = 1, fiat = 1): void => expectStoreMatchesTruth(s, fake, type, fiat)
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'rampdesk-sync-'))
