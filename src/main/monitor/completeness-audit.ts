@@ -13,7 +13,7 @@ import { DueLoop } from './due-loop'
 import { toErrorInfo } from '../../shared/api/errors'
 import type { OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import type { HistoryClient } from './history-walk'
-import type { HistoryReadings } from './history-readings'
+import { isClientRefusal, type HistoryReadings } from './history-readings'
 
 export type AuditState = ScopeCoverage['audit']
 
@@ -50,10 +50,13 @@ export async function countOnService(
   const size = async (k: number): Promise<number> => {
     requests++
     o.onRequest?.()
-    const r = await client.historyPage(
-      { type: o.type, fiatType: o.fiatType, order: 'ASC', page: o.wirePage(k), pageSize: P },
-      { priority: 'low', ...(o.signal ? { signal: o.signal } : {}) }
-    )
+    const r = await client
+      .historyPage(
+        { type: o.type, fiatType: o.fiatType, order: 'ASC', page: o.wirePage(k), pageSize: P },
+        { priority: 'low', ...(o.signal ? { signal: o.signal } : {}) }
+      )
+      // A page past the data refused with a 4xx (not 401/403/429) holds nothing (history-readings.ts).
+      .catch((e: unknown) => (isClientRefusal(e) ? { size: 0 } : Promise.reject(e)))
     return r.size
   }
   let k = Math.floor(o.hint / P) + 1

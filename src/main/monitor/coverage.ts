@@ -38,6 +38,7 @@ export const auditLine = (s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe'>):
 const LABELS: Record<string, string> = {
   sinceField: 'since filters on',
   orderField: 'order sorts by',
+  direction: 'order direction',
   firstPage: 'first page number',
   pageSize: 'records a page holds',
   'fiatFilter.1': 'onramp listings by fiatType',
@@ -56,6 +57,7 @@ export function readingInfos(r: HistoryReadingsState): HistoryReadingInfo[] {
   return [
     row('sinceField', r.sinceField),
     row('orderField', r.orderField),
+    row('direction', r.direction),
     row('firstPage', r.firstPage),
     row('pageSize', r.pageSize),
     row('fiatFilter.1', r.fiatFilter[1]),
