@@ -448,7 +448,7 @@ export class OrderMonitor {
       for (const s of this.scopes.values())
         if (s.type === type && (fiat === undefined || s.fiatType === fiat || s.fiatType === 0)) this.soon(s)
       // An order in a fiat not synced yet: its scope is probed now.
-      if (fiat !== undefined) this.discovery?.reveal(type, fiat)
+      if (fiat !== undefined) this.discovery?.reveal(type, fiat, 'webhook')
       else this.discovery?.revealType(type)
       return 'unknown'
     }
@@ -588,7 +588,8 @@ export class OrderMonitor {
         nextProbeAt: c.nextAt,
         orders: held(c.type, c.fiatType),
         audit: none,
-        error: c.error
+        error: c.error,
+        revealed: c.revealed
       })
     }
     for (const s of this.scopes.values()) {
@@ -798,7 +799,7 @@ export class OrderMonitor {
     for (const c of r.statusChanged) this.statusChanged(c, 'sync')
     // A record of another fiat than the scope's reveals orders there.
     if (s.fiatType !== 0)
-      for (const c of r.created) if (c.fiatType !== null && c.fiatType !== s.fiatType) this.discovery?.reveal(c.type, c.fiatType)
+      for (const c of r.created) if (c.fiatType !== null && c.fiatType !== s.fiatType) this.discovery?.reveal(c.type, c.fiatType, 'record')
     this.emitState(s)
   }
 

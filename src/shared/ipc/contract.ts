@@ -242,7 +242,16 @@ export const ScopeCoverage = z.object({
     repair: z.object({ page: z.number().int(), pages: z.number().int() }).nullable(),
     error: z.string().nullable()
   }),
-  error: z.string().nullable()
+  error: z.string().nullable(),
+  /**
+   * An order of this scope was seen (a record listed in another scope, a verified webhook)
+   * since its last answered probe: with the scope refused, orders there may be missing. A
+   * hub of an older version leaves it out.
+   */
+  revealed: z
+    .object({ at: EpochMs, by: z.enum(['record', 'webhook']) })
+    .nullable()
+    .optional()
 })
 export type ScopeCoverage = z.infer<typeof ScopeCoverage>
 

@@ -14,7 +14,7 @@ import { openLocalStore, type LocalStore } from '../../../../src/main/store/loca
 import { OrderMonitor, type OrderMonitorOptions } from '../../../../src/main/monitor/order-monitor'
 import { countOnService } from '../../../../src/main/monitor/completeness-audit'
 import { auditLine as auditText } from '../../../../src/main/monitor/coverage'
-import { at, FakeClock, FakeHistory, onramp, settle } from './fake-history'
+import { at, FakeClock, FakeHistory, httpError, onramp, settle } from './fake-history'
 
 const POLL = 30_000
 const PROBE = 10 * 60_000
@@ -132,6 +132,50 @@ describe('scopes found, not configured', () => {
     expect(gaps()).toBe(6)
     await clock.advance(1000)
     expect(gaps()).toBe(0)
+  })
+})
+
+describe('probes the service refuses or fails', () => {
+  it('a service answering an empty listing with 404 has empty scopes, and a new fiat is still found within one probe interval', async () => {
+    fake.refuse = (_c, rows) => (rows.length === 0 ? httpError(404, 'No transactions found') : undefined)
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    expect(scope(1, 2)).toMatchObject({ probe: 'empty', error: null })
+    fake.put(1, 2, onramp(7001, at(900), 0, 2))
+    await clock.advance(PROBE)
+    await clock.advance(1000)
+    expect(scope(1, 2)!.probe).toBe('active')
+    expect(store.orders.get(1, 7001)).toBeDefined()
+  })
+
+  it('a fiat the service refuses is asked again within one probe interval, and an order seen there is a gap while it refuses', async () => {
+    let refusing = true
+    fake.refuse = (c) => (refusing && c.fiatType === 2 ? httpError(422, 'fiatType not supported') : undefined)
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    expect(scope(1, 2)!.probe).toBe('refused')
+    // Nothing says orders are there: not a gap.
+    expect(monitor!.coverage().gaps).toEqual([])
+    const rec = onramp(7001, at(900), 4, 2)
+    fake.put(1, 2, rec)
+    expect(monitor!.ingestWebhook(1, rec)).toBe('unknown')
+    await clock.advance(1000)
+    // Probed again at once, still refused: the operator is told orders there may be missing.
+    expect(scope(1, 2)!.probe).toBe('refused')
+    const gap = monitor!.coverage().gaps.find((g) => g.type === 1 && g.fiatType === 2)
+    expect(gap?.kind).toBe('probe')
+    expect(gap?.text).toMatch(
+      /^Onramp TRY: an order there was seen \(a webhook\) but the service refuses to list it \(fiatType not supported\)/
+    )
+    // The service starts to take the fiat: found within one probe interval, and the gap goes.
+    refusing = false
+    await clock.advance(PROBE)
+    await clock.advance(1000)
+    expect(scope(1, 2)!.probe).toBe('active')
+    expect(store.orders.get(1, 7001)).toBeDefined()
+    expect(monitor!.coverage().gaps).toEqual([])
   })
 })
 
