@@ -111,6 +111,16 @@ export function buildCoverage(i: CoverageInputs): Coverage {
       type: null,
       fiatType: null
     })
+  if (f.unconfirmable)
+    gaps.push({
+      kind: 'freshness',
+      text:
+        `${f.unconfirmable.toLocaleString('en-US')} open order${f.unconfirmable === 1 ? '' : 's'} cannot be confirmed: orderStatus failed ` +
+        `${f.unconfirmableAfter ?? 'several'} times in a row` +
+        (f.error ? ` (${f.error.replace(/^orderStatus for [a-z]+ order \d+: /, '')})` : ''),
+      type: null,
+      fiatType: null
+    })
   return {
     scopes: i.scopes,
     readings: readingInfos(i.readings),

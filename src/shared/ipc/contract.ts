@@ -272,6 +272,13 @@ export const FreshnessInfo = z.object({
   open: z.number().int(),
   /** Open orders not confirmed within the bound. */
   stale: z.number().int(),
+  /**
+   * Open orders orderStatus failed for unconfirmableAfter times in a row with nothing
+   * confirming them since: asked again in turn, shown as a gap of their own. A hub of an
+   * older version leaves them out.
+   */
+  unconfirmable: z.number().int().optional(),
+  unconfirmableAfter: z.number().int().optional(),
   oldestConfirmedAt: EpochMs.nullable(),
   lastSweepAt: EpochMs.nullable(),
   error: z.string().nullable()

@@ -254,6 +254,38 @@ describe('status freshness', () => {
     expect(monitor!.coverage().spentLastHour.freshness).toBe(40)
   })
 
+  it('orders orderStatus always fails for take their turn and are named as a gap; every other open order is still confirmed', async () => {
+    // 20 open orders the service cannot tell about, more than a sweep's 15 requests, held before the others.
+    const real = fake.orderStatus
+    fake.orderStatus = async (req, opts) => {
+      if (Number(req.orderId) <= 9020) {
+        fake.statusCalls.push({ type: req.type, orderId: Number(req.orderId), priority: opts?.priority })
+        throw httpError(417, 'order no longer exists')
+      }
+      return real(req, opts)
+    }
+    monitor = make({ freshnessMs: 10 * 60_000 })
+    monitor!.start()
+    await clock.advance(1000)
+    const synced = clock.now()
+    await clock.advance(12 * 60_000)
+    // Within the bound (and a sweep's slack), each order the service answers for was confirmed by orderStatus.
+    for (let id = 9021; id <= 9040; id++) {
+      const row = store.orders.get(2, id)!
+      expect(row.statusConfirmedBy, `order ${id}`).toBe('orderStatus')
+      expect(Date.parse(row.statusConfirmedAt!), `order ${id}`).toBeGreaterThan(synced)
+    }
+    await clock.advance(5 * 60_000)
+    const f = monitor!.coverage().freshness
+    expect(f).toMatchObject({ stale: 20, unconfirmable: 20 })
+    const gap = monitor!.coverage().gaps.find((g) => g.kind === 'freshness' && /cannot be confirmed/.test(g.text))
+    expect(gap?.text).toBe('20 open orders cannot be confirmed: orderStatus failed 3 times in a row (order no longer exists)')
+    // Still asked, in turn: a status the service starts to answer is confirmed again.
+    const asked = fake.statusCalls.filter((c) => c.orderId <= 9020).length
+    await clock.advance(2 * 60_000)
+    expect(fake.statusCalls.filter((c) => c.orderId <= 9020).length).toBeGreaterThan(asked)
+  })
+
   it('a bound the share cannot carry shows how many orders went unconfirmed, as a gap', async () => {
     monitor = make({ freshnessMs: 3 * 60_000 })
     // A lane of 8 a minute: a quarter is one request a sweep, two a minute, for 40 open orders.
