@@ -4,7 +4,11 @@
 // count ends, and the one before or after it) and compares with the local copy. A
 // shortfall gets a poll first (orders created since the last one); if that does not make
 // it up, the readings are doubted (checked again before the next sync) and the scope is
-// read again end to end in the background, with progress (k of n pages). The counts and
+// read again end to end in the background, with progress (k of n pages). A difference a
+// full read did not close (the service counting records its listing never gives) is not
+// read in full at every check: the same difference waits twice as long after each read
+// (the audit's interval, then double, up to a day), and the scope says so meanwhile. The
+// local count includes records held as unreadable (the service counts them). The counts and
 // the repair's pages go at low priority: behind every poll (rate-budget.ts). Each scope's
 // state is "complete: N orders, checked HH:MM" or "incomplete: repairing (k of n pages)"
 // wherever the operator looks (coverage.ts).
@@ -21,6 +25,8 @@ export type AuditState = ScopeCoverage['audit']
 const MAX_COUNT_REQUESTS = 6
 /** After a failed check, the next one comes this soon (or at the schedule, if sooner). */
 const RETRY_MS = 5 * 60_000
+/** The longest wait before a difference a full read did not close is read in full again. */
+const MAX_REPAIR_WAIT_MS = 24 * 60 * 60_000
 
 export interface ServiceCount {
   count: number
@@ -94,7 +100,12 @@ export interface AuditOptions {
 interface Tracked extends AuditState {
   type: OrderType
   fiatType: number
+  /** The last full read that left a difference: the counts it left, how many such reads in a row, when the next may run. */
+  unclosed: { service: number; local: number; reads: number; nextAt: number } | null
 }
+
+const clock = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)} UTC`
+const orders = (n: number): string => (n === 1 ? '1 order the service holds is' : `${n} orders the service holds are`)
 
 const key = (type: number, fiat: number) => `${type}:${fiat}`
 
@@ -141,7 +152,8 @@ export class CompletenessAudit {
         checkedAt: null,
         nextAt: firstAt,
         repair: null,
-        error: null
+        error: null,
+        unclosed: null
       })
     this.loop.schedule()
   }
@@ -159,7 +171,7 @@ export class CompletenessAudit {
   get(type: OrderType, fiatType: number): AuditState | null {
     const t = this.scopes.get(key(type, fiatType))
     if (!t) return null
-    const { type: _t, fiatType: _f, ...state } = t
+    const { type: _t, fiatType: _f, unclosed: _u, ...state } = t
     return { ...state, repair: state.repair ? { ...state.repair } : null }
   }
 
@@ -191,15 +203,39 @@ export class CompletenessAudit {
         await this.o.sync(t.type, t.fiatType, 'poll')
         local = this.o.localCount(t.type, t.fiatType)
       }
+      const u = t.unclosed
+      const same = u !== null && u.service === service.count && u.local === local
+      if (local < service.count && same && this.now() < u.nextAt) {
+        // The difference a full read left, unchanged: read in full again only when its wait is over.
+        return this.changed(t, {
+          state: 'incomplete',
+          serviceOrders: service.count,
+          checkedAt: this.now(),
+          repair: null,
+          error: this.unclosedText(service, local, u),
+          nextAt: this.now() + this.everyMs
+        })
+      }
       if (local < service.count) {
-        this.o.readings.doubt()
+        // A new difference: the readings may be wrong. The same one again: they were checked after the last read.
+        if (!same) this.o.readings.doubt()
         const pages = Math.max(1, Math.ceil(service.count / this.o.readings.pageSize(this.o.pageSize)))
         this.changed(t, { state: 'repairing', serviceOrders: service.count, repair: { page: 0, pages } })
         await this.o.sync(t.type, t.fiatType, 'full', (page) => this.changed(t, { repair: { page: Math.min(page, pages), pages } }))
         service = await this.count(t)
         local = this.o.localCount(t.type, t.fiatType)
+        if (local < service.count) {
+          const reads = same && u ? u.reads + 1 : 1
+          t.unclosed = {
+            service: service.count,
+            local,
+            reads,
+            nextAt: this.now() + Math.min(MAX_REPAIR_WAIT_MS, this.everyMs * 2 ** (reads - 1))
+          }
+        }
       }
       const complete = local >= service.count && service.exact
+      if (complete) t.unclosed = null
       this.changed(t, {
         state: complete ? 'complete' : 'incomplete',
         serviceOrders: service.count,
@@ -207,8 +243,10 @@ export class CompletenessAudit {
         repair: null,
         error: complete
           ? null
-          : `${service.count - local}${service.exact ? '' : ' or more'} orders the service holds are not here after a full read`,
-        nextAt: this.now() + (complete ? this.everyMs : Math.min(this.everyMs, RETRY_MS))
+          : t.unclosed
+            ? this.unclosedText(service, local, t.unclosed)
+            : `${service.count - local}${service.exact ? '' : ' or more'} orders the service holds are not here after a full read`,
+        nextAt: this.now() + (complete || t.unclosed ? this.everyMs : Math.min(this.everyMs, RETRY_MS))
       })
     } catch (e) {
       if (this.signal?.aborted) return
@@ -220,5 +258,15 @@ export class CompletenessAudit {
         nextAt: this.now() + Math.min(this.everyMs, RETRY_MS)
       })
     }
+  }
+
+  /** "3 orders the service holds are not here after 2 full reads; read again in full after 14:05 UTC". */
+  private unclosedText(service: ServiceCount, local: number, u: NonNullable<Tracked['unclosed']>): string {
+    const n = service.count - local
+    const more = service.exact ? '' : ' or more'
+    return (
+      `${more ? `${n}${more} orders the service holds are` : orders(n)} not here after ${u.reads} full read${u.reads === 1 ? '' : 's'}; ` +
+      `read again in full after ${clock(u.nextAt)}`
+    )
   }
 }

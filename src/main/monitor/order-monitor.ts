@@ -235,7 +235,8 @@ export class OrderMonitor {
             readings: this.readings,
             pageSize: this.history.pageSize,
             everyMs: o.auditEveryMs,
-            localCount: (type, fiat) => o.store.orders.countScope(type, fiat === 0 ? null : fiat),
+            // Records held but unreadable count: the service's count includes them.
+            localCount: (type, fiat) => o.store.orders.countScope(type, fiat === 0 ? null : fiat, { unreadable: true }),
             requestFiat: (type, fiat) => this.requestFiat(type, fiat),
             sync: (type, fiat, mode, onPage) => this.forcedRun(type, fiat, mode, onPage),
             now: this.now,

@@ -536,13 +536,24 @@ export class OrdersRepo {
     return { kind: 'status', summary, change: { type, orderId: record.orderId, old: existing.status, new: record.status } }
   }
 
-  /** Orders held in a scope (every fiat of the type when fiatType is null). */
-  countScope(type: OrderType, fiatType: number | null): number {
-    return (
+  /**
+   * Orders held in a scope (every fiat of the type when fiatType is null). With
+   * `unreadable`, records listed in that scope and kept as unreadable (and held in no
+   * readable copy) count too: the service's count includes them, the completeness audit
+   * compares with it.
+   */
+  countScope(type: OrderType, fiatType: number | null, o: { unreadable?: boolean } = {}): number {
+    const orders =
       (fiatType === null
         ? this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ?', type)
         : this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ? AND fiat_type = ?', type, fiatType)) ?? 0
-    )
+    if (!o.unreadable) return orders
+    const apart = `SELECT COUNT(*) FROM unreadable_orders u WHERE u.type = ?
+      AND (u.order_id IS NULL OR NOT EXISTS (SELECT 1 FROM orders o WHERE o.type = u.type AND o.order_id = u.order_id))`
+    const unreadable =
+      (fiatType === null ? this.sql.value<number>(apart, type) : this.sql.value<number>(`${apart} AND u.fiat_type = ?`, type, fiatType)) ??
+      0
+    return orders + unreadable
   }
 
   /** Orders held per fiat type of one order type (null: records that named none), kept until the next write. */

@@ -230,6 +230,52 @@ describe('completeness audit', () => {
   })
 })
 
+describe('completeness audit: cost bounded whatever the service counts', () => {
+  /** Fake times at which a repair of onramp INR was reading pages. */
+  const repairs = new Set<number>()
+  beforeEach(() => {
+    repairs.clear()
+    fake.beforeAnswer = (c) => {
+      if (c.type === 1 && c.fiatType === 1 && scope(1, 1)?.audit.state === 'repairing') repairs.add(clock.now())
+    }
+  })
+
+  it('counts a record it holds but cannot read as held: complete, no repair', async () => {
+    fake.putUnreadable(1, 1, onramp(121, at(10 * 121), 4, 1))
+    monitor = make({ auditEveryMs: AUDIT })
+    monitor!.start()
+    await clock.advance(1000)
+    expect(store.unreadableOrders.count()).toBe(1)
+    await clock.advance(2 * 60 * 60_000)
+    expect(scope(1, 1)!.audit).toMatchObject({ state: 'complete', serviceOrders: 121 })
+    expect(repairs.size).toBe(0)
+    // Three synced scopes, each counted twice an hour in one or two requests.
+    expect(monitor!.coverage().spentLastHour.audit).toBeLessThanOrEqual(12)
+    expect(monitor!.coverage().gaps).toEqual([])
+  })
+
+  it('a difference a full read does not close is read again less and less often, and says why', async () => {
+    // The service's listing holds its last order twice: its count is one more than there are orders.
+    const real = fake.historyPage
+    fake.historyPage = async (req, opts) => {
+      const r = await real(req, opts)
+      if (req.type !== 1 || (req.fiatType ?? 1) !== 1 || req.since !== undefined || r.size === 0 || r.size >= (req.pageSize ?? 50)) return r
+      return { ...r, records: [...r.records, r.records[r.records.length - 1]!], size: r.size + 1 }
+    }
+    monitor = make({ auditEveryMs: AUDIT })
+    monitor!.start()
+    await clock.advance(1000)
+    await clock.advance(3 * 60 * 60_000)
+    // A repair at the first check, then after 30 min, 1 h, ...: not one every five minutes.
+    expect(repairs.size).toBeGreaterThanOrEqual(2)
+    expect(repairs.size).toBeLessThanOrEqual(4)
+    const a = scope(1, 1)!.audit
+    expect(a.state).toBe('incomplete')
+    expect(a.error).toMatch(/^1 order the service holds is not here after \d full reads?; read again in full after \d\d:\d\d UTC$/)
+    expect(monitor!.coverage().gaps.some((g) => g.kind === 'audit' && g.type === 1 && g.fiatType === 1)).toBe(true)
+  })
+})
+
 describe('status freshness', () => {
   beforeEach(() => {
     // Open, and changed long before the newest change: polls do not read them again.
