@@ -25,6 +25,8 @@ export type AuditState = ScopeCoverage['audit']
 const MAX_COUNT_REQUESTS = 6
 /** After a failed check, the next one comes this soon (or at the schedule, if sooner). */
 const RETRY_MS = 5 * 60_000
+/** A check's count not answered within this long is given up (the loop moves on to other scopes). */
+const CHECK_TIMEOUT_MS = 10 * 60_000
 /** The longest wait before a difference a full read did not close is read in full again. */
 const MAX_REPAIR_WAIT_MS = 24 * 60 * 60_000
 
@@ -118,7 +120,14 @@ export class CompletenessAudit {
   constructor(private readonly o: AuditOptions) {
     this.now = o.now ?? Date.now
     this.everyMs = o.everyMs
-    this.loop = new DueLoop({ items: () => this.scopes.values(), run: (t) => this.check(t), now: this.now, timers: o.timers })
+    this.loop = new DueLoop({
+      items: () => this.scopes.values(),
+      run: (t, signal) => this.check(t, signal),
+      now: this.now,
+      timers: o.timers,
+      // A count stuck in a request is given up so other scopes are checked; a repair goes on in the background.
+      timeoutMs: CHECK_TIMEOUT_MS
+    })
   }
 
   start(signal: AbortSignal): void {
@@ -175,14 +184,14 @@ export class CompletenessAudit {
     return { ...state, repair: state.repair ? { ...state.repair } : null }
   }
 
-  private async count(t: Tracked): Promise<ServiceCount> {
+  private async count(t: Tracked, signal: AbortSignal | null = this.signal): Promise<ServiceCount> {
     return countOnService(this.o.client, {
       type: t.type,
       fiatType: this.o.requestFiat(t.type, t.fiatType),
       pageSize: this.o.readings.pageSize(this.o.pageSize),
       wirePage: (p) => this.o.readings.wirePage(p),
       hint: this.o.localCount(t.type, t.fiatType),
-      ...(this.signal ? { signal: this.signal } : {}),
+      ...(signal ? { signal } : {}),
       onRequest: this.o.onRequest
     })
   }
@@ -192,11 +201,12 @@ export class CompletenessAudit {
     this.o.onChange?.()
   }
 
-  private async check(t: Tracked): Promise<void> {
+  private async check(t: Tracked, signal: AbortSignal): Promise<void> {
     const was = t.state
     this.changed(t, { state: t.state === 'incomplete' ? 'incomplete' : 'checking', nextAt: null, error: null })
     try {
-      let service = await this.count(t)
+      // The first count may be cut short by the check's time (due-loop.ts); a repair, and the count after it, may take long.
+      let service = await this.count(t, signal)
       let local = this.o.localCount(t.type, t.fiatType)
       if (local < service.count) {
         // Orders created since the last poll are not a gap: a poll first.
@@ -254,7 +264,7 @@ export class CompletenessAudit {
         // A repair cut short leaves the scope incomplete; a count that failed leaves what was known.
         state: t.state === 'repairing' ? 'incomplete' : was,
         repair: null,
-        error: `the check could not finish: ${toErrorInfo(e).message}`,
+        error: `the check could not finish: ${signal.aborted ? `no answer within ${CHECK_TIMEOUT_MS / 60_000} min` : toErrorInfo(e).message}`,
         nextAt: this.now() + Math.min(this.everyMs, RETRY_MS)
       })
     }

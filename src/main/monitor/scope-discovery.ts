@@ -74,6 +74,9 @@ export function fiatIdsNamedBy(c: ConfigSnapshot | null): number[] {
   return [...ids].sort((a, b) => a - b)
 }
 
+/** A probe not answered within this long is given up (failed, asked again soon), so it never holds up the others. */
+const PROBE_TIMEOUT_MS = 2 * 60_000
+
 /** A reveal of a whole type (an order search found nothing) probes its empty scopes at most this often. */
 const REVEAL_TYPE_EVERY_MS = 60_000
 
@@ -109,9 +112,10 @@ export class ScopeDiscovery {
     this.probeEveryMs = o.probeEveryMs
     this.loop = new DueLoop({
       items: () => [...this.candidates.values()].filter((c) => c.state !== 'active' && !o.merged?.(c.type)),
-      run: (c) => this.probe(c),
+      run: (c, signal) => this.probe(c, signal),
       now: this.now,
-      timers: o.timers
+      timers: o.timers,
+      timeoutMs: PROBE_TIMEOUT_MS
     })
   }
 
@@ -231,7 +235,7 @@ export class ScopeDiscovery {
     c.nextAt = c.probedAt + this.probeEveryMs
   }
 
-  private async probe(c: Candidate): Promise<void> {
+  private async probe(c: Candidate, signal: AbortSignal): Promise<void> {
     c.state = 'probing'
     this.o.onChange?.()
     try {
@@ -239,7 +243,7 @@ export class ScopeDiscovery {
       const r = await this.o.client.historyPage(
         { type: c.type, fiatType: c.fiatType, pageSize: 1 },
         // Behind every poll: a probe can wait, a sync should not.
-        { priority: 'low', ...(this.signal ? { signal: this.signal } : {}) }
+        { priority: 'low', signal }
       )
       this.answered(c, r.size > 0)
     } catch (e) {
@@ -247,7 +251,10 @@ export class ScopeDiscovery {
         c.state = 'unprobed'
         return
       }
-      const info = toErrorInfo(e)
+      // Its time ran out (due-loop.ts): a failure like any other, named for what happened.
+      const info: ErrorInfo = signal.aborted
+        ? { kind: 'timeout', message: `no answer within ${PROBE_TIMEOUT_MS / 60_000} min`, retryable: true }
+        : toErrorInfo(e)
       if (isEmptyAnswer(info)) return this.answered(c, false)
       c.probedAt = this.now()
       c.error = info.message

@@ -179,6 +179,30 @@ describe('probes the service refuses or fails', () => {
   })
 })
 
+describe('a probe that never answers', () => {
+  it('is given up after its time and is a gap; the other scopes are probed meanwhile', async () => {
+    const real = fake.historyPage
+    fake.historyPage = (req, opts) =>
+      req.type === 1 && req.fiatType === 2
+        ? new Promise((_resolve, reject) =>
+            opts?.signal?.addEventListener('abort', () => reject(httpError(499, 'aborted')), { once: true })
+          )
+        : real(req, opts)
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    expect(scope(1, 2)!.probe).toBe('probing')
+    await clock.advance(2 * 60_000)
+    // Onramp AED, offramp AED: found although onramp TRY hangs.
+    expect(scope(1, 3)!.probe).toBe('active')
+    expect(scope(2, 3)!.probe).toBe('active')
+    expect(scope(1, 2)).toMatchObject({ probe: 'failed', error: 'no answer within 2 min' })
+    expect(monitor!.coverage().gaps.find((g) => g.type === 1 && g.fiatType === 2)?.text).toMatch(
+      /^Onramp TRY: could not be probed \(no answer within 2 min\)/
+    )
+  })
+})
+
 describe('completeness audit', () => {
   it('counts by page arithmetic in one or two requests around the local count', async () => {
     const sizes = (n: number) => ({
