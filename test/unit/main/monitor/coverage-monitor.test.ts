@@ -179,6 +179,37 @@ describe('probes the service refuses or fails', () => {
   })
 })
 
+describe('a probe that errors', () => {
+  for (const [what, error] of [
+    ['the service failing (500)', httpError(500, 'server problem')],
+    ['the service refusing for the rate (429)', httpError(429, 'too many requests')],
+    ['the network', undefined]
+  ] as const) {
+    it(`${what}: the scope is a gap, never taken as empty or refused, and is found once the probe answers`, async () => {
+      let failing = true
+      fake.refuse = (c) =>
+        failing && c.type === 1 && c.fiatType === 3 && c.pageSize === 1 ? (error ?? new Error('ECONNRESET')) : undefined
+      monitor = make()
+      monitor!.start()
+      await clock.advance(1000)
+      expect(scope(1, 3)!.probe).toBe('failed')
+      expect(store.orders.countScope(1, 3)).toBe(0)
+      const gap = monitor!.coverage().gaps.find((g) => g.type === 1 && g.fiatType === 3)
+      expect(gap).toMatchObject({ kind: 'probe' })
+      expect(gap!.text).toMatch(/^Onramp AED: could not be probed \(.+\); orders there may be missing$/)
+      expect(monitor!.coverage().probeError).not.toBeNull()
+      // Asked again soon (15 s, doubling), not at the slow schedule of empty scopes.
+      await clock.advance(20_000)
+      expect(fake.calls.filter((c) => c.type === 1 && c.fiatType === 3 && c.pageSize === 1).length).toBe(2)
+      failing = false
+      await clock.advance(60_000)
+      expect(scope(1, 3)!.probe).toBe('active')
+      expect(store.orders.countScope(1, 3)).toBe(30)
+      expect(monitor!.coverage().gaps).toEqual([])
+    })
+  }
+})
+
 describe('a probe that never answers', () => {
   it('is given up after its time and is a gap; the other scopes are probed meanwhile', async () => {
     const real = fake.historyPage
