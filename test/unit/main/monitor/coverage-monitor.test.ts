@@ -100,6 +100,26 @@ describe('scopes found, not configured', () => {
     expect(covers.length).toBeGreaterThan(0)
   })
 
+  it('lists the fiats the operator prefers first as soon as the setting changes, syncing the same scopes', async () => {
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    const onramp = () =>
+      monitor!
+        .coverage()
+        .scopes.filter((s) => s.type === 1)
+        .map((s) => s.fiatType)
+    expect(onramp()).toEqual([2, 1, 3])
+    monitor!.configure({ fiatTypes: [3, 1] })
+    expect(onramp()).toEqual([3, 1, 2])
+    expect(
+      monitor!
+        .states()
+        .map((s) => `${s.type}:${s.fiatType}`)
+        .sort()
+    ).toEqual(['1:1', '1:3', '2:3'])
+  })
+
   it('orders appearing later in a fiat nobody has seen are synced within one slow-probe interval', async () => {
     monitor = make()
     monitor!.start()
