@@ -21,6 +21,19 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
+/** A database in `dir` exactly as migrations 1 to `version` left it, open without the app's layer. */
+function databaseAt(version: number): InstanceType<typeof Database> {
+  mkdirSync(dir, { recursive: true })
+  const raw = new Database(join(dir, DATABASE_FILE))
+  expect(
+    applyMigrations(
+      new Sql(raw),
+      migrations.filter((m) => m.version <= version)
+    )
+  ).toBe(version)
+  return raw
+}
+
 describe('openProfileDatabase', () => {
   it('creates the file with WAL, synchronous=NORMAL, foreign keys and a busy timeout', () => {
     db = openProfileDatabase(join(dir, 'p1'))
@@ -96,14 +109,7 @@ describe('openProfileDatabase', () => {
 
   it("upgrades a database main's schema 5 left (search index and all) to status confirmations, keeping the index whole", () => {
     // A database exactly as migrations 1 to 5 (the substring search index) left it.
-    mkdirSync(dir, { recursive: true })
-    const raw = new Database(join(dir, DATABASE_FILE))
-    expect(
-      applyMigrations(
-        new Sql(raw),
-        migrations.filter((m) => m.version <= 5)
-      )
-    ).toBe(5)
+    const raw = databaseAt(5)
     const order = (type: number, id: number, status: number, source: string, changed: string) =>
       raw.exec(`INSERT INTO orders (type, order_id, status, status_source, coin_id, chain_id, created_at, updated_at,
         wallet_address, record_json, content_hash, first_seen_at, last_changed_at)
@@ -136,14 +142,7 @@ describe('openProfileDatabase', () => {
   })
 
   it('upgrades a database of schema 6 to status checks: orders never asked, queued by their confirmation', () => {
-    mkdirSync(dir, { recursive: true })
-    const raw = new Database(join(dir, DATABASE_FILE))
-    expect(
-      applyMigrations(
-        new Sql(raw),
-        migrations.filter((m) => m.version <= 6)
-      )
-    ).toBe(6)
+    const raw = databaseAt(6)
     const order = (id: number, confirmed: string) =>
       raw.exec(`INSERT INTO orders (type, order_id, status, status_source, coin_id, chain_id, created_at, updated_at,
         wallet_address, record_json, content_hash, first_seen_at, last_changed_at, status_confirmed_at, status_confirmed_by)
