@@ -25,8 +25,12 @@ export type AuditState = ScopeCoverage['audit']
 const MAX_COUNT_REQUESTS = 6
 /** After a failed check, the next one comes this soon (or at the schedule, if sooner). */
 const RETRY_MS = 5 * 60_000
-/** A check's count not answered within this long is given up (the loop moves on to other scopes). */
-const CHECK_TIMEOUT_MS = 10 * 60_000
+/**
+ * A check's count not answered within this long is given up (the loop moves on to other
+ * scopes): longer than MAX_COUNT_REQUESTS low requests may wait in a busy lane (two windows
+ * each at most, rate-budget.ts).
+ */
+const CHECK_TIMEOUT_MS = 15 * 60_000
 /** The longest wait before a difference a full read did not close is read in full again. */
 const MAX_REPAIR_WAIT_MS = 24 * 60 * 60_000
 

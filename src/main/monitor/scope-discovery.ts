@@ -74,8 +74,12 @@ export function fiatIdsNamedBy(c: ConfigSnapshot | null): number[] {
   return [...ids].sort((a, b) => a - b)
 }
 
-/** A probe not answered within this long is given up (failed, asked again soon), so it never holds up the others. */
-const PROBE_TIMEOUT_MS = 2 * 60_000
+/**
+ * A probe not answered within this long is given up (failed, asked again soon), so it never
+ * holds up the others. Longer than a low request may wait in a busy lane (two windows, then
+ * it goes before the polls: rate-budget.ts), so a probe is never given up just before its turn.
+ */
+const PROBE_TIMEOUT_MS = 5 * 60_000
 
 /** A reveal of a whole type (an order search found nothing) probes its empty scopes at most this often. */
 const REVEAL_TYPE_EVERY_MS = 60_000
