@@ -33,7 +33,7 @@ const time = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)
 const count = (n: number): string => n.toLocaleString('en-US')
 
 /** A scope's audit in words, for main's texts (times in UTC). */
-export const auditLine = (s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe'>): string => auditText(s, time, count)
+export const auditLine = (s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe' | 'revealed'>): string => auditText(s, time, count)
 
 const LABELS: Record<string, string> = {
   sinceField: 'since filters on',
@@ -83,6 +83,12 @@ export function buildCoverage(i: CoverageInputs): Coverage {
   for (const s of i.scopes) {
     if (s.probe === 'unprobed' || s.probe === 'probing') scopeGap('unprobed', s, 'not probed yet, orders there may be missing')
     else if (s.probe === 'failed') scopeGap('probe', s, `could not be probed (${s.error ?? 'error'}); orders there may be missing`)
+    else if (s.probe === 'refused' && s.revealed)
+      scopeGap(
+        'probe',
+        s,
+        `an order there was seen (${s.revealed.by === 'webhook' ? 'a webhook' : 'a record listed with another fiat'}) but the service refuses to list it (${s.error ?? 'refused'}); orders there may be missing`
+      )
     if (s.audit.state === 'repairing' || s.audit.state === 'incomplete')
       scopeGap(s.audit.state === 'repairing' ? 'repair' : 'audit', s, auditLine(s))
   }
@@ -104,6 +110,16 @@ export function buildCoverage(i: CoverageInputs): Coverage {
       text:
         `${f.stale.toLocaleString('en-US')} open order${f.stale === 1 ? '' : 's'} not confirmed by the service within ${f.boundMinutes} min` +
         (f.error ? ` (${f.error})` : ''),
+      type: null,
+      fiatType: null
+    })
+  if (f.unconfirmable)
+    gaps.push({
+      kind: 'freshness',
+      text:
+        `${f.unconfirmable.toLocaleString('en-US')} open order${f.unconfirmable === 1 ? '' : 's'} cannot be confirmed: orderStatus failed ` +
+        `${f.unconfirmableAfter ?? 'several'} times in a row` +
+        (f.error ? ` (${f.error.replace(/^orderStatus for [a-z]+ order \d+: /, '')})` : ''),
       type: null,
       fiatType: null
     })

@@ -242,7 +242,16 @@ export const ScopeCoverage = z.object({
     repair: z.object({ page: z.number().int(), pages: z.number().int() }).nullable(),
     error: z.string().nullable()
   }),
-  error: z.string().nullable()
+  error: z.string().nullable(),
+  /**
+   * An order of this scope was seen (a record listed in another scope, a verified webhook)
+   * since its last answered probe: with the scope refused, orders there may be missing. A
+   * hub of an older version leaves it out.
+   */
+  revealed: z
+    .object({ at: EpochMs, by: z.enum(['record', 'webhook']) })
+    .nullable()
+    .optional()
 })
 export type ScopeCoverage = z.infer<typeof ScopeCoverage>
 
@@ -263,6 +272,13 @@ export const FreshnessInfo = z.object({
   open: z.number().int(),
   /** Open orders not confirmed within the bound. */
   stale: z.number().int(),
+  /**
+   * Open orders orderStatus failed for unconfirmableAfter times in a row with nothing
+   * confirming them since: asked again in turn, shown as a gap of their own. A hub of an
+   * older version leaves them out.
+   */
+  unconfirmable: z.number().int().optional(),
+  unconfirmableAfter: z.number().int().optional(),
   oldestConfirmedAt: EpochMs.nullable(),
   lastSweepAt: EpochMs.nullable(),
   error: z.string().nullable()

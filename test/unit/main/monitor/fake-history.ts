@@ -85,6 +85,11 @@ export class FakeHistory {
   private served = 0
   /** Runs before a request is answered (after it is logged): lets a test change data mid-sync. */
   beforeAnswer?: (call: HistoryCall, n: number) => void
+  /**
+   * An error in place of the answer, given the records it would hold (a service that says
+   * 404 "No transactions found" for an empty listing, or refuses a fiat with 422).
+   */
+  refuse?: (call: HistoryCall, rows: readonly OnrampOrder[]) => Error | undefined
 
   put(type: number, fiatType: number, record: OnrampOrder): void {
     const k = `${type}:${fiatType}`
@@ -198,9 +203,11 @@ export class FakeHistory {
     if ((this.readings.direction ?? req.order ?? 'ASC') === 'DESC') rows.reverse()
     const size = Math.min(call.pageSize, pageSizeCap ?? Infinity)
     const skip = ((req.page ?? firstPage) - firstPage) * size
-    const page = rows.slice(skip, skip + size).map((r) => ({ ...r }))
+    const page = rows.slice(skip, skip + size)
     if (page.length === 0 && this.readings.emptyStatus !== undefined) throw refuse(this.readings.emptyStatus, 'No transactions found')
-    return page
+    const refusal = this.refuse?.(call, page)
+    if (refusal) throw refusal
+    return page.map((r) => ({ ...r }))
   }
 
   /** The client's tolerant page: readable records, and the unreadable ones apart. */
@@ -218,6 +225,16 @@ export class FakeHistory {
     return out
   }
 }
+
+/** A merchantHistory error answer with this HTTP status (the live notes' error shape). */
+export const httpError = (httpStatus: number, message: string): ApiError =>
+  new ApiError({
+    kind: httpStatus === 429 ? 'rate_limited' : httpStatus === 401 ? 'auth' : 'api',
+    endpoint: 'merchantHistory',
+    code: httpStatus,
+    httpStatus,
+    message
+  })
 
 /** An ISO instant `i` seconds after a base, for distinct updatedAt values. */
 export const at = (i: number, base = Date.parse('2025-03-01T00:00:00.000Z')): string => new Date(base + i * 1000).toISOString()
