@@ -12,6 +12,7 @@ export const DEFAULT_SETTINGS: SettingsT = {
   watchPollSeconds: 15,
   tickerPollSeconds: 15,
   reconcileHours: 24,
+  freshnessMinutes: 10,
   fiatTypes: [1],
   tickerFiat: 1,
   pinnedTickers: [],

@@ -23,7 +23,9 @@ export function toContractRow(r: StoreRow, watched: boolean): ContractRow {
     updatedAt: r.updatedAt,
     firstSeenAt: Date.parse(r.firstSeenAt),
     lastChangedAt: Date.parse(r.lastChangedAt),
-    watched
+    watched,
+    statusConfirmedAt: r.statusConfirmedAt === null ? null : Date.parse(r.statusConfirmedAt),
+    statusConfirmedBy: r.statusConfirmedBy
   }
 }
 

@@ -21,7 +21,9 @@ import { RateBudget, type LearnedLimit } from './api/rate-budget'
 import { retryUnreadable } from './monitor/unreadable-retry'
 import { ConfigCache } from './config/config-cache'
 import { TickerService, type TickerHistoryStore } from './tickers/ticker-service'
-import { monitorSchedule, OrderMonitor } from './monitor/order-monitor'
+import { AUDIT_EVERY_MS, monitorSchedule, OrderMonitor } from './monitor/order-monitor'
+import { HistoryReadings } from './monitor/history-readings'
+import { fiatIdsNamedBy } from './monitor/scope-discovery'
 import { EndpointLog } from './diagnostics/endpoint-log'
 import { buildDiagnostics } from './diagnostics/diagnostics'
 import { ingestInto, startInbox, type RunningInbox } from './webhooks/inbox'
@@ -113,6 +115,7 @@ export class ProfileSession {
       budget
     })
     retryUnreadable(store)
+    let monitorRef: OrderMonitor | null = null
     const config = new ConfigCache({
       client,
       now: o.now,
@@ -123,7 +126,11 @@ export class ProfileSession {
         },
         put: (key, json, fetchedAt) => void store.configCache.put(key, JSON.parse(json), { fetchedAt: new Date(fetchedAt).toISOString() })
       },
-      onUpdate: (snap) => o.emit('config:updated', snap),
+      onUpdate: (snap) => {
+        o.emit('config:updated', snap)
+        // New fiat ids in the configuration are probed for orders.
+        monitorRef?.configChanged()
+      },
       // The quote form's pre-check reads them for the fiat types the operator follows.
       coinLimitFiats: () => [...o.settings.fiatTypes, o.settings.tickerFiat]
     })
@@ -139,6 +146,11 @@ export class ProfileSession {
       client,
       store,
       ...monitorSchedule(o.settings),
+      // Every scope the service holds orders in, found; checked; audited; kept fresh (issue 23).
+      discover: { fiats: () => fiatIdsNamedBy(config.snapshot()) },
+      auditEveryMs: AUDIT_EVERY_MS,
+      readings: new HistoryReadings({ load: () => facts.all('history'), save: (k, v) => facts.put('history', k, v) }, o.now),
+      probes: true,
       now: o.now,
       serviceNow: () => client.clock.now(),
       onEvent: (event, payload) => {
@@ -146,6 +158,7 @@ export class ProfileSession {
         o.emit(event, payload as never)
       }
     })
+    monitorRef = monitor
     const s = new ProfileSession(o, log, syncRuns, store, client, config, tickers, monitor)
     s.encodings = encodings
     s.disposers.push(client.onRequest((e) => s.endpointLog.record(e)))
@@ -187,7 +200,8 @@ export class ProfileSession {
       clock: this.client.clock.info(),
       serverTimeAvailable: this.client.serverTimeAvailable,
       sync: this.monitor.states(),
-      unreadableOrders: this.store.unreadableOrders.count()
+      unreadableOrders: this.store.unreadableOrders.count(),
+      coverage: this.monitor.coverage()
     })
   }
 
@@ -255,6 +269,7 @@ export class ProfileSession {
       next.historyPollSeconds !== before.historyPollSeconds ||
       next.watchPollSeconds !== before.watchPollSeconds ||
       next.reconcileHours !== before.reconcileHours ||
+      next.freshnessMinutes !== before.freshnessMinutes ||
       next.fiatTypes.join() !== before.fiatTypes.join()
     ) {
       this.monitor.configure(monitorSchedule(next))

@@ -14,6 +14,8 @@ export interface TrayInputs {
   inProgress: number
   /** The OS locale for counts; en-US when absent. */
   locale?: string
+  /** What the app knows it may be missing (coverage gaps), in words. */
+  gaps?: readonly string[]
 }
 
 /** Errors that mean the service (or a Team profile's hub) cannot be reached at all, rather than refusing or misanswering. */
@@ -74,7 +76,8 @@ export function trayState(i: TrayInputs): TrayState {
     title = `${n(i.inProgress)} in progress`
   } else {
     level = 'idle'
-    headline = 'Nothing needs you'
+    // A known gap is never presented as all clear.
+    headline = i.gaps?.length ? 'Orders may be missing' : 'Nothing needs you'
     title = ''
   }
   // The tooltip says everything the icon cannot, most pressing first.
@@ -82,8 +85,19 @@ export function trayState(i: TrayInputs): TrayState {
     level !== 'attention' && i.attention > 0 ? attention : null,
     level !== 'progress' && i.inProgress > 0 ? progress : null
   ].filter((x): x is string => x !== null)
+  if (i.gaps?.length) rest.push(i.gaps.length === 1 ? (i.gaps[0] as string) : `${i.gaps.length} known gaps in the orders`)
   const tooltip = ['Rampdesk', headline, ...rest].join(' · ')
-  return { level, icon: ICON[level], headline, detail, attention: i.attention, inProgress: i.inProgress, title, tooltip }
+  return {
+    level,
+    icon: ICON[level],
+    headline,
+    detail,
+    attention: i.attention,
+    inProgress: i.inProgress,
+    title,
+    tooltip,
+    gaps: [...(i.gaps ?? [])]
+  }
 }
 
 function formatCount(x: number, locale = 'en-US'): string {

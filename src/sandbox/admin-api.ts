@@ -120,6 +120,13 @@ const num = (v: unknown, what: string): number => {
   return n
 }
 
+/** Which order an id names when ids are per type: ?type=1|2 (or the body's type); none: onramp first. */
+const orderType = (v: string | null): 1 | 2 | undefined => {
+  if (v === null) return undefined
+  if (v === '1' || v === '2') return Number(v) as 1 | 2
+  throw new SandboxError(400, 'type must be 1 (onramp) or 2 (offramp)')
+}
+
 export async function handleAdmin(
   service: SandboxService,
   req: IncomingMessage,
@@ -168,12 +175,18 @@ export async function handleAdmin(
         return reply({ count: all.length, orders: limit ? all.slice(0, num(limit, 'limit')) : all })
       }
       case 'GET /orders/:id':
-        return reply(service.truth(service.rowOrThrow(Number(id))))
+        return reply(service.truth(service.rowOrThrow(Number(id), orderType(q.get('type')))))
       case 'POST /orders':
         return reply(service.createOrder((await jsonBody(req)) as CreateOrderSpec), 201)
       case 'POST /orders/:id/advance': {
         const b = await jsonBody(req)
-        return reply(service.advanceOrder(Number(id), b.status === undefined ? undefined : num(b.status, 'status')))
+        return reply(
+          service.advanceOrder(
+            Number(id),
+            b.status === undefined ? undefined : num(b.status, 'status'),
+            orderType(b.type === undefined ? null : String(b.type))
+          )
+        )
       }
       case 'GET /prices':
         return reply({ prices: service.priceRows() })

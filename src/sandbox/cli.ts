@@ -27,6 +27,9 @@ const HELP = `Usage: npm run sandbox -- [options]
   --timestamp-tolerance MS  how far ahead of the sandbox clock a timestamp may be (default 5000)
   --clock-offset MS      shift the sandbox clock (server clock skew; a negative one as --clock-offset=-5000)
   --control-token T      the control API's token (header X-Sandbox-Token; default: a new random one, printed)
+  --order-ids shared|per-type  one order id sequence for both types, or one per type (the same id in both)
+  --onramp-fiats IDS     fiat type ids onramp orders are made in, comma-separated (default: all)
+  --offramp-fiats IDS    fiat type ids offramp orders are made in (default: 1, INR)
 Readings of the spec's open choices (docs/spec-readings.md; default first):
   --since ${CHOICES.since.join('|')}     merchantHistory since: updatedAt >= since, or > since
   --tie-order ${CHOICES.tieOrder.join('|')}     records sharing an updatedAt: by orderId, or a hidden row order
@@ -48,6 +51,13 @@ Readings of the spec's open choices (docs/spec-readings.md; default first):
   --churn N              before each merchantHistory answer, N open orders advance one step together
   --webhook-payload ${CHOICES.webhookPayloadForm.join('|')}
                          how the webhook payload header is built (the HMAC is over it either way)
+  --history-since ${CHOICES.historySince.join('|')}  merchantHistory since filters on updatedAt or createdAt
+  --history-order ${CHOICES.historyOrder.join('|')}  merchantHistory ASC/DESC sorts by updatedAt or createdAt
+  --first-page 1|0       merchantHistory pages count from 1 (the spec) or from 0
+  --page-size-cap N      merchantHistory pages hold at most N records whatever pageSize asks (offsets in N)
+  --offramp-fiat ${CHOICES.offrampFiat.join('|')}  merchantHistory type 2 filters by fiatType, or lists every offramp order
+  --history-direction ${CHOICES.historyDirection.join('|')}  merchantHistory honours order, or answers newest first whatever it asks
+  --empty-history ${CHOICES.emptyHistory.join('|')}  merchantHistory answers a page with no records as [] or as 404
 Faults (for every endpoint, or the one named with --fault-endpoint):
   --fault-endpoint NAME  one of: ${ENDPOINT_NAMES.join(', ')}
   --latency MS           added latency
@@ -101,6 +111,21 @@ function unknownLimitsFlag(items: string[] | undefined): ReadingsInput['unknownL
   return out
 }
 
+function orderIdsFlag(v: string | undefined): StartSandboxOptions['orderIds'] {
+  if (v === undefined) return undefined
+  if (v === 'shared') return 'shared'
+  if (v === 'per-type') return 'perType'
+  throw new UsageError(`--order-ids must be shared or per-type, not ${JSON.stringify(v)}`)
+}
+
+/** "1,2,3,7": fiat type ids. */
+function fiatListFlag(v: string, flag: string): number[] {
+  const ids = v.split(',').map((x) => x.trim())
+  if (ids.length === 0 || ids.some((x) => !/^\d+$/.test(x)))
+    throw new UsageError(`${flag} needs fiat type ids separated by commas (e.g. 1,2,3,7)`)
+  return ids.map(Number)
+}
+
 /** The reading flags as startSandbox readings, each checked on its own so an error names its flag. */
 function readingsFlags(values: Record<string, string | boolean | string[] | undefined>): ReadingsInput {
   const str = (k: string): string | undefined => values[k] as string | undefined
@@ -117,7 +142,14 @@ function readingsFlags(values: Record<string, string | boolean | string[] | unde
     ['--no-date-header', 'dateHeader', values['no-date-header'] ? false : undefined],
     ['--no-current-timestamp', 'currentTimestamp', values['no-current-timestamp'] ? false : undefined],
     ['--churn', 'churnPerHistoryRequest', num(str('churn'), '--churn')],
-    ['--webhook-payload', 'webhookPayloadForm', str('webhook-payload')]
+    ['--webhook-payload', 'webhookPayloadForm', str('webhook-payload')],
+    ['--history-since', 'historySince', str('history-since')],
+    ['--history-order', 'historyOrder', str('history-order')],
+    ['--first-page', 'firstPage', num(str('first-page'), '--first-page')],
+    ['--page-size-cap', 'pageSizeCap', num(str('page-size-cap'), '--page-size-cap')],
+    ['--offramp-fiat', 'offrampFiat', str('offramp-fiat')],
+    ['--history-direction', 'historyDirection', str('history-direction')],
+    ['--empty-history', 'emptyHistory', str('empty-history')]
   ]
   const input: Record<string, unknown> = {}
   for (const [flag, key, value] of given) {
@@ -170,6 +202,16 @@ async function main(): Promise<void> {
       'no-current-timestamp': { type: 'boolean' },
       churn: { type: 'string' },
       'webhook-payload': { type: 'string' },
+      'history-since': { type: 'string' },
+      'history-order': { type: 'string' },
+      'first-page': { type: 'string' },
+      'page-size-cap': { type: 'string' },
+      'offramp-fiat': { type: 'string' },
+      'history-direction': { type: 'string' },
+      'empty-history': { type: 'string' },
+      'order-ids': { type: 'string' },
+      'onramp-fiats': { type: 'string' },
+      'offramp-fiats': { type: 'string' },
       help: { type: 'boolean' }
     },
     strict: true,
@@ -208,7 +250,12 @@ async function main(): Promise<void> {
     clockOffsetMs: num(values['clock-offset'], '--clock-offset'),
     faults: Object.keys(fault).length > 0 ? { [target]: fault } : undefined,
     readings: readingsFlags(values),
-    controlToken: values['control-token']
+    controlToken: values['control-token'],
+    orderIds: orderIdsFlag(values['order-ids']),
+    orderFiats: {
+      ...(values['onramp-fiats'] !== undefined ? { onramp: fiatListFlag(values['onramp-fiats'], '--onramp-fiats') } : {}),
+      ...(values['offramp-fiats'] !== undefined ? { offramp: fiatListFlag(values['offramp-fiats'], '--offramp-fiats') } : {})
+    }
   }
   if (opts.controlToken !== undefined && !isControlToken(opts.controlToken))
     throw new UsageError('--control-token must be 16-256 printable ASCII characters')

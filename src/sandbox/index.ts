@@ -14,7 +14,8 @@ import { DEFAULT_AHEAD_TOLERANCE_MS, DEFAULT_MAX_AGE_MS } from './auth'
 import type { FaultSpec, FaultTarget } from './faults'
 import { createSandboxServer } from './http-server'
 import { isControlToken, ownHosts } from './admin-api'
-import type { CreateOrderSpec, TickResult } from './order-generator'
+import type { CreateOrderSpec, OrderFiats, TickResult } from './order-generator'
+import type { IdSequence } from './order-store'
 import { SandboxService, type PriceRow, type TruthOrder } from './sandbox-service'
 import type { DeliveryRecord } from './webhook-dispatcher'
 
@@ -57,14 +58,18 @@ export interface StartSandboxOptions {
   readings?: ReadingsInput
   /** The control API's token (X-Sandbox-Token); default a new random one per start. */
   controlToken?: string
+  /** One order id sequence for both types ('shared', default) or one per type ('perType': an onramp and an offramp order may share an id). */
+  orderIds?: IdSequence
+  /** The fiat types (ids) orders are made in, per type. Default: onramp every fiat, offramp INR only. */
+  orderFiats?: OrderFiats
 }
 
 /** The in-process form of the control API. */
 export interface SandboxControl {
   /** Creates an order now (status 0); see CreateOrderSpec. */
   createOrder(spec?: CreateOrderSpec): TruthOrder
-  /** Moves an order one step along its path, or on to the given status. */
-  advanceOrder(orderId: number, toStatus?: number): TruthOrder
+  /** Moves an order one step along its path, or on to the given status (type: which order, when ids are per type; default onramp first). */
+  advanceOrder(orderId: number, toStatus?: number, type?: 1 | 2): TruthOrder
   /** Sets the mid price of a coin in a fiat (default INR); buy and sell sit a 1.5% spread either side. */
   setPrice(p: { coinId?: number; coinCode?: string; fiatType?: number; price: string | number }): PriceRow
   prices(): PriceRow[]
@@ -85,7 +90,8 @@ export interface SandboxControl {
   deliveriesIdle(): Promise<void>
   /** All orders with their full status histories and the exact records the API serves. */
   groundTruth(filter?: { type?: 1 | 2; fiatType?: number }): TruthOrder[]
-  order(orderId: number): TruthOrder | undefined
+  /** One order (type: which, when ids are per type; default onramp first). */
+  order(orderId: number, type?: 1 | 2): TruthOrder | undefined
   /** One generator cycle at the sandbox clock: prices walk, maybe a new order, due orders advance. */
   tick(): TickResult
   /** n generator cycles. */
@@ -130,7 +136,9 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     webhookBackoffMs: opts.webhookBackoffMs ?? 2_000,
     webhookBackoffMaxMs: opts.webhookBackoffMaxMs ?? 300_000,
     createChance: opts.createChance ?? 0.35,
-    readings: opts.readings
+    readings: opts.readings,
+    orderIds: opts.orderIds,
+    orderFiats: opts.orderFiats
   })
   for (const [target, spec] of Object.entries(opts.faults ?? {})) if (spec) service.setFault(target as FaultTarget, spec)
 
@@ -183,7 +191,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
 
   const control: SandboxControl = {
     createOrder: (spec) => service.createOrder(spec),
-    advanceOrder: (orderId, toStatus) => service.advanceOrder(orderId, toStatus),
+    advanceOrder: (orderId, toStatus, type) => service.advanceOrder(orderId, toStatus, type),
     setPrice: (p) => service.setPrice(p),
     prices: () => service.priceRows(),
     setFault: (endpoint, spec) => service.setFault(endpoint, spec),
@@ -198,9 +206,9 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     listDeliveries: () => service.deliveries(),
     deliveriesIdle: () => service.webhooks.idle(),
     groundTruth: (filter) => service.groundTruth(filter),
-    order: (orderId) => {
-      const row = service.store.rowOf(orderId)
-      return row === undefined ? undefined : service.truth(row)
+    order: (orderId, type) => {
+      const row = service.store.rowOf(orderId, type)
+      return row === undefined || (type !== undefined && service.store.type[row] !== type) ? undefined : service.truth(row)
     },
     tick: () => service.tick(),
     step: (n = 1) => merge(Array.from({ length: n }, () => service.tick())),
@@ -223,7 +231,8 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
   return { url, host, port, apiKey, apiSecret, serviceName, controlToken, control, close }
 }
 
-export type { CreateOrderSpec, TickResult } from './order-generator'
+export type { CreateOrderSpec, OrderFiats, TickResult } from './order-generator'
+export type { IdSequence } from './order-store'
 export type { FaultSpec, FaultTarget } from './faults'
 export type { TruthOrder, PriceRow } from './sandbox-service'
 export type { DeliveryRecord } from './webhook-dispatcher'

@@ -8,7 +8,8 @@ import { SandboxError, fail } from './errors'
 import { toScaled } from './fixed-point'
 import { bigText, scaledBig } from './fast-figures'
 import { OFFRAMP, ONRAMP, PATHS, pathAt, pathsFor, type OrderType, type StatusPath } from './order-paths'
-import { AMOUNT_DP, CUTOVER, OrderStore } from './order-store'
+import type { OrderStore } from './order-store'
+import { AMOUNT_DP, CUTOVER } from './order-store'
 import { PRICE_DP, type PriceBook } from './price-book'
 import { fiatOf, offrampBounds, onrampBounds, quoteOfframp, quoteOnramp, resolveTarget, type Target } from './quote-engine'
 import { WALLETS_PER_CHAIN } from './order-render'
@@ -62,10 +63,33 @@ export interface TickResult {
   completed: number[]
 }
 
+/** The fiat types (ids) orders are made in, per type. Default: onramp every fiat, offramp INR only (4.9). */
+export interface OrderFiats {
+  onramp?: readonly number[]
+  offramp?: readonly number[]
+}
+
 export interface GeneratorContext {
   store: OrderStore
   prices: PriceBook
   seed: number
+  fiats?: OrderFiats
+}
+
+/** Weights of the fiats (FIAT_WEIGHT) an order type may be made in, 0 for the others; throws on an unknown id. */
+function fiatWeights(ids: readonly number[] | undefined, fallback: readonly number[]): number[] {
+  const allowed = ids ?? fallback
+  for (const id of allowed) if (!FIATS.some((f) => f.id === id)) throw new SandboxError(400, `unknown fiat type ${id}`)
+  if (allowed.length === 0) throw new SandboxError(400, 'orders need at least one fiat type')
+  return FIATS.map((f, i) => (allowed.includes(f.id) ? (FIAT_WEIGHT[i] ?? 1) : 0))
+}
+
+const ALL_FIATS = FIATS.map((f) => f.id)
+
+/** The fiat index of a new order of this type: drawn only when there is a choice, so the default streams stay as they were. */
+function pickFiat(rng: Rng, weights: readonly number[]): number {
+  const nonZero = weights.filter((w) => w > 0).length
+  return nonZero === 1 ? weights.findIndex((w) => w > 0) : pickWeighted(rng, weights)
 }
 
 const coinIndex = (c: CoinDef): number => COINS.indexOf(c)
@@ -183,6 +207,8 @@ export function generateHistoricOrders(ctx: GeneratorContext, n: number, now: nu
     return v
   }
   const offBounds = offrampBounds()
+  const onrampWeights = fiatWeights(ctx.fiats?.onramp, ALL_FIATS)
+  const offrampWeights = fiatWeights(ctx.fiats?.offramp, [INR])
   store.reserve(n)
   for (let i = 0; i < n; i++) {
     const t = times[i] ?? now
@@ -194,7 +220,7 @@ export function generateHistoricOrders(ctx: GeneratorContext, n: number, now: nu
     let amountScaled: number
     let price: string
     if (type === ONRAMP) {
-      fiatIndex = pickWeighted(rng, FIAT_WEIGHT)
+      fiatIndex = pickWeighted(rng, onrampWeights)
       coin = weightedCoin(rng, ONRAMP_WEIGHT)
       chainId = pickChain(rng, coin.networks)
       const fiat = FIATS[fiatIndex] as FiatDef
@@ -203,11 +229,13 @@ export function generateHistoricOrders(ctx: GeneratorContext, n: number, now: nu
       amountScaled = units * 100
       price = prices.historic(target.coinIndex, fiatIndex, 'buy', t)
     } else {
+      fiatIndex = pickFiat(rng, offrampWeights)
       coin = weightedCoin(rng, OFFRAMP_WEIGHT)
       chainId = pickChain(rng, coin.offrampNetworks)
-      price = prices.historic(coinIndex(coin), 0, 'sell', t)
+      price = prices.historic(coinIndex(coin), fiatIndex, 'sell', t)
       let q8 = offrampQuantity8(rng, coin)
-      if (!offrampInBounds(q8, price, offBounds)) q8 = coin.stable ? 100n * 100_000_000n : 5_000_000n
+      // The offramp bounds are INR's (the spec's one offramp pair); other fiats keep the quantity drawn.
+      if (fiatIndex === 0 && !offrampInBounds(q8, price, offBounds)) q8 = coin.stable ? 100n * 100_000_000n : 5_000_000n
       amountScaled = Number(q8)
     }
     const last = path.statuses.length - 1
@@ -252,6 +280,8 @@ export class OrderGenerator {
   readonly inFlight = new Map<number, number>()
   private readonly rng: Rng
   private readonly floors: AmountFloors
+  private readonly onrampWeights: number[]
+  private readonly offrampWeights: number[]
 
   constructor(
     private readonly ctx: GeneratorContext,
@@ -261,6 +291,8 @@ export class OrderGenerator {
   ) {
     this.rng = streamOf(ctx.seed, STREAM.liveOrders)
     this.floors = new AmountFloors(ctx.prices)
+    this.onrampWeights = fiatWeights(ctx.fiats?.onramp, ALL_FIATS)
+    this.offrampWeights = fiatWeights(ctx.fiats?.offramp, [INR])
   }
 
   /** Creates one order now (status 0). Throws SandboxError for an impossible spec. */
@@ -270,8 +302,17 @@ export class OrderGenerator {
     const type: OrderType = spec.type ?? (rng() < 0.7 ? ONRAMP : OFFRAMP)
     if (type !== ONRAMP && type !== OFFRAMP) fail(400, 'type must be 1 (onramp) or 2 (offramp)')
     const flow = type === ONRAMP ? 'onramp' : 'offramp'
-    const fiatType = spec.fiatType ?? (type === OFFRAMP ? INR : (FIATS[pickWeighted(rng, FIAT_WEIGHT)] as FiatDef).id)
-    if (type === OFFRAMP && fiatType !== INR) fail(400, 'offramp orders are INR (fiatType 1) only')
+    const weights = type === OFFRAMP ? this.offrampWeights : this.onrampWeights
+    const fiatType =
+      spec.fiatType ??
+      (type === OFFRAMP ? (FIATS[pickFiat(rng, weights)] as FiatDef).id : (FIATS[pickWeighted(rng, weights)] as FiatDef).id)
+    if (type === OFFRAMP && !(weights[FIATS.findIndex((f) => f.id === fiatType)] ?? 0))
+      fail(
+        400,
+        `offramp orders are made in ${FIATS.filter((_, i) => (weights[i] ?? 0) > 0)
+          .map((f) => `${f.symbol} (fiatType ${f.id})`)
+          .join(', ')} only`
+      )
     const { fiat, fiatIndex } = fiatOf(fiatType)
     const chosen =
       spec.coinCode !== undefined
@@ -314,15 +355,16 @@ export class OrderGenerator {
       quoteOnramp(fiat, target, amount, price)
       amountScaled = toScaled(amount, AMOUNT_DP[1])
     } else {
-      price = prices.price(target.coinIndex, 0, 'sell')
+      price = prices.price(target.coinIndex, fiatIndex, 'sell')
       let q: string
       if (spec.quantity !== undefined) q = toDecimalString(spec.quantity)
       else {
         let q8 = offrampQuantity8(rng, target.coin)
-        if (!offrampInBounds(q8, price, offrampBounds())) q8 = target.coin.stable ? 100n * 100_000_000n : 5_000_000n
+        if (fiatIndex === 0 && !offrampInBounds(q8, price, offrampBounds())) q8 = target.coin.stable ? 100n * 100_000_000n : 5_000_000n
         q = bigText(q8, 8)
       }
-      quoteOfframp(target, q, price)
+      // Offramp quotes are INR's (4.9): an order in another fiat is not checked against INR bounds.
+      if (fiatIndex === 0) quoteOfframp(target, q, price)
       amountScaled = toScaled(q, AMOUNT_DP[2])
     }
     const row = store.add({
@@ -369,8 +411,7 @@ export class OrderGenerator {
     const current = store.status[row] ?? 0
     const type = (store.type[row] ?? 1) as OrderType
     if (toStatus === undefined) {
-      if (step >= last)
-        throw new SandboxError(409, `order ${OrderStore.orderIdOf(row)} is already at the end of its path (status ${current})`)
+      if (step >= last) throw new SandboxError(409, `order ${store.idOf(row)} is already at the end of its path (status ${current})`)
       return this.walk(row, path, step + 1, now)
     }
     if (toStatus === path.webhookStatus && step === last && current !== toStatus) {
@@ -414,21 +455,24 @@ export class OrderGenerator {
 
   /** One generator cycle: prices move, maybe a new order, every due order moves one step. */
   tick(now: number): TickResult {
+    const { store } = this.ctx
     const out: TickResult = { created: [], advanced: [], completed: [] }
     this.ctx.prices.walk()
+    let createdRow = -1
     if (this.rng() < this.createChance) {
       try {
-        out.created.push(OrderStore.orderIdOf(this.create({}, now)))
+        createdRow = this.create({}, now)
+        out.created.push(store.idOf(createdRow))
       } catch (e) {
         if (!(e instanceof SandboxError)) throw e
       }
     }
     const due = [...this.inFlight].filter(([, at]) => at <= now).map(([row]) => row)
     for (const row of due) {
-      if (out.created.includes(OrderStore.orderIdOf(row))) continue
+      if (row === createdRow) continue
       const ended = this.advance(row, now)
-      out.advanced.push(OrderStore.orderIdOf(row))
-      if (ended) out.completed.push(OrderStore.orderIdOf(row))
+      out.advanced.push(store.idOf(row))
+      if (ended) out.completed.push(store.idOf(row))
     }
     return out
   }

@@ -47,8 +47,9 @@ export class OrderRenderer {
   ) {}
 
   private details(row: number) {
-    const orderId = OrderStore.orderIdOf(row)
-    const rng = streamOf(this.seed, STREAM.orderDetail, orderId)
+    const orderId = this.store.idOf(row)
+    // Seeded by the row (the shared sequence's id), so two orders sharing an id across types differ.
+    const rng = streamOf(this.seed, STREAM.orderDetail, OrderStore.orderIdOf(row))
     const userId = 20000 + randInt(rng, 80000)
     let mr = 'rd-'
     for (let i = 0; i < 10; i++) mr += '0123456789abcdefghijklmnopqrstuvwxyz'[randInt(rng, 36)]

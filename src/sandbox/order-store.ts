@@ -7,6 +7,12 @@
 // same. Amounts are stored as the inputs of their quote (fiat amount or quantity,
 // price, slippage); the rest is derived when rendered. The store also keeps the list
 // of open orders (not at the end of their path), which churn picks from.
+//
+// Order ids are one sequence for both types, or one per type (so an onramp and an offramp
+// order may carry the same id): the store keeps each row's id and, per sequence, the row
+// of each id. The history readings that order or filter on something other than the
+// reported updatedAt, or merge the fiats of a type, take a slower path (page()) that
+// sorts the candidate rows per request; the default readings keep the indexed one.
 import { ID_BASE } from './catalogue'
 import { pathAt, type OrderType } from './order-paths'
 
@@ -44,6 +50,27 @@ export const reportedUpdatedAt = (t: number): number => (t <= CUTOVER ? CUTOVER 
 /** How records sharing one updatedAt are ordered: by orderId, or by a hidden, seeded row order. */
 export type TieOrder = 'orderId' | 'hidden'
 
+/** One id sequence for both order types, or one per type (the same id may then name an onramp and an offramp order). */
+export type IdSequence = 'shared' | 'perType'
+
+/** The order field a history request's `since` filters on, and the one its order sorts by. */
+export type HistoryField = 'updatedAt' | 'createdAt'
+
+export interface PageOptions {
+  since?: number
+  sinceExclusive?: boolean
+  page: number
+  pageSize: number
+  order: 'ASC' | 'DESC'
+  tie?: TieOrder
+  /** What since filters on. Default the reported updatedAt. */
+  sinceField?: HistoryField
+  /** What the order sorts by (then the tie order). Default the reported updatedAt. */
+  orderBy?: HistoryField
+  /** Further fiat groups whose rows are listed with the one asked for (a service ignoring fiatType). */
+  alsoFiats?: readonly number[]
+}
+
 class SortedIndex {
   rows = new Int32Array(1024)
   length = 0
@@ -79,6 +106,10 @@ export class OrderStore {
   price = new Float64Array(0)
   createdAt = new Float64Array(0)
   updatedAt = new Float64Array(0)
+  /** The order id of each row. */
+  orderIds = new Int32Array(0)
+  /** Per id sequence (0 shared, 1 onramp, 2 offramp): the row of each id, by id - ID_BASE. */
+  private readonly rowsById: [number[], number[], number[]] = [[], [], []]
   /** Explicit histories of orders that changed after creation; the others derive theirs. */
   private readonly histories = new Map<number, HistoryEntry[]>()
   private readonly indexes = new Map<number, SortedIndex>()
@@ -91,7 +122,8 @@ export class OrderStore {
   /** hiddenSalt seeds the hidden tie order. */
   constructor(
     initialCapacity = 1024,
-    private readonly hiddenSalt = 0
+    private readonly hiddenSalt = 0,
+    readonly idSequence: IdSequence = 'shared'
   ) {
     this.grow(initialCapacity)
   }
@@ -99,7 +131,7 @@ export class OrderStore {
   private grow(min: number): void {
     if (min <= this.cap) return
     const cap = Math.max(min, this.cap * 2, 1024)
-    const g = <T extends Uint8Array | Int8Array | Uint16Array | Float64Array>(old: T, make: (n: number) => T): T => {
+    const g = <T extends Uint8Array | Int8Array | Uint16Array | Int32Array | Float64Array>(old: T, make: (n: number) => T): T => {
       const n = make(cap)
       n.set(old)
       return n
@@ -119,6 +151,7 @@ export class OrderStore {
     this.price = g(this.price, (n) => new Float64Array(n))
     this.createdAt = g(this.createdAt, (n) => new Float64Array(n))
     this.updatedAt = g(this.updatedAt, (n) => new Float64Array(n))
+    this.orderIds = g(this.orderIds, (n) => new Int32Array(n))
     this.cap = cap
   }
 
@@ -127,13 +160,26 @@ export class OrderStore {
     this.grow(this.size + n)
   }
 
+  /** The id of a row of a store with one shared sequence (the default). */
   static orderIdOf(row: number): number {
     return ID_BASE + row
   }
 
-  rowOf(orderId: number): number | undefined {
-    const row = orderId - ID_BASE
-    return Number.isInteger(row) && row >= 0 && row < this.size ? row : undefined
+  /** The id of a row, whichever sequence it comes from. */
+  idOf(row: number): number {
+    return this.orderIds[row] ?? 0
+  }
+
+  /**
+   * The row of an order id. With one sequence per type the type says which; without a
+   * type, an onramp order with that id, else an offramp one.
+   */
+  rowOf(orderId: number, type?: OrderType): number | undefined {
+    const i = orderId - ID_BASE
+    if (!Number.isInteger(i) || i < 0) return undefined
+    if (this.idSequence === 'shared') return this.rowsById[0][i]
+    if (type !== undefined) return this.rowsById[type][i]
+    return this.rowsById[1][i] ?? this.rowsById[2][i]
   }
 
   /**
@@ -143,6 +189,9 @@ export class OrderStore {
   add(o: NewOrder, index = true): number {
     this.grow(this.size + 1)
     const r = this.size++
+    const ids = this.rowsById[this.idSequence === 'shared' ? 0 : o.type]
+    this.orderIds[r] = ID_BASE + ids.length
+    ids.push(r)
     this.type[r] = o.type
     this.fiat[r] = o.fiatIndex
     this.coin[r] = o.coinIndex
@@ -357,13 +406,12 @@ export class OrderStore {
   /**
    * Rows of one (type, fiat) from since on (reported updatedAt >= since, or > since when
    * sinceExclusive), sorted by updatedAt and the tie order, in the direction and page asked.
+   * Other readings (since on createdAt, sorted by createdAt, several fiats) take slowPage.
    */
-  page(
-    type: number,
-    fiatIndex: number,
-    opts: { since?: number; sinceExclusive?: boolean; page: number; pageSize: number; order: 'ASC' | 'DESC'; tie?: TieOrder }
-  ): number[] {
+  page(type: number, fiatIndex: number, opts: PageOptions): number[] {
     if (opts.tie === 'hidden') this.enableHiddenOrder()
+    if ((opts.sinceField ?? 'updatedAt') !== 'updatedAt' || (opts.orderBy ?? 'updatedAt') !== 'updatedAt' || opts.alsoFiats?.length)
+      return this.slowPage(type, fiatIndex, opts)
     const ix = (opts.tie === 'hidden' ? this.hiddenIndexes : this.indexes)?.get(this.groupKey(type, fiatIndex))
     if (!ix || ix.length === 0) return []
     let start = 0
@@ -394,6 +442,35 @@ export class OrderStore {
     return out
   }
 
+  /** The value of an order field of a row as the service reports it. */
+  private field(row: number, f: HistoryField): number {
+    return f === 'createdAt' ? (this.createdAt[row] ?? 0) : reportedUpdatedAt(this.updatedAt[row] ?? 0)
+  }
+
+  /** page() for the other readings: the candidate rows filtered and sorted per request (tests and demos, not a million orders). */
+  private slowPage(type: number, fiatIndex: number, opts: PageOptions): number[] {
+    const sinceField = opts.sinceField ?? 'updatedAt'
+    const orderBy = opts.orderBy ?? 'updatedAt'
+    const rows: number[] = []
+    for (const f of new Set([fiatIndex, ...(opts.alsoFiats ?? [])])) {
+      const ix = this.indexes.get(this.groupKey(type, f))
+      if (ix) for (let i = 0; i < ix.length; i++) rows.push(ix.rows[i] ?? 0)
+    }
+    const since = opts.since
+    const kept =
+      since === undefined
+        ? rows
+        : rows.filter((r) => {
+            const v = this.field(r, sinceField)
+            return opts.sinceExclusive ? v > since : v >= since
+          })
+    const tie = (r: number) => (opts.tie === 'hidden' ? hiddenRank(r, this.hiddenSalt) : this.idOf(r))
+    kept.sort((a, b) => this.field(a, orderBy) - this.field(b, orderBy) || tie(a) - tie(b))
+    if (opts.order === 'DESC') kept.reverse()
+    const skip = (opts.page - 1) * opts.pageSize
+    return kept.slice(skip, skip + opts.pageSize)
+  }
+
   /** Count of orders in one (type, fiat) group. */
   count(type: number, fiatIndex: number): number {
     return this.indexes.get(this.groupKey(type, fiatIndex))?.length ?? 0
@@ -401,7 +478,7 @@ export class OrderStore {
 
   /** Approximate bytes held by the columns and indexes (for the benchmark). */
   bytes(): number {
-    let b = this.cap * (10 + 2 + 8 * 4)
+    let b = this.cap * (10 + 2 + 4 + 8 * 4)
     for (const ix of this.indexes.values()) b += ix.rows.byteLength
     for (const ix of this.hiddenIndexes?.values() ?? []) b += ix.rows.byteLength
     return b

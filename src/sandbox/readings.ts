@@ -37,6 +37,20 @@ export interface SandboxReadings {
   churnPerHistoryRequest: number
   /** How a webhook's x-{service}-payload is built (the HMAC is always over the header value). */
   webhookPayloadForm: WebhookPayloadForm
+  /** merchantHistory: the field `since` filters on ("selects records from that time"). */
+  historySince: 'updatedAt' | 'createdAt'
+  /** merchantHistory: the field ASC/DESC sorts by (then the tie order). */
+  historyOrder: 'updatedAt' | 'createdAt'
+  /** merchantHistory: the number of the first page (the spec's default 1, or a 0-based service's 0). */
+  firstPage: 0 | 1
+  /** merchantHistory: the most records a page holds whatever pageSize asks (null: the spec's 500); offsets count in it. */
+  pageSizeCap: number | null
+  /** merchantHistory type 2: listings filtered by fiatType, or every offramp order whatever fiatType says. */
+  offrampFiat: 'filter' | 'ignore'
+  /** merchantHistory: `order` honoured, or newest first (DESC) whatever it asks. */
+  historyDirection: 'honoured' | 'DESC'
+  /** merchantHistory: a page with no records answered as an empty array, or refused 404 "No transactions found". */
+  emptyHistory: 'empty' | '404'
 }
 
 /** What callers may pass: any subset; paramTypes also as one mode for every field. */
@@ -69,7 +83,14 @@ export function defaultReadings(): SandboxReadings {
     dateHeader: true,
     currentTimestamp: true,
     churnPerHistoryRequest: 0,
-    webhookPayloadForm: 'compact'
+    webhookPayloadForm: 'compact',
+    historySince: 'updatedAt',
+    historyOrder: 'updatedAt',
+    firstPage: 1,
+    pageSizeCap: null,
+    offrampFiat: 'filter',
+    historyDirection: 'honoured',
+    emptyHistory: 'empty'
   }
 }
 
@@ -82,7 +103,12 @@ export const CHOICES = {
   tickerShape: ['split', 'buySell'],
   limitsShape: ['typeKeys', 'flat'],
   coinLimitsShape: ['perFiat', 'A', 'B'],
-  webhookPayloadForm: WEBHOOK_PAYLOAD_FORMS
+  webhookPayloadForm: WEBHOOK_PAYLOAD_FORMS,
+  historySince: ['updatedAt', 'createdAt'],
+  historyOrder: ['updatedAt', 'createdAt'],
+  offrampFiat: ['filter', 'ignore'],
+  historyDirection: ['honoured', 'DESC'],
+  emptyHistory: ['empty', '404']
 } as const satisfies Partial<Record<keyof SandboxReadings, readonly string[]>>
 
 const MODES: readonly ParamMode[] = ['strict', 'lenient']
@@ -155,6 +181,11 @@ export function applyReadings(base: SandboxReadings, input: unknown): SandboxRea
       case 'limitsShape':
       case 'coinLimitsShape':
       case 'webhookPayloadForm':
+      case 'historySince':
+      case 'historyOrder':
+      case 'offrampFiat':
+      case 'historyDirection':
+      case 'emptyHistory':
         ;(out as unknown as Record<string, unknown>)[k] = choice(k as keyof typeof CHOICES, v)
         break
       case 'dateHeader':
@@ -166,6 +197,15 @@ export function applyReadings(base: SandboxReadings, input: unknown): SandboxRea
         break
       case 'unknownLimits':
         out.unknownLimits = unknownLimitsFrom(v)
+        break
+      case 'firstPage':
+        if (v !== 0 && v !== 1) throw new ReadingsError(`firstPage must be 1 or 0, not ${JSON.stringify(v)}`)
+        out.firstPage = v
+        break
+      case 'pageSizeCap':
+        if (v !== null && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > 500))
+          throw new ReadingsError(`pageSizeCap must be null or a whole number from 1 to 500, not ${JSON.stringify(v)}`)
+        out.pageSizeCap = v
         break
       case 'churnPerHistoryRequest':
         if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)

@@ -74,7 +74,8 @@ export const REQUEST_FIELDS: Partial<Record<EndpointName, Readonly<Record<string
   allGasFee: {},
   // 4.4
   merchantHistory: {
-    page: f('integer', false, between(1)),
+    // At least 1, or 0 where the service counts pages from 0 (the firstPage reading; checked with the reading).
+    page: f('integer', false, between(0)),
     pageSize: f('integer', false, between(1, 500)),
     since: f('string', false, isoInstant),
     order: f('string', false, (v) => (v === 'ASC' || v === 'DESC' ? undefined : 'must be ASC or DESC')),

@@ -28,10 +28,10 @@ import {
 } from './catalogue'
 import { SandboxError, fail } from './errors'
 import { FaultInjector, type FaultSpec, type FaultTarget } from './faults'
-import { OrderGenerator, generateHistoricOrders, type CreateOrderSpec, type TickResult } from './order-generator'
+import { OrderGenerator, generateHistoricOrders, type CreateOrderSpec, type OrderFiats, type TickResult } from './order-generator'
 import { OFFRAMP, ONRAMP, pathAt } from './order-paths'
 import { OrderRenderer, WalletBook } from './order-render'
-import { OrderStore, reportedUpdatedAt } from './order-store'
+import { OrderStore, reportedUpdatedAt, type IdSequence } from './order-store'
 import { PriceBook } from './price-book'
 import { fiatOf, quoteOfframp, quoteOnramp, resolveTarget } from './quote-engine'
 import { deriveSeed, randInt, streamOf, STREAM, type Rng } from './rng'
@@ -51,6 +51,10 @@ export interface ServiceOptions {
   webhookBackoffMaxMs: number
   createChance: number
   readings?: ReadingsInput
+  /** One order id sequence for both types (default), or one per type. */
+  orderIds?: IdSequence
+  /** The fiat types orders are made in, per type (default: onramp every fiat, offramp INR). */
+  orderFiats?: OrderFiats
 }
 
 export interface TruthOrder {
@@ -97,7 +101,7 @@ export class SandboxService {
 
   constructor(readonly o: ServiceOptions) {
     this.current = applyReadings(defaultReadings(), o.readings ?? {})
-    this.store = new OrderStore(1024, deriveSeed(o.seed, STREAM.hiddenOrder))
+    this.store = new OrderStore(1024, deriveSeed(o.seed, STREAM.hiddenOrder), o.orderIds ?? 'shared')
     this.churnRng = streamOf(o.seed, STREAM.churn)
     this.clockOffsetMs = o.clockOffsetMs
     this.keys = new Map([[o.apiKey, o.apiSecret]])
@@ -115,14 +119,14 @@ export class SandboxService {
       payloadForm: () => this.current.webhookPayloadForm
     })
     this.generator = new OrderGenerator(
-      { store: this.store, prices: this.prices, seed: o.seed },
+      { store: this.store, prices: this.prices, seed: o.seed, fiats: o.orderFiats },
       {
         onTerminal: (row) => this.orderCompleted(row),
         onRecognitionId: (row, id) => this.renderer.recognitionOverrides.set(row, id)
       },
       o.createChance
     )
-    generateHistoricOrders({ store: this.store, prices: this.prices, seed: o.seed }, o.orders, started)
+    generateHistoricOrders({ store: this.store, prices: this.prices, seed: o.seed, fiats: o.orderFiats }, o.orders, started)
     if (this.current.tieOrder === 'hidden') this.store.enableHiddenOrder()
   }
 
@@ -366,20 +370,35 @@ export class SandboxService {
     }
   }
 
+  /**
+   * merchantHistory (4.4) under the readings: what `since` filters on and what the order
+   * sorts by (updatedAt or createdAt), inclusive or exclusive, the tie order, whether
+   * pages count from 1 or 0, a pageSize capped below the one asked for (silently, with
+   * offsets in the capped size), whether offramp listings filter by fiatType at all,
+   * whether `order` is honoured, and whether an empty page is an empty array or a 404.
+   */
   private history(body: Record<string, unknown>): unknown {
+    const r = this.current
     const type = body.type === undefined || body.type === '' ? ONRAMP : Number(body.type)
     const fiatType = body.fiatType === undefined ? INR : Number(body.fiatType)
     const { fiatIndex } = fiatOf(fiatType)
-    this.churn(this.current.churnPerHistoryRequest)
+    const page = body.page === undefined ? r.firstPage : Number(body.page)
+    if (page < r.firstPage) fail(400, `Invalid page: must be at least ${r.firstPage}`)
+    const asked = Number(body.pageSize ?? 50)
+    this.churn(r.churnPerHistoryRequest)
     const rows = this.store.page(type, fiatIndex, {
       since: body.since === undefined ? undefined : Date.parse(body.since as string),
-      sinceExclusive: this.current.since === 'exclusive',
-      tie: this.current.tieOrder,
-      page: Number(body.page ?? 1),
-      pageSize: Number(body.pageSize ?? 50),
-      order: (body.order as 'ASC' | 'DESC' | undefined) ?? 'ASC'
+      sinceExclusive: r.since === 'exclusive',
+      tie: r.tieOrder,
+      page: page - r.firstPage + 1,
+      pageSize: r.pageSizeCap === null ? asked : Math.min(asked, r.pageSizeCap),
+      order: r.historyDirection === 'DESC' ? 'DESC' : ((body.order as 'ASC' | 'DESC' | undefined) ?? 'ASC'),
+      sinceField: r.historySince,
+      orderBy: r.historyOrder,
+      alsoFiats: type === OFFRAMP && r.offrampFiat === 'ignore' ? FIATS.map((_, i) => i) : undefined
     })
-    const data = rows.map((r) => (type === OFFRAMP ? this.renderer.offramp(r) : this.renderer.onramp(r)))
+    if (rows.length === 0 && r.emptyHistory === '404') fail(404, 'No transactions found')
+    const data = rows.map((row) => (type === OFFRAMP ? this.renderer.offramp(row) : this.renderer.onramp(row)))
     // The live offramp history omits code (the live-service notes); so does the sandbox.
     return type === OFFRAMP ? { status: 1, data } : { status: 1, data, code: 200 }
   }
@@ -401,13 +420,13 @@ export class SandboxService {
       pool[j] = pool[i] as number
       pool[i] = row
       this.generator.advance(row, now)
-      moved.push(OrderStore.orderIdOf(row))
+      moved.push(this.store.idOf(row))
     }
     return moved
   }
 
   private orderStatus(orderId: number, type: number): number {
-    const row = this.store.rowOf(orderId)
+    const row = this.store.rowOf(orderId, type === 2 ? 2 : 1)
     if (row === undefined || this.store.type[row] !== type) {
       return fail(417, `Order ${orderId} does not exist${row !== undefined ? ` as a ${type === 1 ? 'onramp' : 'offramp'} order` : ''}`)
     }
@@ -467,7 +486,8 @@ export class SandboxService {
   }
 
   private async resend(apiKey: string, orderId: number): Promise<unknown> {
-    const row = this.store.rowOf(orderId)
+    // The delivered body is an onramp record (4.7): with one id sequence per type, the onramp order.
+    const row = this.store.rowOf(orderId, 1)
     if (row === undefined) return fail(417, `Order ${orderId} does not exist`)
     const url = this.webhookUrlFor(apiKey)
     const r = await this.webhooks.deliver({
@@ -500,7 +520,7 @@ export class SandboxService {
     const apiKey = this.o.apiKey
     const url = this.webhooks.urls.get(apiKey)
     if (url === undefined) return
-    const orderId = OrderStore.orderIdOf(row)
+    const orderId = this.store.idOf(row)
     void this.webhooks.deliver({
       kind: 'order',
       orderId,
@@ -529,7 +549,7 @@ export class SandboxService {
     const type = (s.type[row] ?? 1) as 1 | 2
     const status = s.status[row] ?? 0
     return {
-      orderId: OrderStore.orderIdOf(row),
+      orderId: this.store.idOf(row),
       type,
       fiatType: FIATS[s.fiat[row] ?? 0]?.id ?? 0,
       status,
@@ -555,9 +575,11 @@ export class SandboxService {
     return out
   }
 
-  rowOrThrow(orderId: number): number {
-    const row = this.store.rowOf(orderId)
-    if (row === undefined) throw new SandboxError(404, `no order ${orderId}`)
+  /** The row of an order; with one id sequence per type, `type` says which (else onramp first). */
+  rowOrThrow(orderId: number, type?: 1 | 2): number {
+    const row = this.store.rowOf(orderId, type)
+    if (row === undefined || (type !== undefined && this.store.type[row] !== type))
+      throw new SandboxError(404, `no ${type === 2 ? 'offramp ' : type === 1 ? 'onramp ' : ''}order ${orderId}`)
     return row
   }
 
@@ -565,8 +587,8 @@ export class SandboxService {
     return this.truth(this.generator.create(spec, this.serverNow()))
   }
 
-  advanceOrder(orderId: number, toStatus?: number): TruthOrder {
-    const row = this.rowOrThrow(orderId)
+  advanceOrder(orderId: number, toStatus?: number, type?: 1 | 2): TruthOrder {
+    const row = this.rowOrThrow(orderId, type)
     this.generator.advance(row, this.serverNow(), toStatus)
     return this.truth(row)
   }

@@ -6,7 +6,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { Page } from '@playwright/test'
 import { startWebApp, type WebApp } from '../../src/web/app'
-import type { SandboxControl } from '../../src/sandbox'
+import type { SandboxControl, StartSandboxOptions } from '../../src/sandbox'
 import { memorySafeStorage } from '../support/memory-safe-storage'
 
 export type { ViewId } from '../../src/renderer/src/lib/views'
@@ -39,13 +39,21 @@ export async function filesContaining(dir: string, text: string): Promise<string
  * noKeychain: as npm run web on a machine with no Secret Service: no keychain and no
  * encrypted store at all (otherwise live-profile secrets get an in-process AES-256-GCM
  * stand-in for Electron's safeStorage, which the browser harness does not have).
+ * sandbox: further options of the embedded sandbox (its readings, the fiats it holds orders in).
  */
-export async function startApp(opts: { orders?: number; seed?: number; noKeychain?: boolean } = {}): Promise<E2eApp> {
+export async function startApp(
+  opts: {
+    orders?: number
+    seed?: number
+    noKeychain?: boolean
+    sandbox?: Omit<StartSandboxOptions, 'host' | 'port' | 'orders' | 'seed'>
+  } = {}
+): Promise<E2eApp> {
   const safeStorage = opts.noKeychain ? undefined : memorySafeStorage({ backend: 'e2e_aes_gcm' })
   // What the terminal of npm run web would show: the codes of typed confirmations.
   const terminal: string[] = []
   const app = await startWebApp({
-    sandbox: { orders: opts.orders ?? 1500, seed: opts.seed ?? 7 },
+    sandbox: { orders: opts.orders ?? 1500, seed: opts.seed ?? 7, ...opts.sandbox },
     services: {
       ...(safeStorage ? { safeStorage } : {}),
       ...(opts.noKeychain ? { keychain: false as const } : {}),

@@ -13,15 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openLocalStore } from '../../src/main/store/local-store'
 import { startSandbox, type Sandbox } from '../../src/sandbox'
 import { statusInfo } from '../../src/shared/domain/status'
-import { REPO_ROOT, diffAgainstTruth, expectLossless, lossesOf, recordScenario } from './support'
+import { REPO_ROOT, diffAgainstTruth, scopesHeld, expectLossless, lossesOf, recordScenario } from './support'
 
 const NEW_ORDERS = 2_500
 const CHILD = resolve(__dirname, 'crash-child.ts')
 const SECRET = `crash-secret-${Math.random().toString(36).slice(2)}-0123456789`
-const SCOPES = [
-  { type: 1 as const, fiatType: 1 },
-  { type: 2 as const, fiatType: 1 }
-]
+/** Every scope the sandbox holds orders in, once it has started (the app syncs them all). */
+let SCOPES: { type: 1 | 2; fiatType: number }[] = []
 
 let sb: Sandbox
 let root: string
@@ -124,6 +122,7 @@ beforeAll(async () => {
   dataDir = join(root, 'data')
   // Enough history that a sync takes dozens of pages of 500.
   sb = await startSandbox({ seed: 5, orders: 6_000, autoGenerate: false, apiSecret: SECRET })
+  SCOPES = scopesHeld(sb.control.groundTruth())
   for (let i = 0; i < 8; i++) pool.push(sb.control.createOrder({ type: 1, fiatType: 1, path: 'completed', hold: true }).orderId)
   for (let i = 0; i < 4; i++) pool.push(sb.control.createOrder({ type: 2, path: 'completed', hold: true }).orderId)
   const setup = await runChild('setup')

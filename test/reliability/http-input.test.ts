@@ -22,13 +22,11 @@ import type { Sandbox } from '../../src/sandbox'
 import type { WebhookDelivery } from '../../src/shared/ipc/contract'
 import { encodePayload, signPayload } from '../../src/shared/api/signature'
 import { statusInfo } from '../../src/shared/domain/status'
-import { diffAgainstTruth, lossesOf, recordScenario, spiedHandlers, until } from './support'
+import { diffAgainstTruth, lossesOf, recordScenario, scopesHeld, spiedHandlers, until } from './support'
 import { localhostLookup } from '../support/localhost-names'
 
-const SCOPES = [
-  { type: 1 as const, fiatType: 1 },
-  { type: 2 as const, fiatType: 1 }
-]
+/** Every scope the sandbox holds orders in, once it has started (the app syncs them all). */
+let SCOPES: { type: 1 | 2; fiatType: number }[] = []
 const WRONG_SECRET = 'not-the-secret-of-this-profile-0123456789'
 
 let dir: string
@@ -142,6 +140,7 @@ beforeAll(async () => {
     if (event === 'webhook:delivery') deliveryEvents.push(payload as WebhookDelivery)
   })
   sb = services.sandbox()!
+  SCOPES = scopesHeld(sb.control.groundTruth())
   const h = services.handlers
   await h['settings:update']({ inbox: { enabled: true, host: '127.0.0.1', port: 0 } })
   const inbox = await h['webhooks:inbox']({})

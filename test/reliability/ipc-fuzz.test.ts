@@ -59,6 +59,8 @@ const VALID: Record<ChannelName, unknown> = {
   'sync:state': {},
   'sync:now': {},
   'sync:resync': {},
+  'sync:coverage': {},
+  'sync:audit': {},
   'orders:unreadable': {},
   'diagnostics:get': {},
   'diagnostics:text': {},

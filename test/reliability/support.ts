@@ -65,6 +65,18 @@ export interface TimelineRow {
 }
 
 /**
+ * Every (type, fiat) the sandbox holds orders in: the app finds and syncs each one (issue
+ * 23), so the database is compared with all of them, and each one's sync is waited for.
+ */
+export function scopesHeld(truth: readonly TruthOrder[]): { type: 1 | 2; fiatType: number }[] {
+  const keys = new Set(truth.map((o) => `${o.type}:${o.fiatType}`))
+  return [...keys].map((k) => {
+    const [type, fiatType] = k.split(':').map(Number) as [1 | 2, number]
+    return { type, fiatType }
+  })
+}
+
+/**
  * Compares the database with the ground truth of the given scopes. Timelines: the app
  * sees an order first at some status; from there every status of the truth's history
  * must appear exactly once, in order, except those in `unobservable` (order id ->

@@ -2,7 +2,11 @@
 // counts a sliding 60 s window and sends no Retry-After, so we keep a log of send times
 // and never let more than `limit` of them fall into any window (a refilling token
 // bucket would let limit+1 through). Operators' requests (interactive) jump ahead of
-// polling (background) and have a few slots per window reserved for them.
+// polling (background) and have a few slots per window reserved for them; checks that
+// can wait (low: probing empty scopes, audits and their repairs) go when no poll waits,
+// and leave a slot of the window to polling; but a low caller that has waited two windows
+// goes before the polls, so a lane that polls keep busy, or one whose background share is
+// a single slot, never starves them.
 //
 // A 429 on an endpoint with a documented limit blocks it for a while and tightens its
 // limit, which recovers minute by minute. An endpoint whose limit the spec does not show
@@ -13,7 +17,7 @@
 import { endpointNames, endpoints, type EndpointName } from '../../shared/api/endpoints'
 import { ApiError } from '../../shared/api/errors'
 
-export type Priority = 'interactive' | 'background'
+export type Priority = 'interactive' | 'background' | 'low'
 
 export interface AcquireOptions {
   priority?: Priority
@@ -93,6 +97,8 @@ export interface RateBudgetOptions {
 
 interface Waiter {
   priority: Priority
+  /** When it started to wait. */
+  since: number
   resolve: () => void
   reject: (e: ApiError) => void
   cleanup: () => void
@@ -115,6 +121,7 @@ interface Lane {
   log: number[]
   interactive: Waiter[]
   background: Waiter[]
+  low: Waiter[]
   blockedUntil: number
   strikes: number
   /** Start of the current clean period that earns back one slot per window. */
@@ -131,6 +138,8 @@ const MIN_ANSWERS_TO_LEARN = 2
  * same number of answers (give or take one), as a real limit refuses and a storm does not.
  */
 const FIRST_LEARNED_FLOOR = 10
+/** A low caller waiting this many windows takes its turn among background callers. */
+const LOW_AGE_WINDOWS = 2
 
 const realTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -178,7 +187,12 @@ export class RateBudget {
     const now = this.now()
     this.refresh(lane, now)
     if (opts.signal?.aborted) return Promise.reject(aborted(endpoint))
-    const ahead = priority === 'interactive' ? lane.interactive.length : lane.interactive.length + lane.background.length
+    const ahead =
+      priority === 'interactive'
+        ? lane.interactive.length
+        : priority === 'background'
+          ? lane.interactive.length + lane.background.length
+          : lane.interactive.length + lane.background.length + lane.low.length
     if (ahead === 0 && this.freeAt(lane, priority, now) <= now) {
       this.take(lane, now)
       this.changed()
@@ -205,6 +219,7 @@ export class RateBudget {
       }
       const waiter: Waiter = {
         priority,
+        since: now,
         resolve,
         reject,
         cleanup: () => {
@@ -300,7 +315,7 @@ export class RateBudget {
           limit: lane.limit,
           limitSource: lane.documented ? 'documented' : lane.learned ? 'learned' : 'default',
           usedInWindow: lane.log.length,
-          queued: lane.interactive.length + lane.background.length,
+          queued: lane.interactive.length + lane.background.length + lane.low.length,
           nextSlotAt: this.freeAt(lane, 'interactive', now),
           blockedUntil: lane.blockedUntil > now ? lane.blockedUntil : null
         }
@@ -332,6 +347,7 @@ export class RateBudget {
         log: [],
         interactive: [],
         background: [],
+        low: [],
         blockedUntil: 0,
         strikes: 0,
         recoverFrom: 0
@@ -359,13 +375,33 @@ export class RateBudget {
   }
 
   private capacity(lane: Lane, priority: Priority): number {
-    // Background keeps at least one slot, or a tightened limit of 1 would starve polling.
-    return priority === 'interactive' ? lane.limit : Math.max(1, lane.limit - this.reserved)
+    // Background keeps at least one slot, or a tightened limit of 1 would starve polling;
+    // low leaves one of background's to it (when it has more than one; an aged low caller
+    // is served as background, see next()).
+    const background = Math.max(1, lane.limit - this.reserved)
+    return priority === 'interactive' ? lane.limit : priority === 'background' ? background : Math.max(1, background - 1)
+  }
+
+  /**
+   * The waiter to serve next and the priority it is served at: interactive first, then
+   * background, then low; but a low caller that has waited LOW_AGE_WINDOWS goes before
+   * background callers, at background's share. Low callers come one after another (a
+   * probe, an audit's count, a repair's page), so this gives each chain of them a slot
+   * every two windows at least, however busy the polls keep the lane.
+   */
+  private next(lane: Lane, now: number): { queue: Waiter[]; head: Waiter; as: Priority } | null {
+    if (lane.interactive[0]) return { queue: lane.interactive, head: lane.interactive[0], as: 'interactive' }
+    const bg = lane.background[0]
+    const low = lane.low[0]
+    if (low && now - low.since >= LOW_AGE_WINDOWS * this.windowMs) return { queue: lane.low, head: low, as: 'background' }
+    if (bg) return { queue: lane.background, head: bg, as: 'background' }
+    return low ? { queue: lane.low, head: low, as: 'low' } : null
   }
 
   /** Earliest time a request of this priority fits, ignoring callers queued ahead. */
   private freeAt(lane: Lane, priority: Priority, now: number): number {
     const cap = this.capacity(lane, priority)
+    if (cap <= 0) return Infinity
     const used = lane.log.length
     const byWindow = used < cap ? now : lane.log[used - cap]! + this.windowMs
     return Math.max(byWindow, lane.blockedUntil, now)
@@ -380,9 +416,9 @@ export class RateBudget {
     const now = this.now()
     this.refresh(lane, now)
     for (;;) {
-      const queue = lane.interactive.length > 0 ? lane.interactive : lane.background
-      const head = queue[0]
-      if (!head || this.freeAt(lane, head.priority, now) > now) break
+      const n = this.next(lane, now)
+      if (!n || this.freeAt(lane, n.as, now) > now) break
+      const { queue, head } = n
       queue.shift()
       head.cleanup()
       lane.log.push(now)
@@ -397,9 +433,13 @@ export class RateBudget {
     if (lane.timer !== undefined) this.timers.clearTimeout(lane.timer)
     lane.timer = undefined
     const now = this.now()
-    const head = lane.interactive[0] ?? lane.background[0]
-    const times = [head ? this.freeAt(lane, head.priority, now) : Infinity, (lane.log[0] ?? Infinity) + this.windowMs]
+    const n = this.next(lane, now)
+    const head = n?.head
+    const times = [n ? this.freeAt(lane, n.as, now) : Infinity, (lane.log[0] ?? Infinity) + this.windowMs]
     if (lane.blockedUntil > now) times.push(lane.blockedUntil)
+    // The oldest low caller comes of age: it may go sooner then.
+    const low = lane.low[0]
+    if (low && n?.head !== low) times.push(low.since + LOW_AGE_WINDOWS * this.windowMs)
     const at = Math.min(...times)
     if (!Number.isFinite(at)) return
     lane.timer = this.timers.setTimeout(

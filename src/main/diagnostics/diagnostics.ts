@@ -4,7 +4,9 @@
 // error), the clock and its source, and where sync stands. diagnosticsText is the same
 // for support, redacted: no secret, key or wallet address.
 import { endpointNames } from '../../shared/api/endpoints'
-import type { Diagnostics, Profile, ShellKind, SyncState } from '../../shared/ipc/contract'
+import type { Coverage, Diagnostics, Profile, ShellKind, SyncState } from '../../shared/ipc/contract'
+import { auditLine } from '../monitor/coverage'
+import { scopeName } from '../../shared/domain/coverage-text'
 import type { ClockInfo } from '../api/clock'
 import type { FieldEncodingInfo } from '../api/param-encoding'
 import type { BudgetSnapshot } from '../api/rate-budget'
@@ -22,6 +24,7 @@ export interface DiagnosticsSources {
   serverTimeAvailable: boolean | null
   sync: SyncState[]
   unreadableOrders: number
+  coverage?: Coverage
 }
 
 export function buildDiagnostics(s: DiagnosticsSources): Diagnostics {
@@ -50,11 +53,32 @@ export function buildDiagnostics(s: DiagnosticsSources): Diagnostics {
       }
     }),
     sync: s.sync,
-    unreadableOrders: s.unreadableOrders
+    unreadableOrders: s.unreadableOrders,
+    ...(s.coverage ? { coverage: s.coverage } : {})
   }
 }
 
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString())
+
+/** Scopes, readings, freshness, gaps and their cost, as text. */
+function coverageLines(c: Coverage): string[] {
+  const out = ['Order coverage:']
+  for (const s of c.scopes)
+    out.push(
+      `  ${scopeName(s.type, s.fiatType)}: probe ${s.probe}${s.probedAt !== null ? ` ${iso(s.probedAt)}` : ''}` +
+        `${s.nextProbeAt !== null && s.probe !== 'active' ? `, next ${iso(s.nextProbeAt)}` : ''}; ${auditLine(s)}${s.error ? `; ${s.error}` : ''}`
+    )
+  out.push('merchantHistory readings:')
+  for (const r of c.readings) out.push(`  ${r.label}: ${r.value} (${r.state}${r.at !== null ? ` ${iso(r.at)}` : ''}): ${r.how}`)
+  const f = c.freshness
+  out.push(
+    `Status freshness: ${f.open} open orders, ${f.stale} not confirmed within ${f.boundMinutes} min, last sweep ${iso(f.lastSweepAt)}${f.error ? `, ${f.error}` : ''}`
+  )
+  const sp = c.spentLastHour
+  out.push(`Requests in the last hour: probes ${sp.probe}, audits ${sp.audit}, reading checks ${sp.reading}, freshness ${sp.freshness}`)
+  out.push(c.gaps.length === 0 ? 'Known gaps: none' : 'Known gaps:', ...c.gaps.map((g) => `  ${g.text}`))
+  return out
+}
 
 /** Plain text for a support ticket. `known` are values to remove wherever they appear (the API key, the secret). */
 export function diagnosticsText(d: Diagnostics, known: readonly string[]): string {
@@ -89,6 +113,7 @@ export function diagnosticsText(d: Diagnostics, known: readonly string[]): strin
         `${s.lastError ? `, error ${s.lastError.kind}: ${s.lastError.message}` : ''}`
     )
   }
+  if (d.coverage) lines.push('', ...coverageLines(d.coverage))
   // The known values first (wherever an error message quoted them), then anything shaped
   // like an address, hash, signature or key: the same redaction as the support log.
   let text = lines.join('\n')

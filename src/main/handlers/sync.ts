@@ -1,6 +1,7 @@
 // sync:* and budget:get — the order monitor's state per (type, fiat), a sync on demand
 // (answered at once; progress arrives as sync:state events), the operator's "Re-sync
-// everything" (the same, reading every scope's whole history), and the request budget.
+// everything" (the same, reading every scope's whole history), whether the local copy
+// holds every order (coverage) and a completeness check on demand, and the request budget.
 import type { HandlerContext, HandlerSlice } from './context'
 
 export function syncHandlers(c: Pick<HandlerContext, 'ready' | 'audit'>): HandlerSlice<'sync' | 'budget'> {
@@ -14,6 +15,11 @@ export function syncHandlers(c: Pick<HandlerContext, 'ready' | 'audit'>): Handle
       const s = await c.ready()
       c.audit('sync.resync')
       void s.monitor.resyncAll()
+      return { ok: true }
+    },
+    'sync:coverage': async () => (await c.ready()).monitor.coverage(),
+    'sync:audit': async () => {
+      void (await c.ready()).monitor.auditNow()
       return { ok: true }
     },
     'budget:get': async () => ({ entries: (await c.ready()).budgetEntries() })

@@ -16,6 +16,7 @@ export function trayHandlers(c: Pick<HandlerContext, 'ready'> & { shell: Pick<Sh
           0
         )
       return trayState({
+        gaps: s.monitor.coverage().gaps.map((g) => g.text),
         sync: s.monitor.states(),
         attention: count('needs attention'),
         inProgress: count('in progress'),

@@ -1,50 +1,33 @@
 // History sync for one (type, fiat type) scope through merchantHistory, built to lose no
-// order whichever way the service reads what the spec leaves open:
-//   - `since` inclusive or exclusive: we never ask from an instant we need; we ask from
-//     one millisecond before it (timestamps carry milliseconds), which both readings
-//     answer with every record at or after the instant we need;
-//   - ties in updatedAt ordered by order id or by a row order we cannot see: positions
-//     are used only inside one run of equal updatedAt, and never trusted there either.
-//
-// The walk: page 1 of a listing (one `since`). A short page ends the run. After a full
-// page whose newest updatedAt M is past the instant the listing starts at, a new listing
-// starts from just before M (keyset paging: the records at M are read again and
-// recognised as unchanged). Only when a whole page sits at one instant — a run longer
-// than a page, like the spec's cutover instant (4.4) — does the walk page by offset, and
-// then every page re-reads the end of the one before (pageSize is chosen per page so that
-// page boundaries overlap what was read) and checks those ids are where they were. If an
-// order left the run while we paged (churn), the ids are not where they were: the run is
-// read again from its start, so nothing that shifted is skipped.
-//
-// Where a poll starts: a look-back window before the cursor (records committed late with
-// an earlier updatedAt are caught); or, when the cursor sits in a run longer than a page,
-// a page overlapping the last ids read there, checked the same way (positions in the run
-// are kept with the cursor). A reconcile pass reads a recent window again end to end, a
-// full pass the whole history. Each page is applied in ONE store transaction with the
-// cursor it leads to, so a run killed at any point resumes without loss.
-import type { CallOptions, HistoryPageResult } from '../api/client'
-import type { MerchantHistoryRequest } from '../../shared/api/endpoints'
+// order whichever way the service reads what the spec leaves open. How a scope is walked
+// depends on what this profile's service was found to do (history-readings.ts):
+//   - keyset (history-keyset.ts) while `since` filters on updatedAt and the order sorts by
+//     it: listings start just before the newest instant read, long runs of one instant
+//     are paged by offset with overlap checks;
+//   - offset (history-offset.ts) otherwise: one listing read to its end, which churn
+//     cannot shift past the reader when the order is on a field that never changes.
+// Before either relies on a reading it has not checked, the cheap probes of
+// history-probes.ts run (when allowed); every page is evidence, and a page that changes
+// the strategy starts the run again (at most a few times). The page number sent follows
+// the service's first page, the page size what it was seen to hold, and a short first
+// page is checked for a cap before it is taken as the end. Each page is committed in ONE
+// store transaction with the cursor it leads to, so a run killed at any point resumes
+// without loss.
 import { ApiError } from '../../shared/api/errors'
-import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
-import type { ApplyPageResult, OrdersRepo } from '../store/orders-repo'
+import type { Priority } from '../api/rate-budget'
 import type { OrderType } from '../../shared/ipc/contract'
-import type { SyncCursor, SyncCursorsRepo } from '../store/sync-cursors-repo'
+import { HistoryReadings } from './history-readings'
+import { probeFirstPage } from './history-probes'
+import { keysetWalk } from './history-keyset'
+import { offsetWalk } from './history-offset'
+import { Restart, Walk, type HistoryClient, type HistoryStore, type PageApplied, type SyncMode, type SyncRunResult } from './history-walk'
+
+export type { HistoryClient, HistoryStore, PageApplied, SyncMode, SyncRunResult } from './history-walk'
+export { overlappingWindow } from './history-keyset'
 
 export const HISTORY_PAGE_SIZE = 500
 export const DEFAULT_LOOKBACK_MS = 2 * 60_000
 export const DEFAULT_RECONCILE_WINDOW_MS = 24 * 60 * 60_000
-/** Times a run reads a long run from its start again because orders kept leaving it. */
-const MAX_RESTARTS = 3
-
-/** The slice of ApiClient a sync needs (ApiClient itself satisfies it). */
-export interface HistoryClient {
-  historyPage(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions): Promise<HistoryPageResult<OnrampOrder | OfframpOrder>>
-}
-export interface HistoryStore {
-  orders: Pick<OrdersRepo, 'applyHistoryPage'>
-  syncCursors: Pick<SyncCursorsRepo, 'get' | 'runAtCursor' | 'setRepairFrom'>
-}
-
 export interface HistorySyncOptions {
   client: HistoryClient
   store: HistoryStore
@@ -63,99 +46,27 @@ export interface HistorySyncOptions {
    * the next poll rather than at the next reconcile. Default: only the cursor counts.
    */
   serviceNow?: () => number
-}
-
-/**
- * poll: from the cursor (with look-back) to the end; reconcile: the recent window read
- * again end to end; full: everything from the first order (the operator's "Re-sync everything").
- */
-export type SyncMode = 'poll' | 'reconcile' | 'full'
-
-export interface PageApplied {
-  type: OrderType
-  fiatType: number
-  mode: SyncMode
-  /** 1-based count of pages in this run. */
-  pages: number
-  /** Records received in this run so far. */
-  orders: number
-  result: ApplyPageResult
+  /** What the profile's service was found to do; shared by its scopes and kept between runs. Default: learned in memory only. */
+  readings?: HistoryReadings
+  /** Spend a few requests checking readings before relying on them (history-probes.ts). Default false. */
+  probes?: boolean
+  /** Requests spent checking readings (probes, a short page's check), as they are made. */
+  onProbeRequest?: (n: number) => void
+  /** The fiat type to send for a scope of every fiat of a type (fiatType 0, for a service that does not filter by it). */
+  requestFiatOf?: (type: OrderType) => number
 }
 
 export interface SyncRunOptions {
   mode?: SyncMode
   signal?: AbortSignal
+  /** The budget priority of the run's pages (default background; low for a repair). */
+  priority?: Priority
   /** After each page is committed. */
   onPage?: (p: PageApplied) => void
 }
 
-export interface SyncRunResult {
-  type: OrderType
-  fiatType: number
-  mode: SyncMode
-  /** merchantHistory calls made by this run (each answered; retries inside the client not counted). */
-  requests: number
-  pages: number
-  orders: number
-  created: number
-  statusChanged: number
-  /** Records kept as unreadable in this run. */
-  unreadable: number
-  /** The cursor (last updatedAt seen) the run started from; null for a first sync. */
-  startedFrom: string | null
-  /** The newest updatedAt seen after the run. */
-  cursor: string | null
-  /** Times the overlap check found a run shifted (orders left it) and the run was read from its start. */
-  restarts: number
-}
-
-/** A request of one listing: which page of which size. */
-interface Window {
-  page: number
-  size: number
-}
-
-/** One `since`: pages of it are positions in one ordering. */
-interface Listing {
-  since: string | undefined
-  window: Window
-  /** Ids read at known positions of this listing, for the overlap check. */
-  known: Map<number, number>
-  /** The run being paged by offset: its instant and the listing position it starts at. */
-  run: { instant: string; start: number } | null
-}
-
-type PageItem = { orderId: number | null; updatedAt: string | null }
-
-const msBefore = (iso: string): string => new Date(Date.parse(iso) - 1).toISOString()
-const minIso = (a: string | null, b: string): string => (a !== null && a < b ? a : b)
-
-/**
- * The next page of a run paged by offset after position `last` was read: a page size at
- * most `max` whose page starts at or before `last` (the overlap to check) and ends past it,
- * the overlap as small as can be. Null when no size allows it (then the next page starts
- * right after `last`, unchecked).
- */
-export function overlappingWindow(last: number, max: number): Window | null {
-  let best: Window | null = null
-  let bestGain = 0
-  for (let size = Math.min(max, last + 1); size >= 2; size--) {
-    const start = Math.floor(last / size) * size
-    const gain = start + size - 1 - last
-    if (gain > bestGain) {
-      best = { page: start / size + 1, size }
-      bestGain = gain
-      if (gain >= size - 1 - Math.ceil(size / 100)) break
-    }
-  }
-  return best
-}
-
-/** The largest page size at most `max` whose pages start exactly at `next`. */
-function alignedWindow(next: number, max: number): Window {
-  for (let size = Math.min(max, next || max); size >= 1; size--) if (next % size === 0) return { page: next / size + 1, size }
-  return { page: next + 1, size: 1 }
-}
+/** Times a run starts again because a page changed how the service must be walked. */
+const MAX_STRATEGY_RESTARTS = 4
 
 export class HistorySync {
   readonly pageSize: number
@@ -163,6 +74,8 @@ export class HistorySync {
   /** How far back a reconcile pass reads (Settings: reconcileHours). */
   reconcileWindowMs: number
   private readonly now: () => number
+  /** What this profile's service was found to do (shared by every scope). */
+  readonly readings: HistoryReadings
 
   constructor(private readonly o: HistorySyncOptions) {
     this.pageSize = o.pageSize ?? HISTORY_PAGE_SIZE
@@ -170,6 +83,7 @@ export class HistorySync {
     this.lookbackMs = o.lookbackMs ?? DEFAULT_LOOKBACK_MS
     this.reconcileWindowMs = o.reconcileWindowMs ?? DEFAULT_RECONCILE_WINDOW_MS
     this.now = o.now ?? Date.now
+    this.readings = o.readings ?? new HistoryReadings()
   }
 
   /** Brings one scope up to date. Throws the client's ApiError; committed pages stay. */
@@ -188,222 +102,60 @@ export class HistorySync {
       unreadable: 0,
       startedFrom: start.cursor,
       cursor: start.cursor,
-      restarts: 0
+      restarts: 0,
+      strategy: this.readings.strategy()
     }
-    let listing = this.firstListing(mode, start)
-    // A run a previous sync could not finish checking starts again from its top.
-    const owed = start.repairFrom
-    if (owed !== null && listing.since !== undefined && (listing.run !== null || msBefore(owed) < listing.since))
-      listing = this.listingFrom(msBefore(owed))
-    let pendingOverlap = this.overlapOf(listing)
-    // The repair position as committed (from a previous run at first), and the earliest run
-    // this one paged without an overlap to check (page sizes too small to overlap): that
-    // run stays owed a reading from its top.
-    let persisted = owed
-    // Owed from before: it moves forward with the walk (everything before the instant a
-    // new listing starts from has been read again) and is paid when the walk ends. A
-    // repair position may stand for several unchecked runs, so passing the first of
-    // them does not pay it.
-    let carried = owed
-    let unchecked: string | null = null
-    let previous = ''
-    // Distinct orders read, for progress (keyset and overlap re-read a few records).
-    const readIds = new Set<number>()
-    let idless = 0
-    for (;;) {
-      opts.signal?.throwIfAborted()
-      const { page, size } = listing.window
-      const res = await this.o.client.historyPage(
-        { type, fiatType, order: 'ASC', page, pageSize: size, ...(listing.since !== undefined ? { since: listing.since } : {}) },
-        { priority: 'background', signal: opts.signal }
-      )
-      out.requests++
-      const items = itemsOf(res)
-      const first = (page - 1) * size
-      const fingerprint = `${listing.since}|${first}|${items.map((i) => i.orderId).join(',')}`
-      if (page > 1 && fingerprint === previous)
-        throw new ApiError({
-          kind: 'schema',
-          endpoint: 'merchantHistory',
-          message: `the service answered page ${page} with the same records again: it does not page`
-        })
-      previous = fingerprint
-
-      const runAt = listing.run?.instant ?? null
-      if (!pendingOverlap.every(([pos, id]) => samePlace(items[pos - first], id, runAt))) {
-        // The ids read last are not where they were: orders left (or joined) the run
-        // while we paged it. Read it again from its start.
-        out.restarts++
-        if (out.restarts > MAX_RESTARTS) {
-          // Whatever else is owed stays owed (the earliest position wins).
-          if (listing.run) this.o.store.syncCursors.setRepairFrom(type, fiatType, minIso(persisted, listing.run.instant))
+    const requestFiat = fiatType === 0 ? (this.o.requestFiatOf?.(type) ?? 1) : fiatType
+    if (this.o.probes && this.readings.due().firstPage) {
+      const { found, requests } = await probeFirstPage(this.o.client, { type, fiatType: requestFiat, signal: opts.signal })
+      out.requests += requests
+      this.o.onProbeRequest?.(requests)
+      if (found) this.readings.found('firstPage', found.value, found.how)
+    }
+    const timing = { lookbackMs: this.lookbackMs, reconcileWindowMs: this.reconcileWindowMs, now: this.now, serviceNow: this.o.serviceNow }
+    // Strategies this run has left; going back to one means the answers contradict each
+    // other: the run then goes on by offset (correct whatever `order` and `since` do) and
+    // stops restarting on what pages show.
+    const left = new Set<string>()
+    let locked = false
+    for (let attempt = 0; ; attempt++) {
+      out.strategy = locked ? 'offset' : this.readings.strategy()
+      const walk = new Walk({
+        client: this.o.client,
+        store: this.o.store,
+        readings: this.readings,
+        probes: this.o.probes ?? false,
+        type,
+        fiatType,
+        requestFiat,
+        mode,
+        size: this.readings.pageSize(this.pageSize),
+        signal: opts.signal,
+        priority: opts.priority,
+        onPage: opts.onPage,
+        onProbeRequest: this.o.onProbeRequest,
+        lockStrategy: locked,
+        out
+      })
+      try {
+        // Both walks start from where the run started: a page committed before a restart
+        // moved the cursor, but a first sync must still read from the beginning.
+        if (out.strategy === 'keyset') await keysetWalk(walk, start, timing)
+        else await offsetWalk(walk, start, timing)
+        return out
+      } catch (e) {
+        if (!(e instanceof Restart)) throw e
+        const next = this.readings.strategy()
+        if (e.forceOffset || (next !== out.strategy && left.has(next))) locked = true
+        left.add(out.strategy)
+        if (attempt >= MAX_STRATEGY_RESTARTS)
           throw new ApiError({
             kind: 'schema',
             endpoint: 'merchantHistory',
             retryable: true,
-            message: `orders kept changing while a run of orders sharing one updatedAt (${listing.run?.instant ?? '?'}) was read page by page; it will be read again`
+            message: `the service's answers kept changing how its history must be read (${e.message}); it will be read again`
           })
-        }
-        listing = this.listingFrom(listing.since)
-        pendingOverlap = []
-        continue
       }
-
-      // Where this page leaves the walk, decided before the page is committed so that
-      // what it owes is committed with it.
-      items.forEach((it, i) => it.orderId !== null && listing.known.set(first + i, it.orderId))
-      const { oldest, newest } = instantsOf(items)
-      const full = items.length >= size
-      // A listing's first page shows where it really starts (nothing before the beginning;
-      // nothing at our `since` instant if those records have moved on).
-      const startsAt =
-        page === 1 && oldest !== null
-          ? oldest
-          : (listing.run?.instant ?? (listing.since === undefined ? null : new Date(Date.parse(listing.since) + 1).toISOString()))
-      const jump = full && newest !== null && (startsAt === null || newest > startsAt)
-      let next: { listing: Listing; overlap: [number, number][] } | null = null
-      if (full && jump) {
-        next = { listing: this.listingFrom(msBefore(newest)), overlap: [] }
-        if (carried !== null && newest > carried) carried = newest
-      } else if (full) {
-        // A whole page at one instant: a run longer than a page, read on by offset.
-        const run = listing.run ?? { instant: startsAt ?? newest ?? '', start: 0 }
-        const lastPos = first + items.length - 1
-        const w = overlappingWindow(lastPos, this.pageSize) ?? alignedWindow(lastPos + 1, this.pageSize)
-        const overlap = positionsBetween(listing.known, (w.page - 1) * w.size, lastPos)
-        if (overlap.length === 0) unchecked = minIso(unchecked, run.instant)
-        next = { listing: { ...listing, window: w, run }, overlap }
-      }
-      if (!next) carried = null
-      const owedNow = carried === null ? unchecked : minIso(unchecked, carried)
-      const result = this.o.store.orders.applyHistoryPage({
-        type,
-        fiatType,
-        records: res.records,
-        unreadable: res.rejected.map((r) => ({ orderId: r.orderId, updatedAt: r.updatedAt, raw: r.raw, reason: r.reason })),
-        runPositions: runPositionsOf(items, first, listing.run, newest),
-        ...(owedNow !== persisted ? { repairFrom: owedNow } : {})
-      })
-      persisted = owedNow
-      out.pages++
-      for (const it of items)
-        if (it.orderId === null) idless++
-        else readIds.add(it.orderId)
-      out.orders = readIds.size + idless
-      out.created += result.created.length
-      out.statusChanged += result.statusChanged.length
-      out.unreadable += result.unreadable
-      out.cursor = result.cursor.cursor
-      opts.onPage?.({ type, fiatType, mode, pages: out.pages, orders: out.orders, result })
-      if (!next) return out
-      listing = next.listing
-      pendingOverlap = next.overlap
     }
   }
-
-  private listingFrom(since: string | undefined): Listing {
-    return { since, window: { page: 1, size: this.pageSize }, known: new Map(), run: null }
-  }
-
-  /** The overlap a listing's first request must show (a resume inside a long run), as [position, id]. */
-  private overlapOf(l: Listing): [number, number][] {
-    if (!l.run) return []
-    const first = (l.window.page - 1) * l.window.size
-    return [...l.known].filter(([pos]) => pos >= first)
-  }
-
-  private firstListing(mode: SyncMode, c: SyncCursor): Listing {
-    if (mode === 'full' || c.cursor === null) return this.listingFrom(undefined)
-    const poll = this.pollListing(c, c.cursor)
-    if (mode === 'reconcile') {
-      // The recent window, or from where a poll starts if that is earlier (a cursor behind
-      // the window: a sync that has not caught up yet must not skip to the window).
-      const from = msBefore(new Date(this.now() - this.reconcileWindowMs).toISOString())
-      if (poll.since === undefined || from < poll.since) return this.listingFrom(from)
-    }
-    return poll
-  }
-
-  private pollListing(c: SyncCursor, cursor: string): Listing {
-    if (c.seenAtCursor >= this.pageSize) {
-      // The cursor sits in a run longer than a page: resume at a page overlapping the last
-      // ids read there (checked), rather than reading the whole run again.
-      const ids = this.o.store.syncCursors.runAtCursor(c.type, c.fiatType)
-      if (ids && ids.length === c.seenAtCursor) {
-        const last = ids.length - 1
-        const window = overlappingWindow(last, this.pageSize)
-        if (window)
-          return {
-            since: msBefore(cursor),
-            window,
-            known: new Map(ids.map((id, pos) => [pos, id])),
-            run: { instant: cursor, start: 0 }
-          }
-      }
-      return this.listingFrom(msBefore(cursor))
-    }
-    const serviceNow = this.o.serviceNow?.() ?? Infinity
-    const from = Math.min(Date.parse(cursor), serviceNow) - this.lookbackMs
-    return this.listingFrom(msBefore(new Date(from).toISOString()))
-  }
-}
-
-/** The page in the service's order: readable records and unreadable ones in their places. */
-function itemsOf(res: HistoryPageResult<OnrampOrder | OfframpOrder>): PageItem[] {
-  const out: PageItem[] = []
-  const rejected = new Map(res.rejected.map((r) => [r.index, r]))
-  let next = 0
-  for (let i = 0; i < res.size; i++) {
-    const bad = rejected.get(i)
-    if (bad) out.push({ orderId: bad.orderId, updatedAt: bad.updatedAt })
-    else {
-      const r = res.records[next++]
-      out.push(r ? { orderId: r.orderId, updatedAt: r.updatedAt } : { orderId: null, updatedAt: null })
-    }
-  }
-  return out
-}
-
-/**
- * Whether an overlap record is where it was: the same id, still in the run (an order that
- * changed has a new updatedAt even if it happens to sit at the same position). An
- * unreadable record whose id could not be read neither confirms nor refutes it.
- */
-const samePlace = (item: PageItem | undefined, id: number, instant: string | null) =>
-  item !== undefined && (item.orderId === null || (item.orderId === id && (instant === null || item.updatedAt === instant)))
-
-function instantsOf(items: readonly PageItem[]): { oldest: string | null; newest: string | null } {
-  let oldest: string | null = null
-  let newest: string | null = null
-  for (const { updatedAt: t } of items) {
-    if (t === null) continue
-    if (oldest === null || t < oldest) oldest = t
-    if (newest === null || t > newest) newest = t
-  }
-  return { oldest, newest }
-}
-
-function positionsBetween(known: ReadonlyMap<number, number>, from: number, to: number): [number, number][] {
-  const out: [number, number][] = []
-  for (let p = from; p <= to; p++) {
-    const id = known.get(p)
-    if (id !== undefined) out.push([p, id])
-  }
-  return out
-}
-
-/**
- * Positions in their run of the page's records at its newest instant, kept with the
- * cursor so a later run can resume inside a long run and check it by overlap. A run
- * being paged by offset starts where the listing found it; otherwise the run of the
- * newest instant starts at its first record on this page.
- */
-function runPositionsOf(items: readonly PageItem[], first: number, run: Listing['run'], newest: string | null): Map<number, number> {
-  const out = new Map<number, number>()
-  if (newest === null) return out
-  const start = run && run.instant === newest ? run.start : first + items.findIndex((i) => i.updatedAt === newest)
-  items.forEach((it, i) => {
-    if (it.orderId !== null && it.updatedAt === newest) out.set(it.orderId, first + i - start)
-  })
-  return out
 }

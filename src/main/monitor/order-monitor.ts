@@ -11,11 +11,25 @@ import type { Timers } from '../api/rate-budget'
 import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { statusInfo, type StatusTone } from '../../shared/domain/status'
-import type { EventPayload, OrderRow, OrderType, Settings, StatusSource, SyncState } from '../../shared/ipc/contract'
+import type {
+  Coverage,
+  EventPayload,
+  OrderRow,
+  OrderType,
+  ScopeCoverage,
+  Settings,
+  StatusSource,
+  SyncState
+} from '../../shared/ipc/contract'
 import type { LocalStore } from '../store/local-store'
 import type { OrderSummary, StatusChange } from '../store/orders-repo'
 import { toContractRow } from '../order-rows'
 import { HistorySync, type HistoryClient, type PageApplied, type SyncMode } from './history-sync'
+import { HistoryReadings } from './history-readings'
+import { ScopeDiscovery } from './scope-discovery'
+import { CompletenessAudit } from './completeness-audit'
+import { FreshnessSweeper } from './freshness'
+import { buildCoverage, SpendLog } from './coverage'
 import { realTimers, WatchPoller, type WatchClient, type WatchSchedule } from './watches'
 import { serviceAbortController } from '../abort'
 
@@ -34,6 +48,7 @@ export interface MonitorEvents {
   /** Not a contract event: for notifications and the tray. */
   'order:terminal': OrderTerminalEvent
   'sync:state': SyncState
+  'coverage:changed': Coverage
 }
 export type MonitorEventName = keyof MonitorEvents
 /** The events that are also contract events (forwarded to windows). */
@@ -41,21 +56,44 @@ export type MonitorContractEvent = Exclude<MonitorEventName, 'order:terminal'>
 
 /** The monitor's schedule from the operator's settings: what a profile session (and a bench of it) runs with. */
 export function monitorSchedule(
-  s: Pick<Settings, 'historyPollSeconds' | 'watchPollSeconds' | 'reconcileHours' | 'fiatTypes'>
-): Pick<OrderMonitorOptions, 'historyPollMs' | 'watchPollMs' | 'reconcileWindowMs' | 'fiatTypes'> {
+  s: Pick<Settings, 'historyPollSeconds' | 'watchPollSeconds' | 'reconcileHours' | 'fiatTypes' | 'freshnessMinutes'>
+): Pick<OrderMonitorOptions, 'historyPollMs' | 'watchPollMs' | 'reconcileWindowMs' | 'fiatTypes' | 'freshnessMs'> {
   return {
     historyPollMs: s.historyPollSeconds * 1000,
     watchPollMs: s.watchPollSeconds * 1000,
     reconcileWindowMs: s.reconcileHours * 3_600_000,
-    fiatTypes: s.fiatTypes
+    fiatTypes: s.fiatTypes,
+    freshnessMs: s.freshnessMinutes * 60_000
   }
 }
+
+/** How often an empty scope is probed again (a new fiat's orders appear within it). */
+export const SCOPE_PROBE_EVERY_MS = 10 * 60_000
+/** How often each synced scope is audited for completeness. */
+export const AUDIT_EVERY_MS = 30 * 60_000
 
 export interface OrderMonitorOptions {
   client: MonitorClient
   store: Pick<LocalStore, 'orders' | 'watches' | 'syncCursors'>
-  /** Fiat types to sync history for: onramp for each, offramp for those also in offrampFiatTypes. */
+  /**
+   * Without `discover`: the fiat types to sync history for (onramp for each, offramp for
+   * those also in offrampFiatTypes). With it, only the operator's preference (what is
+   * listed first): every scope the service holds orders in is found and synced.
+   */
   fiatTypes: readonly number[]
+  /**
+   * Scopes found rather than configured (scope-discovery.ts): every fiat id `fiats()`
+   * names, both types, probed; the empty ones again every probeEveryMs.
+   */
+  discover?: { fiats: () => readonly number[]; probeEveryMs?: number }
+  /** Audit every synced scope's completeness this often (completeness-audit.ts). Off when absent. */
+  auditEveryMs?: number
+  /** Confirm every open order's status at least this often (freshness.ts). Off when absent. */
+  freshnessMs?: number
+  /** What the profile's service was found to do (history-readings.ts). Default: learned in memory. */
+  readings?: HistoryReadings
+  /** Check readings with probes before relying on them (history-probes.ts). Default false. */
+  probes?: boolean
   /**
    * Fiat types offramp exists for. Default [1] (INR): the spec supports offramp in the INR
    * pair only (4.9, 8), so an offramp scope for any other fiat is empty, and learning that
@@ -117,6 +155,8 @@ interface Scope {
   fullRequested: boolean
   /** The monitor's write count when this scope's sync last wrote an order (0: not since the start). */
   lastWrite: number
+  /** A run asked for by the audit: its mode and progress per page. */
+  forced: { mode: 'poll' | 'full'; onPage?: (pages: number) => void; done: () => void } | null
 }
 
 const scopeKey = (type: number, fiatType: number) => `${type}:${fiatType}`
@@ -138,6 +178,8 @@ export class OrderMonitor {
   private readonly scopes = new Map<string, Scope>()
   private readonly listeners = new Map<MonitorEventName, Set<(p: never) => void>>()
   private historyPollMs: number
+  /** The fiat types the operator prefers (listed first; with discovery they decide nothing synced). */
+  private preferred: readonly number[]
   private controller = serviceAbortController()
   private started = false
   private readonly maxConcurrent: number
@@ -147,12 +189,21 @@ export class OrderMonitor {
   private readonly startId = randomUUID().slice(0, 8)
   /** Pages that wrote orders, across scopes: a scope's mark never comes back to an earlier value. */
   private writes = 0
+  readonly readings: HistoryReadings
+  private readonly discovery: ScopeDiscovery | null
+  private readonly audit: CompletenessAudit | null
+  private readonly freshness: FreshnessSweeper | null
+  private readonly spend: SpendLog
+  private coverageTimer: unknown = undefined
 
   constructor(private readonly o: OrderMonitorOptions) {
     this.now = o.now ?? (() => Date.now())
     this.timers = o.timers ?? realTimers
     this.historyPollMs = o.historyPollMs
+    this.preferred = o.fiatTypes
     this.maxConcurrent = Math.max(1, o.maxConcurrentScopes ?? 1)
+    this.readings = o.readings ?? new HistoryReadings(null, this.now)
+    this.spend = new SpendLog(this.now)
     this.history = new HistorySync({
       client: o.client,
       store: o.store,
@@ -160,7 +211,60 @@ export class OrderMonitor {
       lookbackMs: o.lookbackMs,
       serviceNow: o.serviceNow,
       reconcileWindowMs: o.reconcileWindowMs,
-      now: this.now
+      now: this.now,
+      readings: this.readings,
+      probes: o.probes ?? false,
+      requestFiatOf: (type) => this.requestFiat(type, 0),
+      onProbeRequest: (n) => this.spend.add('reading', n)
+    })
+    this.discovery = o.discover
+      ? new ScopeDiscovery({
+          client: o.client,
+          fiats: o.discover.fiats,
+          held: (type) => this.heldFiats(type),
+          probeEveryMs: o.discover.probeEveryMs ?? SCOPE_PROBE_EVERY_MS,
+          now: this.now,
+          timers: this.timers,
+          onActive: (type, fiat) => this.addScope(type, fiat),
+          onChange: () => this.coverageChanged(),
+          onRequest: () => this.spend.add('probe'),
+          merged: (type) => this.readings.fiatIgnored(type)
+        })
+      : null
+    this.audit =
+      o.auditEveryMs !== undefined
+        ? new CompletenessAudit({
+            client: o.client,
+            readings: this.readings,
+            pageSize: this.history.pageSize,
+            everyMs: o.auditEveryMs,
+            // Records held but unreadable count: the service's count includes them.
+            localCount: (type, fiat) => o.store.orders.countScope(type, fiat === 0 ? null : fiat, { unreadable: true }),
+            requestFiat: (type, fiat) => this.requestFiat(type, fiat),
+            sync: (type, fiat, mode, onPage) => this.forcedRun(type, fiat, mode, onPage),
+            now: this.now,
+            timers: this.timers,
+            onChange: () => this.coverageChanged(),
+            onRequest: () => this.spend.add('audit')
+          })
+        : null
+    this.freshness =
+      o.freshnessMs !== undefined
+        ? new FreshnessSweeper({
+            client: o.client,
+            store: o.store,
+            boundMs: o.freshnessMs,
+            now: this.now,
+            timers: this.timers,
+            onRequest: () => this.spend.add('freshness'),
+            onStatus: ({ result }) => {
+              if (result.change) this.statusChanged(result.change, 'watch')
+            }
+          })
+        : null
+    this.readings.onChange(() => {
+      this.mergeIgnoredFiats()
+      this.coverageChanged()
     })
     this.watches = new WatchPoller({
       client: o.client,
@@ -172,7 +276,7 @@ export class OrderMonitor {
         if (result.change) this.statusChanged(result.change, 'watch')
       }
     })
-    this.setScopes(o.fiatTypes)
+    if (!this.discovery) this.setScopes(o.fiatTypes)
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -184,6 +288,10 @@ export class OrderMonitor {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
     for (const s of this.scopes.values()) this.arm(s, 0)
     this.watches.start(this.controller.signal)
+    this.discovery?.start(this.controller.signal)
+    this.mergeIgnoredFiats()
+    this.audit?.start(this.controller.signal)
+    this.freshness?.start(this.controller.signal)
   }
 
   /** Stops timers, aborts requests in flight and waits until they have settled. */
@@ -191,13 +299,24 @@ export class OrderMonitor {
     this.started = false
     for (const s of this.scopes.values()) this.disarm(s)
     this.controller.abort()
-    await Promise.allSettled([this.watches.stop(), ...[...this.scopes.values()].map((s) => s.run)])
+    if (this.coverageTimer !== undefined) this.timers.clearTimeout(this.coverageTimer)
+    this.coverageTimer = undefined
+    await Promise.allSettled([
+      this.watches.stop(),
+      this.discovery?.stop(),
+      this.audit?.stop(),
+      this.freshness?.stop(),
+      ...[...this.scopes.values()].map((s) => s.run)
+    ])
   }
 
   /** Runs every scope now (joining runs already going); resolves with the states after. */
   async syncNow(): Promise<SyncState[]> {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
-    await Promise.allSettled([...this.scopes.values()].map((s) => this.runScope(s)))
+    // The scopes known run at once; those found by probing what is not probed yet follow.
+    const known = [...this.scopes.values()].map((s) => this.runScope(s))
+    await this.discovery?.settle()
+    await Promise.allSettled([...known, ...[...this.scopes.values()].map((s) => this.runScope(s))])
     return this.states()
   }
 
@@ -226,11 +345,23 @@ export class OrderMonitor {
     void this.syncNow()
   }
 
-  configure(o: { historyPollMs?: number; watchPollMs?: number; reconcileWindowMs?: number; fiatTypes?: readonly number[] }): void {
+  configure(o: {
+    historyPollMs?: number
+    watchPollMs?: number
+    reconcileWindowMs?: number
+    fiatTypes?: readonly number[]
+    freshnessMs?: number
+  }): void {
     if (o.watchPollMs !== undefined) this.watches.configure({ pollMs: o.watchPollMs })
     if (o.reconcileWindowMs !== undefined) this.history.reconcileWindowMs = o.reconcileWindowMs
     if (o.historyPollMs !== undefined) this.historyPollMs = o.historyPollMs
-    if (o.fiatTypes) this.setScopes(o.fiatTypes)
+    if (o.freshnessMs !== undefined) this.freshness?.configure({ boundMs: o.freshnessMs })
+    // With discovery the fiat types are a preference only: they decide nothing synced, the order scopes are listed in.
+    if (o.fiatTypes) {
+      this.preferred = o.fiatTypes
+      if (!this.discovery) this.setScopes(o.fiatTypes)
+      else this.coverageChanged()
+    }
     if (!this.started) return
     const now = this.now()
     for (const s of this.scopes.values()) {
@@ -253,6 +384,45 @@ export class OrderMonitor {
     if (!set) this.listeners.set(event, (set = new Set()))
     set.add(listener as (p: never) => void)
     return () => set.delete(listener as (p: never) => void)
+  }
+
+  /** Scopes, readings, freshness and every known gap (coverage.ts). */
+  coverage(): Coverage {
+    return buildCoverage({
+      scopes: this.scopeCoverage(),
+      readings: this.readings.state(),
+      probes: this.o.probes ?? false,
+      freshness: this.freshness?.info() ?? {
+        boundMinutes: 0,
+        open: 0,
+        stale: 0,
+        oldestConfirmedAt: null,
+        lastSweepAt: null,
+        error: null
+      },
+      spent: this.spend.lastHour(),
+      probeError: this.discovery?.latestError() ?? null
+    })
+  }
+
+  /** The configuration named new fiat ids (or arrived): probe them. */
+  configChanged(): void {
+    this.discovery?.refresh()
+  }
+
+  /** An order of this type was searched for and is not held: probe the type's empty scopes now. */
+  revealSearch(type: OrderType): void {
+    this.discovery?.revealType(type)
+  }
+
+  /** Every scope's completeness checked now; differences repaired in the background. */
+  auditNow(): Promise<void> {
+    return this.audit?.checkNow() ?? Promise.resolve()
+  }
+
+  /** One freshness sweep now (tests and a wake). */
+  sweepFreshness(): Promise<void> {
+    return this.freshness?.sweep() ?? Promise.resolve()
   }
 
   /** Where each pinned, non-terminal order stands in the poll schedule. */
@@ -283,7 +453,11 @@ export class OrderMonitor {
     const orders = this.o.store.orders
     if (!orders.get(type, record.orderId)) {
       const fiat = typeof record.fiatType === 'number' ? record.fiatType : undefined
-      for (const s of this.scopes.values()) if (s.type === type && (fiat === undefined || s.fiatType === fiat)) this.soon(s)
+      for (const s of this.scopes.values())
+        if (s.type === type && (fiat === undefined || s.fiatType === fiat || s.fiatType === 0)) this.soon(s)
+      // An order in a fiat not synced yet: its scope is probed now.
+      if (fiat !== undefined) this.discovery?.reveal(type, fiat, 'webhook')
+      else this.discovery?.revealType(type)
       return 'unknown'
     }
     const outcome =
@@ -303,6 +477,7 @@ export class OrderMonitor {
     const stored = this.o.store.orders.get(type, orderId)
     if (!stored) {
       for (const s of this.scopes.values()) if (s.type === type) this.soon(s)
+      this.discovery?.revealType(type)
       return 'unknown'
     }
     if (stored.status === status) return 'unchanged'
@@ -321,33 +496,144 @@ export class OrderMonitor {
     for (const type of [1, 2] as const) {
       for (const fiatType of new Set(fiatTypes)) {
         if (type === 2 && offramp !== 'all' && !offramp.includes(fiatType)) continue
-        const k = scopeKey(type, fiatType)
-        wanted.add(k)
-        if (this.scopes.has(k)) continue
-        const c = this.o.store.syncCursors.get(type, fiatType)
-        this.scopes.set(k, {
-          type,
-          fiatType,
-          timer: undefined,
-          run: null,
-          failures: 0,
-          cursor: c.cursor,
-          lastSuccessAt: c.lastSuccessAt ? Date.parse(c.lastSuccessAt) : null,
-          nextRunAt: null,
-          lastError: parseStoredError(c.lastError),
-          progress: null,
-          mode: null,
-          lastReconcileAt: c.lastReconcileAt ? Date.parse(c.lastReconcileAt) : null,
-          fullRequested: false,
-          lastWrite: 0
-        })
+        wanted.add(scopeKey(type, fiatType))
+        this.addScope(type, fiatType)
       }
     }
-    for (const [k, s] of this.scopes) {
-      if (wanted.has(k)) continue
-      this.disarm(s)
-      this.scopes.delete(k)
+    for (const [k, s] of this.scopes) if (!wanted.has(k)) this.removeScope(s)
+  }
+
+  /** A scope to sync (at once when the monitor runs), unless it is synced already. */
+  private addScope(type: OrderType, fiatType: number): void {
+    const k = scopeKey(type, fiatType)
+    if (this.scopes.has(k)) return
+    // A service listing every fiat of the type together is synced as one scope (fiat 0).
+    if (fiatType !== 0 && this.readings.fiatIgnored(type)) return this.addScope(type, 0)
+    const c = this.o.store.syncCursors.get(type, fiatType)
+    const s: Scope = {
+      type,
+      fiatType,
+      timer: undefined,
+      run: null,
+      failures: 0,
+      cursor: c.cursor,
+      lastSuccessAt: c.lastSuccessAt ? Date.parse(c.lastSuccessAt) : null,
+      nextRunAt: null,
+      lastError: parseStoredError(c.lastError),
+      progress: null,
+      mode: null,
+      lastReconcileAt: c.lastReconcileAt ? Date.parse(c.lastReconcileAt) : null,
+      fullRequested: false,
+      lastWrite: 0,
+      forced: null
     }
+    this.scopes.set(k, s)
+    if (s.lastSuccessAt !== null) this.audit?.track(type, fiatType, this.now() + this.firstAuditDelay())
+    if (this.started) this.arm(s, 0)
+    this.coverageChanged()
+  }
+
+  private removeScope(s: Scope): void {
+    this.disarm(s)
+    this.scopes.delete(scopeKey(s.type, s.fiatType))
+    this.audit?.untrack(s.type, s.fiatType)
+    this.coverageChanged()
+  }
+
+  /** A few minutes after start, so a restart does not audit every scope at once with the first syncs. */
+  private firstAuditDelay(): number {
+    return Math.min(this.o.auditEveryMs ?? 0, 5 * 60_000)
+  }
+
+  /** The service lists every fiat of a type together: its per-fiat scopes become one. */
+  private mergeIgnoredFiats(): void {
+    for (const type of [1, 2] as const) {
+      if (!this.readings.fiatIgnored(type)) continue
+      const split = [...this.scopes.values()].filter((s) => s.type === type && s.fiatType !== 0)
+      if (split.length === 0) continue
+      for (const s of split) if (!s.run) this.removeScope(s)
+      this.addScope(type, 0)
+    }
+  }
+
+  /** The fiat type sent for a scope: its own, or for every fiat together the first one held or preferred. */
+  private requestFiat(type: OrderType, fiatType: number): number {
+    if (fiatType !== 0) return fiatType
+    return this.heldFiats(type)[0] ?? this.preferred[0] ?? 1
+  }
+
+  /** Fiats this database holds orders of, or a sync position for, per type. */
+  private heldFiats(type: OrderType): number[] {
+    const out = new Set<number>()
+    for (const c of this.o.store.orders.fiatCounts(type)) if (c.fiatType !== null && c.fiatType > 0) out.add(c.fiatType)
+    for (const c of this.o.store.syncCursors.list()) if (c.type === type && c.cursor !== null && c.fiatType > 0) out.add(c.fiatType)
+    return [...out].sort((a, b) => a - b)
+  }
+
+  private scopeCoverage(): ScopeCoverage[] {
+    const out = new Map<string, ScopeCoverage>()
+    const none: ScopeCoverage['audit'] = {
+      state: 'unchecked',
+      serviceOrders: null,
+      checkedAt: null,
+      nextAt: null,
+      repair: null,
+      error: null
+    }
+    const counts = new Map<OrderType, Map<number | null, number>>()
+    const held = (type: OrderType, fiat: number): number => {
+      let m = counts.get(type)
+      if (!m) counts.set(type, (m = new Map(this.o.store.orders.fiatCounts(type).map((c) => [c.fiatType, c.orders]))))
+      return fiat === 0 ? [...m.values()].reduce((a, b) => a + b, 0) : (m.get(fiat) ?? 0)
+    }
+    for (const c of this.discovery?.list() ?? []) {
+      if (this.readings.fiatIgnored(c.type)) continue
+      out.set(scopeKey(c.type, c.fiatType), {
+        type: c.type,
+        fiatType: c.fiatType,
+        probe: c.state,
+        probedAt: c.probedAt,
+        nextProbeAt: c.nextAt,
+        orders: held(c.type, c.fiatType),
+        audit: none,
+        error: c.error,
+        revealed: c.revealed
+      })
+    }
+    for (const s of this.scopes.values()) {
+      const k = scopeKey(s.type, s.fiatType)
+      out.set(k, {
+        ...(out.get(k) ?? { probedAt: null, nextProbeAt: null, error: null }),
+        type: s.type,
+        fiatType: s.fiatType,
+        probe: 'active',
+        orders: held(s.type, s.fiatType),
+        audit: this.audit?.get(s.type, s.fiatType) ?? none
+      })
+    }
+    const preferred = this.preferred
+    const rank = (f: number) => (preferred.includes(f) ? preferred.indexOf(f) : preferred.length + f)
+    return [...out.values()].sort((a, b) => a.type - b.type || rank(a.fiatType) - rank(b.fiatType))
+  }
+
+  /** Coverage changed: one coverage:changed event for the changes of the next quarter second. */
+  private coverageChanged(): void {
+    if (!this.started || this.coverageTimer !== undefined) return
+    this.coverageTimer = this.timers.setTimeout(() => {
+      this.coverageTimer = undefined
+      if (this.started) this.emit('coverage:changed', this.coverage())
+    }, 250)
+  }
+
+  /** A run the audit asks for (a poll, or a full read with progress), after any run in progress. */
+  private async forcedRun(type: OrderType, fiatType: number, mode: 'poll' | 'full', onPage?: (pages: number) => void): Promise<void> {
+    const s = this.scopes.get(scopeKey(type, fiatType))
+    if (!s) return
+    if (s.run) await s.run
+    await new Promise<void>((resolve) => {
+      s.forced = { mode, onPage, done: resolve }
+      void this.runScope(s)
+    })
   }
 
   private stateOf(s: Scope, now: number): SyncState {
@@ -411,8 +697,11 @@ export class OrderMonitor {
     const signal = this.controller.signal
     const cursor = this.o.store.syncCursors.get(s.type, s.fiatType).cursor
     const quiet = (this.o.quietInitialSync ?? true) && cursor === null
-    const mode = this.modeFor(s, cursor)
-    s.fullRequested = false
+    const forced = s.forced
+    s.forced = null
+    const mode = forced?.mode ?? this.modeFor(s, cursor)
+    if (mode === 'full') s.fullRequested = false
+    else if (!forced) s.fullRequested = false
     s.mode = mode
     s.progress = { pages: 0, orders: 0 }
     s.run = (async () => {
@@ -421,8 +710,19 @@ export class OrderMonitor {
         await this.acquire(signal)
         slot = true
         signal.throwIfAborted()
-        const r = await this.history.run(s.type, s.fiatType, { mode, signal, onPage: (p) => this.pageApplied(s, p, quiet) })
+        const r = await this.history.run(s.type, s.fiatType, {
+          mode,
+          signal,
+          // The audit's repair reads a whole scope behind every poll.
+          ...(forced?.mode === 'full' ? { priority: 'low' as const } : {}),
+          onPage: (p) => {
+            this.pageApplied(s, p, quiet)
+            forced?.onPage?.(p.pages)
+          }
+        })
         const at = this.now()
+        // First success of a scope: audited from now on.
+        if (s.lastSuccessAt === null) this.audit?.track(s.type, s.fiatType, at + this.firstAuditDelay())
         s.failures = 0
         s.lastError = null
         s.lastSuccessAt = at
@@ -455,6 +755,10 @@ export class OrderMonitor {
       s.run = null
       s.progress = null
       s.mode = null
+      forced?.done()
+      // A scope merged into its type's every-fiat scope while it ran goes now.
+      if (s.fiatType !== 0 && this.readings.fiatIgnored(s.type)) this.mergeIgnoredFiats()
+      this.coverageChanged()
       if (this.started && !signal.aborted && this.scopes.get(scopeKey(s.type, s.fiatType)) === s) {
         this.arm(s, Math.max(0, (s.nextRunAt ?? this.now()) - this.now()))
       }
@@ -501,6 +805,9 @@ export class OrderMonitor {
     if (r.created.length > 0 || r.statusChanged.length > 0 || r.updated.length > 0) s.lastWrite = ++this.writes
     if (!quiet) for (const c of r.created) this.created(c)
     for (const c of r.statusChanged) this.statusChanged(c, 'sync')
+    // A record of another fiat than the scope's reveals orders there.
+    if (s.fiatType !== 0)
+      for (const c of r.created) if (c.fiatType !== null && c.fiatType !== s.fiatType) this.discovery?.reveal(c.type, c.fiatType, 'record')
     this.emitState(s)
   }
 

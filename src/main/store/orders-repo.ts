@@ -4,6 +4,7 @@
 // the per-order status timeline, and the windowed query the virtualized orders table reads.
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
+import { knownStatuses, statusInfo } from '../../shared/domain/status'
 import { contentHash } from './content-hash'
 import type { Sql, SqlValue } from './database'
 import { BROAD_SEARCH_MATCHES, buildOrderQuery, searchProbes, type BuiltOrderQuery, type OrderFilter, type OrderQuery } from './order-query'
@@ -51,7 +52,16 @@ export interface OrderRow {
   firstSeenAt: string
   lastChangedAt: string
   contentHash: string
+  /** When the service last confirmed the status (a history answer, a verified webhook, orderStatus). */
+  statusConfirmedAt: string | null
+  statusConfirmedBy: ConfirmedBy | null
 }
+
+/** What confirmed a status: a history answer that included the order, a verified webhook, orderStatus. */
+export type ConfirmedBy = 'history' | 'webhook' | 'orderStatus'
+
+const confirmedByOf = (source: StatusSource): ConfirmedBy =>
+  source === 'sync' ? 'history' : source === 'watch' ? 'orderStatus' : 'webhook'
 
 /** A short description of an order, for change notifications. */
 export interface OrderSummary {
@@ -98,6 +108,11 @@ export interface HistoryPage<T extends OrderType = OrderType> {
   runPositions?: ReadonlyMap<number, number>
   /** When given, stored as the cursor's repairFrom in the same transaction (null clears it). */
   repairFrom?: string | null
+  /**
+   * The fiat type given to records that name none. Default the scope's; null for a scope of
+   * every fiat of a type (fiatType 0: a service that does not filter by fiat).
+   */
+  attributeFiat?: number | null
 }
 
 export interface ApplyPageResult {
@@ -115,6 +130,8 @@ export interface ApplyPageResult {
   cursor: SyncCursor
   /** False when the page neither moved the cursor nor added an id at the cursor instant. */
   progressed: boolean
+  /** Records naming no fiat type that the database holds under another fiat type than the page's. */
+  foreign: number
 }
 
 export interface ApplyStatusResult {
@@ -163,6 +180,8 @@ interface OrderDbRow {
   status_source: StatusSource
   first_seen_at: string
   last_changed_at: string
+  status_confirmed_at: string | null
+  status_confirmed_by: ConfirmedBy | null
 }
 
 /** The columns written from a record, in insert order (after type and order_id). */
@@ -203,10 +222,13 @@ const DATA_COLUMNS = [
   'content_hash'
 ] as const
 
-const INSERT_ORDER = `INSERT INTO orders (type, order_id, ${DATA_COLUMNS.join(', ')}, status_source, first_seen_at, last_changed_at)
-  VALUES (?, ?, ${DATA_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?)`
-const UPDATE_ORDER = `UPDATE orders SET ${DATA_COLUMNS.map((c) => `${c} = ?`).join(', ')}, status_source = ?, last_changed_at = ?
+const INSERT_ORDER = `INSERT INTO orders (type, order_id, ${DATA_COLUMNS.join(', ')}, status_source, first_seen_at, last_changed_at,
+    status_confirmed_at, status_confirmed_by)
+  VALUES (?, ?, ${DATA_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?, ?)`
+const UPDATE_ORDER = `UPDATE orders SET ${DATA_COLUMNS.map((c) => `${c} = ?`).join(', ')}, status_source = ?, last_changed_at = ?,
+    status_confirmed_at = ?, status_confirmed_by = ?
   WHERE type = ? AND order_id = ?`
+const CONFIRM = 'UPDATE orders SET status_confirmed_at = ?, status_confirmed_by = ? WHERE type = ? AND order_id = ?'
 const INSERT_EVENT = `INSERT INTO order_events (type, order_id, at, order_updated_at, old_status, new_status, source)
   VALUES (?, ?, ?, ?, ?, ?, ?)`
 
@@ -295,7 +317,9 @@ function toRow(r: OrderDbRow): OrderRow {
     statusSource: r.status_source,
     firstSeenAt: r.first_seen_at,
     lastChangedAt: r.last_changed_at,
-    contentHash: r.content_hash
+    contentHash: r.content_hash,
+    statusConfirmedAt: r.status_confirmed_at ?? null,
+    statusConfirmedBy: r.status_confirmed_by ?? null
   }
 }
 
@@ -313,6 +337,11 @@ function summaryOf(type: OrderType, record: OrderRecord, scopeFiatType: number |
   }
 }
 
+/** The statuses of a type known to be terminal (integers from the status table: safe in SQL text). */
+function terminalStatuses(type: OrderType): number[] {
+  return knownStatuses(type).filter((st) => statusInfo(type, st).terminal)
+}
+
 function assertType(type: number): asserts type is OrderType {
   if (type !== 1 && type !== 2) throw new RangeError(`order type must be 1 (onramp) or 2 (offramp), got ${type}`)
 }
@@ -326,6 +355,8 @@ const MAX_WALKED_ENTRIES = 30_000
 export class OrdersRepo {
   /** When a search is broad, and how far a broad search's window may walk (tests lower them to cover both plans on a few orders). */
   searchPlan = { broadMatches: BROAD_SEARCH_MATCHES, maxWalkedEntries: MAX_WALKED_ENTRIES }
+  /** fiatCounts() per type, valid while the database's write stamp is unchanged. */
+  private readonly fiatCountsCache = new Map<OrderType, { stamp: string | null; rows: { fiatType: number | null; orders: number }[] }>()
   /** Totals and broad-search answers of recent filters, valid while the database's write stamp is unchanged. */
   private facts: { stamp: string | null; byKey: Map<string, number> } = { stamp: null, byKey: new Map() }
 
@@ -359,10 +390,20 @@ export class OrdersRepo {
         stale: 0,
         unreadable: 0,
         cursor: before,
-        progressed: false
+        progressed: false,
+        foreign: 0
       }
+      const attribute = page.attributeFiat === undefined ? page.fiatType : page.attributeFiat
       for (const record of page.records) {
-        const outcome = this.upsert(page.type, record, page.fiatType, 'sync', at)
+        if (attribute !== null && int((record as Record<string, unknown>).fiatType) === null) {
+          const held = this.sql.value<number | null>(
+            'SELECT fiat_type FROM orders WHERE type = ? AND order_id = ?',
+            page.type,
+            record.orderId
+          )
+          if (held !== undefined && held !== null && held !== attribute) result.foreign++
+        }
+        const outcome = this.upsert(page.type, record, attribute, 'sync', at)
         this.unreadableOrders.resolved(page.type, record.orderId)
         switch (outcome.kind) {
           case 'created':
@@ -426,15 +467,22 @@ export class OrdersRepo {
         orderId
       )
       if (!existing) return { known: false, change: null }
-      if (existing.status === status) return { known: true, change: null }
+      const by = confirmedByOf(source)
+      if (existing.status === status) {
+        this.sql.run(CONFIRM, at, by, type, orderId)
+        return { known: true, change: null }
+      }
       const record = { ...(JSON.parse(existing.record_json) as Record<string, unknown>), status }
       this.sql.run(
-        'UPDATE orders SET status = ?, record_json = ?, content_hash = ?, status_source = ?, last_changed_at = ? WHERE type = ? AND order_id = ?',
+        `UPDATE orders SET status = ?, record_json = ?, content_hash = ?, status_source = ?, last_changed_at = ?,
+           status_confirmed_at = ?, status_confirmed_by = ? WHERE type = ? AND order_id = ?`,
         status,
         JSON.stringify(record),
         contentHash(record),
         source,
         at,
+        at,
+        by,
         type,
         orderId
       )
@@ -457,12 +505,18 @@ export class OrdersRepo {
       type,
       record.orderId
     )
+    const by = confirmedByOf(source)
     if (!existing) {
-      this.sql.run(INSERT_ORDER, type, record.orderId, ...columnValues(type, record, scopeFiatType, hash), source, at, at)
+      this.sql.run(INSERT_ORDER, type, record.orderId, ...columnValues(type, record, scopeFiatType, hash), source, at, at, at, by)
       this.sql.run(INSERT_EVENT, type, record.orderId, at, record.updatedAt, null, record.status, source)
       return { kind: 'created', summary: summaryOf(type, record, scopeFiatType) }
     }
-    if (existing.content_hash === hash) return { kind: 'unchanged' }
+    if (existing.content_hash === hash) {
+      // The service said the same again: the status is confirmed (written only while the
+      // order is open, where the freshness bound needs it; a terminal status stays).
+      if (!statusInfo(type, existing.status).terminal) this.sql.run(CONFIRM, at, by, type, record.orderId)
+      return { kind: 'unchanged' }
+    }
     if (record.updatedAt < existing.updated_at) return { kind: 'stale' }
     if (record.updatedAt === existing.updated_at && existing.status_source === 'watch' && record.status !== existing.status) {
       // A watch saw this status after the snapshot that carried this updatedAt: the
@@ -475,11 +529,150 @@ export class OrdersRepo {
     const statusSource: StatusSource = statusChanged || record.updatedAt > existing.updated_at ? source : existing.status_source
     // Offramp records may omit fiatType; keep the scope it was first synced in.
     const fiatScope = scopeFiatType ?? existing.fiat_type
-    this.sql.run(UPDATE_ORDER, ...columnValues(type, record, fiatScope, hash), statusSource, at, type, record.orderId)
+    this.sql.run(UPDATE_ORDER, ...columnValues(type, record, fiatScope, hash), statusSource, at, at, by, type, record.orderId)
     const summary = summaryOf(type, record, fiatScope)
     if (!statusChanged) return { kind: 'updated', summary }
     this.sql.run(INSERT_EVENT, type, record.orderId, at, record.updatedAt, existing.status, record.status, source)
     return { kind: 'status', summary, change: { type, orderId: record.orderId, old: existing.status, new: record.status } }
+  }
+
+  /**
+   * Orders held in a scope (every fiat of the type when fiatType is null). With
+   * `unreadable`, records listed in that scope and kept as unreadable (and held in no
+   * readable copy) count too: the service's count includes them, the completeness audit
+   * compares with it.
+   */
+  countScope(type: OrderType, fiatType: number | null, o: { unreadable?: boolean } = {}): number {
+    const orders =
+      (fiatType === null
+        ? this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ?', type)
+        : this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ? AND fiat_type = ?', type, fiatType)) ?? 0
+    if (!o.unreadable) return orders
+    const apart = `SELECT COUNT(*) FROM unreadable_orders u WHERE u.type = ?
+      AND (u.order_id IS NULL OR NOT EXISTS (SELECT 1 FROM orders o WHERE o.type = u.type AND o.order_id = u.order_id))`
+    const unreadable =
+      (fiatType === null ? this.sql.value<number>(apart, type) : this.sql.value<number>(`${apart} AND u.fiat_type = ?`, type, fiatType)) ??
+      0
+    return orders + unreadable
+  }
+
+  /** Orders held per fiat type of one order type (null: records that named none), kept until the next write. */
+  fiatCounts(type: OrderType): { fiatType: number | null; orders: number }[] {
+    const stamp = this.sql.writeStamp()
+    const cached = this.fiatCountsCache.get(type)
+    if (cached && stamp !== null && cached.stamp === stamp) return cached.rows
+    const rows = this.sql
+      .all<{ fiat_type: number | null; n: number }>('SELECT fiat_type, COUNT(*) AS n FROM orders WHERE type = ? GROUP BY fiat_type', type)
+      .map((r) => ({ fiatType: r.fiat_type, orders: r.n }))
+    this.fiatCountsCache.set(type, { stamp, rows })
+    return rows
+  }
+
+  /**
+   * Open orders (any status not known to be terminal) whose status was last confirmed
+   * before `before` (or never), least recently confirmed or asked about first: what the
+   * freshness sweep asks orderStatus about. An order whose last request failed goes behind
+   * those not asked since their confirmation, so a few the service cannot tell about never
+   * hold the head of the queue.
+   */
+  unconfirmedOpen(before: string, limit: number): { type: OrderType; orderId: number; status: number; turnAt: string }[] {
+    const out: { type: OrderType; orderId: number; status: number; turnAt: string }[] = []
+    for (const type of [1, 2] as const) {
+      const terminal = terminalStatuses(type)
+      out.push(
+        ...this.sql
+          .all<{ order_id: number; status: number; turn_at: string }>(
+            `SELECT order_id, status, MAX(COALESCE(status_confirmed_at, ''), COALESCE(status_checked_at, '')) AS turn_at
+             FROM orders WHERE type = ? AND status NOT IN (${terminal.join(', ')})
+             AND (status_confirmed_at IS NULL OR status_confirmed_at < ?) ORDER BY turn_at LIMIT ?`,
+            type,
+            before,
+            limit
+          )
+          .map((r) => ({ type, orderId: r.order_id, status: r.status, turnAt: r.turn_at }))
+      )
+    }
+    return out.sort((a, b) => a.turnAt.localeCompare(b.turnAt)).slice(0, limit)
+  }
+
+  /**
+   * The freshness sweep asked orderStatus about an order: answered (its confirmation is
+   * written by applyStatus), or failed, counting failures in a row since the status was
+   * last confirmed by anything.
+   */
+  noteStatusCheck(type: OrderType, orderId: number, ok: boolean, at: string = this.nowIso()): void {
+    if (ok) {
+      this.sql.run('UPDATE orders SET status_checked_at = ?, status_check_failures = 0 WHERE type = ? AND order_id = ?', at, type, orderId)
+      return
+    }
+    this.sql.run(
+      `UPDATE orders SET status_check_failures = CASE
+         WHEN status_checked_at IS NOT NULL AND status_confirmed_at IS NOT NULL AND status_confirmed_at > status_checked_at THEN 1
+         ELSE status_check_failures + 1 END,
+       status_checked_at = ? WHERE type = ? AND order_id = ?`,
+      at,
+      type,
+      orderId
+    )
+  }
+
+  /**
+   * How many orders are open, how many of them were last confirmed before `before`, the
+   * oldest confirmation, and how many the last `failures` orderStatus requests or more in a
+   * row failed for with nothing confirming them since.
+   */
+  openSummary(
+    before: string,
+    failures = Infinity
+  ): { open: number; unconfirmed: number; oldestConfirmedAt: string | null; unconfirmable: number } {
+    let open = 0
+    let unconfirmed = 0
+    let unconfirmable = 0
+    let oldest: string | null = null
+    const minFailures = Number.isFinite(failures) ? failures : Number.MAX_SAFE_INTEGER
+    for (const type of [1, 2] as const) {
+      const r = this.sql.get<{ open: number; unconfirmed: number; oldest: string | null; unconfirmable: number }>(
+        `SELECT COUNT(*) AS open, SUM(CASE WHEN status_confirmed_at IS NULL OR status_confirmed_at < ? THEN 1 ELSE 0 END) AS unconfirmed,
+           MIN(status_confirmed_at) AS oldest,
+           SUM(CASE WHEN status_check_failures >= ? AND (status_confirmed_at IS NULL OR status_confirmed_at <= status_checked_at)
+             THEN 1 ELSE 0 END) AS unconfirmable
+         FROM orders WHERE type = ? AND status NOT IN (${terminalStatuses(type).join(', ')})`,
+        before,
+        minFailures,
+        type
+      )
+      open += r?.open ?? 0
+      unconfirmed += r?.unconfirmed ?? 0
+      unconfirmable += r?.unconfirmable ?? 0
+      if (r?.oldest && (oldest === null || r.oldest < oldest)) oldest = r.oldest
+    }
+    return { open, unconfirmed, oldestConfirmedAt: oldest, unconfirmable }
+  }
+
+  /** The newest createdAt held in a scope (every fiat of the type when fiatType is null). */
+  newestCreatedAt(type: OrderType, fiatType: number | null): string | null {
+    return fiatType === null
+      ? (this.sql.value<string | null>('SELECT created_at FROM orders WHERE type = ? ORDER BY created_at DESC LIMIT 1', type) ?? null)
+      : (this.sql.value<string | null>(
+          'SELECT created_at FROM orders WHERE type = ? AND fiat_type = ? ORDER BY created_at DESC LIMIT 1',
+          type,
+          fiatType
+        ) ?? null)
+  }
+
+  /**
+   * An order to check what merchantHistory's `since` filters on (monitor/history-probes.ts):
+   * the most recently changed of a scope that changed at least a second after it was
+   * created, not at the spec's cutover instant.
+   */
+  sinceSample(type: OrderType, fiatType: number | null): { orderId: number; createdAt: string; updatedAt: string } | null {
+    const rows = this.sql.all<{ order_id: number; created_at: string; updated_at: string }>(
+      `SELECT order_id, created_at, updated_at FROM orders WHERE type = ?${fiatType === null ? '' : ' AND fiat_type = ?'}
+       AND updated_at > '2022-11-09T16:58:07.000Z' ORDER BY updated_at DESC LIMIT 50`,
+      ...(fiatType === null ? [type] : [type, fiatType])
+    )
+    const r = rows.find((x) => Date.parse(x.updated_at) - Date.parse(x.created_at) >= 1000)
+    return r ? { orderId: r.order_id, createdAt: r.created_at, updatedAt: r.updated_at } : null
   }
 
   get(type: OrderType, orderId: number): OrderRow | undefined {

@@ -1,10 +1,11 @@
 // What a profile has learned about its service, kept between runs: the JSON type each
 // request parameter is accepted in (api/param-encoding.ts), limits the spec does not
-// show (api/rate-budget.ts). One small key-value table: each family (kind) stores
-// JSON values under its own keys and reads them back whole at start-up.
+// show (api/rate-budget.ts), how it reads merchantHistory (monitor/history-readings.ts).
+// One small key-value table: each family (kind) stores JSON values under its own keys
+// and reads them back whole at start-up.
 import type { Sql } from './database'
 
-export type FactKind = 'param' | 'limit' | 'sandbox'
+export type FactKind = 'param' | 'limit' | 'sandbox' | 'history'
 
 export class ServiceFactsRepo {
   constructor(

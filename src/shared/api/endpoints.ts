@@ -40,7 +40,9 @@ const webhookUrl = httpUrl('webhookUrl must be an http(s) URL')
 
 export const MerchantHistoryRequest = z
   .object({
-    page: z.number().int().min(1).optional(),
+    // The spec's pages start at 1; 0 is sent only to a service found to count from 0
+    // (monitor/history-probes.ts), or to find out whether it does.
+    page: z.number().int().min(0).optional(),
     pageSize: z.number().int().min(1).max(500).optional(),
     since: Timestamp.optional(),
     order: z.enum(['ASC', 'DESC']).optional(),

@@ -167,6 +167,9 @@ export const Settings = z.object({
   tickerPollSeconds: z.number().int().min(6).max(3600),
   /** How far back the hourly reconcile reads history again end to end. */
   reconcileHours: z.number().int().min(1).max(168),
+  /** Every open order's status is confirmed by the service at least this often (history, webhook or orderStatus). */
+  freshnessMinutes: z.number().int().min(2).max(1440),
+  /** The fiats the operator looks at first (listed first in filters and states); every fiat with orders is synced. */
   fiatTypes: z.array(IdNum).min(1).max(16),
   tickerFiat: IdNum,
   pinnedTickers: z.array(IdNum).max(32),
@@ -216,6 +219,98 @@ export const SyncState = z.object({
 })
 export type SyncState = z.infer<typeof SyncState>
 
+/**
+ * One (type, fiat type) the service may hold orders in: whether it was probed and holds
+ * any (only those are synced), and whether the local copy was audited complete. fiatType
+ * 0 stands for every fiat of the type, when the service was found not to filter by fiat.
+ */
+export const ScopeCoverage = z.object({
+  type: OrderType,
+  fiatType: IdNum,
+  probe: z.enum(['unprobed', 'probing', 'active', 'empty', 'refused', 'failed']),
+  probedAt: EpochMs.nullable(),
+  nextProbeAt: EpochMs.nullable(),
+  /** Orders held locally. */
+  orders: z.number().int(),
+  audit: z.object({
+    state: z.enum(['unchecked', 'checking', 'complete', 'incomplete', 'repairing']),
+    /** Orders the service holds, at the last check. */
+    serviceOrders: z.number().int().nullable(),
+    checkedAt: EpochMs.nullable(),
+    nextAt: EpochMs.nullable(),
+    /** The repair's read of the whole scope: pages done of pages. */
+    repair: z.object({ page: z.number().int(), pages: z.number().int() }).nullable(),
+    error: z.string().nullable()
+  }),
+  error: z.string().nullable(),
+  /**
+   * An order of this scope was seen (a record listed in another scope, a verified webhook)
+   * since its last answered probe: with the scope refused, orders there may be missing. A
+   * hub of an older version leaves it out.
+   */
+  revealed: z
+    .object({ at: EpochMs, by: z.enum(['record', 'webhook']) })
+    .nullable()
+    .optional()
+})
+export type ScopeCoverage = z.infer<typeof ScopeCoverage>
+
+/** A reading of merchantHistory the sync relies on (docs/spec-readings.md), as this profile's service was found to read it. */
+export const HistoryReadingInfo = z.object({
+  key: z.string(),
+  label: z.string(),
+  value: z.string(),
+  state: z.enum(['assumed', 'checked', 'contradicted']),
+  at: EpochMs.nullable(),
+  how: z.string()
+})
+export type HistoryReadingInfo = z.infer<typeof HistoryReadingInfo>
+
+/** Every open order's status confirmed within the bound: how it stands. */
+export const FreshnessInfo = z.object({
+  boundMinutes: z.number().int(),
+  open: z.number().int(),
+  /** Open orders not confirmed within the bound. */
+  stale: z.number().int(),
+  /**
+   * Open orders orderStatus failed for unconfirmableAfter times in a row with nothing
+   * confirming them since: asked again in turn, shown as a gap of their own. A hub of an
+   * older version leaves them out.
+   */
+  unconfirmable: z.number().int().optional(),
+  unconfirmableAfter: z.number().int().optional(),
+  oldestConfirmedAt: EpochMs.nullable(),
+  lastSweepAt: EpochMs.nullable(),
+  error: z.string().nullable()
+})
+export type FreshnessInfo = z.infer<typeof FreshnessInfo>
+
+/** Something the app knows it may be missing, in the operator's words. */
+export const CoverageGap = z.object({
+  kind: z.enum(['unprobed', 'probe', 'audit', 'repair', 'reading', 'freshness']),
+  text: z.string(),
+  type: OrderType.nullable(),
+  fiatType: IdNum.nullable()
+})
+export type CoverageGap = z.infer<typeof CoverageGap>
+
+/** Whether the local copy holds every order: scopes, readings, freshness, every known gap, and what checking them costs. */
+export const Coverage = z.object({
+  scopes: z.array(ScopeCoverage),
+  readings: z.array(HistoryReadingInfo),
+  freshness: FreshnessInfo,
+  gaps: z.array(CoverageGap),
+  /** merchantHistory and orderStatus requests spent in the last hour on probes, audits, reading checks and freshness. */
+  spentLastHour: z.object({ probe: z.number().int(), audit: z.number().int(), reading: z.number().int(), freshness: z.number().int() }),
+  /**
+   * The latest error a scope's probe met and still stands (a missing secret, the service
+   * down): before any scope is found there is no sync state to carry it, and the header's
+   * notice names it from here. A hub of an older version leaves it out.
+   */
+  probeError: ErrorInfo.nullable().optional()
+})
+export type Coverage = z.infer<typeof Coverage>
+
 export const BudgetEntry = z.object({
   endpoint: z.string(),
   limit: z.number(),
@@ -243,7 +338,10 @@ export const OrderRow = z.object({
   updatedAt: z.string(),
   firstSeenAt: EpochMs,
   lastChangedAt: EpochMs,
-  watched: z.boolean()
+  watched: z.boolean(),
+  /** When the service last confirmed the status, and how (a hub of an older version leaves them out). */
+  statusConfirmedAt: EpochMs.nullable().optional(),
+  statusConfirmedBy: z.enum(['history', 'webhook', 'orderStatus']).nullable().optional()
 })
 export type OrderRow = z.infer<typeof OrderRow>
 
@@ -440,7 +538,9 @@ export const TrayState = z.object({
   /** The short text beside the icon in the macOS menu bar. */
   title: z.string(),
   /** The tooltip on Windows and Linux. */
-  tooltip: z.string()
+  tooltip: z.string(),
+  /** What the app knows it may be missing (scopes not probed, audit differences, stale statuses). */
+  gaps: z.array(z.string()).optional()
 })
 export type TrayState = z.infer<typeof TrayState>
 
@@ -573,7 +673,9 @@ export const Diagnostics = z.object({
   }),
   endpoints: z.array(EndpointDiagnostics),
   sync: z.array(SyncState),
-  unreadableOrders: z.number().int()
+  unreadableOrders: z.number().int(),
+  /** Scopes, readings of merchantHistory, freshness (a hub of an older version leaves it out). */
+  coverage: Coverage.optional()
 })
 export type Diagnostics = z.infer<typeof Diagnostics>
 
@@ -711,6 +813,16 @@ export const channels = {
   'sync:state': ch(none, z.object({ states: z.array(SyncState) }), 'Sync state per (type, fiat)'),
   'sync:now': ch(none, ok, 'Run a history sync now'),
   'sync:resync': ch(none, ok, 'Read the whole history of every scope again (progress in sync:state)'),
+  'sync:coverage': ch(
+    none,
+    Coverage,
+    'Whether the local copy holds every order: each (type, fiat) probed and audited, the readings of merchantHistory, freshness, every known gap'
+  ),
+  'sync:audit': ch(
+    none,
+    ok,
+    "Check every scope's completeness now (a difference is repaired in the background; progress in coverage:changed)"
+  ),
   'budget:get': ch(none, z.object({ entries: z.array(BudgetEntry) }), 'Request budget per limited endpoint'),
 
   'webhooks:setUrl': ch(
@@ -810,6 +922,7 @@ export const events = {
    * native notifications (the browser harness shows it with the browser's Notification API).
    */
   'notify:order': z.object({ title: z.string(), body: z.string(), order: OrderRef.optional() }),
+  'coverage:changed': Coverage,
   /** A Team profile's line to its hub opened or dropped, or its role changed. */
   'team:access': TeamAccess
 } as const

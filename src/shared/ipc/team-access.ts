@@ -62,6 +62,8 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   'webhooks:setUrl': 'admin',
   // Reads the whole history again: the team's request budget for a long while.
   'sync:resync': 'admin',
+  // Counts every scope at the service now (and repairs what is missing): a few requests per scope.
+  'sync:audit': 'operator',
   'team:operators': 'admin',
   'team:addOperator': 'admin',
   'team:revokeOperator': 'admin'
@@ -102,8 +104,16 @@ export const hubChannels: readonly ChannelName[] = channelNames.filter((c) => ch
 
 /**
  * The settings a team hub keeps for the whole team (how its one monitor and its tickers
- * poll, which fiats it syncs); every other setting (theme, notifications, the tray's
- * pins, start at login) stays each desktop's own.
+ * poll, how fresh open orders are kept); every other setting (theme, notifications, the
+ * tray's pins, start at login, the fiats an operator prefers to see first) stays each
+ * desktop's own. The hub syncs every fiat the service holds orders in, whatever any
+ * desktop prefers.
  */
-export const HUB_SETTING_KEYS = ['historyPollSeconds', 'reconcileHours', 'watchPollSeconds', 'tickerPollSeconds', 'fiatTypes'] as const
+export const HUB_SETTING_KEYS = [
+  'historyPollSeconds',
+  'reconcileHours',
+  'watchPollSeconds',
+  'tickerPollSeconds',
+  'freshnessMinutes'
+] as const
 export type HubSettingKey = (typeof HUB_SETTING_KEYS)[number]

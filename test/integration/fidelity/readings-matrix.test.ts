@@ -5,6 +5,13 @@
 // while it pages. After the churning sync and one quiet poll, the database must equal
 // the sandbox's ground truth: no order missing, none stale, none extra. The sandbox is
 // an independent reading of the spec (its own schemas and HMAC check), not the client's twin.
+//
+// Then the readings of merchantHistory the client checks at run time (issue 23): since
+// and the order on createdAt, pages from 0, a page size capped below the one asked for,
+// offramp listings ignoring fiatType, alone and together, × churn. There the sync runs as
+// a profile session runs it (readings kept per profile, probes on) and the freshness
+// sweep confirms open orders: the database ends equal to the truth and no open order is
+// unconfirmed beyond the bound.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +19,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ApiClient } from '../../../src/main/api/client'
 import { ParamEncodings } from '../../../src/main/api/param-encoding'
 import { HistorySync } from '../../../src/main/monitor/history-sync'
+import { HistoryReadings } from '../../../src/main/monitor/history-readings'
+import { FreshnessSweeper } from '../../../src/main/monitor/freshness'
+import type { ReadingsInput } from '../../../src/sandbox'
 import { openLocalStore, type LocalStore } from '../../../src/main/store/local-store'
 import { CUTOVER, startSandbox, type Sandbox } from '../../../src/sandbox'
 
@@ -29,7 +39,8 @@ let sb: Sandbox
 let dir: string
 
 beforeAll(async () => {
-  sb = await startSandbox({ seed: 53, orders: ORDERS, autoGenerate: false })
+  // Offramp in INR and TRY, numbered apart from onramp: the ids repeat across types.
+  sb = await startSandbox({ seed: 53, orders: ORDERS, autoGenerate: false, orderIds: 'perType', orderFiats: { offramp: [1, 2] } })
   dir = mkdtempSync(join(tmpdir(), 'rampdesk-matrix-'))
 })
 afterAll(async () => {
@@ -51,16 +62,20 @@ function clientFor(store: LocalStore): ApiClient {
   })
 }
 
-/** The database against the ground truth of one scope: every order, its status and updatedAt; nothing else. */
-function expectEqualToTruth(store: LocalStore, type: 1 | 2, fiatType: number): void {
+/**
+ * The database against the ground truth of one scope: every order, its status and (unless
+ * only orderStatus could tell a change) updatedAt; nothing else.
+ */
+function expectEqualToTruth(store: LocalStore, type: 1 | 2, fiatType: number, withUpdatedAt = true): void {
   const truth = sb.control.groundTruth({ type, fiatType })
   const db = store.database.sql.all<{ order_id: number; status: number; updated_at: string }>(
     'SELECT order_id, status, updated_at FROM orders WHERE type = ? AND fiat_type = ? ORDER BY order_id',
     type,
     fiatType
   )
-  const want = truth.map((o) => [o.orderId, o.status, o.updatedAt]).sort((a, b) => (a[0] as number) - (b[0] as number))
-  expect(db.map((r) => [r.order_id, r.status, new Date(r.updated_at).toISOString()])).toEqual(want)
+  const row = (id: number, status: number, at: string) => (withUpdatedAt ? [id, status, at] : [id, status])
+  const want = truth.map((o) => row(o.orderId, o.status, o.updatedAt)).sort((a, b) => (a[0] as number) - (b[0] as number))
+  expect(db.map((r) => row(r.order_id, r.status, new Date(r.updated_at).toISOString()))).toEqual(want)
 }
 
 const combos = (['inclusive', 'exclusive'] as const).flatMap((since) =>
@@ -93,4 +108,106 @@ describe('history sync under every reading of the spec', () => {
       store.close()
     }
   })
+})
+
+/** The readings of issue 23, alone and together, each read differently from the spec's likeliest reading. */
+const NEW_READINGS: { name: string; readings: ReadingsInput }[] = [
+  { name: 'since on createdAt', readings: { historySince: 'createdAt' } },
+  { name: 'order on createdAt', readings: { historyOrder: 'createdAt' } },
+  { name: 'since and order on createdAt', readings: { historySince: 'createdAt', historyOrder: 'createdAt' } },
+  { name: 'pages from 0', readings: { firstPage: 0 } },
+  { name: 'pages capped at 30', readings: { pageSizeCap: 30 } },
+  { name: 'offramp ignoring fiatType', readings: { offrampFiat: 'ignore' } },
+  { name: 'order ignored: newest first', readings: { historyDirection: 'DESC' } },
+  { name: 'an empty page refused 404', readings: { emptyHistory: '404' } },
+  {
+    name: 'newest first, empty as 404, pages from 0, since on createdAt',
+    readings: { historyDirection: 'DESC', emptyHistory: '404', firstPage: 0, historySince: 'createdAt' }
+  },
+  {
+    name: 'pages from 0 and capped, since exclusive, hidden ties, order on createdAt',
+    readings: { firstPage: 0, pageSizeCap: 30, since: 'exclusive', tieOrder: 'hidden', historyOrder: 'createdAt' }
+  }
+]
+const newCombos = NEW_READINGS.flatMap((r) => ([0, 4] as const).map((churn) => ({ ...r, churn })))
+const RESET: ReadingsInput = {
+  since: 'inclusive',
+  tieOrder: 'orderId',
+  paramTypes: 'lenient',
+  historySince: 'updatedAt',
+  historyOrder: 'updatedAt',
+  firstPage: 1,
+  pageSizeCap: null,
+  offrampFiat: 'filter',
+  historyDirection: 'honoured',
+  emptyHistory: 'empty'
+}
+const BOUND_MS = 10 * 60_000
+
+describe('history sync under the readings of merchantHistory it checks at run time', () => {
+  it.each(newCombos)(
+    '$name, churn $churn per page: database equals the truth, no open order unconfirmed',
+    async (r) => {
+      sb.control.setReadings({ ...RESET, ...r.readings, churnPerHistoryRequest: 0 })
+      // Open orders created well before the newest one: a poll reading from the newest
+      // creation does not list them again, so only orderStatus can see churn move them.
+      sb.control.setClockOffset(-20 * 60_000)
+      for (let i = 0; i < 6; i++) sb.control.createOrder({ type: 1, fiatType: 1, path: 'completed', hold: true })
+      for (let i = 0; i < 3; i++)
+        sb.control.createOrder({ type: 2, fiatType: 2, coinCode: 'usdt', network: 'bep20', path: 'completed', hold: true })
+      sb.control.setClockOffset(0)
+      sb.control.createOrder({ type: 1, fiatType: 1, hold: true })
+      sb.control.setReadings({ churnPerHistoryRequest: r.churn })
+      const store = openLocalStore(join(dir, `new-${r.name.replace(/\W+/g, '-')}-${r.churn}`))
+      try {
+        const client = clientFor(store)
+        const readings = new HistoryReadings({
+          load: () => store.serviceFacts.all('history'),
+          save: (k, v) => store.serviceFacts.put('history', k, v)
+        })
+        const sync = new HistorySync({ client, store, pageSize: PAGE_SIZE, readings, probes: true })
+        const ignored = r.readings.offrampFiat === 'ignore'
+        const scopes = ignored
+          ? ([
+              [1, 1],
+              [2, 1]
+            ] as const)
+          : ([
+              [1, 1],
+              [2, 1],
+              [2, 2]
+            ] as const)
+        for (const [type, fiat] of scopes) await sync.run(type, fiat)
+        for (const [type, fiat] of scopes) await sync.run(type, fiat)
+        sb.control.setReadings({ churnPerHistoryRequest: 0 })
+        for (const [type, fiat] of scopes) await sync.run(type, fiat)
+        // Open orders confirmed the way a session does, within its share, as if the bound had
+        // run out for every one confirmed before now: sweeps until none is due.
+        const t0 = Date.now()
+        const sweeper = new FreshnessSweeper({ client, store, boundMs: BOUND_MS, share: 1, now: () => t0 + BOUND_MS - 60_000 })
+        for (let i = 0; i < 10 && store.orders.unconfirmedOpen(new Date(t0).toISOString(), 1).length > 0; i++) await sweeper.sweep()
+
+        // Only orderStatus tells an older order's change to a service whose since is on createdAt: statuses then, not times.
+        const times = r.readings.historySince !== 'createdAt'
+        for (const [type, fiat] of [
+          [1, 1],
+          [2, 1],
+          [2, 2]
+        ] as const)
+          expectEqualToTruth(store, type, fiat, times)
+        expect(store.orders.openSummary(new Date(Date.now() - BOUND_MS).toISOString()).unconfirmed).toBe(0)
+        // What the service does was found, not assumed.
+        const found = readings.state()
+        if (r.readings.firstPage === 0) expect(found.firstPage).toMatchObject({ value: 0, state: 'checked' })
+        if (r.readings.pageSizeCap) expect(found.pageSize).toMatchObject({ value: 30, state: 'checked' })
+        if (r.readings.historySince) expect(found.sinceField.value).toBe('createdAt')
+        if (r.readings.historyOrder) expect(found.orderField).toMatchObject({ value: 'createdAt', state: 'checked' })
+        if (r.readings.historyDirection) expect(found.direction).toMatchObject({ value: 'DESC', state: 'checked' })
+        expect(found.fiatFilter[2].value).toBe(ignored ? 'ignore' : 'filter')
+      } finally {
+        store.close()
+      }
+    },
+    90_000
+  )
 })

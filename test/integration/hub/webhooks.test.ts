@@ -60,6 +60,9 @@ describe('the hub’s webhook address', () => {
     await waitUntil(() => stream.connection.connected)
     const order = f.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
     await f.call(admin, 'sync:now')
+    // The hub syncs every scope the merchant has orders in (nine here), one at a time: the
+    // order is known once its scope's turn came, and from then on a webhook is the fast path.
+    await waitUntil(async () => (await f.call(viewer, 'orders:get', { type: 1, orderId: order.orderId })) !== null, 20_000, 'order synced')
     let last = order
     while (!statusInfo(1, last.status).terminal) last = f.sandbox.control.advanceOrder(order.orderId)
     await f.sandbox.control.deliveriesIdle()

@@ -50,9 +50,10 @@ async function allOrders(type: 1 | 2) {
   return r.rows
 }
 
+/** Every order of a type, in every fiat: the app finds and syncs each fiat the service holds orders in. */
 function truthIds(sb: Sandbox, type: 1 | 2) {
   return sb.control
-    .groundTruth({ type, fiatType: 1 })
+    .groundTruth({ type })
     .map((o) => `${o.orderId}:${String(o.record.merchantRecognitionId)}`)
     .sort()
 }

@@ -59,5 +59,6 @@ describe('tray:state', () => {
     await h.services.session().monitor.syncNow()
     expect((await h.call('tray:state', {})).level).toBe('attention')
     expect(h.contractViolations).toEqual([])
-  })
+    // Nine scopes hold orders (every onramp fiat and offramp INR), each retried by the client while the fault lasts.
+  }, 120_000)
 })

@@ -20,8 +20,17 @@ describe('trayState', () => {
       attention: 0,
       inProgress: 0,
       title: '',
-      tooltip: 'Rampdesk · Nothing needs you'
+      tooltip: 'Rampdesk · Nothing needs you',
+      gaps: []
     })
+  })
+
+  it('never says all is well while it knows orders may be missing', () => {
+    const gaps = ['Offramp TRY: not probed yet, orders there may be missing']
+    const s = trayState({ sync: [sync()], attention: 0, inProgress: 0, gaps })
+    expect(s).toMatchObject({ level: 'idle', headline: 'Orders may be missing', gaps })
+    expect(s.tooltip).toContain(gaps[0])
+    expect(trayState({ sync: [sync()], attention: 0, inProgress: 0, gaps: [...gaps, 'x'] }).tooltip).toContain('2 known gaps')
   })
 
   it('shows orders in progress when nothing else needs the operator', () => {

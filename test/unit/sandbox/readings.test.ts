@@ -21,11 +21,24 @@ describe('readings', () => {
       dateHeader: true,
       currentTimestamp: true,
       churnPerHistoryRequest: 0,
-      webhookPayloadForm: 'compact'
+      webhookPayloadForm: 'compact',
+      historySince: 'updatedAt',
+      historyOrder: 'updatedAt',
+      firstPage: 1,
+      pageSizeCap: null,
+      offrampFiat: 'filter',
+      historyDirection: 'honoured',
+      emptyHistory: 'empty'
     })
     expect(Object.keys(d.paramTypes).sort()).toEqual([...PARAM_FIELDS].sort())
     expect(d.paramTypes['merchantHistory.fiatType']).toBe('lenient')
     expect(d.paramTypes['merchantHistory.page']).toBe('strict')
+  })
+
+  it('take the merchantHistory readings of issue 23 and leave the rest', () => {
+    const r = applyReadings(defaultReadings(), { historySince: 'createdAt', firstPage: 0, pageSizeCap: 100, offrampFiat: 'ignore' })
+    expect(r).toMatchObject({ historySince: 'createdAt', historyOrder: 'updatedAt', firstPage: 0, pageSizeCap: 100, offrampFiat: 'ignore' })
+    expect(applyReadings(r, { pageSizeCap: null }).pageSizeCap).toBeNull()
   })
 
   it('apply a subset and leave the rest', () => {
@@ -67,6 +80,12 @@ describe('readings', () => {
       [{ paramTypes: { 'merchantHistory.currency': 'strict' } }, /unknown field "merchantHistory.currency"/],
       [{ paramTypes: { 'merchantHistory.page': 'relaxed' } }, /paramTypes.merchantHistory.page must be strict or lenient/],
       [{ clockOffsetMs: 5 }, /unknown reading clockOffsetMs/],
+      [{ historySince: 'orderId' }, /historySince must be one of updatedAt, createdAt/],
+      [{ historyOrder: 'id' }, /historyOrder must be one of updatedAt, createdAt/],
+      [{ firstPage: 2 }, /firstPage must be 1 or 0/],
+      [{ pageSizeCap: 0 }, /pageSizeCap must be null or a whole number from 1 to 500/],
+      [{ pageSizeCap: 501 }, /pageSizeCap must be null/],
+      [{ offrampFiat: 'any' }, /offrampFiat must be one of filter, ignore/],
       [[], /must be a JSON object/]
     ]
     for (const [input, reason] of bad) expect(() => applyReadings(defaultReadings(), input), JSON.stringify(input)).toThrow(reason)

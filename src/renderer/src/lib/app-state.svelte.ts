@@ -7,6 +7,7 @@ import type {
   ChannelName,
   ChannelOutput,
   ConfigSnapshot,
+  Coverage,
   ErrorInfo,
   Profile,
   Settings,
@@ -35,6 +36,8 @@ class AppState {
   configError = $state<ErrorInfo | null>(null)
   settings = $state<Settings | null>(null)
   sync = $state<SyncState[]>([])
+  /** Whether the local copy holds every order: scopes, readings, freshness, known gaps (null: not known yet). */
+  coverage = $state<Coverage | null>(null)
   budget = $state<BudgetEntry[]>([])
   skewMs = $state<number | null>(null)
   loadError = $state<ErrorInfo | null>(null)
@@ -106,6 +109,8 @@ class AppState {
       this.settings = settings
       this.sync = sync.states
       this.budget = budget.entries
+      // A hub of an older version has no coverage: the views then show none.
+      this.coverage = this.can('sync:coverage') ? await call('sync:coverage', {}).catch(() => null) : null
       this.loadError = null
       applyTheme(settings.theme)
     } catch (e) {
@@ -143,6 +148,7 @@ class AppState {
       else this.sync.push(s)
     })
     on('budget:changed', (b) => (this.budget = b.entries))
+    on('coverage:changed', (c) => (this.coverage = c))
     on('config:updated', (c) => {
       this.config = c
       this.configError = null

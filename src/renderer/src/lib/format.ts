@@ -111,6 +111,13 @@ export function amountText(value: string, dp: number, locale: string): string {
   return t
 }
 
+const clockFormats = new Map<string, Intl.DateTimeFormat>()
+
+/** Local hours and minutes ("14:05", "2:05 PM"), for "checked at" marks. */
+export function clockTime(v: number, locale: string): string {
+  return kept(clockFormats, locale, (l) => new Intl.DateTimeFormat(l, { hour: '2-digit', minute: '2-digit' })).format(new Date(v))
+}
+
 /**
  * An amount as an order's detail shows it: every decimal place the service sent (at least
  * `minDp`), grouped as the locale writes numbers, nothing rounded away. A value that is not a

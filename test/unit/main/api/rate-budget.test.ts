@@ -68,6 +68,51 @@ describe('RateBudget', () => {
     expect(entry(b, 'allGasFee')).toMatchObject({ usedInWindow: 10, queued: 1 })
   })
 
+  test('low callers (probes, audits, repairs) go behind every background one and leave it a slot', async () => {
+    const b = new RateBudget({ profileId: 'p' })
+    await fill(b, 7, 'background')
+    const order: string[] = []
+    // One background slot is left (10 less 2 reserved, less 7): low may not take it.
+    const low = b.acquire('allGasFee', { priority: 'low' }).then(() => order.push('low'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(order).toEqual([])
+    const bg = b.acquire('allGasFee', { priority: 'background' }).then(() => order.push('bg'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(order).toEqual(['bg'])
+    // When the window moves on, a background caller that came later still goes first.
+    const bg2 = b.acquire('allGasFee', { priority: 'background' }).then(() => order.push('bg2'))
+    await vi.advanceTimersByTimeAsync(WINDOW)
+    await Promise.all([low, bg, bg2])
+    expect(order).toEqual(['bg', 'bg2', 'low'])
+  })
+
+  /** Keeps `n` background callers waiting (each replaced when it gets its slot), as polls of many scopes do; returns the stop. */
+  function busyPolls(b: RateBudget, n: number): () => void {
+    let on = true
+    const one = (): void => void b.acquire('allGasFee', { priority: 'background' }).then(() => on && one())
+    for (let i = 0; i < n; i++) one()
+    return () => (on = false)
+  }
+
+  test('a low caller is never starved: after two windows of waiting it takes its turn among the polls, even with one background slot', async () => {
+    for (const reservedInteractive of [2, 9]) {
+      const b = new RateBudget({ profileId: 'p', reservedInteractive })
+      const stop = busyPolls(b, 12)
+      await vi.advanceTimersByTimeAsync(WINDOW)
+      let doneAt: number | null = null
+      const from = Date.now()
+      void b.acquire('allGasFee', { priority: 'low' }).then(() => (doneAt = Date.now()))
+      // Young, it waits behind every poll.
+      await vi.advanceTimersByTimeAsync(WINDOW)
+      expect(doneAt, `reserved ${reservedInteractive}`).toBeNull()
+      await vi.advanceTimersByTimeAsync(3 * WINDOW)
+      expect(doneAt, `reserved ${reservedInteractive}`).not.toBeNull()
+      expect(doneAt! - from).toBeLessThanOrEqual(3 * WINDOW)
+      stop()
+      await vi.advanceTimersByTimeAsync(10 * WINDOW)
+    }
+  })
+
   test("an operator's request overtakes queued background requests", async () => {
     const b = new RateBudget({ profileId: 'p' })
     await fill(b, LIMIT)

@@ -12,30 +12,25 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ApiError } from '../../../../src/shared/api/errors'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { HistorySync, type HistorySyncOptions } from '../../../../src/main/monitor/history-sync'
-import { at, CUTOVER_ISO, FakeHistory, onramp, type FakeReadings } from './fake-history'
+import { HistoryReadings } from '../../../../src/main/monitor/history-readings'
+import { at, CUTOVER_ISO, expectStoreMatchesTruth, FakeHistory, onramp, type FakeReadings } from './fake-history'
 
 let dir: string
 let store: LocalStore
 let fake: FakeHistory
+/** What the profile learned of its service: one per profile, shared by its syncs (as ProfileSession does). */
+let readings: HistoryReadings
 
-const sync = (s: LocalStore = store, o: Partial<HistorySyncOptions> = {}) => new HistorySync({ client: fake, store: s, ...o })
+const sync = (s: LocalStore = store, o: Partial<HistorySyncOptions> = {}) => new HistorySync({ client: fake, store: s, readings, ...o })
 const before = (iso: string) => new Date(Date.parse(iso) - 1).toISOString()
 
-/** The database equals the fake's ground truth for (type, fiat): same ids, statuses and updatedAt, nothing extra. */
-function expectMatchesTruth(s: LocalStore = store, type: 1 | 2 = 1, fiat = 1): void {
-  const truth = fake.truth(type, fiat)
-  expect(s.orders.count(type)).toBe(truth.length)
-  for (const r of truth) {
-    const row = s.orders.get(type, r.orderId)
-    expect(row, `order ${r.orderId}`).toBeDefined()
-    expect([row!.orderId, row!.status, row!.updatedAt]).toEqual([r.orderId, r.status, r.updatedAt])
-  }
-}
+const expectMatchesTruth = (s: LocalStore = store, type: 1 | 2 = 1, fiat = 1): void => expectStoreMatchesTruth(s, fake, type, fiat)
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'rampdesk-sync-'))
   store = openLocalStore(dir)
   fake = new FakeHistory()
+  readings = new HistoryReadings()
 })
 
 afterEach(() => {
@@ -76,7 +71,8 @@ describe('HistorySync', () => {
     // Committed late by the service with an updatedAt before our cursor.
     fake.put(1, 1, onramp(12, at(5)))
     const r = await sync().run(1, 1)
-    expect(r).toMatchObject({ requests: 1, created: 2, statusChanged: 1 })
+    // 12 records, more than any page so far (10): page 2 at 12 records makes sure 12 is not a cap.
+    expect(r).toMatchObject({ requests: 2, created: 2, statusChanged: 1 })
     expect(store.orders.timeline(1, 3).map((e) => e.newStatus)).toEqual([0, 2])
     expectMatchesTruth()
   })
@@ -125,14 +121,17 @@ describe('HistorySync', () => {
     for (let i = 1204; i <= 1510; i++) fake.put(1, 1, onramp(i, at(i)))
     const r = await sync().run(1, 1)
     // Inside the run each page re-reads the end of the one before (page sizes 499, 498)
-    // to check nothing shifted; past it, keyset again.
-    expect(fake.calls.map((c) => [c.since, c.page, c.pageSize])).toEqual([
-      [undefined, 1, 500],
+    // to check nothing shifted; past it, keyset again. The first page of each listing
+    // leaves `page` out; before the first page past it, the page number is found once
+    // (page 1 named answers the records of the first page: counted from 1).
+    expect(fake.calls.map((c) => [c.since, c.wirePage, c.pageSize])).toEqual([
+      [undefined, undefined, 500],
+      [undefined, 1, 499],
       [undefined, 2, 499],
       [undefined, 3, 498],
-      [before(at(1494)), 1, 500]
+      [before(at(1494)), undefined, 500]
     ])
-    expect(r).toMatchObject({ requests: 4, restarts: 0 })
+    expect(r).toMatchObject({ requests: 5, restarts: 0 })
     expectMatchesTruth()
   })
 
@@ -141,7 +140,8 @@ describe('HistorySync', () => {
     async (tieOrder) => {
       fake.readings.tieOrder = tieOrder
       for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
-      expect((await sync().run(1, 1)).requests).toBe(3)
+      // Three pages and, once, the check of the page number.
+      expect((await sync().run(1, 1)).requests).toBe(4)
       expect(store.syncCursors.get(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 1203 })
       fake.calls.length = 0
       const again = await sync().run(1, 1)
@@ -157,7 +157,8 @@ describe('HistorySync', () => {
   it('resumes after a crash mid-cutover at a page overlapping the last ids read there, checked', async () => {
     for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
     for (let i = 1204; i <= 1400; i++) fake.put(1, 1, onramp(i, at(i)))
-    fake.failAt(3)
+    // Page 1, the check of the page number, page 2, then the failure.
+    fake.failAt(4)
     await expect(sync().run(1, 1)).rejects.toThrow(ApiError)
     store.close()
     store = openLocalStore(dir)
@@ -362,5 +363,97 @@ describe('HistorySync under every reading, with churn while paging (property)', 
       ),
       { numRuns: Number(process.env.PROPERTY_RUNS ?? 300), seed: Number(process.env.PROPERTY_SEED ?? 20261122) }
     )
+  })
+})
+
+describe('HistorySync checks the readings of merchantHistory it relies on', () => {
+  /** Orders whose last change comes 5 to 300 s after creation: updatedAt order is not creation order. */
+  function seed(n: number, from = 1): void {
+    for (let i = from; i < from + n; i++) fake.put(1, 1, onramp(i, at(10 * i + ((i * 37) % 300) + 5), 0, 1, at(10 * i)))
+  }
+  const probing = (o: Partial<HistorySyncOptions> = {}) => sync(store, { probes: true, ...o })
+
+  it('a service counting pages from 0: the probe finds it (page 0 answers a record before page 1) and nothing is skipped', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', firstPage: 0 }
+    seed(1200)
+    await probing().run(1, 1)
+    expect(readings.state().firstPage).toMatchObject({ value: 0, state: 'checked' })
+    expect(fake.calls.some((c) => c.page === 0)).toBe(true)
+    expectMatchesTruth()
+  })
+
+  it('a 1-based service refusing page 0 is checked as the spec reads it, at two requests', async () => {
+    seed(20)
+    const r = await probing().run(1, 1)
+    expect(readings.state().firstPage).toMatchObject({ value: 1, state: 'checked', how: 'page 0 refused (400)' })
+    expect(r.requests).toBeGreaterThanOrEqual(3)
+    expectMatchesTruth()
+  })
+
+  it('a service holding 100 records a page whatever pageSize asks: the short first page is checked, the cap learned, nothing lost', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', pageSizeCap: 100 }
+    seed(1000)
+    await sync().run(1, 1)
+    expect(readings.state().pageSize).toMatchObject({ value: 100, state: 'checked' })
+    expect(fake.calls.at(-1)!.pageSize).toBe(100)
+    expectMatchesTruth()
+  })
+
+  it('a short page that is the end is checked once; later short pages below it cost nothing more', async () => {
+    seed(120)
+    const first = await sync().run(1, 1)
+    // Page 1, then page 2 at its size by the page number found once (page 1 named).
+    expect(first.requests).toBe(3)
+    expect(readings.state().largestPage).toBe(120)
+    fake.put(1, 1, onramp(500, at(99_999), 0, 1, at(99_000)))
+    expect((await sync().run(1, 1)).requests).toBe(1)
+  })
+
+  it('a service sorting by creation: the first page shows it, the walk goes by offset, and churn while paging loses nothing', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', orderBy: 'createdAt' }
+    seed(1300)
+    let clock = 200_000
+    fake.beforeAnswer = (_c, n) => {
+      if (n % 2) for (let k = 1; k <= 4; k++) fake.change(1, 1, 37 * k + n, 4, at(++clock))
+    }
+    const r = await probing({ pageSize: 100 }).run(1, 1)
+    expect(r.strategy).toBe('offset')
+    expect(readings.state().orderField).toMatchObject({ value: 'createdAt', state: 'checked' })
+    fake.beforeAnswer = undefined
+    // New orders, after the churn's last change.
+    seed(3, 30_000)
+    await probing({ pageSize: 100 }).run(1, 1)
+    expectMatchesTruth()
+  })
+
+  it('a service whose since filters on createdAt: found before the first listing relies on it, read by offset, new orders polled', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', sinceField: 'createdAt' }
+    seed(1200)
+    const r = await probing().run(1, 1)
+    expect(readings.state().sinceField).toMatchObject({ value: 'createdAt', state: 'checked' })
+    expect(r.strategy).toBe('offset')
+    expectMatchesTruth()
+    seed(5, 3000)
+    fake.calls.length = 0
+    await probing().run(1, 1)
+    expectMatchesTruth()
+    // Answers come newest first by updatedAt: the poll sends no since (it would select by
+    // creation) and stops after the page that passes the cursor's look-back.
+    expect(fake.calls).toHaveLength(1)
+    expect(fake.calls[0]!.since).toBeUndefined()
+  })
+
+  it('without the probes, the same service loses orders: what the check is for', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', sinceField: 'createdAt' }
+    seed(1200)
+    await sync().run(1, 1)
+    expect(store.orders.count(1)).toBeLessThan(1200)
+  })
+
+  it('a listing of one fiat holding orders of another shows the service ignores fiatType for that type', async () => {
+    for (let i = 1; i <= 5; i++) fake.put(2, 1, onramp(i, at(i), 0, i % 2 ? 1 : 2))
+    await sync().run(2, 1)
+    expect(readings.fiatIgnored(2)).toBe(true)
+    expect(readings.fiatIgnored(1)).toBe(false)
   })
 })

@@ -25,6 +25,7 @@ const settings: Settings = {
   watchPollSeconds: 10,
   tickerPollSeconds: 10,
   reconcileHours: 24,
+  freshnessMinutes: 10,
   fiatTypes: [1],
   tickerFiat: 1,
   pinnedTickers: [],

@@ -1,0 +1,289 @@
+// The completeness audit: on a fixed schedule (every `everyMs` per scope: a small, fixed
+// share of the merchantHistory budget), each synced scope counts the orders the service
+// holds by page arithmetic without `since` (usually two requests: the page where the local
+// count ends, and the one before or after it) and compares with the local copy. A
+// shortfall gets a poll first (orders created since the last one); if that does not make
+// it up, the readings are doubted (checked again before the next sync) and the scope is
+// read again end to end in the background, with progress (k of n pages). A difference a
+// full read did not close (the service counting records its listing never gives) is not
+// read in full at every check: the same difference waits twice as long after each read
+// (the audit's interval, then double, up to a day), and the scope says so meanwhile. The
+// local count includes records held as unreadable (the service counts them). The counts and
+// the repair's pages go at low priority: behind every poll (rate-budget.ts). Each scope's
+// state is "complete: N orders, checked HH:MM" or "incomplete: repairing (k of n pages)"
+// wherever the operator looks (coverage.ts).
+import type { Timers } from '../api/rate-budget'
+import { DueLoop } from './due-loop'
+import { toErrorInfo } from '../../shared/api/errors'
+import type { OrderType, ScopeCoverage } from '../../shared/ipc/contract'
+import type { HistoryClient } from './history-walk'
+import { isClientRefusal, type HistoryReadings } from './history-readings'
+
+export type AuditState = ScopeCoverage['audit']
+
+/** At most this many requests per count; beyond it the count is a lower bound (enough to know orders are missing). */
+const MAX_COUNT_REQUESTS = 6
+/** After a failed check, the next one comes this soon (or at the schedule, if sooner). */
+const RETRY_MS = 5 * 60_000
+/**
+ * A check's count not answered within this long is given up (the loop moves on to other
+ * scopes): longer than MAX_COUNT_REQUESTS low requests may wait in a busy lane (two windows
+ * each at most, rate-budget.ts).
+ */
+const CHECK_TIMEOUT_MS = 15 * 60_000
+/** The longest wait before a difference a full read did not close is read in full again. */
+const MAX_REPAIR_WAIT_MS = 24 * 60 * 60_000
+
+export interface ServiceCount {
+  count: number
+  /** False when the count stopped at MAX_COUNT_REQUESTS: the service holds at least `count`. */
+  exact: boolean
+  requests: number
+}
+
+/**
+ * How many orders the service holds in a scope, by page arithmetic around `hint` (the
+ * local count): pages of `pageSize` without since, numbered as the service numbers them.
+ */
+export async function countOnService(
+  client: HistoryClient,
+  o: {
+    type: OrderType
+    fiatType: number
+    pageSize: number
+    wirePage: (p: number) => number
+    hint: number
+    signal?: AbortSignal
+    onRequest?: () => void
+  }
+): Promise<ServiceCount> {
+  const P = o.pageSize
+  let requests = 0
+  const size = async (k: number): Promise<number> => {
+    requests++
+    o.onRequest?.()
+    const r = await client
+      .historyPage(
+        { type: o.type, fiatType: o.fiatType, order: 'ASC', page: o.wirePage(k), pageSize: P },
+        { priority: 'low', ...(o.signal ? { signal: o.signal } : {}) }
+      )
+      // A page past the data refused with a 4xx (not 401/403/429) holds nothing (history-readings.ts).
+      .catch((e: unknown) => (isClientRefusal(e) ? { size: 0 } : Promise.reject(e)))
+    return r.size
+  }
+  let k = Math.floor(o.hint / P) + 1
+  let r = await size(k)
+  if (r === 0) {
+    while (k > 1) {
+      if (requests >= MAX_COUNT_REQUESTS) return { count: (k - 1) * P, exact: false, requests }
+      k--
+      r = await size(k)
+      if (r > 0) return { count: (k - 1) * P + r, exact: true, requests }
+    }
+    return { count: 0, exact: true, requests }
+  }
+  while (r >= P) {
+    if (requests >= MAX_COUNT_REQUESTS) return { count: k * P, exact: false, requests }
+    k++
+    r = await size(k)
+  }
+  return { count: (k - 1) * P + r, exact: true, requests }
+}
+
+export interface AuditOptions {
+  client: HistoryClient
+  readings: HistoryReadings
+  /** Records per page of the sync (the count uses the same, capped by what the service holds). */
+  pageSize: number
+  everyMs: number
+  localCount: (type: OrderType, fiatType: number) => number
+  requestFiat: (type: OrderType, fiatType: number) => number
+  /** Runs a sync of the scope through the monitor: a poll, or a full read with progress per page. */
+  sync: (type: OrderType, fiatType: number, mode: 'poll' | 'full', onPage?: (pages: number) => void) => Promise<void>
+  now?: () => number
+  timers?: Timers
+  onChange?: () => void
+  onRequest?: () => void
+}
+
+interface Tracked extends AuditState {
+  type: OrderType
+  fiatType: number
+  /** The last full read that left a difference: the counts it left, how many such reads in a row, when the next may run. */
+  unclosed: { service: number; local: number; reads: number; nextAt: number } | null
+}
+
+const clock = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)} UTC`
+const orders = (n: number): string => (n === 1 ? '1 order the service holds is' : `${n} orders the service holds are`)
+
+const key = (type: number, fiat: number) => `${type}:${fiat}`
+
+export class CompletenessAudit {
+  private readonly scopes = new Map<string, Tracked>()
+  private readonly now: () => number
+  private everyMs: number
+  private readonly loop: DueLoop<Tracked>
+
+  constructor(private readonly o: AuditOptions) {
+    this.now = o.now ?? Date.now
+    this.everyMs = o.everyMs
+    this.loop = new DueLoop({
+      items: () => this.scopes.values(),
+      run: (t, signal) => this.check(t, signal),
+      now: this.now,
+      timers: o.timers,
+      // A count stuck in a request is given up so other scopes are checked; a repair goes on in the background.
+      timeoutMs: CHECK_TIMEOUT_MS
+    })
+  }
+
+  start(signal: AbortSignal): void {
+    this.loop.start(signal)
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop()
+  }
+
+  private get signal(): AbortSignal | null {
+    return this.loop.signalOrNull
+  }
+
+  configure(o: { everyMs: number }): void {
+    this.everyMs = o.everyMs
+  }
+
+  /** A scope to audit, first at `firstAt` (after its first sync). */
+  track(type: OrderType, fiatType: number, firstAt: number): void {
+    const k = key(type, fiatType)
+    const t = this.scopes.get(k)
+    if (t) {
+      if (t.nextAt === null || t.nextAt > firstAt) t.nextAt = firstAt
+    } else
+      this.scopes.set(k, {
+        type,
+        fiatType,
+        state: 'unchecked',
+        serviceOrders: null,
+        checkedAt: null,
+        nextAt: firstAt,
+        repair: null,
+        error: null,
+        unclosed: null
+      })
+    this.loop.schedule()
+  }
+
+  untrack(type: OrderType, fiatType: number): void {
+    this.scopes.delete(key(type, fiatType))
+  }
+
+  /** Every scope checked now (the operator's "Check now"); resolves when the checks and repairs are done. */
+  async checkNow(): Promise<void> {
+    for (const t of this.scopes.values()) t.nextAt = this.now()
+    await this.loop.runNow()
+  }
+
+  get(type: OrderType, fiatType: number): AuditState | null {
+    const t = this.scopes.get(key(type, fiatType))
+    if (!t) return null
+    const { type: _t, fiatType: _f, unclosed: _u, ...state } = t
+    return { ...state, repair: state.repair ? { ...state.repair } : null }
+  }
+
+  private async count(t: Tracked, signal: AbortSignal | null = this.signal): Promise<ServiceCount> {
+    return countOnService(this.o.client, {
+      type: t.type,
+      fiatType: this.o.requestFiat(t.type, t.fiatType),
+      pageSize: this.o.readings.pageSize(this.o.pageSize),
+      wirePage: (p) => this.o.readings.wirePage(p),
+      hint: this.o.localCount(t.type, t.fiatType),
+      ...(signal ? { signal } : {}),
+      onRequest: this.o.onRequest
+    })
+  }
+
+  private changed(t: Tracked, patch: Partial<AuditState>): void {
+    Object.assign(t, patch)
+    this.o.onChange?.()
+  }
+
+  private async check(t: Tracked, signal: AbortSignal): Promise<void> {
+    const was = t.state
+    this.changed(t, { state: t.state === 'incomplete' ? 'incomplete' : 'checking', nextAt: null, error: null })
+    try {
+      // The first count may be cut short by the check's time (due-loop.ts); a repair, and the count after it, may take long.
+      let service = await this.count(t, signal)
+      let local = this.o.localCount(t.type, t.fiatType)
+      if (local < service.count) {
+        // Orders created since the last poll are not a gap: a poll first.
+        await this.o.sync(t.type, t.fiatType, 'poll')
+        local = this.o.localCount(t.type, t.fiatType)
+      }
+      const u = t.unclosed
+      const same = u !== null && u.service === service.count && u.local === local
+      if (local < service.count && same && this.now() < u.nextAt) {
+        // The difference a full read left, unchanged: read in full again only when its wait is over.
+        return this.changed(t, {
+          state: 'incomplete',
+          serviceOrders: service.count,
+          checkedAt: this.now(),
+          repair: null,
+          error: this.unclosedText(service, local, u),
+          nextAt: this.now() + this.everyMs
+        })
+      }
+      if (local < service.count) {
+        // A new difference: the readings may be wrong. The same one again: they were checked after the last read.
+        if (!same) this.o.readings.doubt()
+        const pages = Math.max(1, Math.ceil(service.count / this.o.readings.pageSize(this.o.pageSize)))
+        this.changed(t, { state: 'repairing', serviceOrders: service.count, repair: { page: 0, pages } })
+        await this.o.sync(t.type, t.fiatType, 'full', (page) => this.changed(t, { repair: { page: Math.min(page, pages), pages } }))
+        service = await this.count(t)
+        local = this.o.localCount(t.type, t.fiatType)
+        if (local < service.count) {
+          const reads = same && u ? u.reads + 1 : 1
+          t.unclosed = {
+            service: service.count,
+            local,
+            reads,
+            nextAt: this.now() + Math.min(MAX_REPAIR_WAIT_MS, this.everyMs * 2 ** (reads - 1))
+          }
+        }
+      }
+      const complete = local >= service.count && service.exact
+      if (complete) t.unclosed = null
+      this.changed(t, {
+        state: complete ? 'complete' : 'incomplete',
+        serviceOrders: service.count,
+        checkedAt: this.now(),
+        repair: null,
+        error: complete
+          ? null
+          : t.unclosed
+            ? this.unclosedText(service, local, t.unclosed)
+            : `${service.count - local}${service.exact ? '' : ' or more'} orders the service holds are not here after a full read`,
+        nextAt: this.now() + (complete || t.unclosed ? this.everyMs : Math.min(this.everyMs, RETRY_MS))
+      })
+    } catch (e) {
+      if (this.signal?.aborted) return
+      this.changed(t, {
+        // A repair cut short leaves the scope incomplete; a count that failed leaves what was known.
+        state: t.state === 'repairing' ? 'incomplete' : was,
+        repair: null,
+        error: `the check could not finish: ${signal.aborted ? `no answer within ${CHECK_TIMEOUT_MS / 60_000} min` : toErrorInfo(e).message}`,
+        nextAt: this.now() + Math.min(this.everyMs, RETRY_MS)
+      })
+    }
+  }
+
+  /** "3 orders the service holds are not here after 2 full reads; read again in full after 14:05 UTC". */
+  private unclosedText(service: ServiceCount, local: number, u: NonNullable<Tracked['unclosed']>): string {
+    const n = service.count - local
+    const more = service.exact ? '' : ' or more'
+    return (
+      `${more ? `${n}${more} orders the service holds are` : orders(n)} not here after ${u.reads} full read${u.reads === 1 ? '' : 's'}; ` +
+      `read again in full after ${clock(u.nextAt)}`
+    )
+  }
+}
