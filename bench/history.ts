@@ -13,6 +13,7 @@ import { CONTROL_TOKEN_HEADER, CUTOVER, startSandbox, type Sandbox } from '../sr
 import { historyCutoverBench } from './history-cutover'
 import { startWorker } from './lib/child'
 import { ratio } from './lib/stats'
+import { requestFloor } from './lib/warm-app'
 import type { BenchContext, BenchLine } from './lib/types'
 import type { InitCommand, MemoryFigures, PollResult, ScopeCount, WorkerCommand } from './history-worker'
 
@@ -129,7 +130,7 @@ async function historyFirstSync(ctx: BenchContext): Promise<BenchLine> {
     const scopeOrders = counts.filter((c) => c.orders > 0)
     // The floor is over every (type, fiat) of the 8 fiats, whether the monitor syncs it or
     // not; `complete` below proves a scope it skips held no orders.
-    const floor = counts.reduce((n, c) => n + Math.ceil(c.orders / PAGE), 0)
+    const floor = requestFloor(counts)
     const synced = first.scopes
     const count = (t: number, f: number) => counts.find((c) => c.type === t && c.fiatType === f)?.orders ?? 0
     const emptyScopes = synced.filter((s) => count(s.type, s.fiatType) === 0).length

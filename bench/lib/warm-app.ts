@@ -5,13 +5,15 @@
 // (the app's OrderMonitor, in a child process, budget lane opened wide); the web app
 // later starts its embedded sandbox with the same seed and size, so its orders are the
 // same ones (shifted by the minutes between the two starts, which the incremental sync
-// at start-up picks up). The app itself runs with the settings it ships (no settings
+// at start-up picks up). The sandbox that fills it does not generate (so the database
+// holds exactly the orders asked for); the app's embedded one starts as `npm run web`
+// starts it, generating. The app itself runs with the settings it ships (no settings
 // file: fiatTypes [1], history every 30 s): the database holds every fiat's orders, the
 // way an operator who followed more fiats before would have it.
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { PROFILES_DIR } from '../../src/main/profiles/profile-store'
-import { startSandbox, type StartSandboxOptions } from '../../src/sandbox'
+import { startSandbox, type Sandbox, type StartSandboxOptions } from '../../src/sandbox'
 import { startWorker } from './child'
 import type { BenchContext } from './types'
 import type { InitCommand, PollResult, ScopeCount, WorkerCommand } from '../history-worker'
@@ -20,11 +22,22 @@ export const ALL_FIATS = [1, 2, 3, 4, 5, 6, 7, 8]
 
 export interface WarmData {
   dataDir: string
-  /** Options for the web app's embedded sandbox: the same orders as the database holds. */
+  /** Options for the web app's embedded sandbox: the same orders as the database holds, generating as shipped. */
   sandbox: StartSandboxOptions
   orders: number
   rowsByType: { 1: number; 2: number }
   buildMs: number
+  /** The first sync that filled it (the app's OrderMonitor in a child process). */
+  firstSync: PollResult
+  /** Orders per (type, fiat) scope. */
+  counts: ScopeCount[]
+}
+
+export const PAGE_SIZE = 500
+
+/** The request floor of a first sync: sum over (type, fiat) of ceil(orders / 500). */
+export function requestFloor(counts: readonly ScopeCount[]): number {
+  return counts.reduce((n, c) => n + Math.ceil(c.orders / PAGE_SIZE), 0)
 }
 
 const cache = new Map<string, Promise<WarmData>>()
@@ -45,10 +58,25 @@ async function build(ctx: BenchContext, orders: number, seed: number): Promise<W
   const t0 = performance.now()
   const dataDir = join(ctx.tmp, `warm-${orders}-${seed}`)
   const dbDir = join(dataDir, PROFILES_DIR, 'sandbox')
-  await mkdir(dbDir, { recursive: true })
-  const sandbox: StartSandboxOptions = { orders, seed, autoGenerate: false }
+  const sandbox: StartSandboxOptions = { orders, seed }
   ctx.log(`warm database: syncing ${orders} orders (seed ${seed}) into ${dataDir}`)
-  const sb = await startSandbox(sandbox)
+  const sb = await startSandbox({ ...sandbox, autoGenerate: false })
+  try {
+    const { firstSync, counts } = await fillDatabase(sb, dbDir, orders)
+    const rowsByType = { 1: 0, 2: 0 }
+    for (const c of counts) rowsByType[c.type] += c.orders
+    return { dataDir, sandbox, orders, rowsByType, buildMs: Math.round(performance.now() - t0), firstSync, counts }
+  } finally {
+    await sb.close()
+  }
+}
+
+/**
+ * The first sync of every order of `sb` (all eight fiat types) into the profile database
+ * in `dbDir`, by the app's OrderMonitor in a child process; fails unless it holds `orders`.
+ */
+export async function fillDatabase(sb: Sandbox, dbDir: string, orders: number): Promise<{ firstSync: PollResult; counts: ScopeCount[] }> {
+  await mkdir(dbDir, { recursive: true })
   const worker = await startWorker<WorkerCommand, PollResult | ScopeCount[] | { error: string }>(
     join(import.meta.dirname, '..', 'history-worker.ts')
   )
@@ -68,15 +96,12 @@ async function build(ctx: BenchContext, orders: number, seed: number): Promise<W
       return r as T
     }
     ok(await worker.ask(init))
-    const poll = ok<PollResult>(await worker.ask({ cmd: 'poll' }))
-    if (poll.ordersInDb !== orders) throw new Error(`warm database holds ${poll.ordersInDb} orders, not ${orders}`)
+    const firstSync = ok<PollResult>(await worker.ask({ cmd: 'poll' }))
+    if (firstSync.ordersInDb !== orders) throw new Error(`the database holds ${firstSync.ordersInDb} orders, not ${orders}`)
     const counts = ok<ScopeCount[]>(await worker.ask({ cmd: 'counts' }))
     ok(await worker.ask({ cmd: 'close' }))
-    const rowsByType = { 1: 0, 2: 0 }
-    for (const c of counts) rowsByType[c.type] += c.orders
-    return { dataDir, sandbox, orders, rowsByType, buildMs: Math.round(performance.now() - t0) }
+    return { firstSync, counts }
   } finally {
     await worker.close()
-    await sb.close()
   }
 }

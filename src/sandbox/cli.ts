@@ -56,6 +56,8 @@ Readings of the spec's open choices (docs/spec-readings.md; default first):
   --first-page 1|0       merchantHistory pages count from 1 (the spec) or from 0
   --page-size-cap N      merchantHistory pages hold at most N records whatever pageSize asks (offsets in N)
   --offramp-fiat ${CHOICES.offrampFiat.join('|')}  merchantHistory type 2 filters by fiatType, or lists every offramp order
+  --history-direction ${CHOICES.historyDirection.join('|')}  merchantHistory honours order, or answers newest first whatever it asks
+  --empty-history ${CHOICES.emptyHistory.join('|')}  merchantHistory answers a page with no records as [] or as 404
 Faults (for every endpoint, or the one named with --fault-endpoint):
   --fault-endpoint NAME  one of: ${ENDPOINT_NAMES.join(', ')}
   --latency MS           added latency
@@ -145,7 +147,9 @@ function readingsFlags(values: Record<string, string | boolean | string[] | unde
     ['--history-order', 'historyOrder', str('history-order')],
     ['--first-page', 'firstPage', num(str('first-page'), '--first-page')],
     ['--page-size-cap', 'pageSizeCap', num(str('page-size-cap'), '--page-size-cap')],
-    ['--offramp-fiat', 'offrampFiat', str('offramp-fiat')]
+    ['--offramp-fiat', 'offrampFiat', str('offramp-fiat')],
+    ['--history-direction', 'historyDirection', str('history-direction')],
+    ['--empty-history', 'emptyHistory', str('empty-history')]
   ]
   const input: Record<string, unknown> = {}
   for (const [flag, key, value] of given) {
@@ -203,6 +207,8 @@ async function main(): Promise<void> {
       'first-page': { type: 'string' },
       'page-size-cap': { type: 'string' },
       'offramp-fiat': { type: 'string' },
+      'history-direction': { type: 'string' },
+      'empty-history': { type: 'string' },
       'order-ids': { type: 'string' },
       'onramp-fiats': { type: 'string' },
       'offramp-fiats': { type: 'string' },

@@ -47,6 +47,10 @@ export interface SandboxReadings {
   pageSizeCap: number | null
   /** merchantHistory type 2: listings filtered by fiatType, or every offramp order whatever fiatType says. */
   offrampFiat: 'filter' | 'ignore'
+  /** merchantHistory: `order` honoured, or newest first (DESC) whatever it asks. */
+  historyDirection: 'honoured' | 'DESC'
+  /** merchantHistory: a page with no records answered as an empty array, or refused 404 "No transactions found". */
+  emptyHistory: 'empty' | '404'
 }
 
 /** What callers may pass: any subset; paramTypes also as one mode for every field. */
@@ -84,7 +88,9 @@ export function defaultReadings(): SandboxReadings {
     historyOrder: 'updatedAt',
     firstPage: 1,
     pageSizeCap: null,
-    offrampFiat: 'filter'
+    offrampFiat: 'filter',
+    historyDirection: 'honoured',
+    emptyHistory: 'empty'
   }
 }
 
@@ -100,7 +106,9 @@ export const CHOICES = {
   webhookPayloadForm: WEBHOOK_PAYLOAD_FORMS,
   historySince: ['updatedAt', 'createdAt'],
   historyOrder: ['updatedAt', 'createdAt'],
-  offrampFiat: ['filter', 'ignore']
+  offrampFiat: ['filter', 'ignore'],
+  historyDirection: ['honoured', 'DESC'],
+  emptyHistory: ['empty', '404']
 } as const satisfies Partial<Record<keyof SandboxReadings, readonly string[]>>
 
 const MODES: readonly ParamMode[] = ['strict', 'lenient']
@@ -176,6 +184,8 @@ export function applyReadings(base: SandboxReadings, input: unknown): SandboxRea
       case 'historySince':
       case 'historyOrder':
       case 'offrampFiat':
+      case 'historyDirection':
+      case 'emptyHistory':
         ;(out as unknown as Record<string, unknown>)[k] = choice(k as keyof typeof CHOICES, v)
         break
       case 'dateHeader':

@@ -374,7 +374,8 @@ export class SandboxService {
    * merchantHistory (4.4) under the readings: what `since` filters on and what the order
    * sorts by (updatedAt or createdAt), inclusive or exclusive, the tie order, whether
    * pages count from 1 or 0, a pageSize capped below the one asked for (silently, with
-   * offsets in the capped size), and whether offramp listings filter by fiatType at all.
+   * offsets in the capped size), whether offramp listings filter by fiatType at all,
+   * whether `order` is honoured, and whether an empty page is an empty array or a 404.
    */
   private history(body: Record<string, unknown>): unknown {
     const r = this.current
@@ -391,11 +392,12 @@ export class SandboxService {
       tie: r.tieOrder,
       page: page - r.firstPage + 1,
       pageSize: r.pageSizeCap === null ? asked : Math.min(asked, r.pageSizeCap),
-      order: (body.order as 'ASC' | 'DESC' | undefined) ?? 'ASC',
+      order: r.historyDirection === 'DESC' ? 'DESC' : ((body.order as 'ASC' | 'DESC' | undefined) ?? 'ASC'),
       sinceField: r.historySince,
       orderBy: r.historyOrder,
       alsoFiats: type === OFFRAMP && r.offrampFiat === 'ignore' ? FIATS.map((_, i) => i) : undefined
     })
+    if (rows.length === 0 && r.emptyHistory === '404') fail(404, 'No transactions found')
     const data = rows.map((row) => (type === OFFRAMP ? this.renderer.offramp(row) : this.renderer.onramp(row)))
     // The live offramp history omits code (the live-service notes); so does the sandbox.
     return type === OFFRAMP ? { status: 1, data } : { status: 1, data, code: 200 }

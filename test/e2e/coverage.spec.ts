@@ -60,6 +60,9 @@ test('the orders view names each fiat with its orders, finds orders removed behi
   await page.getByTestId('coverage-check').click()
   await expect(inr(page)).toContainText(/incomplete: repairing \(\d of \d pages\)/, { timeout: 30_000 })
   await expect(inr(page)).toHaveAttribute('data-state', 'repairing')
+  // The header names it among the known gaps, wherever the operator is.
+  await expect(page.getByTestId('sync-gaps')).toContainText(/known gaps?/)
+  await expect(page.getByTestId('sync-gaps')).toHaveAttribute('title', /Onramp INR: incomplete: repairing/)
   await shot(page, 'orders-coverage-repairing')
 
   const tray = await page.context().newPage()
@@ -75,6 +78,17 @@ test('the orders view names each fiat with its orders, finds orders removed behi
     timeout: 20_000
   })
   await tray.close()
+
+  // The service fails every listing; a search for an order not held probes the empty fiats at once:
+  // each that cannot be probed is listed in the orders view, and counted in the header.
+  e.control.setFault('merchantHistory', { errorRate: 1, errorStatus: 500 })
+  await page.getByRole('searchbox', { name: 'Search' }).fill('98765432')
+  const gaps = page.getByTestId('orders-gaps')
+  await expect(gaps).toContainText(/Onramp MXN: could not be probed \(.+\); orders there may be missing/, { timeout: 20_000 })
+  await expect(page.getByTestId('sync-gaps')).toHaveAttribute('title', /Onramp MXN: could not be probed/)
+  await shot(page, 'orders-coverage-probe-gaps')
+  e.control.clearFaults()
+  await page.getByRole('searchbox', { name: 'Search' }).fill('')
 })
 
 test('diagnostics show the scopes, the readings of merchantHistory, freshness and what checking them cost', async ({ page }) => {

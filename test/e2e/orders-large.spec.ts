@@ -20,13 +20,15 @@ async function total(page: Page): Promise<number> {
 }
 
 test('100,000 orders: bounded DOM at the top, the middle and the end', async ({ page }) => {
-  test.setTimeout(180_000)
+  test.setTimeout(300_000)
   await openView(page, e, 'orders')
-  // Both types share the 100,000: wait for the first onramp sync to finish.
+  // Both types share the 100,000: wait for the first onramp sync to finish (every fiat's
+  // scope, found by its probe first; this test is about the table, not the sync's speed,
+  // which bench/ and the monitor's integration test measure).
   const h = e.app.services.handlers
   await expect
     .poll(async () => (await h['sync:state']({})).states.filter((s) => s.type === 1).every((s) => s.lastSuccessAt !== null && !s.running), {
-      timeout: 150_000,
+      timeout: 240_000,
       intervals: [2_000]
     })
     .toBe(true)

@@ -163,6 +163,8 @@ test('the detail in words, copy on what an operator copies; Escape closes it; th
   await expect(fields.locator('[data-field="chainId"] dt')).toHaveText('Network')
   await expect(fields.locator('[data-field="chainId"] dd')).toContainText(chain.symbol.toUpperCase())
   await expect(fields.locator('[data-field="fiatType"] dd')).toHaveText('INR')
+  // Amounts grouped as the locale writes them, every decimal kept, with their unit.
+  await expect(fields.locator('[data-field="fiatAmount"] dd')).toHaveText(/^\d{1,3}(,\d{3})*\.\d{2,} INR\s*$/)
   await expect(fields).not.toContainText('coinId')
   await expect(fields.getByRole('button', { name: 'Copy wallet' })).toBeVisible()
   if (order.row.merchantRecognitionId) await expect(fields.getByRole('button', { name: 'Copy merchant reference' })).toBeVisible()

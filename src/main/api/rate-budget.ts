@@ -3,8 +3,10 @@
 // and never let more than `limit` of them fall into any window (a refilling token
 // bucket would let limit+1 through). Operators' requests (interactive) jump ahead of
 // polling (background) and have a few slots per window reserved for them; checks that
-// can wait (low: probing empty scopes, audits and their repairs) go only when no poll
-// waits, and leave a slot of the window to polling.
+// can wait (low: probing empty scopes, audits and their repairs) go when no poll waits,
+// and leave a slot of the window to polling; but a low caller that has waited two windows
+// goes before the polls, so a lane that polls keep busy, or one whose background share is
+// a single slot, never starves them.
 //
 // A 429 on an endpoint with a documented limit blocks it for a while and tightens its
 // limit, which recovers minute by minute. An endpoint whose limit the spec does not show
@@ -96,6 +98,8 @@ export interface RateBudgetOptions {
 
 interface Waiter {
   priority: Priority
+  /** When it started to wait. */
+  since: number
   resolve: () => void
   reject: (e: ApiError) => void
   cleanup: () => void
@@ -138,6 +142,8 @@ const MIN_ANSWERS_TO_LEARN = 2
  * same number of answers (give or take one), as a real limit refuses and a storm does not.
  */
 const FIRST_LEARNED_FLOOR = 10
+/** A low caller waiting this many windows takes its turn among background callers. */
+const LOW_AGE_WINDOWS = 2
 
 const realTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
@@ -273,6 +279,7 @@ export class RateBudget {
       }
       const waiter: Waiter = {
         priority,
+        since: now,
         resolve,
         reject,
         cleanup: () => {
@@ -429,9 +436,26 @@ export class RateBudget {
 
   private capacity(lane: Lane, priority: Priority): number {
     // Background keeps at least one slot, or a tightened limit of 1 would starve polling;
-    // low leaves one of background's to it (none at all when that is its only one).
+    // low leaves one of background's to it (when it has more than one; an aged low caller
+    // is served as background, see next()).
     const background = Math.max(1, lane.limit - this.reserved)
-    return priority === 'interactive' ? lane.limit : priority === 'background' ? background : background - 1
+    return priority === 'interactive' ? lane.limit : priority === 'background' ? background : Math.max(1, background - 1)
+  }
+
+  /**
+   * The waiter to serve next and the priority it is served at: interactive first, then
+   * background, then low; but a low caller that has waited LOW_AGE_WINDOWS goes before
+   * background callers, at background's share. Low callers come one after another (a
+   * probe, an audit's count, a repair's page), so this gives each chain of them a slot
+   * every two windows at least, however busy the polls keep the lane.
+   */
+  private next(lane: Lane, now: number): { queue: Waiter[]; head: Waiter; as: Priority } | null {
+    if (lane.interactive[0]) return { queue: lane.interactive, head: lane.interactive[0], as: 'interactive' }
+    const bg = lane.background[0]
+    const low = lane.low[0]
+    if (low && now - low.since >= LOW_AGE_WINDOWS * this.windowMs) return { queue: lane.low, head: low, as: 'background' }
+    if (bg) return { queue: lane.background, head: bg, as: 'background' }
+    return low ? { queue: lane.low, head: low, as: 'low' } : null
   }
 
   /** Earliest time a request of this priority fits, ignoring callers queued ahead. */
@@ -452,9 +476,9 @@ export class RateBudget {
     const now = this.now()
     this.refresh(lane, now)
     for (;;) {
-      const queue = lane.interactive.length > 0 ? lane.interactive : lane.background.length > 0 ? lane.background : lane.low
-      const head = queue[0]
-      if (!head || this.freeAt(lane, head.priority, now) > now) break
+      const n = this.next(lane, now)
+      if (!n || this.freeAt(lane, n.as, now) > now) break
+      const { queue, head } = n
       queue.shift()
       head.cleanup()
       lane.log.push(now)
@@ -469,9 +493,13 @@ export class RateBudget {
     if (lane.timer !== undefined) this.timers.clearTimeout(lane.timer)
     lane.timer = undefined
     const now = this.now()
-    const head = lane.interactive[0] ?? lane.background[0] ?? lane.low[0]
-    const times = [head ? this.freeAt(lane, head.priority, now) : Infinity, (lane.log[0] ?? Infinity) + this.windowMs]
+    const n = this.next(lane, now)
+    const head = n?.head
+    const times = [n ? this.freeAt(lane, n.as, now) : Infinity, (lane.log[0] ?? Infinity) + this.windowMs]
     if (lane.blockedUntil > now) times.push(lane.blockedUntil)
+    // The oldest low caller comes of age: it may go sooner then.
+    const low = lane.low[0]
+    if (low && n?.head !== low) times.push(low.since + LOW_AGE_WINDOWS * this.windowMs)
     const at = Math.min(...times)
     if (!Number.isFinite(at)) return
     lane.timer = this.timers.setTimeout(

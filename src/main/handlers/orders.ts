@@ -38,7 +38,7 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
       const r = s.store.orders.query({ ...toStoreFilter(filter), sort: toStoreSort(sort), offset, limit })
       const rows = r.rows.map((row) => toContractRow(row, s.store.watches.has(row.type, row.orderId)))
       // An order id searched for and not held may be in a fiat not synced yet: its type's empty scopes are probed now.
-      if (r.total === 0 && filter.search && /^\d{4,}$/.test(filter.search.trim())) s.monitor.revealSearch(filter.type)
+      if (r.total === 0 && filter.search && /^\d+$/.test(filter.search.trim())) s.monitor.revealSearch(filter.type)
       // What the operator searched for may be an order of the other type: say how many.
       if (!filter.search?.trim() || offset > 0) return { total: r.total, rows }
       const other = filter.type === 1 ? 2 : 1

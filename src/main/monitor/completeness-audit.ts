@@ -4,7 +4,11 @@
 // count ends, and the one before or after it) and compares with the local copy. A
 // shortfall gets a poll first (orders created since the last one); if that does not make
 // it up, the readings are doubted (checked again before the next sync) and the scope is
-// read again end to end in the background, with progress (k of n pages). The counts and
+// read again end to end in the background, with progress (k of n pages). A difference a
+// full read did not close (the service counting records its listing never gives) is not
+// read in full at every check: the same difference waits twice as long after each read
+// (the audit's interval, then double, up to a day), and the scope says so meanwhile. The
+// local count includes records held as unreadable (the service counts them). The counts and
 // the repair's pages go at low priority: behind every poll (rate-budget.ts). Each scope's
 // state is "complete: N orders, checked HH:MM" or "incomplete: repairing (k of n pages)"
 // wherever the operator looks (coverage.ts).
@@ -13,7 +17,7 @@ import { DueLoop } from './due-loop'
 import { toErrorInfo } from '../../shared/api/errors'
 import type { OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import type { HistoryClient } from './history-walk'
-import type { HistoryReadings } from './history-readings'
+import { isClientRefusal, type HistoryReadings } from './history-readings'
 
 export type AuditState = ScopeCoverage['audit']
 
@@ -21,6 +25,14 @@ export type AuditState = ScopeCoverage['audit']
 const MAX_COUNT_REQUESTS = 6
 /** After a failed check, the next one comes this soon (or at the schedule, if sooner). */
 const RETRY_MS = 5 * 60_000
+/**
+ * A check's count not answered within this long is given up (the loop moves on to other
+ * scopes): longer than MAX_COUNT_REQUESTS low requests may wait in a busy lane (two windows
+ * each at most, rate-budget.ts).
+ */
+const CHECK_TIMEOUT_MS = 15 * 60_000
+/** The longest wait before a difference a full read did not close is read in full again. */
+const MAX_REPAIR_WAIT_MS = 24 * 60 * 60_000
 
 export interface ServiceCount {
   count: number
@@ -50,10 +62,13 @@ export async function countOnService(
   const size = async (k: number): Promise<number> => {
     requests++
     o.onRequest?.()
-    const r = await client.historyPage(
-      { type: o.type, fiatType: o.fiatType, order: 'ASC', page: o.wirePage(k), pageSize: P },
-      { priority: 'low', ...(o.signal ? { signal: o.signal } : {}) }
-    )
+    const r = await client
+      .historyPage(
+        { type: o.type, fiatType: o.fiatType, order: 'ASC', page: o.wirePage(k), pageSize: P },
+        { priority: 'low', ...(o.signal ? { signal: o.signal } : {}) }
+      )
+      // A page past the data refused with a 4xx (not 401/403/429) holds nothing (history-readings.ts).
+      .catch((e: unknown) => (isClientRefusal(e) ? { size: 0 } : Promise.reject(e)))
     return r.size
   }
   let k = Math.floor(o.hint / P) + 1
@@ -94,7 +109,12 @@ export interface AuditOptions {
 interface Tracked extends AuditState {
   type: OrderType
   fiatType: number
+  /** The last full read that left a difference: the counts it left, how many such reads in a row, when the next may run. */
+  unclosed: { service: number; local: number; reads: number; nextAt: number } | null
 }
+
+const clock = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)} UTC`
+const orders = (n: number): string => (n === 1 ? '1 order the service holds is' : `${n} orders the service holds are`)
 
 const key = (type: number, fiat: number) => `${type}:${fiat}`
 
@@ -107,7 +127,14 @@ export class CompletenessAudit {
   constructor(private readonly o: AuditOptions) {
     this.now = o.now ?? Date.now
     this.everyMs = o.everyMs
-    this.loop = new DueLoop({ items: () => this.scopes.values(), run: (t) => this.check(t), now: this.now, timers: o.timers })
+    this.loop = new DueLoop({
+      items: () => this.scopes.values(),
+      run: (t, signal) => this.check(t, signal),
+      now: this.now,
+      timers: o.timers,
+      // A count stuck in a request is given up so other scopes are checked; a repair goes on in the background.
+      timeoutMs: CHECK_TIMEOUT_MS
+    })
   }
 
   start(signal: AbortSignal): void {
@@ -141,7 +168,8 @@ export class CompletenessAudit {
         checkedAt: null,
         nextAt: firstAt,
         repair: null,
-        error: null
+        error: null,
+        unclosed: null
       })
     this.loop.schedule()
   }
@@ -159,18 +187,18 @@ export class CompletenessAudit {
   get(type: OrderType, fiatType: number): AuditState | null {
     const t = this.scopes.get(key(type, fiatType))
     if (!t) return null
-    const { type: _t, fiatType: _f, ...state } = t
+    const { type: _t, fiatType: _f, unclosed: _u, ...state } = t
     return { ...state, repair: state.repair ? { ...state.repair } : null }
   }
 
-  private async count(t: Tracked): Promise<ServiceCount> {
+  private async count(t: Tracked, signal: AbortSignal | null = this.signal): Promise<ServiceCount> {
     return countOnService(this.o.client, {
       type: t.type,
       fiatType: this.o.requestFiat(t.type, t.fiatType),
       pageSize: this.o.readings.pageSize(this.o.pageSize),
       wirePage: (p) => this.o.readings.wirePage(p),
       hint: this.o.localCount(t.type, t.fiatType),
-      ...(this.signal ? { signal: this.signal } : {}),
+      ...(signal ? { signal } : {}),
       onRequest: this.o.onRequest
     })
   }
@@ -180,26 +208,51 @@ export class CompletenessAudit {
     this.o.onChange?.()
   }
 
-  private async check(t: Tracked): Promise<void> {
+  private async check(t: Tracked, signal: AbortSignal): Promise<void> {
     const was = t.state
     this.changed(t, { state: t.state === 'incomplete' ? 'incomplete' : 'checking', nextAt: null, error: null })
     try {
-      let service = await this.count(t)
+      // The first count may be cut short by the check's time (due-loop.ts); a repair, and the count after it, may take long.
+      let service = await this.count(t, signal)
       let local = this.o.localCount(t.type, t.fiatType)
       if (local < service.count) {
         // Orders created since the last poll are not a gap: a poll first.
         await this.o.sync(t.type, t.fiatType, 'poll')
         local = this.o.localCount(t.type, t.fiatType)
       }
+      const u = t.unclosed
+      const same = u !== null && u.service === service.count && u.local === local
+      if (local < service.count && same && this.now() < u.nextAt) {
+        // The difference a full read left, unchanged: read in full again only when its wait is over.
+        return this.changed(t, {
+          state: 'incomplete',
+          serviceOrders: service.count,
+          checkedAt: this.now(),
+          repair: null,
+          error: this.unclosedText(service, local, u),
+          nextAt: this.now() + this.everyMs
+        })
+      }
       if (local < service.count) {
-        this.o.readings.doubt()
+        // A new difference: the readings may be wrong. The same one again: they were checked after the last read.
+        if (!same) this.o.readings.doubt()
         const pages = Math.max(1, Math.ceil(service.count / this.o.readings.pageSize(this.o.pageSize)))
         this.changed(t, { state: 'repairing', serviceOrders: service.count, repair: { page: 0, pages } })
         await this.o.sync(t.type, t.fiatType, 'full', (page) => this.changed(t, { repair: { page: Math.min(page, pages), pages } }))
         service = await this.count(t)
         local = this.o.localCount(t.type, t.fiatType)
+        if (local < service.count) {
+          const reads = same && u ? u.reads + 1 : 1
+          t.unclosed = {
+            service: service.count,
+            local,
+            reads,
+            nextAt: this.now() + Math.min(MAX_REPAIR_WAIT_MS, this.everyMs * 2 ** (reads - 1))
+          }
+        }
       }
       const complete = local >= service.count && service.exact
+      if (complete) t.unclosed = null
       this.changed(t, {
         state: complete ? 'complete' : 'incomplete',
         serviceOrders: service.count,
@@ -207,8 +260,10 @@ export class CompletenessAudit {
         repair: null,
         error: complete
           ? null
-          : `${service.count - local}${service.exact ? '' : ' or more'} orders the service holds are not here after a full read`,
-        nextAt: this.now() + (complete ? this.everyMs : Math.min(this.everyMs, RETRY_MS))
+          : t.unclosed
+            ? this.unclosedText(service, local, t.unclosed)
+            : `${service.count - local}${service.exact ? '' : ' or more'} orders the service holds are not here after a full read`,
+        nextAt: this.now() + (complete || t.unclosed ? this.everyMs : Math.min(this.everyMs, RETRY_MS))
       })
     } catch (e) {
       if (this.signal?.aborted) return
@@ -216,9 +271,19 @@ export class CompletenessAudit {
         // A repair cut short leaves the scope incomplete; a count that failed leaves what was known.
         state: t.state === 'repairing' ? 'incomplete' : was,
         repair: null,
-        error: `the check could not finish: ${toErrorInfo(e).message}`,
+        error: `the check could not finish: ${signal.aborted ? `no answer within ${CHECK_TIMEOUT_MS / 60_000} min` : toErrorInfo(e).message}`,
         nextAt: this.now() + Math.min(this.everyMs, RETRY_MS)
       })
     }
+  }
+
+  /** "3 orders the service holds are not here after 2 full reads; read again in full after 14:05 UTC". */
+  private unclosedText(service: ServiceCount, local: number, u: NonNullable<Tracked['unclosed']>): string {
+    const n = service.count - local
+    const more = service.exact ? '' : ' or more'
+    return (
+      `${more ? `${n}${more} orders the service holds are` : orders(n)} not here after ${u.reads} full read${u.reads === 1 ? '' : 's'}; ` +
+      `read again in full after ${clock(u.nextAt)}`
+    )
   }
 }

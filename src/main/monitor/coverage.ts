@@ -5,7 +5,7 @@
 // words, so that none is only in a log (nothing silent). Pure: the monitor passes what
 // its parts know.
 import { auditText, scopeName } from '../../shared/domain/coverage-text'
-import type { Coverage, CoverageGap, FreshnessInfo, HistoryReadingInfo, ScopeCoverage } from '../../shared/ipc/contract'
+import type { Coverage, CoverageGap, ErrorInfo, FreshnessInfo, HistoryReadingInfo, ScopeCoverage } from '../../shared/ipc/contract'
 import type { HistoryReadingsState, Reading } from './history-readings'
 
 export type SpendPurpose = keyof Coverage['spentLastHour']
@@ -33,11 +33,12 @@ const time = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)
 const count = (n: number): string => n.toLocaleString('en-US')
 
 /** A scope's audit in words, for main's texts (times in UTC). */
-export const auditLine = (s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe'>): string => auditText(s, time, count)
+export const auditLine = (s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe' | 'revealed'>): string => auditText(s, time, count)
 
 const LABELS: Record<string, string> = {
   sinceField: 'since filters on',
   orderField: 'order sorts by',
+  direction: 'order direction',
   firstPage: 'first page number',
   pageSize: 'records a page holds',
   'fiatFilter.1': 'onramp listings by fiatType',
@@ -56,6 +57,7 @@ export function readingInfos(r: HistoryReadingsState): HistoryReadingInfo[] {
   return [
     row('sinceField', r.sinceField),
     row('orderField', r.orderField),
+    row('direction', r.direction),
     row('firstPage', r.firstPage),
     row('pageSize', r.pageSize),
     row('fiatFilter.1', r.fiatFilter[1]),
@@ -70,6 +72,8 @@ export interface CoverageInputs {
   probes: boolean
   freshness: FreshnessInfo
   spent: Coverage['spentLastHour']
+  /** The latest error a probe met (scope-discovery.ts). */
+  probeError?: ErrorInfo | null
 }
 
 export function buildCoverage(i: CoverageInputs): Coverage {
@@ -79,6 +83,12 @@ export function buildCoverage(i: CoverageInputs): Coverage {
   for (const s of i.scopes) {
     if (s.probe === 'unprobed' || s.probe === 'probing') scopeGap('unprobed', s, 'not probed yet, orders there may be missing')
     else if (s.probe === 'failed') scopeGap('probe', s, `could not be probed (${s.error ?? 'error'}); orders there may be missing`)
+    else if (s.probe === 'refused' && s.revealed)
+      scopeGap(
+        'probe',
+        s,
+        `an order there was seen (${s.revealed.by === 'webhook' ? 'a webhook' : 'a record listed with another fiat'}) but the service refuses to list it (${s.error ?? 'refused'}); orders there may be missing`
+      )
     if (s.audit.state === 'repairing' || s.audit.state === 'incomplete')
       scopeGap(s.audit.state === 'repairing' ? 'repair' : 'audit', s, auditLine(s))
   }
@@ -103,5 +113,22 @@ export function buildCoverage(i: CoverageInputs): Coverage {
       type: null,
       fiatType: null
     })
-  return { scopes: i.scopes, readings: readingInfos(i.readings), freshness: f, gaps, spentLastHour: i.spent }
+  if (f.unconfirmable)
+    gaps.push({
+      kind: 'freshness',
+      text:
+        `${f.unconfirmable.toLocaleString('en-US')} open order${f.unconfirmable === 1 ? '' : 's'} cannot be confirmed: orderStatus failed ` +
+        `${f.unconfirmableAfter ?? 'several'} times in a row` +
+        (f.error ? ` (${f.error.replace(/^orderStatus for [a-z]+ order \d+: /, '')})` : ''),
+      type: null,
+      fiatType: null
+    })
+  return {
+    scopes: i.scopes,
+    readings: readingInfos(i.readings),
+    freshness: f,
+    gaps,
+    spentLastHour: i.spent,
+    probeError: i.probeError ?? null
+  }
 }

@@ -1,8 +1,10 @@
 // Items that each fall due at a time of their own (scopes to probe, scopes to audit), run
 // one at a time, the earliest first, on the monitor's injectable timers: one timer armed
 // for the next due item, a loop that runs every item due and re-arms when it ends, and a
-// run now that joins the loop in progress. What an item is and what running it does are
-// the caller's.
+// run now that joins the loop in progress. An item that takes longer than `timeoutMs` has
+// its signal aborted and the loop moves on (it is not run again until it has ended), so
+// one stuck request never holds up the others. What an item is and what running it does
+// are the caller's.
 import type { Timers } from '../api/rate-budget'
 import { realTimers } from './watches'
 
@@ -16,14 +18,19 @@ export class DueLoop<T extends DueItem> {
   private signal: AbortSignal | null = null
   private loop: Promise<void> | null = null
   private readonly timers: Timers
+  /** Items whose time ran out but whose run has not ended yet: skipped until it has. */
+  private readonly overrun = new Set<T>()
 
   constructor(
     private readonly o: {
       /** The items that may be due now (the caller's filter). */
       items: () => Iterable<T>
-      run: (item: T) => Promise<void>
+      /** Runs one item; `signal` aborts when the loop stops or the item's time is up. */
+      run: (item: T, signal: AbortSignal) => Promise<void>
       now: () => number
       timers?: Timers
+      /** The longest an item may run before its signal is aborted and the loop moves on. Default: no limit. */
+      timeoutMs?: number
     }
   ) {
     this.timers = o.timers ?? realTimers
@@ -87,9 +94,33 @@ export class DueLoop<T extends DueItem> {
       const now = this.o.now()
       let due: T | null = null
       for (const it of this.o.items())
-        if (it.nextAt !== null && it.nextAt <= now && (due === null || it.nextAt < (due.nextAt ?? 0))) due = it
+        if (it.nextAt !== null && it.nextAt <= now && !this.overrun.has(it) && (due === null || it.nextAt < (due.nextAt ?? 0))) due = it
       if (!due) return
-      await this.o.run(due)
+      await this.runOne(due, this.signal)
     }
+  }
+
+  /** Runs one item until it ends or its time is up (then aborted, left to end on its own). */
+  private async runOne(item: T, loopSignal: AbortSignal): Promise<void> {
+    const c = new AbortController()
+    const abort = () => c.abort(loopSignal.reason)
+    loopSignal.addEventListener('abort', abort, { once: true })
+    const run = this.o.run(item, c.signal).finally(() => loopSignal.removeEventListener('abort', abort))
+    if (this.o.timeoutMs === undefined) return run
+    let timer: unknown
+    const timedOut = await Promise.race([
+      run.then(() => false),
+      new Promise<boolean>((resolve) => (timer = this.timers.setTimeout(() => resolve(true), this.o.timeoutMs!)))
+    ])
+    this.timers.clearTimeout(timer)
+    if (!timedOut) return
+    c.abort(new Error('timed out'))
+    this.overrun.add(item)
+    void run
+      .catch(() => undefined)
+      .finally(() => {
+        this.overrun.delete(item)
+        this.schedule()
+      })
   }
 }

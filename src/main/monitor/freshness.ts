@@ -6,6 +6,9 @@
 // priority and within a fixed share of the orderStatus lane. Whatever the service's
 // reading of merchantHistory's `since`, no open order stays unconfirmed past the bound
 // unless the budget cannot carry them all; then info() says how many, and the UI shows it.
+// Each request is noted on the order: one the service cannot tell about (orderStatus
+// failing for it) goes behind the others rather than using up every sweep, and after
+// UNCONFIRMABLE_AFTER failures in a row is counted apart as "cannot be confirmed".
 import type { CallOptions } from '../api/client'
 import type { Timers } from '../api/rate-budget'
 import { toErrorInfo } from '../../shared/api/errors'
@@ -20,7 +23,7 @@ export interface FreshnessClient {
 
 export interface FreshnessOptions {
   client: FreshnessClient
-  store: { orders: Pick<OrdersRepo, 'unconfirmedOpen' | 'openSummary' | 'applyStatus'> }
+  store: { orders: Pick<OrdersRepo, 'unconfirmedOpen' | 'openSummary' | 'applyStatus' | 'noteStatusCheck'> }
   boundMs: number
   /** Share of the orderStatus lane's per-minute limit the sweep may use. Default 0.25. */
   share?: number
@@ -37,6 +40,11 @@ export interface FreshnessOptions {
 /** The orderStatus lane's limit when the budget does not say (RateBudget's default for endpoints the spec gives none). */
 const DEFAULT_LANE = 120
 export const DEFAULT_FRESHNESS_SHARE = 0.25
+/** orderStatus failures in a row (with nothing confirming the order since) after which an order is said to be one that cannot be confirmed. */
+export const UNCONFIRMABLE_AFTER = 3
+
+/** Errors that are the service's answer about the order itself, not the way to it (network, budget, credentials). */
+const ABOUT_THE_ORDER = new Set(['api', 'http', 'schema'])
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
@@ -87,11 +95,13 @@ export class FreshnessSweeper {
   }
 
   info(): FreshnessInfo {
-    const s = this.o.store.orders.openSummary(iso(this.now() - this.boundMs))
+    const s = this.o.store.orders.openSummary(iso(this.now() - this.boundMs), UNCONFIRMABLE_AFTER)
     return {
       boundMinutes: Math.round(this.boundMs / 60_000),
       open: s.open,
       stale: s.unconfirmed,
+      unconfirmable: s.unconfirmable,
+      unconfirmableAfter: UNCONFIRMABLE_AFTER,
       oldestConfirmedAt: s.oldestConfirmedAt === null ? null : Date.parse(s.oldestConfirmedAt),
       lastSweepAt: this.lastSweepAt,
       error: this.error
@@ -120,10 +130,13 @@ export class FreshnessSweeper {
           { priority: 'background', ...(this.signal ? { signal: this.signal } : {}) }
         )
         const result = this.o.store.orders.applyStatus(d.type, d.orderId, r.orderStatus, 'watch')
+        this.o.store.orders.noteStatusCheck(d.type, d.orderId, true)
         this.o.onStatus?.({ type: d.type, orderId: d.orderId, result })
       } catch (e) {
         if (this.signal?.aborted) return
         const info = toErrorInfo(e)
+        // Its turn is taken either way; only an answer about this order counts against it.
+        this.o.store.orders.noteStatusCheck(d.type, d.orderId, !ABOUT_THE_ORDER.has(info.kind))
         this.error = `orderStatus for ${d.type === 1 ? 'onramp' : 'offramp'} order ${d.orderId}: ${info.message}`
         // The service cannot be reached or is refusing: the rest waits for the next sweep.
         if (info.kind !== 'api') break

@@ -106,7 +106,7 @@ export async function keysetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
   for (;;) {
     if (listing.since !== undefined) await w.ensureSince()
     const { page, size } = listing.window
-    const { res, items } = await w.fetch(listing.since, page, size)
+    const { res, items } = await w.fetch(listing.since, page, size, 'ASC', listing.known)
     const first = (page - 1) * size
     const fingerprint = `${listing.since}|${first}|${items.map((i) => i.orderId).join(',')}`
     if (page > 1 && fingerprint === previous)
@@ -142,7 +142,6 @@ export async function keysetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
     items.forEach((it, i) => it.orderId !== null && listing.known.set(first + i, it.orderId))
     const { oldest, newest } = instantsOf(items)
     const full = items.length >= size
-    if (!full && page === 1) await w.verifyShort(listing.since, items.length, size)
     // A listing's first page shows where it really starts (nothing before the beginning;
     // nothing at our `since` instant if those records have moved on).
     const startsAt =
@@ -170,6 +169,8 @@ export async function keysetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
       ...(owedNow !== persisted ? { repairFrom: owedNow } : {})
     })
     persisted = owedNow
+    // Checked after the page is committed: a check that fails loses nothing read.
+    if (!full && page === 1) await w.verifyShort(listing.since, items, size)
     if (!next) return
     listing = next.listing
     pendingOverlap = next.overlap

@@ -14,7 +14,7 @@ import type { CallOptions, HistoryPageResult } from '../api/client'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { OrderType } from '../../shared/ipc/contract'
 import type { MerchantHistoryRequest } from '../../shared/api/endpoints'
-import type { HistoryField } from './history-readings'
+import { failsTheRun, isClientRefusal, type HistoryField } from './history-readings'
 
 interface ProbeClient {
   historyPage(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions): Promise<HistoryPageResult<OnrampOrder | OfframpOrder>>
@@ -37,23 +37,37 @@ const firstId = (r: HistoryPageResult<OnrampOrder | OfframpOrder>): number | nul
 export async function probeFirstPage(
   client: ProbeClient,
   o: { type: OrderType; fiatType: number; signal?: AbortSignal }
-): Promise<(Found<0 | 1> & { requests: number }) | null> {
+): Promise<{ found: Found<0 | 1> | null; requests: number }> {
   const opts: CallOptions = { priority: 'background', signal: o.signal }
-  const ask = (page: number) => client.historyPage({ type: o.type, fiatType: o.fiatType, page, pageSize: 1 }, opts)
-  const one = firstId(await ask(1))
-  let zero: number | null
-  try {
-    zero = firstId(await ask(0))
-  } catch (e) {
-    // A refusal of page 0 (400) is the spec's reading; anything else is a failure to report.
-    if ((e as { kind?: string; httpStatus?: number }).httpStatus === 400) return { value: 1, how: 'page 0 refused (400)', requests: 2 }
-    throw e
+  let requests = 0
+  const ask = async (page: number) => {
+    requests++
+    return firstId(await client.historyPage({ type: o.type, fiatType: o.fiatType, page, pageSize: 1 }, opts))
   }
-  const again = firstId(await ask(1))
-  if (one !== again) return null
-  if (zero === null || zero === one)
-    return { value: 1, how: zero === null ? 'page 0 answered nothing' : 'page 0 answered as page 1', requests: 3 }
-  return { value: 0, how: `page 0 answered order ${zero}, before page 1's ${one ?? '(none)'}`, requests: 3 }
+  try {
+    const one = await ask(1)
+    let zero: number | null
+    try {
+      zero = await ask(0)
+    } catch (e) {
+      // Any 4xx but 401/403/429 is a refusal of page 0, the spec's reading, whatever its
+      // status (400, 404, 409, 413, 422...).
+      if (!isClientRefusal(e)) throw e
+      const x = e as { httpStatus?: number; code?: number }
+      return { found: { value: 1, how: `page 0 refused (${x.httpStatus ?? x.code ?? 'error'})` }, requests }
+    }
+    const again = await ask(1)
+    if (one !== again) return { found: null, requests }
+    if (zero === null || zero === one)
+      return { found: { value: 1, how: zero === null ? 'page 0 answered nothing' : 'page 0 answered as page 1' }, requests }
+    return { found: { value: 0, how: `page 0 answered order ${zero}, before page 1's ${one ?? '(none)'}` }, requests }
+  } catch (e) {
+    // Anything else (a 5xx, the network, a 429) tells nothing: inconclusive, asked again
+    // at the next run; the sync pages so that the base does not matter meanwhile. Auth
+    // failures and aborts are the run's to report.
+    if (failsTheRun(e)) throw e
+    return { found: null, requests }
+  }
 }
 
 export async function probeSinceField(
@@ -62,7 +76,6 @@ export async function probeSinceField(
     type: OrderType
     fiatType: number
     sample: SinceSample
-    page: number
     pageSize: number
     /** Pages were seen sorted by updatedAt: filtered on it, the order would come first. */
     orderedByUpdate: boolean
@@ -70,10 +83,20 @@ export async function probeSinceField(
   }
 ): Promise<Found<HistoryField> | null> {
   const since = new Date(Date.parse(o.sample.updatedAt) - 1).toISOString()
-  const res = await client.historyPage(
-    { type: o.type, fiatType: o.fiatType, since, order: 'ASC', page: o.page, pageSize: o.pageSize },
-    { priority: 'background', signal: o.signal }
-  )
+  let res: HistoryPageResult<OnrampOrder | OfframpOrder>
+  try {
+    res = await client.historyPage(
+      // No page: the first page is the spec's default, whatever number the service counts from.
+      { type: o.type, fiatType: o.fiatType, since, order: 'ASC', pageSize: o.pageSize },
+      { priority: 'background', signal: o.signal }
+    )
+  } catch (e) {
+    // A refusal (404 "No transactions found"...) is an empty answer; anything else but
+    // auth and aborts tells nothing (inconclusive, checked again later), never fails the run.
+    if (failsTheRun(e)) throw e
+    if (!isClientRefusal(e)) return null
+    res = { records: [], rejected: [], size: 0 }
+  }
   const listed = res.records.some((r) => r.orderId === o.sample.orderId)
   const createdBefore = res.records.some((r) => r.createdAt < since)
   const updatedBefore = res.records.some((r) => r.updatedAt < since)

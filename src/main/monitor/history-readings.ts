@@ -13,6 +13,8 @@ import type { OrderType } from '../../shared/ipc/contract'
 export type HistoryField = 'updatedAt' | 'createdAt' | 'unknown'
 export type FiatFilter = 'filter' | 'ignore'
 export type ReadingState = 'assumed' | 'checked' | 'contradicted'
+/** Whether `order` is honoured, or the one direction the service answers whatever is asked. */
+export type Direction = 'honoured' | 'ASC' | 'DESC'
 
 export interface Reading<V> {
   value: V
@@ -26,6 +28,7 @@ export interface Reading<V> {
 export interface HistoryReadingsState {
   sinceField: Reading<HistoryField>
   orderField: Reading<HistoryField>
+  direction: Reading<Direction>
   firstPage: Reading<0 | 1>
   /** The most records a page holds: the spec's 500 unless the service was seen to cap it. */
   pageSize: Reading<number>
@@ -53,6 +56,8 @@ export interface PageObservation {
   /** The fiat type asked for. */
   fiatType: number
   since: string | undefined
+  /** The direction asked for (default ASC); the records are judged as answered. */
+  order?: 'ASC' | 'DESC'
   items: readonly ObservedItem[]
   /** Records of the page the database holds under another fiat type (the records named none). */
   foreign?: number
@@ -68,6 +73,7 @@ function initial(): HistoryReadingsState {
   return {
     sinceField: assumed<HistoryField>('updatedAt', 'the spec: "selects records from that time", read as the last change'),
     orderField: assumed<HistoryField>('updatedAt', 'the spec gives no field; the since reading suggests the last change'),
+    direction: assumed<Direction>('honoured', 'the spec: order is ASC or DESC'),
     firstPage: assumed<0 | 1>(1, 'the spec: page defaults to 1'),
     pageSize: assumed(MAX_PAGE, 'the spec: pageSize up to 500'),
     largestPage: 0,
@@ -78,7 +84,35 @@ function initial(): HistoryReadingsState {
   }
 }
 
-const KEYS = ['sinceField', 'orderField', 'firstPage', 'pageSize', 'largestPage', 'fiatFilter.1', 'fiatFilter.2'] as const
+const KEYS = ['sinceField', 'orderField', 'direction', 'firstPage', 'pageSize', 'largestPage', 'fiatFilter.1', 'fiatFilter.2'] as const
+
+/** The direction a page runs in by one field: null when it never changes (or is missing), 'none' when it goes both ways. */
+function runsBy(items: readonly ObservedItem[], pick: (i: ObservedItem) => string | number | null): 'ASC' | 'DESC' | 'none' | null {
+  let up = false
+  let down = false
+  let prev: string | number | null = null
+  for (const it of items) {
+    const v = pick(it)
+    if (v === null) continue
+    if (prev !== null && v > prev) up = true
+    if (prev !== null && v < prev) down = true
+    prev = v
+  }
+  return up && down ? 'none' : up ? 'ASC' : down ? 'DESC' : null
+}
+
+/**
+ * The direction a page was answered in, from its timestamps (updatedAt, createdAt) that
+ * run one way along it; null when none does or they run opposite ways. Order ids are no
+ * evidence: records sharing one instant may come in any order (reading 2).
+ */
+function answeredDirection(items: readonly ObservedItem[]): 'ASC' | 'DESC' | null {
+  const runs = new Set([runsBy(items, (i) => i.updatedAt), runsBy(items, (i) => i.createdAt)])
+  runs.delete(null)
+  runs.delete('none')
+  const [only, ...more] = [...runs]
+  return only === undefined || more.length > 0 ? null : (only as 'ASC' | 'DESC')
+}
 
 /** A page is in `field` order (ASC) when that field never decreases along it. */
 function sortedBy(items: readonly ObservedItem[], pick: (i: ObservedItem) => string | number | null): boolean | null {
@@ -140,7 +174,29 @@ export class HistoryReadings {
    * when the order is on a field that never changes (createdAt, orderId).
    */
   strategy(): 'keyset' | 'offset' {
-    return this.s.sinceField.value === 'updatedAt' && this.s.orderField.value === 'updatedAt' ? 'keyset' : 'offset'
+    return this.s.sinceField.value === 'updatedAt' && this.s.orderField.value === 'updatedAt' && this.s.direction.value !== 'DESC'
+      ? 'keyset'
+      : 'offset'
+  }
+
+  /** The direction the service answers when asked for `asked`. */
+  answers(asked: 'ASC' | 'DESC'): 'ASC' | 'DESC' {
+    return this.s.direction.value === 'honoured' ? asked : this.s.direction.value
+  }
+
+  /**
+   * The field a listing asked DESC is seen to run newest first by (so a poll may stop
+   * once it has passed the instant it needs), or null when that is not known from answers.
+   */
+  newestFirstBy(): 'updatedAt' | 'createdAt' | null {
+    const f = this.s.orderField
+    if (f.state === 'assumed' || f.value === 'unknown' || this.answers('DESC') !== 'DESC') return null
+    return f.value
+  }
+
+  /** Whether the first page's number was found (else pages past the first are asked so that none can be skipped). */
+  pageBaseKnown(): boolean {
+    return this.s.firstPage.state !== 'assumed'
   }
 
   sinceField(): HistoryField {
@@ -198,10 +254,21 @@ export class HistoryReadings {
     const before = this.strategy()
     const changed: string[] = []
     const at = (i: ObservedItem) => i.updatedAt
-    // The order: a page sorted by one field and not by the other tells which (we ask ASC).
-    const byUpdate = sortedBy(o.items, at)
-    const byCreation = sortedBy(o.items, (i) => i.createdAt)
-    const byId = sortedBy(o.items, (i) => i.orderId)
+    // The direction: a page answered the other way than asked shows `order` is ignored;
+    // one answered as asked, the opposite of what was believed, shows it is honoured. An
+    // answer in the one direction believed tells nothing (it fits both).
+    const asked = o.order ?? 'ASC'
+    const answered = answeredDirection(o.items)
+    if (answered !== null && answered !== asked)
+      changed.push(...this.confirm('direction', answered, `a page asked ${asked} was answered ${answered}`))
+    else if (answered === asked && this.s.direction.value !== asked)
+      changed.push(...this.confirm('direction', 'honoured', `a page asked ${asked} was answered ${asked}`))
+    // The order, judged on the page as answered, read oldest first: a page sorted by one
+    // field and not by the other tells which.
+    const ascending = (answered ?? this.answers(asked)) === 'DESC' ? [...o.items].reverse() : o.items
+    const byUpdate = sortedBy(ascending, at)
+    const byCreation = sortedBy(ascending, (i) => i.createdAt)
+    const byId = sortedBy(ascending, (i) => i.orderId)
     const n = o.items.length
     if (byUpdate === true && byCreation === false)
       changed.push(...this.confirm('orderField', 'updatedAt', `a page of ${n} sorted by updatedAt, not by createdAt`))
@@ -264,7 +331,7 @@ export class HistoryReadings {
   }
 
   /** Records evidence for a reading; returns the keys whose stored value changed. */
-  private confirm(key: 'sinceField' | 'orderField' | `fiatFilter.${OrderType}`, value: string, how: string): string[] {
+  private confirm(key: 'sinceField' | 'orderField' | 'direction' | `fiatFilter.${OrderType}`, value: string, how: string): string[] {
     const cur = this.get(key)
     if (cur.value === value) {
       if (cur.state === 'checked' && cur.at !== null && this.now() - cur.at < RECHECK_MS / 24) return []
@@ -290,4 +357,24 @@ export class HistoryReadings {
     for (const k of new Set(keys)) this.store?.save(k, k === 'largestPage' ? this.s.largestPage : this.get(k))
     for (const l of this.listeners) l()
   }
+}
+
+/**
+ * An error a check must pass on to its run rather than read as "inconclusive": an auth
+ * failure (401, 403: never an answer about the listing) or an abort.
+ */
+export const failsTheRun = (e: unknown): boolean => ['auth', 'aborted'].includes((e as { kind?: string } | null)?.kind ?? '')
+
+/**
+ * Whether an error is the service refusing a request with a 4xx other than 401, 403 and
+ * 429: on a page past the data that is the end of the listing (some services answer an
+ * empty listing with 404 "No transactions found", or 400, 422...), and on page 0 a
+ * 1-based service saying it has none. The envelope's code counts as much as the HTTP status.
+ */
+export function isClientRefusal(e: unknown): boolean {
+  const x = e as { kind?: string; httpStatus?: number; code?: number } | null
+  if (x?.kind !== 'api' && x?.kind !== 'http') return false
+  const statuses = [x.httpStatus, x.code].filter((s): s is number => typeof s === 'number')
+  if (statuses.some((s) => s >= 500 || s === 401 || s === 403 || s === 429)) return false
+  return statuses.some((s) => s >= 400 && s < 500)
 }

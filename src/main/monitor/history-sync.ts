@@ -107,14 +107,19 @@ export class HistorySync {
     }
     const requestFiat = fiatType === 0 ? (this.o.requestFiatOf?.(type) ?? 1) : fiatType
     if (this.o.probes && this.readings.due().firstPage) {
-      const found = await probeFirstPage(this.o.client, { type, fiatType: requestFiat, signal: opts.signal })
-      out.requests += found?.requests ?? 3
-      this.o.onProbeRequest?.(found?.requests ?? 3)
+      const { found, requests } = await probeFirstPage(this.o.client, { type, fiatType: requestFiat, signal: opts.signal })
+      out.requests += requests
+      this.o.onProbeRequest?.(requests)
       if (found) this.readings.found('firstPage', found.value, found.how)
     }
     const timing = { lookbackMs: this.lookbackMs, reconcileWindowMs: this.reconcileWindowMs, now: this.now, serviceNow: this.o.serviceNow }
+    // Strategies this run has left; going back to one means the answers contradict each
+    // other: the run then goes on by offset (correct whatever `order` and `since` do) and
+    // stops restarting on what pages show.
+    const left = new Set<string>()
+    let locked = false
     for (let attempt = 0; ; attempt++) {
-      out.strategy = this.readings.strategy()
+      out.strategy = locked ? 'offset' : this.readings.strategy()
       const walk = new Walk({
         client: this.o.client,
         store: this.o.store,
@@ -129,6 +134,7 @@ export class HistorySync {
         priority: opts.priority,
         onPage: opts.onPage,
         onProbeRequest: this.o.onProbeRequest,
+        lockStrategy: locked,
         out
       })
       try {
@@ -139,6 +145,9 @@ export class HistorySync {
         return out
       } catch (e) {
         if (!(e instanceof Restart)) throw e
+        const next = this.readings.strategy()
+        if (e.forceOffset || (next !== out.strategy && left.has(next))) locked = true
+        left.add(out.strategy)
         if (attempt >= MAX_STRATEGY_RESTARTS)
           throw new ApiError({
             kind: 'schema',

@@ -13,7 +13,7 @@ import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { ApplyPageResult, OrdersRepo } from '../store/orders-repo'
 import type { OrderType } from '../../shared/ipc/contract'
 import type { SyncCursorsRepo } from '../store/sync-cursors-repo'
-import type { HistoryReadings } from './history-readings'
+import { failsTheRun, isClientRefusal, type HistoryReadings } from './history-readings'
 import { probeSinceField, type SinceSample } from './history-probes'
 
 /** The slice of ApiClient a sync needs (ApiClient itself satisfies it). */
@@ -74,11 +74,18 @@ export interface PageItem {
 
 /** The walk must start again: what the service was seen to do changed how to walk it. */
 export class Restart extends Error {
-  constructor(reason: string) {
+  constructor(
+    reason: string,
+    /** Start again by offset whatever the readings say (the keyset walk cannot go on without a reading it could not find). */
+    readonly forceOffset = false
+  ) {
     super(reason)
     this.name = 'Restart'
   }
 }
+
+type HistoryResult = HistoryPageResult<OnrampOrder | OfframpOrder>
+const EMPTY: HistoryResult = { records: [], rejected: [], size: 0 }
 
 export const msBefore = (iso: string): string => new Date(Date.parse(iso) - 1).toISOString()
 
@@ -104,6 +111,8 @@ export interface WalkSetup {
   onPage?: (p: PageApplied) => void
   /** Requests spent checking readings. */
   onProbeRequest?: (n: number) => void
+  /** Keep walking when a page changes the strategy (the run already went back and forth): the readings still learn. */
+  lockStrategy?: boolean
   out: SyncRunResult
 }
 
@@ -120,6 +129,8 @@ export class Walk {
   private idless = 0
   /** The best record of this run to check `since` with (see SinceSample). */
   private sample: SinceSample | null = null
+  /** Whether this walk has tried to find the first page's number (once a walk). */
+  private baseSought = false
 
   constructor(private readonly s: WalkSetup) {
     this.type = s.type
@@ -138,37 +149,114 @@ export class Walk {
     return this.s.priority ?? 'background'
   }
 
-  /** One page of a listing (1-based `page`), read as evidence; Restart when it changes the strategy. */
+  /**
+   * One page of a listing (1-based `page`), read as evidence; Restart when it changes the
+   * strategy. The first page leaves `page` out (the spec's default is the first page,
+   * whatever the service counts from); a later page is asked by the number the service
+   * counts in, found first when unknown (findBase, with `known`: ids read by listing
+   * position). When it cannot be found, `oneBehind` asks page p by the 0-based number:
+   * a 1-based service then answers each page one late (a page read twice, never one
+   * skipped); without it the walk starts again by offset. A page past the first refused
+   * with a 4xx (not 401, 403, 429) is the end of the listing; so is a first page refused
+   * with 404 (an empty listing answered "No transactions found").
+   */
   async fetch(
     since: string | undefined,
     page: number,
     size: number,
-    order: 'ASC' | 'DESC' = 'ASC'
-  ): Promise<{ res: HistoryPageResult<OnrampOrder | OfframpOrder>; items: PageItem[] }> {
+    order: 'ASC' | 'DESC' = 'ASC',
+    known: ReadonlyMap<number, number> = new Map(),
+    oneBehind = false
+  ): Promise<{ res: HistoryResult; items: PageItem[] }> {
     this.signal?.throwIfAborted()
-    const res = await this.s.client.historyPage(
+    const wire = page === 1 ? undefined : await this.wireFor(since, page, size, order, known, oneBehind)
+    let res: HistoryResult
+    try {
+      res = await this.ask(since, wire, size, order)
+    } catch (e) {
+      const status = (e as { httpStatus?: number }).httpStatus
+      if (!isClientRefusal(e) || (page === 1 && status !== 404)) throw e
+      res = EMPTY
+    }
+    this.out.requests++
+    const items = itemsOf(res)
+    const seen = this.s.readings.observe({ type: this.type, fiatType: this.s.requestFiat, since, order, items })
+    if (seen.strategyChanged && !this.s.lockStrategy)
+      throw new Restart('a page showed the service orders or selects records on another field')
+    for (const it of items) this.consider(it)
+    return { res, items }
+  }
+
+  private ask(since: string | undefined, page: number | undefined, size: number, order: 'ASC' | 'DESC'): Promise<HistoryResult> {
+    return this.s.client.historyPage(
       {
         type: this.type,
         fiatType: this.s.requestFiat,
         order,
-        page: this.s.readings.wirePage(page),
+        ...(page !== undefined ? { page } : {}),
         pageSize: size,
         ...(since !== undefined ? { since } : {})
       },
       { priority: this.priority, signal: this.signal }
     )
-    this.out.requests++
-    const items = itemsOf(res)
-    // The readings judge the order as ascending.
-    const seen = this.s.readings.observe({
-      type: this.type,
-      fiatType: this.s.requestFiat,
-      since,
-      items: order === 'DESC' ? [...items].reverse() : items
-    })
-    if (seen.strategyChanged) throw new Restart('a page showed the service orders or selects records on another field')
-    for (const it of items) this.consider(it)
-    return { res, items }
+  }
+
+  /** The page number to send for the walk's page p (p >= 2); null-safe: see fetch. */
+  private async wireFor(
+    since: string | undefined,
+    page: number,
+    size: number,
+    order: 'ASC' | 'DESC',
+    known: ReadonlyMap<number, number>,
+    oneBehind: boolean
+  ): Promise<number> {
+    if (!this.s.readings.pageBaseKnown() && !this.baseSought) {
+      this.baseSought = true
+      await this.findBase(since, size, order, known)
+    }
+    if (this.s.readings.pageBaseKnown()) return this.s.readings.wirePage(page)
+    if (oneBehind) return page - 1
+    throw new Restart('the number of the first page could not be found; read by offset', true)
+  }
+
+  /**
+   * Finds the first page's number from answers compared with ids already read at known
+   * positions of this listing: page 1 at `size` answering those of positions 0.. is
+   * 1-based, answering those of positions `size`.. is 0-based; otherwise page 0 is asked:
+   * refused or empty is 1-based, the first page's ids is 0-based. Inconclusive (orders
+   * moving in between, an error) leaves it unknown; never fails the run but for auth.
+   */
+  private async findBase(
+    since: string | undefined,
+    size: number,
+    order: 'ASC' | 'DESC',
+    known: ReadonlyMap<number, number>
+  ): Promise<void> {
+    if (known.size === 0) return
+    const matches = (items: PageItem[], from: number) =>
+      items.filter((it, i) => it.orderId !== null && known.get(from + i) === it.orderId).length
+    const asked = async (page: number) => {
+      this.out.requests++
+      this.s.onProbeRequest?.(1)
+      return itemsOf(await this.ask(since, page, size, order))
+    }
+    const found = (value: 0 | 1, how: string) => this.s.readings.found('firstPage', value, how)
+    try {
+      const one = await asked(1)
+      if (matches(one, 0) > matches(one, size)) return found(1, 'page 1 answered the records of the first page (page left out)')
+      if (matches(one, size) > 0) return found(0, 'page 1 answered the records after the first page')
+      let zero: PageItem[]
+      try {
+        zero = await asked(0)
+      } catch (e) {
+        if (!isClientRefusal(e)) throw e
+        return found(1, `page 0 refused (${(e as { httpStatus?: number }).httpStatus ?? 'error'})`)
+      }
+      if (zero.length === 0 && known.has(0)) return found(1, 'page 0 answered nothing')
+      if (matches(zero, 0) > 0) return found(0, 'page 0 answered the records of the first page (page left out)')
+    } catch (e) {
+      if (failsTheRun(e)) throw e
+    }
   }
 
   /** Commits one page with the cursor it leads to (and what the keyset walk keeps with it). */
@@ -202,25 +290,29 @@ export class Walk {
   }
 
   /**
-   * A first page of n records, fewer than asked: the end of the listing, or a service
-   * holding fewer records a page than asked. When the readings cannot tell, the next page
-   * at n records says: empty is the end; records mean a cap (Restart with the smaller size).
+   * A first page of n records, fewer than asked, already committed: the end of the
+   * listing, or a service holding fewer records a page than asked. When the readings
+   * cannot tell, the next page at n records says: empty (or refused with a 4xx) is the
+   * end; records mean a cap (Restart with the smaller size). A check that fails otherwise
+   * (a 5xx, the network, the first page's number not found) leaves it unchecked for a
+   * later listing: it never fails the run.
    */
-  async verifyShort(since: string | undefined, n: number, asked: number, order: 'ASC' | 'DESC' = 'ASC'): Promise<void> {
+  async verifyShort(since: string | undefined, items: readonly PageItem[], asked: number, order: 'ASC' | 'DESC' = 'ASC'): Promise<void> {
+    const n = items.length
     if (!this.s.readings.ambiguousShort(n, asked)) return
-    const next = await this.s.client.historyPage(
-      {
-        type: this.type,
-        fiatType: this.s.requestFiat,
-        order,
-        page: this.s.readings.wirePage(2),
-        pageSize: n,
-        ...(since !== undefined ? { since } : {})
-      },
-      { priority: this.priority, signal: this.signal }
-    )
-    this.out.requests++
-    this.s.onProbeRequest?.(1)
+    const known = new Map<number, number>()
+    items.forEach((it, i) => it.orderId !== null && known.set(i, it.orderId))
+    let next: HistoryResult
+    try {
+      const wire = await this.wireFor(since, 2, n, order, known, false)
+      this.out.requests++
+      this.s.onProbeRequest?.(1)
+      next = await this.ask(since, wire, n, order)
+    } catch (e) {
+      if (failsTheRun(e)) throw e
+      if (!isClientRefusal(e)) return
+      next = EMPTY
+    }
     if (next.size === 0) return this.s.readings.noteEnd(n)
     this.s.readings.learnCap(n)
     throw new Restart(`the service holds ${n} records a page`)
@@ -236,9 +328,8 @@ export class Walk {
       type: this.type,
       fiatType: this.s.requestFiat,
       sample,
-      page: this.s.readings.wirePage(1),
       pageSize: Math.min(50, this.size),
-      orderedByUpdate: this.s.readings.state().orderField.value === 'updatedAt',
+      orderedByUpdate: this.s.readings.state().orderField.value === 'updatedAt' && this.s.readings.answers('ASC') === 'ASC',
       signal: this.signal
     })
     this.out.requests++
@@ -254,6 +345,14 @@ export class Walk {
 
   readingOfSince(): ReturnType<HistoryReadings['sinceField']> {
     return this.s.readings.sinceField()
+  }
+
+  pageBaseKnown(): boolean {
+    return this.s.readings.pageBaseKnown()
+  }
+
+  newestFirstBy(): ReturnType<HistoryReadings['newestFirstBy']> {
+    return this.s.readings.newestFirstBy()
   }
 
   /** Keeps the record that tells `since`'s field best: the newest changed a while after it was created. */

@@ -178,6 +178,8 @@ export class OrderMonitor {
   private readonly scopes = new Map<string, Scope>()
   private readonly listeners = new Map<MonitorEventName, Set<(p: never) => void>>()
   private historyPollMs: number
+  /** The fiat types the operator prefers (listed first; with discovery they decide nothing synced). */
+  private preferred: readonly number[]
   private controller = serviceAbortController()
   private started = false
   private readonly maxConcurrent: number
@@ -198,6 +200,7 @@ export class OrderMonitor {
     this.now = o.now ?? (() => Date.now())
     this.timers = o.timers ?? realTimers
     this.historyPollMs = o.historyPollMs
+    this.preferred = o.fiatTypes
     this.maxConcurrent = Math.max(1, o.maxConcurrentScopes ?? 1)
     this.readings = o.readings ?? new HistoryReadings(null, this.now)
     this.spend = new SpendLog(this.now)
@@ -235,7 +238,8 @@ export class OrderMonitor {
             readings: this.readings,
             pageSize: this.history.pageSize,
             everyMs: o.auditEveryMs,
-            localCount: (type, fiat) => o.store.orders.countScope(type, fiat === 0 ? null : fiat),
+            // Records held but unreadable count: the service's count includes them.
+            localCount: (type, fiat) => o.store.orders.countScope(type, fiat === 0 ? null : fiat, { unreadable: true }),
             requestFiat: (type, fiat) => this.requestFiat(type, fiat),
             sync: (type, fiat, mode, onPage) => this.forcedRun(type, fiat, mode, onPage),
             now: this.now,
@@ -352,8 +356,12 @@ export class OrderMonitor {
     if (o.reconcileWindowMs !== undefined) this.history.reconcileWindowMs = o.reconcileWindowMs
     if (o.historyPollMs !== undefined) this.historyPollMs = o.historyPollMs
     if (o.freshnessMs !== undefined) this.freshness?.configure({ boundMs: o.freshnessMs })
-    // With discovery the fiat types are a preference only: they decide nothing synced.
-    if (o.fiatTypes && !this.discovery) this.setScopes(o.fiatTypes)
+    // With discovery the fiat types are a preference only: they decide nothing synced, the order scopes are listed in.
+    if (o.fiatTypes) {
+      this.preferred = o.fiatTypes
+      if (!this.discovery) this.setScopes(o.fiatTypes)
+      else this.coverageChanged()
+    }
     if (!this.started) return
     const now = this.now()
     for (const s of this.scopes.values()) {
@@ -392,7 +400,8 @@ export class OrderMonitor {
         lastSweepAt: null,
         error: null
       },
-      spent: this.spend.lastHour()
+      spent: this.spend.lastHour(),
+      probeError: this.discovery?.latestError() ?? null
     })
   }
 
@@ -447,7 +456,7 @@ export class OrderMonitor {
       for (const s of this.scopes.values())
         if (s.type === type && (fiat === undefined || s.fiatType === fiat || s.fiatType === 0)) this.soon(s)
       // An order in a fiat not synced yet: its scope is probed now.
-      if (fiat !== undefined) this.discovery?.reveal(type, fiat)
+      if (fiat !== undefined) this.discovery?.reveal(type, fiat, 'webhook')
       else this.discovery?.revealType(type)
       return 'unknown'
     }
@@ -550,7 +559,7 @@ export class OrderMonitor {
   /** The fiat type sent for a scope: its own, or for every fiat together the first one held or preferred. */
   private requestFiat(type: OrderType, fiatType: number): number {
     if (fiatType !== 0) return fiatType
-    return this.heldFiats(type)[0] ?? this.o.fiatTypes[0] ?? 1
+    return this.heldFiats(type)[0] ?? this.preferred[0] ?? 1
   }
 
   /** Fiats this database holds orders of, or a sync position for, per type. */
@@ -587,7 +596,8 @@ export class OrderMonitor {
         nextProbeAt: c.nextAt,
         orders: held(c.type, c.fiatType),
         audit: none,
-        error: c.error
+        error: c.error,
+        revealed: c.revealed
       })
     }
     for (const s of this.scopes.values()) {
@@ -601,7 +611,7 @@ export class OrderMonitor {
         audit: this.audit?.get(s.type, s.fiatType) ?? none
       })
     }
-    const preferred = this.o.fiatTypes
+    const preferred = this.preferred
     const rank = (f: number) => (preferred.includes(f) ? preferred.indexOf(f) : preferred.length + f)
     return [...out.values()].sort((a, b) => a.type - b.type || rank(a.fiatType) - rank(b.fiatType))
   }
@@ -797,7 +807,7 @@ export class OrderMonitor {
     for (const c of r.statusChanged) this.statusChanged(c, 'sync')
     // A record of another fiat than the scope's reveals orders there.
     if (s.fiatType !== 0)
-      for (const c of r.created) if (c.fiatType !== null && c.fiatType !== s.fiatType) this.discovery?.reveal(c.type, c.fiatType)
+      for (const c of r.created) if (c.fiatType !== null && c.fiatType !== s.fiatType) this.discovery?.reveal(c.type, c.fiatType, 'record')
     this.emitState(s)
   }
 

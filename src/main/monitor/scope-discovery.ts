@@ -3,14 +3,17 @@
 // or a webhook), for onramp and offramp alike, probed with the cheapest history request
 // there is (one record, no page, no since). A scope that answers a record is synced from
 // then on; an empty one is probed again on a slow schedule (Settings: scopeProbeMinutes)
-// and at once when a record, a webhook or a search reveals an order there; one the service
-// refuses (an unknown fiat) is asked again six times less often. Probes run one at a time
+// and at once when a record, a webhook or a search reveals an order there. A 404 (or an
+// error saying there are no transactions) is an empty answer, as some services give one;
+// any other refusal (an unknown fiat) is asked again on the same schedule, and once a
+// record or a webhook showed an order there, a scope still refused is a gap the operator
+// sees (coverage.ts), never a scope quietly left out. Probes run one at a time
 // at low priority (behind every poll, rate-budget.ts), so they never crowd out a sync or
 // an operator's request.
 import type { Timers } from '../api/rate-budget'
 import { DueLoop } from './due-loop'
 import { toErrorInfo } from '../../shared/api/errors'
-import type { ConfigSnapshot, OrderType, ScopeCoverage } from '../../shared/ipc/contract'
+import type { ConfigSnapshot, ErrorInfo, OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import { FIAT_SYMBOLS } from '../../shared/domain/names'
 import type { HistoryClient } from './history-walk'
 
@@ -23,8 +26,15 @@ export interface Candidate {
   probedAt: number | null
   nextAt: number | null
   error: string | null
+  /** The error of the latest failed probe, whole (for the notice that names what helps). */
+  errorInfo: ErrorInfo | null
   failures: number
+  /** An order of this scope was seen (a record of another scope, a webhook) since the last probe that answered. */
+  revealed: { at: number; by: RevealSource } | null
 }
+
+/** What showed an order in a scope: a history record listed in another scope, or a verified webhook. */
+export type RevealSource = 'record' | 'webhook'
 
 export interface DiscoveryOptions {
   client: HistoryClient
@@ -64,10 +74,33 @@ export function fiatIdsNamedBy(c: ConfigSnapshot | null): number[] {
   return [...ids].sort((a, b) => a - b)
 }
 
+/**
+ * A probe not answered within this long is given up (failed, asked again soon), so it never
+ * holds up the others. Longer than a low request may wait in a busy lane (two windows, then
+ * it goes before the polls: rate-budget.ts), so a probe is never given up just before its turn.
+ */
+const PROBE_TIMEOUT_MS = 5 * 60_000
+
 /** A reveal of a whole type (an order search found nothing) probes its empty scopes at most this often. */
 const REVEAL_TYPE_EVERY_MS = 60_000
-/** Refused fiats are asked again this many times less often than empty ones. */
-const REFUSED_FACTOR = 6
+
+/**
+ * An error that says the listing is empty rather than refused: a 404 ("No transactions
+ * found", the resource of an empty list), or any 4xx whose text says there is nothing.
+ */
+export function isEmptyAnswer(info: ErrorInfo): boolean {
+  if (info.httpStatus === 404) return true
+  return (
+    info.httpStatus !== undefined &&
+    info.httpStatus >= 400 &&
+    info.httpStatus < 500 &&
+    /\bno (transactions?|orders?|records?|data|results?)\b/i.test(info.message)
+  )
+}
+
+/** A refusal of the scope itself (an unknown fiat, a parameter the service does not take): not our budget, the credentials or the service being down. */
+const isRefusal = (info: ErrorInfo): boolean =>
+  info.httpStatus !== undefined && info.httpStatus >= 400 && info.httpStatus < 500 && info.httpStatus !== 429 && info.kind !== 'auth'
 
 const key = (type: number, fiat: number) => `${type}:${fiat}`
 
@@ -83,9 +116,10 @@ export class ScopeDiscovery {
     this.probeEveryMs = o.probeEveryMs
     this.loop = new DueLoop({
       items: () => [...this.candidates.values()].filter((c) => c.state !== 'active' && !o.merged?.(c.type)),
-      run: (c) => this.probe(c),
+      run: (c, signal) => this.probe(c, signal),
       now: this.now,
-      timers: o.timers
+      timers: o.timers,
+      timeoutMs: PROBE_TIMEOUT_MS
     })
   }
 
@@ -117,10 +151,14 @@ export class ScopeDiscovery {
     this.schedule()
   }
 
-  /** A record, a webhook or the operator revealed an order of this type in this fiat: probe it now unless it is synced. */
-  reveal(type: OrderType, fiatType: number): void {
+  /** A record or a webhook revealed an order of this type in this fiat: probe it now unless it is synced. */
+  reveal(type: OrderType, fiatType: number, by: RevealSource): void {
     const c = this.ensure(type, fiatType)
-    if (c.state === 'active' || c.state === 'probing') return
+    if (c.state === 'active') return
+    // Remembered until a probe answers: if the service refuses the scope, the order seen there is a gap.
+    c.revealed ??= { at: this.now(), by }
+    this.o.onChange?.()
+    if (c.state === 'probing') return
     c.nextAt = this.now()
     this.schedule()
   }
@@ -141,6 +179,14 @@ export class ScopeDiscovery {
     await this.loop.runNow()
   }
 
+  /** The latest failure among the scopes whose probe failed (not those the service refused), or null. */
+  latestError(): ErrorInfo | null {
+    let latest: Candidate | null = null
+    for (const c of this.candidates.values())
+      if (c.state === 'failed' && c.errorInfo && (latest === null || (c.probedAt ?? 0) > (latest.probedAt ?? 0))) latest = c
+    return latest?.errorInfo ?? null
+  }
+
   list(): Candidate[] {
     return [...this.candidates.values()].map((c) => ({ ...c })).sort((a, b) => a.type - b.type || a.fiatType - b.fiatType)
   }
@@ -148,7 +194,17 @@ export class ScopeDiscovery {
   private ensure(type: OrderType, fiatType: number): Candidate {
     let c = this.candidates.get(key(type, fiatType))
     if (!c) {
-      c = { type, fiatType, state: 'unprobed', probedAt: null, nextAt: this.now(), error: null, failures: 0 }
+      c = {
+        type,
+        fiatType,
+        state: 'unprobed',
+        probedAt: null,
+        nextAt: this.now(),
+        error: null,
+        errorInfo: null,
+        failures: 0,
+        revealed: null
+      }
       this.candidates.set(key(type, fiatType), c)
       this.o.onChange?.()
     }
@@ -161,6 +217,8 @@ export class ScopeDiscovery {
     c.state = 'active'
     c.nextAt = null
     c.error = null
+    c.errorInfo = null
+    c.revealed = null
     this.o.onActive(type, fiatType)
     this.o.onChange?.()
   }
@@ -169,7 +227,19 @@ export class ScopeDiscovery {
     this.loop.schedule()
   }
 
-  private async probe(c: Candidate): Promise<void> {
+  /** The service answered a probe: the scope holds orders (synced from now on) or none. */
+  private answered(c: Candidate, holds: boolean): void {
+    c.probedAt = this.now()
+    c.failures = 0
+    c.error = null
+    c.errorInfo = null
+    if (holds) return this.activate(c.type, c.fiatType)
+    c.state = 'empty'
+    c.revealed = null
+    c.nextAt = c.probedAt + this.probeEveryMs
+  }
+
+  private async probe(c: Candidate, signal: AbortSignal): Promise<void> {
     c.state = 'probing'
     this.o.onChange?.()
     try {
@@ -177,32 +247,27 @@ export class ScopeDiscovery {
       const r = await this.o.client.historyPage(
         { type: c.type, fiatType: c.fiatType, pageSize: 1 },
         // Behind every poll: a probe can wait, a sync should not.
-        { priority: 'low', ...(this.signal ? { signal: this.signal } : {}) }
+        { priority: 'low', signal }
       )
-      c.probedAt = this.now()
-      c.failures = 0
-      c.error = null
-      if (r.size > 0) return this.activate(c.type, c.fiatType)
-      c.state = 'empty'
-      c.nextAt = c.probedAt + this.probeEveryMs
+      this.answered(c, r.size > 0)
     } catch (e) {
       if (this.signal?.aborted) {
         c.state = 'unprobed'
         return
       }
-      const info = toErrorInfo(e)
+      // Its time ran out (due-loop.ts): a failure like any other, named for what happened.
+      const info: ErrorInfo = signal.aborted
+        ? { kind: 'timeout', message: `no answer within ${PROBE_TIMEOUT_MS / 60_000} min`, retryable: true }
+        : toErrorInfo(e)
+      if (isEmptyAnswer(info)) return this.answered(c, false)
       c.probedAt = this.now()
       c.error = info.message
-      if (
-        info.httpStatus !== undefined &&
-        info.httpStatus >= 400 &&
-        info.httpStatus < 500 &&
-        info.httpStatus !== 429 &&
-        info.kind !== 'auth'
-      ) {
-        // The service does not take this fiat for this type: asked again now and then, in case it starts to.
+      c.errorInfo = info
+      if (isRefusal(info)) {
+        // The service does not take this fiat for this type: asked again on the empty scopes' schedule, in case it starts to.
         c.state = 'refused'
-        c.nextAt = c.probedAt + this.probeEveryMs * REFUSED_FACTOR
+        c.failures = 0
+        c.nextAt = c.probedAt + this.probeEveryMs
       } else {
         c.state = 'failed'
         c.failures++

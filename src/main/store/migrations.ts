@@ -321,6 +321,19 @@ ${[1, 2].map(textIndexSql).join('')}${textIndexTriggersSql([1, 2])}    `
       UPDATE orders SET status_confirmed_at = last_changed_at,
         status_confirmed_by = CASE status_source WHEN 'watch' THEN 'orderStatus' WHEN 'webhook' THEN 'webhook' ELSE 'history' END;
     `
+  },
+  {
+    version: 7,
+    name: 'status checks',
+    sql: `
+      -- The freshness sweep's last orderStatus request about an order, and how many in a row
+      -- failed since its status was last confirmed: an order the service cannot tell about
+      -- takes its turn behind the others instead of holding the head of the queue, and after
+      -- a few failures is named as a gap of its own (monitor/freshness.ts). Rows from before
+      -- were never asked.
+      ALTER TABLE orders ADD COLUMN status_checked_at TEXT;
+      ALTER TABLE orders ADD COLUMN status_check_failures INTEGER NOT NULL DEFAULT 0;
+    `
   }
 ]
 

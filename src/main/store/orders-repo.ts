@@ -548,13 +548,24 @@ export class OrdersRepo {
     return { kind: 'status', summary, change: { type, orderId: record.orderId, old: existing.status, new: record.status } }
   }
 
-  /** Orders held in a scope (every fiat of the type when fiatType is null). */
-  countScope(type: OrderType, fiatType: number | null): number {
-    return (
+  /**
+   * Orders held in a scope (every fiat of the type when fiatType is null). With
+   * `unreadable`, records listed in that scope and kept as unreadable (and held in no
+   * readable copy) count too: the service's count includes them, the completeness audit
+   * compares with it.
+   */
+  countScope(type: OrderType, fiatType: number | null, o: { unreadable?: boolean } = {}): number {
+    const orders =
       (fiatType === null
         ? this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ?', type)
         : this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ? AND fiat_type = ?', type, fiatType)) ?? 0
-    )
+    if (!o.unreadable) return orders
+    const apart = `SELECT COUNT(*) FROM unreadable_orders u WHERE u.type = ?
+      AND (u.order_id IS NULL OR NOT EXISTS (SELECT 1 FROM orders o WHERE o.type = u.type AND o.order_id = u.order_id))`
+    const unreadable =
+      (fiatType === null ? this.sql.value<number>(apart, type) : this.sql.value<number>(`${apart} AND u.fiat_type = ?`, type, fiatType)) ??
+      0
+    return orders + unreadable
   }
 
   /** Orders held per fiat type of one order type (null: records that named none), kept until the next write. */
@@ -571,46 +582,83 @@ export class OrdersRepo {
 
   /**
    * Open orders (any status not known to be terminal) whose status was last confirmed
-   * before `before` (or never), the oldest confirmation first: what the freshness sweep
-   * asks orderStatus about.
+   * before `before` (or never), least recently confirmed or asked about first: what the
+   * freshness sweep asks orderStatus about. An order whose last request failed goes behind
+   * those not asked since their confirmation, so a few the service cannot tell about never
+   * hold the head of the queue.
    */
-  unconfirmedOpen(before: string, limit: number): { type: OrderType; orderId: number; status: number; confirmedAt: string | null }[] {
-    const out: { type: OrderType; orderId: number; status: number; confirmedAt: string | null }[] = []
+  unconfirmedOpen(before: string, limit: number): { type: OrderType; orderId: number; status: number; turnAt: string }[] {
+    const out: { type: OrderType; orderId: number; status: number; turnAt: string }[] = []
     for (const type of [1, 2] as const) {
       const terminal = terminalStatuses(type)
       out.push(
         ...this.sql
-          .all<{ order_id: number; status: number; status_confirmed_at: string | null }>(
-            `SELECT order_id, status, status_confirmed_at FROM orders WHERE type = ? AND status NOT IN (${terminal.join(', ')})
-             AND (status_confirmed_at IS NULL OR status_confirmed_at < ?) ORDER BY status_confirmed_at LIMIT ?`,
+          .all<{ order_id: number; status: number; turn_at: string }>(
+            `SELECT order_id, status, MAX(COALESCE(status_confirmed_at, ''), COALESCE(status_checked_at, '')) AS turn_at
+             FROM orders WHERE type = ? AND status NOT IN (${terminal.join(', ')})
+             AND (status_confirmed_at IS NULL OR status_confirmed_at < ?) ORDER BY turn_at LIMIT ?`,
             type,
             before,
             limit
           )
-          .map((r) => ({ type, orderId: r.order_id, status: r.status, confirmedAt: r.status_confirmed_at }))
+          .map((r) => ({ type, orderId: r.order_id, status: r.status, turnAt: r.turn_at }))
       )
     }
-    return out.sort((a, b) => (a.confirmedAt ?? '').localeCompare(b.confirmedAt ?? '')).slice(0, limit)
+    return out.sort((a, b) => a.turnAt.localeCompare(b.turnAt)).slice(0, limit)
   }
 
-  /** How many orders are open, how many of them were last confirmed before `before`, and the oldest confirmation. */
-  openSummary(before: string): { open: number; unconfirmed: number; oldestConfirmedAt: string | null } {
+  /**
+   * The freshness sweep asked orderStatus about an order: answered (its confirmation is
+   * written by applyStatus), or failed, counting failures in a row since the status was
+   * last confirmed by anything.
+   */
+  noteStatusCheck(type: OrderType, orderId: number, ok: boolean, at: string = this.nowIso()): void {
+    if (ok) {
+      this.sql.run('UPDATE orders SET status_checked_at = ?, status_check_failures = 0 WHERE type = ? AND order_id = ?', at, type, orderId)
+      return
+    }
+    this.sql.run(
+      `UPDATE orders SET status_check_failures = CASE
+         WHEN status_checked_at IS NOT NULL AND status_confirmed_at IS NOT NULL AND status_confirmed_at > status_checked_at THEN 1
+         ELSE status_check_failures + 1 END,
+       status_checked_at = ? WHERE type = ? AND order_id = ?`,
+      at,
+      type,
+      orderId
+    )
+  }
+
+  /**
+   * How many orders are open, how many of them were last confirmed before `before`, the
+   * oldest confirmation, and how many the last `failures` orderStatus requests or more in a
+   * row failed for with nothing confirming them since.
+   */
+  openSummary(
+    before: string,
+    failures = Infinity
+  ): { open: number; unconfirmed: number; oldestConfirmedAt: string | null; unconfirmable: number } {
     let open = 0
     let unconfirmed = 0
+    let unconfirmable = 0
     let oldest: string | null = null
+    const minFailures = Number.isFinite(failures) ? failures : Number.MAX_SAFE_INTEGER
     for (const type of [1, 2] as const) {
-      const r = this.sql.get<{ open: number; unconfirmed: number; oldest: string | null }>(
+      const r = this.sql.get<{ open: number; unconfirmed: number; oldest: string | null; unconfirmable: number }>(
         `SELECT COUNT(*) AS open, SUM(CASE WHEN status_confirmed_at IS NULL OR status_confirmed_at < ? THEN 1 ELSE 0 END) AS unconfirmed,
-           MIN(status_confirmed_at) AS oldest
+           MIN(status_confirmed_at) AS oldest,
+           SUM(CASE WHEN status_check_failures >= ? AND (status_confirmed_at IS NULL OR status_confirmed_at <= status_checked_at)
+             THEN 1 ELSE 0 END) AS unconfirmable
          FROM orders WHERE type = ? AND status NOT IN (${terminalStatuses(type).join(', ')})`,
         before,
+        minFailures,
         type
       )
       open += r?.open ?? 0
       unconfirmed += r?.unconfirmed ?? 0
+      unconfirmable += r?.unconfirmable ?? 0
       if (r?.oldest && (oldest === null || r.oldest < oldest)) oldest = r.oldest
     }
-    return { open, unconfirmed, oldestConfirmedAt: oldest }
+    return { open, unconfirmed, oldestConfirmedAt: oldest, unconfirmable }
   }
 
   /** The newest createdAt held in a scope (every fiat of the type when fiatType is null). */

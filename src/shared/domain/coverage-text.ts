@@ -16,12 +16,13 @@ export function scopeName(type: 1 | 2, fiatType: number): string {
  * not synced says what its probe found. `time` writes a checked-at instant.
  */
 export function auditText(
-  s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe'>,
+  s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe' | 'revealed'>,
   time: (ms: number) => string,
   count: (n: number) => string
 ): string {
   const a = s.audit
   const n = count(s.orders)
+  if (s.probe === 'refused' && s.revealed) return 'refused by the service, though an order was seen there'
   if (s.probe !== 'active') return PROBE_TEXT[s.probe]
   switch (a.state) {
     case 'complete':

@@ -253,7 +253,16 @@ export const ScopeCoverage = z.object({
     repair: z.object({ page: z.number().int(), pages: z.number().int() }).nullable(),
     error: z.string().nullable()
   }),
-  error: z.string().nullable()
+  error: z.string().nullable(),
+  /**
+   * An order of this scope was seen (a record listed in another scope, a verified webhook)
+   * since its last answered probe: with the scope refused, orders there may be missing. A
+   * hub of an older version leaves it out.
+   */
+  revealed: z
+    .object({ at: EpochMs, by: z.enum(['record', 'webhook']) })
+    .nullable()
+    .optional()
 })
 export type ScopeCoverage = z.infer<typeof ScopeCoverage>
 
@@ -274,6 +283,13 @@ export const FreshnessInfo = z.object({
   open: z.number().int(),
   /** Open orders not confirmed within the bound. */
   stale: z.number().int(),
+  /**
+   * Open orders orderStatus failed for unconfirmableAfter times in a row with nothing
+   * confirming them since: asked again in turn, shown as a gap of their own. A hub of an
+   * older version leaves them out.
+   */
+  unconfirmable: z.number().int().optional(),
+  unconfirmableAfter: z.number().int().optional(),
   oldestConfirmedAt: EpochMs.nullable(),
   lastSweepAt: EpochMs.nullable(),
   error: z.string().nullable()
@@ -296,7 +312,13 @@ export const Coverage = z.object({
   freshness: FreshnessInfo,
   gaps: z.array(CoverageGap),
   /** merchantHistory and orderStatus requests spent in the last hour on probes, audits, reading checks and freshness. */
-  spentLastHour: z.object({ probe: z.number().int(), audit: z.number().int(), reading: z.number().int(), freshness: z.number().int() })
+  spentLastHour: z.object({ probe: z.number().int(), audit: z.number().int(), reading: z.number().int(), freshness: z.number().int() }),
+  /**
+   * The latest error a scope's probe met and still stands (a missing secret, the service
+   * down): before any scope is found there is no sync state to carry it, and the header's
+   * notice names it from here. A hub of an older version leaves it out.
+   */
+  probeError: ErrorInfo.nullable().optional()
 })
 export type Coverage = z.infer<typeof Coverage>
 

@@ -118,6 +118,12 @@ const NEW_READINGS: { name: string; readings: ReadingsInput }[] = [
   { name: 'pages from 0', readings: { firstPage: 0 } },
   { name: 'pages capped at 30', readings: { pageSizeCap: 30 } },
   { name: 'offramp ignoring fiatType', readings: { offrampFiat: 'ignore' } },
+  { name: 'order ignored: newest first', readings: { historyDirection: 'DESC' } },
+  { name: 'an empty page refused 404', readings: { emptyHistory: '404' } },
+  {
+    name: 'newest first, empty as 404, pages from 0, since on createdAt',
+    readings: { historyDirection: 'DESC', emptyHistory: '404', firstPage: 0, historySince: 'createdAt' }
+  },
   {
     name: 'pages from 0 and capped, since exclusive, hidden ties, order on createdAt',
     readings: { firstPage: 0, pageSizeCap: 30, since: 'exclusive', tieOrder: 'hidden', historyOrder: 'createdAt' }
@@ -132,7 +138,9 @@ const RESET: ReadingsInput = {
   historyOrder: 'updatedAt',
   firstPage: 1,
   pageSizeCap: null,
-  offrampFiat: 'filter'
+  offrampFiat: 'filter',
+  historyDirection: 'honoured',
+  emptyHistory: 'empty'
 }
 const BOUND_MS = 10 * 60_000
 
@@ -194,6 +202,7 @@ describe('history sync under the readings of merchantHistory it checks at run ti
         if (r.readings.pageSizeCap) expect(found.pageSize).toMatchObject({ value: 30, state: 'checked' })
         if (r.readings.historySince) expect(found.sinceField.value).toBe('createdAt')
         if (r.readings.historyOrder) expect(found.orderField).toMatchObject({ value: 'createdAt', state: 'checked' })
+        if (r.readings.historyDirection) expect(found.direction).toMatchObject({ value: 'DESC', state: 'checked' })
         expect(found.fiatFilter[2].value).toBe(ignored ? 'ignore' : 'filter')
       } finally {
         store.close()

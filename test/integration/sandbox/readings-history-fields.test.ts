@@ -33,7 +33,9 @@ beforeEach(() => {
     historyOrder: d.historyOrder,
     firstPage: d.firstPage,
     pageSizeCap: d.pageSizeCap,
-    offrampFiat: d.offrampFiat
+    offrampFiat: d.offrampFiat,
+    historyDirection: d.historyDirection,
+    emptyHistory: d.emptyHistory
   })
 })
 
@@ -139,5 +141,24 @@ describe('offrampFiat', () => {
     }
     // Onramp still filters.
     expect((await allPages<Rec>(sb, { type: 1, fiatType: '2' }, 500)).every((r) => r.fiatType === 2)).toBe(true)
+  })
+})
+
+describe('historyDirection and emptyHistory', () => {
+  it('DESC answers newest first whatever order asks; honoured (default) follows it', async () => {
+    const asc = await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', order: 'ASC', pageSize: 20 })
+    const desc = await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', order: 'DESC', pageSize: 20 })
+    expect(ms(asc[0]!.updatedAt)).toBeLessThan(ms(desc[0]!.updatedAt))
+    sb.control.setReadings({ historyDirection: 'DESC' })
+    const asked = await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', order: 'ASC', pageSize: 20 })
+    expect(ids(asked)).toEqual(ids(desc))
+  })
+
+  it('404 refuses a page with no records ("No transactions found"); empty (default) answers []', async () => {
+    const past = { type: 1, fiatType: '1', page: 10_000, pageSize: 500 }
+    expect(await data<Rec[]>(sb, 'merchantHistory', past)).toEqual([])
+    sb.control.setReadings({ emptyHistory: '404' })
+    expect(errorOf(await call(sb, 'merchantHistory', { body: past }), 404)).toMatch(/No transactions found/)
+    expect((await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', pageSize: 5 })).length).toBe(5)
   })
 })

@@ -173,6 +173,30 @@ describe('orders:query against the ground truth', () => {
     expect(await query({ type: 2, search: hash })).toContain(off.orderId)
   })
 
+  it('an order id searched for and not held, however short, probes the empty scopes of its type', async () => {
+    const monitor = h.services.session().monitor
+    const asked: number[] = []
+    const real = monitor.revealSearch.bind(monitor)
+    monitor.revealSearch = (type) => {
+      asked.push(type)
+      real(type)
+    }
+    try {
+      // A three-digit id nothing of offramp's contains: nothing matches, and offramp's empty scopes are probed.
+      const short = Array.from({ length: 900 }, (_, i) => String(100 + i)).find((c) => expected({ type: 2, search: c }).length === 0)!
+      expect(await query({ type: 2, search: short })).toEqual([])
+      expect(asked).toEqual([2])
+      expect(await query({ type: 2, search: '987654321' })).toEqual([])
+      expect(asked.at(-1)).toBe(2)
+      // Text is not an order id: nothing to probe.
+      const before = asked.length
+      await query({ type: 1, search: 'no-such-order' })
+      expect(asked).toHaveLength(before)
+    } finally {
+      monitor.revealSearch = real
+    }
+  })
+
   it('a search counts its matches in the other order type too', async () => {
     const off = truth.find((x) => x.type === 2 && text(x.record.merchantRecognitionId))!
     const search = (off.record.merchantRecognitionId as string).slice(-6)

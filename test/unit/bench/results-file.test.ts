@@ -4,7 +4,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { datedName, mergeResults, writeResults, type ResultLine, type ResultsFile } from '../../../bench/lib/results-file'
+import {
+  datedName,
+  mergeResults,
+  runName,
+  writeResults,
+  type ResultLine,
+  type ResultsFile,
+  type RunFile
+} from '../../../bench/lib/results-file'
 import type { MachineInfo } from '../../../bench/lib/machine'
 
 const machine: MachineInfo = { nproc: 2, memoryGiB: 8, cpuModel: 'test', node: 'v20', platform: 'linux x64' }
@@ -59,16 +67,35 @@ describe('writeResults', () => {
     const older: ResultsFile = { machine, updatedAt: 'earlier', lines: [line('history'), line('startup')] }
     await writeFile(join(dir, 'latest.json'), JSON.stringify(older))
     const startedAt = new Date('2026-03-02T09:00:00.000Z')
-    const written = await writeResults(dir, { fresh: [line('startup', 'now')], ran: new Set(['startup']), moduleOf, machine, startedAt })
-    expect(written).toEqual([join(dir, 'latest.json'), join(dir, '2026-03-02.json')])
+    const run = { moduleOf, machine, startedAt, command: ['startup'], loadAverage: { atStart: [1, 2, 3], atEnd: [4, 5, 6] } }
+    const written = await writeResults(dir, { ...run, fresh: [line('startup', 'now')], ran: new Set(['startup']) })
+    expect(written).toEqual([join(dir, 'latest.json'), join(dir, '2026-03-02.json'), join(dir, 'runs', '2026-03-02T09-00-00Z.json')])
     const latest = JSON.parse(await readFile(join(dir, 'latest.json'), 'utf8')) as ResultsFile
     const dated = JSON.parse(await readFile(join(dir, '2026-03-02.json'), 'utf8')) as ResultsFile
     expect(latest.lines.map((l) => `${l.bench}@${l.at}`)).toEqual(['history@2026-03-02T10:00:00.000Z', 'startup@now'])
     // The dated copy holds only what was measured that day.
     expect(dated.lines.map((l) => `${l.bench}@${l.at}`)).toEqual(['startup@now'])
     // A second subset run the same day adds to the dated copy.
-    await writeResults(dir, { fresh: [line('changes', 'later')], ran: new Set(['changes']), moduleOf, machine, startedAt })
+    const laterStart = new Date('2026-03-02T09:30:05.000Z')
+    await writeResults(dir, {
+      ...run,
+      startedAt: laterStart,
+      command: ['changes'],
+      fresh: [line('changes', 'later')],
+      ran: new Set(['changes'])
+    })
     const again = JSON.parse(await readFile(join(dir, '2026-03-02.json'), 'utf8')) as ResultsFile
     expect(again.lines.map((l) => l.bench)).toEqual(['startup', 'changes'])
+    // Each run keeps a file of its own, with its command and load, which the next run leaves alone.
+    const first = JSON.parse(await readFile(join(dir, runName(startedAt)), 'utf8')) as RunFile
+    expect(first).toEqual({
+      machine,
+      startedAt: '2026-03-02T09:00:00.000Z',
+      command: ['startup'],
+      loadAverage: { atStart: [1, 2, 3], atEnd: [4, 5, 6] },
+      lines: [line('startup', 'now')]
+    })
+    const second = JSON.parse(await readFile(join(dir, runName(laterStart)), 'utf8')) as RunFile
+    expect(second.lines.map((l) => `${l.bench}@${l.at}`)).toEqual(['changes@later'])
   })
 })

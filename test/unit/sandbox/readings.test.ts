@@ -26,7 +26,9 @@ describe('readings', () => {
       historyOrder: 'updatedAt',
       firstPage: 1,
       pageSizeCap: null,
-      offrampFiat: 'filter'
+      offrampFiat: 'filter',
+      historyDirection: 'honoured',
+      emptyHistory: 'empty'
     })
     expect(Object.keys(d.paramTypes).sort()).toEqual([...PARAM_FIELDS].sort())
     expect(d.paramTypes['merchantHistory.fiatType']).toBe('lenient')

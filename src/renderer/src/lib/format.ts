@@ -117,3 +117,15 @@ const clockFormats = new Map<string, Intl.DateTimeFormat>()
 export function clockTime(v: number, locale: string): string {
   return kept(clockFormats, locale, (l) => new Intl.DateTimeFormat(l, { hour: '2-digit', minute: '2-digit' })).format(new Date(v))
 }
+
+/**
+ * An amount as an order's detail shows it: every decimal place the service sent (at least
+ * `minDp`), grouped as the locale writes numbers, nothing rounded away. A value that is not a
+ * plain decimal (an exponent, a word) is shown as it came.
+ */
+export function fullAmountText(value: unknown, minDp: number, locale: string): string {
+  const text = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : ''
+  if (!/^-?\d+(\.\d+)?$/.test(text)) return String(value)
+  const places = text.split('.')[1]?.length ?? 0
+  return amountText(text, Math.max(minDp, places), locale)
+}

@@ -4,7 +4,7 @@ import { auditText } from '../../../shared/domain/coverage-text'
 import type { ScopeCoverage } from '../../../shared/ipc/contract'
 import { clockTime, count } from './format'
 
-export function scopeLine(s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe'>, locale: string): string {
+export function scopeLine(s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe' | 'revealed'>, locale: string): string {
   return auditText(
     s,
     (ms) => clockTime(ms, locale),
@@ -15,3 +15,11 @@ export function scopeLine(s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe'>, 
 /** Shown as a gap: a scope not known complete (incomplete, repairing, or not synced for want of a probe). */
 export const scopeInTrouble = (s: Pick<ScopeCoverage, 'audit' | 'probe'>): boolean =>
   s.audit.state === 'incomplete' || s.audit.state === 'repairing' || s.probe !== 'active'
+
+/**
+ * Listed where orders are shown: every scope but those known to hold none (probed empty, or
+ * refused by the service with no order seen there). A refused scope where a record or a
+ * webhook showed an order is listed: orders there may be missing.
+ */
+export const scopeShown = (s: Pick<ScopeCoverage, 'probe' | 'revealed'>): boolean =>
+  s.probe !== 'empty' && (s.probe !== 'refused' || !!s.revealed)

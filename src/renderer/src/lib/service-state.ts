@@ -5,7 +5,7 @@
 // has been awaited), most pressing first. Pure, so each state is unit-tested; the views
 // show it (ServiceNotice in the header, the orders table, the quote form).
 import { explainError, type ApiErrorInfo } from '../../../shared/api/errors'
-import type { ErrorInfo, SyncState, TeamAccess } from '../../../shared/ipc/contract'
+import type { Coverage, ErrorInfo, SyncState, TeamAccess } from '../../../shared/ipc/contract'
 
 export type ServiceProblem =
   | { kind: 'revoked'; error: ErrorInfo | null }
@@ -17,6 +17,8 @@ export type ServiceProblem =
 
 export interface ServiceInputs {
   sync: readonly SyncState[]
+  /** The scopes' coverage: a probe's error stands for the sync's before any scope is found. */
+  coverage?: Pick<Coverage, 'probeError' | 'scopes'> | null
   access: TeamAccess | null
   /** Since when the configuration has been awaited without an answer (null: it answered). */
   configWaitingSince: number | null
@@ -33,8 +35,20 @@ function serviceDown(e: ErrorInfo): boolean {
   return (e.kind === 'http' || e.kind === 'api') && status !== undefined && (status >= 500 || status === 503)
 }
 
+/**
+ * Nothing synced yet: every scope's sync still to complete its first run, or no scope found
+ * yet while some may hold orders (not probed, probing, or failing). A merchant whose every
+ * scope was probed empty has synced all there is: nothing.
+ */
+export function nothingSynced(sync: readonly SyncState[], coverage: Pick<Coverage, 'scopes'> | null | undefined): boolean {
+  if (sync.length > 0) return sync.every((s) => s.lastSuccessAt === null)
+  const scopes = coverage?.scopes ?? []
+  return scopes.length === 0 || scopes.some((s) => s.probe === 'unprobed' || s.probe === 'probing' || s.probe === 'failed')
+}
+
 export function serviceProblem(i: ServiceInputs): ServiceProblem | null {
   const errors = i.sync.flatMap((s) => (s.lastError ? [s.lastError] : []))
+  if (i.coverage?.probeError) errors.push(i.coverage.probeError)
   const line = i.access?.team?.line
   const revoked = errors.find((e) => e.kind === 'access_revoked')
   if (line === 'revoked' || revoked) return { kind: 'revoked', error: revoked ?? null }
@@ -46,8 +60,7 @@ export function serviceProblem(i: ServiceInputs): ServiceProblem | null {
   if (down) return { kind: 'service-down', error: down }
   if (i.configWaitingSince !== null && i.now - i.configWaitingSince >= SLOW_AFTER_MS)
     return { kind: 'service-slow', waitingMs: i.now - i.configWaitingSince }
-  if (i.sync.length > 0 && i.sync.every((s) => s.lastSuccessAt === null))
-    return { kind: 'never-synced', running: i.sync.some((s) => s.running) }
+  if (nothingSynced(i.sync, i.coverage)) return { kind: 'never-synced', running: i.sync.some((s) => s.running) }
   return null
 }
 

@@ -86,13 +86,31 @@ describe('RateBudget', () => {
     expect(order).toEqual(['bg', 'bg2', 'low'])
   })
 
-  test('a lane whose background share is one slot leaves none to low callers until it grows', async () => {
-    const b = new RateBudget({ profileId: 'p', reservedInteractive: 9 })
-    let done = false
-    void b.acquire('allGasFee', { priority: 'low' }).then(() => (done = true))
-    await vi.advanceTimersByTimeAsync(3 * WINDOW)
-    expect(done).toBe(false)
-    expect(entry(b, 'allGasFee').queued).toBe(1)
+  /** Keeps `n` background callers waiting (each replaced when it gets its slot), as polls of many scopes do; returns the stop. */
+  function busyPolls(b: RateBudget, n: number): () => void {
+    let on = true
+    const one = (): void => void b.acquire('allGasFee', { priority: 'background' }).then(() => on && one())
+    for (let i = 0; i < n; i++) one()
+    return () => (on = false)
+  }
+
+  test('a low caller is never starved: after two windows of waiting it takes its turn among the polls, even with one background slot', async () => {
+    for (const reservedInteractive of [2, 9]) {
+      const b = new RateBudget({ profileId: 'p', reservedInteractive })
+      const stop = busyPolls(b, 12)
+      await vi.advanceTimersByTimeAsync(WINDOW)
+      let doneAt: number | null = null
+      const from = Date.now()
+      void b.acquire('allGasFee', { priority: 'low' }).then(() => (doneAt = Date.now()))
+      // Young, it waits behind every poll.
+      await vi.advanceTimersByTimeAsync(WINDOW)
+      expect(doneAt, `reserved ${reservedInteractive}`).toBeNull()
+      await vi.advanceTimersByTimeAsync(3 * WINDOW)
+      expect(doneAt, `reserved ${reservedInteractive}`).not.toBeNull()
+      expect(doneAt! - from).toBeLessThanOrEqual(3 * WINDOW)
+      stop()
+      await vi.advanceTimersByTimeAsync(10 * WINDOW)
+    }
   })
 
   test("an operator's request overtakes queued background requests", async () => {

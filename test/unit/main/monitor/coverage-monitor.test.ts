@@ -14,7 +14,7 @@ import { openLocalStore, type LocalStore } from '../../../../src/main/store/loca
 import { OrderMonitor, type OrderMonitorOptions } from '../../../../src/main/monitor/order-monitor'
 import { countOnService } from '../../../../src/main/monitor/completeness-audit'
 import { auditLine as auditText } from '../../../../src/main/monitor/coverage'
-import { at, FakeClock, FakeHistory, onramp, settle } from './fake-history'
+import { at, FakeClock, FakeHistory, httpError, onramp, settle } from './fake-history'
 
 const POLL = 30_000
 const PROBE = 10 * 60_000
@@ -100,6 +100,26 @@ describe('scopes found, not configured', () => {
     expect(covers.length).toBeGreaterThan(0)
   })
 
+  it('lists the fiats the operator prefers first as soon as the setting changes, syncing the same scopes', async () => {
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    const onramp = () =>
+      monitor!
+        .coverage()
+        .scopes.filter((s) => s.type === 1)
+        .map((s) => s.fiatType)
+    expect(onramp()).toEqual([2, 1, 3])
+    monitor!.configure({ fiatTypes: [3, 1] })
+    expect(onramp()).toEqual([3, 1, 2])
+    expect(
+      monitor!
+        .states()
+        .map((s) => `${s.type}:${s.fiatType}`)
+        .sort()
+    ).toEqual(['1:1', '1:3', '2:3'])
+  })
+
   it('orders appearing later in a fiat nobody has seen are synced within one slow-probe interval', async () => {
     monitor = make()
     monitor!.start()
@@ -132,6 +152,105 @@ describe('scopes found, not configured', () => {
     expect(gaps()).toBe(6)
     await clock.advance(1000)
     expect(gaps()).toBe(0)
+  })
+})
+
+describe('probes the service refuses or fails', () => {
+  it('a service answering an empty listing with 404 has empty scopes, and a new fiat is still found within one probe interval', async () => {
+    fake.refuse = (_c, rows) => (rows.length === 0 ? httpError(404, 'No transactions found') : undefined)
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    expect(scope(1, 2)).toMatchObject({ probe: 'empty', error: null })
+    fake.put(1, 2, onramp(7001, at(900), 0, 2))
+    await clock.advance(PROBE)
+    await clock.advance(1000)
+    expect(scope(1, 2)!.probe).toBe('active')
+    expect(store.orders.get(1, 7001)).toBeDefined()
+  })
+
+  it('a fiat the service refuses is asked again within one probe interval, and an order seen there is a gap while it refuses', async () => {
+    let refusing = true
+    fake.refuse = (c) => (refusing && c.fiatType === 2 ? httpError(422, 'fiatType not supported') : undefined)
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    expect(scope(1, 2)!.probe).toBe('refused')
+    // Nothing says orders are there: not a gap.
+    expect(monitor!.coverage().gaps).toEqual([])
+    const rec = onramp(7001, at(900), 4, 2)
+    fake.put(1, 2, rec)
+    expect(monitor!.ingestWebhook(1, rec)).toBe('unknown')
+    await clock.advance(1000)
+    // Probed again at once, still refused: the operator is told orders there may be missing.
+    expect(scope(1, 2)!.probe).toBe('refused')
+    const gap = monitor!.coverage().gaps.find((g) => g.type === 1 && g.fiatType === 2)
+    expect(gap?.kind).toBe('probe')
+    expect(gap?.text).toMatch(
+      /^Onramp TRY: an order there was seen \(a webhook\) but the service refuses to list it \(fiatType not supported\)/
+    )
+    // The service starts to take the fiat: found within one probe interval, and the gap goes.
+    refusing = false
+    await clock.advance(PROBE)
+    await clock.advance(1000)
+    expect(scope(1, 2)!.probe).toBe('active')
+    expect(store.orders.get(1, 7001)).toBeDefined()
+    expect(monitor!.coverage().gaps).toEqual([])
+  })
+})
+
+describe('a probe that errors', () => {
+  for (const [what, error] of [
+    ['the service failing (500)', httpError(500, 'server problem')],
+    ['the service refusing for the rate (429)', httpError(429, 'too many requests')],
+    ['the network', undefined]
+  ] as const) {
+    it(`${what}: the scope is a gap, never taken as empty or refused, and is found once the probe answers`, async () => {
+      let failing = true
+      fake.refuse = (c) =>
+        failing && c.type === 1 && c.fiatType === 3 && c.pageSize === 1 ? (error ?? new Error('ECONNRESET')) : undefined
+      monitor = make()
+      monitor!.start()
+      await clock.advance(1000)
+      expect(scope(1, 3)!.probe).toBe('failed')
+      expect(store.orders.countScope(1, 3)).toBe(0)
+      const gap = monitor!.coverage().gaps.find((g) => g.type === 1 && g.fiatType === 3)
+      expect(gap).toMatchObject({ kind: 'probe' })
+      expect(gap!.text).toMatch(/^Onramp AED: could not be probed \(.+\); orders there may be missing$/)
+      expect(monitor!.coverage().probeError).not.toBeNull()
+      // Asked again soon (15 s, doubling), not at the slow schedule of empty scopes.
+      await clock.advance(20_000)
+      expect(fake.calls.filter((c) => c.type === 1 && c.fiatType === 3 && c.pageSize === 1).length).toBe(2)
+      failing = false
+      await clock.advance(60_000)
+      expect(scope(1, 3)!.probe).toBe('active')
+      expect(store.orders.countScope(1, 3)).toBe(30)
+      expect(monitor!.coverage().gaps).toEqual([])
+    })
+  }
+})
+
+describe('a probe that never answers', () => {
+  it('is given up after its time and is a gap; the other scopes are probed meanwhile', async () => {
+    const real = fake.historyPage
+    fake.historyPage = (req, opts) =>
+      req.type === 1 && req.fiatType === 2
+        ? new Promise((_resolve, reject) =>
+            opts?.signal?.addEventListener('abort', () => reject(httpError(499, 'aborted')), { once: true })
+          )
+        : real(req, opts)
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    expect(scope(1, 2)!.probe).toBe('probing')
+    await clock.advance(5 * 60_000)
+    // Onramp AED, offramp AED: found although onramp TRY hangs.
+    expect(scope(1, 3)!.probe).toBe('active')
+    expect(scope(2, 3)!.probe).toBe('active')
+    expect(scope(1, 2)).toMatchObject({ probe: 'failed', error: 'no answer within 5 min' })
+    expect(monitor!.coverage().gaps.find((g) => g.type === 1 && g.fiatType === 2)?.text).toMatch(
+      /^Onramp TRY: could not be probed \(no answer within 5 min\)/
+    )
   })
 })
 
@@ -186,6 +305,52 @@ describe('completeness audit', () => {
   })
 })
 
+describe('completeness audit: cost bounded whatever the service counts', () => {
+  /** Fake times at which a repair of onramp INR was reading pages. */
+  const repairs = new Set<number>()
+  beforeEach(() => {
+    repairs.clear()
+    fake.beforeAnswer = (c) => {
+      if (c.type === 1 && c.fiatType === 1 && scope(1, 1)?.audit.state === 'repairing') repairs.add(clock.now())
+    }
+  })
+
+  it('counts a record it holds but cannot read as held: complete, no repair', async () => {
+    fake.putUnreadable(1, 1, onramp(121, at(10 * 121), 4, 1))
+    monitor = make({ auditEveryMs: AUDIT })
+    monitor!.start()
+    await clock.advance(1000)
+    expect(store.unreadableOrders.count()).toBe(1)
+    await clock.advance(2 * 60 * 60_000)
+    expect(scope(1, 1)!.audit).toMatchObject({ state: 'complete', serviceOrders: 121 })
+    expect(repairs.size).toBe(0)
+    // Three synced scopes, each counted twice an hour in one or two requests.
+    expect(monitor!.coverage().spentLastHour.audit).toBeLessThanOrEqual(12)
+    expect(monitor!.coverage().gaps).toEqual([])
+  })
+
+  it('a difference a full read does not close is read again less and less often, and says why', async () => {
+    // The service's listing holds its last order twice: its count is one more than there are orders.
+    const real = fake.historyPage
+    fake.historyPage = async (req, opts) => {
+      const r = await real(req, opts)
+      if (req.type !== 1 || (req.fiatType ?? 1) !== 1 || req.since !== undefined || r.size === 0 || r.size >= (req.pageSize ?? 50)) return r
+      return { ...r, records: [...r.records, r.records[r.records.length - 1]!], size: r.size + 1 }
+    }
+    monitor = make({ auditEveryMs: AUDIT })
+    monitor!.start()
+    await clock.advance(1000)
+    await clock.advance(3 * 60 * 60_000)
+    // A repair at the first check, then after 30 min, 1 h, ...: not one every five minutes.
+    expect(repairs.size).toBeGreaterThanOrEqual(2)
+    expect(repairs.size).toBeLessThanOrEqual(4)
+    const a = scope(1, 1)!.audit
+    expect(a.state).toBe('incomplete')
+    expect(a.error).toMatch(/^1 order the service holds is not here after \d full reads?; read again in full after \d\d:\d\d UTC$/)
+    expect(monitor!.coverage().gaps.some((g) => g.kind === 'audit' && g.type === 1 && g.fiatType === 1)).toBe(true)
+  })
+})
+
 describe('status freshness', () => {
   beforeEach(() => {
     // Open, and changed long before the newest change: polls do not read them again.
@@ -208,6 +373,38 @@ describe('status freshness', () => {
     await clock.advance(3 * 60_000)
     expect(monitor!.coverage().freshness).toMatchObject({ open: 40, stale: 0 })
     expect(monitor!.coverage().spentLastHour.freshness).toBe(40)
+  })
+
+  it('orders orderStatus always fails for take their turn and are named as a gap; every other open order is still confirmed', async () => {
+    // 20 open orders the service cannot tell about, more than a sweep's 15 requests, held before the others.
+    const real = fake.orderStatus
+    fake.orderStatus = async (req, opts) => {
+      if (Number(req.orderId) <= 9020) {
+        fake.statusCalls.push({ type: req.type, orderId: Number(req.orderId), priority: opts?.priority })
+        throw httpError(417, 'order no longer exists')
+      }
+      return real(req, opts)
+    }
+    monitor = make({ freshnessMs: 10 * 60_000 })
+    monitor!.start()
+    await clock.advance(1000)
+    const synced = clock.now()
+    await clock.advance(12 * 60_000)
+    // Within the bound (and a sweep's slack), each order the service answers for was confirmed by orderStatus.
+    for (let id = 9021; id <= 9040; id++) {
+      const row = store.orders.get(2, id)!
+      expect(row.statusConfirmedBy, `order ${id}`).toBe('orderStatus')
+      expect(Date.parse(row.statusConfirmedAt!), `order ${id}`).toBeGreaterThan(synced)
+    }
+    await clock.advance(5 * 60_000)
+    const f = monitor!.coverage().freshness
+    expect(f).toMatchObject({ stale: 20, unconfirmable: 20 })
+    const gap = monitor!.coverage().gaps.find((g) => g.kind === 'freshness' && /cannot be confirmed/.test(g.text))
+    expect(gap?.text).toBe('20 open orders cannot be confirmed: orderStatus failed 3 times in a row (order no longer exists)')
+    // Still asked, in turn: a status the service starts to answer is confirmed again.
+    const asked = fake.statusCalls.filter((c) => c.orderId <= 9020).length
+    await clock.advance(2 * 60_000)
+    expect(fake.statusCalls.filter((c) => c.orderId <= 9020).length).toBeGreaterThan(asked)
   })
 
   it('a bound the share cannot carry shows how many orders went unconfirmed, as a gap', async () => {

@@ -4,7 +4,9 @@
 // hidden row order. Records are already in the client's parsed shape (historyPage), or
 // raw and unreadable (putUnreadable). Tests change orders between (or during) requests
 // to reproduce what a live service does while a sync pages through it.
+import { expect } from 'vitest'
 import { ApiError } from '../../../../src/shared/api/errors'
+import type { LocalStore } from '../../../../src/main/store/local-store'
 import type { OnrampOrder } from '../../../../src/shared/api/schemas'
 import type { HistoryPageResult } from '../../../../src/main/api/client'
 
@@ -14,7 +16,10 @@ export interface HistoryCall {
   type: number
   fiatType: number
   since: string | undefined
+  /** The page the request reads (the default first page when none was sent). */
   page: number
+  /** The page number as sent; undefined when the request left it to the default. */
+  wirePage: number | undefined
   pageSize: number
   order: string | undefined
   priority: string | undefined
@@ -50,12 +55,18 @@ export interface FakeReadings {
   since: 'inclusive' | 'exclusive'
   /** orderId, or a hidden row order: a fixed pseudo-random rank per order id. */
   tieOrder: 'orderId' | 'hidden'
-  /** The field since filters on (default updatedAt). */
-  sinceField?: 'updatedAt' | 'createdAt'
+  /** The field since filters on (default updatedAt); 'ignored': since selects nothing, every record is listed. */
+  sinceField?: 'updatedAt' | 'createdAt' | 'ignored'
   /** The field the order sorts by (default updatedAt). */
   orderBy?: 'updatedAt' | 'createdAt'
-  /** The number of the first page (default 1); a 1-based service refuses page 0 with 400. */
+  /** The number of the first page (default 1); a 1-based service refuses page 0 (see pageZeroStatus). */
   firstPage?: 0 | 1
+  /** The HTTP status a 1-based service refuses page 0 with (default 400). */
+  pageZeroStatus?: number
+  /** The direction answered whatever `order` asks (default: the one asked). */
+  direction?: 'ASC' | 'DESC'
+  /** An answer with no records comes as an error of this HTTP status instead (e.g. 404 "No transactions found"). */
+  emptyStatus?: number
   /** The most records a page holds, whatever pageSize asks (offsets in it). */
   pageSizeCap?: number
 }
@@ -74,6 +85,11 @@ export class FakeHistory {
   private served = 0
   /** Runs before a request is answered (after it is logged): lets a test change data mid-sync. */
   beforeAnswer?: (call: HistoryCall, n: number) => void
+  /**
+   * An error in place of the answer, given the records it would hold (a service that says
+   * 404 "No transactions found" for an empty listing, or refuses a fiat with 422).
+   */
+  refuse?: (call: HistoryCall, rows: readonly OnrampOrder[]) => Error | undefined
 
   put(type: number, fiatType: number, record: OnrampOrder): void {
     const k = `${type}:${fiatType}`
@@ -156,7 +172,8 @@ export class FakeHistory {
       type: req.type,
       fiatType: Number(req.fiatType ?? 1),
       since: req.since,
-      page: req.page ?? 1,
+      page: req.page ?? this.readings.firstPage ?? 1,
+      wirePage: req.page,
       pageSize: req.pageSize ?? 50,
       order: req.order,
       priority: opts.priority
@@ -169,18 +186,28 @@ export class FakeHistory {
     if (failure) throw failure.error
     this.beforeAnswer?.(call, n)
     const { since, tieOrder, sinceField = 'updatedAt', orderBy = 'updatedAt', firstPage = 1, pageSizeCap } = this.readings
-    if (req.page !== undefined && req.page < firstPage)
-      throw new ApiError({ kind: 'api', endpoint: 'merchantHistory', code: 400, httpStatus: 400, message: 'Invalid page' })
+    const refuse = (status: number, message: string) =>
+      new ApiError({ kind: 'api', endpoint: 'merchantHistory', code: status, httpStatus: status, message })
+    if (req.page !== undefined && req.page < firstPage) throw refuse(this.readings.pageZeroStatus ?? 400, 'Invalid page')
     const tie = (a: OnrampOrder, b: OnrampOrder) =>
       tieOrder === 'hidden' ? hiddenRank(a.orderId) - hiddenRank(b.orderId) : a.orderId - b.orderId
     const key = (r: OnrampOrder) => (orderBy === 'createdAt' ? r.createdAt : r.updatedAt)
     const rows = [...(this.data.get(`${call.type}:${call.fiatType}`)?.values() ?? [])]
-      .filter((r) => call.since === undefined || (since === 'inclusive' ? r[sinceField] >= call.since : r[sinceField] > call.since))
+      .filter(
+        (r) =>
+          call.since === undefined ||
+          sinceField === 'ignored' ||
+          (since === 'inclusive' ? r[sinceField] >= call.since : r[sinceField] > call.since)
+      )
       .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : tie(a, b)))
-    if (req.order === 'DESC') rows.reverse()
+    if ((this.readings.direction ?? req.order ?? 'ASC') === 'DESC') rows.reverse()
     const size = Math.min(call.pageSize, pageSizeCap ?? Infinity)
     const skip = ((req.page ?? firstPage) - firstPage) * size
-    return rows.slice(skip, skip + size).map((r) => ({ ...r }))
+    const page = rows.slice(skip, skip + size)
+    if (page.length === 0 && this.readings.emptyStatus !== undefined) throw refuse(this.readings.emptyStatus, 'No transactions found')
+    const refusal = this.refuse?.(call, page)
+    if (refusal) throw refusal
+    return page.map((r) => ({ ...r }))
   }
 
   /** The client's tolerant page: readable records, and the unreadable ones apart. */
@@ -198,6 +225,16 @@ export class FakeHistory {
     return out
   }
 }
+
+/** A merchantHistory error answer with this HTTP status (the live notes' error shape). */
+export const httpError = (httpStatus: number, message: string): ApiError =>
+  new ApiError({
+    kind: httpStatus === 429 ? 'rate_limited' : httpStatus === 401 ? 'auth' : 'api',
+    endpoint: 'merchantHistory',
+    code: httpStatus,
+    httpStatus,
+    message
+  })
 
 /** An ISO instant `i` seconds after a base, for distinct updatedAt values. */
 export const at = (i: number, base = Date.parse('2025-03-01T00:00:00.000Z')): string => new Date(base + i * 1000).toISOString()
@@ -241,4 +278,15 @@ export class FakeClock {
 /** Lets queued promise callbacks and I/O run. */
 export async function settle(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r))
+}
+
+/** The database equals the fake's ground truth for (type, fiat): same ids, statuses and updatedAt, nothing extra. */
+export function expectStoreMatchesTruth(store: LocalStore, fake: FakeHistory, type: 1 | 2 = 1, fiat = 1): void {
+  const truth = fake.truth(type, fiat)
+  expect(store.orders.count(type)).toBe(truth.length)
+  for (const r of truth) {
+    const row = store.orders.get(type, r.orderId)
+    expect(row, `order ${r.orderId}`).toBeDefined()
+    expect([row!.orderId, row!.status, row!.updatedAt]).toEqual([r.orderId, r.status, r.updatedAt])
+  }
 }

@@ -13,7 +13,7 @@ import { ApiError } from '../../../../src/shared/api/errors'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { HistorySync, type HistorySyncOptions } from '../../../../src/main/monitor/history-sync'
 import { HistoryReadings } from '../../../../src/main/monitor/history-readings'
-import { at, CUTOVER_ISO, FakeHistory, onramp, type FakeReadings } from './fake-history'
+import { at, CUTOVER_ISO, expectStoreMatchesTruth, FakeHistory, onramp, type FakeReadings } from './fake-history'
 
 let dir: string
 let store: LocalStore
@@ -24,16 +24,7 @@ let readings: HistoryReadings
 const sync = (s: LocalStore = store, o: Partial<HistorySyncOptions> = {}) => new HistorySync({ client: fake, store: s, readings, ...o })
 const before = (iso: string) => new Date(Date.parse(iso) - 1).toISOString()
 
-/** The database equals the fake's ground truth for (type, fiat): same ids, statuses and updatedAt, nothing extra. */
-function expectMatchesTruth(s: LocalStore = store, type: 1 | 2 = 1, fiat = 1): void {
-  const truth = fake.truth(type, fiat)
-  expect(s.orders.count(type)).toBe(truth.length)
-  for (const r of truth) {
-    const row = s.orders.get(type, r.orderId)
-    expect(row, `order ${r.orderId}`).toBeDefined()
-    expect([row!.orderId, row!.status, row!.updatedAt]).toEqual([r.orderId, r.status, r.updatedAt])
-  }
-}
+const expectMatchesTruth = (s: LocalStore = store, type: 1 | 2 = 1, fiat = 1): void => expectStoreMatchesTruth(s, fake, type, fiat)
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'rampdesk-sync-'))
@@ -130,14 +121,17 @@ describe('HistorySync', () => {
     for (let i = 1204; i <= 1510; i++) fake.put(1, 1, onramp(i, at(i)))
     const r = await sync().run(1, 1)
     // Inside the run each page re-reads the end of the one before (page sizes 499, 498)
-    // to check nothing shifted; past it, keyset again.
-    expect(fake.calls.map((c) => [c.since, c.page, c.pageSize])).toEqual([
-      [undefined, 1, 500],
+    // to check nothing shifted; past it, keyset again. The first page of each listing
+    // leaves `page` out; before the first page past it, the page number is found once
+    // (page 1 named answers the records of the first page: counted from 1).
+    expect(fake.calls.map((c) => [c.since, c.wirePage, c.pageSize])).toEqual([
+      [undefined, undefined, 500],
+      [undefined, 1, 499],
       [undefined, 2, 499],
       [undefined, 3, 498],
-      [before(at(1494)), 1, 500]
+      [before(at(1494)), undefined, 500]
     ])
-    expect(r).toMatchObject({ requests: 4, restarts: 0 })
+    expect(r).toMatchObject({ requests: 5, restarts: 0 })
     expectMatchesTruth()
   })
 
@@ -146,7 +140,8 @@ describe('HistorySync', () => {
     async (tieOrder) => {
       fake.readings.tieOrder = tieOrder
       for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
-      expect((await sync().run(1, 1)).requests).toBe(3)
+      // Three pages and, once, the check of the page number.
+      expect((await sync().run(1, 1)).requests).toBe(4)
       expect(store.syncCursors.get(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 1203 })
       fake.calls.length = 0
       const again = await sync().run(1, 1)
@@ -162,7 +157,8 @@ describe('HistorySync', () => {
   it('resumes after a crash mid-cutover at a page overlapping the last ids read there, checked', async () => {
     for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
     for (let i = 1204; i <= 1400; i++) fake.put(1, 1, onramp(i, at(i)))
-    fake.failAt(3)
+    // Page 1, the check of the page number, page 2, then the failure.
+    fake.failAt(4)
     await expect(sync().run(1, 1)).rejects.toThrow(ApiError)
     store.close()
     store = openLocalStore(dir)
@@ -406,7 +402,8 @@ describe('HistorySync checks the readings of merchantHistory it relies on', () =
   it('a short page that is the end is checked once; later short pages below it cost nothing more', async () => {
     seed(120)
     const first = await sync().run(1, 1)
-    expect(first.requests).toBe(2)
+    // Page 1, then page 2 at its size by the page number found once (page 1 named).
+    expect(first.requests).toBe(3)
     expect(readings.state().largestPage).toBe(120)
     fake.put(1, 1, onramp(500, at(99_999), 0, 1, at(99_000)))
     expect((await sync().run(1, 1)).requests).toBe(1)
@@ -440,8 +437,10 @@ describe('HistorySync checks the readings of merchantHistory it relies on', () =
     fake.calls.length = 0
     await probing().run(1, 1)
     expectMatchesTruth()
-    // The poll starts from the newest creation held, not from the newest change.
-    expect(fake.calls[0]!.since! < at(30_000)).toBe(true)
+    // Answers come newest first by updatedAt: the poll sends no since (it would select by
+    // creation) and stops after the page that passes the cursor's look-back.
+    expect(fake.calls).toHaveLength(1)
+    expect(fake.calls[0]!.since).toBeUndefined()
   })
 
   it('without the probes, the same service loses orders: what the check is for', async () => {

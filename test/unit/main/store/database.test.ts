@@ -5,6 +5,9 @@ import Database from 'libsql'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DATABASE_FILE, openProfileDatabase, Sql, type ProfileDatabase } from '../../../../src/main/store/database'
 import { applyMigrations, migrations } from '../../../../src/main/store/migrations'
+import { OrdersRepo } from '../../../../src/main/store/orders-repo'
+import { SyncCursorsRepo } from '../../../../src/main/store/sync-cursors-repo'
+import { UnreadableOrdersRepo } from '../../../../src/main/store/unreadable-orders-repo'
 
 let dir: string
 let db: ProfileDatabase | null = null
@@ -17,6 +20,19 @@ afterEach(() => {
   db = null
   rmSync(dir, { recursive: true, force: true })
 })
+
+/** A database in `dir` exactly as migrations 1 to `version` left it, open without the app's layer. */
+function databaseAt(version: number): InstanceType<typeof Database> {
+  mkdirSync(dir, { recursive: true })
+  const raw = new Database(join(dir, DATABASE_FILE))
+  expect(
+    applyMigrations(
+      new Sql(raw),
+      migrations.filter((m) => m.version <= version)
+    )
+  ).toBe(version)
+  return raw
+}
 
 describe('openProfileDatabase', () => {
   it('creates the file with WAL, synchronous=NORMAL, foreign keys and a busy timeout', () => {
@@ -93,14 +109,7 @@ describe('openProfileDatabase', () => {
 
   it("upgrades a database main's schema 5 left (search index and all) to status confirmations, keeping the index whole", () => {
     // A database exactly as migrations 1 to 5 (the substring search index) left it.
-    mkdirSync(dir, { recursive: true })
-    const raw = new Database(join(dir, DATABASE_FILE))
-    expect(
-      applyMigrations(
-        new Sql(raw),
-        migrations.filter((m) => m.version <= 5)
-      )
-    ).toBe(5)
+    const raw = databaseAt(5)
     const order = (type: number, id: number, status: number, source: string, changed: string) =>
       raw.exec(`INSERT INTO orders (type, order_id, status, status_source, coin_id, chain_id, created_at, updated_at,
         wallet_address, record_json, content_hash, first_seen_at, last_changed_at)
@@ -129,6 +138,37 @@ describe('openProfileDatabase', () => {
     db.sql.run("UPDATE orders SET wallet_address = '0xOther', status_confirmed_by = 'orderStatus' WHERE type = 1 AND order_id = 7")
     expect(found(1, 'wallet7tail')).toBe(0)
     expect(found(1, 'other')).toBe(1)
+    expect(db.integrityCheck()).toBe('ok')
+  })
+
+  it('upgrades a database of schema 6 to status checks: orders never asked, queued by their confirmation', () => {
+    const raw = databaseAt(6)
+    const order = (id: number, confirmed: string) =>
+      raw.exec(`INSERT INTO orders (type, order_id, status, status_source, coin_id, chain_id, created_at, updated_at,
+        wallet_address, record_json, content_hash, first_seen_at, last_changed_at, status_confirmed_at, status_confirmed_by)
+        VALUES (1, ${id}, 0, 'sync', 1, 1, 'x', 'x', '0x${id}', '{}', 'h', 'x', 'x', '${confirmed}', 'history')`)
+    order(7, '2025-01-02T00:00:00.000Z')
+    order(8, '2025-01-01T00:00:00.000Z')
+    raw.close()
+
+    db = openProfileDatabase(dir)
+    expect(db.sql.value('SELECT name FROM schema_migrations WHERE version = 7')).toBe('status checks')
+    expect(db.sql.all('SELECT order_id, status_checked_at AS at, status_check_failures AS n FROM orders ORDER BY order_id')).toEqual([
+      { order_id: 7, at: null, n: 0 },
+      { order_id: 8, at: null, n: 0 }
+    ])
+    const orders = new OrdersRepo(
+      db.sql,
+      () => new Date('2025-01-03T00:00:00.000Z'),
+      new SyncCursorsRepo(db.sql),
+      new UnreadableOrdersRepo(db.sql, '0.0.0')
+    )
+    const due = () => orders.unconfirmedOpen('2025-01-05T00:00:00.000Z', 10).map((d) => d.orderId)
+    expect(due()).toEqual([8, 7])
+    // A failed request sends the order behind the other; three in a row make it one that cannot be confirmed.
+    for (let i = 0; i < 3; i++) orders.noteStatusCheck(1, 8, false)
+    expect(due()).toEqual([7, 8])
+    expect(orders.openSummary('2025-01-05T00:00:00.000Z', 3)).toMatchObject({ open: 2, unconfirmed: 2, unconfirmable: 1 })
     expect(db.integrityCheck()).toBe('ok')
   })
 

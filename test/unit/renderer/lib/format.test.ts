@@ -1,6 +1,6 @@
 // Times, ages and counts as the operator's locale writes them.
 import { describe, expect, it } from 'vitest'
-import { ago, count, dateTime, duration } from '../../../../src/renderer/src/lib/format'
+import { ago, count, dateTime, duration, fullAmountText } from '../../../../src/renderer/src/lib/format'
 
 const S = 1000
 const MIN = 60 * S
@@ -74,5 +74,20 @@ describe('format', () => {
     expect(ago(null, 0)).toBe('never')
     expect(ago(10_000, 5_000)).toBe('just now')
     expect(ago(0, 12_000)).toBe('12 s ago')
+  })
+})
+
+describe('fullAmountText', () => {
+  it('groups an amount as the locale does and keeps every decimal place the service sent', () => {
+    expect(fullAmountText(10700, 2, 'en-IN')).toBe('10,700.00')
+    expect(fullAmountText('1070000.5', 2, 'en-IN')).toBe('10,70,000.50')
+    expect(fullAmountText('0.81321912', 0, 'en-US')).toBe('0.81321912')
+    expect(fullAmountText('12836.096', 2, 'de-DE')).toBe('12.836,096')
+    expect(fullAmountText(107, 0, 'en-US')).toBe('107')
+  })
+
+  it('shows what is not a plain decimal as it came', () => {
+    expect(fullAmountText(1e-7, 0, 'en-US')).toBe('1e-7')
+    expect(fullAmountText('n/a', 2, 'en-US')).toBe('n/a')
   })
 })

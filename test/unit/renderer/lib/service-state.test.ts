@@ -3,7 +3,7 @@
 // down or slow, nothing synced yet.
 import { describe, expect, it } from 'vitest'
 import { problemNotice, serviceProblem, SLOW_AFTER_MS, type ServiceInputs } from '../../../../src/renderer/src/lib/service-state'
-import type { ErrorInfo, TeamAccess } from '../../../../src/shared/ipc/contract'
+import type { ErrorInfo, ScopeCoverage, TeamAccess } from '../../../../src/shared/ipc/contract'
 import { syncState } from '../../../support/sync-state'
 
 const err = (kind: string, extra: Partial<ErrorInfo> = {}): ErrorInfo => ({ kind, message: `${kind} happened`, retryable: false, ...extra })
@@ -12,6 +12,16 @@ const team = (line: 'connected' | 'unreachable' | 'revoked'): TeamAccess => ({
   team: { hubUrl: 'https://hub.example', operator: 'rita', role: 'viewer', connected: line === 'connected', line },
   channels: []
 })
+const scope: ScopeCoverage = {
+  type: 1,
+  fiatType: 1,
+  probe: 'active',
+  probedAt: 1,
+  nextProbeAt: null,
+  orders: 0,
+  audit: { state: 'unchecked', serviceOrders: null, checkedAt: null, nextAt: null, repair: null, error: null },
+  error: null
+}
 const inputs = (over: Partial<ServiceInputs> = {}): ServiceInputs => ({
   sync: [synced()],
   access: null,
@@ -35,6 +45,25 @@ describe('serviceProblem', () => {
     expect(serviceProblem(inputs({ access: team('revoked') }))?.kind).toBe('revoked')
     expect(serviceProblem(inputs({ access: team('unreachable') }))?.kind).toBe('hub-down')
     expect(serviceProblem(inputs({ access: team('connected') }))).toBeNull()
+  })
+
+  it("names a probe's error before any scope is found (no sync state yet to carry it)", () => {
+    const scopes = (probe: 'unprobed' | 'failed' | 'empty' | 'refused') => [
+      { ...scope, probe },
+      { ...scope, fiatType: 5, probe: 'empty' as const }
+    ]
+    expect(serviceProblem(inputs({ sync: [], coverage: { probeError: err('missing_secret'), scopes: scopes('failed') } }))?.kind).toBe(
+      'no-secret'
+    )
+    expect(serviceProblem(inputs({ sync: [], coverage: { probeError: err('network'), scopes: scopes('failed') } }))?.kind).toBe(
+      'service-down'
+    )
+    // No scope found yet while one is still to be probed: nothing synced, said as such.
+    expect(serviceProblem(inputs({ sync: [], coverage: { probeError: null, scopes: scopes('unprobed') } }))?.kind).toBe('never-synced')
+    expect(serviceProblem(inputs({ sync: [], coverage: null }))?.kind).toBe('never-synced')
+    // Every scope probed empty (or refused): the merchant has no orders, and that is no problem.
+    expect(serviceProblem(inputs({ sync: [], coverage: { probeError: null, scopes: scopes('empty') } }))).toBeNull()
+    expect(serviceProblem(inputs({ sync: [], coverage: { probeError: null, scopes: scopes('refused') } }))).toBeNull()
   })
 
   it('calls 5xx and maintenance the service down, not a refusal of one request', () => {
