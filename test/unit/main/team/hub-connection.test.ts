@@ -143,7 +143,10 @@ describe('a connection to several hubs', () => {
     const c2 = connect([a.url, b.url])
     const before = b.seen.length
     const action = await c2.call('webhooks:resend', { type: 1, orderId: 1 })
-    expect(action).toMatchObject({ ok: false, error: { kind: 'hub_unreachable', message: expect.stringContaining(`the team hub at ${a.url}`) } })
+    expect(action).toMatchObject({
+      ok: false,
+      error: { kind: 'hub_unreachable', message: expect.stringContaining(`the team hub at ${a.url}`) }
+    })
     expect(b.seen.length).toBe(before)
     expect(c2.hubUrl).toBe(a.url)
   })
