@@ -320,12 +320,14 @@ const steps: FaultStep[] = [
     maxRecoveryMs: 40 * 60_000
   },
   {
-    // Five minutes: after the 429 storm the lane may have learned a limit of three a minute,
-    // one of them for polling, so a run's four attempts take four budget windows.
-    name: 'service down for five minutes',
-    injected: ['every endpoint drops every connection for 5 min of (fake) time', 'orders moved twice meanwhile'],
+    // Ten minutes: after the 429 storm the lane may have learned a limit of three a minute,
+    // one of them for polling, and the probes and audits that wait two windows take their
+    // turn before the polls (they never starve), so a run's four attempts can take eight
+    // budget windows before the run gives up and says so.
+    name: 'service down for ten minutes',
+    injected: ['every endpoint drops every connection for 10 min of (fake) time', 'orders moved twice meanwhile'],
     inject: () => sb.control.setFault('*', { dropRate: 1 }),
-    holdMs: 300_000,
+    holdMs: 600_000,
     lift: lifted,
     degrades: true,
     doubleAdvance: true
