@@ -12,6 +12,7 @@
 // an operator's request.
 import type { Timers } from '../api/rate-budget'
 import { DueLoop } from './due-loop'
+import { isClientRefusal } from './history-readings'
 import { toErrorInfo } from '../../shared/api/errors'
 import type { ConfigSnapshot, ErrorInfo, OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import { FIAT_SYMBOLS } from '../../shared/domain/names'
@@ -97,10 +98,6 @@ export function isEmptyAnswer(info: ErrorInfo): boolean {
     /\bno (transactions?|orders?|records?|data|results?)\b/i.test(info.message)
   )
 }
-
-/** A refusal of the scope itself (an unknown fiat, a parameter the service does not take): not our budget, the credentials or the service being down. */
-const isRefusal = (info: ErrorInfo): boolean =>
-  info.httpStatus !== undefined && info.httpStatus >= 400 && info.httpStatus < 500 && info.httpStatus !== 429 && info.kind !== 'auth'
 
 const key = (type: number, fiat: number) => `${type}:${fiat}`
 
@@ -263,7 +260,9 @@ export class ScopeDiscovery {
       c.probedAt = this.now()
       c.error = info.message
       c.errorInfo = info
-      if (isRefusal(info)) {
+      // A refusal of the scope itself (an unknown fiat, a parameter the service does not take):
+      // not our budget, the credentials or the service being down.
+      if (isClientRefusal(info)) {
         // The service does not take this fiat for this type: asked again on the empty scopes' schedule, in case it starts to.
         c.state = 'refused'
         c.failures = 0
