@@ -55,6 +55,8 @@ export interface CreateOrderSpec {
   merchantRecognitionId?: string
   /** Keep the order where it is until advanced through the control API. */
   hold?: boolean
+  /** false: the readings' churn while paging never moves it either (an order nobody touches while a client reads). */
+  churn?: boolean
 }
 
 export interface TickResult {

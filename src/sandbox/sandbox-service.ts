@@ -97,6 +97,8 @@ export class SandboxService {
   clockOffsetMs: number
   private current: SandboxReadings
   private readonly churnRng: Rng
+  /** Rows created with `churn: false`: the churn while paging passes them by. */
+  private readonly churnless = new Set<number>()
   private dummyCount = 0
 
   constructor(readonly o: ServiceOptions) {
@@ -410,7 +412,7 @@ export class SandboxService {
    */
   churn(n: number): number[] {
     if (n <= 0) return []
-    const pool = this.store.openRows().slice()
+    const pool = this.store.openRows().filter((row) => !this.churnless.has(row))
     const take = Math.min(n, pool.length)
     const now = this.serverNow()
     const moved: number[] = []
@@ -584,7 +586,9 @@ export class SandboxService {
   }
 
   createOrder(spec: CreateOrderSpec = {}): TruthOrder {
-    return this.truth(this.generator.create(spec, this.serverNow()))
+    const row = this.generator.create(spec, this.serverNow())
+    if (spec.churn === false) this.churnless.add(row)
+    return this.truth(row)
   }
 
   advanceOrder(orderId: number, toStatus?: number, type?: 1 | 2): TruthOrder {

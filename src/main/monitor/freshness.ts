@@ -23,7 +23,7 @@ export interface FreshnessClient {
 
 export interface FreshnessOptions {
   client: FreshnessClient
-  store: { orders: Pick<OrdersRepo, 'unconfirmedOpen' | 'openSummary' | 'applyStatus' | 'noteStatusCheck'> }
+  store: { orders: Pick<OrdersRepo, 'unconfirmedOpen' | 'openConfirmations' | 'openSummary' | 'applyStatus' | 'noteStatusCheck'> }
   boundMs: number
   /** Share of the orderStatus lane's per-minute limit the sweep may use. Default 0.25. */
   share?: number
@@ -116,10 +116,34 @@ export class FreshnessSweeper {
     }, this.tickMs)
   }
 
+  /**
+   * How many open orders this sweep must ask about so that each is asked before its bound
+   * runs out, as late as that allows (each request as late as possible is the fewest
+   * requests). A sweep asks at most `allowance`; the sweeps j ticks from now (j = 0 is this
+   * one) must together have reached every order whose bound ends before sweep j + 1 could
+   * come, one tick to spare (the next sweep may come a tick later and a request waits its
+   * turn). Open orders confirmed together (a first sync, a reconnect) so start as many
+   * ticks early as they need; more than the share carries are swept at the full share,
+   * and info() counts the ones past the bound.
+   */
+  private dueNow(): number {
+    const allowance = this.allowance()
+    const confirmed = this.o.store.orders.openConfirmations()
+    const now = this.now()
+    let need = 0
+    let reached = 0
+    for (let j = 0; j * allowance < confirmed.length; j++) {
+      // Bounds ending before sweep j + 1 could come, with the tick to spare.
+      const by = iso(now - this.boundMs + (j + 2) * this.tickMs)
+      while (reached < confirmed.length && ((confirmed[reached] ?? '') as string) <= by) reached++
+      need = Math.max(need, reached - j * allowance)
+    }
+    return Math.min(allowance, need)
+  }
+
   private async sweepOnce(): Promise<void> {
-    // Due a little before the bound: the next sweep may come a tick later, and the request waits its turn.
-    const dueBefore = iso(this.now() - Math.max(this.boundMs - 2 * this.tickMs, this.boundMs / 2))
-    const due = this.o.store.orders.unconfirmedOpen(dueBefore, this.allowance())
+    const take = this.dueNow()
+    const due = take === 0 ? [] : this.o.store.orders.unconfirmedOpen(iso(this.now()), take)
     this.error = null
     for (const d of due) {
       if (this.signal?.aborted) return

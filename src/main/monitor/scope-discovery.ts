@@ -2,7 +2,7 @@
 // every fiat id the service's configuration names (and any seen in the database, a record
 // or a webhook), for onramp and offramp alike, probed with the cheapest history request
 // there is (one record, no page, no since). A scope that answers a record is synced from
-// then on; an empty one is probed again on a slow schedule (Settings: scopeProbeMinutes)
+// then on; an empty one is probed again on a slow schedule (every 10 minutes: SCOPE_PROBE_EVERY_MS in order-monitor.ts)
 // and at once when a record, a webhook or a search reveals an order there. A 404 (or an
 // error saying there are no transactions) is an empty answer, as some services give one;
 // any other refusal (an unknown fiat) is asked again on the same schedule, and once a

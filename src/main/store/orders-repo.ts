@@ -580,6 +580,18 @@ export class OrdersRepo {
     return rows
   }
 
+  /** When each open order's status was last confirmed (null: never), oldest first: the freshness sweep's deadlines. */
+  openConfirmations(): (string | null)[] {
+    const out: (string | null)[] = []
+    for (const type of [1, 2] as const)
+      for (const r of this.sql.all<{ at: string | null }>(
+        `SELECT status_confirmed_at AS at FROM orders WHERE type = ? AND status NOT IN (${terminalStatuses(type).join(', ')})`,
+        type
+      ))
+        out.push(r.at)
+    return out.sort((a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a.localeCompare(b)))
+  }
+
   /**
    * Open orders (any status not known to be terminal) whose status was last confirmed
    * before `before` (or never), least recently confirmed or asked about first: what the

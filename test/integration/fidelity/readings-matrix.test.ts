@@ -9,18 +9,23 @@
 // Then the readings of merchantHistory the client checks at run time (issue 23): since
 // and the order on createdAt, pages from 0, a page size capped below the one asked for,
 // offramp listings ignoring fiatType, alone and together, × churn. There the sync runs as
-// a profile session runs it (readings kept per profile, probes on) and the freshness
-// sweep confirms open orders: the database ends equal to the truth and no open order is
-// unconfirmed beyond the bound.
+// a profile session runs it (readings kept per profile, probes on); then (fake) time runs
+// on past the freshness bound at the shipped settings (a poll every historyPollSeconds,
+// the freshness sweep on its own timer with its shipped share) while orders keep changing
+// at the service: at no step is an open order unconfirmed beyond the bound, and once the
+// service is quiet for a bound the database equals the truth.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ApiClient } from '../../../src/main/api/client'
 import { ParamEncodings } from '../../../src/main/api/param-encoding'
 import { HistorySync } from '../../../src/main/monitor/history-sync'
 import { HistoryReadings } from '../../../src/main/monitor/history-readings'
 import { FreshnessSweeper } from '../../../src/main/monitor/freshness'
+import type { Timers } from '../../../src/main/api/rate-budget'
+import { DEFAULT_SETTINGS } from '../../../src/main/app-settings'
+import { statusInfo } from '../../../src/shared/domain/status'
 import type { ReadingsInput } from '../../../src/sandbox'
 import { openLocalStore, type LocalStore } from '../../../src/main/store/local-store'
 import { CUTOVER, startSandbox, type Sandbox } from '../../../src/sandbox'
@@ -142,7 +147,30 @@ const RESET: ReadingsInput = {
   historyDirection: 'honoured',
   emptyHistory: 'empty'
 }
-const BOUND_MS = 10 * 60_000
+
+/** The timers a FreshnessSweeper arms, fired when the (fake) clock has passed them. */
+class ManualTimers implements Timers {
+  private pending = new Map<number, { at: number; fn: () => void }>()
+  private next = 0
+  setTimeout(fn: () => void, ms: number): unknown {
+    this.pending.set(++this.next, { at: Date.now() + ms, fn })
+    return this.next
+  }
+  clearTimeout(handle: unknown): void {
+    this.pending.delete(handle as number)
+  }
+  /** Fires every timer due, waits for the work it started (`settled`) and for the re-arming after it. */
+  async fireDue(settled: () => Promise<void>): Promise<void> {
+    const due = [...this.pending].filter(([, t]) => t.at <= Date.now())
+    if (due.length === 0) return
+    for (const [id, t] of due) {
+      this.pending.delete(id)
+      t.fn()
+    }
+    await settled()
+    await new Promise((r) => setImmediate(r))
+  }
+}
 
 describe('history sync under the readings of merchantHistory it checks at run time', () => {
   it.each(newCombos)(
@@ -152,9 +180,11 @@ describe('history sync under the readings of merchantHistory it checks at run ti
       // Open orders created well before the newest one: a poll reading from the newest
       // creation does not list them again, so only orderStatus can see churn move them.
       sb.control.setClockOffset(-20 * 60_000)
-      for (let i = 0; i < 6; i++) sb.control.createOrder({ type: 1, fiatType: 1, path: 'completed', hold: true })
+      // Churn while paging passes them by (churn: false): otherwise it moves every one of
+      // them, the polls list them again, and the sweep would guard nothing under churn.
+      for (let i = 0; i < 6; i++) sb.control.createOrder({ type: 1, fiatType: 1, path: 'completed', hold: true, churn: false })
       for (let i = 0; i < 3; i++)
-        sb.control.createOrder({ type: 2, fiatType: 2, coinCode: 'usdt', network: 'bep20', path: 'completed', hold: true })
+        sb.control.createOrder({ type: 2, fiatType: 2, coinCode: 'usdt', network: 'bep20', path: 'completed', hold: true, churn: false })
       sb.control.setClockOffset(0)
       sb.control.createOrder({ type: 1, fiatType: 1, hold: true })
       sb.control.setReadings({ churnPerHistoryRequest: r.churn })
@@ -179,13 +209,57 @@ describe('history sync under the readings of merchantHistory it checks at run ti
             ] as const)
         for (const [type, fiat] of scopes) await sync.run(type, fiat)
         for (const [type, fiat] of scopes) await sync.run(type, fiat)
-        sb.control.setReadings({ churnPerHistoryRequest: 0 })
-        for (const [type, fiat] of scopes) await sync.run(type, fiat)
-        // Open orders confirmed the way a session does, within its share, as if the bound had
-        // run out for every one confirmed before now: sweeps until none is due.
-        const t0 = Date.now()
-        const sweeper = new FreshnessSweeper({ client, store, boundMs: BOUND_MS, share: 1, now: () => t0 + BOUND_MS - 60_000 })
-        for (let i = 0; i < 10 && store.orders.unconfirmedOpen(new Date(t0).toISOString(), 1).length > 0; i++) await sweeper.sweep()
+
+        // Then time passes as in a session at the shipped settings: every scope polled each
+        // historyPollSeconds, the freshness sweep on its own timer with the share and tick it
+        // ships with (as OrderMonitor builds it), while orders go on changing at the service,
+        // well past the bound. At every step no open order may be unconfirmed beyond it.
+        const bound = DEFAULT_SETTINGS.freshnessMinutes * 60_000
+        const pollMs = DEFAULT_SETTINGS.historyPollSeconds * 1000
+        vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true })
+        const timers = new ManualTimers()
+        const stop = new AbortController()
+        let asked = 0
+        const sweeper = new FreshnessSweeper({ client, store, boundMs: bound, timers, onRequest: () => asked++ })
+        sweeper.start(stop.signal)
+        // The open orders made before stay as they are (only the sweep can confirm those no
+        // poll lists again); orders arriving now move along, so polls have changes to read.
+        const arrivals = new Set<string>()
+        const moving = () =>
+          sb.control.groundTruth({ type: 1, fiatType: 1 }).filter((o) => arrivals.has(`${o.orderId}`) && !statusInfo(1, o.status).terminal)
+        const pass = async (ms: number, changing: boolean): Promise<void> => {
+          const end = Date.now() + ms
+          for (let step = 0; Date.now() < end; step++) {
+            vi.setSystemTime(Date.now() + pollMs)
+            if (changing) {
+              // Now and then a new order arrives, and one that arrived moves a step each poll.
+              if (step % 4 === 0) arrivals.add(`${sb.control.createOrder({ type: 1, fiatType: 1, hold: true }).orderId}`)
+              const o = moving()[step % Math.max(1, moving().length)]
+              if (o) sb.control.advanceOrder(o.orderId, undefined, 1)
+            }
+            for (const [type, fiat] of scopes) await sync.run(type, fiat)
+            await timers.fireDue(() => sweeper.sweep())
+            const late = store.orders.openSummary(new Date(Date.now() - bound).toISOString())
+            expect(late.unconfirmed, `open orders unconfirmed for more than ${bound / 60_000} min, ${step + 1} polls in`).toBe(0)
+          }
+        }
+        try {
+          await pass(bound + 6 * pollMs, true)
+          // The service goes quiet; a bound later every change has been confirmed by some source.
+          sb.control.setReadings({ churnPerHistoryRequest: 0 })
+          await pass(bound + 2 * pollMs, false)
+        } finally {
+          stop.abort()
+          await sweeper.stop()
+          vi.useRealTimers()
+        }
+        // The open orders made before the sync stay open and unlisted by any poll, churn or
+        // not: only the sweep confirms them, so it must have asked. Not where `since` is
+        // on createdAt and the order on updatedAt: a poll then reads newest first by the last
+        // change with no `since` and stops past the look-back, and this small listing fits
+        // its first page, old orders included, so the polls confirm them.
+        const pollsListAll = r.readings.historySince === 'createdAt' && r.readings.historyOrder === undefined
+        if (!pollsListAll) expect(asked).toBeGreaterThan(0)
 
         // Only orderStatus tells an older order's change to a service whose since is on createdAt: statuses then, not times.
         const times = r.readings.historySince !== 'createdAt'
@@ -195,7 +269,6 @@ describe('history sync under the readings of merchantHistory it checks at run ti
           [2, 2]
         ] as const)
           expectEqualToTruth(store, type, fiat, times)
-        expect(store.orders.openSummary(new Date(Date.now() - BOUND_MS).toISOString()).unconfirmed).toBe(0)
         // What the service does was found, not assumed.
         const found = readings.state()
         if (r.readings.firstPage === 0) expect(found.firstPage).toMatchObject({ value: 0, state: 'checked' })
