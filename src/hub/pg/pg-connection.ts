@@ -54,19 +54,32 @@ export function openPool(t: PgTarget, applicationName = 'rampdesk-hub', max = 8)
   return new pg.Pool({ ...clientConfig(t, applicationName), max, idleTimeoutMillis: 30_000 })
 }
 
-/** Runs fn in one transaction on a connection of the pool; rolled back when it throws. */
+/**
+ * Runs fn in one transaction on a connection of the pool; rolled back when it throws. While
+ * a connection is checked out the pool no longer listens for its errors: one lost mid
+ * transaction (a database restart, pg_terminate_backend) would be an uncaught exception
+ * that ends the hub, and the dead connection would go back to the pool for the next
+ * caller ("not queryable"). So the error is heard here, and a connection that failed
+ * (or could not roll back) is destroyed, not returned.
+ */
 export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const c = await pool.connect()
+  let broken: Error | undefined
+  const onError = (e: Error): void => {
+    broken ??= e
+  }
+  c.on('error', onError)
   try {
     await c.query('BEGIN')
     const out = await fn(c)
     await c.query('COMMIT')
     return out
   } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined)
+    if (!broken) await c.query('ROLLBACK').catch((r: unknown) => (broken = r instanceof Error ? r : new Error(String(r))))
     throw e
   } finally {
-    c.release()
+    c.off('error', onError)
+    c.release(broken)
   }
 }
 
