@@ -25,7 +25,7 @@
 // cursor it leads to, so a run killed at any point resumes without loss.
 import { ApiError } from '../../shared/api/errors'
 import type { SyncCursor } from '../store/sync-cursors-repo'
-import { msBefore, type PageItem, type Walk } from './history-walk'
+import { msBefore, Restart, type PageItem, type Walk } from './history-walk'
 
 /** Times a run reads a long run from its start again because orders kept leaving it. */
 const MAX_RESTARTS = 3
@@ -120,17 +120,19 @@ export async function keysetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
     const runAt = listing.run?.instant ?? null
     if (!pendingOverlap.every(([pos, id]) => samePlace(items[pos - first], id, runAt))) {
       // The ids read last are not where they were: orders left (or joined) the run
-      // while we paged it. Read it again from its start.
+      // while we paged it, or the service orders ties differently for each page size
+      // (SQL LIMIT without a tie-breaker). The page's records are real: kept, but not the
+      // cursor (its positions are not known). Read the run again from its start.
+      w.apply(res, items, { holdCursor: true })
       out.restarts++
       if (out.restarts > MAX_RESTARTS) {
-        // Whatever else is owed stays owed (the earliest position wins).
+        // Whatever else is owed stays owed (the earliest position wins), until the offset
+        // walk, at one page size throughout, reads the listing to its end.
         if (listing.run) store.syncCursors.setRepairFrom(type, fiatType, minIso(persisted, listing.run.instant))
-        throw new ApiError({
-          kind: 'schema',
-          endpoint: 'merchantHistory',
-          retryable: true,
-          message: `orders kept changing while a run of orders sharing one updatedAt (${listing.run?.instant ?? '?'}) was read page by page; it will be read again`
-        })
+        throw new Restart(
+          `the run of orders sharing one updatedAt (${listing.run?.instant ?? '?'}) could not be read page by page; read by offset`,
+          true
+        )
       }
       listing = listingFrom(listing.since)
       pendingOverlap = []

@@ -251,11 +251,14 @@ export class Walk {
       throw new MisreadFirstPage(`page left out answered order ${firstRead} first, page 0 order ${first}: read again from page 0`)
   }
 
-  /** Commits one page with the cursor it leads to (and what the keyset walk keeps with it). */
+  /**
+   * Commits one page with the cursor it leads to (and what the keyset walk keeps with it);
+   * with holdCursor, its records only (a page whose positions could not be trusted).
+   */
   apply(
     res: HistoryPageResult<OnrampOrder | OfframpOrder>,
     items: readonly PageItem[],
-    extra: { runPositions?: ReadonlyMap<number, number>; repairFrom?: string | null } = {}
+    extra: { runPositions?: ReadonlyMap<number, number>; repairFrom?: string | null; holdCursor?: boolean } = {}
   ): ApplyPageResult {
     const result = this.s.store.orders.applyHistoryPage({
       type: this.type,

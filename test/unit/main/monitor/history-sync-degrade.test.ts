@@ -339,3 +339,49 @@ describe('an inconclusive first-page check is backed off (review 23-b item 9a)',
     expect(checks()).toBe(before + 1)
   })
 })
+
+describe('ties ordered differently for each page size, a run longer than a page at one instant (review 23-b item 4)', () => {
+  // SQL `ORDER BY updatedAt LIMIT n OFFSET m` with no tie-breaker: the spec's cutover
+  // instant (4.4) shared by 1,200 orders, 300 after it.
+  beforeEach(() => {
+    fake.readings = { ...base, tieOrder: 'limit' }
+    for (let i = 1; i <= 1200; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
+    for (let i = 1201; i <= 1500; i++) fake.put(1, 1, onramp(i, at(i), 4))
+  })
+
+  it.each([false, true])('a first sync (probes %s) ends with every order held, by offset when restarts run out', async (probes) => {
+    const r = await sync({ probes }).run(1, 1)
+    expect(r.strategy).toBe('offset')
+    expectMatchesTruth()
+    // Polls after it cost one page (the cursor is past the run).
+    fake.calls.length = 0
+    seed(3, 200_000)
+    await sync({ probes }).run(1, 1)
+    expect(fake.calls.length).toBeLessThanOrEqual(2)
+    expectMatchesTruth()
+  })
+
+  it('a full re-sync reads it too', async () => {
+    await sync().run(1, 1)
+    store.close()
+    rmSync(dir, { recursive: true, force: true })
+    dir = mkdtempSync(join(tmpdir(), 'rampdesk-degrade-'))
+    store = openLocalStore(dir)
+    await sync().run(1, 1, { mode: 'full' })
+    expectMatchesTruth()
+  })
+
+  it('the records of a page whose overlap check failed are kept (not its cursor): a walk cut short holds them', async () => {
+    // The first page, a page past it at another size whose overlap fails, page 1 again (the
+    // first restart), a mismatch again; then the second restart's first page fails.
+    let restarted = false
+    fake.beforeAnswer = (c, n) => {
+      if (c.pageSize === 500 && n > 1 && !restarted) restarted = true
+      else if (restarted && c.pageSize === 500) throw new ApiError({ kind: 'network', endpoint: 'merchantHistory', message: 'reset' })
+    }
+    await expect(sync().run(1, 1)).rejects.toThrow()
+    // Page 1 (500) and what the mismatched pages held: kept, the cursor still at page 1's end.
+    expect(store.orders.count(1)).toBeGreaterThan(600)
+    expect(store.syncCursors.get(1, 1).seenAtCursor).toBe(500)
+  })
+})
