@@ -43,6 +43,12 @@ export interface SandboxReadings {
   historyOrder: 'updatedAt' | 'createdAt'
   /** merchantHistory: the number of the first page (the spec's default 1, or a 0-based service's 0). */
   firstPage: 0 | 1
+  /**
+   * merchantHistory: what a request without `page` reads: the first page whatever the
+   * service counts from, or the page numbered 1 (the spec's "default 1" taken literally:
+   * on a 0-based service, its second page).
+   */
+  missingPage: 'first' | 'one'
   /** merchantHistory: the most records a page holds whatever pageSize asks (null: the spec's 500); offsets count in it. */
   pageSizeCap: number | null
   /** merchantHistory type 2: listings filtered by fiatType, or every offramp order whatever fiatType says. */
@@ -87,6 +93,7 @@ export function defaultReadings(): SandboxReadings {
     historySince: 'updatedAt',
     historyOrder: 'updatedAt',
     firstPage: 1,
+    missingPage: 'first',
     pageSizeCap: null,
     offrampFiat: 'filter',
     historyDirection: 'honoured',
@@ -106,6 +113,7 @@ export const CHOICES = {
   webhookPayloadForm: WEBHOOK_PAYLOAD_FORMS,
   historySince: ['updatedAt', 'createdAt'],
   historyOrder: ['updatedAt', 'createdAt'],
+  missingPage: ['first', 'one'],
   offrampFiat: ['filter', 'ignore'],
   historyDirection: ['honoured', 'DESC'],
   emptyHistory: ['empty', '404']
@@ -184,6 +192,7 @@ export function applyReadings(base: SandboxReadings, input: unknown): SandboxRea
       case 'historySince':
       case 'historyOrder':
       case 'offrampFiat':
+      case 'missingPage':
       case 'historyDirection':
       case 'emptyHistory':
         ;(out as unknown as Record<string, unknown>)[k] = choice(k as keyof typeof CHOICES, v)

@@ -32,6 +32,7 @@ beforeEach(() => {
     historySince: d.historySince,
     historyOrder: d.historyOrder,
     firstPage: d.firstPage,
+    missingPage: d.missingPage,
     pageSizeCap: d.pageSizeCap,
     offrampFiat: d.offrampFiat,
     historyDirection: d.historyDirection,
@@ -114,6 +115,16 @@ describe('firstPage and pageSizeCap', () => {
     const second = await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', page: 1, pageSize: 3 })
     expect(ids(second)).not.toEqual(ids(first))
     expect(second[0]!.orderId).not.toBe(first[0]!.orderId)
+  })
+
+  it('missingPage one: a request without page reads page 1, on a 0-based service its second page', async () => {
+    sb.control.setReadings({ firstPage: 0, missingPage: 'one' })
+    const zero = await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', page: 0, pageSize: 3 })
+    const one = await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', page: 1, pageSize: 3 })
+    expect(ids(await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', pageSize: 3 }))).toEqual(ids(one))
+    expect(ids(one)).not.toEqual(ids(zero))
+    sb.control.setReadings({ firstPage: 1 })
+    expect(ids(await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', pageSize: 3 }))).toEqual(ids(zero))
   })
 
   it('a capped service answers at most its cap and counts offsets in it', async () => {

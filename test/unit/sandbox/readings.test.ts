@@ -25,6 +25,7 @@ describe('readings', () => {
       historySince: 'updatedAt',
       historyOrder: 'updatedAt',
       firstPage: 1,
+      missingPage: 'first',
       pageSizeCap: null,
       offrampFiat: 'filter',
       historyDirection: 'honoured',
