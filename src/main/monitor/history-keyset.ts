@@ -51,6 +51,12 @@ interface Listing {
   known: Map<number, number>
   /** The run being paged by offset: its instant and the listing position it starts at. */
   run: { instant: string; start: number } | null
+  /**
+   * Ids read last at an instant this listing starts at or before: a `since` on updatedAt
+   * lists them still (a change only moves them later), so a first page without them that
+   * is short, or starts after that instant, may not have been the first (the base unknown).
+   */
+  expect?: { instant: string; ids: readonly number[] }
 }
 
 const minIso = (a: string | null, b: string): string => (a !== null && a < b ? a : b)
@@ -116,6 +122,8 @@ export async function keysetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
         message: `the service answered page ${page} with the same records again: it does not page`
       })
     previous = fingerprint
+    if (page === 1 && listing.expect && !w.pageBaseKnown() && missesStart(items, size, listing.expect))
+      await w.doubtFirstPage(listing.since, 'ASC', items)
 
     const runAt = listing.run?.instant ?? null
     if (!pendingOverlap.every(([pos, id]) => samePlace(items[pos - first], id, runAt))) {
@@ -153,7 +161,8 @@ export async function keysetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
     const jump = full && newest !== null && (startsAt === null || newest > startsAt)
     let next: { listing: Listing; overlap: [number, number][] } | null = null
     if (full && jump) {
-      next = { listing: listingFrom(msBefore(newest)), overlap: [] }
+      const ids = items.flatMap((it) => (it.orderId !== null && it.updatedAt === newest ? [it.orderId] : []))
+      next = { listing: { ...listingFrom(msBefore(newest)), expect: { instant: newest, ids } }, overlap: [] }
       if (carried !== null && newest > carried) carried = newest
     } else if (full) {
       // A whole page at one instant: a run longer than a page, read on by offset.
@@ -224,7 +233,15 @@ function pollListing(
   }
   const serviceNow = t.serviceNow?.() ?? Infinity
   const from = Math.min(Date.parse(cursor), serviceNow) - t.lookbackMs
-  return listingFrom(msBefore(new Date(from).toISOString()))
+  const ids = w.store.syncCursors.idsAtCursor?.(c.type, c.fiatType) ?? []
+  return { ...listingFrom(msBefore(new Date(from).toISOString())), ...(ids.length > 0 ? { expect: { instant: cursor, ids } } : {}) }
+}
+
+/** A first page that should hold some of `expect.ids` (see Listing.expect) and does not: short, or starting after their instant. */
+function missesStart(items: readonly PageItem[], size: number, expect: NonNullable<Listing['expect']>): boolean {
+  if (expect.ids.length === 0 || items.some((it) => it.orderId !== null && expect.ids.includes(it.orderId))) return false
+  const { oldest } = instantsOf(items)
+  return items.length < size || (oldest !== null && oldest > expect.instant)
 }
 
 /**

@@ -22,7 +22,7 @@ export interface HistoryClient {
 }
 export interface HistoryStore {
   orders: Pick<OrdersRepo, 'applyHistoryPage'> & Partial<Pick<OrdersRepo, 'newestCreatedAt' | 'sinceSample'>>
-  syncCursors: Pick<SyncCursorsRepo, 'get' | 'runAtCursor' | 'setRepairFrom'>
+  syncCursors: Pick<SyncCursorsRepo, 'get' | 'runAtCursor' | 'setRepairFrom'> & Partial<Pick<SyncCursorsRepo, 'idsAtCursor'>>
 }
 
 /**
@@ -213,9 +213,11 @@ export class Walk {
     size: number,
     order: 'ASC' | 'DESC',
     known: ReadonlyMap<number, number>,
-    oneBehind: boolean
+    oneBehind: boolean,
+    /** A page the walk must read (not the check of a short page): the check runs whatever its back-off. */
+    needed = true
   ): Promise<number> {
-    if (!this.s.readings.pageBaseKnown() && !this.baseSought && this.s.readings.due().firstPage) {
+    if (!this.s.readings.pageBaseKnown() && !this.baseSought && (needed || this.s.readings.due().firstPage)) {
       this.baseSought = true
       await this.findBase(since, order, known)
     }
@@ -247,8 +249,23 @@ export class Walk {
     if (!found) return this.s.readings.inconclusive()
     this.s.readings.found('firstPage', found.value, found.how)
     const firstRead = known.get(0)
-    if (found.value === 0 && first !== null && firstRead !== undefined && firstRead !== first)
+    if (found.value === 0 && first !== null && firstRead !== first)
       throw new MisreadFirstPage(`page left out answered order ${firstRead} first, page 0 order ${first}: read again from page 0`)
+  }
+
+  /**
+   * A listing's first page, read with `page` left out while the base is unknown, does not
+   * hold the records it must start with (those read last at the instant it starts from):
+   * a service counting from 0 may have answered its page 1, the second page. Runs the
+   * first-page check on this listing (once a walk, whatever the back-off: this answer
+   * contradicts what the walk assumed); MisreadFirstPage when the page was not the first.
+   */
+  async doubtFirstPage(since: string | undefined, order: 'ASC' | 'DESC', items: readonly PageItem[]): Promise<void> {
+    if (this.s.readings.pageBaseKnown() || this.baseSought) return
+    this.baseSought = true
+    const known = new Map<number, number>()
+    items.forEach((it, i) => it.orderId !== null && known.set(i, it.orderId))
+    await this.findBase(since, order, known)
   }
 
   /**
@@ -299,7 +316,7 @@ export class Walk {
     items.forEach((it, i) => it.orderId !== null && known.set(i, it.orderId))
     let next: HistoryResult
     try {
-      const wire = await this.wireFor(since, 2, n, order, known, false)
+      const wire = await this.wireFor(since, 2, n, order, known, false, false)
       this.out.requests++
       this.s.onProbeRequest?.(1)
       next = await this.ask(since, wire, n, order)

@@ -282,6 +282,37 @@ describe('pages from 0 where a missing page means page 1, the spec’s literal d
     expectMatchesTruth()
   })
 
+  it.each([false, true])(
+    'keyset with the base unknown (probes %s, the run’s check failing): a listing not starting where the last page ended is checked',
+    async (probes) => {
+      fake.readings = zeroOne
+      seed(1000)
+      // The run's own check gets a 500 the first time: inconclusive, then backed off.
+      let failed = false
+      fake.beforeAnswer = (c) => {
+        if (probes && c.pageSize === 1 && !failed) {
+          failed = true
+          throw new ApiError({ kind: 'api', endpoint: 'merchantHistory', code: 500, httpStatus: 500, message: 'down' })
+        }
+      }
+      await sync({ probes, pageSize: 100 }).run(1, 1)
+      expect(readings.state().firstPage).toMatchObject({ value: 0, state: 'checked' })
+      expectMatchesTruth()
+    }
+  )
+
+  it('a poll with the base unknown whose page left out lacks the orders at the cursor checks it and reads on, named', async () => {
+    seed(40)
+    await sync().run(1, 1)
+    // The profile forgot what it knew (a new service behind the same URL): pages from 0, a missing page is page 1.
+    readings = new HistoryReadings()
+    fake.readings = zeroOne
+    seed(3, 5000)
+    await sync().run(1, 1)
+    expect(readings.state().firstPage).toMatchObject({ value: 0, state: 'checked' })
+    expectMatchesTruth()
+  })
+
   it('never probed, read by offset: a first page found to be the second is read again by its number, nothing skipped', async () => {
     fake.readings = { ...zeroOne, orderBy: 'createdAt' }
     seed(230)
