@@ -47,6 +47,72 @@ const PROBE_TEXT: Record<ScopeCoverage['probe'], string> = {
   failed: 'could not be probed'
 }
 
+/**
+ * orderStatus failures in a row (with nothing confirming the order since) after which its
+ * status is said to be one that cannot be confirmed (the freshness sweep, the order detail).
+ */
+export const UNCONFIRMABLE_AFTER = 3
+
+/** How an order's status stands against the freshness bound. */
+export type StatusConfirmation =
+  /** Closed (terminal), or confirmed within the bound: the detail says when and how. */
+  | { kind: 'current' }
+  /** Open and not confirmed within the bound (the budget, the sweep not reaching it yet). */
+  | { kind: 'overdue' }
+  /** Open, and orderStatus failed for it UNCONFIRMABLE_AFTER times or more in a row with nothing confirming it since. */
+  | { kind: 'unconfirmable'; failures: number; lastTriedAt: number | null }
+
+export function statusConfirmation(
+  row: Pick<OrderRow, 'statusConfirmedAt' | 'statusCheckFailures' | 'statusCheckedAt'>,
+  o: { open: boolean; now: number; boundMs: number }
+): StatusConfirmation {
+  if (!o.open || row.statusConfirmedAt === undefined) return { kind: 'current' }
+  const failures = row.statusCheckFailures ?? 0
+  if (failures >= UNCONFIRMABLE_AFTER) return { kind: 'unconfirmable', failures, lastTriedAt: row.statusCheckedAt ?? null }
+  if (row.statusConfirmedAt === null || o.now - row.statusConfirmedAt > o.boundMs) return { kind: 'overdue' }
+  return { kind: 'current' }
+}
+
+/**
+ * The order detail's sentence on its status: when and how it was last confirmed, and,
+ * plainly, when it could not be within the bound or cannot be at all. `when` writes an
+ * instant ("12 min ago (25 Nov 2026, 14:05)"), `time` a time of day.
+ */
+export function statusConfirmationText(
+  row: Pick<OrderRow, 'statusConfirmedAt' | 'statusConfirmedBy' | 'statusCheckFailures' | 'statusCheckedAt'>,
+  o: { open: boolean; now: number; boundMs: number; when: (ms: number) => string; time: (ms: number) => string }
+): { text: string; attention: boolean } {
+  const min = Math.round(o.boundMs / 60_000)
+  const last =
+    row.statusConfirmedAt === null || row.statusConfirmedAt === undefined
+      ? 'never confirmed by the service'
+      : `last confirmed ${o.when(row.statusConfirmedAt)} by ${confirmedByText(row.statusConfirmedBy ?? 'history')}`
+  const c = statusConfirmation(row, o)
+  switch (c.kind) {
+    case 'unconfirmable':
+      return {
+        attention: true,
+        text:
+          `Status cannot be confirmed: orderStatus failed ${c.failures} times in a row` +
+          `${c.lastTriedAt !== null ? `, last at ${o.time(c.lastTriedAt)}` : ''}. ` +
+          `${last[0]!.toUpperCase()}${last.slice(1)}; it may no longer be the service's status. It is asked again in turn.`
+      }
+    case 'overdue':
+      return {
+        attention: true,
+        text: `Status not confirmed within the ${min} min bound: ${last}. It is asked again.`
+      }
+    case 'current':
+      return {
+        attention: false,
+        text:
+          row.statusConfirmedAt === null
+            ? 'Status not confirmed by the service yet.'
+            : `Status ${last.replace('last confirmed', 'confirmed')}.${o.open ? ` Open orders are confirmed at least every ${min} min.` : ''}`
+      }
+  }
+}
+
 /** "a history answer", "a verified webhook", "orderStatus". */
 export function confirmedByText(by: NonNullable<OrderRow['statusConfirmedBy']>): string {
   return by === 'history' ? 'a history answer' : by === 'webhook' ? 'a verified webhook' : 'orderStatus'

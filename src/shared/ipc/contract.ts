@@ -352,7 +352,15 @@ export const OrderRow = z.object({
   watched: z.boolean(),
   /** When the service last confirmed the status, and how (a hub of an older version leaves them out). */
   statusConfirmedAt: EpochMs.nullable().optional(),
-  statusConfirmedBy: z.enum(['history', 'webhook', 'orderStatus']).nullable().optional()
+  statusConfirmedBy: z.enum(['history', 'webhook', 'orderStatus']).nullable().optional(),
+  /**
+   * orderStatus requests of the freshness sweep that failed in a row for this order with
+   * nothing confirming its status since (0 when none), and when it was last asked: at
+   * UNCONFIRMABLE_AFTER (shared/domain/coverage-text.ts) its status cannot be confirmed. A
+   * hub of an older version leaves them out.
+   */
+  statusCheckFailures: z.number().int().optional(),
+  statusCheckedAt: EpochMs.nullable().optional()
 })
 export type OrderRow = z.infer<typeof OrderRow>
 
