@@ -296,9 +296,13 @@ export const FreshnessInfo = z.object({
 })
 export type FreshnessInfo = z.infer<typeof FreshnessInfo>
 
-/** Something the app knows it may be missing, in the operator's words. */
+/**
+ * Something the app knows it may be missing, in the operator's words. `hub`: a Team
+ * profile's hub cannot be reached, so whether every order is here cannot be known (the
+ * desktop says it; the hub's own gaps are the last it reported).
+ */
 export const CoverageGap = z.object({
-  kind: z.enum(['unprobed', 'probe', 'audit', 'repair', 'reading', 'freshness']),
+  kind: z.enum(['unprobed', 'probe', 'audit', 'repair', 'reading', 'freshness', 'hub']),
   text: z.string(),
   type: OrderType.nullable(),
   fiatType: IdNum.nullable()
