@@ -11,14 +11,34 @@ export function scopeName(type: 1 | 2, fiatType: number): string {
 }
 
 /**
+ * A completeness check not done this long after it began is overdue, and shown as a gap:
+ * its count is one or two low-priority requests (six at most), and a low request waits at
+ * most two windows of a minute in a busy lane (rate-budget.ts), so two requests are done
+ * within 4 min on a service that answers.
+ */
+export const AUDIT_OVERDUE_MS = 5 * 60_000
+/**
+ * A check not done this long after it began is given up (the audit moves on to other
+ * scopes, and the scope says the check could not finish): longer than its six requests at
+ * most may wait (two windows each), so a busy but answering service is never cut short.
+ */
+export const AUDIT_TIMEOUT_MS = 15 * 60_000
+
+/** A check running for AUDIT_OVERDUE_MS or more. */
+export const auditOverdue = (a: Pick<ScopeCoverage['audit'], 'state' | 'startedAt'>, now: number): boolean =>
+  a.state === 'checking' && a.startedAt != null && now - a.startedAt >= AUDIT_OVERDUE_MS
+
+/**
  * "complete: 2,034 orders, checked 14:05" / "incomplete: repairing (2 of 5 pages)" /
- * "incomplete: 12 orders missing" / "checking" / "2,034 orders, not checked yet"; a scope
- * not synced says what its probe found. `time` writes a checked-at instant.
+ * "incomplete: 12 orders missing" / "checking since 14:05" / "check overdue: ..." /
+ * "2,034 orders, not checked yet"; a scope not synced says what its probe found. `time`
+ * writes an instant; `now` tells a check overdue.
  */
 export function auditText(
   s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe' | 'revealed'>,
   time: (ms: number) => string,
-  count: (n: number) => string
+  count: (n: number) => string,
+  now: number
 ): string {
   const a = s.audit
   const n = count(s.orders)
@@ -32,7 +52,10 @@ export function auditText(
     case 'incomplete':
       return `incomplete: ${a.error ?? `${count(Math.max(0, (a.serviceOrders ?? 0) - s.orders))} orders missing`}`
     case 'checking':
-      return `checking (${n} orders here)`
+      if (a.startedAt == null) return `checking (${n} orders here)`
+      return auditOverdue(a, now)
+        ? `check overdue: running since ${time(a.startedAt)} with no count from the service yet (${n} orders here); given up at ${time(a.startedAt + AUDIT_TIMEOUT_MS)} if it stays so`
+        : `checking since ${time(a.startedAt)} (${n} orders here)`
     case 'unchecked':
       return `${n} orders, not checked yet`
   }

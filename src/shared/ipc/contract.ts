@@ -251,7 +251,13 @@ export const ScopeCoverage = z.object({
     nextAt: EpochMs.nullable(),
     /** The repair's read of the whole scope: pages done of pages. */
     repair: z.object({ page: z.number().int(), pages: z.number().int() }).nullable(),
-    error: z.string().nullable()
+    error: z.string().nullable(),
+    /**
+     * When the check in progress began (null: none running): a count not done within
+     * AUDIT_OVERDUE_MS is shown as overdue, and given up at AUDIT_TIMEOUT_MS
+     * (shared/domain/coverage-text.ts). A hub of an older version leaves it out.
+     */
+    startedAt: EpochMs.nullable().optional()
   }),
   error: z.string().nullable(),
   /**
