@@ -23,7 +23,7 @@ export function hubGap(o: OfflineInputs): CoverageGap {
       ? 'the hub has reported no coverage to this desktop yet'
       : known === 0
         ? 'the hub last reported no gaps'
-        : `the hub last reported ${known === 1 ? '1 gap' : `${known} gaps`}, listed with it`
+        : `the hub last reported ${known === 1 ? '1 gap' : `${known} gaps`} (below)`
   return {
     kind: 'hub',
     text:

@@ -21,7 +21,7 @@ describe('offline coverage of a Team profile', () => {
     const c = offlineCoverage({ refused: false, since, last })!
     expect(c.gaps.map((g) => g.kind)).toEqual(['hub', 'freshness', 'unprobed'])
     expect(c.gaps[0]!.text).toBe(
-      'Team hub unreachable since 14:05 UTC: whether every order is here cannot be known until it answers; the hub last reported 2 gaps, listed with it'
+      'Team hub unreachable since 14:05 UTC: whether every order is here cannot be known until it answers; the hub last reported 2 gaps (below)'
     )
     expect(c.gaps.slice(1)).toEqual(last.gaps)
     expect(c.freshness).toEqual(last.freshness)
