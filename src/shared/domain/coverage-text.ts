@@ -54,7 +54,7 @@ export function auditText(
     case 'checking':
       if (a.startedAt == null) return `checking (${n} orders here)`
       return auditOverdue(a, now)
-        ? `check overdue: running since ${time(a.startedAt)} with no count from the service yet (${n} orders here); given up at ${time(a.startedAt + AUDIT_TIMEOUT_MS)} if it stays so`
+        ? `check overdue: no count from the service since ${time(a.startedAt)}; given up at ${time(a.startedAt + AUDIT_TIMEOUT_MS)}`
         : `checking since ${time(a.startedAt)} (${n} orders here)`
     case 'unchecked':
       return `${n} orders, not checked yet`
