@@ -14,7 +14,9 @@
 // wherever the operator looks (coverage.ts).
 import type { Timers } from '../api/rate-budget'
 import { DueLoop } from './due-loop'
+import { realTimers } from './watches'
 import { toErrorInfo } from '../../shared/api/errors'
+import { AUDIT_OVERDUE_MS, AUDIT_TIMEOUT_MS } from '../../shared/domain/coverage-text'
 import type { OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import type { HistoryClient } from './history-walk'
 import { isClientRefusal, type HistoryReadings } from './history-readings'
@@ -28,9 +30,10 @@ const RETRY_MS = 5 * 60_000
 /**
  * A check's count not answered within this long is given up (the loop moves on to other
  * scopes): longer than MAX_COUNT_REQUESTS low requests may wait in a busy lane (two windows
- * each at most, rate-budget.ts).
+ * each at most, rate-budget.ts). Past AUDIT_OVERDUE_MS a check still running is shown as
+ * overdue ("check overdue: running since 14:05 ...; given up at 14:20"), a gap.
  */
-const CHECK_TIMEOUT_MS = 15 * 60_000
+const CHECK_TIMEOUT_MS = AUDIT_TIMEOUT_MS
 /** The longest wait before a difference a full read did not close is read in full again. */
 const MAX_REPAIR_WAIT_MS = 24 * 60 * 60_000
 
@@ -123,10 +126,12 @@ export class CompletenessAudit {
   private readonly now: () => number
   private everyMs: number
   private readonly loop: DueLoop<Tracked>
+  private readonly timers: Timers
 
   constructor(private readonly o: AuditOptions) {
     this.now = o.now ?? Date.now
     this.everyMs = o.everyMs
+    this.timers = o.timers ?? realTimers
     this.loop = new DueLoop({
       items: () => this.scopes.values(),
       run: (t, signal) => this.check(t, signal),
@@ -169,6 +174,7 @@ export class CompletenessAudit {
         nextAt: firstAt,
         repair: null,
         error: null,
+        startedAt: null,
         unclosed: null
       })
     this.loop.schedule()
@@ -210,7 +216,20 @@ export class CompletenessAudit {
 
   private async check(t: Tracked, signal: AbortSignal): Promise<void> {
     const was = t.state
-    this.changed(t, { state: t.state === 'incomplete' ? 'incomplete' : 'checking', nextAt: null, error: null })
+    this.changed(t, { state: t.state === 'incomplete' ? 'incomplete' : 'checking', nextAt: null, error: null, startedAt: this.now() })
+    // Still running when it falls overdue: said at once (coverage:changed), not at the next change.
+    const overdue = this.timers.setTimeout(() => {
+      if (t.startedAt !== null) this.o.onChange?.()
+    }, AUDIT_OVERDUE_MS)
+    try {
+      await this.checkOnce(t, signal, was)
+    } finally {
+      this.timers.clearTimeout(overdue)
+      if (t.startedAt !== null) this.changed(t, { startedAt: null })
+    }
+  }
+
+  private async checkOnce(t: Tracked, signal: AbortSignal, was: AuditState['state']): Promise<void> {
     try {
       // The first count may be cut short by the check's time (due-loop.ts); a repair, and the count after it, may take long.
       let service = await this.count(t, signal)

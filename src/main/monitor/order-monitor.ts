@@ -401,7 +401,8 @@ export class OrderMonitor {
         error: null
       },
       spent: this.spend.lastHour(),
-      probeError: this.discovery?.latestError() ?? null
+      probeError: this.discovery?.latestError() ?? null,
+      now: this.now()
     })
   }
 

@@ -278,7 +278,7 @@ describe('completeness audit', () => {
     await clock.advance(1000)
     await clock.advance(5 * 60_000)
     expect(scope(1, 1)!.audit).toMatchObject({ state: 'complete', serviceOrders: 120 })
-    expect(auditText(scope(1, 1)!)).toMatch(/^complete: 120 orders, checked \d\d:\d\d UTC$/)
+    expect(auditText(scope(1, 1)!, clock.now())).toMatch(/^complete: 120 orders, checked \d\d:\d\d UTC$/)
 
     store.database.sql.run('DELETE FROM orders WHERE type = 1 AND fiat_type = 1 AND order_id <= 70')
     // What the scope says while each request of the repair is answered.
@@ -286,7 +286,7 @@ describe('completeness audit', () => {
     const repairPriorities = new Set<string | undefined>()
     fake.beforeAnswer = (c) => {
       if (c.type !== 1 || c.fiatType !== 1) return
-      seen.push(auditText(scope(1, 1)!))
+      seen.push(auditText(scope(1, 1)!, clock.now()))
       if (scope(1, 1)!.audit.state === 'repairing') repairPriorities.add(c.priority)
     }
     const before = fake.calls.length
@@ -445,5 +445,57 @@ describe('a service that does not filter a type by fiat', () => {
     ).toEqual([0])
     expect(store.orders.countScope(2, null)).toBe(20)
     expect(scope(2, 0)!.probe).toBe('active')
+  })
+})
+
+describe('a completeness check that does not finish', () => {
+  it('says since when it runs, is shown overdue (a gap, said at once) well before it is given up, then says it could not finish', async () => {
+    const seenAt: Array<{ at: number; gaps: string[] }> = []
+    monitor = make({
+      auditEveryMs: AUDIT,
+      // Polls and probes far apart, so no other change says it in their stead.
+      historyPollMs: 11 * 60_000,
+      discover: { fiats: () => [1, 2, 3], probeEveryMs: 13 * 60_000 },
+      onEvent: (event, payload) => {
+        if (event === 'coverage:changed') seenAt.push({ at: clock.now(), gaps: (payload as Coverage).gaps.map((g) => g.text) })
+      }
+    })
+    monitor!.start()
+    await clock.advance(1000)
+    // From now on the service leaves onramp INR's counts unanswered (the polls still answer).
+    const real = fake.historyPage
+    fake.historyPage = (req, opts) =>
+      req.type === 1 && req.fiatType === 1 && opts?.priority === 'low'
+        ? new Promise((_resolve, reject) => opts?.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))
+        : real(req, opts)
+    while (scope(1, 1)!.audit.state !== 'checking') await clock.advance(10_000)
+    const started = scope(1, 1)!.audit.startedAt!
+    const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16)
+    expect(clock.now() - started).toBeLessThanOrEqual(10_000)
+    expect(auditText(scope(1, 1)!, clock.now())).toBe(`checking since ${hhmm(started)} UTC (120 orders here)`)
+    expect(monitor!.coverage().gaps.filter((g) => g.type === 1 && g.fiatType === 1)).toEqual([])
+
+    await clock.advance(started + 4 * 60_000 - clock.now())
+    expect(monitor!.coverage().gaps.filter((g) => g.type === 1 && g.fiatType === 1)).toEqual([])
+    await clock.advance(60_000)
+    // Overdue at 5 min: a gap, and a coverage:changed that carries it without waiting for another change.
+    const overdue = `Onramp INR: check overdue: no count from the service since ${hhmm(started)} UTC; given up at ${hhmm(started + 15 * 60_000)} UTC`
+    expect(monitor!.coverage().gaps.filter((g) => g.type === 1 && g.fiatType === 1)).toEqual([
+      { kind: 'audit', text: overdue, type: 1, fiatType: 1 }
+    ])
+    await clock.advance(1000)
+    // Said when it fell overdue (within the quarter second coverage:changed gathers), not at some later change.
+    expect(seenAt.find((e) => e.gaps.includes(overdue))?.at).toBeLessThanOrEqual(started + 5 * 60_000 + 250)
+
+    // Given up at 15 min: no longer running, and the scope says its latest check could not finish.
+    await clock.advance(10 * 60_000)
+    expect(scope(1, 1)!.audit).toMatchObject({ startedAt: null, error: 'the check could not finish: no answer within 15 min' })
+    expect(
+      monitor!
+        .coverage()
+        .gaps.filter((g) => g.type === 1 && g.fiatType === 1)
+        .map((g) => g.text)
+    ).toEqual([expect.stringMatching(/^Onramp INR: .*; the latest check could not finish: no answer within 15 min$/)])
+    fake.historyPage = real
   })
 })
