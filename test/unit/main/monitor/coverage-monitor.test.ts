@@ -15,6 +15,8 @@ import { OrderMonitor, type OrderMonitorOptions } from '../../../../src/main/mon
 import { countOnService } from '../../../../src/main/monitor/completeness-audit'
 import { auditLine as auditText } from '../../../../src/main/monitor/coverage'
 import { at, FakeClock, FakeHistory, httpError, onramp, settle } from './fake-history'
+import { ApiError } from '../../../../src/shared/api/errors'
+import { isEmptyAnswer } from '../../../../src/main/monitor/scope-discovery'
 
 const POLL = 30_000
 const PROBE = 10 * 60_000
@@ -167,6 +169,24 @@ describe('probes the service refuses or fails', () => {
     await clock.advance(1000)
     expect(scope(1, 2)!.probe).toBe('active')
     expect(store.orders.get(1, 7001)).toBeDefined()
+  })
+
+  it('an empty listing answered HTTP 200 with the envelope {status: 0, code: 404} is empty too, not refused', async () => {
+    const envelope404 = new ApiError({
+      kind: 'api',
+      endpoint: 'merchantHistory',
+      httpStatus: 200,
+      code: 404,
+      message: 'No transactions found'
+    })
+    fake.refuse = (_c, rows) => (rows.length === 0 ? envelope404 : undefined)
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    expect(scope(1, 2)).toMatchObject({ probe: 'empty', error: null })
+    // A 200 carrying another refusal (an unknown fiat) is still a refusal.
+    expect(isEmptyAnswer({ kind: 'api', httpStatus: 200, code: 422, message: 'fiatType not supported', retryable: false })).toBe(false)
+    expect(isEmptyAnswer({ kind: 'api', httpStatus: 200, code: 429, message: 'no data for you yet', retryable: false })).toBe(false)
   })
 
   it('a fiat the service refuses is asked again within one probe interval, and an order seen there is a gap while it refuses', async () => {
