@@ -245,7 +245,13 @@ export class ScopeDiscovery {
         // Behind every poll: a probe can wait, a sync should not.
         { priority: 'low', signal }
       )
-      this.answered(c, r.size > 0)
+      // A record of another fiat only: the service answered a fiat it does not list with
+      // another's listing (its default), so nothing shows an order of this one.
+      const otherFiatOnly =
+        r.records.length > 0 &&
+        r.records.length === r.size &&
+        r.records.every((rec) => typeof rec.fiatType === 'number' && rec.fiatType !== c.fiatType)
+      this.answered(c, r.size > 0 && !otherFiatOnly)
     } catch (e) {
       if (this.signal?.aborted) {
         c.state = 'unprobed'

@@ -157,6 +157,25 @@ describe('scopes found, not configured', () => {
   })
 })
 
+describe('a fiat the service does not know, answered with its default fiat', () => {
+  it("is no scope of its own, and does not make the app decide the type's listings ignore fiatType", async () => {
+    // Fiat 9 is named by the configuration; the service answers it with the INR listing.
+    fake.readings.answerFiatAs = { 9: 1 }
+    for (let i = 1; i <= 40; i++) fake.put(1, 2, onramp(2000 + i, at(5 * i), 4, 2))
+    monitor = make({ discover: { fiats: () => [1, 2, 3, 9], probeEveryMs: PROBE } })
+    monitor!.start()
+    await clock.advance(1000)
+    expect(scope(1, 9)?.probe).toBe('empty')
+    expect(monitor!.readings.fiatIgnored(1)).toBe(false)
+    // New TRY orders keep arriving in their own scope.
+    for (let i = 41; i <= 60; i++) fake.put(1, 2, onramp(2000 + i, at(1000 + i), 4, 2))
+    await clock.advance(2 * POLL)
+    expect(store.orders.countScope(1, 2)).toBe(60)
+    expect(store.orders.countScope(1, 1)).toBe(120)
+    expect(store.orders.countScope(1, 9)).toBe(0)
+  })
+})
+
 describe('probes the service refuses or fails', () => {
   it('a service answering an empty listing with 404 has empty scopes, and a new fiat is still found within one probe interval', async () => {
     fake.refuse = (_c, rows) => (rows.length === 0 ? httpError(404, 'No transactions found') : undefined)
@@ -448,7 +467,10 @@ describe('status freshness', () => {
 
 describe('a service that does not filter a type by fiat', () => {
   it('is synced as one scope of every fiat of that type', async () => {
-    // Every offramp listing holds every offramp order, whatever fiat it asks for.
+    // Every offramp listing holds every offramp order, whatever fiat it asks for: here
+    // orders in two fiats (one listing of another fiat alone would say nothing: a fiat the
+    // service does not know, answered with its default).
+    for (let i = 21; i <= 30; i++) fake.put(2, 3, onramp(i, at(i), 6, 1))
     const real = fake.historyPage
     fake.historyPage = async (req, opts) => (req.type === 2 ? real({ ...req, fiatType: 3 }, opts) : real(req, opts))
     monitor = make()
@@ -463,7 +485,7 @@ describe('a service that does not filter a type by fiat', () => {
         .filter((s) => s.type === 2)
         .map((s) => s.fiatType)
     ).toEqual([0])
-    expect(store.orders.countScope(2, null)).toBe(20)
+    expect(store.orders.countScope(2, null)).toBe(30)
     expect(scope(2, 0)!.probe).toBe('active')
   })
 })
