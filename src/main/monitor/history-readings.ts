@@ -324,14 +324,6 @@ export class HistoryReadings {
     return { strategyChanged: this.strategy() !== before }
   }
 
-  /** The fiat filter of a type was seen to hold (the audit counted one fiat's orders while the type has others). */
-  fiatFilterHolds(type: OrderType, how: string): void {
-    if (this.s.fiatFilter[type].value === 'ignore') return
-    const k = `fiatFilter.${type}` as const
-    const changed = this.confirm(k, 'filter', how)
-    this.persist(...(changed as (typeof KEYS)[number][]))
-  }
-
   // ---------------------------------------------------------------- internals
 
   private reading<V>(value: V, how: string): Reading<V> {
