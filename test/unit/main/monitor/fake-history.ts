@@ -100,6 +100,11 @@ export class FakeHistory {
     m.set(record.orderId, record)
   }
 
+  /** The service no longer lists this order (removed, or moved out of the listing). */
+  remove(type: number, fiatType: number, orderId: number): void {
+    this.data.get(`${type}:${fiatType}`)?.delete(orderId)
+  }
+
   /** Serves this order as a record the client cannot read (until fixed with put or change). */
   putUnreadable(type: number, fiatType: number, record: OnrampOrder, reason = 'status: expected an integer'): void {
     this.put(type, fiatType, record)
