@@ -241,7 +241,7 @@ export class CompletenessAudit {
       }
       const u = t.unclosed
       const same = u !== null && u.service === service.count && u.local === local
-      if (local < service.count && same && this.now() < u.nextAt) {
+      if (local !== service.count && same && this.now() < u.nextAt) {
         // The difference a full read left, unchanged: read in full again only when its wait is over.
         return this.changed(t, {
           state: 'incomplete',
@@ -252,7 +252,9 @@ export class CompletenessAudit {
           nextAt: this.now() + this.everyMs
         })
       }
-      if (local < service.count) {
+      // More here than the service lists (orders it no longer lists, or relabelled into this
+      // scope) hides as many missing ones from a count: a difference either way is read in full.
+      if (local !== service.count) {
         // A new difference: the readings may be wrong. The same one again: they were checked after the last read.
         if (!same) this.o.readings.doubt()
         const pages = Math.max(1, Math.ceil(service.count / this.o.readings.pageSize(this.o.pageSize)))
@@ -260,7 +262,7 @@ export class CompletenessAudit {
         await this.o.sync(t.type, t.fiatType, 'full', (page) => this.changed(t, { repair: { page: Math.min(page, pages), pages } }))
         service = await this.count(t)
         local = this.o.localCount(t.type, t.fiatType)
-        if (local < service.count) {
+        if (local !== service.count) {
           const reads = same && u ? u.reads + 1 : 1
           t.unclosed = {
             service: service.count,
@@ -270,7 +272,7 @@ export class CompletenessAudit {
           }
         }
       }
-      const complete = local >= service.count && service.exact
+      const complete = local === service.count && service.exact
       if (complete) t.unclosed = null
       this.changed(t, {
         state: complete ? 'complete' : 'incomplete',
@@ -281,7 +283,9 @@ export class CompletenessAudit {
           ? null
           : t.unclosed
             ? this.unclosedText(service, local, t.unclosed)
-            : `${service.count - local}${service.exact ? '' : ' or more'} orders the service holds are not here after a full read`,
+            : local > service.count
+              ? this.extraText(service, local)
+              : `${service.count - local}${service.exact ? '' : ' or more'} orders the service holds are not here after a full read`,
         nextAt: this.now() + (complete || t.unclosed ? this.everyMs : Math.min(this.everyMs, RETRY_MS))
       })
     } catch (e) {
@@ -296,8 +300,16 @@ export class CompletenessAudit {
     }
   }
 
+  /** "2 orders here the service does not list (…)": what a count cannot tell apart from orders missing. */
+  private extraText(service: ServiceCount, local: number): string {
+    const n = local - service.count
+    return `${n} order${n === 1 ? '' : 's'} here the service does not list${service.exact ? '' : ' (or fewer)'} (removed at the service, or listed in another scope): as many missing ones would not show in a count`
+  }
+
   /** "3 orders the service holds are not here after 2 full reads; read again in full after 14:05 UTC". */
   private unclosedText(service: ServiceCount, local: number, u: NonNullable<Tracked['unclosed']>): string {
+    if (local > service.count)
+      return `${this.extraText(service, local)}; after ${u.reads} full read${u.reads === 1 ? '' : 's'}, read again in full after ${clock(u.nextAt)}`
     const n = service.count - local
     const more = service.exact ? '' : ' or more'
     return (

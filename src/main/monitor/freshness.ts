@@ -134,7 +134,7 @@ export class FreshnessSweeper {
     for (let j = 0; j * allowance < confirmed.length; j++) {
       // Bounds ending before sweep j + 1 could come, with the tick to spare.
       const by = iso(now - this.boundMs + (j + 2) * this.tickMs)
-      while (reached < confirmed.length && ((confirmed[reached] ?? '') as string) <= by) reached++
+      while (reached < confirmed.length && ((confirmed[reached] ?? '') as string) < by) reached++
       need = Math.max(need, reached - j * allowance)
     }
     return Math.min(allowance, need)

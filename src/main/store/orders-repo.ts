@@ -537,9 +537,14 @@ export class OrdersRepo {
       return { kind: 'unchanged' }
     }
     if (record.updatedAt < existing.updated_at) return { kind: 'stale' }
-    if (record.updatedAt === existing.updated_at && existing.status_source === 'watch' && record.status !== existing.status) {
-      // A watch saw this status after the snapshot that carried this updatedAt: the
-      // snapshot is not news about the status, keep the newer observation.
+    if (
+      record.updatedAt === existing.updated_at &&
+      (existing.status_source === 'watch' || existing.status_source === 'webhook') &&
+      record.status !== existing.status
+    ) {
+      // A watch or a webhook saw this status after the snapshot that carried this
+      // updatedAt (a webhook's own updatedAt is not kept): the snapshot is not news about
+      // the status, keep the newer observation.
       record = { ...record, status: existing.status }
       hash = contentHash(record)
       if (existing.content_hash === hash) return { kind: 'unchanged' }
