@@ -103,7 +103,7 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
     deliveries: session.store.webhookDeliveries,
     now: o.now,
     serviceNow: () => session.client.clock.now(),
-    onVerified: (w, d) => (o.ingest ? o.ingest(w, d) : ingestInto(session.monitor, w)),
+    onVerified: (w, d) => (o.ingest ? o.ingest(w, d) : ingestInto(session.monitor, w, o.log)),
     onDelivery: (d, req) => {
       const what = d.orderId !== null ? `order ${d.orderId} status ${d.status ?? '?'}` : 'a delivery'
       const fields = { orderId: d.orderId, status: d.status, source: d.source, verified: d.verified }

@@ -252,7 +252,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     // Only the leader writes orders: a follower hands a verified delivery to it, once however many hubs received it.
     ingest: inbox
       ? async (w, d) => {
-          if (role.current().role === 'leader') return ingestInto(session.monitor, w)
+          if (role.current().role === 'leader') return ingestInto(session.monitor, w, log)
           await inbox.offer(`content:${sha256(relayContent(d.body))}`, d.body)
         }
       : undefined
@@ -403,7 +403,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       // Pins made on other hubs reach the leader's monitor, and deliveries they received its orders.
       await watches.reconcile(session.store.watches.list(), session.monitor)
       await inbox?.drain(
-        (w) => ingestInto(session.monitor, w),
+        (w) => ingestInto(session.monitor, w, log),
         (m) => log.warn(m)
       )
     }

@@ -25,7 +25,11 @@ export function toContractRow(r: StoreRow, watched: boolean): ContractRow {
     lastChangedAt: Date.parse(r.lastChangedAt),
     watched,
     statusConfirmedAt: r.statusConfirmedAt === null ? null : Date.parse(r.statusConfirmedAt),
-    statusConfirmedBy: r.statusConfirmedBy
+    statusConfirmedBy: r.statusConfirmedBy,
+    // Failures count only while nothing has confirmed the status since (as openSummary counts them).
+    statusCheckFailures:
+      r.statusCheckedAt !== null && (r.statusConfirmedAt === null || r.statusConfirmedAt <= r.statusCheckedAt) ? r.statusCheckFailures : 0,
+    statusCheckedAt: r.statusCheckedAt === null ? null : Date.parse(r.statusCheckedAt)
   }
 }
 

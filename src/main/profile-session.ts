@@ -239,7 +239,7 @@ export class ProfileSession {
         now: this.o.now,
         // Payload timestamps are the service's time: check them against our estimate of its clock.
         serviceNow: () => this.client.clock.now(),
-        onVerified: (w) => ingestInto(this.monitor, w),
+        onVerified: (w) => ingestInto(this.monitor, w, this.log),
         onDelivery: (d) => {
           logWebhook(this.log, d)
           this.o.emit('webhook:delivery', d)

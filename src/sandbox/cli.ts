@@ -58,7 +58,7 @@ Readings of the spec's open choices (docs/spec-readings.md; default first):
   --page-size-cap N      merchantHistory pages hold at most N records whatever pageSize asks (offsets in N)
   --offramp-fiat ${CHOICES.offrampFiat.join('|')}  merchantHistory type 2 filters by fiatType, or lists every offramp order
   --history-direction ${CHOICES.historyDirection.join('|')}  merchantHistory honours order, or answers newest first whatever it asks
-  --empty-history ${CHOICES.emptyHistory.join('|')}  merchantHistory answers a page with no records as [] or as 404
+  --empty-history ${CHOICES.emptyHistory.join('|')}  merchantHistory answers a page with no records as [], as data: null, or as 404
 Faults (for every endpoint, or the one named with --fault-endpoint):
   --fault-endpoint NAME  one of: ${ENDPOINT_NAMES.join(', ')}
   --latency MS           added latency

@@ -55,8 +55,8 @@ export interface SandboxReadings {
   offrampFiat: 'filter' | 'ignore'
   /** merchantHistory: `order` honoured, or newest first (DESC) whatever it asks. */
   historyDirection: 'honoured' | 'DESC'
-  /** merchantHistory: a page with no records answered as an empty array, or refused 404 "No transactions found". */
-  emptyHistory: 'empty' | '404'
+  /** merchantHistory: a page with no records answered as an empty array, as `data: null`, or refused 404 "No transactions found". */
+  emptyHistory: 'empty' | 'null' | '404'
 }
 
 /** What callers may pass: any subset; paramTypes also as one mode for every field. */
@@ -116,7 +116,7 @@ export const CHOICES = {
   missingPage: ['first', 'one'],
   offrampFiat: ['filter', 'ignore'],
   historyDirection: ['honoured', 'DESC'],
-  emptyHistory: ['empty', '404']
+  emptyHistory: ['empty', 'null', '404']
 } as const satisfies Partial<Record<keyof SandboxReadings, readonly string[]>>
 
 const MODES: readonly ParamMode[] = ['strict', 'lenient']

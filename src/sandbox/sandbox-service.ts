@@ -400,7 +400,8 @@ export class SandboxService {
       alsoFiats: type === OFFRAMP && r.offrampFiat === 'ignore' ? FIATS.map((_, i) => i) : undefined
     })
     if (rows.length === 0 && r.emptyHistory === '404') fail(404, 'No transactions found')
-    const data = rows.map((row) => (type === OFFRAMP ? this.renderer.offramp(row) : this.renderer.onramp(row)))
+    const records = rows.map((row) => (type === OFFRAMP ? this.renderer.offramp(row) : this.renderer.onramp(row)))
+    const data = rows.length === 0 && r.emptyHistory === 'null' ? null : records
     // The live offramp history omits code (the live-service notes); so does the sandbox.
     return type === OFFRAMP ? { status: 1, data } : { status: 1, data, code: 200 }
   }

@@ -121,7 +121,13 @@ const CLOCK_REFRESH_MS = 15 * 60_000
 /** After a 404 from currentTimestamp, it is tried again after this long. */
 const CLOCK_UNAVAILABLE_RETRY_MS = 60 * 60_000
 
-const HistoryEnvelope = envelope(zod.array(zod.unknown()))
+/** An empty listing may come as `data: null` or without `data` (the spec shows no empty answer): both are no records. */
+const HistoryEnvelope = envelope(
+  zod
+    .array(zod.unknown())
+    .nullish()
+    .transform((d) => d ?? [])
+)
 /** Words of a refusal that may be about the signed timestamp rather than the key or signature. */
 const TIME_REFUSAL = /expired|timestamp|too old|stale|clock|time window/i
 

@@ -61,12 +61,12 @@ export function buildDiagnostics(s: DiagnosticsSources): Diagnostics {
 const iso = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString())
 
 /** Scopes, readings, freshness, gaps and their cost, as text. */
-function coverageLines(c: Coverage): string[] {
+function coverageLines(c: Coverage, now: number): string[] {
   const out = ['Order coverage:']
   for (const s of c.scopes)
     out.push(
       `  ${scopeName(s.type, s.fiatType)}: probe ${s.probe}${s.probedAt !== null ? ` ${iso(s.probedAt)}` : ''}` +
-        `${s.nextProbeAt !== null && s.probe !== 'active' ? `, next ${iso(s.nextProbeAt)}` : ''}; ${auditLine(s)}${s.error ? `; ${s.error}` : ''}`
+        `${s.nextProbeAt !== null && s.probe !== 'active' ? `, next ${iso(s.nextProbeAt)}` : ''}; ${auditLine(s, now)}${s.error ? `; ${s.error}` : ''}`
     )
   out.push('merchantHistory readings:')
   for (const r of c.readings) out.push(`  ${r.label}: ${r.value} (${r.state}${r.at !== null ? ` ${iso(r.at)}` : ''}): ${r.how}`)
@@ -113,7 +113,7 @@ export function diagnosticsText(d: Diagnostics, known: readonly string[]): strin
         `${s.lastError ? `, error ${s.lastError.kind}: ${s.lastError.message}` : ''}`
     )
   }
-  if (d.coverage) lines.push('', ...coverageLines(d.coverage))
+  if (d.coverage) lines.push('', ...coverageLines(d.coverage, d.generatedAt))
   // The known values first (wherever an error message quoted them), then anything shaped
   // like an address, hash, signature or key: the same redaction as the support log.
   let text = lines.join('\n')

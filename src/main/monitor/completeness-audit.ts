@@ -14,7 +14,9 @@
 // wherever the operator looks (coverage.ts).
 import type { Timers } from '../api/rate-budget'
 import { DueLoop } from './due-loop'
+import { realTimers } from './watches'
 import { toErrorInfo } from '../../shared/api/errors'
+import { AUDIT_OVERDUE_MS, AUDIT_TIMEOUT_MS } from '../../shared/domain/coverage-text'
 import type { OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import type { HistoryClient } from './history-walk'
 import { isClientRefusal, type HistoryReadings } from './history-readings'
@@ -28,9 +30,10 @@ const RETRY_MS = 5 * 60_000
 /**
  * A check's count not answered within this long is given up (the loop moves on to other
  * scopes): longer than MAX_COUNT_REQUESTS low requests may wait in a busy lane (two windows
- * each at most, rate-budget.ts).
+ * each at most, rate-budget.ts). Past AUDIT_OVERDUE_MS a check still running is shown as
+ * overdue ("check overdue: running since 14:05 ...; given up at 14:20"), a gap.
  */
-const CHECK_TIMEOUT_MS = 15 * 60_000
+const CHECK_TIMEOUT_MS = AUDIT_TIMEOUT_MS
 /** The longest wait before a difference a full read did not close is read in full again. */
 const MAX_REPAIR_WAIT_MS = 24 * 60 * 60_000
 
@@ -123,10 +126,12 @@ export class CompletenessAudit {
   private readonly now: () => number
   private everyMs: number
   private readonly loop: DueLoop<Tracked>
+  private readonly timers: Timers
 
   constructor(private readonly o: AuditOptions) {
     this.now = o.now ?? Date.now
     this.everyMs = o.everyMs
+    this.timers = o.timers ?? realTimers
     this.loop = new DueLoop({
       items: () => this.scopes.values(),
       run: (t, signal) => this.check(t, signal),
@@ -169,6 +174,7 @@ export class CompletenessAudit {
         nextAt: firstAt,
         repair: null,
         error: null,
+        startedAt: null,
         unclosed: null
       })
     this.loop.schedule()
@@ -210,7 +216,20 @@ export class CompletenessAudit {
 
   private async check(t: Tracked, signal: AbortSignal): Promise<void> {
     const was = t.state
-    this.changed(t, { state: t.state === 'incomplete' ? 'incomplete' : 'checking', nextAt: null, error: null })
+    this.changed(t, { state: t.state === 'incomplete' ? 'incomplete' : 'checking', nextAt: null, error: null, startedAt: this.now() })
+    // Still running when it falls overdue: said at once (coverage:changed), not at the next change.
+    const overdue = this.timers.setTimeout(() => {
+      if (t.startedAt !== null) this.o.onChange?.()
+    }, AUDIT_OVERDUE_MS)
+    try {
+      await this.checkOnce(t, signal, was)
+    } finally {
+      this.timers.clearTimeout(overdue)
+      if (t.startedAt !== null) this.changed(t, { startedAt: null })
+    }
+  }
+
+  private async checkOnce(t: Tracked, signal: AbortSignal, was: AuditState['state']): Promise<void> {
     try {
       // The first count may be cut short by the check's time (due-loop.ts); a repair, and the count after it, may take long.
       let service = await this.count(t, signal)
@@ -222,7 +241,7 @@ export class CompletenessAudit {
       }
       const u = t.unclosed
       const same = u !== null && u.service === service.count && u.local === local
-      if (local < service.count && same && this.now() < u.nextAt) {
+      if (local !== service.count && same && this.now() < u.nextAt) {
         // The difference a full read left, unchanged: read in full again only when its wait is over.
         return this.changed(t, {
           state: 'incomplete',
@@ -233,7 +252,9 @@ export class CompletenessAudit {
           nextAt: this.now() + this.everyMs
         })
       }
-      if (local < service.count) {
+      // More here than the service lists (orders it no longer lists, or relabelled into this
+      // scope) hides as many missing ones from a count: a difference either way is read in full.
+      if (local !== service.count) {
         // A new difference: the readings may be wrong. The same one again: they were checked after the last read.
         if (!same) this.o.readings.doubt()
         const pages = Math.max(1, Math.ceil(service.count / this.o.readings.pageSize(this.o.pageSize)))
@@ -241,7 +262,7 @@ export class CompletenessAudit {
         await this.o.sync(t.type, t.fiatType, 'full', (page) => this.changed(t, { repair: { page: Math.min(page, pages), pages } }))
         service = await this.count(t)
         local = this.o.localCount(t.type, t.fiatType)
-        if (local < service.count) {
+        if (local !== service.count) {
           const reads = same && u ? u.reads + 1 : 1
           t.unclosed = {
             service: service.count,
@@ -251,7 +272,7 @@ export class CompletenessAudit {
           }
         }
       }
-      const complete = local >= service.count && service.exact
+      const complete = local === service.count && service.exact
       if (complete) t.unclosed = null
       this.changed(t, {
         state: complete ? 'complete' : 'incomplete',
@@ -262,7 +283,9 @@ export class CompletenessAudit {
           ? null
           : t.unclosed
             ? this.unclosedText(service, local, t.unclosed)
-            : `${service.count - local}${service.exact ? '' : ' or more'} orders the service holds are not here after a full read`,
+            : local > service.count
+              ? this.extraText(service, local)
+              : `${service.count - local}${service.exact ? '' : ' or more'} orders the service holds are not here after a full read`,
         nextAt: this.now() + (complete || t.unclosed ? this.everyMs : Math.min(this.everyMs, RETRY_MS))
       })
     } catch (e) {
@@ -277,8 +300,16 @@ export class CompletenessAudit {
     }
   }
 
+  /** "2 orders here the service does not list (…)": what a count cannot tell apart from orders missing. */
+  private extraText(service: ServiceCount, local: number): string {
+    const n = local - service.count
+    return `${n} order${n === 1 ? '' : 's'} here the service does not list${service.exact ? '' : ' (or fewer)'} (removed at the service, or listed in another scope): as many missing ones would not show in a count`
+  }
+
   /** "3 orders the service holds are not here after 2 full reads; read again in full after 14:05 UTC". */
   private unclosedText(service: ServiceCount, local: number, u: NonNullable<Tracked['unclosed']>): string {
+    if (local > service.count)
+      return `${this.extraText(service, local)}; after ${u.reads} full read${u.reads === 1 ? '' : 's'}, read again in full after ${clock(u.nextAt)}`
     const n = service.count - local
     const more = service.exact ? '' : ' or more'
     return (

@@ -4,7 +4,7 @@
 // checking them cost in the last hour, and every gap the app knows of in the operator's
 // words, so that none is only in a log (nothing silent). Pure: the monitor passes what
 // its parts know.
-import { auditText, scopeName } from '../../shared/domain/coverage-text'
+import { auditOverdue, auditText, scopeName } from '../../shared/domain/coverage-text'
 import type { Coverage, CoverageGap, ErrorInfo, FreshnessInfo, HistoryReadingInfo, ScopeCoverage } from '../../shared/ipc/contract'
 import type { HistoryReadingsState, Reading } from './history-readings'
 
@@ -33,7 +33,8 @@ const time = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)
 const count = (n: number): string => n.toLocaleString('en-US')
 
 /** A scope's audit in words, for main's texts (times in UTC). */
-export const auditLine = (s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe' | 'revealed'>): string => auditText(s, time, count)
+export const auditLine = (s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe' | 'revealed'>, now: number): string =>
+  auditText(s, time, count, now)
 
 const LABELS: Record<string, string> = {
   sinceField: 'since filters on',
@@ -74,6 +75,8 @@ export interface CoverageInputs {
   spent: Coverage['spentLastHour']
   /** The latest error a probe met (scope-discovery.ts). */
   probeError?: ErrorInfo | null
+  /** Tells a check overdue. */
+  now: number
 }
 
 export function buildCoverage(i: CoverageInputs): Coverage {
@@ -89,8 +92,11 @@ export function buildCoverage(i: CoverageInputs): Coverage {
         s,
         `an order there was seen (${s.revealed.by === 'webhook' ? 'a webhook' : 'a record listed with another fiat'}) but the service refuses to list it (${s.error ?? 'refused'}); orders there may be missing`
       )
-    if (s.audit.state === 'repairing' || s.audit.state === 'incomplete')
-      scopeGap(s.audit.state === 'repairing' ? 'repair' : 'audit', s, auditLine(s))
+    if (s.audit.state === 'repairing' || s.audit.state === 'incomplete' || auditOverdue(s.audit, i.now))
+      scopeGap(s.audit.state === 'repairing' ? 'repair' : 'audit', s, auditLine(s, i.now))
+    // The last check could not finish (no answer in time, the service failing): what it said before is not confirmed.
+    else if (s.probe === 'active' && s.audit.error && s.audit.startedAt == null)
+      scopeGap('audit', s, `${auditLine(s, i.now)}; ${s.audit.error.replace(/^the check/, 'the latest check')}`)
   }
   if (i.probes) {
     const unchecked = (['sinceField', 'firstPage'] as const).filter((k) => i.readings[k].state === 'assumed')

@@ -12,6 +12,7 @@
 import type { CallOptions } from '../api/client'
 import type { Timers } from '../api/rate-budget'
 import { toErrorInfo } from '../../shared/api/errors'
+import { UNCONFIRMABLE_AFTER } from '../../shared/domain/coverage-text'
 import type { FreshnessInfo, OrderType } from '../../shared/ipc/contract'
 import type { ApplyStatusResult, OrdersRepo } from '../store/orders-repo'
 import { realTimers } from './watches'
@@ -40,8 +41,6 @@ export interface FreshnessOptions {
 /** The orderStatus lane's limit when the budget does not say (RateBudget's default for endpoints the spec gives none). */
 const DEFAULT_LANE = 120
 export const DEFAULT_FRESHNESS_SHARE = 0.25
-/** orderStatus failures in a row (with nothing confirming the order since) after which an order is said to be one that cannot be confirmed. */
-export const UNCONFIRMABLE_AFTER = 3
 
 /** Errors that are the service's answer about the order itself, not the way to it (network, budget, credentials). */
 const ABOUT_THE_ORDER = new Set(['api', 'http', 'schema'])
@@ -135,7 +134,7 @@ export class FreshnessSweeper {
     for (let j = 0; j * allowance < confirmed.length; j++) {
       // Bounds ending before sweep j + 1 could come, with the tick to spare.
       const by = iso(now - this.boundMs + (j + 2) * this.tickMs)
-      while (reached < confirmed.length && ((confirmed[reached] ?? '') as string) <= by) reached++
+      while (reached < confirmed.length && ((confirmed[reached] ?? '') as string) < by) reached++
       need = Math.max(need, reached - j * allowance)
     }
     return Math.min(allowance, need)

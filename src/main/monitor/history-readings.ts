@@ -319,8 +319,16 @@ export class HistoryReadings {
       else if (current === 'updatedAt' && beforeByCreation && this.s.sinceField.state === 'assumed')
         changed.push(...this.confirm('sinceField', 'updatedAt', `records created before since ${since} and changed after it were listed`))
     }
-    // fiatType: a record of another fiat, or one we hold under another fiat.
-    const other = o.items.find((i) => i.fiatType !== null && i.fiatType !== o.fiatType)
+    // fiatType: records of the fiat asked and of another, or of two others, in one answer;
+    // or records we hold under another fiat. A listing made only of one other fiat's records
+    // is not that: a service may answer a fiat it does not know with its default fiat's
+    // listing, which says nothing of the fiats it does know (scope-discovery.ts reads such
+    // a fiat as holding no orders).
+    const others = new Set(o.items.filter((i) => i.fiatType !== null && i.fiatType !== o.fiatType).map((i) => i.fiatType))
+    const other =
+      others.size > 0 && (others.size > 1 || o.items.some((i) => i.fiatType === o.fiatType))
+        ? o.items.find((i) => i.fiatType !== null && i.fiatType !== o.fiatType)
+        : undefined
     if (other || (o.foreign ?? 0) > 0)
       changed.push(
         ...this.confirm(
@@ -337,14 +345,6 @@ export class HistoryReadings {
     }
     this.persist(...(changed as (typeof KEYS)[number][]))
     return { strategyChanged: this.strategy() !== before }
-  }
-
-  /** The fiat filter of a type was seen to hold (the audit counted one fiat's orders while the type has others). */
-  fiatFilterHolds(type: OrderType, how: string): void {
-    if (this.s.fiatFilter[type].value === 'ignore') return
-    const k = `fiatFilter.${type}` as const
-    const changed = this.confirm(k, 'filter', how)
-    this.persist(...(changed as (typeof KEYS)[number][]))
   }
 
   // ---------------------------------------------------------------- internals

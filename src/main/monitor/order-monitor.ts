@@ -22,7 +22,7 @@ import type {
   SyncState
 } from '../../shared/ipc/contract'
 import type { LocalStore } from '../store/local-store'
-import type { OrderSummary, StatusChange } from '../store/orders-repo'
+import type { OrderRow as StoredOrder, OrderSummary, StatusChange } from '../store/orders-repo'
 import { toContractRow } from '../order-rows'
 import { HistorySync, type HistoryClient, type PageApplied, type SyncMode } from './history-sync'
 import { HistoryReadings } from './history-readings'
@@ -402,7 +402,8 @@ export class OrderMonitor {
         error: null
       },
       spent: this.spend.lastHour(),
-      probeError: this.discovery?.latestError() ?? null
+      probeError: this.discovery?.latestError() ?? null,
+      now: this.now()
     })
   }
 
@@ -450,9 +451,13 @@ export class OrderMonitor {
    * leaves reconciliation to the next sync. An order sync has not seen yet is not created
    * from a webhook (dummy webhooks carry made-up orders): its scope is synced soon instead.
    */
-  ingestWebhook(type: OrderType, record: OnrampOrder | OfframpOrder): 'status' | 'updated' | 'unchanged' | 'stale' | 'unknown' {
+  ingestWebhook(
+    type: OrderType,
+    record: OnrampOrder | OfframpOrder
+  ): 'status' | 'updated' | 'unchanged' | 'stale' | 'unknown' | 'mismatch' {
     const orders = this.o.store.orders
-    if (!orders.get(type, record.orderId)) {
+    const held = orders.get(type, record.orderId)
+    if (!held) {
       const fiat = typeof record.fiatType === 'number' ? record.fiatType : undefined
       for (const s of this.scopes.values())
         if (s.type === type && (fiat === undefined || s.fiatType === fiat || s.fiatType === 0)) this.soon(s)
@@ -461,8 +466,18 @@ export class OrderMonitor {
       else this.discovery?.revealType(type)
       return 'unknown'
     }
-    const outcome =
-      type === 1 ? orders.applyRecord(1, record as OnrampOrder, 'webhook') : orders.applyRecord(2, record as OfframpOrder, 'webhook')
+    if (!sameOrder(held, record)) {
+      // Another order under the same id: a dummy webhook's made-up order, or an order of
+      // the other type (onramp and offramp number theirs apart, and a body without
+      // eventType is read by its fields). Nothing is written over the order held; the
+      // scopes of both types are synced soon, where the real records come from.
+      for (const s of this.scopes.values()) this.soon(s)
+      return 'mismatch'
+    }
+    // The body's updatedAt is internal and due to go (live notes): a later one is not kept as
+    // the order's, or every history answer after it would look older and be set aside.
+    const at = record.updatedAt > held.updatedAt ? { ...record, updatedAt: held.updatedAt } : record
+    const outcome = type === 1 ? orders.applyRecord(1, at as OnrampOrder, 'webhook') : orders.applyRecord(2, at as OfframpOrder, 'webhook')
     if (outcome.kind === 'status') this.statusChanged(outcome.change, 'webhook')
     return outcome.kind === 'created' ? 'updated' : outcome.kind
   }
@@ -830,4 +845,27 @@ export class OrderMonitor {
     this.emit('order:changed', { row, oldStatus: c.old, newStatus: c.new, terminal: info.terminal })
     if (info.terminal) this.emit('order:terminal', { row, status: c.new, tone: info.tone, source })
   }
+}
+
+/** Two instants written alike or not: equal when both parse to the same moment. */
+const sameInstant = (a: string, b: string): boolean => a === b || (!Number.isNaN(Date.parse(a)) && Date.parse(a) === Date.parse(b))
+const blank = (v: unknown): boolean => v === undefined || v === null || v === ''
+
+/** What the order held says about itself that never changes. */
+type HeldIdentity = Pick<StoredOrder, 'createdAt' | 'coinId' | 'chainId' | 'fiatType' | 'walletAddress' | 'merchantRecognitionId'>
+
+/**
+ * Whether a webhook's record is the order held under its id: the fields an order never
+ * changes (when it was created, its coin, chain and fiat, the wallet and the merchant's
+ * id for it) agree wherever both say them.
+ */
+export function sameOrder(held: HeldIdentity, record: OnrampOrder | OfframpOrder): boolean {
+  if (!sameInstant(held.createdAt, record.createdAt)) return false
+  if (held.coinId !== record.coinId || held.chainId !== record.chainId) return false
+  if (typeof record.fiatType === 'number' && held.fiatType !== null && held.fiatType !== record.fiatType) return false
+  const w = record.walletAddress
+  if (!blank(w) && !blank(held.walletAddress) && String(w).toLowerCase() !== String(held.walletAddress).toLowerCase()) return false
+  const m = record.merchantRecognitionId
+  if (!blank(m) && !blank(held.merchantRecognitionId) && m !== held.merchantRecognitionId) return false
+  return true
 }

@@ -96,13 +96,12 @@ const REVEAL_TYPE_EVERY_MS = 60_000
  * found", the resource of an empty list), or any 4xx whose text says there is nothing.
  */
 export function isEmptyAnswer(info: ErrorInfo): boolean {
-  if (info.httpStatus === 404) return true
-  return (
-    info.httpStatus !== undefined &&
-    info.httpStatus >= 400 &&
-    info.httpStatus < 500 &&
-    /\bno (transactions?|orders?|records?|data|results?)\b/i.test(info.message)
-  )
+  // The envelope's code counts as the HTTP status does: the live notes say they usually
+  // agree, and a service may answer HTTP 200 carrying {status: 0, code: 404}.
+  const statuses = [info.httpStatus, info.code].filter((s): s is number => s !== undefined)
+  if (statuses.includes(404)) return true
+  if (statuses.some((s) => s >= 500 || s === 401 || s === 403 || s === 429)) return false
+  return statuses.some((s) => s >= 400 && s < 500) && /\bno (transactions?|orders?|records?|data|results?)\b/i.test(info.message)
 }
 
 const pageOf = (page: number | undefined): { page?: number } => (page === undefined ? {} : { page })
@@ -254,7 +253,13 @@ export class ScopeDiscovery {
         // Behind every poll: a probe can wait, a sync should not.
         { priority: 'low', signal }
       )
-      this.answered(c, r.size > 0)
+      // A record of another fiat only: the service answered a fiat it does not list with
+      // another's listing (its default), so nothing shows an order of this one.
+      const otherFiatOnly =
+        r.records.length > 0 &&
+        r.records.length === r.size &&
+        r.records.every((rec) => typeof rec.fiatType === 'number' && rec.fiatType !== c.fiatType)
+      this.answered(c, r.size > 0 && !otherFiatOnly)
     } catch (e) {
       if (this.signal?.aborted) {
         c.state = 'unprobed'

@@ -55,6 +55,9 @@ export interface OrderRow {
   /** When the service last confirmed the status (a history answer, a verified webhook, orderStatus). */
   statusConfirmedAt: string | null
   statusConfirmedBy: ConfirmedBy | null
+  /** When the freshness sweep last asked orderStatus, and how many of its requests failed in a row (noteStatusCheck). */
+  statusCheckedAt: string | null
+  statusCheckFailures: number
 }
 
 /** What confirmed a status: a history answer that included the order, a verified webhook, orderStatus. */
@@ -200,6 +203,8 @@ interface OrderDbRow {
   last_changed_at: string
   status_confirmed_at: string | null
   status_confirmed_by: ConfirmedBy | null
+  status_checked_at: string | null
+  status_check_failures: number | null
 }
 
 /** The columns written from a record, in insert order (after type and order_id). */
@@ -337,7 +342,9 @@ function toRow(r: OrderDbRow): OrderRow {
     lastChangedAt: r.last_changed_at,
     contentHash: r.content_hash,
     statusConfirmedAt: r.status_confirmed_at ?? null,
-    statusConfirmedBy: r.status_confirmed_by ?? null
+    statusConfirmedBy: r.status_confirmed_by ?? null,
+    statusCheckedAt: r.status_checked_at ?? null,
+    statusCheckFailures: r.status_check_failures ?? 0
   }
 }
 
@@ -536,9 +543,14 @@ export class OrdersRepo {
       return { kind: 'unchanged' }
     }
     if (record.updatedAt < existing.updated_at) return { kind: 'stale' }
-    if (record.updatedAt === existing.updated_at && existing.status_source === 'watch' && record.status !== existing.status) {
-      // A watch saw this status after the snapshot that carried this updatedAt: the
-      // snapshot is not news about the status, keep the newer observation.
+    if (
+      record.updatedAt === existing.updated_at &&
+      (existing.status_source === 'watch' || existing.status_source === 'webhook') &&
+      record.status !== existing.status
+    ) {
+      // A watch or a webhook saw this status after the snapshot that carried this
+      // updatedAt (a webhook's own updatedAt is not kept): the snapshot is not news about
+      // the status, keep the newer observation.
       record = { ...record, status: existing.status }
       hash = contentHash(record)
       if (existing.content_hash === hash) return { kind: 'unchanged' }

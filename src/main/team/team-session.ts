@@ -10,6 +10,7 @@ import {
   channelNames,
   type ChannelName,
   type ChannelOutput,
+  type Coverage,
   type ErrorInfo,
   type EventName,
   type EventPayload,
@@ -21,6 +22,7 @@ import {
 } from '../../shared/ipc/contract'
 import { channelAccess, channelsOf } from '../../shared/ipc/team-access'
 import { trayState } from '../tray-state'
+import { offlineCoverage, offlineGapTexts, type OfflineInputs } from './offline-coverage'
 import { HubConnection, type HubConnectionOptions } from './hub-connection'
 
 /** A hub's answer that was an error, thrown so the shells answer it as the same envelope. */
@@ -83,6 +85,10 @@ export class TeamSession {
   private readonly syncStates = new Map<string, SyncState>()
   private readonly lastTicks = new Map<number, TickerSnapshot>()
   private readonly cached = new Map<ChannelName, unknown>()
+  /** The coverage the hub last reported (sync:coverage, coverage:changed): its gaps stay on show while it is away. */
+  private lastCoverage: Coverage | null = null
+  /** When the line to the hub was lost. */
+  private offlineSince: number | null = null
   /** The fiat this desktop's tickers last asked for: the hub forgets it on a restart. */
   private lastFiat: number | null = null
   private closed = false
@@ -171,6 +177,7 @@ export class TeamSession {
       this.lastTicks.set(this.lastFiat, value as TickerSnapshot)
     } else if (channel === 'sync:state')
       for (const s of (value as { states: SyncState[] }).states) this.syncStates.set(`${s.type}:${s.fiatType}`, s)
+    else if (channel === 'sync:coverage') this.lastCoverage = value as Coverage
     else if (channel === 'config:get' || channel === 'bank:get' || channel === 'budget:get' || channel === 'tray:state')
       this.cached.set(channel, value)
   }
@@ -193,8 +200,11 @@ export class TeamSession {
         const t = this.cached.get(channel) as ChannelOutput<'tray:state'> | undefined
         const sync = [...this.syncStates.values()].map((s) => this.offlineState(s))
         if (!sync.length) sync.push(this.offlineState(NO_SYNC_YET))
-        return trayState({ sync, attention: t?.attention ?? 0, inProgress: t?.inProgress ?? 0 })
+        // The gaps the hub last reported stay, after the one its absence is.
+        return trayState({ sync, attention: t?.attention ?? 0, inProgress: t?.inProgress ?? 0, gaps: offlineGapTexts(this.offline()) })
       }
+      case 'sync:coverage':
+        return offlineCoverage(this.offline())
       case 'sync:state':
         return this.syncStates.size ? { states: [...this.syncStates.values()].map((s) => this.offlineState(s)) } : undefined
       case 'tickers:get': {
@@ -204,6 +214,10 @@ export class TeamSession {
       default:
         return undefined
     }
+  }
+
+  private offline(): OfflineInputs {
+    return { refused: this.connection.refused, since: this.offlineSince, last: this.lastCoverage }
   }
 
   private offlineError(): ErrorInfo {
@@ -238,6 +252,7 @@ export class TeamSession {
       this.lastTicks.set(t.fiatType, { ...t, error: null })
     } else if (event === 'config:updated') this.cached.set('config:get', payload)
     else if (event === 'budget:changed') this.cached.set('budget:get', payload)
+    else if (event === 'coverage:changed') this.lastCoverage = payload as Coverage
     this.o.emit(event, payload as never)
   }
 
@@ -259,12 +274,17 @@ export class TeamSession {
   private async onState(connected: boolean, _error: string | null): Promise<void> {
     if (this.closed) return
     if (!connected) {
-      // Offline marks: every scope says why it is not syncing, every price is stale.
+      this.offlineSince ??= Date.now()
+      // Offline marks: every scope says why it is not syncing, every price is stale, and
+      // the coverage says its completeness cannot be known (with the hub's last gaps).
       for (const s of this.syncStates.values()) this.o.emit('sync:state', this.offlineState(s))
+      const coverage = offlineCoverage(this.offline())
+      if (coverage) this.o.emit('coverage:changed', coverage)
       for (const t of this.lastTicks.values()) this.o.emit('ticker:tick', this.staleTick(t))
       this.o.emit('team:access', this.currentAccess())
       return
     }
+    this.offlineSince = null
     // Back: the hub forgot this desktop's windows when the stream dropped; say them again,
     // then bring the marks up to date.
     for (const view of this.views) void this.connection.call('tickers:visibility', { view, visible: true })
@@ -277,6 +297,8 @@ export class TeamSession {
     if (states.ok && !this.closed) for (const s of (states.value as { states: SyncState[] }).states) this.onHubEvent('sync:state', s)
     const budget = await this.connection.call('budget:get', {})
     if (budget.ok && !this.closed) this.onHubEvent('budget:changed', budget.value)
+    const coverage = await this.connection.call('sync:coverage', {})
+    if (coverage.ok && !this.closed) this.onHubEvent('coverage:changed', coverage.value)
   }
 
   async close(): Promise<void> {

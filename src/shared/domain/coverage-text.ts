@@ -11,14 +11,34 @@ export function scopeName(type: 1 | 2, fiatType: number): string {
 }
 
 /**
+ * A completeness check not done this long after it began is overdue, and shown as a gap:
+ * its count is one or two low-priority requests (six at most), and a low request waits at
+ * most two windows of a minute in a busy lane (rate-budget.ts), so two requests are done
+ * within 4 min on a service that answers.
+ */
+export const AUDIT_OVERDUE_MS = 5 * 60_000
+/**
+ * A check not done this long after it began is given up (the audit moves on to other
+ * scopes, and the scope says the check could not finish): longer than its six requests at
+ * most may wait (two windows each), so a busy but answering service is never cut short.
+ */
+export const AUDIT_TIMEOUT_MS = 15 * 60_000
+
+/** A check running for AUDIT_OVERDUE_MS or more. */
+export const auditOverdue = (a: Pick<ScopeCoverage['audit'], 'state' | 'startedAt'>, now: number): boolean =>
+  a.state === 'checking' && a.startedAt != null && now - a.startedAt >= AUDIT_OVERDUE_MS
+
+/**
  * "complete: 2,034 orders, checked 14:05" / "incomplete: repairing (2 of 5 pages)" /
- * "incomplete: 12 orders missing" / "checking" / "2,034 orders, not checked yet"; a scope
- * not synced says what its probe found. `time` writes a checked-at instant.
+ * "incomplete: 12 orders missing" / "checking since 14:05" / "check overdue: ..." /
+ * "2,034 orders, not checked yet"; a scope not synced says what its probe found. `time`
+ * writes an instant; `now` tells a check overdue.
  */
 export function auditText(
   s: Pick<ScopeCoverage, 'audit' | 'orders' | 'probe' | 'revealed'>,
   time: (ms: number) => string,
-  count: (n: number) => string
+  count: (n: number) => string,
+  now: number
 ): string {
   const a = s.audit
   const n = count(s.orders)
@@ -32,7 +52,10 @@ export function auditText(
     case 'incomplete':
       return `incomplete: ${a.error ?? `${count(Math.max(0, (a.serviceOrders ?? 0) - s.orders))} orders missing`}`
     case 'checking':
-      return `checking (${n} orders here)`
+      if (a.startedAt == null) return `checking (${n} orders here)`
+      return auditOverdue(a, now)
+        ? `check overdue: no count from the service since ${time(a.startedAt)}; given up at ${time(a.startedAt + AUDIT_TIMEOUT_MS)}`
+        : `checking since ${time(a.startedAt)} (${n} orders here)`
     case 'unchecked':
       return `${n} orders, not checked yet`
   }
@@ -45,6 +68,72 @@ const PROBE_TEXT: Record<ScopeCoverage['probe'], string> = {
   empty: 'no orders',
   refused: 'not offered by the service',
   failed: 'could not be probed'
+}
+
+/**
+ * orderStatus failures in a row (with nothing confirming the order since) after which its
+ * status is said to be one that cannot be confirmed (the freshness sweep, the order detail).
+ */
+export const UNCONFIRMABLE_AFTER = 3
+
+/** How an order's status stands against the freshness bound. */
+export type StatusConfirmation =
+  /** Closed (terminal), or confirmed within the bound: the detail says when and how. */
+  | { kind: 'current' }
+  /** Open and not confirmed within the bound (the budget, the sweep not reaching it yet). */
+  | { kind: 'overdue' }
+  /** Open, and orderStatus failed for it UNCONFIRMABLE_AFTER times or more in a row with nothing confirming it since. */
+  | { kind: 'unconfirmable'; failures: number; lastTriedAt: number | null }
+
+export function statusConfirmation(
+  row: Pick<OrderRow, 'statusConfirmedAt' | 'statusCheckFailures' | 'statusCheckedAt'>,
+  o: { open: boolean; now: number; boundMs: number }
+): StatusConfirmation {
+  if (!o.open || row.statusConfirmedAt === undefined) return { kind: 'current' }
+  const failures = row.statusCheckFailures ?? 0
+  if (failures >= UNCONFIRMABLE_AFTER) return { kind: 'unconfirmable', failures, lastTriedAt: row.statusCheckedAt ?? null }
+  if (row.statusConfirmedAt === null || o.now - row.statusConfirmedAt > o.boundMs) return { kind: 'overdue' }
+  return { kind: 'current' }
+}
+
+/**
+ * The order detail's sentence on its status: when and how it was last confirmed, and,
+ * plainly, when it could not be within the bound or cannot be at all. `when` writes an
+ * instant ("12 min ago (25 Nov 2026, 14:05)"), `time` a time of day.
+ */
+export function statusConfirmationText(
+  row: Pick<OrderRow, 'statusConfirmedAt' | 'statusConfirmedBy' | 'statusCheckFailures' | 'statusCheckedAt'>,
+  o: { open: boolean; now: number; boundMs: number; when: (ms: number) => string; time: (ms: number) => string }
+): { text: string; attention: boolean } {
+  const min = Math.round(o.boundMs / 60_000)
+  const last =
+    row.statusConfirmedAt === null || row.statusConfirmedAt === undefined
+      ? 'never confirmed by the service'
+      : `last confirmed ${o.when(row.statusConfirmedAt)} by ${confirmedByText(row.statusConfirmedBy ?? 'history')}`
+  const c = statusConfirmation(row, o)
+  switch (c.kind) {
+    case 'unconfirmable':
+      return {
+        attention: true,
+        text:
+          `Status cannot be confirmed: orderStatus failed ${c.failures} times in a row` +
+          `${c.lastTriedAt !== null ? `, last at ${o.time(c.lastTriedAt)}` : ''}. ` +
+          `${last[0]!.toUpperCase()}${last.slice(1)}; it may no longer be the service's status. It is asked again in turn.`
+      }
+    case 'overdue':
+      return {
+        attention: true,
+        text: `Status not confirmed within the ${min} min bound: ${last}. It is asked again.`
+      }
+    case 'current':
+      return {
+        attention: false,
+        text:
+          row.statusConfirmedAt === null
+            ? 'Status not confirmed by the service yet.'
+            : `Status ${last.replace('last confirmed', 'confirmed')}.${o.open ? ` Open orders are confirmed at least every ${min} min.` : ''}`
+      }
+  }
 }
 
 /** "a history answer", "a verified webhook", "orderStatus". */

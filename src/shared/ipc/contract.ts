@@ -251,7 +251,13 @@ export const ScopeCoverage = z.object({
     nextAt: EpochMs.nullable(),
     /** The repair's read of the whole scope: pages done of pages. */
     repair: z.object({ page: z.number().int(), pages: z.number().int() }).nullable(),
-    error: z.string().nullable()
+    error: z.string().nullable(),
+    /**
+     * When the check in progress began (null: none running): a count not done within
+     * AUDIT_OVERDUE_MS is shown as overdue, and given up at AUDIT_TIMEOUT_MS
+     * (shared/domain/coverage-text.ts). A hub of an older version leaves it out.
+     */
+    startedAt: EpochMs.nullable().optional()
   }),
   error: z.string().nullable(),
   /**
@@ -296,9 +302,13 @@ export const FreshnessInfo = z.object({
 })
 export type FreshnessInfo = z.infer<typeof FreshnessInfo>
 
-/** Something the app knows it may be missing, in the operator's words. */
+/**
+ * Something the app knows it may be missing, in the operator's words. `hub`: a Team
+ * profile's hub cannot be reached, so whether every order is here cannot be known (the
+ * desktop says it; the hub's own gaps are the last it reported).
+ */
 export const CoverageGap = z.object({
-  kind: z.enum(['unprobed', 'probe', 'audit', 'repair', 'reading', 'freshness']),
+  kind: z.enum(['unprobed', 'probe', 'audit', 'repair', 'reading', 'freshness', 'hub']),
   text: z.string(),
   type: OrderType.nullable(),
   fiatType: IdNum.nullable()
@@ -352,7 +362,15 @@ export const OrderRow = z.object({
   watched: z.boolean(),
   /** When the service last confirmed the status, and how (a hub of an older version leaves them out). */
   statusConfirmedAt: EpochMs.nullable().optional(),
-  statusConfirmedBy: z.enum(['history', 'webhook', 'orderStatus']).nullable().optional()
+  statusConfirmedBy: z.enum(['history', 'webhook', 'orderStatus']).nullable().optional(),
+  /**
+   * orderStatus requests of the freshness sweep that failed in a row for this order with
+   * nothing confirming its status since (0 when none), and when it was last asked: at
+   * UNCONFIRMABLE_AFTER (shared/domain/coverage-text.ts) its status cannot be confirmed. A
+   * hub of an older version leaves them out.
+   */
+  statusCheckFailures: z.number().int().optional(),
+  statusCheckedAt: EpochMs.nullable().optional()
 })
 export type OrderRow = z.infer<typeof OrderRow>
 

@@ -127,6 +127,8 @@ describe('a Team profile', () => {
     await viewerDesk.call('sync:state', {})
     const online = await viewerDesk.call('tray:state', {})
     expect(online.level).not.toBe('offline')
+    const coverageOnline = await viewerDesk.call('sync:coverage', {})
+    expect(coverageOnline.gaps.some((g) => g.kind === 'hub')).toBe(false)
     const open = Array.from({ length: 4 }, () => f.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true }))
     await viewerDesk.call('sync:now', {})
     for (const o of open) await viewerDesk.waitFor('order:created', (r) => r.orderId === o.orderId)
@@ -144,6 +146,15 @@ describe('a Team profile', () => {
     const tray = await viewerDesk.call('tray:state', {})
     expect(tray).toMatchObject({ level: 'offline', icon: 'error', attention: online.attention, inProgress: online.inProgress })
     expect(tray.detail).toMatch(/hub/)
+    // Nothing silent: completeness cannot be known while the hub is away, and the gaps it
+    // last reported stay on show (the tray, the orders header, diagnostics).
+    const trayGaps = tray.gaps ?? []
+    expect(trayGaps[0]).toMatch(/^Team hub unreachable since \d\d:\d\d UTC: whether every order is here cannot be known/)
+    expect(trayGaps.slice(1)).toEqual(coverageOnline.gaps.map((g) => g.text))
+    const coverageOffline = await viewerDesk.call('sync:coverage', {})
+    expect(coverageOffline.gaps).toEqual([expect.objectContaining({ kind: 'hub', text: trayGaps[0] }), ...coverageOnline.gaps])
+    expect(coverageOffline.scopes).toEqual(coverageOnline.scopes)
+    await viewerDesk.waitFor('coverage:changed', (c) => c.gaps[0]?.kind === 'hub')
     expect(await viewerDesk.envelope('orders:query', { filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 1 })).toMatchObject({
       ok: false,
       error: { kind: 'hub_unreachable', message: expect.stringMatching(/unreachable/) }
@@ -186,6 +197,8 @@ describe('a Team profile', () => {
     await waitUntil(() => changed().some((p) => p.row.orderId === later.orderId && p.newStatus === later.status), 10_000, 'live change')
     // Reconnected: the marks are lifted.
     await viewerDesk.waitFor('sync:state', (s) => s.lastError === null && s.lastSuccessAt !== null)
+    expect((await viewerDesk.call('sync:coverage', {})).gaps.some((g) => g.kind === 'hub')).toBe(false)
+    expect((await viewerDesk.call('tray:state', {})).gaps?.some((g) => /Team hub/.test(g))).toBe(false)
     expect((await viewerDesk.call('team:access', {})).team?.connected).toBe(true)
   })
 

@@ -172,4 +172,11 @@ describe('historyDirection and emptyHistory', () => {
     expect(errorOf(await call(sb, 'merchantHistory', { body: past }), 404)).toMatch(/No transactions found/)
     expect((await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', pageSize: 5 })).length).toBe(5)
   })
+
+  it('null answers a page with no records as data: null, and a page with records as before', async () => {
+    const past = { type: 1, fiatType: '1', page: 10_000, pageSize: 500 }
+    sb.control.setReadings({ emptyHistory: 'null' })
+    expect(await data<Rec[] | null>(sb, 'merchantHistory', past)).toBeNull()
+    expect((await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', pageSize: 5 })).length).toBe(5)
+  })
 })

@@ -88,7 +88,7 @@ export function problemNotice(p: ServiceProblem): ProblemNotice {
     case 'hub-down':
       return {
         title: "Your team's hub cannot be reached",
-        text: `${p.error ? `${p.error.message}. ` : ''}What you see was last synced through the hub; Rampdesk reconnects by itself. If it stays away, ask your team's admin whether the hub is running.`,
+        text: `${p.error ? `${p.error.message}. ` : ''}What you see was last synced through the hub, and whether every order is here cannot be known until it answers; Rampdesk reconnects by itself. If it stays away, ask your team's admin whether the hub is running.`,
         action: { kind: 'retry', label: 'Reconnect now' },
         tone: 'failure'
       }

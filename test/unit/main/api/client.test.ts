@@ -163,6 +163,18 @@ describe('ApiClient errors', () => {
     expect(e.message).toMatch(/^data\[3\]\.updatedAt: /)
   })
 
+  test('an empty listing answered as data: null, or with no data at all, is no records, not a schema error', async () => {
+    const svc = mockService()
+    const client = svc.client()
+    svc.script('merchantHistory', envelope(null))
+    expect(await client.historyPage({ type: 1, page: 9 })).toMatchObject({ records: [], rejected: [], size: 0 })
+    svc.script('merchantHistory', { status: 200, json: { status: 1, code: 200 } })
+    expect(await client.merchantHistory({ type: 2, page: 9 })).toEqual([])
+    // Anything else where the records belong is still refused, with its path.
+    svc.script('merchantHistory', envelope({ orders: [] }))
+    expect(await caught(client.merchantHistory({ type: 1 }))).toMatchObject({ kind: 'schema', endpoint: 'merchantHistory' })
+  })
+
   test('in a union, the path comes from the branch that matched furthest', async () => {
     const svc = mockService()
     svc.script('allChainMapping', envelope({ '7': { chainName: 'no symbol' } }))

@@ -16,6 +16,8 @@ import { HistoryReadings } from '../../../../src/main/monitor/history-readings'
 import { countOnService } from '../../../../src/main/monitor/completeness-audit'
 import { auditLine as auditText } from '../../../../src/main/monitor/coverage'
 import { at, FakeClock, FakeHistory, httpError, onramp, settle } from './fake-history'
+import { ApiError } from '../../../../src/shared/api/errors'
+import { isEmptyAnswer } from '../../../../src/main/monitor/scope-discovery'
 
 const POLL = 30_000
 const PROBE = 10 * 60_000
@@ -156,6 +158,25 @@ describe('scopes found, not configured', () => {
   })
 })
 
+describe('a fiat the service does not know, answered with its default fiat', () => {
+  it("is no scope of its own, and does not make the app decide the type's listings ignore fiatType", async () => {
+    // Fiat 9 is named by the configuration; the service answers it with the INR listing.
+    fake.readings.answerFiatAs = { 9: 1 }
+    for (let i = 1; i <= 40; i++) fake.put(1, 2, onramp(2000 + i, at(5 * i), 4, 2))
+    monitor = make({ discover: { fiats: () => [1, 2, 3, 9], probeEveryMs: PROBE } })
+    monitor!.start()
+    await clock.advance(1000)
+    expect(scope(1, 9)?.probe).toBe('empty')
+    expect(monitor!.readings.fiatIgnored(1)).toBe(false)
+    // New TRY orders keep arriving in their own scope.
+    for (let i = 41; i <= 60; i++) fake.put(1, 2, onramp(2000 + i, at(1000 + i), 4, 2))
+    await clock.advance(2 * POLL)
+    expect(store.orders.countScope(1, 2)).toBe(60)
+    expect(store.orders.countScope(1, 1)).toBe(120)
+    expect(store.orders.countScope(1, 9)).toBe(0)
+  })
+})
+
 describe('probes the service refuses or fails', () => {
   it('a service answering an empty listing with 404 has empty scopes, and a new fiat is still found within one probe interval', async () => {
     fake.refuse = (_c, rows) => (rows.length === 0 ? httpError(404, 'No transactions found') : undefined)
@@ -168,6 +189,24 @@ describe('probes the service refuses or fails', () => {
     await clock.advance(1000)
     expect(scope(1, 2)!.probe).toBe('active')
     expect(store.orders.get(1, 7001)).toBeDefined()
+  })
+
+  it('an empty listing answered HTTP 200 with the envelope {status: 0, code: 404} is empty too, not refused', async () => {
+    const envelope404 = new ApiError({
+      kind: 'api',
+      endpoint: 'merchantHistory',
+      httpStatus: 200,
+      code: 404,
+      message: 'No transactions found'
+    })
+    fake.refuse = (_c, rows) => (rows.length === 0 ? envelope404 : undefined)
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    expect(scope(1, 2)).toMatchObject({ probe: 'empty', error: null })
+    // A 200 carrying another refusal (an unknown fiat) is still a refusal.
+    expect(isEmptyAnswer({ kind: 'api', httpStatus: 200, code: 422, message: 'fiatType not supported', retryable: false })).toBe(false)
+    expect(isEmptyAnswer({ kind: 'api', httpStatus: 200, code: 429, message: 'no data for you yet', retryable: false })).toBe(false)
   })
 
   it('a fiat the service refuses is asked again within one probe interval, and an order seen there is a gap while it refuses', async () => {
@@ -279,7 +318,7 @@ describe('completeness audit', () => {
     await clock.advance(1000)
     await clock.advance(5 * 60_000)
     expect(scope(1, 1)!.audit).toMatchObject({ state: 'complete', serviceOrders: 120 })
-    expect(auditText(scope(1, 1)!)).toMatch(/^complete: 120 orders, checked \d\d:\d\d UTC$/)
+    expect(auditText(scope(1, 1)!, clock.now())).toMatch(/^complete: 120 orders, checked \d\d:\d\d UTC$/)
 
     store.database.sql.run('DELETE FROM orders WHERE type = 1 AND fiat_type = 1 AND order_id <= 70')
     // What the scope says while each request of the repair is answered.
@@ -287,7 +326,7 @@ describe('completeness audit', () => {
     const repairPriorities = new Set<string | undefined>()
     fake.beforeAnswer = (c) => {
       if (c.type !== 1 || c.fiatType !== 1) return
-      seen.push(auditText(scope(1, 1)!))
+      seen.push(auditText(scope(1, 1)!, clock.now()))
       if (scope(1, 1)!.audit.state === 'repairing') repairPriorities.add(c.priority)
     }
     const before = fake.calls.length
@@ -303,6 +342,23 @@ describe('completeness audit', () => {
     expect(store.orders.countScope(1, 1)).toBe(120)
     expect(monitor!.coverage().gaps).toEqual([])
     expect(monitor!.coverage().spentLastHour.audit).toBeGreaterThanOrEqual(4)
+  })
+})
+
+describe('completeness audit: more here than the service lists', () => {
+  it('is not complete: orders the service no longer lists would hide as many missing ones from a count', async () => {
+    monitor = make({ auditEveryMs: AUDIT })
+    monitor!.start()
+    await clock.advance(1000)
+    await clock.advance(5 * 60_000)
+    expect(scope(1, 1)!.audit).toMatchObject({ state: 'complete', serviceOrders: 120 })
+    for (let id = 1; id <= 5; id++) fake.remove(1, 1, id)
+    await clock.advance(AUDIT)
+    expect(scope(1, 1)!.audit).toMatchObject({ state: 'incomplete', serviceOrders: 115 })
+    expect(auditText(scope(1, 1)!, clock.now())).toMatch(
+      /5 orders here the service does not list \(removed at the service, or listed in another scope\)/
+    )
+    expect(monitor!.coverage().gaps.some((g) => g.type === 1 && g.fiatType === 1 && g.kind === 'audit')).toBe(true)
   })
 })
 
@@ -429,7 +485,10 @@ describe('status freshness', () => {
 
 describe('a service that does not filter a type by fiat', () => {
   it('is synced as one scope of every fiat of that type', async () => {
-    // Every offramp listing holds every offramp order, whatever fiat it asks for.
+    // Every offramp listing holds every offramp order, whatever fiat it asks for: here
+    // orders in two fiats (one listing of another fiat alone would say nothing: a fiat the
+    // service does not know, answered with its default).
+    for (let i = 21; i <= 30; i++) fake.put(2, 3, onramp(i, at(i), 6, 1))
     const real = fake.historyPage
     fake.historyPage = async (req, opts) => (req.type === 2 ? real({ ...req, fiatType: 3 }, opts) : real(req, opts))
     monitor = make()
@@ -444,8 +503,60 @@ describe('a service that does not filter a type by fiat', () => {
         .filter((s) => s.type === 2)
         .map((s) => s.fiatType)
     ).toEqual([0])
-    expect(store.orders.countScope(2, null)).toBe(20)
+    expect(store.orders.countScope(2, null)).toBe(30)
     expect(scope(2, 0)!.probe).toBe('active')
+  })
+})
+
+describe('a completeness check that does not finish', () => {
+  it('says since when it runs, is shown overdue (a gap, said at once) well before it is given up, then says it could not finish', async () => {
+    const seenAt: Array<{ at: number; gaps: string[] }> = []
+    monitor = make({
+      auditEveryMs: AUDIT,
+      // Polls and probes far apart, so no other change says it in their stead.
+      historyPollMs: 11 * 60_000,
+      discover: { fiats: () => [1, 2, 3], probeEveryMs: 13 * 60_000 },
+      onEvent: (event, payload) => {
+        if (event === 'coverage:changed') seenAt.push({ at: clock.now(), gaps: (payload as Coverage).gaps.map((g) => g.text) })
+      }
+    })
+    monitor!.start()
+    await clock.advance(1000)
+    // From now on the service leaves onramp INR's counts unanswered (the polls still answer).
+    const real = fake.historyPage
+    fake.historyPage = (req, opts) =>
+      req.type === 1 && req.fiatType === 1 && opts?.priority === 'low'
+        ? new Promise((_resolve, reject) => opts?.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))
+        : real(req, opts)
+    while (scope(1, 1)!.audit.state !== 'checking') await clock.advance(10_000)
+    const started = scope(1, 1)!.audit.startedAt!
+    const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16)
+    expect(clock.now() - started).toBeLessThanOrEqual(10_000)
+    expect(auditText(scope(1, 1)!, clock.now())).toBe(`checking since ${hhmm(started)} UTC (120 orders here)`)
+    expect(monitor!.coverage().gaps.filter((g) => g.type === 1 && g.fiatType === 1)).toEqual([])
+
+    await clock.advance(started + 4 * 60_000 - clock.now())
+    expect(monitor!.coverage().gaps.filter((g) => g.type === 1 && g.fiatType === 1)).toEqual([])
+    await clock.advance(60_000)
+    // Overdue at 5 min: a gap, and a coverage:changed that carries it without waiting for another change.
+    const overdue = `Onramp INR: check overdue: no count from the service since ${hhmm(started)} UTC; given up at ${hhmm(started + 15 * 60_000)} UTC`
+    expect(monitor!.coverage().gaps.filter((g) => g.type === 1 && g.fiatType === 1)).toEqual([
+      { kind: 'audit', text: overdue, type: 1, fiatType: 1 }
+    ])
+    await clock.advance(1000)
+    // Said when it fell overdue (within the quarter second coverage:changed gathers), not at some later change.
+    expect(seenAt.find((e) => e.gaps.includes(overdue))?.at).toBeLessThanOrEqual(started + 5 * 60_000 + 250)
+
+    // Given up at 15 min: no longer running, and the scope says its latest check could not finish.
+    await clock.advance(10 * 60_000)
+    expect(scope(1, 1)!.audit).toMatchObject({ startedAt: null, error: 'the check could not finish: no answer within 15 min' })
+    expect(
+      monitor!
+        .coverage()
+        .gaps.filter((g) => g.type === 1 && g.fiatType === 1)
+        .map((g) => g.text)
+    ).toEqual([expect.stringMatching(/^Onramp INR: .*; the latest check could not finish: no answer within 15 min$/)])
+    fake.historyPage = real
   })
 })
 

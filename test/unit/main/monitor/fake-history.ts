@@ -79,6 +79,8 @@ export interface FakeReadings {
   emptyStatus?: number
   /** The most records a page holds, whatever pageSize asks (offsets in it). */
   pageSizeCap?: number
+  /** A fiat the service does not know, answered with another fiat's listing (its default): asked -> served. */
+  answerFiatAs?: Record<number, number>
 }
 
 /** A rank that is stable per id and unrelated to its order. */
@@ -106,6 +108,11 @@ export class FakeHistory {
     let m = this.data.get(k)
     if (!m) this.data.set(k, (m = new Map()))
     m.set(record.orderId, record)
+  }
+
+  /** The service no longer lists this order (removed, or moved out of the listing). */
+  remove(type: number, fiatType: number, orderId: number): void {
+    this.data.get(`${type}:${fiatType}`)?.delete(orderId)
   }
 
   /** Serves this order as a record the client cannot read (until fixed with put or change). */
@@ -203,7 +210,8 @@ export class FakeHistory {
     const rank = (id: number) => hiddenRank(tieOrder === 'limit' ? id ^ Math.imul(size, 0x9e3779b1) : id)
     const tie = (a: OnrampOrder, b: OnrampOrder) => (tieOrder === 'orderId' ? a.orderId - b.orderId : rank(a.orderId) - rank(b.orderId))
     const key = (r: OnrampOrder) => (orderBy === 'createdAt' ? r.createdAt : r.updatedAt)
-    const rows = [...(this.data.get(`${call.type}:${call.fiatType}`)?.values() ?? [])]
+    const served = this.readings.answerFiatAs?.[call.fiatType as number] ?? call.fiatType
+    const rows = [...(this.data.get(`${call.type}:${served}`)?.values() ?? [])]
       .filter(
         (r) =>
           call.since === undefined ||

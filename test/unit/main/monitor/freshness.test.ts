@@ -99,10 +99,10 @@ describe('FreshnessSweeper', () => {
     expect(asked.length).toBeLessThanOrEqual(400)
   })
 
-  it('asks as late as the bound allows: a few open orders are left alone until two ticks before it', async () => {
+  it('asks as late as the bound allows: a few open orders are left alone until a tick before it', async () => {
     openOrders(5, START)
     const { s, asked } = sweeper()
-    await run(s, BOUND - 3 * TICK)
+    await run(s, BOUND - 2 * TICK)
     expect(asked).toEqual([])
     await run(s, TICK)
     expect(asked).toHaveLength(5)

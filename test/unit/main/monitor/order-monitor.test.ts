@@ -348,15 +348,48 @@ describe('OrderMonitor', () => {
       expect(store.orders.get(1, 1)).toMatchObject({ status: 5, statusSource: 'webhook', transactionHash: '0xfeed' })
       expect(of('order:changed').map((c) => [c.row.orderId, c.oldStatus, c.newStatus, c.terminal])).toEqual([[1, 0, 5, true]])
       expect(of('order:terminal')[0]).toMatchObject({ source: 'webhook', status: 5 })
-      // A replay of an older snapshot changes nothing.
-      expect(monitor.ingestWebhook(1, onramp(1, at(1), 0))).toBe('stale')
+      // The webhook's later updatedAt is not kept (the live notes: internal, due to go).
+      expect(store.orders.get(1, 1)!.updatedAt).toBe(at(1))
+      // A replay of the snapshot the order was synced from does not move the status back:
+      // at equal updatedAt the webhook's later observation of the status stands.
+      expect(monitor.ingestWebhook(1, onramp(1, at(1), 0))).toBe('updated')
       expect(store.orders.get(1, 1)!.status).toBe(5)
+      expect(monitor.ingestWebhook(1, onramp(1, at(0), 0))).toBe('stale')
       // The next sync reconciles quietly once the service reports the same.
       fake.change(1, 1, 1, 5, at(7000))
       events.length = 0
       await monitor.syncNow()
       expect(of('order:changed')).toHaveLength(0)
       expect(store.orders.get(1, 1)!.status).toBe(5)
+    })
+
+    it('writes nothing over a held order when the webhook is another order under the same id (a dummy, the other type)', async () => {
+      await monitor.syncNow()
+      const held = store.orders.get(1, 1)!
+      // A dummy webhook's made-up order numbered 1: another fiat, wallet, creation.
+      const dummy = { ...onramp(1, at(9000), 4, 2, '2026-11-24T10:00:00.000Z'), walletAddress: '0xdummy' }
+      expect(monitor.ingestWebhook(1, dummy)).toBe('mismatch')
+      // An offramp order numbered 1 whose body (no eventType) reads as an onramp record.
+      expect(monitor.ingestWebhook(1, { ...onramp(1, at(9000), 4), createdAt: '2023-05-05T00:00:00.000Z' })).toBe('mismatch')
+      expect(monitor.ingestWebhook(1, { ...onramp(1, at(9000), 4), coinId: 99 })).toBe('mismatch')
+      expect(store.orders.get(1, 1)).toEqual(held)
+      expect(of('order:changed')).toHaveLength(0)
+      // The same order, its creation written another way and its wallet in other case: applied.
+      const same = { ...onramp(1, at(9000), 5), createdAt: '2022-01-01T00:00:00Z', walletAddress: held.walletAddress!.toUpperCase() }
+      expect(monitor.ingestWebhook(1, same)).toBe('status')
+      expect(store.orders.get(1, 1)!.status).toBe(5)
+    })
+
+    it("keeps the order's updatedAt, not the webhook's, so the history answers after it are not set aside", async () => {
+      await monitor.syncNow()
+      const before = store.orders.get(1, 1)!.updatedAt
+      // The body's updatedAt (internal, due to go) far ahead of the service's record.
+      expect(monitor.ingestWebhook(1, onramp(1, '2099-01-01T00:00:00.000Z', 5))).toBe('status')
+      expect(store.orders.get(1, 1)).toMatchObject({ status: 5, updatedAt: before })
+      // The service's record, changed since (a refund), reaches the order through history.
+      fake.change(1, 1, 1, 15, at(7000))
+      await monitor.syncNow()
+      expect(store.orders.get(1, 1)).toMatchObject({ status: 15, updatedAt: at(7000) })
     })
 
     it('does not invent an order it has not synced; it asks for a sync instead', async () => {

@@ -8,6 +8,7 @@ import { applyMigrations, migrations } from '../../../../src/main/store/migratio
 import { OrdersRepo } from '../../../../src/main/store/orders-repo'
 import { SyncCursorsRepo } from '../../../../src/main/store/sync-cursors-repo'
 import { UnreadableOrdersRepo } from '../../../../src/main/store/unreadable-orders-repo'
+import { toContractRow } from '../../../../src/main/order-rows'
 
 let dir: string
 let db: ProfileDatabase | null = null
@@ -169,6 +170,20 @@ describe('openProfileDatabase', () => {
     for (let i = 0; i < 3; i++) orders.noteStatusCheck(1, 8, false)
     expect(due()).toEqual([7, 8])
     expect(orders.openSummary('2025-01-05T00:00:00.000Z', 3)).toMatchObject({ open: 2, unconfirmed: 2, unconfirmable: 1 })
+    // The order's row says so too (the order detail's "cannot be confirmed"), with when it was last asked.
+    const shown = (id: number) => {
+      const r = toContractRow(orders.get(1, id)!, false)
+      return { failures: r.statusCheckFailures, checkedAt: r.statusCheckedAt, confirmedAt: r.statusConfirmedAt }
+    }
+    expect(shown(8)).toEqual({
+      failures: 3,
+      checkedAt: Date.parse('2025-01-03T00:00:00.000Z'),
+      confirmedAt: Date.parse('2025-01-01T00:00:00.000Z')
+    })
+    expect(shown(7)).toMatchObject({ failures: 0, checkedAt: null })
+    // Confirmed since (a webhook, a history answer): the failures no longer stand.
+    orders.applyStatus(1, 8, 0, 'watch', '2025-01-04T00:00:00.000Z')
+    expect(shown(8)).toMatchObject({ failures: 0, confirmedAt: Date.parse('2025-01-04T00:00:00.000Z') })
     expect(db.integrityCheck()).toBe('ok')
   })
 

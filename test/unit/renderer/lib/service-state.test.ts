@@ -101,6 +101,8 @@ describe('problemNotice', () => {
 
   it('gives each state its one action', () => {
     expect(problemNotice({ kind: 'hub-down', error: null }).action?.kind).toBe('retry')
+    // Nothing silent: the orders' completeness cannot be known while the hub is away.
+    expect(problemNotice({ kind: 'hub-down', error: null }).text).toMatch(/whether every order is here cannot be known/)
     expect(problemNotice({ kind: 'no-secret', error: err('missing_secret') }).action).toMatchObject({ label: 'Add the secret' })
     expect(problemNotice({ kind: 'service-down', error: err('network', { message: 'ECONNREFUSED' }) }).action?.kind).toBe('sync')
     expect(problemNotice({ kind: 'service-down', error: err('api', { code: 503 }) }).title).toBe('The service is down for maintenance')

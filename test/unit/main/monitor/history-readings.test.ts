@@ -1,0 +1,37 @@
+// HistoryReadings' evidence about merchantHistory's fiatType filter, page by page.
+import { describe, expect, it } from 'vitest'
+import { HistoryReadings, type ObservedItem } from '../../../../src/main/monitor/history-readings'
+
+const item = (orderId: number, fiatType: number | null): ObservedItem => ({
+  orderId,
+  fiatType,
+  createdAt: `2026-01-01T00:00:0${orderId % 10}.000Z`,
+  updatedAt: `2026-01-01T00:00:0${orderId % 10}.000Z`
+})
+
+describe('the fiatType filter of a type', () => {
+  it('is ignored when one answer holds the fiat asked and another', () => {
+    const r = new HistoryReadings()
+    r.observe({ type: 1, fiatType: 2, since: undefined, items: [item(1, 2), item(2, 1)] })
+    expect(r.fiatIgnored(1)).toBe(true)
+  })
+
+  it('is ignored when one answer holds two fiats, neither the one asked', () => {
+    const r = new HistoryReadings()
+    r.observe({ type: 1, fiatType: 9, since: undefined, items: [item(1, 1), item(2, 2)] })
+    expect(r.fiatIgnored(1)).toBe(true)
+  })
+
+  it('is not decided by an answer of one other fiat only: a fiat the service does not know, answered with its default', () => {
+    const r = new HistoryReadings()
+    r.observe({ type: 1, fiatType: 9, since: undefined, items: [item(1, 1), item(2, 1), item(3, 1)] })
+    expect(r.fiatIgnored(1)).toBe(false)
+    expect(r.state().fiatFilter[1].value).toBe('filter')
+  })
+
+  it('is ignored when records of the answer are held under another fiat (records that name none)', () => {
+    const r = new HistoryReadings()
+    r.observe({ type: 2, fiatType: 2, since: undefined, items: [item(1, null)], foreign: 1 })
+    expect(r.fiatIgnored(2)).toBe(true)
+  })
+})
