@@ -84,6 +84,7 @@ describe('readings', () => {
       [{ historySince: 'orderId' }, /historySince must be one of updatedAt, createdAt/],
       [{ historyOrder: 'id' }, /historyOrder must be one of updatedAt, createdAt/],
       [{ firstPage: 2 }, /firstPage must be 1 or 0/],
+      [{ missingPage: 'last' }, /missingPage must be one of first, one/],
       [{ pageSizeCap: 0 }, /pageSizeCap must be null or a whole number from 1 to 500/],
       [{ pageSizeCap: 501 }, /pageSizeCap must be null/],
       [{ offrampFiat: 'any' }, /offrampFiat must be one of filter, ignore/],
