@@ -32,7 +32,7 @@ const HELP = `Usage: npm run sandbox -- [options]
   --offramp-fiats IDS    fiat type ids offramp orders are made in (default: 1, INR)
 Readings of the spec's open choices (docs/spec-readings.md; default first):
   --since ${CHOICES.since.join('|')}     merchantHistory since: updatedAt >= since, or > since
-  --tie-order ${CHOICES.tieOrder.join('|')}     records sharing an updatedAt: by orderId, or a hidden row order
+  --tie-order ${CHOICES.tieOrder.join('|')}     records sharing an updatedAt: by orderId, a hidden row order, or one that depends on pageSize
   --param-types strict|lenient|field=mode,...
                          parameter types: strict takes only the spec's JSON type (else 409);
                          lenient also the other encoding. A bare mode sets every field, then

@@ -13,8 +13,11 @@ export type { WebhookPayloadForm } from './signing'
 export interface SandboxReadings {
   /** merchantHistory since: updatedAt >= since ("selects records from that time"), or > since. */
   since: 'inclusive' | 'exclusive'
-  /** Records sharing one updatedAt: by orderId, or by a hidden row order (a seeded permutation, stable, invisible in the data). */
-  tieOrder: 'orderId' | 'hidden'
+  /**
+   * Records sharing one updatedAt: by orderId, or by a hidden row order (a seeded permutation,
+   * stable, invisible in the data), or 'limit': a hidden order that also depends on pageSize.
+   */
+  tieOrder: 'orderId' | 'hidden' | 'limit'
   /** Per "endpoint.field": strict takes only the spec's JSON type; lenient also the other encoding. */
   paramTypes: Record<string, ParamMode>
   /** The 409 text names the fields ("Wrong parameter type: fiatType must be string, not number") or not ("wrong parameter type"). */
@@ -104,7 +107,7 @@ export function defaultReadings(): SandboxReadings {
 /** The choices of each enumerated reading, for validation, --help and the docs. */
 export const CHOICES = {
   since: ['inclusive', 'exclusive'],
-  tieOrder: ['orderId', 'hidden'],
+  tieOrder: ['orderId', 'hidden', 'limit'],
   typeErrorText: ['named', 'bare'],
   limiter: ['sliding', 'fixed'],
   tickerShape: ['split', 'buySell'],

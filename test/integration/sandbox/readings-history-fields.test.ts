@@ -33,6 +33,7 @@ beforeEach(() => {
     historyOrder: d.historyOrder,
     firstPage: d.firstPage,
     missingPage: d.missingPage,
+    tieOrder: d.tieOrder,
     pageSizeCap: d.pageSizeCap,
     offrampFiat: d.offrampFiat,
     historyDirection: d.historyDirection,
@@ -135,6 +136,21 @@ describe('firstPage and pageSizeCap', () => {
     expect(ids(p1)).toEqual(ids(all.slice(0, 100)))
     const p2 = await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', page: 2, pageSize: 500 })
     expect(ids(p2)).toEqual(ids(all.slice(100, 200)))
+  })
+})
+
+describe('tieOrder limit', () => {
+  it('orders ties at one updatedAt differently for each page size; the same page size answers the same', async () => {
+    const first = (pageSize: number) => data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', pageSize })
+    const [a, b] = [await first(20), await first(21)]
+    // The oldest records share the spec's cutover instant (4.4).
+    expect(new Set([...a, ...b].map((r) => r.updatedAt)).size).toBe(1)
+    sb.control.setReadings({ tieOrder: 'hidden' })
+    expect(ids((await first(21)).slice(0, 20))).toEqual(ids(await first(20)))
+    sb.control.setReadings({ tieOrder: 'limit' })
+    const [c, d] = [await first(20), await first(21)]
+    expect(ids(d.slice(0, 20))).not.toEqual(ids(c))
+    expect(ids(await first(20))).toEqual(ids(c))
   })
 })
 
