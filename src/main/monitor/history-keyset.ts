@@ -62,16 +62,24 @@ interface Listing {
 const minIso = (a: string | null, b: string): string => (a !== null && a < b ? a : b)
 
 /**
+ * Records the overlap of two pages inside a run must hold. One record can sit where it was
+ * by chance when the service orders ties differently for each page size (SQL LIMIT with no
+ * tie-breaker: about one chance in the run's length per page); two make that rare.
+ */
+const MIN_OVERLAP = 2
+
+/**
  * The next page of a run paged by offset after position `last` was read: a page size at
- * most `max` whose page starts at or before `last` (the overlap to check) and ends past it,
- * the overlap as small as can be. Null when no size allows it (then the next page starts
- * right after `last`, unchecked).
+ * most `max` whose page starts at least MIN_OVERLAP records before `last`'s end (the
+ * overlap to check) and ends past it, the overlap as small as can be. Null when no size
+ * allows it (then the next page starts right after `last`, unchecked).
  */
 export function overlappingWindow(last: number, max: number): Window | null {
   let best: Window | null = null
   let bestGain = 0
   for (let size = Math.min(max, last + 1); size >= 2; size--) {
     const start = Math.floor(last / size) * size
+    if (last - start + 1 < MIN_OVERLAP) continue
     const gain = start + size - 1 - last
     if (gain > bestGain) {
       best = { page: start / size + 1, size }

@@ -8,7 +8,7 @@
 //
 // Then the readings of merchantHistory the client checks at run time (issue 23): since
 // and the order on createdAt, pages from 0 (a missing page read as the first or as page 1,
-// the second), a page size capped below the one asked for,
+// the second), ties ordered differently for each page size, a page size capped below the one asked for,
 // offramp listings ignoring fiatType, alone and together, × churn. There the sync runs as
 // a profile session runs it (readings kept per profile, probes on); then (fake) time runs
 // on past the freshness bound at the shipped settings (a poll every historyPollSeconds,
@@ -123,6 +123,7 @@ const NEW_READINGS: { name: string; readings: ReadingsInput }[] = [
   { name: 'since and order on createdAt', readings: { historySince: 'createdAt', historyOrder: 'createdAt' } },
   { name: 'pages from 0', readings: { firstPage: 0 } },
   { name: 'pages from 0, a missing page read as page 1', readings: { firstPage: 0, missingPage: 'one' } },
+  { name: 'ties ordered per page size (SQL LIMIT, no tie-breaker)', readings: { tieOrder: 'limit' } },
   { name: 'pages capped at 30', readings: { pageSizeCap: 30 } },
   { name: 'offramp ignoring fiatType', readings: { offrampFiat: 'ignore' } },
   { name: 'order ignored: newest first', readings: { historyDirection: 'DESC' } },

@@ -120,17 +120,17 @@ describe('HistorySync', () => {
     for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
     for (let i = 1204; i <= 1510; i++) fake.put(1, 1, onramp(i, at(i)))
     const r = await sync().run(1, 1)
-    // Inside the run each page re-reads the end of the one before (page sizes 499, 498)
-    // to check nothing shifted; past it, keyset again. Before the first page past the
+    // Inside the run each page re-reads the last two records of the one before (page sizes
+    // 498, 497) to check nothing shifted; past it, keyset again. Before the first page past the
     // first, the page number is found once (page 1 of one record, page 0 refused: counted
     // from 1); from then on every listing names its first page.
     expect(fake.calls.map((c) => [c.since, c.wirePage, c.pageSize])).toEqual([
       [undefined, undefined, 500],
       [undefined, 1, 1],
       [undefined, 0, 1],
-      [undefined, 2, 499],
-      [undefined, 3, 498],
-      [before(at(1494)), 1, 500]
+      [undefined, 2, 498],
+      [undefined, 3, 497],
+      [before(at(1491)), 1, 500]
     ])
     expect(r).toMatchObject({ requests: 6, restarts: 0 })
     expectMatchesTruth()
@@ -163,12 +163,12 @@ describe('HistorySync', () => {
     await expect(sync().run(1, 1)).rejects.toThrow(ApiError)
     store.close()
     store = openLocalStore(dir)
-    expect(store.syncCursors.get(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 998 })
+    expect(store.syncCursors.get(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 996 })
     fake.calls.length = 0
     const r = await sync().run(1, 1)
-    // Positions 0-997 were read; the first page re-reads 996-997 and goes on.
-    expect(fake.calls[0]).toMatchObject({ since: before(CUTOVER_ISO), page: 3, pageSize: 498 })
-    expect(r).toMatchObject({ created: 402, restarts: 0 })
+    // Positions 0-995 were read; the first page re-reads 994-995 and goes on.
+    expect(fake.calls[0]).toMatchObject({ since: before(CUTOVER_ISO), page: 3, pageSize: 497 })
+    expect(r).toMatchObject({ created: 404, restarts: 0 })
     expectMatchesTruth()
   })
 
