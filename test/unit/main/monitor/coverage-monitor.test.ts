@@ -354,7 +354,7 @@ describe('completeness audit: more here than the service lists', () => {
     for (let id = 1; id <= 5; id++) fake.remove(1, 1, id)
     await clock.advance(AUDIT)
     expect(scope(1, 1)!.audit).toMatchObject({ state: 'incomplete', serviceOrders: 115 })
-    expect(auditText(scope(1, 1)!)).toMatch(
+    expect(auditText(scope(1, 1)!, clock.now())).toMatch(
       /5 orders here the service does not list \(removed at the service, or listed in another scope\)/
     )
     expect(monitor!.coverage().gaps.some((g) => g.type === 1 && g.fiatType === 1 && g.kind === 'audit')).toBe(true)
