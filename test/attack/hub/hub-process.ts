@@ -57,6 +57,8 @@ export interface HubProcessOptions {
   viaNpm?: boolean
   /** The hub's data directory (kept when it stops); default a new one, removed when it stops. */
   dataDir?: string
+  /** The service URL the hub is given (default the sandbox's own; a recording proxy in front of it). */
+  baseUrl?: string
 }
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
@@ -77,7 +79,7 @@ export async function startHubProcess(o: HubProcessOptions = {}): Promise<HubPro
   const serveArgs = [
     'serve',
     '--base-url',
-    sandbox.url,
+    o.baseUrl ?? sandbox.url,
     '--service-name',
     sandbox.serviceName,
     '--api-key',
