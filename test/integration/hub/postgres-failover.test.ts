@@ -176,7 +176,11 @@ describe.skipIf(postgresUnavailable !== null)('two hub processes on one PostgreS
 
     back.catch(() => undefined) // awaited below; a failure there is the test's
     // The survivor leads within 15 s.
-    await waitUntil(async () => (await readyz(survivor.url))?.role === 'leader', 15_000, 'the survivor leading')
+    await waitUntil(async () => (await readyz(survivor.url))?.role === 'leader', 15_000, 'the survivor leading').catch(async (e: Error) => {
+      throw new Error(
+        `${e.message}: its /readyz says ${JSON.stringify(await readyz(survivor.url))}; its log:\n${survivor.output().slice(-2_000)}`
+      )
+    })
     const leadMs = Date.now() - killedAt
     const backMs = await back
 
