@@ -35,6 +35,7 @@ import { startPgElection } from './pg/pg-election'
 import type { PgHubStore } from './pg/pg-hub-store'
 import { startOrderFeed } from './order-feed'
 import { PgWebhookInbox } from './pg/pg-webhook-inbox'
+import { startSharedReads } from './pg/pg-shared-reads'
 import { relayContent, sha256 } from './relay-ledger'
 import { ingestInto } from '../main/webhooks/inbox'
 import { UpstreamHealth } from './upstream-health'
@@ -70,6 +71,8 @@ export interface HubOptions {
 
 /** How often the audit log is pruned (hub-audit.ts: a year, a million entries). */
 const AUDIT_PRUNE_EVERY_MS = 60 * 60_000
+/** How old the leader's configuration answers may be for a follower to serve them without asking again. */
+const SHARED_CONFIG_FRESH_MS = 60_000
 
 /** One event on the bus: order events carry their order_events id, the rest none. */
 export interface HubEvent {
@@ -210,6 +213,19 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     publish({ id, event, payload })
   }
 
+  // Hubs on one database: the configuration and price reads are the leader's, shared with the others.
+  const shared =
+    o.database && store.kind === 'postgres'
+      ? startSharedReads({
+          pool: (store as PgHubStore).pool,
+          target: o.database,
+          role,
+          log,
+          onError: (m) => log.error(m),
+          freshMs: (name) =>
+            name === 'priceTicker' ? Math.max(1_000, settings.get().tickerPollSeconds * 1000 - 1_000) : SHARED_CONFIG_FRESH_MS
+        })
+      : null
   try {
     session = await ProfileSession.open({
       profile,
@@ -217,9 +233,12 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       settings: settings.get(),
       getSecret: async () => secret,
       now,
-      emit
+      emit,
+      sharedReads: shared?.reads
     })
+    shared?.serve(session.client)
   } catch (e) {
+    await shared?.close()
     await role.close()
     await store.close()
     await sandbox?.close()
@@ -479,6 +498,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await webhooks.close()
       refusals.close()
       await tickers.close()
+      await shared?.close()
       unfollow()
       await leading
       await feed?.close()

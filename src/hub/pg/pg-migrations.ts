@@ -83,7 +83,20 @@ export const PG_MIGRATIONS: readonly string[] = [
      received_at BIGINT NOT NULL,
      applied_at BIGINT
    );
-   CREATE INDEX webhook_inbox_pending ON webhook_inbox (id) WHERE applied_at IS NULL;`
+   CREATE INDEX webhook_inbox_pending ON webhook_inbox (id) WHERE applied_at IS NULL;`,
+  `-- The leader's answers to the reads every hub shares, configuration and prices
+   -- (pg-shared-reads.ts): one row per request; a follower that wants it fetched again sets
+   -- asked_at, the leader fetches and writes the answer or the error. Times are the database's.
+   CREATE TABLE shared_reads (
+     key TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     input TEXT NOT NULL,
+     answer TEXT,
+     fetched_at BIGINT,
+     error TEXT,
+     failed_at BIGINT,
+     asked_at BIGINT
+   );`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

@@ -42,6 +42,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
       'order_events',
       'order_rows',
       'rampdesk_hub_schema',
+      'shared_reads',
       'webhook_inbox',
       'webhook_relays'
     ])

@@ -1,0 +1,70 @@
+// Two hubs on one PostgreSQL database, each behind a proxy of its own that records what the
+// service answered it: the configuration and the prices are the leader's to fetch (issue
+// 26). A desktop on the follower is served both, and its ticker stream ticks, while the
+// follower sends none of those requests itself; when the leader stops, the follower leads
+// and fetches them itself.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSandbox, type Sandbox } from '../../../src/sandbox'
+import type { ConfigSnapshot, TickerSnapshot } from '../../../src/shared/ipc/contract'
+import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
+import { startHubFixture, waitUntil, type HubFixture } from './support'
+
+const CONFIG = /\/(allConfig|allConfigMapping|allGasFee|limits|allCoinLimits|allChainMapping)$/
+const TICKER = /\/priceTicker$/
+const sent = (f: HubFixture, re: RegExp) => f.serviceAnswers.filter((a) => re.test(a.path)).length
+
+describe.skipIf(postgresUnavailable !== null)('the leader fetches the configuration and the prices for every hub', () => {
+  let cluster: PgCluster
+  let sandbox: Sandbox
+  let a: HubFixture
+  let b: HubFixture
+  beforeAll(async () => {
+    cluster = await startPostgres()
+    const url = await cluster.createDatabase()
+    sandbox = await startSandbox({ orders: 20, seed: 4, autoGenerate: false })
+    a = await startHubFixture({ sharedSandbox: sandbox, recordService: true, hub: { database: { url } } })
+    b = await startHubFixture({ sharedSandbox: sandbox, recordService: true, hub: { database: { url } } })
+  })
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await sandbox?.close()
+    await cluster?.stop()
+  })
+
+  it('serves a desktop on the follower the leader’s answers; the follower leads and fetches them itself once the leader stops', async () => {
+    const [leader, follower] = a.hub.role.current().role === 'leader' ? [a, b] : [b, a]
+    expect(follower.hub.role.current().role).toBe('follower')
+    const token = await leader.addOperator('ada', 'admin')
+    await waitUntil(async () => (await follower.rpc(token, 'team:access')).status === 200, 3_000, 'the follower knowing ada')
+    await follower.call(token, 'settings:update', { tickerPollSeconds: 6 })
+
+    const config = await follower.call<ConfigSnapshot>(token, 'config:get')
+    expect(config.fiats.length).toBeGreaterThan(0)
+    const prices = await follower.call<TickerSnapshot>(token, 'tickers:get', { fiatType: 1 })
+    expect(prices.rows.length).toBeGreaterThan(0)
+    expect(prices.rows.every((r) => !r.stale)).toBe(true)
+    // The follower's ticker poll goes on through the leader: its desktop's stream ticks.
+    const stream = follower.stream(token)
+    await waitUntil(() => stream.states.some((s) => s.connected), 5_000, 'the stream on the follower')
+    await follower.call(token, 'tickers:visibility', { view: 'main', visible: true })
+    const ticks = () => stream.events.filter((e) => e.event === 'ticker:tick').length
+    const before = ticks()
+    await waitUntil(() => ticks() >= before + 2, 20_000, 'two ticks on the follower')
+    expect(sent(follower, TICKER)).toBe(0)
+    expect(sent(follower, CONFIG)).toBe(0)
+    expect(sent(leader, TICKER)).toBeGreaterThan(0)
+    expect(sent(leader, CONFIG)).toBeGreaterThan(0)
+
+    // The leader stops: the follower leads and polls the prices itself.
+    await leader.stopHub()
+    await waitUntil(() => follower.hub.role.current().role === 'leader', 15_000, 'the follower leading')
+    await waitUntil(() => sent(follower, TICKER) > 0, 15_000, 'the new leader fetching the prices')
+    const fresh = await follower.call<TickerSnapshot>(token, 'tickers:get', { fiatType: 1 })
+    expect(fresh.rows.length).toBeGreaterThan(0)
+    expect((await follower.call<ConfigSnapshot>(token, 'config:refresh')).fiats.length).toBeGreaterThan(0)
+    expect(sent(follower, CONFIG)).toBeGreaterThan(0)
+    await stream.close()
+    await leader.startHub()
+  }, 90_000)
+})
