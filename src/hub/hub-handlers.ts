@@ -26,6 +26,8 @@ import {
 } from '../shared/ipc/contract'
 import { channelsOf, DUMMY_TO_ANY_URL, HUB_SETTING_KEYS, roleAtLeast } from '../shared/ipc/team-access'
 import type { HubTickers } from './hub-tickers'
+import type { PgDeliveryLog } from './pg/pg-delivery-log'
+import { toContractDelivery } from '../main/webhooks/inbox'
 import type { AuditLog, Awaitable, OperatorDirectory, PinStore } from './hub-store'
 
 /** A refresh this recent answers every further config:refresh: six operators pressing it spend the budget once. */
@@ -50,6 +52,8 @@ export interface HubCore {
   revoke(name: string): Awaitable<TeamOperator>
   /** Single-flight, coalesced config refresh. */
   refreshConfig(): ReturnType<ProfileSession['config']['refreshAll']>
+  /** The delivery log the hubs on one PostgreSQL database share (absent: this hub's own). */
+  deliveryLog?: Pick<PgDeliveryLog, 'list'>
   version: string
   now(): number
 }
@@ -166,6 +170,11 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
       }
       if (!own) throw new ContractError('invalid_input', 'the team hub has no webhook URL yet')
       return webhooks['webhooks:sendDummy']({ target: 'url', url: own })
+    },
+    'webhooks:deliveries': async (q) => {
+      if (!h.deliveryLog) return webhooks['webhooks:deliveries'](q)
+      const r = await h.deliveryLog.list(q)
+      return { total: r.total, rows: r.rows.map(toContractDelivery) }
     },
     'webhooks:inbox': async () => {
       const url = h.webhookUrl()

@@ -36,6 +36,7 @@ import type { PgHubStore } from './pg/pg-hub-store'
 import { startOrderFeed } from './order-feed'
 import { PgWebhookInbox } from './pg/pg-webhook-inbox'
 import { startSharedReads } from './pg/pg-shared-reads'
+import { PgDeliveryLog } from './pg/pg-delivery-log'
 import { relayContent, sha256 } from './relay-ledger'
 import { ingestInto } from '../main/webhooks/inbox'
 import { UpstreamHealth } from './upstream-health'
@@ -254,6 +255,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   })
 
   const inbox = store.kind === 'postgres' ? new PgWebhookInbox((store as PgHubStore).pool, now) : null
+  const deliveryLog = store.kind === 'postgres' ? new PgDeliveryLog((store as PgHubStore).pool, now, (m) => log.error(m)) : null
   const webhooks = createHubWebhooks({
     session,
     serviceName: profile.serviceName,
@@ -268,6 +270,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       emit('webhook:delivery', d)
     },
     onRelay: (outcome) => metrics.relay(outcome),
+    shareDelivery: deliveryLog ? (d) => deliveryLog.record(d) : undefined,
     // Only the leader writes orders: a follower hands a verified delivery to it, once however many hubs received it.
     ingest: inbox
       ? async (w, d) => {
@@ -307,6 +310,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       })
       return configRun
     },
+    deliveryLog: deliveryLog ?? undefined,
     version: o.version,
     now
   }
@@ -413,6 +417,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     if (now() - auditPrunedAt >= AUDIT_PRUNE_EVERY_MS) {
       auditPrunedAt = now()
       await audit.prune()
+      if (role.current().role === 'leader') await deliveryLog?.prune(settings.get().inbox)
     }
     for (const name of await watches.orphans()) {
       await watches.dropOperator(name, session.monitor)
@@ -496,6 +501,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     async close() {
       listeners.clear()
       await webhooks.close()
+      await deliveryLog?.flushed()
       refusals.close()
       await tickers.close()
       await shared?.close()

@@ -96,7 +96,18 @@ export const PG_MIGRATIONS: readonly string[] = [
      error TEXT,
      failed_at BIGINT,
      asked_at BIGINT
-   );`
+   );`,
+  `-- The webhook delivery log every hub writes and reads (pg-delivery-log.ts): one row per
+   -- delivery by the inbox's dedupe key, however many hubs received it, counted.
+   CREATE TABLE webhook_deliveries (
+     id BIGSERIAL PRIMARY KEY,
+     dedupe_key TEXT NOT NULL UNIQUE,
+     received_at TEXT NOT NULL,
+     last_received_at TEXT NOT NULL,
+     times_received INTEGER NOT NULL DEFAULT 1,
+     delivery TEXT NOT NULL
+   );
+   CREATE INDEX webhook_deliveries_last ON webhook_deliveries (last_received_at);`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length
