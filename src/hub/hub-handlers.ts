@@ -54,6 +54,8 @@ export interface HubCore {
   refreshConfig(): ReturnType<ProfileSession['config']['refreshAll']>
   /** The delivery log the hubs on one PostgreSQL database share (absent: this hub's own). */
   deliveryLog?: Pick<PgDeliveryLog, 'list'>
+  /** Applies a change of the team's settings here (and, with several hubs, on every hub). */
+  updateSettings(patch: Partial<Settings>): Promise<Settings>
   version: string
   now(): number
 }
@@ -119,11 +121,7 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
       const foreign = Object.keys(patch).filter((k) => !(HUB_SETTING_KEYS as readonly string[]).includes(k))
       if (foreign.length)
         throw new ContractError('invalid_input', `${foreign.join(', ')}: each desktop keeps its own, the team hub does not`)
-      const before = h.settings.get()
-      const next = h.settings.update(patch as Partial<Settings>)
-      await h.session.applySettings(next, before)
-      if (next.tickerPollSeconds !== before.tickerPollSeconds) h.tickers.configure({ pollMs: next.tickerPollSeconds * 1000 })
-      return next
+      return h.updateSettings(patch as Partial<Settings>)
     },
 
     'config:get': config['config:get'],

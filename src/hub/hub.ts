@@ -19,6 +19,8 @@ import type {
   OrderRow,
   OrderType,
   Profile,
+  Settings,
+  SettingsPatch,
   TeamOperator,
   TickerTick
 } from '../shared/ipc/contract'
@@ -37,6 +39,7 @@ import { startOrderFeed } from './order-feed'
 import { PgWebhookInbox } from './pg/pg-webhook-inbox'
 import { startSharedReads } from './pg/pg-shared-reads'
 import { PgDeliveryLog } from './pg/pg-delivery-log'
+import { PgTeamSettings, teamPart } from './pg/pg-team-settings'
 import { relayContent, sha256 } from './relay-ledger'
 import { ingestInto } from '../main/webhooks/inbox'
 import { UpstreamHealth } from './upstream-health'
@@ -170,6 +173,17 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   }
   const { operators, audit, watches } = store
   const settings = new AppSettings(o.dataDir)
+  // Hubs on one database poll as the team's settings say, whichever hub an admin changed them on.
+  const teamSettings = store.kind === 'postgres' ? new PgTeamSettings((store as PgHubStore).pool) : null
+  try {
+    const team = await teamSettings?.load()
+    if (team) settings.update(team)
+  } catch (e) {
+    await role.close()
+    await store.close()
+    await sandbox?.close()
+    throw e
+  }
   const listeners = new Set<(e: HubEvent) => void>()
   const revokedListeners = new Set<(name: string) => void>()
   let publicUrl: string | null = null
@@ -280,6 +294,21 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       : undefined
   })
 
+  /** Applies a settings change to this hub: its file, its monitor's schedule, its ticker polls. */
+  async function applySettings(patch: SettingsPatch): Promise<Settings> {
+    const before = settings.get()
+    const next = settings.update(patch)
+    await session.applySettings(next, before)
+    if (next.tickerPollSeconds !== before.tickerPollSeconds) tickers.configure({ pollMs: next.tickerPollSeconds * 1000 })
+    return next
+  }
+  if (teamSettings && o.database)
+    teamSettings.watch(
+      o.database,
+      async (s) => void (await applySettings(s)),
+      (m) => log.warn(m)
+    )
+
   let configRun: ReturnType<HubCore['refreshConfig']> | null = null
   let configAt = -Infinity
   const core: HubCore = {
@@ -311,6 +340,11 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       return configRun
     },
     deliveryLog: deliveryLog ?? undefined,
+    async updateSettings(patch) {
+      const next = await applySettings(patch)
+      await teamSettings?.save(teamPart(next))
+      return next
+    },
     version: o.version,
     now
   }
@@ -505,6 +539,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       refusals.close()
       await tickers.close()
       await shared?.close()
+      await teamSettings?.close()
       unfollow()
       await leading
       await feed?.close()

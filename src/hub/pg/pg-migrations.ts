@@ -107,7 +107,14 @@ export const PG_MIGRATIONS: readonly string[] = [
      times_received INTEGER NOT NULL DEFAULT 1,
      delivery TEXT NOT NULL
    );
-   CREATE INDEX webhook_deliveries_last ON webhook_deliveries (last_received_at);`
+   CREATE INDEX webhook_deliveries_last ON webhook_deliveries (last_received_at);`,
+  `-- The team's settings (the polling keys of HUB_SETTING_KEYS), one row every hub applies
+   -- (pg-team-settings.ts); version counts the changes.
+   CREATE TABLE team_settings (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     json TEXT NOT NULL,
+     version BIGINT NOT NULL
+   );`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

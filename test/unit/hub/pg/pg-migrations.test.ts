@@ -43,6 +43,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
       'order_rows',
       'rampdesk_hub_schema',
       'shared_reads',
+      'team_settings',
       'webhook_deliveries',
       'webhook_inbox',
       'webhook_relays'
