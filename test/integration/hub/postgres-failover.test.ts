@@ -117,6 +117,8 @@ describe.skipIf(postgresUnavailable !== null)('two hub processes on one PostgreS
     const leader = (await readyz(a!.url))!.role === 'leader' ? a! : b!
     const survivor = leader === a ? b! : a!
     expect((await readyz(survivor.url))!.role).toBe('follower')
+    // The team's polling, set by the admin on the leader, is every hub's (the survivor polls pins every 5 s after the kill).
+    await leader.call(tokens[2]!, 'settings:update', { historyPollSeconds: 10, watchPollSeconds: 5 })
 
     // Six desktops, three on each hub, each naming the other as its fallback.
     const started = await Promise.all(
