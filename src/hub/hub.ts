@@ -228,6 +228,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     publish({ id, event, payload })
   }
 
+  let upstreamRef: UpstreamHealth | null = null
   // Hubs on one database: the configuration and price reads are the leader's, shared with the others.
   const shared =
     o.database && store.kind === 'postgres'
@@ -237,6 +238,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
           role,
           log,
           onError: (m) => log.error(m),
+          onLeaderAnswer: (_name, failure) => upstreamRef?.observeViaLeader(failure),
           freshMs: (name) =>
             name === 'priceTicker' ? Math.max(1_000, settings.get().tickerPollSeconds * 1000 - 1_000) : SHARED_CONFIG_FRESH_MS
         })
@@ -365,6 +367,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   }
   const unmeter = session.client.onRequest((e) => metrics.upstream(e))
   const upstream = new UpstreamHealth(session.client, now)
+  upstreamRef = upstream
   const readiness = readinessProbe({
     store: storeCheck(
       store.kind,

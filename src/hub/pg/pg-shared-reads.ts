@@ -28,6 +28,8 @@ export interface PgSharedReadsOptions {
   onError: (message: string) => void
   waitMs?: number
   pollMs?: number
+  /** A follower was served the leader's answer (failure null: the service answered it) or none came: for /readyz. */
+  onLeaderAnswer?(name: EndpointName, failure: string | null): void
 }
 
 interface Row {
@@ -60,7 +62,7 @@ export class PgSharedReads implements SharedReads {
     const key = keyOf(name, input)
     const fresh = this.o.freshMs(name)
     const row = await this.row(key)
-    if (row?.answer && row.age !== null && Number(row.age) < fresh) return JSON.parse(row.answer)
+    if (row?.answer && row.age !== null && Number(row.age) < fresh) return this.answered(name, row.answer)
     await this.o.pool.query(
       `WITH asked AS (
          INSERT INTO shared_reads (key, name, input, asked_at) VALUES ($1, $2, $3, ${DB_NOW})
@@ -75,14 +77,25 @@ export class PgSharedReads implements SharedReads {
       // Promoted meanwhile: this hub sends it.
       if (this.leads()) return null
       const r = await this.row(key)
-      if (r?.answered_after_ask && r.answer) return JSON.parse(r.answer)
-      if (r?.failed_after_ask && r.error) throw new ApiError(JSON.parse(r.error) as ApiErrorInfo)
+      if (r?.answered_after_ask && r.answer) return this.answered(name, r.answer)
+      if (r?.failed_after_ask && r.error) {
+        const info = JSON.parse(r.error) as ApiErrorInfo
+        // A 4xx or a 429 is the service answering; a 5xx or no answer is the service failing.
+        this.o.onLeaderAnswer?.(name, info.httpStatus !== undefined && info.httpStatus < 500 ? null : `${name}: ${info.message}`)
+        throw new ApiError(info)
+      }
     }
+    this.o.onLeaderAnswer?.(name, `${name}: the leading hub did not answer`)
     throw new ApiError({
       kind: 'timeout',
       endpoint: name,
       message: `the leading hub did not fetch ${name} for this hub within ${Math.round((this.o.waitMs ?? SHARED_READ_WAIT_MS) / 1000)} s (another hub leads within 15 s of a leader's loss)`
     })
+  }
+
+  private answered(name: EndpointName, answer: string): unknown {
+    this.o.onLeaderAnswer?.(name, null)
+    return JSON.parse(answer)
   }
 
   private async row(key: string): Promise<Row | undefined> {

@@ -3,6 +3,7 @@
 // 26). A desktop on the follower is served both, and its ticker stream ticks, while the
 // follower sends none of those requests itself; when the leader stops, the follower leads
 // and fetches them itself.
+import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type Sandbox } from '../../../src/sandbox'
 import type { ConfigSnapshot, TickerSnapshot } from '../../../src/shared/ipc/contract'
@@ -53,6 +54,13 @@ describe.skipIf(postgresUnavailable !== null)('the leader fetches the configurat
     await waitUntil(() => ticks() >= before + 2, 20_000, 'two ticks on the follower')
     expect(sent(follower, TICKER)).toBe(0)
     expect(sent(follower, CONFIG)).toBe(0)
+    // Ready for desktops: the service answers the team, through the leader.
+    const ready = async () => {
+      const r = await request(`${follower.url}/readyz`)
+      return { status: r.statusCode, body: (await r.body.json()) as { checks: { upstream: { ok: boolean } } } }
+    }
+    await waitUntil(async () => (await ready()).status === 200, 3_000, 'the follower ready')
+    expect((await ready()).body.checks.upstream.ok).toBe(true)
     expect(sent(leader, TICKER)).toBeGreaterThan(0)
     expect(sent(leader, CONFIG)).toBeGreaterThan(0)
 
