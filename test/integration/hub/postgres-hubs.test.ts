@@ -6,13 +6,14 @@
 // a hub leads again within 15 s and its monitor runs.
 import pg from 'pg'
 import { request } from 'undici'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Sandbox } from '../../../src/sandbox'
 import type { Settings } from '../../../src/shared/ipc/contract'
 import { openPgHubStore } from '../../../src/hub/pg/pg-hub-store'
 import type { PgElection } from '../../../src/hub/pg/pg-election'
 import { PG_SCHEMA_VERSION } from '../../../src/hub/pg/pg-migrations'
-import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
+import { postgresUnavailable, type PgCluster } from '../../support/postgres-cluster'
+import { pgHubPair } from './pg-hub-pair'
 import { startHubFixture, waitUntil, type HubFixture } from './support'
 
 const HISTORY = /merchantHistory/
@@ -40,19 +41,8 @@ describe.skipIf(postgresUnavailable !== null)('two hubs on one PostgreSQL databa
   const hubs = () => [a, b]
   const leaders = () => hubs().filter((f) => f.hub.role.current().role === 'leader')
 
-  beforeAll(async () => {
-    cluster = await startPostgres()
-    url = await cluster.createDatabase()
-    sandbox = await startSandbox({ orders: 60, seed: 9, autoGenerate: false })
-    a = await startHubFixture({ sharedSandbox: sandbox, recordService: true, hub: { database: { url } } })
-    b = await startHubFixture({ sharedSandbox: sandbox, recordService: true, hub: { database: { url } } })
-  })
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await sandbox?.close()
-    await cluster?.stop()
-  })
+  const pair = pgHubPair({ orders: 60, seed: 9 })
+  beforeAll(() => void ({ cluster, url, sandbox, a, b } = pair))
 
   it('has exactly one leader, and /readyz and /metrics say which, on a PostgreSQL store', async () => {
     expect(leaders()).toHaveLength(1)

@@ -4,36 +4,21 @@
 // follower sends none of those requests itself; when the leader stops, the follower leads
 // and fetches them itself.
 import { request } from 'undici'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
+import { describe, expect, it } from 'vitest'
 import type { ConfigSnapshot, TickerSnapshot } from '../../../src/shared/ipc/contract'
-import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
-import { startHubFixture, waitUntil, type HubFixture } from './support'
+import { postgresUnavailable } from '../../support/postgres-cluster'
+import { pgHubPair } from './pg-hub-pair'
+import { waitUntil, type HubFixture } from './support'
 
 const CONFIG = /\/(allConfig|allConfigMapping|allGasFee|limits|allCoinLimits|allChainMapping)$/
 const TICKER = /\/priceTicker$/
 const sent = (f: HubFixture, re: RegExp) => f.serviceAnswers.filter((a) => re.test(a.path)).length
 
 describe.skipIf(postgresUnavailable !== null)('the leader fetches the configuration and the prices for every hub', () => {
-  let cluster: PgCluster
-  let sandbox: Sandbox
-  let a: HubFixture
-  let b: HubFixture
-  beforeAll(async () => {
-    cluster = await startPostgres()
-    const url = await cluster.createDatabase()
-    sandbox = await startSandbox({ orders: 20, seed: 4, autoGenerate: false })
-    a = await startHubFixture({ sharedSandbox: sandbox, recordService: true, hub: { database: { url } } })
-    b = await startHubFixture({ sharedSandbox: sandbox, recordService: true, hub: { database: { url } } })
-  })
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await sandbox?.close()
-    await cluster?.stop()
-  })
+  const pair = pgHubPair({ orders: 20, seed: 4 })
 
   it('serves a desktop on the follower the leader’s answers; the follower leads and fetches them itself once the leader stops', async () => {
+    const { a, b } = pair
     const [leader, follower] = a.hub.role.current().role === 'leader' ? [a, b] : [b, a]
     expect(follower.hub.role.current().role).toBe('follower')
     const token = await leader.addOperator('ada', 'admin')
