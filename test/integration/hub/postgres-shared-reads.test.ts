@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { ConfigSnapshot, TickerSnapshot } from '../../../src/shared/ipc/contract'
 import { postgresUnavailable } from '../../support/postgres-cluster'
 import { pgHubPair } from './pg-hub-pair'
-import { waitUntil, type HubFixture } from './support'
+import { startHubFixture, waitUntil, type HubFixture } from './support'
 
 const CONFIG = /\/(allConfig|allConfigMapping|allGasFee|limits|allCoinLimits|allChainMapping)$/
 const TICKER = /\/priceTicker$/
@@ -60,4 +60,25 @@ describe.skipIf(postgresUnavailable !== null)('the leader fetches the configurat
     await stream.close()
     await leader.startHub()
   }, 90_000)
+})
+
+describe('a lone hub on its data directory', () => {
+  it('fetches the configuration and the prices itself, as before, and streams its ticks', async () => {
+    const f = await startHubFixture({ recordService: true, sandbox: { orders: 5 } })
+    try {
+      expect(f.hub.role.current().role).toBe('leader')
+      const token = await f.addOperator('ada', 'admin')
+      await f.call(token, 'settings:update', { tickerPollSeconds: 6 })
+      expect((await f.call<ConfigSnapshot>(token, 'config:get')).fiats.length).toBeGreaterThan(0)
+      expect((await f.call<TickerSnapshot>(token, 'tickers:get', { fiatType: 1 })).rows.length).toBeGreaterThan(0)
+      const stream = f.stream(token)
+      await waitUntil(() => stream.states.some((s) => s.connected), 5_000, 'the stream')
+      await f.call(token, 'tickers:visibility', { view: 'main', visible: true })
+      await stream.waitFor('ticker:tick', () => true, 15_000)
+      expect(sent(f, TICKER)).toBeGreaterThan(0)
+      expect(sent(f, CONFIG)).toBeGreaterThan(0)
+    } finally {
+      await f.close()
+    }
+  })
 })
