@@ -113,7 +113,8 @@ describe.skipIf(postgresUnavailable !== null)('two hub processes on one PostgreS
     const serve = { service: sandbox, baseUrl: proxy.url, viaNpm: true, args: ['--database', database] }
     const [a, b] = await Promise.all([startHubProcess(serve), startHubProcess(serve)])
     hubs.push(a!, b!)
-    await waitUntil(async () => (await readyz(a!.url))?.role !== undefined && (await readyz(b!.url))?.role !== undefined, 15_000)
+    const roles = async () => [(await readyz(a!.url))?.role, (await readyz(b!.url))?.role].sort().join()
+    await waitUntil(async () => (await roles()) === 'follower,leader', 15_000, 'one leader and one follower')
     const leader = (await readyz(a!.url))!.role === 'leader' ? a! : b!
     const survivor = leader === a ? b! : a!
     expect((await readyz(survivor.url))!.role).toBe('follower')
@@ -149,7 +150,8 @@ describe.skipIf(postgresUnavailable !== null)('two hub processes on one PostgreS
     // Kill the leader during its first sync: some history pages answered, the sync not done.
     const historyAnswers = () => proxy!.answers.filter((x) => x.path.endsWith('/merchantHistory')).length
     await waitUntil(() => historyAnswers() >= 6, 30_000, 'the first sync under way')
-    const syncing = (await desks[0]!.call('sync:state', {})).states
+    // As a desktop on the leader sees it.
+    const syncing = (await desks[leader === a ? 0 : 3]!.call('sync:state', {})).states
     expect(syncing.length > 0 && syncing.every((s) => s.lastSuccessAt !== null)).toBe(false)
     for (const o of held.slice(0, 2)) sandbox.control.advanceOrder(o.orderId)
     const killedAt = Date.now()
