@@ -19,6 +19,8 @@ import type {
   OrderRow,
   OrderType,
   Profile,
+  Settings,
+  SettingsPatch,
   TeamOperator,
   TickerTick
 } from '../shared/ipc/contract'
@@ -35,6 +37,9 @@ import { startPgElection } from './pg/pg-election'
 import type { PgHubStore } from './pg/pg-hub-store'
 import { startOrderFeed } from './order-feed'
 import { PgWebhookInbox } from './pg/pg-webhook-inbox'
+import { startSharedReads } from './pg/pg-shared-reads'
+import { PgDeliveryLog } from './pg/pg-delivery-log'
+import { PgTeamSettings, teamPart } from './pg/pg-team-settings'
 import { relayContent, sha256 } from './relay-ledger'
 import { ingestInto } from '../main/webhooks/inbox'
 import { UpstreamHealth } from './upstream-health'
@@ -70,6 +75,8 @@ export interface HubOptions {
 
 /** How often the audit log is pruned (hub-audit.ts: a year, a million entries). */
 const AUDIT_PRUNE_EVERY_MS = 60 * 60_000
+/** How old the leader's configuration answers may be for a follower to serve them without asking again. */
+const SHARED_CONFIG_FRESH_MS = 60_000
 
 /** One event on the bus: order events carry their order_events id, the rest none. */
 export interface HubEvent {
@@ -166,6 +173,17 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   }
   const { operators, audit, watches } = store
   const settings = new AppSettings(o.dataDir)
+  // Hubs on one database poll as the team's settings say, whichever hub an admin changed them on.
+  const teamSettings = store.kind === 'postgres' ? new PgTeamSettings((store as PgHubStore).pool) : null
+  try {
+    const team = await teamSettings?.load()
+    if (team) settings.update(team)
+  } catch (e) {
+    await role.close()
+    await store.close()
+    await sandbox?.close()
+    throw e
+  }
   const listeners = new Set<(e: HubEvent) => void>()
   const revokedListeners = new Set<(name: string) => void>()
   let publicUrl: string | null = null
@@ -210,6 +228,21 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     publish({ id, event, payload })
   }
 
+  let upstreamRef: UpstreamHealth | null = null
+  // Hubs on one database: the configuration and price reads are the leader's, shared with the others.
+  const shared =
+    o.database && store.kind === 'postgres'
+      ? startSharedReads({
+          pool: (store as PgHubStore).pool,
+          target: o.database,
+          role,
+          log,
+          onError: (m) => log.error(m),
+          onLeaderAnswer: (_name, failure) => upstreamRef?.observeViaLeader(failure),
+          freshMs: (name) =>
+            name === 'priceTicker' ? Math.max(1_000, settings.get().tickerPollSeconds * 1000 - 1_000) : SHARED_CONFIG_FRESH_MS
+        })
+      : null
   try {
     session = await ProfileSession.open({
       profile,
@@ -217,9 +250,12 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       settings: settings.get(),
       getSecret: async () => secret,
       now,
-      emit
+      emit,
+      sharedReads: shared?.reads
     })
+    shared?.serve(session.client)
   } catch (e) {
+    await shared?.close()
     await role.close()
     await store.close()
     await sandbox?.close()
@@ -235,6 +271,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   })
 
   const inbox = store.kind === 'postgres' ? new PgWebhookInbox((store as PgHubStore).pool, now) : null
+  const deliveryLog = store.kind === 'postgres' ? new PgDeliveryLog((store as PgHubStore).pool, now, (m) => log.error(m)) : null
   const webhooks = createHubWebhooks({
     session,
     serviceName: profile.serviceName,
@@ -249,6 +286,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       emit('webhook:delivery', d)
     },
     onRelay: (outcome) => metrics.relay(outcome),
+    shareDelivery: deliveryLog ? (d) => deliveryLog.record(d) : undefined,
     // Only the leader writes orders: a follower hands a verified delivery to it, once however many hubs received it.
     ingest: inbox
       ? async (w, d) => {
@@ -257,6 +295,21 @@ export async function createHub(o: HubOptions): Promise<Hub> {
         }
       : undefined
   })
+
+  /** Applies a settings change to this hub: its file, its monitor's schedule, its ticker polls. */
+  async function applySettings(patch: SettingsPatch): Promise<Settings> {
+    const before = settings.get()
+    const next = settings.update(patch)
+    await session.applySettings(next, before)
+    if (next.tickerPollSeconds !== before.tickerPollSeconds) tickers.configure({ pollMs: next.tickerPollSeconds * 1000 })
+    return next
+  }
+  if (teamSettings && o.database)
+    teamSettings.watch(
+      o.database,
+      async (s) => void (await applySettings(s)),
+      (m) => log.warn(m)
+    )
 
   let configRun: ReturnType<HubCore['refreshConfig']> | null = null
   let configAt = -Infinity
@@ -288,6 +341,12 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       })
       return configRun
     },
+    deliveryLog: deliveryLog ?? undefined,
+    async updateSettings(patch) {
+      const next = await applySettings(patch)
+      await teamSettings?.save(teamPart(next))
+      return next
+    },
     version: o.version,
     now
   }
@@ -308,6 +367,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   }
   const unmeter = session.client.onRequest((e) => metrics.upstream(e))
   const upstream = new UpstreamHealth(session.client, now)
+  upstreamRef = upstream
   const readiness = readinessProbe({
     store: storeCheck(
       store.kind,
@@ -394,6 +454,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     if (now() - auditPrunedAt >= AUDIT_PRUNE_EVERY_MS) {
       auditPrunedAt = now()
       await audit.prune()
+      if (role.current().role === 'leader') await deliveryLog?.prune(settings.get().inbox)
     }
     for (const name of await watches.orphans()) {
       await watches.dropOperator(name, session.monitor)
@@ -477,8 +538,11 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     async close() {
       listeners.clear()
       await webhooks.close()
+      await deliveryLog?.flushed()
       refusals.close()
       await tickers.close()
+      await shared?.close()
+      await teamSettings?.close()
       unfollow()
       await leading
       await feed?.close()

@@ -42,6 +42,9 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
       'order_events',
       'order_rows',
       'rampdesk_hub_schema',
+      'shared_reads',
+      'team_settings',
+      'webhook_deliveries',
       'webhook_inbox',
       'webhook_relays'
     ])
