@@ -21,7 +21,7 @@ export interface HistoryClient {
   historyPage(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions): Promise<HistoryPageResult<OnrampOrder | OfframpOrder>>
 }
 export interface HistoryStore {
-  orders: Pick<OrdersRepo, 'applyHistoryPage'> & Partial<Pick<OrdersRepo, 'newestCreatedAt' | 'sinceSample'>>
+  orders: Pick<OrdersRepo, 'applyHistoryPage'> & Partial<Pick<OrdersRepo, 'newestCreatedAt' | 'sinceSample' | 'confirmUnchanged'>>
   syncCursors: Pick<SyncCursorsRepo, 'get' | 'runAtCursor' | 'setRepairFrom'>
 }
 
@@ -257,6 +257,18 @@ export class Walk {
     } catch (e) {
       if (failsTheRun(e)) throw e
     }
+  }
+
+  /**
+   * The walk read its listing from `since` to the end: on a service whose `since` was
+   * checked (not assumed) to filter on updatedAt, every order changed since was in it, so
+   * the open orders held that changed before are unchanged, their statuses confirmed as of
+   * `at` (when the walk began) without asking orderStatus about each (freshness.ts).
+   */
+  confirmUnchanged(since: string, at: number): void {
+    const f = this.s.readings.state().sinceField
+    if (f.value !== 'updatedAt' || f.state !== 'checked') return
+    this.s.store.orders.confirmUnchanged?.(this.type, this.fiatType === 0 ? null : this.fiatType, since, new Date(at).toISOString())
   }
 
   /** Commits one page with the cursor it leads to (and what the keyset walk keeps with it). */
