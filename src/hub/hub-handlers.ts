@@ -19,6 +19,7 @@ import {
   ContractError,
   type ChannelOutput,
   type ContractHandlers,
+  type Coverage,
   type OrderRow,
   type Profile,
   type Settings,
@@ -54,6 +55,8 @@ export interface HubCore {
   refreshConfig(): ReturnType<ProfileSession['config']['refreshAll']>
   /** The delivery log the hubs on one PostgreSQL database share (absent: this hub's own). */
   deliveryLog?: Pick<PgDeliveryLog, 'list'>
+  /** Whether the team's copy holds every order: the leader's, on a hub that follows. */
+  coverage(): Coverage
   /** Applies a change of the team's settings here (and, with several hubs, on every hub). */
   updateSettings(patch: Partial<Settings>): Promise<Settings>
   version: string
@@ -154,6 +157,7 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
     'orders:export': desktopOnly('orders:export'),
 
     ...syncHandlers(base),
+    'sync:coverage': async () => h.coverage(),
 
     ...webhooks,
     'webhooks:sendDummy': async ({ target, url }) => {

@@ -15,6 +15,7 @@ import { statusInfo } from '../shared/domain/status'
 import type {
   ContractHandlers,
   EventName,
+  Coverage,
   EventPayload,
   OrderRow,
   OrderType,
@@ -40,6 +41,7 @@ import { PgWebhookInbox } from './pg/pg-webhook-inbox'
 import { startSharedReads } from './pg/pg-shared-reads'
 import { PgDeliveryLog } from './pg/pg-delivery-log'
 import { PgTeamSettings, teamPart } from './pg/pg-team-settings'
+import { PgLeaderCoverage } from './pg/pg-leader-coverage'
 import { relayContent, sha256 } from './relay-ledger'
 import { ingestInto } from '../main/webhooks/inbox'
 import { UpstreamHealth } from './upstream-health'
@@ -219,8 +221,16 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   // are in the database with the id every hub gives them.
   const feedsOrders = o.database !== undefined
   let nudgeFeed: () => unknown = () => undefined
+  // Hubs on one database: a follower's monitor is idle, so its desktops are told the leader's coverage.
+  let leaderCoverage: PgLeaderCoverage | null = null
+  const coverage = (): Coverage => leaderCoverage?.current() ?? session.monitor.coverage()
   function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
     if (LOCAL_EVENTS.has(event)) return
+    if (event === 'coverage:changed' && leaderCoverage) {
+      leaderCoverage.changed()
+      // A follower's own (idle) monitor is not what its desktops are shown.
+      if (role.current().role !== 'leader') return
+    }
     if (feedsOrders && (event === 'order:created' || event === 'order:changed')) return void nudgeFeed()
     let id: number | null = null
     if (event === 'order:created') id = createdEventId((payload as OrderRow).type, (payload as OrderRow).orderId)
@@ -313,8 +323,21 @@ export async function createHub(o: HubOptions): Promise<Hub> {
 
   let configRun: ReturnType<HubCore['refreshConfig']> | null = null
   let configAt = -Infinity
+  if (store.kind === 'postgres' && o.database) {
+    leaderCoverage = new PgLeaderCoverage({
+      pool: (store as PgHubStore).pool,
+      target: o.database,
+      role,
+      own: () => session.monitor.coverage(),
+      onLeaderCoverage: (c) => publish({ id: null, event: 'coverage:changed', payload: c }),
+      onError: (m) => log.warn(m)
+    })
+    leaderCoverage.start()
+  }
+
   const core: HubCore = {
     session,
+    coverage,
     profile,
     secret: async () => secret,
     settings,
@@ -381,7 +404,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   metrics.attach({
     budget: () => session.client.budget.snapshot(),
     syncStates: () => session.monitor.states(),
-    coverage: () => session.monitor.coverage(),
+    coverage,
     role: () => role.current(),
     ready: () => {
       const r = readiness()
@@ -543,6 +566,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await tickers.close()
       await shared?.close()
       await teamSettings?.close()
+      await leaderCoverage?.close()
       unfollow()
       await leading
       await feed?.close()

@@ -114,6 +114,13 @@ export const PG_MIGRATIONS: readonly string[] = [
      id INTEGER PRIMARY KEY CHECK (id = 1),
      json TEXT NOT NULL,
      version BIGINT NOT NULL
+   );`,
+  `-- Whether the team's copy holds every order, as the leader sees it (pg-leader-coverage.ts):
+   -- one row the leader writes and the other hubs answer sync:coverage with.
+   CREATE TABLE leader_coverage (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     json TEXT NOT NULL,
+     version BIGINT NOT NULL
    );`
 ]
 

@@ -37,6 +37,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
       'audit',
       'budget_carry',
       'budget_sends',
+      'leader_coverage',
       'operator_watches',
       'operators',
       'order_events',
