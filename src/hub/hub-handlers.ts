@@ -19,6 +19,7 @@ import {
   ContractError,
   type ChannelOutput,
   type ContractHandlers,
+  type Coverage,
   type OrderRow,
   type Profile,
   type Settings,
@@ -26,6 +27,8 @@ import {
 } from '../shared/ipc/contract'
 import { channelsOf, DUMMY_TO_ANY_URL, HUB_SETTING_KEYS, roleAtLeast } from '../shared/ipc/team-access'
 import type { HubTickers } from './hub-tickers'
+import type { PgDeliveryLog } from './pg/pg-delivery-log'
+import { toContractDelivery } from '../main/webhooks/inbox'
 import type { AuditLog, Awaitable, OperatorDirectory, PinStore } from './hub-store'
 
 /** A refresh this recent answers every further config:refresh: six operators pressing it spend the budget once. */
@@ -50,6 +53,12 @@ export interface HubCore {
   revoke(name: string): Awaitable<TeamOperator>
   /** Single-flight, coalesced config refresh. */
   refreshConfig(): ReturnType<ProfileSession['config']['refreshAll']>
+  /** The delivery log the hubs on one PostgreSQL database share (absent: this hub's own). */
+  deliveryLog?: Pick<PgDeliveryLog, 'list'>
+  /** Whether the team's copy holds every order: the leader's, on a hub that follows. */
+  coverage(): Coverage
+  /** Applies a change of the team's settings here (and, with several hubs, on every hub). */
+  updateSettings(patch: Partial<Settings>): Promise<Settings>
   version: string
   now(): number
 }
@@ -115,11 +124,7 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
       const foreign = Object.keys(patch).filter((k) => !(HUB_SETTING_KEYS as readonly string[]).includes(k))
       if (foreign.length)
         throw new ContractError('invalid_input', `${foreign.join(', ')}: each desktop keeps its own, the team hub does not`)
-      const before = h.settings.get()
-      const next = h.settings.update(patch as Partial<Settings>)
-      await h.session.applySettings(next, before)
-      if (next.tickerPollSeconds !== before.tickerPollSeconds) h.tickers.configure({ pollMs: next.tickerPollSeconds * 1000 })
-      return next
+      return h.updateSettings(patch as Partial<Settings>)
     },
 
     'config:get': config['config:get'],
@@ -152,6 +157,7 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
     'orders:export': desktopOnly('orders:export'),
 
     ...syncHandlers(base),
+    'sync:coverage': async () => h.coverage(),
 
     ...webhooks,
     'webhooks:sendDummy': async ({ target, url }) => {
@@ -166,6 +172,11 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
       }
       if (!own) throw new ContractError('invalid_input', 'the team hub has no webhook URL yet')
       return webhooks['webhooks:sendDummy']({ target: 'url', url: own })
+    },
+    'webhooks:deliveries': async (q) => {
+      if (!h.deliveryLog) return webhooks['webhooks:deliveries'](q)
+      const r = await h.deliveryLog.list(q)
+      return { total: r.total, rows: r.rows.map(toContractDelivery) }
     },
     'webhooks:inbox': async () => {
       const url = h.webhookUrl()

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ProfileSession } from '../main/profile-session'
 import { inboxRequestListener, ingestInto, type InboxRefusals, type WebhookRecord } from '../main/webhooks/inbox'
 import type { WebhookDelivery } from '../shared/ipc/contract'
+import type { WebhookDeliveryInput } from '../main/store/webhook-deliveries-repo'
 import type { HubLog } from './hub-log'
 import type { RelayOutcomeKind } from './hub-metrics'
 import type { RefusalLog } from './refusal-log'
@@ -30,6 +31,8 @@ export interface HubWebhooksOptions {
   ingest?(w: WebhookRecord, d: WebhookDelivery): unknown
   /** Each verified delivery's fate at the relay (with --forward-to), for the metrics. */
   onRelay?(outcome: RelayOutcomeKind): void
+  /** Every delivery stored in this hub's log, for the log the hubs on one database share. */
+  shareDelivery?(d: WebhookDeliveryInput): void
 }
 
 export interface HubWebhooks {
@@ -100,7 +103,13 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
     // No larger body can equal a payload that fits the front door's header limit for /webhook.
     maxBodyBytes: HUB_WEBHOOK_MAX_BODY_BYTES,
     getSecret: o.secret,
-    deliveries: session.store.webhookDeliveries,
+    deliveries: {
+      insert(d) {
+        const stored = session.store.webhookDeliveries.insert(d)
+        o.shareDelivery?.(d)
+        return stored
+      }
+    },
     now: o.now,
     serviceNow: () => session.client.clock.now(),
     onVerified: (w, d) => (o.ingest ? o.ingest(w, d) : ingestInto(session.monitor, w, o.log)),

@@ -15,10 +15,13 @@ import { statusInfo } from '../shared/domain/status'
 import type {
   ContractHandlers,
   EventName,
+  Coverage,
   EventPayload,
   OrderRow,
   OrderType,
   Profile,
+  Settings,
+  SettingsPatch,
   TeamOperator,
   TickerTick
 } from '../shared/ipc/contract'
@@ -35,6 +38,10 @@ import { startPgElection } from './pg/pg-election'
 import type { PgHubStore } from './pg/pg-hub-store'
 import { startOrderFeed } from './order-feed'
 import { PgWebhookInbox } from './pg/pg-webhook-inbox'
+import { startSharedReads } from './pg/pg-shared-reads'
+import { PgDeliveryLog } from './pg/pg-delivery-log'
+import { PgTeamSettings, teamPart } from './pg/pg-team-settings'
+import { PgLeaderCoverage } from './pg/pg-leader-coverage'
 import { relayContent, sha256 } from './relay-ledger'
 import { ingestInto } from '../main/webhooks/inbox'
 import { UpstreamHealth } from './upstream-health'
@@ -70,6 +77,8 @@ export interface HubOptions {
 
 /** How often the audit log is pruned (hub-audit.ts: a year, a million entries). */
 const AUDIT_PRUNE_EVERY_MS = 60 * 60_000
+/** How old the leader's configuration answers may be for a follower to serve them without asking again. */
+const SHARED_CONFIG_FRESH_MS = 60_000
 
 /** One event on the bus: order events carry their order_events id, the rest none. */
 export interface HubEvent {
@@ -166,6 +175,17 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   }
   const { operators, audit, watches } = store
   const settings = new AppSettings(o.dataDir)
+  // Hubs on one database poll as the team's settings say, whichever hub an admin changed them on.
+  const teamSettings = store.kind === 'postgres' ? new PgTeamSettings((store as PgHubStore).pool) : null
+  try {
+    const team = await teamSettings?.load()
+    if (team) settings.update(team)
+  } catch (e) {
+    await role.close()
+    await store.close()
+    await sandbox?.close()
+    throw e
+  }
   const listeners = new Set<(e: HubEvent) => void>()
   const revokedListeners = new Set<(name: string) => void>()
   let publicUrl: string | null = null
@@ -201,8 +221,16 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   // are in the database with the id every hub gives them.
   const feedsOrders = o.database !== undefined
   let nudgeFeed: () => unknown = () => undefined
+  // Hubs on one database: a follower's monitor is idle, so its desktops are told the leader's coverage.
+  let leaderCoverage: PgLeaderCoverage | null = null
+  const coverage = (): Coverage => leaderCoverage?.current() ?? session.monitor.coverage()
   function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
     if (LOCAL_EVENTS.has(event)) return
+    if (event === 'coverage:changed' && leaderCoverage) {
+      leaderCoverage.changed()
+      // A follower's own (idle) monitor is not what its desktops are shown.
+      if (role.current().role !== 'leader') return
+    }
     if (feedsOrders && (event === 'order:created' || event === 'order:changed')) return void nudgeFeed()
     let id: number | null = null
     if (event === 'order:created') id = createdEventId((payload as OrderRow).type, (payload as OrderRow).orderId)
@@ -210,6 +238,21 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     publish({ id, event, payload })
   }
 
+  let upstreamRef: UpstreamHealth | null = null
+  // Hubs on one database: the configuration and price reads are the leader's, shared with the others.
+  const shared =
+    o.database && store.kind === 'postgres'
+      ? startSharedReads({
+          pool: (store as PgHubStore).pool,
+          target: o.database,
+          role,
+          log,
+          onError: (m) => log.error(m),
+          onLeaderAnswer: (_name, failure) => upstreamRef?.observeViaLeader(failure),
+          freshMs: (name) =>
+            name === 'priceTicker' ? Math.max(1_000, settings.get().tickerPollSeconds * 1000 - 1_000) : SHARED_CONFIG_FRESH_MS
+        })
+      : null
   try {
     session = await ProfileSession.open({
       profile,
@@ -217,9 +260,12 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       settings: settings.get(),
       getSecret: async () => secret,
       now,
-      emit
+      emit,
+      sharedReads: shared?.reads
     })
+    shared?.serve(session.client)
   } catch (e) {
+    await shared?.close()
     await role.close()
     await store.close()
     await sandbox?.close()
@@ -235,6 +281,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   })
 
   const inbox = store.kind === 'postgres' ? new PgWebhookInbox((store as PgHubStore).pool, now) : null
+  const deliveryLog = store.kind === 'postgres' ? new PgDeliveryLog((store as PgHubStore).pool, now, (m) => log.error(m)) : null
   const webhooks = createHubWebhooks({
     session,
     serviceName: profile.serviceName,
@@ -249,6 +296,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       emit('webhook:delivery', d)
     },
     onRelay: (outcome) => metrics.relay(outcome),
+    shareDelivery: deliveryLog ? (d) => deliveryLog.record(d) : undefined,
     // Only the leader writes orders: a follower hands a verified delivery to it, once however many hubs received it.
     ingest: inbox
       ? async (w, d) => {
@@ -258,10 +306,38 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       : undefined
   })
 
+  /** Applies a settings change to this hub: its file, its monitor's schedule, its ticker polls. */
+  async function applySettings(patch: SettingsPatch): Promise<Settings> {
+    const before = settings.get()
+    const next = settings.update(patch)
+    await session.applySettings(next, before)
+    if (next.tickerPollSeconds !== before.tickerPollSeconds) tickers.configure({ pollMs: next.tickerPollSeconds * 1000 })
+    return next
+  }
+  if (teamSettings && o.database)
+    teamSettings.watch(
+      o.database,
+      async (s) => void (await applySettings(s)),
+      (m) => log.warn(m)
+    )
+
   let configRun: ReturnType<HubCore['refreshConfig']> | null = null
   let configAt = -Infinity
+  if (store.kind === 'postgres' && o.database) {
+    leaderCoverage = new PgLeaderCoverage({
+      pool: (store as PgHubStore).pool,
+      target: o.database,
+      role,
+      own: () => session.monitor.coverage(),
+      onLeaderCoverage: (c) => publish({ id: null, event: 'coverage:changed', payload: c }),
+      onError: (m) => log.warn(m)
+    })
+    leaderCoverage.start()
+  }
+
   const core: HubCore = {
     session,
+    coverage,
     profile,
     secret: async () => secret,
     settings,
@@ -288,6 +364,12 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       })
       return configRun
     },
+    deliveryLog: deliveryLog ?? undefined,
+    async updateSettings(patch) {
+      const next = await applySettings(patch)
+      await teamSettings?.save(teamPart(next))
+      return next
+    },
     version: o.version,
     now
   }
@@ -308,6 +390,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   }
   const unmeter = session.client.onRequest((e) => metrics.upstream(e))
   const upstream = new UpstreamHealth(session.client, now)
+  upstreamRef = upstream
   const readiness = readinessProbe({
     store: storeCheck(
       store.kind,
@@ -321,7 +404,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   metrics.attach({
     budget: () => session.client.budget.snapshot(),
     syncStates: () => session.monitor.states(),
-    coverage: () => session.monitor.coverage(),
+    coverage,
     role: () => role.current(),
     ready: () => {
       const r = readiness()
@@ -394,6 +477,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     if (now() - auditPrunedAt >= AUDIT_PRUNE_EVERY_MS) {
       auditPrunedAt = now()
       await audit.prune()
+      if (role.current().role === 'leader') await deliveryLog?.prune(settings.get().inbox)
     }
     for (const name of await watches.orphans()) {
       await watches.dropOperator(name, session.monitor)
@@ -477,8 +561,12 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     async close() {
       listeners.clear()
       await webhooks.close()
+      await deliveryLog?.flushed()
       refusals.close()
       await tickers.close()
+      await shared?.close()
+      await teamSettings?.close()
+      await leaderCoverage?.close()
       unfollow()
       await leading
       await feed?.close()

@@ -37,6 +37,21 @@ export class UpstreamHealth {
     }
   }
 
+  /**
+   * A follower on PostgreSQL sends no configuration or price reads: the leader does, and its
+   * answers (or failures) served here count as the service's (pg-shared-reads.ts).
+   */
+  observeViaLeader(failure: string | null): void {
+    const at = this.now()
+    if (failure === null) {
+      this.lastAnswerAt = at
+      this.lastStatus = null
+    } else {
+      this.lastFailureAt = at
+      this.lastFailure = `through the leading hub: ${failure}`.slice(0, 200)
+    }
+  }
+
   check(): ReadinessCheck {
     const clock = this.client.clock.info()
     const facts = {

@@ -3,6 +3,7 @@
 // optional webhook inbox and the pruning of its delivery log. Closing a session aborts
 // whatever it has in flight and waits for it, so after a profile switch nothing of the
 // old profile runs or is shown.
+import type { SharedReads } from './api/shared-reads'
 import type {
   Profile,
   Settings,
@@ -52,6 +53,8 @@ export interface SessionOptions {
   log?: Log
   /** The sandbox profile: the run of the embedded simulator it talks to (a database of another run forgets its orders). */
   sandboxRun?: string
+  /** A team hub among several on one database: the configuration and price reads are the leader's. */
+  sharedReads?: SharedReads
 }
 
 export class ProfileSession {
@@ -112,7 +115,8 @@ export class ProfileSession {
       apiKey: p.apiKey,
       getSecret: o.getSecret,
       encodings,
-      budget
+      budget,
+      sharedReads: o.sharedReads
     })
     retryUnreadable(store)
     let monitorRef: OrderMonitor | null = null

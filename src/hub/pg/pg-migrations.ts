@@ -83,7 +83,45 @@ export const PG_MIGRATIONS: readonly string[] = [
      received_at BIGINT NOT NULL,
      applied_at BIGINT
    );
-   CREATE INDEX webhook_inbox_pending ON webhook_inbox (id) WHERE applied_at IS NULL;`
+   CREATE INDEX webhook_inbox_pending ON webhook_inbox (id) WHERE applied_at IS NULL;`,
+  `-- The leader's answers to the reads every hub shares, configuration and prices
+   -- (pg-shared-reads.ts): one row per request; a follower that wants it fetched again sets
+   -- asked_at, the leader fetches and writes the answer or the error. Times are the database's.
+   CREATE TABLE shared_reads (
+     key TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     input TEXT NOT NULL,
+     answer TEXT,
+     fetched_at BIGINT,
+     error TEXT,
+     failed_at BIGINT,
+     asked_at BIGINT
+   );`,
+  `-- The webhook delivery log every hub writes and reads (pg-delivery-log.ts): one row per
+   -- delivery by the inbox's dedupe key, however many hubs received it, counted.
+   CREATE TABLE webhook_deliveries (
+     id BIGSERIAL PRIMARY KEY,
+     dedupe_key TEXT NOT NULL UNIQUE,
+     received_at TEXT NOT NULL,
+     last_received_at TEXT NOT NULL,
+     times_received INTEGER NOT NULL DEFAULT 1,
+     delivery TEXT NOT NULL
+   );
+   CREATE INDEX webhook_deliveries_last ON webhook_deliveries (last_received_at);`,
+  `-- The team's settings (the polling keys of HUB_SETTING_KEYS), one row every hub applies
+   -- (pg-team-settings.ts); version counts the changes.
+   CREATE TABLE team_settings (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     json TEXT NOT NULL,
+     version BIGINT NOT NULL
+   );`,
+  `-- Whether the team's copy holds every order, as the leader sees it (pg-leader-coverage.ts):
+   -- one row the leader writes and the other hubs answer sync:coverage with.
+   CREATE TABLE leader_coverage (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     json TEXT NOT NULL,
+     version BIGINT NOT NULL
+   );`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

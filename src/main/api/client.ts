@@ -36,6 +36,7 @@ import { withRetry, type RetryOptions } from './retry'
 import { signRequest } from './signer'
 import { Transport, type HttpTransport, type TransportResponse } from './transport'
 import { z as zod } from 'zod'
+import { SHARED_READS, type SharedReads } from './shared-reads'
 
 export interface ApiClientOptions {
   profileId: string
@@ -59,6 +60,8 @@ export interface ApiClientOptions {
    */
   clockProbe?: boolean
   retry?: RetryOptions
+  /** Hubs on one database: the configuration and price reads are the leader's (shared-reads.ts). */
+  sharedReads?: SharedReads
 }
 
 /** priority, signal and maxWaitMs as for RateBudget.acquire; the signal also cancels the request. */
@@ -303,7 +306,20 @@ export class ApiClient {
       const { path, message } = firstIssue(checked.error.issues)
       throw new ApiError({ kind: 'invalid_request', endpoint: name, path, message: path ? `${path}: ${message}` : message })
     }
-    return withRetry((attempt) => this.typed(name, checked.data, schema, opts, attempt), def.effect, this.o.retry, opts.signal)
+    const shared = this.o.sharedReads && SHARED_READS.has(name) ? this.o.sharedReads : null
+    if (shared) {
+      const answer = await shared.read(name, checked.data, opts.signal)
+      if (answer !== null) return answer as DataOf<S>
+    }
+    const data = await withRetry((attempt) => this.typed(name, checked.data, schema, opts, attempt), def.effect, this.o.retry, opts.signal)
+    shared?.publish(name, checked.data, data)
+    return data
+  }
+
+  /** Sends a shared read for the other hubs (the leader, asked by a follower); its answer is published. */
+  async fetchShared(name: EndpointName, input: unknown): Promise<void> {
+    if (!SHARED_READS.has(name)) throw new Error(`${name} is not a shared read`)
+    await this.call(name, input, { priority: 'background' })
   }
 
   /**

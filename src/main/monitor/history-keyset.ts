@@ -100,11 +100,15 @@ export async function keysetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
   const { type, fiatType, out } = w
   const store = w.store
   const listingFrom = (since: string | undefined): Listing => ({ since, window: { page: 1, size: w.size }, known: new Map(), run: null })
+  const began = t.now()
   let listing = firstListing(w, start, t, listingFrom)
   // A run a previous sync could not finish checking starts again from its top.
   const owed = start.repairFrom
   if (owed !== null && listing.since !== undefined && (listing.run !== null || msBefore(owed) < listing.since))
     listing = listingFrom(msBefore(owed))
+  // Where the walk's first listing starts: read to the end with nothing left owed, every
+  // order changed since then has been read (a restart reads the same listing again).
+  const from = listing.run === null ? listing.since : undefined
   let pendingOverlap = overlapOf(listing)
   // The repair position as committed (from a previous run at first), and the earliest run
   // this one paged without an overlap to check (page sizes too small to overlap): that
@@ -190,7 +194,10 @@ export async function keysetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
     persisted = owedNow
     // Checked after the page is committed: a check that fails loses nothing read.
     if (!full && page === 1) await w.verifyShort(listing.since, items, size)
-    if (!next) return
+    if (!next) {
+      if (from !== undefined && owedNow === null) w.confirmUnchanged(from, began)
+      return
+    }
     listing = next.listing
     pendingOverlap = next.overlap
   }

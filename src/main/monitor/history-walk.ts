@@ -21,7 +21,7 @@ export interface HistoryClient {
   historyPage(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions): Promise<HistoryPageResult<OnrampOrder | OfframpOrder>>
 }
 export interface HistoryStore {
-  orders: Pick<OrdersRepo, 'applyHistoryPage'> & Partial<Pick<OrdersRepo, 'newestCreatedAt' | 'sinceSample'>>
+  orders: Pick<OrdersRepo, 'applyHistoryPage'> & Partial<Pick<OrdersRepo, 'newestCreatedAt' | 'sinceSample' | 'confirmUnchanged'>>
   syncCursors: Pick<SyncCursorsRepo, 'get' | 'runAtCursor' | 'setRepairFrom'> & Partial<Pick<SyncCursorsRepo, 'idsAtCursor'>>
 }
 
@@ -254,6 +254,7 @@ export class Walk {
   }
 
   /**
+<<<<<<< HEAD
    * A listing's first page, read with `page` left out while the base is unknown, does not
    * hold the records it must start with (those read last at the instant it starts from):
    * a service counting from 0 may have answered its page 1, the second page. Runs the
@@ -272,6 +273,20 @@ export class Walk {
    * Commits one page with the cursor it leads to (and what the keyset walk keeps with it);
    * with holdCursor, its records only (a page whose positions could not be trusted).
    */
+=======
+   * The walk read its listing from `since` to the end: on a service whose `since` was
+   * checked (not assumed) to filter on updatedAt, every order changed since was in it, so
+   * the open orders held that changed before are unchanged, their statuses confirmed as of
+   * `at` (when the walk began) without asking orderStatus about each (freshness.ts).
+   */
+  confirmUnchanged(since: string, at: number): void {
+    const f = this.s.readings.state().sinceField
+    if (f.value !== 'updatedAt' || f.state !== 'checked') return
+    this.s.store.orders.confirmUnchanged?.(this.type, this.fiatType === 0 ? null : this.fiatType, since, new Date(at).toISOString())
+  }
+
+  /** Commits one page with the cursor it leads to (and what the keyset walk keeps with it). */
+>>>>>>> main
   apply(
     res: HistoryPageResult<OnrampOrder | OfframpOrder>,
     items: readonly PageItem[],

@@ -598,6 +598,23 @@ export class OrdersRepo {
     return rows
   }
 
+  /**
+   * A listing read from `before` to its end, on a service whose `since` was checked to
+   * filter on updatedAt, lists every order changed since: the open orders held whose last
+   * change is older are unchanged, their statuses confirmed by that history answer at `at`.
+   * Answers how many.
+   */
+  confirmUnchanged(type: OrderType, fiatType: number | null, before: string, at: string): number {
+    assertType(type)
+    const open = `status NOT IN (${terminalStatuses(type).join(', ')})`
+    const stale = '(status_confirmed_at IS NULL OR status_confirmed_at < ?)'
+    const set = `UPDATE orders SET status_confirmed_at = ?, status_confirmed_by = 'history'`
+    return fiatType === null
+      ? this.sql.run(`${set} WHERE type = ? AND ${open} AND updated_at < ? AND ${stale}`, at, type, before, at).changes
+      : this.sql.run(`${set} WHERE type = ? AND fiat_type = ? AND ${open} AND updated_at < ? AND ${stale}`, at, type, fiatType, before, at)
+          .changes
+  }
+
   /** When each open order's status was last confirmed (null: never), oldest first: the freshness sweep's deadlines. */
   openConfirmations(): (string | null)[] {
     const out: (string | null)[] = []

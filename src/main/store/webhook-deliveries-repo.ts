@@ -101,7 +101,8 @@ const toDelivery = (r: DeliveryDbRow): WebhookDelivery => ({
   dedupeKey: r.dedupe_key
 })
 
-function defaultDedupeKey(payloadHeader: string | null, body: string): string {
+/** SHA-256 of payload header and body: identical redeliveries collapse. */
+export function defaultDedupeKey(payloadHeader: string | null, body: string): string {
   return createHash('sha256')
     .update(payloadHeader ?? '')
     .update('\n')

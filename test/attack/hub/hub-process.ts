@@ -57,6 +57,8 @@ export interface HubProcessOptions {
   viaNpm?: boolean
   /** The hub's data directory (kept when it stops); default a new one, removed when it stops. */
   dataDir?: string
+  /** The service URL the hub is given (default the sandbox's own; a recording proxy in front of it). */
+  baseUrl?: string
 }
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
@@ -77,7 +79,7 @@ export async function startHubProcess(o: HubProcessOptions = {}): Promise<HubPro
   const serveArgs = [
     'serve',
     '--base-url',
-    sandbox.url,
+    o.baseUrl ?? sandbox.url,
     '--service-name',
     sandbox.serviceName,
     '--api-key',
@@ -229,10 +231,23 @@ export function processTree(root: number): number[] {
   return out
 }
 
-/** The deepest process of the tree: the node process that runs the hub under npm, sh and tsx. */
+/**
+ * The node process that runs the hub under npm, sh and tsx: the deepest one whose command
+ * line names the hub's entry point. Not simply the deepest process: the hub's own children
+ * (esbuild's service, which tsx starts when its cache misses) are deeper, and a SIGKILL
+ * meant for the hub would kill one of those instead.
+ */
 function hubPid(root: number): number {
   const tree = processTree(root)
-  return tree[tree.length - 1]!
+  const cmdline = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+    } catch {
+      return []
+    }
+  }
+  const hubs = tree.filter((pid) => cmdline(pid).some((a) => a.endsWith('src/hub/cli.ts')))
+  return hubs[hubs.length - 1] ?? tree[tree.length - 1]!
 }
 
 /** A process's starting environment as the kernel keeps it (/proc/<pid>/environ). */

@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { statusInfo } from '../../../src/shared/domain/status'
 import { startSandbox, type Sandbox } from '../../../src/sandbox'
 import type { HubEvent } from '../../../src/hub/hub'
+import { request } from 'undici'
+import type { WebhookDelivery } from '../../../src/shared/ipc/contract'
+import { signedWebhook } from '../../support/webhook-senders'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
 import { startHubFixture, waitUntil, type HubFixture } from './support'
 
@@ -118,5 +121,31 @@ describe.skipIf(postgresUnavailable !== null)('order events across two hubs on o
       expect(onLeader.length).toBeGreaterThan(0)
       expect(allAfter(follower(), from).map(summary)).toEqual(onLeader)
     }
+  })
+
+  it('keeps one delivery log for both hubs: a delivery posted to each is one row with the same id, junk from either is listed', async () => {
+    const admin = await a.addOperator('wendy', 'admin')
+    await waitUntil(async () => (await follower().rpc(admin, 'team:access')).status === 200, 3_000, 'the admin on both hubs')
+    const order = sandbox.control.createOrder({ type: 1, fiatType: 2, hold: true })
+    const w = signedWebhook(order.record, { secret: sandbox.apiSecret, timestamp: sandbox.control.serverNow() })
+    const post = async (f: HubFixture, body = w.body, headers = w.headers) =>
+      (await request(f.hub.webhookUrl()!, { method: 'POST', headers, body, reset: true })).statusCode
+    expect(await post(leader())).toBe(200)
+    expect(await post(follower())).toBe(200)
+    expect(await post(follower(), '{"junk":true}', { 'content-type': 'application/json' })).not.toBe(200)
+    const list = (f: HubFixture) =>
+      f.call<{ total: number; rows: WebhookDelivery[] }>(admin, 'webhooks:deliveries', { offset: 0, limit: 100 })
+    const mine = (r: { rows: WebhookDelivery[] }) => r.rows.filter((d) => d.orderId === order.orderId)
+    await waitUntil(async () => mine(await list(leader())).some((d) => d.duplicate), 5_000, 'the second receipt counted')
+    await waitUntil(
+      async () => (await list(leader())).rows.some((d) => d.body.includes('junk')),
+      5_000,
+      "the follower's junk on the leader"
+    )
+    const [onLeader, onFollower] = [await list(leader()), await list(follower())]
+    expect(onFollower).toEqual(onLeader)
+    expect(mine(onLeader)).toHaveLength(1)
+    expect(mine(onLeader)[0]).toMatchObject({ verified: true, duplicate: true })
+    expect(mine(onLeader)[0]!.reason).toContain('received 2 times')
   })
 })

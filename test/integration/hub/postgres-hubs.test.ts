@@ -6,12 +6,14 @@
 // a hub leads again within 15 s and its monitor runs.
 import pg from 'pg'
 import { request } from 'undici'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Sandbox } from '../../../src/sandbox'
+import type { Settings } from '../../../src/shared/ipc/contract'
 import { openPgHubStore } from '../../../src/hub/pg/pg-hub-store'
 import type { PgElection } from '../../../src/hub/pg/pg-election'
 import { PG_SCHEMA_VERSION } from '../../../src/hub/pg/pg-migrations'
-import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
+import { postgresUnavailable, type PgCluster } from '../../support/postgres-cluster'
+import { pgHubPair } from './pg-hub-pair'
 import { startHubFixture, waitUntil, type HubFixture } from './support'
 
 const HISTORY = /merchantHistory/
@@ -39,19 +41,8 @@ describe.skipIf(postgresUnavailable !== null)('two hubs on one PostgreSQL databa
   const hubs = () => [a, b]
   const leaders = () => hubs().filter((f) => f.hub.role.current().role === 'leader')
 
-  beforeAll(async () => {
-    cluster = await startPostgres()
-    url = await cluster.createDatabase()
-    sandbox = await startSandbox({ orders: 60, seed: 9, autoGenerate: false })
-    a = await startHubFixture({ sharedSandbox: sandbox, recordService: true, hub: { database: { url } } })
-    b = await startHubFixture({ sharedSandbox: sandbox, recordService: true, hub: { database: { url } } })
-  })
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await sandbox?.close()
-    await cluster?.stop()
-  })
+  const pair = pgHubPair({ orders: 60, seed: 9 })
+  beforeAll(() => void ({ cluster, url, sandbox, a, b } = pair))
 
   it('has exactly one leader, and /readyz and /metrics say which, on a PostgreSQL store', async () => {
     expect(leaders()).toHaveLength(1)
@@ -93,6 +84,28 @@ describe.skipIf(postgresUnavailable !== null)('two hubs on one PostgreSQL databa
     expect(Date.now() - at).toBeLessThan(1_500)
     await waitUntil(() => stream.states.at(-1)?.connected === false, 3_000, "the other hub closing vera's stream")
     await stream.close()
+  })
+
+  it("applies an admin's change of the team's settings on every hub within a second or two, and a hub that starts takes them", async () => {
+    const root = await a.addOperator('setter', 'admin')
+    await waitUntil(async () => (await b.rpc(root, 'team:access')).status === 200, 3_000, 'the other hub knowing setter')
+    await a.call(root, 'settings:update', { historyPollSeconds: 45, tickerPollSeconds: 20, watchPollSeconds: 25 })
+    const at = Date.now()
+    const polling = (s: Settings) => [s.historyPollSeconds, s.tickerPollSeconds, s.watchPollSeconds]
+    await waitUntil(
+      async () => polling(await b.call<Settings>(root, 'settings:get')).join() === '45,20,25',
+      3_000,
+      'the other hub applying them'
+    )
+    expect(Date.now() - at).toBeLessThan(2_500)
+    // A third hub, on a data directory of its own, starts with them.
+    const c = await startHubFixture({ sharedSandbox: sandbox, hub: { database: { url } } })
+    try {
+      await waitUntil(async () => (await c.rpc(root, 'team:access')).status === 200, 3_000, 'the third hub knowing setter')
+      expect(polling(await c.call<Settings>(root, 'settings:get'))).toEqual([45, 20, 25])
+    } finally {
+      await c.close()
+    }
   })
 
   it('elects again within 15 s when the leader loses its lock connection; the old leader steps down at once', async () => {

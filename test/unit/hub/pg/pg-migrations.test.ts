@@ -37,11 +37,15 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
       'audit',
       'budget_carry',
       'budget_sends',
+      'leader_coverage',
       'operator_watches',
       'operators',
       'order_events',
       'order_rows',
       'rampdesk_hub_schema',
+      'shared_reads',
+      'team_settings',
+      'webhook_deliveries',
       'webhook_inbox',
       'webhook_relays'
     ])

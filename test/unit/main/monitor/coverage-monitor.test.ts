@@ -413,6 +413,23 @@ describe('status freshness', () => {
     // Open, and changed long before the newest change: polls do not read them again.
     for (let i = 1; i <= 40; i++) fake.put(2, 1, onramp(9000 + i, at(i), 0, 1))
     fake.put(2, 1, onramp(9999, at(5000), 6, 1))
+    // A service whose since filters on createdAt: a poll's answer says nothing of the older
+    // open orders, only orderStatus does (where since is on updatedAt, see below).
+    fake.readings.sinceField = 'createdAt'
+  })
+
+  it('needs no orderStatus where since was checked to filter on updatedAt: a poll read to its end confirms the open orders unchanged since', async () => {
+    fake.readings.sinceField = 'updatedAt'
+    monitor = make({ freshnessMs: 10 * 60_000 })
+    monitor!.start()
+    await clock.advance(1000)
+    await clock.advance(30 * 60_000)
+    expect(monitor!.readings.state().sinceField).toMatchObject({ value: 'updatedAt', state: 'checked' })
+    expect(fake.statusCalls).toHaveLength(0)
+    expect(monitor!.coverage().freshness).toMatchObject({ open: 40, stale: 0 })
+    const row = store.orders.get(2, 9001)!
+    expect(row.statusConfirmedBy).toBe('history')
+    expect(clock.now() - Date.parse(row.statusConfirmedAt!)).toBeLessThanOrEqual(POLL)
   })
 
   it('confirms open orders nothing else confirmed, oldest first, before the bound; the order says how', async () => {
