@@ -254,7 +254,6 @@ export class Walk {
   }
 
   /**
-<<<<<<< HEAD
    * A listing's first page, read with `page` left out while the base is unknown, does not
    * hold the records it must start with (those read last at the instant it starts from):
    * a service counting from 0 may have answered its page 1, the second page. Runs the
@@ -270,10 +269,6 @@ export class Walk {
   }
 
   /**
-   * Commits one page with the cursor it leads to (and what the keyset walk keeps with it);
-   * with holdCursor, its records only (a page whose positions could not be trusted).
-   */
-=======
    * The walk read its listing from `since` to the end: on a service whose `since` was
    * checked (not assumed) to filter on updatedAt, every order changed since was in it, so
    * the open orders held that changed before are unchanged, their statuses confirmed as of
@@ -285,8 +280,10 @@ export class Walk {
     this.s.store.orders.confirmUnchanged?.(this.type, this.fiatType === 0 ? null : this.fiatType, since, new Date(at).toISOString())
   }
 
-  /** Commits one page with the cursor it leads to (and what the keyset walk keeps with it). */
->>>>>>> main
+  /**
+   * Commits one page with the cursor it leads to (and what the keyset walk keeps with it);
+   * with holdCursor, its records only (a page whose positions could not be trusted).
+   */
   apply(
     res: HistoryPageResult<OnrampOrder | OfframpOrder>,
     items: readonly PageItem[],
