@@ -32,7 +32,7 @@ const HELP = `Usage: npm run sandbox -- [options]
   --offramp-fiats IDS    fiat type ids offramp orders are made in (default: 1, INR)
 Readings of the spec's open choices (docs/spec-readings.md; default first):
   --since ${CHOICES.since.join('|')}     merchantHistory since: updatedAt >= since, or > since
-  --tie-order ${CHOICES.tieOrder.join('|')}     records sharing an updatedAt: by orderId, or a hidden row order
+  --tie-order ${CHOICES.tieOrder.join('|')}     records sharing an updatedAt: by orderId, a hidden row order, or one that depends on pageSize
   --param-types strict|lenient|field=mode,...
                          parameter types: strict takes only the spec's JSON type (else 409);
                          lenient also the other encoding. A bare mode sets every field, then
@@ -54,6 +54,7 @@ Readings of the spec's open choices (docs/spec-readings.md; default first):
   --history-since ${CHOICES.historySince.join('|')}  merchantHistory since filters on updatedAt or createdAt
   --history-order ${CHOICES.historyOrder.join('|')}  merchantHistory ASC/DESC sorts by updatedAt or createdAt
   --first-page 1|0       merchantHistory pages count from 1 (the spec) or from 0
+  --missing-page ${CHOICES.missingPage.join('|')}  merchantHistory without page reads the first page, or page 1 (a 0-based service's second)
   --page-size-cap N      merchantHistory pages hold at most N records whatever pageSize asks (offsets in N)
   --offramp-fiat ${CHOICES.offrampFiat.join('|')}  merchantHistory type 2 filters by fiatType, or lists every offramp order
   --history-direction ${CHOICES.historyDirection.join('|')}  merchantHistory honours order, or answers newest first whatever it asks
@@ -146,6 +147,7 @@ function readingsFlags(values: Record<string, string | boolean | string[] | unde
     ['--history-since', 'historySince', str('history-since')],
     ['--history-order', 'historyOrder', str('history-order')],
     ['--first-page', 'firstPage', num(str('first-page'), '--first-page')],
+    ['--missing-page', 'missingPage', str('missing-page')],
     ['--page-size-cap', 'pageSizeCap', num(str('page-size-cap'), '--page-size-cap')],
     ['--offramp-fiat', 'offrampFiat', str('offramp-fiat')],
     ['--history-direction', 'historyDirection', str('history-direction')],
@@ -205,6 +207,7 @@ async function main(): Promise<void> {
       'history-since': { type: 'string' },
       'history-order': { type: 'string' },
       'first-page': { type: 'string' },
+      'missing-page': { type: 'string' },
       'page-size-cap': { type: 'string' },
       'offramp-fiat': { type: 'string' },
       'history-direction': { type: 'string' },

@@ -47,8 +47,13 @@ export const AMOUNT_DP: Record<OrderType, number> = { 1: 2, 2: 8 }
 
 export const reportedUpdatedAt = (t: number): number => (t <= CUTOVER ? CUTOVER : t)
 
-/** How records sharing one updatedAt are ordered: by orderId, or by a hidden, seeded row order. */
-export type TieOrder = 'orderId' | 'hidden'
+/**
+ * How records sharing one updatedAt are ordered: by orderId, by a hidden, seeded row order,
+ * or by a hidden order that also depends on the page size asked ('limit': SQL
+ * `ORDER BY updatedAt LIMIT n OFFSET m` with no tie-breaker may order ties differently for
+ * different LIMITs).
+ */
+export type TieOrder = 'orderId' | 'hidden' | 'limit'
 
 /** One id sequence for both order types, or one per type (the same id may then name an onramp and an offramp order). */
 export type IdSequence = 'shared' | 'perType'
@@ -410,7 +415,12 @@ export class OrderStore {
    */
   page(type: number, fiatIndex: number, opts: PageOptions): number[] {
     if (opts.tie === 'hidden') this.enableHiddenOrder()
-    if ((opts.sinceField ?? 'updatedAt') !== 'updatedAt' || (opts.orderBy ?? 'updatedAt') !== 'updatedAt' || opts.alsoFiats?.length)
+    if (
+      (opts.sinceField ?? 'updatedAt') !== 'updatedAt' ||
+      (opts.orderBy ?? 'updatedAt') !== 'updatedAt' ||
+      opts.alsoFiats?.length ||
+      opts.tie === 'limit'
+    )
       return this.slowPage(type, fiatIndex, opts)
     const ix = (opts.tie === 'hidden' ? this.hiddenIndexes : this.indexes)?.get(this.groupKey(type, fiatIndex))
     if (!ix || ix.length === 0) return []
@@ -464,7 +474,8 @@ export class OrderStore {
             const v = this.field(r, sinceField)
             return opts.sinceExclusive ? v > since : v >= since
           })
-    const tie = (r: number) => (opts.tie === 'hidden' ? hiddenRank(r, this.hiddenSalt) : this.idOf(r))
+    const salt = opts.tie === 'limit' ? (this.hiddenSalt ^ Math.imul(opts.pageSize, 0x9e3779b1)) >>> 0 : this.hiddenSalt
+    const tie = (r: number) => (opts.tie === 'hidden' || opts.tie === 'limit' ? hiddenRank(r, salt) : this.idOf(r))
     kept.sort((a, b) => this.field(a, orderBy) - this.field(b, orderBy) || tie(a) - tie(b))
     if (opts.order === 'DESC') kept.reverse()
     const skip = (opts.page - 1) * opts.pageSize

@@ -13,8 +13,11 @@ export type { WebhookPayloadForm } from './signing'
 export interface SandboxReadings {
   /** merchantHistory since: updatedAt >= since ("selects records from that time"), or > since. */
   since: 'inclusive' | 'exclusive'
-  /** Records sharing one updatedAt: by orderId, or by a hidden row order (a seeded permutation, stable, invisible in the data). */
-  tieOrder: 'orderId' | 'hidden'
+  /**
+   * Records sharing one updatedAt: by orderId, or by a hidden row order (a seeded permutation,
+   * stable, invisible in the data), or 'limit': a hidden order that also depends on pageSize.
+   */
+  tieOrder: 'orderId' | 'hidden' | 'limit'
   /** Per "endpoint.field": strict takes only the spec's JSON type; lenient also the other encoding. */
   paramTypes: Record<string, ParamMode>
   /** The 409 text names the fields ("Wrong parameter type: fiatType must be string, not number") or not ("wrong parameter type"). */
@@ -43,6 +46,12 @@ export interface SandboxReadings {
   historyOrder: 'updatedAt' | 'createdAt'
   /** merchantHistory: the number of the first page (the spec's default 1, or a 0-based service's 0). */
   firstPage: 0 | 1
+  /**
+   * merchantHistory: what a request without `page` reads: the first page whatever the
+   * service counts from, or the page numbered 1 (the spec's "default 1" taken literally:
+   * on a 0-based service, its second page).
+   */
+  missingPage: 'first' | 'one'
   /** merchantHistory: the most records a page holds whatever pageSize asks (null: the spec's 500); offsets count in it. */
   pageSizeCap: number | null
   /** merchantHistory type 2: listings filtered by fiatType, or every offramp order whatever fiatType says. */
@@ -87,6 +96,7 @@ export function defaultReadings(): SandboxReadings {
     historySince: 'updatedAt',
     historyOrder: 'updatedAt',
     firstPage: 1,
+    missingPage: 'first',
     pageSizeCap: null,
     offrampFiat: 'filter',
     historyDirection: 'honoured',
@@ -97,7 +107,7 @@ export function defaultReadings(): SandboxReadings {
 /** The choices of each enumerated reading, for validation, --help and the docs. */
 export const CHOICES = {
   since: ['inclusive', 'exclusive'],
-  tieOrder: ['orderId', 'hidden'],
+  tieOrder: ['orderId', 'hidden', 'limit'],
   typeErrorText: ['named', 'bare'],
   limiter: ['sliding', 'fixed'],
   tickerShape: ['split', 'buySell'],
@@ -106,6 +116,7 @@ export const CHOICES = {
   webhookPayloadForm: WEBHOOK_PAYLOAD_FORMS,
   historySince: ['updatedAt', 'createdAt'],
   historyOrder: ['updatedAt', 'createdAt'],
+  missingPage: ['first', 'one'],
   offrampFiat: ['filter', 'ignore'],
   historyDirection: ['honoured', 'DESC'],
   emptyHistory: ['empty', 'null', '404']
@@ -184,6 +195,7 @@ export function applyReadings(base: SandboxReadings, input: unknown): SandboxRea
       case 'historySince':
       case 'historyOrder':
       case 'offrampFiat':
+      case 'missingPage':
       case 'historyDirection':
       case 'emptyHistory':
         ;(out as unknown as Record<string, unknown>)[k] = choice(k as keyof typeof CHOICES, v)

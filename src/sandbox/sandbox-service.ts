@@ -384,7 +384,7 @@ export class SandboxService {
     const type = body.type === undefined || body.type === '' ? ONRAMP : Number(body.type)
     const fiatType = body.fiatType === undefined ? INR : Number(body.fiatType)
     const { fiatIndex } = fiatOf(fiatType)
-    const page = body.page === undefined ? r.firstPage : Number(body.page)
+    const page = body.page === undefined ? (r.missingPage === 'one' ? 1 : r.firstPage) : Number(body.page)
     if (page < r.firstPage) fail(400, `Invalid page: must be at least ${r.firstPage}`)
     const asked = Number(body.pageSize ?? 50)
     this.churn(r.churnPerHistoryRequest)

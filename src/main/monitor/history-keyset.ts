@@ -25,7 +25,7 @@
 // cursor it leads to, so a run killed at any point resumes without loss.
 import { ApiError } from '../../shared/api/errors'
 import type { SyncCursor } from '../store/sync-cursors-repo'
-import { msBefore, type PageItem, type Walk } from './history-walk'
+import { msBefore, Restart, type PageItem, type Walk } from './history-walk'
 
 /** Times a run reads a long run from its start again because orders kept leaving it. */
 const MAX_RESTARTS = 3
@@ -51,21 +51,35 @@ interface Listing {
   known: Map<number, number>
   /** The run being paged by offset: its instant and the listing position it starts at. */
   run: { instant: string; start: number } | null
+  /**
+   * Ids read last at an instant this listing starts at or before: a `since` on updatedAt
+   * lists them still (a change only moves them later), so a first page without them that
+   * is short, or starts after that instant, may not have been the first (the base unknown).
+   */
+  expect?: { instant: string; ids: readonly number[] }
 }
 
 const minIso = (a: string | null, b: string): string => (a !== null && a < b ? a : b)
 
 /**
+ * Records the overlap of two pages inside a run must hold. One record can sit where it was
+ * by chance when the service orders ties differently for each page size (SQL LIMIT with no
+ * tie-breaker: about one chance in the run's length per page); two make that rare.
+ */
+const MIN_OVERLAP = 2
+
+/**
  * The next page of a run paged by offset after position `last` was read: a page size at
- * most `max` whose page starts at or before `last` (the overlap to check) and ends past it,
- * the overlap as small as can be. Null when no size allows it (then the next page starts
- * right after `last`, unchecked).
+ * most `max` whose page starts at least MIN_OVERLAP records before `last`'s end (the
+ * overlap to check) and ends past it, the overlap as small as can be. Null when no size
+ * allows it (then the next page starts right after `last`, unchecked).
  */
 export function overlappingWindow(last: number, max: number): Window | null {
   let best: Window | null = null
   let bestGain = 0
   for (let size = Math.min(max, last + 1); size >= 2; size--) {
     const start = Math.floor(last / size) * size
+    if (last - start + 1 < MIN_OVERLAP) continue
     const gain = start + size - 1 - last
     if (gain > bestGain) {
       best = { page: start / size + 1, size }
@@ -120,21 +134,25 @@ export async function keysetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
         message: `the service answered page ${page} with the same records again: it does not page`
       })
     previous = fingerprint
+    if (page === 1 && listing.expect && !w.pageBaseKnown() && missesStart(items, size, listing.expect))
+      await w.doubtFirstPage(listing.since, 'ASC', items)
 
     const runAt = listing.run?.instant ?? null
     if (!pendingOverlap.every(([pos, id]) => samePlace(items[pos - first], id, runAt))) {
       // The ids read last are not where they were: orders left (or joined) the run
-      // while we paged it. Read it again from its start.
+      // while we paged it, or the service orders ties differently for each page size
+      // (SQL LIMIT without a tie-breaker). The page's records are real: kept, but not the
+      // cursor (its positions are not known). Read the run again from its start.
+      w.apply(res, items, { holdCursor: true })
       out.restarts++
       if (out.restarts > MAX_RESTARTS) {
-        // Whatever else is owed stays owed (the earliest position wins).
+        // Whatever else is owed stays owed (the earliest position wins), until the offset
+        // walk, at one page size throughout, reads the listing to its end.
         if (listing.run) store.syncCursors.setRepairFrom(type, fiatType, minIso(persisted, listing.run.instant))
-        throw new ApiError({
-          kind: 'schema',
-          endpoint: 'merchantHistory',
-          retryable: true,
-          message: `orders kept changing while a run of orders sharing one updatedAt (${listing.run?.instant ?? '?'}) was read page by page; it will be read again`
-        })
+        throw new Restart(
+          `the run of orders sharing one updatedAt (${listing.run?.instant ?? '?'}) could not be read page by page; read by offset`,
+          true
+        )
       }
       listing = listingFrom(listing.since)
       pendingOverlap = []
@@ -155,7 +173,8 @@ export async function keysetWalk(w: Walk, start: SyncCursor, t: KeysetTiming): P
     const jump = full && newest !== null && (startsAt === null || newest > startsAt)
     let next: { listing: Listing; overlap: [number, number][] } | null = null
     if (full && jump) {
-      next = { listing: listingFrom(msBefore(newest)), overlap: [] }
+      const ids = items.flatMap((it) => (it.orderId !== null && it.updatedAt === newest ? [it.orderId] : []))
+      next = { listing: { ...listingFrom(msBefore(newest)), expect: { instant: newest, ids } }, overlap: [] }
       if (carried !== null && newest > carried) carried = newest
     } else if (full) {
       // A whole page at one instant: a run longer than a page, read on by offset.
@@ -229,7 +248,15 @@ function pollListing(
   }
   const serviceNow = t.serviceNow?.() ?? Infinity
   const from = Math.min(Date.parse(cursor), serviceNow) - t.lookbackMs
-  return listingFrom(msBefore(new Date(from).toISOString()))
+  const ids = w.store.syncCursors.idsAtCursor?.(c.type, c.fiatType) ?? []
+  return { ...listingFrom(msBefore(new Date(from).toISOString())), ...(ids.length > 0 ? { expect: { instant: cursor, ids } } : {}) }
+}
+
+/** A first page that should hold some of `expect.ids` (see Listing.expect) and does not: short, or starting after their instant. */
+function missesStart(items: readonly PageItem[], size: number, expect: NonNullable<Listing['expect']>): boolean {
+  if (expect.ids.length === 0 || items.some((it) => it.orderId !== null && expect.ids.includes(it.orderId))) return false
+  const { oldest } = instantsOf(items)
+  return items.length < size || (oldest !== null && oldest > expect.instant)
 }
 
 /**

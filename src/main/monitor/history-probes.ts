@@ -1,7 +1,8 @@
 // Cheap merchantHistory requests that check a reading the sync relies on, against orders
 // the service already holds (docs/spec-readings.md, "merchantHistory readings checked at
 // run time"):
-//   - firstPage: page 1 and page 0 of one record each. A service counting from 1 refuses
+//   - firstPage: page 1 and page 0 of one record each (the run's probe, and the walk's
+//     check when it needs page 2 before the base is known). A service counting from 1 refuses
 //     page 0, answers it as page 1, or answers nothing; one counting from 0 answers page 0
 //     with a record before page 1's. Page 1 is asked twice around page 0, so an order that
 //     moved between the requests makes the check inconclusive rather than wrong. 3 requests.
@@ -34,15 +35,34 @@ export interface Found<V> {
 
 const firstId = (r: HistoryPageResult<OnrampOrder | OfframpOrder>): number | null => r.records[0]?.orderId ?? r.rejected[0]?.orderId ?? null
 
+/** What the first-page check found: the base (null when inconclusive), its cost, and the listing's first record as named by its page. */
+export interface FirstPageAnswer {
+  found: Found<0 | 1> | null
+  requests: number
+  /** The id of the listing's first record, read from the page found to be the first (null when inconclusive or empty). */
+  first: number | null
+}
+
+/**
+ * The first page's number (the one check both the run's probe and a walk that needs page 2
+ * use): page 1, page 0 and page 1 again, one record each, of the listing asked (`since`,
+ * `order`: a walk checks its own listing; the run's probe the whole scope).
+ */
 export async function probeFirstPage(
   client: ProbeClient,
-  o: { type: OrderType; fiatType: number; signal?: AbortSignal }
-): Promise<{ found: Found<0 | 1> | null; requests: number }> {
-  const opts: CallOptions = { priority: 'background', signal: o.signal }
+  o: { type: OrderType; fiatType: number; since?: string; order?: 'ASC' | 'DESC'; priority?: CallOptions['priority']; signal?: AbortSignal }
+): Promise<FirstPageAnswer> {
+  const opts: CallOptions = { priority: o.priority ?? 'background', signal: o.signal }
   let requests = 0
   const ask = async (page: number) => {
     requests++
-    return firstId(await client.historyPage({ type: o.type, fiatType: o.fiatType, page, pageSize: 1 }, opts))
+    const req = { type: o.type, fiatType: o.fiatType, page, pageSize: 1 }
+    return firstId(
+      await client.historyPage(
+        { ...req, ...(o.order !== undefined ? { order: o.order } : {}), ...(o.since !== undefined ? { since: o.since } : {}) },
+        opts
+      )
+    )
   }
   try {
     const one = await ask(1)
@@ -54,19 +74,23 @@ export async function probeFirstPage(
       // status (400, 404, 409, 413, 422...).
       if (!isClientRefusal(e)) throw e
       const x = e as { httpStatus?: number; code?: number }
-      return { found: { value: 1, how: `page 0 refused (${x.httpStatus ?? x.code ?? 'error'})` }, requests }
+      return { found: { value: 1, how: `page 0 refused (${x.httpStatus ?? x.code ?? 'error'})` }, requests, first: one }
     }
     const again = await ask(1)
-    if (one !== again) return { found: null, requests }
+    if (one !== again) return { found: null, requests, first: null }
     if (zero === null || zero === one)
-      return { found: { value: 1, how: zero === null ? 'page 0 answered nothing' : 'page 0 answered as page 1' }, requests }
-    return { found: { value: 0, how: `page 0 answered order ${zero}, before page 1's ${one ?? '(none)'}` }, requests }
+      return {
+        found: { value: 1, how: zero === null ? 'page 0 answered nothing' : 'page 0 answered as page 1' },
+        requests,
+        first: one
+      }
+    return { found: { value: 0, how: `page 0 answered order ${zero}, before page 1's ${one ?? '(none)'}` }, requests, first: zero }
   } catch (e) {
     // Anything else (a 5xx, the network, a 429) tells nothing: inconclusive, asked again
-    // at the next run; the sync pages so that the base does not matter meanwhile. Auth
-    // failures and aborts are the run's to report.
+    // later (backed off: history-readings.ts); the sync pages so that the base does not
+    // matter meanwhile. Auth failures and aborts are the run's to report.
     if (failsTheRun(e)) throw e
-    return { found: null, requests }
+    return { found: null, requests, first: null }
   }
 }
 
@@ -79,6 +103,8 @@ export async function probeSinceField(
     pageSize: number
     /** Pages were seen sorted by updatedAt: filtered on it, the order would come first. */
     orderedByUpdate: boolean
+    /** The first page's number once known (else left out: the spec's default). */
+    page?: number
     signal?: AbortSignal
   }
 ): Promise<Found<HistoryField> | null> {
@@ -86,8 +112,9 @@ export async function probeSinceField(
   let res: HistoryPageResult<OnrampOrder | OfframpOrder>
   try {
     res = await client.historyPage(
-      // No page: the first page is the spec's default, whatever number the service counts from.
-      { type: o.type, fiatType: o.fiatType, since, order: 'ASC', pageSize: o.pageSize },
+      // The first page by its number once known: a service counting from 0 may answer a
+      // missing page as page 1, its second (review 23-b item 3).
+      { type: o.type, fiatType: o.fiatType, since, order: 'ASC', ...(o.page !== undefined ? { page: o.page } : {}), pageSize: o.pageSize },
       { priority: 'background', signal: o.signal }
     )
   } catch (e) {

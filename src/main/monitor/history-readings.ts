@@ -65,6 +65,12 @@ export interface PageObservation {
 
 /** How long a checked reading is trusted before a probe confirms it again. */
 export const RECHECK_MS = 24 * 60 * 60_000
+/**
+ * After an inconclusive first-page check, the next waits this long, doubling with each
+ * inconclusive answer up to RECHECK_MS (review 23-b item 9a: under churn the check can stay
+ * inconclusive, and at every run of every scope it cost 3 requests, forever).
+ */
+export const FIRST_PAGE_BACKOFF_MS = 5 * 60_000
 const MAX_PAGE = 500
 
 const assumed = <V>(value: V, how: string): Reading<V> => ({ value, state: 'assumed', at: null, how })
@@ -131,6 +137,9 @@ function sortedBy(items: readonly ObservedItem[], pick: (i: ObservedItem) => str
 export class HistoryReadings {
   private s: HistoryReadingsState = initial()
   private readonly listeners = new Set<() => void>()
+  /** Inconclusive first-page checks in a row, and when the next may run (in memory: a restart checks at once). */
+  private firstPageMisses = 0
+  private firstPageRetryAt = 0
 
   constructor(
     private readonly store: ReadingsStore | null = null,
@@ -161,6 +170,11 @@ export class HistoryReadings {
   /** The page number to send for the 1-based page `p` of a listing. */
   wirePage(p: number): number {
     return p - 1 + this.s.firstPage.value
+  }
+
+  /** The page number to send for a listing's first page: undefined (left out, the spec's default) while the base is unknown. */
+  firstPageWire(): number | undefined {
+    return this.pageBaseKnown() ? this.wirePage(1) : undefined
   }
 
   /** The page size to ask for: at most `max` and at most what the service was seen to hold in a page. */
@@ -210,13 +224,21 @@ export class HistoryReadings {
   /** Which active checks are due: never made, contradicted, asked for again, or older than a day. */
   due(): { sinceField: boolean; firstPage: boolean } {
     const stale = (r: Reading<unknown>) => r.state !== 'checked' || r.at === null || this.now() - r.at >= RECHECK_MS
-    return { sinceField: stale(this.s.sinceField), firstPage: stale(this.s.firstPage) }
+    return { sinceField: stale(this.s.sinceField), firstPage: stale(this.s.firstPage) && this.now() >= this.firstPageRetryAt }
+  }
+
+  /** A first-page check told nothing (orders moved between its requests, a 5xx): the next one is backed off. */
+  inconclusive(): void {
+    this.firstPageMisses++
+    this.firstPageRetryAt = this.now() + Math.min(RECHECK_MS, FIRST_PAGE_BACKOFF_MS * 2 ** (this.firstPageMisses - 1))
   }
 
   /** An answer cast doubt on everything (the audit found orders missing): the probes run again before the next sync. */
   doubt(): void {
     this.s.sinceField = { ...this.s.sinceField, at: null }
     this.s.firstPage = { ...this.s.firstPage, at: null }
+    this.firstPageMisses = 0
+    this.firstPageRetryAt = 0
     this.persist('sinceField', 'firstPage')
   }
 
@@ -243,6 +265,7 @@ export class HistoryReadings {
   /** Sets a reading found by a probe (history-probes.ts): checked now, whatever it was. */
   found<K extends 'sinceField' | 'firstPage'>(key: K, value: HistoryReadingsState[K]['value'], how: string): void {
     ;(this.s[key] as Reading<unknown>) = this.reading(value, how)
+    if (key === 'firstPage') this.firstPageMisses = this.firstPageRetryAt = 0
     this.persist(key)
   }
 

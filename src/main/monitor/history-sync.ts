@@ -111,6 +111,7 @@ export class HistorySync {
       out.requests += requests
       this.o.onProbeRequest?.(requests)
       if (found) this.readings.found('firstPage', found.value, found.how)
+      else this.readings.inconclusive()
     }
     const timing = { lookbackMs: this.lookbackMs, reconcileWindowMs: this.reconcileWindowMs, now: this.now, serviceNow: this.o.serviceNow }
     // Strategies this run has left; going back to one means the answers contradict each

@@ -14,7 +14,7 @@ import type { ApplyPageResult, OrdersRepo } from '../store/orders-repo'
 import type { OrderType } from '../../shared/ipc/contract'
 import type { SyncCursorsRepo } from '../store/sync-cursors-repo'
 import { failsTheRun, isClientRefusal, type HistoryReadings } from './history-readings'
-import { probeSinceField, type SinceSample } from './history-probes'
+import { probeFirstPage, probeSinceField, type SinceSample } from './history-probes'
 
 /** The slice of ApiClient a sync needs (ApiClient itself satisfies it). */
 export interface HistoryClient {
@@ -22,7 +22,7 @@ export interface HistoryClient {
 }
 export interface HistoryStore {
   orders: Pick<OrdersRepo, 'applyHistoryPage'> & Partial<Pick<OrdersRepo, 'newestCreatedAt' | 'sinceSample' | 'confirmUnchanged'>>
-  syncCursors: Pick<SyncCursorsRepo, 'get' | 'runAtCursor' | 'setRepairFrom'>
+  syncCursors: Pick<SyncCursorsRepo, 'get' | 'runAtCursor' | 'setRepairFrom'> & Partial<Pick<SyncCursorsRepo, 'idsAtCursor'>>
 }
 
 /**
@@ -83,6 +83,9 @@ export class Restart extends Error {
     this.name = 'Restart'
   }
 }
+
+/** A listing's first page, read with `page` left out, was not its first page: read it again, the page named. */
+export class MisreadFirstPage extends Restart {}
 
 type HistoryResult = HistoryPageResult<OnrampOrder | OfframpOrder>
 const EMPTY: HistoryResult = { records: [], rejected: [], size: 0 }
@@ -151,14 +154,14 @@ export class Walk {
 
   /**
    * One page of a listing (1-based `page`), read as evidence; Restart when it changes the
-   * strategy. The first page leaves `page` out (the spec's default is the first page,
-   * whatever the service counts from); a later page is asked by the number the service
-   * counts in, found first when unknown (findBase, with `known`: ids read by listing
-   * position). When it cannot be found, `oneBehind` asks page p by the 0-based number:
-   * a 1-based service then answers each page one late (a page read twice, never one
-   * skipped); without it the walk starts again by offset. A page past the first refused
-   * with a 4xx (not 401, 403, 429) is the end of the listing; so is a first page refused
-   * with 404 (an empty listing answered "No transactions found").
+   * strategy. Every page is asked by the number the service counts in once that is known;
+   * while it is not, the first page leaves `page` out (the spec's default) and a later page
+   * has the number found first (findBase; `known`: ids read by listing position). When it
+   * cannot be found, `oneBehind` asks page p by the 0-based number: a 1-based service then
+   * answers each page one late (a page read twice, never one skipped); without it the walk
+   * starts again by offset. A page past the first refused with a 4xx (not 401, 403, 429)
+   * is the end of the listing; so is a first page refused with 404 (an empty listing
+   * answered "No transactions found").
    */
   async fetch(
     since: string | undefined,
@@ -169,7 +172,9 @@ export class Walk {
     oneBehind = false
   ): Promise<{ res: HistoryResult; items: PageItem[] }> {
     this.signal?.throwIfAborted()
-    const wire = page === 1 ? undefined : await this.wireFor(since, page, size, order, known, oneBehind)
+    // A service counting from 0 may answer a missing page as the spec's literal 1, its
+    // second page (review 23-b item 3): the first page is named once its number is known.
+    const wire = page === 1 ? this.s.readings.firstPageWire() : await this.wireFor(since, page, size, order, known, oneBehind)
     let res: HistoryResult
     try {
       res = await this.ask(since, wire, size, order)
@@ -208,11 +213,13 @@ export class Walk {
     size: number,
     order: 'ASC' | 'DESC',
     known: ReadonlyMap<number, number>,
-    oneBehind: boolean
+    oneBehind: boolean,
+    /** A page the walk must read (not the check of a short page): the check runs whatever its back-off. */
+    needed = true
   ): Promise<number> {
-    if (!this.s.readings.pageBaseKnown() && !this.baseSought) {
+    if (!this.s.readings.pageBaseKnown() && !this.baseSought && (needed || this.s.readings.due().firstPage)) {
       this.baseSought = true
-      await this.findBase(since, size, order, known)
+      await this.findBase(since, order, known)
     }
     if (this.s.readings.pageBaseKnown()) return this.s.readings.wirePage(page)
     if (oneBehind) return page - 1
@@ -220,43 +227,45 @@ export class Walk {
   }
 
   /**
-   * Finds the first page's number from answers compared with ids already read at known
-   * positions of this listing: page 1 at `size` answering those of positions 0.. is
-   * 1-based, answering those of positions `size`.. is 0-based; otherwise page 0 is asked:
-   * refused or empty is 1-based, the first page's ids is 0-based. Inconclusive (orders
-   * moving in between, an error) leaves it unknown; never fails the run but for auth.
+   * Finds the first page's number with the run's own check (probeFirstPage) on this
+   * listing. Its first page was read with `page` left out: on a service counting from 0
+   * that may have been page 1, the second page (a missing page read as the spec's literal
+   * 1). When the first record read (`known` position 0) is not the first page's, the
+   * listing is read again from its first page, named (MisreadFirstPage). Inconclusive
+   * (orders moving in between, an error) leaves it unknown and backs the check off; never
+   * fails the run but for auth.
    */
-  private async findBase(
-    since: string | undefined,
-    size: number,
-    order: 'ASC' | 'DESC',
-    known: ReadonlyMap<number, number>
-  ): Promise<void> {
-    if (known.size === 0) return
-    const matches = (items: PageItem[], from: number) =>
-      items.filter((it, i) => it.orderId !== null && known.get(from + i) === it.orderId).length
-    const asked = async (page: number) => {
-      this.out.requests++
-      this.s.onProbeRequest?.(1)
-      return itemsOf(await this.ask(since, page, size, order))
-    }
-    const found = (value: 0 | 1, how: string) => this.s.readings.found('firstPage', value, how)
-    try {
-      const one = await asked(1)
-      if (matches(one, 0) > matches(one, size)) return found(1, 'page 1 answered the records of the first page (page left out)')
-      if (matches(one, size) > 0) return found(0, 'page 1 answered the records after the first page')
-      let zero: PageItem[]
-      try {
-        zero = await asked(0)
-      } catch (e) {
-        if (!isClientRefusal(e)) throw e
-        return found(1, `page 0 refused (${(e as { httpStatus?: number }).httpStatus ?? 'error'})`)
-      }
-      if (zero.length === 0 && known.has(0)) return found(1, 'page 0 answered nothing')
-      if (matches(zero, 0) > 0) return found(0, 'page 0 answered the records of the first page (page left out)')
-    } catch (e) {
-      if (failsTheRun(e)) throw e
-    }
+  private async findBase(since: string | undefined, order: 'ASC' | 'DESC', known: ReadonlyMap<number, number>): Promise<void> {
+    const { found, requests, first } = await probeFirstPage(this.s.client, {
+      type: this.type,
+      fiatType: this.s.requestFiat,
+      since,
+      order,
+      priority: this.priority,
+      signal: this.signal
+    })
+    this.out.requests += requests
+    this.s.onProbeRequest?.(requests)
+    if (!found) return this.s.readings.inconclusive()
+    this.s.readings.found('firstPage', found.value, found.how)
+    const firstRead = known.get(0)
+    if (found.value === 0 && first !== null && firstRead !== first)
+      throw new MisreadFirstPage(`page left out answered order ${firstRead} first, page 0 order ${first}: read again from page 0`)
+  }
+
+  /**
+   * A listing's first page, read with `page` left out while the base is unknown, does not
+   * hold the records it must start with (those read last at the instant it starts from):
+   * a service counting from 0 may have answered its page 1, the second page. Runs the
+   * first-page check on this listing (once a walk, whatever the back-off: this answer
+   * contradicts what the walk assumed); MisreadFirstPage when the page was not the first.
+   */
+  async doubtFirstPage(since: string | undefined, order: 'ASC' | 'DESC', items: readonly PageItem[]): Promise<void> {
+    if (this.s.readings.pageBaseKnown() || this.baseSought) return
+    this.baseSought = true
+    const known = new Map<number, number>()
+    items.forEach((it, i) => it.orderId !== null && known.set(i, it.orderId))
+    await this.findBase(since, order, known)
   }
 
   /**
@@ -271,11 +280,14 @@ export class Walk {
     this.s.store.orders.confirmUnchanged?.(this.type, this.fiatType === 0 ? null : this.fiatType, since, new Date(at).toISOString())
   }
 
-  /** Commits one page with the cursor it leads to (and what the keyset walk keeps with it). */
+  /**
+   * Commits one page with the cursor it leads to (and what the keyset walk keeps with it);
+   * with holdCursor, its records only (a page whose positions could not be trusted).
+   */
   apply(
     res: HistoryPageResult<OnrampOrder | OfframpOrder>,
     items: readonly PageItem[],
-    extra: { runPositions?: ReadonlyMap<number, number>; repairFrom?: string | null } = {}
+    extra: { runPositions?: ReadonlyMap<number, number>; repairFrom?: string | null; holdCursor?: boolean } = {}
   ): ApplyPageResult {
     const result = this.s.store.orders.applyHistoryPage({
       type: this.type,
@@ -316,12 +328,12 @@ export class Walk {
     items.forEach((it, i) => it.orderId !== null && known.set(i, it.orderId))
     let next: HistoryResult
     try {
-      const wire = await this.wireFor(since, 2, n, order, known, false)
+      const wire = await this.wireFor(since, 2, n, order, known, false, false)
       this.out.requests++
       this.s.onProbeRequest?.(1)
       next = await this.ask(since, wire, n, order)
     } catch (e) {
-      if (failsTheRun(e)) throw e
+      if (failsTheRun(e) || e instanceof MisreadFirstPage) throw e
       if (!isClientRefusal(e)) return
       next = EMPTY
     }
@@ -341,6 +353,7 @@ export class Walk {
       fiatType: this.s.requestFiat,
       sample,
       pageSize: Math.min(50, this.size),
+      page: this.s.readings.firstPageWire(),
       orderedByUpdate: this.s.readings.state().orderField.value === 'updatedAt' && this.s.readings.answers('ASC') === 'ASC',
       signal: this.signal
     })

@@ -228,7 +228,8 @@ export class OrderMonitor {
           onActive: (type, fiat) => this.addScope(type, fiat),
           onChange: () => this.coverageChanged(),
           onRequest: () => this.spend.add('probe'),
-          merged: (type) => this.readings.fiatIgnored(type)
+          merged: (type) => this.readings.fiatIgnored(type),
+          firstPage: () => this.readings.firstPageWire()
         })
       : null
     this.audit =

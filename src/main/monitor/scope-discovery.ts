@@ -53,6 +53,12 @@ export interface DiscoveryOptions {
   onRequest?: () => void
   /** Types whose scopes are not probed one fiat at a time (the service lists every fiat together). */
   merged?: (type: OrderType) => boolean
+  /**
+   * The page number of the service's first page once known (undefined: left out, the
+   * spec's default). A service counting from 0 may answer a missing page as page 1, its
+   * second, and a scope holding one order would read as empty (review 23-b item 3).
+   */
+  firstPage?: () => number | undefined
 }
 
 /**
@@ -97,6 +103,8 @@ export function isEmptyAnswer(info: ErrorInfo): boolean {
   if (statuses.some((s) => s >= 500 || s === 401 || s === 403 || s === 429)) return false
   return statuses.some((s) => s >= 400 && s < 500) && /\bno (transactions?|orders?|records?|data|results?)\b/i.test(info.message)
 }
+
+const pageOf = (page: number | undefined): { page?: number } => (page === undefined ? {} : { page })
 
 const key = (type: number, fiat: number) => `${type}:${fiat}`
 
@@ -241,7 +249,7 @@ export class ScopeDiscovery {
     try {
       this.o.onRequest?.()
       const r = await this.o.client.historyPage(
-        { type: c.type, fiatType: c.fiatType, pageSize: 1 },
+        { type: c.type, fiatType: c.fiatType, ...pageOf(this.o.firstPage?.()), pageSize: 1 },
         // Behind every poll: a probe can wait, a sync should not.
         { priority: 'low', signal }
       )

@@ -124,6 +124,12 @@ export interface HistoryPage<T extends OrderType = OrderType> {
   /** When given, stored as the cursor's repairFrom in the same transaction (null clears it). */
   repairFrom?: string | null
   /**
+   * Store the records but leave the cursor where it was: a page read at positions that
+   * turned out not to be where the walk thought (its records are real, where it stands is
+   * not known).
+   */
+  holdCursor?: boolean
+  /**
    * The fiat type given to records that name none. Default the scope's; null for a scope of
    * every fiat of a type (fiatType 0: a service that does not filter by fiat).
    */
@@ -453,7 +459,7 @@ export class OrdersRepo {
           u.orderId !== null && u.updatedAt !== null ? [{ orderId: u.orderId, updatedAt: u.updatedAt }] : []
         )
       ]
-      result.cursor = this.cursors.advance(page.type, page.fiatType, listed, at, page.runPositions)
+      if (!page.holdCursor) result.cursor = this.cursors.advance(page.type, page.fiatType, listed, at, page.runPositions)
       if (page.repairFrom !== undefined) result.cursor = this.cursors.setRepairFrom(page.type, page.fiatType, page.repairFrom)
       result.progressed = result.cursor.cursor !== before.cursor || result.cursor.seenAtCursor !== before.seenAtCursor
       return result

@@ -85,6 +85,13 @@ export class SyncCursorsRepo {
    * updatedAt (the service's order), or null when a position is unknown (a run read
    * before positions were kept, or one never read from its start).
    */
+  /** The ids read at the cursor's instant, in any order (those whose position is known or not). */
+  idsAtCursor(type: OrderType, fiatType: number): number[] {
+    return this.sql
+      .all<{ order_id: number }>('SELECT order_id FROM sync_cursor_ids WHERE type = ? AND fiat_type = ? ORDER BY order_id', type, fiatType)
+      .map((r) => r.order_id)
+  }
+
   runAtCursor(type: OrderType, fiatType: number): number[] | null {
     const rows = this.sql.all<{ order_id: number; position: number | null }>(
       'SELECT order_id, position FROM sync_cursor_ids WHERE type = ? AND fiat_type = ? ORDER BY position',

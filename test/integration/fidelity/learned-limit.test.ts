@@ -1,7 +1,7 @@
 // An undocumented limit learned and kept: the sandbox allows 10 merchantHistory calls a
 // minute (a limit the spec does not show), counted in fixed or sliding minutes. A first
-// sync of 3,000 orders takes at most 3 answers of 429, and after a restart (a new client
-// on the same profile database) a full re-read takes none.
+// sync of 3,000 orders takes at most 3 answers of 429, and after a restart a minute later (a
+// new client on the same profile database) a full re-read takes none.
 //
 // Minutes pass on a virtual clock shared by the sandbox and the client's budget, clock and
 // retry waits: when nothing is on the wire, time jumps to the next timer, so the test
@@ -64,6 +64,10 @@ class VirtualTime {
   stop(): void {
     clearInterval(this.driver)
   }
+  /** Time passes with nothing running (an app closed for a while). */
+  pass(ms: number): void {
+    this.jump += ms
+  }
   private drive(): void {
     const due = [...this.pending].filter((t) => t.due <= this.now())
     if (due.length === 0 && this.pending.size > 0 && (this.sleeping > 0 || this.blocked()) && Date.now() - this.lastActivity > 20) {
@@ -104,7 +108,7 @@ function client(sb: Sandbox, store: LocalStore, vt: VirtualTime, tooMany: { n: n
 }
 
 describe.each(['fixed', 'sliding'] as const)('10 history calls a minute, counted in %s minutes', (limiter) => {
-  it('a first sync of 3,000 orders meets at most 3 answers of 429, and none after a restart', async () => {
+  it('a first sync of 3,000 orders meets at most 3 answers of 429, and none after a restart a minute later', async () => {
     const vt = new VirtualTime()
     const sb = await startSandbox({
       seed: 71,
@@ -131,7 +135,10 @@ describe.each(['fixed', 'sliding'] as const)('10 history calls a minute, counted
       await c.close()
       store.close()
 
-      // Restart: the learned limit is where the new client starts.
+      // Restart a minute later: the learned limit is where the new client starts. (Within the
+      // minute the service may still count the last sends, which a desktop does not carry over
+      // a restart; the hub does, budget-carry.ts: one 429 then, the limit already known.)
+      vt.pass(60_000)
       store = openLocalStore(dir)
       const second = { n: 0 }
       c = client(sb, store, vt, second)

@@ -7,7 +7,8 @@
 // an independent reading of the spec (its own schemas and HMAC check), not the client's twin.
 //
 // Then the readings of merchantHistory the client checks at run time (issue 23): since
-// and the order on createdAt, pages from 0, a page size capped below the one asked for,
+// and the order on createdAt, pages from 0 (a missing page read as the first or as page 1,
+// the second), ties ordered differently for each page size, a page size capped below the one asked for,
 // offramp listings ignoring fiatType, alone and together, × churn. There the sync runs as
 // a profile session runs it (readings kept per profile, probes on); then (fake) time runs
 // on past the freshness bound at the shipped settings (a poll every historyPollSeconds,
@@ -121,6 +122,8 @@ const NEW_READINGS: { name: string; readings: ReadingsInput }[] = [
   { name: 'order on createdAt', readings: { historyOrder: 'createdAt' } },
   { name: 'since and order on createdAt', readings: { historySince: 'createdAt', historyOrder: 'createdAt' } },
   { name: 'pages from 0', readings: { firstPage: 0 } },
+  { name: 'pages from 0, a missing page read as page 1', readings: { firstPage: 0, missingPage: 'one' } },
+  { name: 'ties ordered per page size (SQL LIMIT, no tie-breaker)', readings: { tieOrder: 'limit' } },
   { name: 'pages capped at 30', readings: { pageSizeCap: 30 } },
   { name: 'offramp ignoring fiatType', readings: { offrampFiat: 'ignore' } },
   { name: 'order ignored: newest first', readings: { historyDirection: 'DESC' } },
@@ -132,6 +135,10 @@ const NEW_READINGS: { name: string; readings: ReadingsInput }[] = [
   {
     name: 'pages from 0 and capped, since exclusive, hidden ties, order on createdAt',
     readings: { firstPage: 0, pageSizeCap: 30, since: 'exclusive', tieOrder: 'hidden', historyOrder: 'createdAt' }
+  },
+  {
+    name: 'pages from 0 with a missing page read as page 1, capped at 30, since exclusive, hidden ties',
+    readings: { firstPage: 0, missingPage: 'one', pageSizeCap: 30, since: 'exclusive', tieOrder: 'hidden' }
   }
 ]
 const newCombos = NEW_READINGS.flatMap((r) => ([0, 4] as const).map((churn) => ({ ...r, churn })))
@@ -142,6 +149,7 @@ const RESET: ReadingsInput = {
   historySince: 'updatedAt',
   historyOrder: 'updatedAt',
   firstPage: 1,
+  missingPage: 'first',
   pageSizeCap: null,
   offrampFiat: 'filter',
   historyDirection: 'honoured',

@@ -192,7 +192,7 @@ describe('readings', () => {
 
     const bad = await admin('PUT', '/readings', { since: 'inclusive', tieOrder: 'shuffled' })
     expect(bad.status).toBe(400)
-    expect(bad.json.error).toBe('tieOrder must be one of orderId, hidden, not "shuffled"')
+    expect(bad.json.error).toBe('tieOrder must be one of orderId, hidden, limit, not "shuffled"')
     expect(sb.control.readings()).toEqual(put.json)
     expect((await admin('PUT', '/readings', { sinc: 'exclusive' })).json.error).toMatch(/unknown reading sinc/)
 

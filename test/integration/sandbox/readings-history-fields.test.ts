@@ -32,6 +32,8 @@ beforeEach(() => {
     historySince: d.historySince,
     historyOrder: d.historyOrder,
     firstPage: d.firstPage,
+    missingPage: d.missingPage,
+    tieOrder: d.tieOrder,
     pageSizeCap: d.pageSizeCap,
     offrampFiat: d.offrampFiat,
     historyDirection: d.historyDirection,
@@ -116,6 +118,16 @@ describe('firstPage and pageSizeCap', () => {
     expect(second[0]!.orderId).not.toBe(first[0]!.orderId)
   })
 
+  it('missingPage one: a request without page reads page 1, on a 0-based service its second page', async () => {
+    sb.control.setReadings({ firstPage: 0, missingPage: 'one' })
+    const zero = await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', page: 0, pageSize: 3 })
+    const one = await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', page: 1, pageSize: 3 })
+    expect(ids(await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', pageSize: 3 }))).toEqual(ids(one))
+    expect(ids(one)).not.toEqual(ids(zero))
+    sb.control.setReadings({ firstPage: 1 })
+    expect(ids(await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', pageSize: 3 }))).toEqual(ids(zero))
+  })
+
   it('a capped service answers at most its cap and counts offsets in it', async () => {
     const all = await allPages<Rec>(sb, { type: 1, fiatType: '1' }, 500)
     expect(all.length).toBeGreaterThan(200)
@@ -124,6 +136,21 @@ describe('firstPage and pageSizeCap', () => {
     expect(ids(p1)).toEqual(ids(all.slice(0, 100)))
     const p2 = await data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', page: 2, pageSize: 500 })
     expect(ids(p2)).toEqual(ids(all.slice(100, 200)))
+  })
+})
+
+describe('tieOrder limit', () => {
+  it('orders ties at one updatedAt differently for each page size; the same page size answers the same', async () => {
+    const first = (pageSize: number) => data<Rec[]>(sb, 'merchantHistory', { type: 1, fiatType: '1', pageSize })
+    const [a, b] = [await first(20), await first(21)]
+    // The oldest records share the spec's cutover instant (4.4).
+    expect(new Set([...a, ...b].map((r) => r.updatedAt)).size).toBe(1)
+    sb.control.setReadings({ tieOrder: 'hidden' })
+    expect(ids((await first(21)).slice(0, 20))).toEqual(ids(await first(20)))
+    sb.control.setReadings({ tieOrder: 'limit' })
+    const [c, d] = [await first(20), await first(21)]
+    expect(ids(d.slice(0, 20))).not.toEqual(ids(c))
+    expect(ids(await first(20))).toEqual(ids(c))
   })
 })
 

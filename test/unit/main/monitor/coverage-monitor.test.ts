@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Coverage } from '../../../../src/shared/ipc/contract'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { OrderMonitor, type OrderMonitorOptions } from '../../../../src/main/monitor/order-monitor'
+import { HistoryReadings } from '../../../../src/main/monitor/history-readings'
 import { countOnService } from '../../../../src/main/monitor/completeness-audit'
 import { auditLine as auditText } from '../../../../src/main/monitor/coverage'
 import { at, FakeClock, FakeHistory, httpError, onramp, settle } from './fake-history'
@@ -573,5 +574,20 @@ describe('a completeness check that does not finish', () => {
         .map((g) => g.text)
     ).toEqual([expect.stringMatching(/^Onramp INR: .*; the latest check could not finish: no answer within 15 min$/)])
     fake.historyPage = real
+  })
+})
+
+describe('a scope probe on a service counting pages from 0 whose missing page means page 1 (review 23-b item 3)', () => {
+  it('names the first page once its number is known: a fiat holding one order is found, not read as empty', async () => {
+    fake.readings = { since: 'inclusive', tieOrder: 'orderId', firstPage: 0, missingPage: 'one' }
+    fake.put(1, 2, onramp(7000, at(5), 4, 2))
+    const readings = new HistoryReadings(null, clock.now)
+    readings.found('firstPage', 0, 'known')
+    monitor = make({ readings })
+    monitor.start()
+    await clock.advance(1000)
+    expect(scope(1, 2)!.probe).not.toBe('empty')
+    expect(store.orders.get(1, 7000)).toBeDefined()
+    expect(probes().every((c) => c.wirePage === 0)).toBe(true)
   })
 })

@@ -53,14 +53,24 @@ export function onramp(orderId: number, updatedAt: string, status = 0, fiatType 
 
 export interface FakeReadings {
   since: 'inclusive' | 'exclusive'
-  /** orderId, or a hidden row order: a fixed pseudo-random rank per order id. */
-  tieOrder: 'orderId' | 'hidden'
+  /**
+   * orderId, or a hidden row order: a fixed pseudo-random rank per order id; 'limit': a
+   * hidden order that also depends on the page size asked (SQL `ORDER BY updatedAt LIMIT n`
+   * with no tie-breaker may return ties differently for different LIMITs).
+   */
+  tieOrder: 'orderId' | 'hidden' | 'limit'
   /** The field since filters on (default updatedAt); 'ignored': since selects nothing, every record is listed. */
   sinceField?: 'updatedAt' | 'createdAt' | 'ignored'
   /** The field the order sorts by (default updatedAt). */
   orderBy?: 'updatedAt' | 'createdAt'
   /** The number of the first page (default 1); a 1-based service refuses page 0 (see pageZeroStatus). */
   firstPage?: 0 | 1
+  /**
+   * What a request without `page` answers: 'first' (default), the first page whatever the
+   * service counts from; 'one', the page numbered 1 (the spec's literal default), which on a
+   * service counting from 0 is the second page.
+   */
+  missingPage?: 'first' | 'one'
   /** The HTTP status a 1-based service refuses page 0 with (default 400). */
   pageZeroStatus?: number
   /** The direction answered whatever `order` asks (default: the one asked). */
@@ -179,7 +189,7 @@ export class FakeHistory {
       type: req.type,
       fiatType: Number(req.fiatType ?? 1),
       since: req.since,
-      page: req.page ?? this.readings.firstPage ?? 1,
+      page: req.page ?? (this.readings.missingPage === 'one' ? 1 : (this.readings.firstPage ?? 1)),
       wirePage: req.page,
       pageSize: req.pageSize ?? 50,
       order: req.order,
@@ -196,8 +206,9 @@ export class FakeHistory {
     const refuse = (status: number, message: string) =>
       new ApiError({ kind: 'api', endpoint: 'merchantHistory', code: status, httpStatus: status, message })
     if (req.page !== undefined && req.page < firstPage) throw refuse(this.readings.pageZeroStatus ?? 400, 'Invalid page')
-    const tie = (a: OnrampOrder, b: OnrampOrder) =>
-      tieOrder === 'hidden' ? hiddenRank(a.orderId) - hiddenRank(b.orderId) : a.orderId - b.orderId
+    const size = Math.min(call.pageSize, pageSizeCap ?? Infinity)
+    const rank = (id: number) => hiddenRank(tieOrder === 'limit' ? id ^ Math.imul(size, 0x9e3779b1) : id)
+    const tie = (a: OnrampOrder, b: OnrampOrder) => (tieOrder === 'orderId' ? a.orderId - b.orderId : rank(a.orderId) - rank(b.orderId))
     const key = (r: OnrampOrder) => (orderBy === 'createdAt' ? r.createdAt : r.updatedAt)
     const served = this.readings.answerFiatAs?.[call.fiatType as number] ?? call.fiatType
     const rows = [...(this.data.get(`${call.type}:${served}`)?.values() ?? [])]
@@ -209,8 +220,7 @@ export class FakeHistory {
       )
       .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : tie(a, b)))
     if ((this.readings.direction ?? req.order ?? 'ASC') === 'DESC') rows.reverse()
-    const size = Math.min(call.pageSize, pageSizeCap ?? Infinity)
-    const skip = ((req.page ?? firstPage) - firstPage) * size
+    const skip = (call.page - firstPage) * size
     const page = rows.slice(skip, skip + size)
     if (page.length === 0 && this.readings.emptyStatus !== undefined) throw refuse(this.readings.emptyStatus, 'No transactions found')
     const refusal = this.refuse?.(call, page)

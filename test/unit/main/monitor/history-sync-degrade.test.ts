@@ -96,8 +96,9 @@ describe('a service that answers an empty page with an error (review defect 2)',
     seed(30)
     const r = await sync().run(1, 1)
     expectMatchesTruth()
-    // Page 1, then page 2 at 30 records, by its number found once (page 1 named: the same records).
-    expect(r.requests).toBe(3)
+    // Page 1, then page 2 at 30 records, by its number found once (page 1 of one record,
+    // page 0 refused).
+    expect(r.requests).toBe(4)
     expect(readings.state().largestPage).toBe(30)
     expect(readings.state().firstPage).toMatchObject({ value: 1, state: 'checked' })
   })
@@ -177,12 +178,15 @@ describe('page 0 refused in any way (review defect 3)', () => {
     expectMatchesTruth()
   })
 
-  it('the first page of every listing leaves `page` to the spec’s default', async () => {
+  it('the first page of every listing leaves `page` to the spec’s default until the base is found, then names it', async () => {
     seed(1200)
-    await sync({ probes: true }).run(1, 1)
+    await sync().run(1, 1)
     const listings = fake.calls.filter((c) => c.pageSize === 500)
     expect(listings.length).toBeGreaterThan(1)
     expect(listings.every((c) => c.wirePage === undefined)).toBe(true)
+    fake.calls.length = 0
+    await sync({ probes: true }).run(1, 1)
+    expect(fake.calls.filter((c) => c.pageSize !== 1).every((c) => c.wirePage === 1)).toBe(true)
   })
 
   it.each<0 | 1>([0, 1])(
@@ -190,11 +194,10 @@ describe('page 0 refused in any way (review defect 3)', () => {
     async (firstPage) => {
       fake.readings = { ...base, firstPage, orderBy: 'createdAt' }
       seed(230)
-      // The probe (pages of one record) fails, and so does the walk's own check of the page
-      // number (the first request naming a page of 50): the base stays unknown.
-      let checks = 0
+      // The probe and the walk's own check of the page number (both pages of one record)
+      // fail: the base stays unknown.
       fake.beforeAnswer = (c) => {
-        if (c.wirePage !== undefined && (c.pageSize === 1 || (c.pageSize === 50 && checks++ === 0)))
+        if (c.wirePage !== undefined && c.pageSize === 1)
           throw new ApiError({ kind: 'api', endpoint: 'merchantHistory', code: 500, httpStatus: 500, message: 'down' })
       }
       await sync({ probes: true, pageSize: 50 }).run(1, 1)
@@ -251,4 +254,165 @@ describe('an offset walk that fails part way (found on the way)', () => {
       expectMatchesTruth()
     }
   )
+})
+
+describe('pages from 0 where a missing page means page 1, the spec’s literal default (review 23-b item 3)', () => {
+  const zeroOne: FakeReadings = { ...base, firstPage: 0, missingPage: 'one' }
+
+  it('with the probes (as shipped): the base is found, every request names its page, and every order is held', async () => {
+    fake.readings = zeroOne
+    seed(1000)
+    await sync({ probes: true, pageSize: 100 }).run(1, 1)
+    expect(readings.state().firstPage).toMatchObject({ value: 0, state: 'checked' })
+    // Once the base is known, nothing is left to what a missing page means (listings, the since check).
+    const afterProbe = fake.calls.slice(fake.calls.findIndex((c) => c.pageSize !== 1))
+    expect(afterProbe.every((c) => c.wirePage !== undefined)).toBe(true)
+    expectMatchesTruth()
+    seed(5, 5000)
+    await sync({ probes: true, pageSize: 100 }).run(1, 1)
+    expectMatchesTruth()
+  })
+
+  it('never probed: a run longer than a page found to be read from the second page is read again from the first', async () => {
+    fake.readings = zeroOne
+    for (let i = 1; i <= 45; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO))
+    for (let i = 46; i <= 60; i++) fake.put(1, 1, onramp(i, at(i)))
+    await sync({ pageSize: 10 }).run(1, 1)
+    expect(readings.state().firstPage).toMatchObject({ value: 0, state: 'checked' })
+    expectMatchesTruth()
+  })
+
+  it.each([false, true])(
+    'keyset with the base unknown (probes %s, the run’s check failing): a listing not starting where the last page ended is checked',
+    async (probes) => {
+      fake.readings = zeroOne
+      seed(1000)
+      // The run's own check gets a 500 the first time: inconclusive, then backed off.
+      let failed = false
+      fake.beforeAnswer = (c) => {
+        if (probes && c.pageSize === 1 && !failed) {
+          failed = true
+          throw new ApiError({ kind: 'api', endpoint: 'merchantHistory', code: 500, httpStatus: 500, message: 'down' })
+        }
+      }
+      await sync({ probes, pageSize: 100 }).run(1, 1)
+      expect(readings.state().firstPage).toMatchObject({ value: 0, state: 'checked' })
+      expectMatchesTruth()
+    }
+  )
+
+  it('a poll with the base unknown whose page left out lacks the orders at the cursor checks it and reads on, named', async () => {
+    seed(40)
+    await sync().run(1, 1)
+    // The profile forgot what it knew (a new service behind the same URL): pages from 0, a missing page is page 1.
+    readings = new HistoryReadings()
+    fake.readings = zeroOne
+    seed(3, 5000)
+    await sync().run(1, 1)
+    expect(readings.state().firstPage).toMatchObject({ value: 0, state: 'checked' })
+    expectMatchesTruth()
+  })
+
+  it('never probed, read by offset: a first page found to be the second is read again by its number, nothing skipped', async () => {
+    fake.readings = { ...zeroOne, orderBy: 'createdAt' }
+    seed(230)
+    await sync({ pageSize: 50 }).run(1, 1)
+    expect(readings.state().firstPage).toMatchObject({ value: 0, state: 'checked' })
+    expectMatchesTruth()
+  })
+
+  it.each<FakeReadings['missingPage']>(['first', 'one'])(
+    'the first-page check finds the base whatever a missing page means (%s), pages from 0 or 1',
+    async (missingPage) => {
+      for (const firstPage of [0, 1] as const) {
+        fake = new FakeHistory()
+        fake.readings = { ...base, firstPage, missingPage }
+        readings = new HistoryReadings()
+        for (let i = 1; i <= 45; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO))
+        await sync({ pageSize: 10 }).run(1, 1)
+        expect(readings.state().firstPage.value).toBe(firstPage)
+        expectMatchesTruth()
+      }
+    }
+  )
+})
+
+describe('an inconclusive first-page check is backed off (review 23-b item 9a)', () => {
+  it('runs once, then after 5 min, 10 min, 20 min...: not 3 requests at every run of every scope', async () => {
+    let t = Date.parse('2026-11-25T00:00:00.000Z')
+    readings = new HistoryReadings(null, () => t)
+    // Page 0 answered 500: the check tells nothing, every time.
+    fake.readings = { ...base, pageZeroStatus: 500 }
+    seed(40)
+    const checks = () => fake.calls.filter((c) => c.pageSize === 1 && c.wirePage === 0).length
+    const run = async (minutes: number) => {
+      t += minutes * 60_000
+      await sync({ probes: true }).run(1, 1)
+    }
+    await run(0)
+    expect(checks()).toBe(1)
+    for (let i = 0; i < 4; i++) await run(1)
+    expect(checks()).toBe(1)
+    await run(1) // 5 min after the first
+    expect(checks()).toBe(2)
+    await run(9)
+    expect(checks()).toBe(2)
+    await run(1) // 10 min after the second
+    expect(checks()).toBe(3)
+    expectMatchesTruth()
+    // An answer that settles it ends the back-off; the audit's doubt asks again at once.
+    fake.readings = { ...base }
+    await run(20)
+    expect(readings.state().firstPage).toMatchObject({ value: 1, state: 'checked' })
+    readings.doubt()
+    const before = checks()
+    await run(0)
+    expect(checks()).toBe(before + 1)
+  })
+})
+
+describe('ties ordered differently for each page size, a run longer than a page at one instant (review 23-b item 4)', () => {
+  // SQL `ORDER BY updatedAt LIMIT n OFFSET m` with no tie-breaker: the spec's cutover
+  // instant (4.4) shared by 1,200 orders, 300 after it.
+  beforeEach(() => {
+    fake.readings = { ...base, tieOrder: 'limit' }
+    for (let i = 1; i <= 1200; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
+    for (let i = 1201; i <= 1500; i++) fake.put(1, 1, onramp(i, at(i), 4))
+  })
+
+  it.each([false, true])('a first sync (probes %s) ends with every order held, by offset when restarts run out', async (probes) => {
+    const r = await sync({ probes }).run(1, 1)
+    expect(r.strategy).toBe('offset')
+    expectMatchesTruth()
+    // Polls after it cost one page (the cursor is past the run).
+    fake.calls.length = 0
+    seed(3, 200_000)
+    await sync({ probes }).run(1, 1)
+    expect(fake.calls.length).toBeLessThanOrEqual(2)
+    expectMatchesTruth()
+  })
+
+  it('a full re-sync reads it too', async () => {
+    await sync().run(1, 1)
+    store.close()
+    rmSync(dir, { recursive: true, force: true })
+    dir = mkdtempSync(join(tmpdir(), 'rampdesk-degrade-'))
+    store = openLocalStore(dir)
+    await sync().run(1, 1, { mode: 'full' })
+    expectMatchesTruth()
+  })
+
+  it('the records of a page whose overlap check failed are kept (not its cursor): a walk cut short holds them', async () => {
+    // The first page, a page past it at another size whose overlap fails, page 1 again (the
+    // first restart), a mismatch again; then the second restart's first page fails.
+    let restarted = false
+    fake.beforeAnswer = (c, n) => {
+      if (c.pageSize === 500 && n > 1 && !restarted) restarted = true
+      else if (restarted && c.pageSize === 500) throw new ApiError({ kind: 'network', endpoint: 'merchantHistory', message: 'reset' })
+    }
+    await expect(sync().run(1, 1)).rejects.toThrow()
+    // Page 1 (500) and what the mismatched pages held: kept, the cursor still at page 1's end.
+    expect(store.orders.count(1)).toBeGreaterThan(600)
+    expect(store.syncCursors.get(1, 1).seenAtCursor).toBe(500)
+  })
 })

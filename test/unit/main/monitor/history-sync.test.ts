@@ -120,18 +120,19 @@ describe('HistorySync', () => {
     for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
     for (let i = 1204; i <= 1510; i++) fake.put(1, 1, onramp(i, at(i)))
     const r = await sync().run(1, 1)
-    // Inside the run each page re-reads the end of the one before (page sizes 499, 498)
-    // to check nothing shifted; past it, keyset again. The first page of each listing
-    // leaves `page` out; before the first page past it, the page number is found once
-    // (page 1 named answers the records of the first page: counted from 1).
+    // Inside the run each page re-reads the last two records of the one before (page sizes
+    // 498, 497) to check nothing shifted; past it, keyset again. Before the first page past the
+    // first, the page number is found once (page 1 of one record, page 0 refused: counted
+    // from 1); from then on every listing names its first page.
     expect(fake.calls.map((c) => [c.since, c.wirePage, c.pageSize])).toEqual([
       [undefined, undefined, 500],
-      [undefined, 1, 499],
-      [undefined, 2, 499],
-      [undefined, 3, 498],
-      [before(at(1494)), undefined, 500]
+      [undefined, 1, 1],
+      [undefined, 0, 1],
+      [undefined, 2, 498],
+      [undefined, 3, 497],
+      [before(at(1491)), 1, 500]
     ])
-    expect(r).toMatchObject({ requests: 5, restarts: 0 })
+    expect(r).toMatchObject({ requests: 6, restarts: 0 })
     expectMatchesTruth()
   })
 
@@ -140,8 +141,8 @@ describe('HistorySync', () => {
     async (tieOrder) => {
       fake.readings.tieOrder = tieOrder
       for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
-      // Three pages and, once, the check of the page number.
-      expect((await sync().run(1, 1)).requests).toBe(4)
+      // Three pages and, once, the check of the page number (page 1, page 0 refused).
+      expect((await sync().run(1, 1)).requests).toBe(5)
       expect(store.syncCursors.get(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 1203 })
       fake.calls.length = 0
       const again = await sync().run(1, 1)
@@ -157,17 +158,17 @@ describe('HistorySync', () => {
   it('resumes after a crash mid-cutover at a page overlapping the last ids read there, checked', async () => {
     for (let i = 1; i <= 1203; i++) fake.put(1, 1, onramp(i, CUTOVER_ISO, 4))
     for (let i = 1204; i <= 1400; i++) fake.put(1, 1, onramp(i, at(i)))
-    // Page 1, the check of the page number, page 2, then the failure.
-    fake.failAt(4)
+    // Page 1, the check of the page number (two requests), page 2, then the failure.
+    fake.failAt(5)
     await expect(sync().run(1, 1)).rejects.toThrow(ApiError)
     store.close()
     store = openLocalStore(dir)
-    expect(store.syncCursors.get(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 998 })
+    expect(store.syncCursors.get(1, 1)).toMatchObject({ cursor: CUTOVER_ISO, seenAtCursor: 996 })
     fake.calls.length = 0
     const r = await sync().run(1, 1)
-    // Positions 0-997 were read; the first page re-reads 996-997 and goes on.
-    expect(fake.calls[0]).toMatchObject({ since: before(CUTOVER_ISO), page: 3, pageSize: 498 })
-    expect(r).toMatchObject({ created: 402, restarts: 0 })
+    // Positions 0-995 were read; the first page re-reads 994-995 and goes on.
+    expect(fake.calls[0]).toMatchObject({ since: before(CUTOVER_ISO), page: 3, pageSize: 497 })
+    expect(r).toMatchObject({ created: 404, restarts: 0 })
     expectMatchesTruth()
   })
 
@@ -402,8 +403,9 @@ describe('HistorySync checks the readings of merchantHistory it relies on', () =
   it('a short page that is the end is checked once; later short pages below it cost nothing more', async () => {
     seed(120)
     const first = await sync().run(1, 1)
-    // Page 1, then page 2 at its size by the page number found once (page 1 named).
-    expect(first.requests).toBe(3)
+    // Page 1, then page 2 at its size by the page number found once (page 1 of one record,
+    // page 0 refused).
+    expect(first.requests).toBe(4)
     expect(readings.state().largestPage).toBe(120)
     fake.put(1, 1, onramp(500, at(99_999), 0, 1, at(99_000)))
     expect((await sync().run(1, 1)).requests).toBe(1)
