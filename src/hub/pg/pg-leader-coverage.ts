@@ -28,6 +28,8 @@ export interface PgLeaderCoverageOptions {
 
 export class PgLeaderCoverage {
   private latest: Coverage | null = null
+  /** What this hub last wrote as leader. */
+  private written: string | null = null
   private version = 0
   private listener: PgListener | null = null
   private timer: NodeJS.Timeout | null = null
@@ -71,14 +73,18 @@ export class PgLeaderCoverage {
   private async write(): Promise<void> {
     if (!this.leads()) return
     this.lastWrite = Date.now()
+    const json = JSON.stringify(this.o.own())
+    // The periodic write of an unchanged coverage would wake every follower's desktops.
+    if (json === this.written) return
     await this.serial(async () => {
       await this.o.pool.query(
         `WITH saved AS (
            INSERT INTO leader_coverage (id, json, version) VALUES (1, $1, 1)
            ON CONFLICT (id) DO UPDATE SET json = EXCLUDED.json, version = leader_coverage.version + 1 RETURNING version
          ) SELECT pg_notify($2, version::text) FROM saved`,
-        [JSON.stringify(this.o.own()), COVERAGE_CHANNEL]
+        [json, COVERAGE_CHANNEL]
       )
+      this.written = json
     }, 'could not share this hub’s coverage with the other hubs')
   }
 

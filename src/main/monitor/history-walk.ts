@@ -15,6 +15,8 @@ import type { OrderType } from '../../shared/ipc/contract'
 import type { SyncCursorsRepo } from '../store/sync-cursors-repo'
 import { failsTheRun, isClientRefusal, type HistoryReadings } from './history-readings'
 import { probeFirstPage, probeSinceField, type SinceSample } from './history-probes'
+import { isEmptyAnswer } from './scope-discovery'
+import { toErrorInfo } from '../../shared/api/errors'
 
 /** The slice of ApiClient a sync needs (ApiClient itself satisfies it). */
 export interface HistoryClient {
@@ -179,8 +181,9 @@ export class Walk {
     try {
       res = await this.ask(since, wire, size, order)
     } catch (e) {
-      const status = (e as { httpStatus?: number }).httpStatus
-      if (!isClientRefusal(e) || (page === 1 && status !== 404)) throw e
+      // A first page refused as empty (404 in the HTTP status or the envelope's code) is an
+      // empty listing; past the first page any client refusal is the end.
+      if (!isClientRefusal(e) || (page === 1 && !isEmptyAnswer(toErrorInfo(e)))) throw e
       res = EMPTY
     }
     this.out.requests++

@@ -260,6 +260,8 @@ export class ScopeDiscovery {
         r.records.length === r.size &&
         r.records.every((rec) => typeof rec.fiatType === 'number' && rec.fiatType !== c.fiatType)
       this.answered(c, r.size > 0 && !otherFiatOnly)
+      // That fiat holds orders: its own scope is probed (it may not be a candidate yet).
+      if (otherFiatOnly) for (const f of new Set(r.records.map((rec) => rec.fiatType as number))) this.reveal(c.type, f, 'record')
     } catch (e) {
       if (this.signal?.aborted) {
         c.state = 'unprobed'

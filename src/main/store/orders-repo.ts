@@ -607,7 +607,9 @@ export class OrdersRepo {
   confirmUnchanged(type: OrderType, fiatType: number | null, before: string, at: string): number {
     assertType(type)
     const open = `status NOT IN (${terminalStatuses(type).join(', ')})`
-    const stale = '(status_confirmed_at IS NULL OR status_confirmed_at < ?)'
+    // An order whose newer record could not be read keeps its old updatedAt here: it did change.
+    const stale = `(status_confirmed_at IS NULL OR status_confirmed_at < ?)
+      AND NOT EXISTS (SELECT 1 FROM unreadable_orders u WHERE u.type = orders.type AND u.order_id = orders.order_id)`
     const set = `UPDATE orders SET status_confirmed_at = ?, status_confirmed_by = 'history'`
     return fiatType === null
       ? this.sql.run(`${set} WHERE type = ? AND ${open} AND updated_at < ? AND ${stale}`, at, type, before, at).changes

@@ -177,6 +177,22 @@ describe('a fiat the service does not know, answered with its default fiat', () 
   })
 })
 
+describe('a probe answered with another fiat’s record', () => {
+  it('probes that fiat too, though the configuration does not name it', async () => {
+    // Fiat 5 is not configured; asked for fiat 2, the service answers fiat 5's listing.
+    fake.readings.answerFiatAs = { 2: 5 }
+    for (let i = 1; i <= 8; i++) fake.put(1, 5, onramp(5000 + i, at(7 * i), 4, 5))
+    monitor = make()
+    monitor!.start()
+    await clock.advance(1000)
+    await clock.advance(1000)
+    expect(scope(1, 2)?.probe).toBe('empty')
+    expect(scope(1, 5)?.probe).toBe('active')
+    await clock.advance(POLL)
+    expect(store.orders.countScope(1, 5)).toBe(8)
+  })
+})
+
 describe('probes the service refuses or fails', () => {
   it('a service answering an empty listing with 404 has empty scopes, and a new fiat is still found within one probe interval', async () => {
     fake.refuse = (_c, rows) => (rows.length === 0 ? httpError(404, 'No transactions found') : undefined)

@@ -110,10 +110,13 @@ describe('a service that answers an empty page with an error (review defect 2)',
     expectMatchesTruth()
   })
 
-  it('an empty scope answered 404 is an empty listing, not a failed run; 400 there is still an error', async () => {
+  it('an empty scope answered 404 (or a 4xx saying there is nothing) is an empty listing, not a failed run; another 400 there is still an error', async () => {
     fake.readings = { ...base, emptyStatus: 404 }
     await expect(sync().run(1, 3)).resolves.toMatchObject({ orders: 0 })
     fake.readings = { ...base, emptyStatus: 400 }
+    await expect(sync().run(1, 3)).resolves.toMatchObject({ orders: 0 })
+    fake.readings = { ...base }
+    fake.refuse = () => new ApiError({ kind: 'api', endpoint: 'merchantHistory', httpStatus: 400, code: 400, message: 'Invalid fiatType' })
     await expect(sync().run(1, 3)).rejects.toMatchObject({ httpStatus: 400 })
   })
 
@@ -415,4 +418,25 @@ describe('ties ordered differently for each page size, a run longer than a page 
     expect(store.orders.count(1)).toBeGreaterThan(600)
     expect(store.syncCursors.get(1, 1).seenAtCursor).toBe(500)
   })
+})
+
+describe('an empty listing refused as HTTP 200 carrying the envelope code 404 (review 23-c item 1)', () => {
+  it.each([false, true])(
+    'is an empty listing, not a failed run, for the keyset and the offset walk (order on createdAt: %s)',
+    async (byCreation) => {
+      fake.readings = { ...base, ...(byCreation ? { orderBy: 'createdAt' as const } : {}) }
+      fake.refuse = (_c, rows) =>
+        rows.length === 0
+          ? new ApiError({ kind: 'api', endpoint: 'merchantHistory', httpStatus: 200, code: 404, message: 'No transactions found' })
+          : undefined
+      // A scope with no orders yet, then one whose recent window is quiet.
+      const empty = await sync({ pageSize: 100 }).run(1, 1)
+      expect(empty.orders).toBe(0)
+      seed(30)
+      await sync({ pageSize: 100 }).run(1, 1)
+      expectMatchesTruth()
+      await sync({ pageSize: 100 }).run(1, 1, { mode: 'reconcile' })
+      expectMatchesTruth()
+    }
+  )
 })

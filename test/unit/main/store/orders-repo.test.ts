@@ -253,3 +253,34 @@ describe('query totals', () => {
     expect(store.orders.query({ type: 1 }).total).toBe(0)
   })
 })
+
+describe('confirmUnchanged', () => {
+  it('confirms the open orders last changed before the instant, not terminal ones, and not one whose newer record could not be read', () => {
+    const old = '2024-03-01T10:00:00.000Z'
+    store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: [
+        onramp({ orderId: 1, status: 0, updatedAt: old }),
+        onramp({ orderId: 2, status: 0, updatedAt: old }),
+        onramp({ orderId: 3, status: 4, updatedAt: old }),
+        onramp({ orderId: 4, status: 0, updatedAt: '2024-04-30T00:00:00.000Z' })
+      ]
+    })
+    // Order 2 changed since, but its new record could not be read: it is kept apart.
+    store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: [],
+      unreadable: [
+        { orderId: 2, updatedAt: '2024-04-20T00:00:00.000Z', raw: { orderId: 2, status: 'x' }, reason: 'status: expected an integer' }
+      ]
+    })
+    tick(60_000)
+    const at = clock.toISOString()
+    expect(store.orders.confirmUnchanged(1, 1, '2024-04-01T00:00:00.000Z', at)).toBe(1)
+    expect(store.orders.get(1, 1)).toMatchObject({ statusConfirmedAt: at, statusConfirmedBy: 'history' })
+    expect(store.orders.get(1, 2)!.statusConfirmedAt).not.toBe(at)
+    expect(store.orders.get(1, 4)!.statusConfirmedAt).not.toBe(at)
+  })
+})
