@@ -253,7 +253,7 @@ test('the service down is named with "Try again now", and the state clears when 
   await page.getByTestId('service-notice').getByRole('button', { name: 'Try again now' }).click()
   // Usually gone within 3 s; once in four runs here it took over 20 s: a sync run caught in
   // its retries when the fault lifted (up to 4 attempts, back-off to 8 s) keeps its error
-  // until it ends, and "Try again now" joins it rather than cutting its wait (to fix: noted
-  // on issue 24's successor). The notice must still clear on its own.
+  // until it ends, and "Try again now" joins it rather than cutting its wait (a defect, in the
+  // session notes). The notice must still clear on its own.
   await expect(page.getByTestId('service-notice')).toHaveCount(0, { timeout: 45_000 })
 })
