@@ -5,6 +5,7 @@
 // answer what a request must know at once (a token, a pin) from an in-memory copy kept fresh
 // through LISTEN/NOTIFY and a poll every second, and the rest with a promise. Callers await
 // every Awaitable.
+import type { Awaitable } from '../main/api/budget-carry'
 import type { RateBudget } from '../main/api/rate-budget'
 import type { SharedBudget } from '../main/api/shared-budget'
 import type { OrderRef, OrderType, TeamOperator } from '../shared/ipc/contract'
@@ -14,7 +15,7 @@ import type { WatchTarget } from './operator-watches'
 import type { ReadinessCheck } from './readiness'
 import type { RelayClaim, RelayClaimInput } from './relay-ledger'
 
-export type Awaitable<T> = T | Promise<T>
+export type { Awaitable }
 
 export type StoreKind = 'sqlite' | 'postgres'
 

@@ -261,7 +261,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       getSecret: async () => secret,
       now,
       emit,
-      sharedReads: shared?.reads
+      sharedReads: shared?.reads,
+      // The hub carries its budget in its own store (below), shared by its other hubs.
+      carryBudget: false
     })
     shared?.serve(session.client)
   } catch (e) {

@@ -1,7 +1,7 @@
 // The hub's own tables in hub.db (SQLite, in the data directory): the store of a hub that is
 // the only one on its data directory, and the default.
 import { join } from 'node:path'
-import { BudgetCarry, sqliteCarryTable } from './budget-carry'
+import { BudgetCarry, sqliteCarryTable } from '../main/api/budget-carry'
 import { HubAudit } from './hub-audit'
 import { openHubDatabase } from './hub-db'
 import type { HubStore } from './hub-store'

@@ -16,6 +16,7 @@ import type {
   SyncState
 } from '../shared/ipc/contract'
 import { limitedEndpoints } from '../shared/api/endpoints'
+import { BudgetCarry, sqliteCarryTable } from './api/budget-carry'
 import { ApiClient } from './api/client'
 import { ParamEncodings, type LearnedEncoding } from './api/param-encoding'
 import { RateBudget, type LearnedLimit } from './api/rate-budget'
@@ -55,6 +56,12 @@ export interface SessionOptions {
   sandboxRun?: string
   /** A team hub among several on one database: the configuration and price reads are the leader's. */
   sharedReads?: SharedReads
+  /**
+   * Whether the request budget is carried over a restart in this profile's database
+   * (default yes, but never for the sandbox profile). The hub says no: it carries its budget in its own store (hub.db or
+   * PostgreSQL), which its other hubs share.
+   */
+  carryBudget?: boolean
 }
 
 export class ProfileSession {
@@ -108,6 +115,16 @@ export class ProfileSession {
       profileId: p.id,
       limits: { load: () => facts.all<LearnedLimit>('limit'), save: (k, v) => facts.put('limit', k, v) }
     })
+    // Before anything is sent: what the last run spent within the minute still counts at
+    // the service, so a restart soon after heavy use does not earn a 429.
+    // (Not for the sandbox: its simulator starts afresh with the app and counts nothing.)
+    let untrackBudget: (() => void) | null = null
+    if (o.carryBudget !== false && o.sandboxRun === undefined) {
+      const carry = new BudgetCarry(sqliteCarryTable(store.database.sql), o.now)
+      const carried = await carry.restore(budget)
+      if (carried) log.info(`carried ${carried} request slot${carried === 1 ? '' : 's'} of the last minute over from the previous run`)
+      untrackBudget = carry.track(budget)
+    }
     const client = new ApiClient({
       profileId: p.id,
       baseUrl: p.baseUrl,
@@ -168,6 +185,7 @@ export class ProfileSession {
     s.disposers.push(client.onRequest((e) => s.endpointLog.record(e)))
     s.disposers.push(client.budget.onChange(() => o.emit('budget:changed', { entries: s.budgetEntries() })))
     s.disposers.push(client.onRequest((e) => logApiCall(log, e)))
+    if (untrackBudget) s.disposers.push(untrackBudget)
     return s
   }
 

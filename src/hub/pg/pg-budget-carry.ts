@@ -1,8 +1,8 @@
-// The budget carried over a restart (budget-carry.ts), kept in PostgreSQL. Writes follow the
+// The budget carried over a restart (main/api/budget-carry.ts), kept in PostgreSQL. Writes follow the
 // budget's changes without being awaited; only the latest use per endpoint matters, so a
 // write waiting behind another is replaced by the newer one, and a failure is logged.
 import type pg from 'pg'
-import type { CarryRow, CarryTable } from '../budget-carry'
+import type { CarryRow, CarryTable } from '../../main/api/budget-carry'
 
 export function pgCarryTable(pool: pg.Pool, onError: (message: string) => void): CarryTable & { flush(): Promise<void> } {
   let next: { rows: readonly CarryRow[]; at: number } | null = null

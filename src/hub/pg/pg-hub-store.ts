@@ -5,7 +5,7 @@
 // command line (pg-listener.ts). Its readiness is the latest answer of a check run every
 // second in the background (a readiness probe must answer at once).
 import type pg from 'pg'
-import { BudgetCarry } from '../budget-carry'
+import { BudgetCarry } from '../../main/api/budget-carry'
 import type { HubStore } from '../hub-store'
 import type { ReadinessCheck } from '../readiness'
 import { PgAudit } from './pg-audit'

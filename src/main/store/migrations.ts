@@ -334,6 +334,21 @@ ${[1, 2].map(textIndexSql).join('')}${textIndexTriggersSql([1, 2])}    `
       ALTER TABLE orders ADD COLUMN status_checked_at TEXT;
       ALTER TABLE orders ADD COLUMN status_check_failures INTEGER NOT NULL DEFAULT 0;
     `
+  },
+  {
+    version: 8,
+    name: 'request budget carried over a restart',
+    sql: `
+      -- What the request budget spent per endpoint, and when (ms since the epoch): a
+      -- restarted app takes those slots again before it sends anything, since the service
+      -- still counts the last minute's requests (api/budget-carry.ts). The hub's hub.db
+      -- has the same table.
+      CREATE TABLE budget_carry (
+        endpoint TEXT NOT NULL PRIMARY KEY,
+        used INTEGER NOT NULL,
+        at INTEGER NOT NULL
+      );
+    `
   }
 ]
 

@@ -135,9 +135,10 @@ describe.each(['fixed', 'sliding'] as const)('10 history calls a minute, counted
       await c.close()
       store.close()
 
-      // Restart a minute later: the learned limit is where the new client starts. (Within the
-      // minute the service may still count the last sends, which a desktop does not carry over
-      // a restart; the hub does, budget-carry.ts: one 429 then, the limit already known.)
+      // Restart a minute later: the learned limit is where the new client starts. (A restart
+      // within the minute also starts from the slots the last run spent, which this bare
+      // client does not load: ProfileSession and the hub do, api/budget-carry.ts, tested in
+      // test/unit/main/profile-session.test.ts and test/unit/hub/budget-carry.test.ts.)
       vt.pass(60_000)
       store = openLocalStore(dir)
       const second = { n: 0 }

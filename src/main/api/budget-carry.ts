@@ -1,14 +1,17 @@
-// The hub's request budget across a restart. The service counts a sliding minute per
-// endpoint and does not forget a hub that restarted; a fresh budget would allow a full
-// minute's requests at once and earn the team 429s. So the budget's use is written to the
-// hub's store as it changes (hub.db, or PostgreSQL: pg/pg-budget-carry.ts), and a restarted
-// hub takes that many slots again before it sends anything. They are taken at the restart
-// instant, so they free up later than the originals would have: the carried budget is
-// stricter than the truth, never looser.
-import type { RateBudget } from '../main/api/rate-budget'
-import type { Sql } from '../main/store/database'
-import type { EndpointName } from '../shared/api/endpoints'
-import type { Awaitable, BudgetCarryStore } from './hub-store'
+// The request budget across a restart. The service counts a sliding minute per endpoint
+// and does not forget a client that restarted; a fresh budget would allow a full minute's
+// requests at once and earn a 429. So the budget's use is written to a store as it changes
+// (the desktop's profile database, the hub's hub.db, or PostgreSQL:
+// hub/pg/pg-budget-carry.ts), and a restarted app or hub takes that many slots again
+// before it sends anything. They are taken at the restart instant, so they free up later
+// than the originals would have: the carried budget is stricter than the truth, never
+// looser.
+import type { EndpointName } from '../../shared/api/endpoints'
+import type { Sql } from '../store/database'
+import type { RateBudget } from './rate-budget'
+
+/** A value, or a promise of it: the SQLite stores answer at once, PostgreSQL's later. */
+export type Awaitable<T> = T | Promise<T>
 
 /** The budget's window (RateBudget's default): older use has expired at the service. */
 export const CARRY_WINDOW_MS = 61_000
@@ -42,7 +45,7 @@ export function sqliteCarryTable(sql: Sql): CarryTable {
   }
 }
 
-export class BudgetCarry implements BudgetCarryStore {
+export class BudgetCarry {
   constructor(
     private readonly table: CarryTable,
     private readonly now: () => number = Date.now
