@@ -68,8 +68,13 @@ export class DueLoop<T extends DueItem> {
   }
 
   /** Runs every item due now, after the loop in progress; resolves when they ran. */
-  async runNow(): Promise<void> {
+  /** Resolves once no pass is going (a pass started meanwhile is waited for too). */
+  async idle(): Promise<void> {
     while (this.loop) await this.loop
+  }
+
+  async runNow(): Promise<void> {
+    await this.idle()
     if (!this.signal || this.signal.aborted) return
     this.disarm()
     await this.runLoop()

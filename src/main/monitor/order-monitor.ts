@@ -311,14 +311,28 @@ export class OrderMonitor {
     ])
   }
 
-  /** Runs every scope now (joining runs already going); resolves with the states after. */
+  /**
+   * Runs every scope now; resolves with the states after. A run already going is joined,
+   * and when it ends in an error (it started while the service was down, and may have
+   * spent the outage in its retries) the scope runs once more at once: "Try again now"
+   * tries again, it does not wait for that scope's next turn after its back-off.
+   */
   async syncNow(): Promise<SyncState[]> {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
     // The scopes known run at once; those found by probing what is not probed yet follow.
-    const known = [...this.scopes.values()].map((s) => this.runScope(s))
+    const known = [...this.scopes.values()].map((s) => this.runAfresh(s))
     await this.discovery?.settle()
     await Promise.allSettled([...known, ...[...this.scopes.values()].map((s) => this.runScope(s))])
     return this.states()
+  }
+
+  /** Runs the scope now, or joins its run and runs it again if that run failed. */
+  private async runAfresh(s: Scope): Promise<void> {
+    if (s.run) {
+      await s.run
+      if (s.lastError === null || this.controller.signal.aborted) return
+    }
+    await this.runScope(s)
   }
 
   /**

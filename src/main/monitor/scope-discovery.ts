@@ -176,8 +176,13 @@ export class ScopeDiscovery {
     this.schedule()
   }
 
-  /** Probes every scope not probed yet now (joining probes in progress); resolves when they are done. */
+  /**
+   * Probes every scope not probed yet, or whose probe failed, now; resolves when they are
+   * done. Probes in progress finish first, so one that fails then is asked again here, not
+   * after its back-off.
+   */
   async settle(): Promise<void> {
+    await this.loop.idle()
     const now = this.now()
     for (const c of this.candidates.values()) if (c.state === 'unprobed' || c.state === 'failed') c.nextAt = Math.min(c.nextAt ?? now, now)
     await this.loop.runNow()

@@ -286,6 +286,33 @@ describe('a probe that errors', () => {
   }
 })
 
+describe('"Try again now" while a probe is on the wire', () => {
+  it('a probe that fails as syncNow() joins it is asked again at once, not after its back-off', async () => {
+    const real = fake.historyPage
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    let first = true
+    fake.historyPage = async (req, opts) => {
+      if (first && req.type === 1 && req.fiatType === 3 && req.pageSize === 1) {
+        first = false
+        await gate
+        throw new ApiError({ kind: 'network', endpoint: 'merchantHistory', message: 'connection reset' })
+      }
+      return real(req, opts)
+    }
+    monitor = make()
+    monitor!.start()
+    await clock.advance(0)
+    expect(scope(1, 3)!.probe).toBe('probing')
+    const now = monitor!.syncNow()
+    release()
+    await now
+    expect(scope(1, 3)!.probe).toBe('active')
+    expect(monitor!.coverage().probeError).toBeNull()
+    expect(store.orders.countScope(1, 3)).toBe(30)
+  })
+})
+
 describe('a probe that never answers', () => {
   it('is given up after its time and is a gap; the other scopes are probed meanwhile', async () => {
     const real = fake.historyPage

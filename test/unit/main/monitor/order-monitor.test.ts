@@ -242,6 +242,33 @@ describe('OrderMonitor', () => {
     expect(store.orders.count(1)).toBe(1200)
   })
 
+  it('syncNow() joins a run in progress and, when that run fails, runs the scope again at once', async () => {
+    // The first run is on the wire when the operator presses "Try again now"; the service
+    // drops it, and is back by then.
+    const inner = fake.merchantHistory
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    let first = true
+    fake.merchantHistory = async (req, opts) => {
+      if (req.type === 1 && first) {
+        first = false
+        await gate
+        throw new ApiError({ kind: 'network', endpoint: 'merchantHistory', message: 'connection reset' })
+      }
+      return inner(req, opts)
+    }
+    monitor.start()
+    await clock.advance(0)
+    expect(stateOf(1).running).toBe(true)
+    const now = monitor.syncNow()
+    release()
+    const states = await now
+    const onramp1 = states.find((s) => s.type === 1 && s.fiatType === 1)!
+    // Not the failed run's error with a retry 5 s on: the scope ran again and succeeded.
+    expect(onramp1).toMatchObject({ lastError: null, lastSuccessAt: clock.t, running: false })
+    expect(store.orders.count(1)).toBe(1200)
+  })
+
   it('configure() adds and removes fiat scopes and changes the interval', async () => {
     fake.put(1, 2, onramp(9000, at(1), 0, 2))
     monitor.start()
