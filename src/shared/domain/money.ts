@@ -96,4 +96,31 @@ function buildFormatter(locale: string): { group: Intl.NumberFormat; decimal: st
   }
 }
 
+/**
+ * The decimal places a fiat's amounts are shown with: its ISO 4217 minor unit (0 for the
+ * dong the spec names as fiat 5, and the other currencies without one), 2 otherwise and
+ * for a symbol not known here. Only for display: the stored amount keeps every digit.
+ */
+export function fiatDecimals(symbol: string): number {
+  return ZERO_MINOR_UNIT.has(symbol.toUpperCase()) ? 0 : 2
+}
+const ZERO_MINOR_UNIT = new Set([
+  'VND',
+  'JPY',
+  'KRW',
+  'CLP',
+  'PYG',
+  'UGX',
+  'ISK',
+  'XOF',
+  'XAF',
+  'RWF',
+  'KMF',
+  'GNF',
+  'VUV',
+  'XPF',
+  'DJF',
+  'BIF'
+])
+
 export { Big }

@@ -23,7 +23,7 @@ export interface ColumnSpec {
 export const ORDER_COLUMNS: readonly ColumnSpec[] = [
   { id: 'order', header: 'Order', min: 92, grow: 0, priority: 1 },
   { id: 'status', header: 'Status', min: 176, grow: 0, priority: 1 },
-  { id: 'fiat', header: 'Fiat', min: 124, grow: 0, priority: 2, right: true },
+  { id: 'fiat', header: 'Fiat', min: 136, grow: 0, priority: 2, right: true },
   { id: 'crypto', header: 'Crypto', min: 104, grow: 0, priority: 5, right: true },
   { id: 'coin', header: 'Coin · network', min: 144, grow: 0, priority: 4 },
   { id: 'wallet', header: 'Wallet', min: 140, grow: 3, priority: 3 },

@@ -3,6 +3,7 @@
 // strings. Scrolling back over a page, or a row re-rendered by a page's signal, costs no
 // formatting; a page replaced (a new answer, a live patch) is a new array and is formatted
 // again; a new locale or configuration makes new models.
+import { fiatDecimals } from '../../../shared/domain/money'
 import { statusInfo, type StatusTone } from '../../../shared/domain/status'
 import type { OrderRow } from '../../../shared/ipc/contract'
 import { amountText, dateTime, dateTimeShort } from './format'
@@ -61,6 +62,11 @@ function amount(value: string | null, dp: number, unit: string, locale: string):
   return { text, title: value, unit }
 }
 
+/** A fiat amount to its currency's minor unit ("1,350,000 VND", "150.00 INR"). */
+function fiatAmount(value: string | null, symbol: string, locale: string): AmountView {
+  return amount(value, fiatDecimals(symbol), symbol, locale)
+}
+
 export function orderRowView(r: OrderRow, l: RowLabels): OrderRowView {
   const s = statusInfo(r.type, r.status)
   return {
@@ -71,7 +77,7 @@ export function orderRowView(r: OrderRow, l: RowLabels): OrderRowView {
     statusNumber: s.known ? `\u00a0(${r.status})` : '',
     statusTone: s.tone,
     statusTitle: `${s.known ? `${s.label} (${r.status})` : s.label}: ${s.group}${s.terminal ? ', final' : ''}`,
-    fiat: amount(r.fiatAmount, 2, l.fiatLabel(r.fiatType), l.locale),
+    fiat: fiatAmount(r.fiatAmount, l.fiatLabel(r.fiatType), l.locale),
     crypto: amount(r.cryptoAmount, l.coinDp(r.coinId), '', l.locale),
     coinNetwork: `${l.coinLabel(r.coinId)} · ${l.chainLabel(r.chainId)}`,
     wallet: r.walletAddress ?? '—',

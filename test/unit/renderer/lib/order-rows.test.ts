@@ -56,6 +56,20 @@ describe('orderRowView', () => {
     expect(orderRowView(row(), labels('en-US')).fiat.text).toBe('100,000.46')
   })
 
+  it('shows a fiat without a minor unit (the dong, fiat 5 in the spec) without decimals; the title keeps every digit', () => {
+    const dong = { ...labels('en-US'), fiatLabel: () => 'VND' }
+    expect(orderRowView(row({ fiatType: 5, fiatAmount: '1350000' }), dong).fiat).toEqual({
+      text: '1,350,000',
+      title: '1350000',
+      unit: 'VND'
+    })
+    expect(orderRowView(row({ fiatType: 5, fiatAmount: '1350000.6' }), dong).fiat).toEqual({
+      text: '1,350,001',
+      title: '1350000.6',
+      unit: 'VND'
+    })
+  })
+
   it('shows a status it does not know without a number, and missing values as a dash', () => {
     const v = orderRowView(row({ status: 999, fiatAmount: null, walletAddress: null, merchantRecognitionId: null }), labels('en-US'))
     expect(v.statusLabel).toBe('unknown status 999')
