@@ -53,6 +53,17 @@ class AppState {
   epoch = $state(0)
 
   #started = false
+  /**
+   * Counts the events that carry state (sync:state, coverage:changed, budget:changed), so a
+   * snapshot load() asked for does not overwrite what an event newer than the request
+   * said: "Try again now" reloads while the runs it started clear their errors, and the
+   * answer, made before they did, would otherwise put the errors back until each scope's
+   * next run.
+   */
+  #seq = 0
+  #syncSeq = new Map<string, number>()
+  #coverageSeq = 0
+  #budgetSeq = 0
 
   coin(id: number): Coin | undefined {
     return this.config?.coins.find((c) => c.id === id)
@@ -96,6 +107,7 @@ class AppState {
       this.access = await call('team:access', {})
       // The configuration comes from the service and may be slow: everything else shows without waiting for it.
       void this.loadConfig()
+      const asked = this.#seq
       const [info, settings, sync, budget] = await Promise.all([
         call('app:info', {}),
         call('settings:get', {}),
@@ -107,15 +119,25 @@ class AppState {
       this.skewMs = info.clockSkewMs
       this.locale = info.locale ?? browserLocale()
       this.settings = settings
-      this.sync = sync.states
-      this.budget = budget.entries
+      this.sync = this.#fresher(sync.states, asked)
+      if (this.#budgetSeq <= asked) this.budget = budget.entries
       // A hub of an older version has no coverage: the views then show none.
-      this.coverage = this.can('sync:coverage') ? await call('sync:coverage', {}).catch(() => null) : null
+      const coverageAsked = this.#seq
+      const coverage = this.can('sync:coverage') ? await call('sync:coverage', {}).catch(() => null) : null
+      if (this.#coverageSeq <= coverageAsked) this.coverage = coverage
       this.loadError = null
       applyTheme(settings.theme)
     } catch (e) {
       this.loadError = errorInfoOf(e)
     }
+  }
+
+  /** The states of a snapshot asked for at `asked`, each replaced by a newer event's, and the scopes only newer events name. */
+  #fresher(snapshot: readonly SyncState[], asked: number): SyncState[] {
+    const newer = (s: SyncState) => (this.#syncSeq.get(scopeKey(s)) ?? 0) > asked
+    const out = snapshot.map((s) => (newer(s) ? (this.sync.find((x) => scopeKey(x) === scopeKey(s)) ?? s) : s))
+    for (const s of this.sync) if (newer(s) && !out.some((x) => scopeKey(x) === scopeKey(s))) out.push(s)
+    return out
   }
 
   async loadConfig(): Promise<void> {
@@ -143,12 +165,19 @@ class AppState {
       void this.load()
     })
     on('sync:state', (s) => {
+      this.#syncSeq.set(scopeKey(s), ++this.#seq)
       const i = this.sync.findIndex((x) => x.type === s.type && x.fiatType === s.fiatType)
       if (i >= 0) this.sync[i] = s
       else this.sync.push(s)
     })
-    on('budget:changed', (b) => (this.budget = b.entries))
-    on('coverage:changed', (c) => (this.coverage = c))
+    on('budget:changed', (b) => {
+      this.#budgetSeq = ++this.#seq
+      this.budget = b.entries
+    })
+    on('coverage:changed', (c) => {
+      this.#coverageSeq = ++this.#seq
+      this.coverage = c
+    })
     on('config:updated', (c) => {
       this.config = c
       this.configError = null
@@ -169,6 +198,8 @@ class AppState {
     applyTheme(this.settings.theme)
   }
 }
+
+const scopeKey = (s: Pick<SyncState, 'type' | 'fiatType'>): string => `${s.type}:${s.fiatType}`
 
 /** "USDT · Tether USD"; the code alone when the name says no more. */
 function withName(code: string, name: string): string {

@@ -52,6 +52,9 @@ const scope = (fiatType: number, running: boolean): SyncState => syncState({ fia
 const budget: BudgetEntry[] = [{ endpoint: 'priceTicker', limit: 10, usedInWindow: 2, queued: 0, nextSlotAt: null, blockedUntil: null }]
 
 let active = sandbox
+let syncAnswer: SyncState[] = [scope(1, false)]
+/** While set, sync:state answers (what it was when asked) only when released. */
+let holdSync: Promise<void> | null = null
 let failConfig = false
 /** While set, config:get answers only when released (a service that hangs). */
 let holdConfig: Promise<void> | null = null
@@ -64,7 +67,12 @@ const main = contractBridge({
   },
   'settings:get': async () => settings,
   'settings:update': async (patch) => ({ ...settings, ...patch, inbox: { ...settings.inbox, ...patch.inbox } }),
-  'sync:state': async () => ({ states: [scope(1, false)] }),
+  'sync:state': async () => {
+    // Made now, answered when released: events may pass it on the way.
+    const answer = { states: syncAnswer }
+    if (holdSync) await holdSync
+    return answer
+  },
   'budget:get': async () => ({ entries: budget }),
   'team:access': async () => ({ team: null, channels: [...channelNames] })
 })
@@ -186,6 +194,29 @@ describe('app state', () => {
 
     vi.advanceTimersByTime(3000)
     expect(app.now).toBe(1_003_000)
+  })
+
+  it('a reload does not put back what newer events cleared ("Try again now" while the runs it started succeed)', async () => {
+    const { app } = mod
+    const failing = syncState({ fiatType: 1, lastError: { kind: 'network', message: 'connection reset', retryable: true } })
+    syncAnswer = [failing, scope(2, false)]
+    let release = () => {}
+    holdSync = new Promise<void>((r) => (release = r))
+    const loading = app.load()
+    await settle()
+    // The run ends well while the snapshot, made before, is on its way; another scope's
+    // state is only in the snapshot, and a third only in an event.
+    main.emit('sync:state', scope(1, false))
+    main.emit('sync:state', scope(3, true))
+    holdSync = null
+    release()
+    await loading
+    expect(app.sync).toEqual([scope(1, false), scope(2, false), scope(3, true)])
+    // A later reload, with nothing newer, takes the snapshot whole.
+    syncAnswer = [failing]
+    await app.load()
+    expect(app.sync).toEqual([failing])
+    syncAnswer = [scope(1, false)]
   })
 
   it('sends a settings change through the contract and applies the new theme', async () => {
