@@ -36,7 +36,7 @@ export function exportFilePath(dir: string, filter: Pick<OrderFilter, 'type'>, a
 
 /** How many rows the filter selects now (the progress total). */
 export function exportTotal(store: Pick<LocalStore, 'orders'>, filter: OrderFilter): number {
-  return store.orders.query({ ...toStoreFilter(filter), limit: 1 }).total
+  return store.orders.total(toStoreFilter(filter))
 }
 
 export interface CsvWriteOptions {

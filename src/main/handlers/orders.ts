@@ -40,9 +40,10 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
       // An order id searched for and not held may be in a fiat not synced yet: its type's empty scopes are probed now.
       if (r.total === 0 && filter.search && /^\d+$/.test(filter.search.trim())) s.monitor.revealSearch(filter.type)
       // What the operator searched for may be an order of the other type: say how many.
-      if (!filter.search?.trim() || offset > 0) return { total: r.total, rows }
-      const other = filter.type === 1 ? 2 : 1
-      return { total: r.total, rows, otherTypeTotal: s.store.orders.total(toStoreFilter({ ...filter, type: other })) }
+      const total = { total: r.total, ...(r.totalAtLeast ? { totalAtLeast: true } : {}) }
+      if (!filter.search?.trim() || offset > 0) return { ...total, rows }
+      const other = s.store.orders.totalUpTo(toStoreFilter({ ...filter, type: filter.type === 1 ? 2 : 1 }))
+      return { ...total, rows, otherTypeTotal: other.total, ...(other.atLeast ? { otherTypeTotalAtLeast: true } : {}) }
     },
     'orders:get': async ({ type, orderId }) => {
       const s = await c.ready()

@@ -76,6 +76,14 @@ const SEARCH_COLUMNS = ['merchant_recognition_id', 'wallet_address', 'reference_
 export const BROAD_SEARCH_MATCHES = 2000
 
 /**
+ * A broad search's matches are counted up to this many, no further: counting every order
+ * "0x" or "2" matches walked 100,000 index entries (and a million at that size) before its
+ * first page could be answered. The answer then says "at least" (totalAtLeast), and the
+ * table holds this many rows: an operator narrows such a search rather than scroll it.
+ */
+export const BROAD_TOTAL_CAP = 5000
+
+/**
  * Searches this long or longer are found anywhere in a value, through the trigram index
  * (orders_text, migration 5); a trigram index cannot look up one or two characters, so
  * shorter searches match the start of a value, through the lower(...) indexes.
@@ -214,9 +222,12 @@ function searchIds(type: OrderType, t: SearchTerm): { sql: string; params: SqlVa
 export interface BuiltOrderQuery {
   where: string
   params: SqlValue[]
+  /** Counts the matches; for a broad search given a `countCap`, up to countCap + 1 of them. */
   countSql: string
   /** The values countSql takes. */
   countParams: SqlValue[]
+  /** The count past which countSql stops (a broad search's, BROAD_TOTAL_CAP as shipped), or null: it counts every match. */
+  countCap: number | null
   /** Takes params, then LIMIT and OFFSET. */
   rowsSql: string
   limit: number
@@ -244,7 +255,7 @@ function ints(name: string, v: number | readonly number[]): number[] {
  * "0x" over 100,000 orders, blocking main while the operator types on); it walks the sort
  * key's index instead and tests each order, stopping at the window's end.
  */
-export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broad?: boolean } = {}): BuiltOrderQuery {
+export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broad?: boolean; countCap?: number } = {}): BuiltOrderQuery {
   if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
   const search = q.search?.trim()
   const broad = !!search && !!opts.broad
@@ -316,11 +327,14 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broa
     throw new RangeError(`limit must be 1..${MAX_QUERY_LIMIT}`)
   }
   if (!Number.isInteger(offset) || offset < 0) throw new RangeError('offset must be a non-negative integer')
+  const counted = searchOnly && ids ? { sql: ids.sql, params: ids.params } : { sql: `SELECT 1 FROM orders WHERE ${where}`, params }
+  const countCap = broad && opts.countCap !== undefined ? opts.countCap : null
   return {
     where,
     params,
-    countSql: searchOnly && ids ? `SELECT COUNT(*) FROM (${ids.sql})` : `SELECT COUNT(*) FROM orders WHERE ${where}`,
-    countParams: searchOnly && ids ? ids.params : params,
+    countSql: countCap === null ? `SELECT COUNT(*) FROM (${counted.sql})` : `SELECT COUNT(*) FROM (SELECT 1 FROM (${counted.sql}) LIMIT ?)`,
+    countParams: countCap === null ? counted.params : [...counted.params, countCap + 1],
+    countCap,
     rowsSql: broad
       ? `SELECT * FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`
       : // The window's ids come from a covering index scan; only those rows are read.

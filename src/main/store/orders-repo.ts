@@ -7,7 +7,15 @@ import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import { knownStatuses, statusInfo } from '../../shared/domain/status'
 import { contentHash } from './content-hash'
 import type { Sql, SqlValue } from './database'
-import { BROAD_SEARCH_MATCHES, buildOrderQuery, searchProbes, type BuiltOrderQuery, type OrderFilter, type OrderQuery } from './order-query'
+import {
+  BROAD_SEARCH_MATCHES,
+  BROAD_TOTAL_CAP,
+  buildOrderQuery,
+  searchProbes,
+  type BuiltOrderQuery,
+  type OrderFilter,
+  type OrderQuery
+} from './order-query'
 import type { ListedRecord, SyncCursor, SyncCursorsRepo } from './sync-cursors-repo'
 import type { UnreadableInput, UnreadableOrdersRepo } from './unreadable-orders-repo'
 
@@ -379,7 +387,7 @@ const MAX_WALKED_ENTRIES = 30_000
 
 export class OrdersRepo {
   /** When a search is broad, and how far a broad search's window may walk (tests lower them to cover both plans on a few orders). */
-  searchPlan = { broadMatches: BROAD_SEARCH_MATCHES, maxWalkedEntries: MAX_WALKED_ENTRIES }
+  searchPlan = { broadMatches: BROAD_SEARCH_MATCHES, maxWalkedEntries: MAX_WALKED_ENTRIES, totalCap: BROAD_TOTAL_CAP }
   /** fiatCounts() per type, valid while the database's write stamp is unchanged. */
   private readonly fiatCountsCache = new Map<OrderType, { stamp: string | null; rows: { fiatType: number | null; orders: number }[] }>()
   /** Totals and broad-search answers of recent filters, valid while the database's write stamp is unchanged. */
@@ -765,21 +773,34 @@ export class OrdersRepo {
     )
   }
 
-  /** One window of the orders table and the total matching the filter. */
-  query(q: OrderQuery): { rows: OrderRow[]; total: number } {
+  /**
+   * One window of the orders table and the total matching the filter: every match, except
+   * for a broad search, whose count stops at BROAD_TOTAL_CAP (totalAtLeast: there are more).
+   */
+  query(q: OrderQuery): { rows: OrderRow[]; total: number; totalAtLeast: boolean } {
     const broad = this.broadSearch(q)
-    const built = buildOrderQuery(q, { broad })
+    const built = buildOrderQuery(q, { broad, countCap: this.searchPlan.totalCap })
     // All the statements run back to back on the one connection, so nothing can commit
     // between them: rows and total describe the same state.
-    const total = this.countOf(built)
+    const { total, atLeast } = this.cappedCount(built)
     const window = broad && !this.walkPays(q.type, built, total) ? buildOrderQuery(q) : built
     const rows = this.sql.all<OrderDbRow>(window.rowsSql, ...window.params, window.limit, window.offset).map(toRow)
-    return { rows, total }
+    return { rows, total, totalAtLeast: atLeast }
   }
 
-  /** How many orders match the filter (kept until the next write, as the query's totals are). */
+  /** How many orders match the filter, every one (kept until the next write, as the query's totals are). */
   total(filter: OrderFilter): number {
     return this.countOf(buildOrderQuery(filter, { broad: this.broadSearch(filter) }))
+  }
+
+  /** How many orders match the filter, as query() counts them: a broad search up to BROAD_TOTAL_CAP. */
+  totalUpTo(filter: OrderFilter): { total: number; atLeast: boolean } {
+    return this.cappedCount(buildOrderQuery(filter, { broad: this.broadSearch(filter), countCap: this.searchPlan.totalCap }))
+  }
+
+  private cappedCount(built: BuiltOrderQuery): { total: number; atLeast: boolean } {
+    const n = this.countOf(built)
+    return built.countCap !== null && n > built.countCap ? { total: built.countCap, atLeast: true } : { total: n, atLeast: false }
   }
 
   /**

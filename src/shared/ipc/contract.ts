@@ -819,9 +819,14 @@ export const channels = {
       .strict(),
     z.object({
       rows: z.array(OrderRow),
+      /** How many orders match; with totalAtLeast, at least this many (a broad search is counted no further). */
       total: z.number().int(),
+      /** True when more orders match than `total` says: a search matching most orders ("0x", "2") is counted up to a cap. */
+      totalAtLeast: z.boolean().optional(),
       /** With a search, on the first window: how many orders of the other type the same filter matches ("2 matches in Offramp"). */
-      otherTypeTotal: z.number().int().optional()
+      otherTypeTotal: z.number().int().optional(),
+      /** True when the other type holds more matches than otherTypeTotal says. */
+      otherTypeTotalAtLeast: z.boolean().optional()
     }),
     'A window of the filtered orders'
   ),

@@ -10,7 +10,7 @@ import { call } from './bridge'
 import type { ErrorInfo, OrderFilter, OrderRow, OrderSort } from '../../../shared/ipc/contract'
 import { errorInfoOf } from './app-state.svelte'
 import { afterPaint } from './after-paint'
-import { RecentFirstPages } from './recent-first-pages'
+import { RecentFirstPages, type FirstPage } from './recent-first-pages'
 
 export const PAGE_SIZE = 100
 const MAX_CACHED_PAGES = 24
@@ -61,11 +61,15 @@ export type AnswerPhase = 'previous' | 'recent' | 'answered' | 'painted'
 
 export class OrderWindow {
   total = $state(0)
+  /** More orders match than `total` says: a search matching most orders is counted up to a cap (main's BROAD_TOTAL_CAP). */
+  totalAtLeast = $state(false)
   /** Where the current filter's answer stands (AnswerPhase). */
   phase = $state<AnswerPhase>('previous')
   error = $state<ErrorInfo | null>(null)
   /** With a search: how many orders of the other type the same filter matches (null: not asked, or no search). */
   otherTypeTotal = $state<number | null>(null)
+  /** The other type holds more matches than otherTypeTotal says. */
+  otherTypeTotalAtLeast = $state(false)
   /** Counts the first answers to a new filter (the table draws the rows in view first). */
   answers = $state(0)
   /** Pages fetched since the last reset (for tests and diagnostics). */
@@ -121,6 +125,7 @@ export class OrderWindow {
     // them ('previous'): rendering them again was most of a filter change's render time.
     this.phase = 'previous'
     this.otherTypeTotal = null
+    this.otherTypeTotalAtLeast = false
     this.#inflight.clear()
     // eslint-disable-next-line svelte/prefer-svelte-reactivity
     this.#stale = new Set(this.#pages.keys())
@@ -133,19 +138,20 @@ export class OrderWindow {
     // the one before is answered (not a round trip after it); past that it waits, and
     // the filters typed in between are never sent.
     const recent = this.#recent.get(this.#key())
-    if (recent) this.#showRecent(recent.rows, recent.total)
+    if (recent) this.#showRecent(recent)
     this.#inflight.add(0)
     if (this.#firstInFlight >= FIRST_PAGES_IN_FLIGHT) this.#firstQueued = true
     else void this.#fetch(0)
   }
 
   /** The first page of a filter seen a moment ago, shown while its query runs again. */
-  #showRecent(rows: OrderRow[], total: number): void {
+  #showRecent({ rows, total, totalAtLeast }: FirstPage): void {
     this.#dropOldRows()
     this.phase = 'recent'
     this.#pages.set(0, rows)
     this.#stale.add(0)
     this.total = total
+    this.totalAtLeast = totalAtLeast
     this.error = null
   }
 
@@ -259,7 +265,7 @@ export class OrderWindow {
       const r = await call('orders:query', { filter: this.#filter, sort: this.#sort, offset: page * PAGE_SIZE, limit: PAGE_SIZE })
       // Orders changed while the query was on its way: its answer may predate the change.
       const current = !this.#recent.changedSince(mark)
-      if (page === 0) this.#recent.remember(key, { rows: r.rows, total: r.total }, mark)
+      if (page === 0) this.#recent.remember(key, { rows: r.rows, total: r.total, totalAtLeast: r.totalAtLeast ?? false }, mark)
       if (gen !== this.#gen) return
       this.#dropOldRows()
       // An answer equal to the page shown (a recent first page confirmed, a refresh that
@@ -272,7 +278,11 @@ export class OrderWindow {
       if (current) this.#stale.delete(page)
       else this.#stale.add(page)
       this.total = r.total
-      if (page === 0) this.otherTypeTotal = r.otherTypeTotal ?? null
+      this.totalAtLeast = r.totalAtLeast ?? false
+      if (page === 0) {
+        this.otherTypeTotal = r.otherTypeTotal ?? null
+        this.otherTypeTotalAtLeast = r.otherTypeTotalAtLeast ?? false
+      }
       this.error = null
       this.#evict()
     } catch (e) {

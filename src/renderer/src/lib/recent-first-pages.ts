@@ -7,6 +7,8 @@ import type { OrderRow } from '../../../shared/ipc/contract'
 export interface FirstPage {
   rows: OrderRow[]
   total: number
+  /** More match than `total` (a broad search counted up to its cap). */
+  totalAtLeast: boolean
 }
 
 export class RecentFirstPages {

@@ -32,10 +32,19 @@ function row(type: 1 | 2, orderId: number, status = 0): OrderRow {
   }
 }
 
-/** The database: `total` orders per type; a search narrows to ids starting with it, and finds 2 of the other type on its first window. */
+/** A search of one character is broad: main counts it up to this many. */
+const CAP = 50
+
+/**
+ * The database: `total` orders per type; a search narrows to ids starting with it, and
+ * finds 2 of the other type on its first window (a one-character search: more than CAP,
+ * counted up to CAP in both).
+ */
 function answer(q: Query, total: number): Answer {
   const ids = Array.from({ length: total }, (_, i) => 100001 + i).filter((id) => !q.filter.search || String(id).startsWith(q.filter.search))
   const rows = ids.slice(q.offset, q.offset + q.limit).map((id) => row(q.filter.type, id))
+  if (q.filter.search?.length === 1 && ids.length > CAP)
+    return { rows, total: CAP, totalAtLeast: true, ...(q.offset === 0 ? { otherTypeTotal: CAP, otherTypeTotalAtLeast: true } : {}) }
   return q.filter.search && q.offset === 0 ? { rows, total: ids.length, otherTypeTotal: 2 } : { rows, total: ids.length }
 }
 
@@ -145,6 +154,19 @@ describe('OrderWindow', () => {
     expect(win.otherTypeTotal).toBeNull()
     await drain()
     expect(win.otherTypeTotal).toBeNull()
+  })
+
+  it('says when more match than the total main counted (a broad search), and forgets it with the filter', async () => {
+    const win = new OrderWindow(onramp)
+    await visit(win, { type: 1, search: '1' })
+    expect([win.total, win.totalAtLeast, win.otherTypeTotal, win.otherTypeTotalAtLeast]).toEqual([CAP, true, CAP, true])
+    await visit(win, { type: 1, search: '1002' })
+    expect([win.totalAtLeast, win.otherTypeTotal, win.otherTypeTotalAtLeast]).toEqual([false, 2, false])
+    // Going back to the broad search shows its kept first page at once, "at least" with it.
+    win.reset({ type: 1, search: '1' })
+    expect(win.phase).toBe('recent')
+    expect([win.total, win.totalAtLeast]).toEqual([CAP, true])
+    await drain()
   })
 
   it('fetches the rows in view with half a page around them, and the page ahead once the total is known', async () => {
