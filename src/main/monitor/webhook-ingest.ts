@@ -1,0 +1,106 @@
+// The webhook fast path of the order monitor: a VERIFIED webhook's status applied at once
+// to the order held under its id, but only when the body is that order. A verified
+// signature vouches for the sender, not for the order: a dummy webhook (4.6) carries a
+// made-up order under any id, and onramp and offramp number their orders apart. So the
+// fields an order never changes (when it was created, its coin, chain and fiat, the wallet
+// and the merchant's id for it) are compared with the order held first (sameOrder).
+//
+// - A whole record that agrees is applied (source 'webhook'); its later updatedAt is not
+//   kept (the live notes call the body's updatedAt internal and due to go).
+// - A body that is no whole record applies its status alone, to an order not yet terminal.
+// - An order not held is never created from a webhook: its scope is synced soon instead.
+import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
+import { statusInfo } from '../../shared/domain/status'
+import type { OrderType, StatusSource } from '../../shared/ipc/contract'
+import type { OrderRow, OrdersRepo, StatusChange } from '../store/orders-repo'
+
+export type WebhookOutcome = 'status' | 'updated' | 'unchanged' | 'stale' | 'unknown' | 'mismatch'
+export type WebhookStatusOutcome = 'status' | 'unchanged' | 'stale' | 'unknown'
+
+export interface WebhookIngestOptions {
+  orders: Pick<OrdersRepo, 'get' | 'applyRecord' | 'applyStatus'>
+  /** Syncs soon the scopes of `type` (every scope when absent) that can hold `fiat` (any when absent). */
+  syncSoon: (type?: OrderType, fiat?: number) => void
+  /** A webhook named an order not held: look for its scope (of `fiat`, or every empty one of the type). */
+  reveal: (type: OrderType, fiat: number | undefined) => void
+  /** A status was written: the monitor's events. */
+  changed: (c: StatusChange, source: StatusSource) => void
+}
+
+export class WebhookIngest {
+  constructor(private readonly o: WebhookIngestOptions) {}
+
+  /** A whole record. */
+  record(type: OrderType, record: OnrampOrder | OfframpOrder): WebhookOutcome {
+    const orders = this.o.orders
+    const held = orders.get(type, record.orderId)
+    if (!held) return this.unknown(type, typeof record.fiatType === 'number' ? record.fiatType : undefined)
+    if (!sameOrder(held, record)) return this.mismatch()
+    // The body's updatedAt is internal and due to go (live notes): a later one is not kept as the
+    // order's, or every history answer after it would look older and be set aside.
+    const at = record.updatedAt > held.updatedAt ? { ...record, updatedAt: held.updatedAt } : record
+    const outcome = type === 1 ? orders.applyRecord(1, at as OnrampOrder, 'webhook') : orders.applyRecord(2, at as OfframpOrder, 'webhook')
+    if (outcome.kind === 'status') this.o.changed(outcome.change, 'webhook')
+    return outcome.kind === 'created' ? 'updated' : outcome.kind
+  }
+
+  /**
+   * A body that is no whole record: its status alone is applied, and only to an order not
+   * yet at a terminal status. Webhooks come at completion, and without a date nothing tells
+   * a late delivery from a newer one, so a terminal status is never moved.
+   */
+  status(type: OrderType, orderId: number, status: number): WebhookStatusOutcome {
+    const held = this.o.orders.get(type, orderId)
+    if (!held) return this.unknown(type, undefined)
+    return this.statusAlone(held, status)
+  }
+
+  /** An order sync has not seen yet (dummy webhooks carry made-up orders): its scope is synced soon, not invented here. */
+  private unknown(type: OrderType, fiat: number | undefined): 'unknown' {
+    this.o.syncSoon(type, fiat)
+    this.o.reveal(type, fiat)
+    return 'unknown'
+  }
+
+  /**
+   * Another order under the same id: a dummy webhook's made-up order, or one of the other
+   * type (a body without eventType is read by its fields). Nothing is written over the
+   * order held; every scope is synced soon, where the real records come from.
+   */
+  private mismatch(): 'mismatch' {
+    this.o.syncSoon()
+    return 'mismatch'
+  }
+
+  private statusAlone(held: OrderRow, status: number): 'status' | 'unchanged' | 'stale' {
+    if (held.status === status) return 'unchanged'
+    if (statusInfo(held.type, held.status).terminal) return 'stale'
+    const r = this.o.orders.applyStatus(held.type, held.orderId, status, 'webhook')
+    if (!r.change) return 'unchanged'
+    this.o.changed(r.change, 'webhook')
+    return 'status'
+  }
+}
+
+/** Two instants written alike or not: equal when both parse to the same moment. */
+const sameInstant = (a: string, b: string): boolean => a === b || (!Number.isNaN(Date.parse(a)) && Date.parse(a) === Date.parse(b))
+const blank = (v: unknown): boolean => v === undefined || v === null || v === ''
+
+/** What the order held says about itself that never changes. */
+export type HeldIdentity = Pick<OrderRow, 'createdAt' | 'coinId' | 'chainId' | 'fiatType' | 'walletAddress' | 'merchantRecognitionId'>
+
+/**
+ * Whether a webhook's record is the order held under its id: the fields an order never
+ * changes (when it was created, its coin, chain and fiat, the wallet and the merchant's
+ * id for it) agree wherever both say them.
+ */
+export function sameOrder(held: HeldIdentity, record: OnrampOrder | OfframpOrder): boolean {
+  if (!sameInstant(held.createdAt, record.createdAt)) return false
+  if (held.coinId !== record.coinId || held.chainId !== record.chainId) return false
+  if (typeof record.fiatType === 'number' && held.fiatType !== null && held.fiatType !== record.fiatType) return false
+  const w = record.walletAddress
+  if (!blank(w) && !blank(held.walletAddress) && String(w).toLowerCase() !== String(held.walletAddress).toLowerCase()) return false
+  const m = record.merchantRecognitionId
+  if (!blank(m) && !blank(held.merchantRecognitionId) && m !== held.merchantRecognitionId) return false
+  return true
+}
