@@ -6,7 +6,8 @@
 // and the merchant's id for it) are compared with the order held first (sameOrder).
 //
 // - A whole record that agrees is applied (source 'webhook'); its later updatedAt is not
-//   kept (the live notes call the body's updatedAt internal and due to go).
+//   kept (the live notes call the body's updatedAt internal and due to go), and an older
+//   one applies its status alone, to an order not yet terminal.
 // - A body that is no whole record applies its status alone, to an order not yet terminal.
 // - An order not held is never created from a webhook: its scope is synced soon instead.
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
@@ -36,8 +37,11 @@ export class WebhookIngest {
     const held = orders.get(type, record.orderId)
     if (!held) return this.unknown(type, typeof record.fiatType === 'number' ? record.fiatType : undefined)
     if (!sameOrder(held, record)) return this.mismatch()
-    // The body's updatedAt is internal and due to go (live notes): a later one is not kept as the
-    // order's, or every history answer after it would look older and be set aside.
+    // The body's updatedAt is the field the live notes say not to rely on: an older one
+    // (a lagging internal field) does not hold the status back; the order's own stays.
+    if (record.updatedAt < held.updatedAt) return this.statusAlone(held, record.status)
+    // A later one is not kept as the order's, or every history answer after it would look
+    // older and be set aside.
     const at = record.updatedAt > held.updatedAt ? { ...record, updatedAt: held.updatedAt } : record
     const outcome = type === 1 ? orders.applyRecord(1, at as OnrampOrder, 'webhook') : orders.applyRecord(2, at as OfframpOrder, 'webhook')
     if (outcome.kind === 'status') this.o.changed(outcome.change, 'webhook')

@@ -37,6 +37,7 @@ describe('ingestWebhook (a whole record)', () => {
     // at equal updatedAt the webhook's later observation of the status stands.
     expect(monitor.ingestWebhook(1, onramp(1, at(1), 0))).toBe('updated')
     expect(world.store.orders.get(1, 1)!.status).toBe(5)
+    // An older body never moves a terminal status.
     expect(monitor.ingestWebhook(1, onramp(1, at(0), 0))).toBe('stale')
     // The next sync reconciles quietly once the service reports the same.
     world.fake.change(1, 1, 1, 5, at(7000))
@@ -44,6 +45,21 @@ describe('ingestWebhook (a whole record)', () => {
     await monitor.syncNow()
     expect(world.of('order:changed')).toHaveLength(0)
     expect(world.store.orders.get(1, 1)!.status).toBe(5)
+  })
+
+  it('shows a completion webhook at once when its body updatedAt is older than the order held (the field the live notes say not to rely on)', async () => {
+    await monitor.syncNow()
+    // A poll saw the order withdrawing at updatedAt at(7000).
+    world.fake.change(1, 1, 2, 14, at(7000))
+    await monitor.syncNow()
+    expect(world.store.orders.get(1, 2)).toMatchObject({ status: 14, updatedAt: at(7000) })
+    // The completion webhook's body carries a lagging updatedAt.
+    expect(monitor.ingestWebhook(1, onramp(2, at(6000), 4))).toBe('status')
+    expect(world.store.orders.get(1, 2)).toMatchObject({ status: 4, statusSource: 'webhook', updatedAt: at(7000) })
+    expect(world.of('order:terminal').map((t) => [t.row.orderId, t.status, t.source])).toEqual([[2, 4, 'webhook']])
+    // Its status stands over the snapshot it followed (the same updatedAt), as a whole record's does.
+    await monitor.resyncAll()
+    expect(world.store.orders.get(1, 2)!.status).toBe(4)
   })
 
   it('writes nothing over a held order when the webhook is another order under the same id (a dummy, the other type)', async () => {
