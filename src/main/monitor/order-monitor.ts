@@ -23,6 +23,7 @@ import type {
 } from '../../shared/ipc/contract'
 import type { LocalStore } from '../store/local-store'
 import type { OrderSummary, StatusChange } from '../store/orders-repo'
+import type { BodyIdentity } from '../webhooks/body-identity'
 import { toContractRow } from '../order-rows'
 import { HistorySync, type HistoryClient, type PageApplied, type SyncMode } from './history-sync'
 import { HistoryReadings } from './history-readings'
@@ -457,8 +458,8 @@ export class OrderMonitor {
   }
 
   /** The webhook inbox's fast path for a VERIFIED whole record (webhook-ingest.ts). */
-  ingestWebhook(type: OrderType, record: OnrampOrder | OfframpOrder): WebhookOutcome {
-    return this.webhooks.record(type, record)
+  ingestWebhook(type: OrderType, record: OnrampOrder | OfframpOrder, identity?: BodyIdentity): WebhookOutcome {
+    return this.webhooks.record(type, record, identity)
   }
 
   /** The fast path for a VERIFIED webhook whose body is no whole record: its status alone (webhook-ingest.ts). */

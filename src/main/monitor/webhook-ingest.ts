@@ -14,6 +14,7 @@ import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { statusInfo } from '../../shared/domain/status'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import type { OrderRow, OrdersRepo, StatusChange } from '../store/orders-repo'
+import { readIdentity, type BodyIdentity } from '../webhooks/body-identity'
 
 export type WebhookOutcome = 'status' | 'updated' | 'unchanged' | 'stale' | 'unknown' | 'mismatch'
 export type WebhookStatusOutcome = 'status' | 'unchanged' | 'stale' | 'unknown'
@@ -31,12 +32,16 @@ export interface WebhookIngestOptions {
 export class WebhookIngest {
   constructor(private readonly o: WebhookIngestOptions) {}
 
-  /** A whole record. */
-  record(type: OrderType, record: OnrampOrder | OfframpOrder): WebhookOutcome {
+  /** A whole record. `identity` is what its body said (default: read from the record, its createdAt zone unknown). */
+  record(
+    type: OrderType,
+    record: OnrampOrder | OfframpOrder,
+    identity: BodyIdentity = readIdentity(record as Record<string, unknown>)
+  ): WebhookOutcome {
     const orders = this.o.orders
     const held = orders.get(type, record.orderId)
-    if (!held) return this.unknown(type, typeof record.fiatType === 'number' ? record.fiatType : undefined)
-    if (!sameOrder(held, record)) return this.mismatch()
+    if (!held) return this.unknown(type, identity.fiatType)
+    if (!sameOrder(held, identity)) return this.mismatch()
     // The body's updatedAt is the field the live notes say not to rely on: an older one
     // (a lagging internal field) does not hold the status back; the order's own stays.
     if (record.updatedAt < held.updatedAt) return this.statusAlone(held, record.status)
@@ -86,25 +91,57 @@ export class WebhookIngest {
   }
 }
 
-/** Two instants written alike or not: equal when both parse to the same moment. */
-const sameInstant = (a: string, b: string): boolean => a === b || (!Number.isNaN(Date.parse(a)) && Date.parse(a) === Date.parse(b))
-const blank = (v: unknown): boolean => v === undefined || v === null || v === ''
+/** What the order held says about itself that never changes (its fiat from its record: an attributed one is the scope's guess). */
+export type HeldIdentity = Pick<OrderRow, 'createdAt' | 'coinId' | 'chainId' | 'walletAddress' | 'merchantRecognitionId' | 'record'>
 
-/** What the order held says about itself that never changes. */
-export type HeldIdentity = Pick<OrderRow, 'createdAt' | 'coinId' | 'chainId' | 'fiatType' | 'walletAddress' | 'merchantRecognitionId'>
+const SECOND = 1000
+const QUARTER_HOUR = 15 * 60_000
+const MAX_ZONE_OFFSET = 14 * 3_600_000
 
 /**
- * Whether a webhook's record is the order held under its id: the fields an order never
- * changes (when it was created, its coin, chain and fiat, the wallet and the merchant's
- * id for it) agree wherever both say them.
+ * Two instants a zone offset apart (up to ±14 h, in quarter hours: +05:30 and +05:45 are
+ * offsets too), within a second: a zoneless time in the writer's local zone read as UTC.
  */
-export function sameOrder(held: HeldIdentity, record: OnrampOrder | OfframpOrder): boolean {
-  if (!sameInstant(held.createdAt, record.createdAt)) return false
-  if (held.coinId !== record.coinId || held.chainId !== record.chainId) return false
-  if (typeof record.fiatType === 'number' && held.fiatType !== null && held.fiatType !== record.fiatType) return false
-  const w = record.walletAddress
-  if (!blank(w) && !blank(held.walletAddress) && String(w).toLowerCase() !== String(held.walletAddress).toLowerCase()) return false
-  const m = record.merchantRecognitionId
-  if (!blank(m) && !blank(held.merchantRecognitionId) && m !== held.merchantRecognitionId) return false
-  return true
+function zoneApart(ms: number): boolean {
+  const d = Math.abs(ms)
+  const r = d % QUARTER_HOUR
+  return d <= MAX_ZONE_OFFSET + SECOND && (r <= SECOND || QUARTER_HOUR - r <= SECOND)
+}
+
+const fiatOf = (record: unknown): number | null => {
+  const f = (record as { fiatType?: unknown }).fiatType
+  return typeof f === 'number' && Number.isInteger(f) ? f : null
+}
+
+/**
+ * Whether a webhook body is the order held under its id: no identity field both say
+ * disagrees (coin, chain, the record's own fiat, the wallet in any case, the merchant's
+ * id), and createdAt agrees to the second, or a zone offset apart when it was written
+ * without a zone and another field agrees; a createdAt otherwise apart (one writer's
+ * fractions, a clock) counts only when neither the wallet nor the merchant's id agrees.
+ */
+export function sameOrder(held: HeldIdentity, body: BodyIdentity): boolean {
+  if (body.coinId !== undefined && body.coinId !== held.coinId) return false
+  if (body.chainId !== undefined && body.chainId !== held.chainId) return false
+  const heldFiat = fiatOf(held.record)
+  if (body.fiatType !== undefined && heldFiat !== null && body.fiatType !== heldFiat) return false
+  const wallet = agreement(held.walletAddress?.toLowerCase(), body.walletAddress?.toLowerCase())
+  const merchantId = agreement(held.merchantRecognitionId, body.merchantRecognitionId)
+  if (wallet === 'differ' || merchantId === 'differ') return false
+  if (body.createdAt === undefined) return true
+  const apart = Date.parse(body.createdAt) - Date.parse(held.createdAt)
+  if (Number.isNaN(apart) || Math.abs(apart) <= SECOND) return true
+  const another =
+    wallet === 'agree' ||
+    merchantId === 'agree' ||
+    body.coinId !== undefined ||
+    body.chainId !== undefined ||
+    (body.fiatType !== undefined && heldFiat !== null)
+  if (body.createdAtZoneless && another && zoneApart(apart)) return true
+  return wallet === 'agree' || merchantId === 'agree'
+}
+
+function agreement(held: string | null | undefined, said: string | undefined): 'agree' | 'differ' | 'unsaid' {
+  if (held === undefined || held === null || held === '' || said === undefined) return 'unsaid'
+  return held === said ? 'agree' : 'differ'
 }

@@ -52,9 +52,10 @@ export const DEFAULT_RECEIVE_TIMEOUT_MS = 4_000
 const MAX_CONNECTIONS = 512
 
 /**
- * Hands a verified webhook to the monitor's fast path: the whole record, or its status
- * alone. A record that is not the order held under its id is said in the log (nothing is
- * written over the order; its scopes are synced soon).
+ * Hands a verified webhook to the monitor's fast path: the whole record (with what its
+ * body says about which order it is), or its status alone. A record that is not the order
+ * held under its id is said in the log (nothing is written over the order; its scopes are
+ * synced soon).
  */
 export function ingestInto(
   monitor: Pick<OrderMonitor, 'ingestWebhook' | 'ingestWebhookStatus'>,
@@ -62,7 +63,7 @@ export function ingestInto(
   log?: { warn(message: string, fields?: Record<string, unknown>): void }
 ): string {
   if ('statusOnly' in w) return monitor.ingestWebhookStatus(w.type, w.record.orderId, w.record.status)
-  const outcome = w.type === 1 ? monitor.ingestWebhook(1, w.record) : monitor.ingestWebhook(2, w.record)
+  const outcome = w.type === 1 ? monitor.ingestWebhook(1, w.record, w.identity) : monitor.ingestWebhook(2, w.record, w.identity)
   if (outcome === 'mismatch')
     log?.warn('a verified webhook names an order held under its id but is another order (a dummy, or the other type): not applied', {
       type: w.type,

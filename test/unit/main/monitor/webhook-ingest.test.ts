@@ -1,8 +1,11 @@
 // The webhook fast path (webhook-ingest.ts) through the order monitor, over a fake service
-// and a real database: which webhook is the order held under its id (sameOrder), and what
-// a body that is no whole record may write.
+// and a real database: which webhook is the order held under its id (sameOrder, also on
+// its own), and what a body that is no whole record may write.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { OrderMonitor } from '../../../../src/main/monitor/order-monitor'
+import { sameOrder, type HeldIdentity } from '../../../../src/main/monitor/webhook-ingest'
+import { readIdentity } from '../../../../src/main/webhooks/body-identity'
+import { offramp } from '../store/order-fixtures'
 import { at, onramp } from './fake-history'
 import { MonitorWorld } from './monitor-world'
 
@@ -68,8 +71,9 @@ describe('ingestWebhook (a whole record)', () => {
     // A dummy webhook's made-up order numbered 1: another fiat, wallet, creation.
     const dummy = { ...onramp(1, at(9000), 4, 2, '2026-11-24T10:00:00.000Z'), walletAddress: '0xdummy' }
     expect(monitor.ingestWebhook(1, dummy)).toBe('mismatch')
-    // An offramp order numbered 1 whose body (no eventType) reads as an onramp record.
-    expect(monitor.ingestWebhook(1, { ...onramp(1, at(9000), 4), createdAt: '2023-05-05T00:00:00.000Z' })).toBe('mismatch')
+    // An order created at another time, with no wallet or merchant id to say it is the same one.
+    const other = { ...onramp(1, at(9000), 4), createdAt: '2023-05-05T00:00:00.000Z', walletAddress: null, merchantRecognitionId: null }
+    expect(monitor.ingestWebhook(1, other)).toBe('mismatch')
     expect(monitor.ingestWebhook(1, { ...onramp(1, at(9000), 4), coinId: 99 })).toBe('mismatch')
     expect(world.store.orders.get(1, 1)).toEqual(held)
     expect(world.of('order:changed')).toHaveLength(0)
@@ -77,6 +81,17 @@ describe('ingestWebhook (a whole record)', () => {
     const same = { ...onramp(1, at(9000), 5), createdAt: '2022-01-01T00:00:00Z', walletAddress: held.walletAddress!.toUpperCase() }
     expect(monitor.ingestWebhook(1, same)).toBe('status')
     expect(world.store.orders.get(1, 1)!.status).toBe(5)
+  })
+
+  it('compares the fiat of an offramp order held only when its record named one (not the scope it was filed under)', () => {
+    // An offramp record that names no fiat, listed in the scope of fiat 1.
+    world.store.orders.applyHistoryPage({ type: 2, fiatType: 1, records: [offramp({ orderId: 70, status: 0 })] })
+    expect(world.store.orders.get(2, 70)!.fiatType).toBe(1)
+    // The body names its true fiat, 3: the 1 held was the scope's guess.
+    expect(monitor.ingestWebhook(2, offramp({ orderId: 70, status: 1, fiatType: 3, updatedAt: '2024-03-02T10:06:00.000Z' }))).toBe('status')
+    // A record that named fiat 1 is another order when a body says 3.
+    world.store.orders.applyHistoryPage({ type: 2, fiatType: 1, records: [offramp({ orderId: 71, status: 0, fiatType: 1 })] })
+    expect(monitor.ingestWebhook(2, offramp({ orderId: 71, status: 1, fiatType: 3 }))).toBe('mismatch')
   })
 
   it("keeps the order's updatedAt, not the webhook's, so the history answers after it are not set aside", async () => {
@@ -125,5 +140,52 @@ describe('ingestWebhookStatus (a body that is no whole record)', () => {
     expect(world.store.orders.get(1, 424242)).toBeUndefined()
     await world.clock.advance(0)
     expect(scopesAsked()).toEqual(['1:1'])
+  })
+})
+
+describe('sameOrder (review-23-c finding 6)', () => {
+  const held: HeldIdentity = {
+    createdAt: '2024-03-01T10:00:00.123Z',
+    coinId: 54,
+    chainId: 1,
+    walletAddress: '0xAbC1',
+    merchantRecognitionId: 'MR-1',
+    record: onramp(1, at(1))
+  }
+  const bare = { ...held, walletAddress: null, merchantRecognitionId: null }
+  const body = (over: Record<string, unknown>) => readIdentity({ coinId: 54, chainId: 1, ...over })
+
+  it('compares createdAt to the second (one writer keeps fractions, the other does not)', () => {
+    expect(sameOrder(bare, body({ createdAt: '2024-03-01T10:00:00Z' }))).toBe(true)
+    expect(sameOrder(bare, body({ createdAt: '2024-03-01T10:00:01Z' }))).toBe(true)
+    expect(sameOrder(bare, body({ createdAt: '2024-03-01T10:00:02Z' }))).toBe(false)
+  })
+
+  it('reads a zoneless createdAt a zone offset apart (up to 14 h) as the same creation when another field agrees', () => {
+    expect(sameOrder(bare, body({ createdAt: '2024-03-01T15:00:00' }))).toBe(true)
+    expect(sameOrder(bare, body({ createdAt: '2024-03-01 15:30:00.123' }))).toBe(true)
+    expect(sameOrder(bare, body({ createdAt: '2024-02-29T20:00:00' }))).toBe(true)
+    // Not a zone offset, or written with a zone, or beyond 14 h, or nothing else to agree.
+    expect(sameOrder(bare, body({ createdAt: '2024-03-01T15:07:00' }))).toBe(false)
+    expect(sameOrder(bare, body({ createdAt: '2024-03-01T15:00:00Z' }))).toBe(false)
+    expect(sameOrder(bare, body({ createdAt: '2024-03-02T01:00:00' }))).toBe(false)
+    expect(sameOrder(bare, readIdentity({ createdAt: '2024-03-01T15:00:00' }))).toBe(false)
+  })
+
+  it('counts a createdAt apart as another order only when neither the wallet nor the merchant id agrees', () => {
+    expect(sameOrder(held, body({ createdAt: '2023-01-01T00:00:00Z', walletAddress: '0xabc1' }))).toBe(true)
+    expect(sameOrder(held, body({ createdAt: '2023-01-01T00:00:00Z', merchantRecognitionId: 'MR-1' }))).toBe(true)
+    expect(sameOrder(held, body({ createdAt: '2023-01-01T00:00:00Z' }))).toBe(false)
+    // A field that differs is another order, whatever else agrees.
+    expect(sameOrder(held, body({ createdAt: '2024-03-01T10:00:00.123Z', walletAddress: '0xother', merchantRecognitionId: 'MR-1' }))).toBe(
+      false
+    )
+  })
+
+  it("compares the fiat only with the held record's own", () => {
+    const { fiatType: _none, ...unnamed } = held.record
+    expect(sameOrder({ ...held, record: unnamed as HeldIdentity['record'] }, body({ fiatType: 3 }))).toBe(true)
+    expect(sameOrder(held, body({ fiatType: 3 }))).toBe(false)
+    expect(sameOrder(held, body({ fiatType: '1' }))).toBe(true)
   })
 })
