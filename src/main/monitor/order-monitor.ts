@@ -281,7 +281,9 @@ export class OrderMonitor {
       }
     })
     this.webhooks = new WebhookIngest({
+      client: o.client,
       orders: o.store.orders,
+      signal: () => (this.started ? this.controller.signal : null),
       syncSoon: (type, fiat) => {
         for (const s of this.scopes.values())
           if (type === undefined || (s.type === type && (fiat === undefined || s.fiatType === fiat || s.fiatType === 0))) this.soon(s)
@@ -319,6 +321,7 @@ export class OrderMonitor {
       this.discovery?.stop(),
       this.audit?.stop(),
       this.freshness?.stop(),
+      this.webhooks.settle(),
       ...[...this.scopes.values()].map((s) => s.run)
     ])
   }
@@ -463,8 +466,8 @@ export class OrderMonitor {
   }
 
   /** The fast path for a VERIFIED webhook whose body is no whole record: its status alone (webhook-ingest.ts). */
-  ingestWebhookStatus(type: OrderType, orderId: number, status: number): WebhookStatusOutcome {
-    return this.webhooks.status(type, orderId, status)
+  ingestWebhookStatus(type: OrderType, orderId: number, status: number, identity: BodyIdentity): WebhookStatusOutcome {
+    return this.webhooks.status(type, orderId, status, identity)
   }
 
   // ---------------------------------------------------------------- internals

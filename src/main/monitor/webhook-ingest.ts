@@ -8,19 +8,27 @@
 // - A whole record that agrees is applied (source 'webhook'); its later updatedAt is not
 //   kept (the live notes call the body's updatedAt internal and due to go), and an older
 //   one applies its status alone, to an order not yet terminal.
-// - A body that is no whole record applies its status alone, to an order not yet terminal.
+// - A body that is no whole record applies its status alone, to an order not yet terminal,
+//   when the identity fields it gives agree; such a status does not stand over a history
+//   snapshot of equal updatedAt (OrdersRepo), as a whole record's does. A body that gives no
+//   identity field at all applies nothing: orderStatus is asked about the order at once.
 // - An order not held is never created from a webhook: its scope is synced soon instead.
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { statusInfo } from '../../shared/domain/status'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
-import type { OrderRow, OrdersRepo, StatusChange } from '../store/orders-repo'
-import { readIdentity, type BodyIdentity } from '../webhooks/body-identity'
+import type { OrderRow, OrdersRepo, StatusChange, WebhookMatch } from '../store/orders-repo'
+import { readIdentity, saysIdentity, type BodyIdentity } from '../webhooks/body-identity'
+import type { WatchClient } from './watches'
 
 export type WebhookOutcome = 'status' | 'updated' | 'unchanged' | 'stale' | 'unknown' | 'mismatch'
-export type WebhookStatusOutcome = 'status' | 'unchanged' | 'stale' | 'unknown'
+/** 'checking': the body said nothing of which order it is; orderStatus is asked instead. */
+export type WebhookStatusOutcome = Exclude<WebhookOutcome, 'updated'> | 'checking'
 
 export interface WebhookIngestOptions {
+  client: Pick<WatchClient, 'orderStatus'>
   orders: Pick<OrdersRepo, 'get' | 'applyRecord' | 'applyStatus'>
+  /** The monitor's signal while it runs; null when stopped (nothing is asked then). */
+  signal: () => AbortSignal | null
   /** Syncs soon the scopes of `type` (every scope when absent) that can hold `fiat` (any when absent). */
   syncSoon: (type?: OrderType, fiat?: number) => void
   /** A webhook named an order not held: look for its scope (of `fiat`, or every empty one of the type). */
@@ -30,6 +38,9 @@ export interface WebhookIngestOptions {
 }
 
 export class WebhookIngest {
+  /** orderStatus requests in flight, by `type:orderId` (one per order however many bodies come). */
+  private readonly checks = new Map<string, Promise<void>>()
+
   constructor(private readonly o: WebhookIngestOptions) {}
 
   /** A whole record. `identity` is what its body said (default: read from the record, its createdAt zone unknown). */
@@ -40,11 +51,11 @@ export class WebhookIngest {
   ): WebhookOutcome {
     const orders = this.o.orders
     const held = orders.get(type, record.orderId)
-    if (!held) return this.unknown(type, identity.fiatType)
+    if (!held) return this.unknown(type, identity)
     if (!sameOrder(held, identity)) return this.mismatch()
     // The body's updatedAt is the field the live notes say not to rely on: an older one
     // (a lagging internal field) does not hold the status back; the order's own stays.
-    if (record.updatedAt < held.updatedAt) return this.statusAlone(held, record.status)
+    if (record.updatedAt < held.updatedAt) return this.statusAlone(held, record.status, 'whole')
     // A later one is not kept as the order's, or every history answer after it would look
     // older and be set aside.
     const at = record.updatedAt > held.updatedAt ? { ...record, updatedAt: held.updatedAt } : record
@@ -53,21 +64,30 @@ export class WebhookIngest {
     return outcome.kind === 'created' ? 'updated' : outcome.kind
   }
 
-  /**
-   * A body that is no whole record: its status alone is applied, and only to an order not
-   * yet at a terminal status. Webhooks come at completion, and without a date nothing tells
-   * a late delivery from a newer one, so a terminal status is never moved.
-   */
-  status(type: OrderType, orderId: number, status: number): WebhookStatusOutcome {
+  /** A body that is no whole record: its order id and status, and the identity fields it gave. */
+  status(type: OrderType, orderId: number, status: number, identity: BodyIdentity): WebhookStatusOutcome {
     const held = this.o.orders.get(type, orderId)
-    if (!held) return this.unknown(type, undefined)
-    return this.statusAlone(held, status)
+    if (!held) return this.unknown(type, identity)
+    if (!saysIdentity(identity)) {
+      // Nothing tells whether this is the order held: nothing is written, the service is asked.
+      const nothing = this.unmoved(held, status)
+      if (nothing) return nothing
+      this.check(type, orderId)
+      return 'checking'
+    }
+    if (!sameOrder(held, identity)) return this.mismatch()
+    return this.statusAlone(held, status, 'partial')
+  }
+
+  /** Resolves when the orderStatus requests in flight have settled (the monitor's stop). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.checks.values()])
   }
 
   /** An order sync has not seen yet (dummy webhooks carry made-up orders): its scope is synced soon, not invented here. */
-  private unknown(type: OrderType, fiat: number | undefined): 'unknown' {
-    this.o.syncSoon(type, fiat)
-    this.o.reveal(type, fiat)
+  private unknown(type: OrderType, identity: BodyIdentity): 'unknown' {
+    this.o.syncSoon(type, identity.fiatType)
+    this.o.reveal(type, identity.fiatType)
     return 'unknown'
   }
 
@@ -81,13 +101,38 @@ export class WebhookIngest {
     return 'mismatch'
   }
 
-  private statusAlone(held: OrderRow, status: number): 'status' | 'unchanged' | 'stale' {
+  /** Why a status alone would not move the order: already so, or terminal (nothing undated tells a late delivery from a newer one). */
+  private unmoved(held: OrderRow, status: number): 'unchanged' | 'stale' | null {
     if (held.status === status) return 'unchanged'
-    if (statusInfo(held.type, held.status).terminal) return 'stale'
-    const r = this.o.orders.applyStatus(held.type, held.orderId, status, 'webhook')
+    return statusInfo(held.type, held.status).terminal ? 'stale' : null
+  }
+
+  private statusAlone(held: OrderRow, status: number, match: WebhookMatch): 'status' | 'unchanged' | 'stale' {
+    const nothing = this.unmoved(held, status)
+    if (nothing) return nothing
+    const r = this.o.orders.applyStatus(held.type, held.orderId, status, 'webhook', undefined, match)
     if (!r.change) return 'unchanged'
     this.o.changed(r.change, 'webhook')
     return 'status'
+  }
+
+  /** Asks orderStatus about the order now; if the service cannot say, its type's scopes are synced soon. */
+  private check(type: OrderType, orderId: number): void {
+    const signal = this.o.signal()
+    const key = `${type}:${orderId}`
+    if (!signal) return this.o.syncSoon(type)
+    if (this.checks.has(key)) return
+    const run = (async () => {
+      try {
+        const r = await this.o.client.orderStatus({ orderId, type }, { priority: 'background', signal })
+        if (signal.aborted) return
+        const applied = this.o.orders.applyStatus(type, orderId, r.orderStatus, 'watch')
+        if (applied.change) this.o.changed(applied.change, 'watch')
+      } catch {
+        if (!signal.aborted) this.o.syncSoon(type)
+      }
+    })().finally(() => this.checks.delete(key))
+    this.checks.set(key, run)
   }
 }
 

@@ -53,3 +53,15 @@ export function readIdentity(body: Record<string, unknown>): BodyIdentity {
   if (merchantRecognitionId !== undefined) out.merchantRecognitionId = merchantRecognitionId
   return out
 }
+
+/** Whether a body gave any identity field at all (createdAt's zone is no field of its own). */
+export function saysIdentity(b: BodyIdentity): boolean {
+  return (
+    b.createdAt !== undefined ||
+    b.coinId !== undefined ||
+    b.chainId !== undefined ||
+    b.fiatType !== undefined ||
+    b.walletAddress !== undefined ||
+    b.merchantRecognitionId !== undefined
+  )
+}

@@ -18,7 +18,8 @@
 //
 // A body that is no whole order record (the live notes call its updatedAt internal and due
 // to go) but names an order and a status is verified as that status alone, which the
-// monitor applies only to an order not yet finished.
+// monitor applies only to an order not yet finished, and only when the identity fields the
+// body gives (body-identity.ts) agree with the order held under its id.
 import { createHash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { jsonEqual, verifySignature } from '../../shared/api/signature'
@@ -229,7 +230,8 @@ export function parseRecord(body: Record<string, unknown>): ParsedRecord {
   })()
   if (full.ok) return full
   // Not a whole record (the live notes say not to rely on the body's updatedAt): an order
-  // id and a status are enough for the fast path to apply the status alone.
+  // id and a status are enough for the fast path to apply the status alone, to the order
+  // held under that id when the identity fields the body gives agree with it.
   const orderId = Int.safeParse(body.orderId)
   const status = Int.safeParse(body.status)
   if (!orderId.success || !status.success) return full

@@ -1,19 +1,23 @@
-// The webhook fast path (webhook-ingest.ts) through the order monitor, over a fake service
-// and a real database: which webhook is the order held under its id (sameOrder, also on
-// its own), and what a body that is no whole record may write.
+// The webhook fast path (webhook-ingest.ts) through the order monitor, over a fake service,
+// a real database and the real body parser: which webhook is the order held under its id
+// (sameOrder, also on its own), what a body that is no whole record may write, and that a
+// status it wrote never outlasts the service's own record.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { OrderMonitor } from '../../../../src/main/monitor/order-monitor'
 import { sameOrder, type HeldIdentity } from '../../../../src/main/monitor/webhook-ingest'
 import { readIdentity } from '../../../../src/main/webhooks/body-identity'
+import { ingestInto, parseRecord } from '../../../../src/main/webhooks/inbox'
 import { offramp } from '../store/order-fixtures'
 import { at, onramp } from './fake-history'
 import { MonitorWorld } from './monitor-world'
 
 let world: MonitorWorld
 let monitor: OrderMonitor
+let warnings: string[]
 
 beforeEach(() => {
   world = new MonitorWorld('webhook-ingest')
+  warnings = []
   for (let i = 1; i <= 30; i++) world.fake.put(1, 1, onramp(i, at(i), i % 3 === 0 ? 4 : 0))
   monitor = world.monitor({ historyPollMs: 30_000, watchPollMs: 10_000 })
 })
@@ -25,6 +29,19 @@ afterEach(async () => {
 
 /** The scopes history was asked about (type:fiat), each once. */
 const scopesAsked = () => [...new Set(world.fake.calls.map((c) => `${c.type}:${c.fiatType}`))]
+
+/** A verified body as the inbox hands it on: parsed by the real reader, applied by ingestInto. */
+function deliver(body: Record<string, unknown>): string {
+  const parsed = parseRecord(body)
+  if (!parsed.ok) throw new Error(parsed.error)
+  return ingestInto(monitor, parsed.value, { warn: (m) => warnings.push(m) })
+}
+
+/** The service's record of an order as a webhook body that is no whole record (one amount the schema refuses). */
+const partialBody = (orderId: number, status: number, over: Record<string, unknown> = {}): Record<string, unknown> => {
+  const { updatedAt: _dropped, ...rest } = onramp(orderId, at(orderId), status)
+  return { ...rest, actualCryptoAmount: '', ...over }
+}
 
 describe('ingestWebhook (a whole record)', () => {
   it('applies a known order at once with source webhook and emits the change', async () => {
@@ -118,25 +135,65 @@ describe('ingestWebhook (a whole record)', () => {
 })
 
 describe('ingestWebhookStatus (a body that is no whole record)', () => {
-  it('moves a known open order to the status, with source webhook, and never moves a terminal one', async () => {
+  it('moves a known open order to the status when the fields it gives agree, and never moves a terminal one', async () => {
     await monitor.syncNow()
     expect(world.store.orders.get(1, 1)!.status).toBe(0)
-    expect(monitor.ingestWebhookStatus(1, 1, 15)).toBe('status')
+    expect(deliver(partialBody(1, 15))).toBe('status')
     expect(world.store.orders.get(1, 1)).toMatchObject({ status: 15, statusSource: 'webhook' })
     expect(world.of('order:changed').map((c) => [c.row.orderId, c.oldStatus, c.newStatus, c.terminal])).toEqual([[1, 0, 15, true]])
     expect(world.of('order:terminal')[0]).toMatchObject({ source: 'webhook', status: 15 })
-    expect(monitor.ingestWebhookStatus(1, 1, 15)).toBe('unchanged')
+    expect(deliver(partialBody(1, 15))).toBe('unchanged')
     // Undated: a late delivery of another terminal status cannot be told from a newer one.
-    expect(monitor.ingestWebhookStatus(1, 1, 4)).toBe('stale')
+    expect(deliver(partialBody(1, 4))).toBe('stale')
     expect(world.store.orders.get(1, 1)!.status).toBe(15)
     expect(world.of('order:changed')).toHaveLength(1)
+  })
+
+  it('a dummy that is no whole record cannot pin an open order to a wrong terminal status (review-23-c finding 2)', async () => {
+    await monitor.syncNow()
+    expect(world.store.orders.get(1, 11)).toMatchObject({ status: 0, updatedAt: at(11) })
+    // A made-up order numbered 11: its createdAt written as SQL writes it, another wallet.
+    const dummy = partialBody(11, 4, { createdAt: '2026-11-24 10:00:00', walletAddress: '0xdummy', merchantRecognitionId: null })
+    expect(deliver(dummy)).toBe('mismatch')
+    expect(warnings).toEqual([expect.stringContaining('is another order')])
+    expect(world.store.orders.get(1, 11)!.status).toBe(0)
+    expect(world.of('order:changed')).toHaveLength(0)
+    // A body of the order itself whose few readable fields agree is applied...
+    expect(deliver(partialBody(11, 4, { createdAt: '2022-01-01 00:00:00' }))).toBe('status')
+    expect(world.store.orders.get(1, 11)).toMatchObject({ status: 4, statusSource: 'webhook' })
+    // ...but the service's record of equal updatedAt says otherwise, and history has the last word.
+    world.events.length = 0
+    await monitor.resyncAll()
+    expect(world.store.orders.get(1, 11)).toMatchObject({ status: 0, statusSource: 'sync' })
+    expect(world.of('order:changed').map((c) => [c.row.orderId, c.oldStatus, c.newStatus])).toEqual([[11, 4, 0]])
+  })
+
+  it('applies nothing from a body that says nothing of which order it is, and asks the service for the status at once', async () => {
+    monitor.start()
+    await world.clock.advance(0)
+    // The service has moved order 13 on; the webhook body is its id and a wrong status.
+    world.fake.change(1, 1, 13, 2, at(7000))
+    world.fake.statusCalls.length = 0
+    expect(deliver({ orderId: 13, status: 4 })).toBe('checking')
+    expect(warnings).toEqual([expect.stringContaining('says nothing of which order it is')])
+    expect(world.store.orders.get(1, 13)!.status).toBe(0)
+    await world.clock.advance(0)
+    expect(world.fake.statusCalls).toEqual([{ type: 1, orderId: 13, priority: 'background' }])
+    expect(world.store.orders.get(1, 13)).toMatchObject({ status: 2, statusSource: 'watch' })
+    expect(world.of('order:changed').map((c) => [c.row.orderId, c.oldStatus, c.newStatus])).toEqual([[13, 0, 2]])
+    // The service cannot say (417): the scope is synced instead.
+    world.fake.remove(1, 1, 14)
+    world.fake.calls.length = 0
+    expect(deliver({ orderId: 14, status: 4 })).toBe('checking')
+    await world.clock.advance(0)
+    expect(scopesAsked()).toEqual(['1:1'])
   })
 
   it('does not invent an order it has not synced; it asks for a sync of that type instead', async () => {
     monitor.start()
     await world.clock.advance(0)
     world.fake.calls.length = 0
-    expect(monitor.ingestWebhookStatus(1, 424242, 5)).toBe('unknown')
+    expect(monitor.ingestWebhookStatus(1, 424242, 5, {})).toBe('unknown')
     expect(world.store.orders.get(1, 424242)).toBeUndefined()
     await world.clock.advance(0)
     expect(scopesAsked()).toEqual(['1:1'])
