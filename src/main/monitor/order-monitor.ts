@@ -22,7 +22,8 @@ import type {
   SyncState
 } from '../../shared/ipc/contract'
 import type { LocalStore } from '../store/local-store'
-import type { OrderRow as StoredOrder, OrderSummary, StatusChange } from '../store/orders-repo'
+import type { OrderSummary, StatusChange } from '../store/orders-repo'
+import type { BodyIdentity } from '../webhooks/body-identity'
 import { toContractRow } from '../order-rows'
 import { HistorySync, type HistoryClient, type PageApplied, type SyncMode } from './history-sync'
 import { HistoryReadings } from './history-readings'
@@ -32,6 +33,7 @@ import { FreshnessSweeper } from './freshness'
 import { buildCoverage, SpendLog } from './coverage'
 import { realTimers, WatchPoller, type WatchClient, type WatchSchedule } from './watches'
 import { serviceAbortController } from '../abort'
+import { WebhookIngest, type WebhookOutcome, type WebhookStatusOutcome } from './webhook-ingest'
 
 export type MonitorClient = HistoryClient & WatchClient
 
@@ -194,6 +196,7 @@ export class OrderMonitor {
   private readonly audit: CompletenessAudit | null
   private readonly freshness: FreshnessSweeper | null
   private readonly spend: SpendLog
+  private readonly webhooks: WebhookIngest
   private coverageTimer: unknown = undefined
 
   constructor(private readonly o: OrderMonitorOptions) {
@@ -277,6 +280,17 @@ export class OrderMonitor {
         if (result.change) this.statusChanged(result.change, 'watch')
       }
     })
+    this.webhooks = new WebhookIngest({
+      client: o.client,
+      orders: o.store.orders,
+      signal: () => (this.started ? this.controller.signal : null),
+      syncSoon: (type, fiat) => {
+        for (const s of this.scopes.values())
+          if (type === undefined || (s.type === type && (fiat === undefined || s.fiatType === fiat || s.fiatType === 0))) this.soon(s)
+      },
+      reveal: (type, fiat) => (fiat === undefined ? this.discovery?.revealType(type) : this.discovery?.reveal(type, fiat, 'webhook')),
+      changed: (c, source) => this.statusChanged(c, source)
+    })
     if (!this.discovery) this.setScopes(o.fiatTypes)
   }
 
@@ -307,6 +321,7 @@ export class OrderMonitor {
       this.discovery?.stop(),
       this.audit?.stop(),
       this.freshness?.stop(),
+      this.webhooks.settle(),
       ...[...this.scopes.values()].map((s) => s.run)
     ])
   }
@@ -459,63 +474,14 @@ export class OrderMonitor {
     this.watches.unwatch(type, orderId)
   }
 
-  /**
-   * The webhook inbox's fast path for a VERIFIED record: applies it at once (source
-   * 'webhook'; an older snapshot than the stored one is ignored), emits the change, and
-   * leaves reconciliation to the next sync. An order sync has not seen yet is not created
-   * from a webhook (dummy webhooks carry made-up orders): its scope is synced soon instead.
-   */
-  ingestWebhook(
-    type: OrderType,
-    record: OnrampOrder | OfframpOrder
-  ): 'status' | 'updated' | 'unchanged' | 'stale' | 'unknown' | 'mismatch' {
-    const orders = this.o.store.orders
-    const held = orders.get(type, record.orderId)
-    if (!held) {
-      const fiat = typeof record.fiatType === 'number' ? record.fiatType : undefined
-      for (const s of this.scopes.values())
-        if (s.type === type && (fiat === undefined || s.fiatType === fiat || s.fiatType === 0)) this.soon(s)
-      // An order in a fiat not synced yet: its scope is probed now.
-      if (fiat !== undefined) this.discovery?.reveal(type, fiat, 'webhook')
-      else this.discovery?.revealType(type)
-      return 'unknown'
-    }
-    if (!sameOrder(held, record)) {
-      // Another order under the same id: a dummy webhook's made-up order, or an order of
-      // the other type (onramp and offramp number theirs apart, and a body without
-      // eventType is read by its fields). Nothing is written over the order held; the
-      // scopes of both types are synced soon, where the real records come from.
-      for (const s of this.scopes.values()) this.soon(s)
-      return 'mismatch'
-    }
-    // The body's updatedAt is internal and due to go (live notes): a later one is not kept as
-    // the order's, or every history answer after it would look older and be set aside.
-    const at = record.updatedAt > held.updatedAt ? { ...record, updatedAt: held.updatedAt } : record
-    const outcome = type === 1 ? orders.applyRecord(1, at as OnrampOrder, 'webhook') : orders.applyRecord(2, at as OfframpOrder, 'webhook')
-    if (outcome.kind === 'status') this.statusChanged(outcome.change, 'webhook')
-    return outcome.kind === 'created' ? 'updated' : outcome.kind
+  /** The webhook inbox's fast path for a VERIFIED whole record (webhook-ingest.ts). */
+  ingestWebhook(type: OrderType, record: OnrampOrder | OfframpOrder, identity?: BodyIdentity): WebhookOutcome {
+    return this.webhooks.record(type, record, identity)
   }
 
-  /**
-   * The fast path for a VERIFIED webhook whose body is no full record (the live notes call
-   * the body's updatedAt internal and due to go): its status alone is applied, and only to
-   * an order not yet at a terminal status. Webhooks come at completion, and without a date
-   * nothing tells a late delivery from a newer one, so a terminal status is never moved.
-   * An order sync has not seen yet: the scopes of its type are synced soon.
-   */
-  ingestWebhookStatus(type: OrderType, orderId: number, status: number): 'status' | 'unchanged' | 'stale' | 'unknown' {
-    const stored = this.o.store.orders.get(type, orderId)
-    if (!stored) {
-      for (const s of this.scopes.values()) if (s.type === type) this.soon(s)
-      this.discovery?.revealType(type)
-      return 'unknown'
-    }
-    if (stored.status === status) return 'unchanged'
-    if (statusInfo(type, stored.status).terminal) return 'stale'
-    const r = this.o.store.orders.applyStatus(type, orderId, status, 'webhook')
-    if (!r.change) return 'unchanged'
-    this.statusChanged(r.change, 'webhook')
-    return 'status'
+  /** The fast path for a VERIFIED webhook whose body is no whole record: its status alone (webhook-ingest.ts). */
+  ingestWebhookStatus(type: OrderType, orderId: number, status: number, identity: BodyIdentity): WebhookStatusOutcome {
+    return this.webhooks.status(type, orderId, status, identity)
   }
 
   // ---------------------------------------------------------------- internals
@@ -859,27 +825,4 @@ export class OrderMonitor {
     this.emit('order:changed', { row, oldStatus: c.old, newStatus: c.new, terminal: info.terminal })
     if (info.terminal) this.emit('order:terminal', { row, status: c.new, tone: info.tone, source })
   }
-}
-
-/** Two instants written alike or not: equal when both parse to the same moment. */
-const sameInstant = (a: string, b: string): boolean => a === b || (!Number.isNaN(Date.parse(a)) && Date.parse(a) === Date.parse(b))
-const blank = (v: unknown): boolean => v === undefined || v === null || v === ''
-
-/** What the order held says about itself that never changes. */
-type HeldIdentity = Pick<StoredOrder, 'createdAt' | 'coinId' | 'chainId' | 'fiatType' | 'walletAddress' | 'merchantRecognitionId'>
-
-/**
- * Whether a webhook's record is the order held under its id: the fields an order never
- * changes (when it was created, its coin, chain and fiat, the wallet and the merchant's
- * id for it) agree wherever both say them.
- */
-export function sameOrder(held: HeldIdentity, record: OnrampOrder | OfframpOrder): boolean {
-  if (!sameInstant(held.createdAt, record.createdAt)) return false
-  if (held.coinId !== record.coinId || held.chainId !== record.chainId) return false
-  if (typeof record.fiatType === 'number' && held.fiatType !== null && held.fiatType !== record.fiatType) return false
-  const w = record.walletAddress
-  if (!blank(w) && !blank(held.walletAddress) && String(w).toLowerCase() !== String(held.walletAddress).toLowerCase()) return false
-  const m = record.merchantRecognitionId
-  if (!blank(m) && !blank(held.merchantRecognitionId) && m !== held.merchantRecognitionId) return false
-  return true
 }

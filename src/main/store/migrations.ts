@@ -349,6 +349,19 @@ ${[1, 2].map(textIndexSql).join('')}${textIndexTriggersSql([1, 2])}    `
         at INTEGER NOT NULL
       );
     `
+  },
+  {
+    version: 10,
+    name: 'how a webhook status was matched to its order',
+    sql: `
+      -- Written with a status a verified webhook set: 'whole' when the body was a whole
+      -- record whose identity fields all agreed with the order held under its id, 'partial'
+      -- when it was no whole record and only the few identity fields it gave could be
+      -- compared (monitor/webhook-ingest.ts); NULL for any other source. Only a 'whole'
+      -- webhook's status stands over a history snapshot of equal updatedAt
+      -- (OrdersRepo.upsert); rows from before (NULL) do not.
+      ALTER TABLE orders ADD COLUMN webhook_match TEXT CHECK (webhook_match IN ('whole', 'partial'));
+    `
   }
 ]
 

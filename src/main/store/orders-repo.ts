@@ -68,6 +68,13 @@ export interface OrderRow {
   statusCheckFailures: number
 }
 
+/**
+ * How a verified webhook was matched to the order held under its id: 'whole', a whole
+ * record whose identity fields all agreed; 'partial', a body that was no whole record,
+ * matched on the few identity fields it gave (monitor/webhook-ingest.ts).
+ */
+export type WebhookMatch = 'whole' | 'partial'
+
 /** What confirmed a status: a history answer that included the order, a verified webhook, orderStatus. */
 export type ConfirmedBy = 'history' | 'webhook' | 'orderStatus'
 
@@ -253,11 +260,11 @@ const DATA_COLUMNS = [
   'content_hash'
 ] as const
 
-const INSERT_ORDER = `INSERT INTO orders (type, order_id, ${DATA_COLUMNS.join(', ')}, status_source, first_seen_at, last_changed_at,
-    status_confirmed_at, status_confirmed_by)
-  VALUES (?, ?, ${DATA_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?, ?)`
-const UPDATE_ORDER = `UPDATE orders SET ${DATA_COLUMNS.map((c) => `${c} = ?`).join(', ')}, status_source = ?, last_changed_at = ?,
-    status_confirmed_at = ?, status_confirmed_by = ?
+const INSERT_ORDER = `INSERT INTO orders (type, order_id, ${DATA_COLUMNS.join(', ')}, status_source, webhook_match, first_seen_at,
+    last_changed_at, status_confirmed_at, status_confirmed_by)
+  VALUES (?, ?, ${DATA_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?, ?, ?)`
+const UPDATE_ORDER = `UPDATE orders SET ${DATA_COLUMNS.map((c) => `${c} = ?`).join(', ')}, status_source = ?, webhook_match = ?,
+    last_changed_at = ?, status_confirmed_at = ?, status_confirmed_by = ?
   WHERE type = ? AND order_id = ?`
 const CONFIRM = 'UPDATE orders SET status_confirmed_at = ?, status_confirmed_by = ? WHERE type = ? AND order_id = ?'
 const INSERT_EVENT = `INSERT INTO order_events (type, order_id, at, order_updated_at, old_status, new_status, source)
@@ -481,15 +488,18 @@ export class OrdersRepo {
   }
 
   /**
-   * Records a status observed without a full record (an orderStatus poll for a watch).
-   * Updates the watch's last status whether or not the order is stored.
+   * Records a status observed without a full record (an orderStatus poll for a watch, a
+   * webhook's status alone). Updates the watch's last status whether or not the order is
+   * stored. A webhook's status says how the webhook was matched to the order (default
+   * 'partial': it does not stand over a history snapshot of equal updatedAt).
    */
   applyStatus(
     type: OrderType,
     orderId: number,
     status: number,
     source: Exclude<StatusSource, 'sync'>,
-    at: string = this.nowIso()
+    at: string = this.nowIso(),
+    match: WebhookMatch = 'partial'
   ): ApplyStatusResult {
     assertType(type)
     return this.sql.transaction(() => {
@@ -507,12 +517,13 @@ export class OrdersRepo {
       }
       const record = { ...(JSON.parse(existing.record_json) as Record<string, unknown>), status }
       this.sql.run(
-        `UPDATE orders SET status = ?, record_json = ?, content_hash = ?, status_source = ?, last_changed_at = ?,
+        `UPDATE orders SET status = ?, record_json = ?, content_hash = ?, status_source = ?, webhook_match = ?, last_changed_at = ?,
            status_confirmed_at = ?, status_confirmed_by = ? WHERE type = ? AND order_id = ?`,
         status,
         JSON.stringify(record),
         contentHash(record),
         source,
+        source === 'webhook' ? match : null,
         at,
         at,
         by,
@@ -532,15 +543,18 @@ export class OrdersRepo {
       updated_at: string
       content_hash: string
       status_source: StatusSource
+      webhook_match: WebhookMatch | null
       fiat_type: number | null
     }>(
-      'SELECT status, updated_at, content_hash, status_source, fiat_type FROM orders WHERE type = ? AND order_id = ?',
+      'SELECT status, updated_at, content_hash, status_source, webhook_match, fiat_type FROM orders WHERE type = ? AND order_id = ?',
       type,
       record.orderId
     )
     const by = confirmedByOf(source)
+    // Records reach here whole: a webhook's only after every identity field agreed.
+    const match: WebhookMatch | null = source === 'webhook' ? 'whole' : null
     if (!existing) {
-      this.sql.run(INSERT_ORDER, type, record.orderId, ...columnValues(type, record, scopeFiatType, hash), source, at, at, at, by)
+      this.sql.run(INSERT_ORDER, type, record.orderId, ...columnValues(type, record, scopeFiatType, hash), source, match, at, at, at, by)
       this.sql.run(INSERT_EVENT, type, record.orderId, at, record.updatedAt, null, record.status, source)
       return { kind: 'created', summary: summaryOf(type, record, scopeFiatType) }
     }
@@ -553,21 +567,34 @@ export class OrdersRepo {
     if (record.updatedAt < existing.updated_at) return { kind: 'stale' }
     if (
       record.updatedAt === existing.updated_at &&
-      (existing.status_source === 'watch' || existing.status_source === 'webhook') &&
+      (existing.status_source === 'watch' || (existing.status_source === 'webhook' && existing.webhook_match === 'whole')) &&
       record.status !== existing.status
     ) {
       // A watch or a webhook saw this status after the snapshot that carried this
       // updatedAt (a webhook's own updatedAt is not kept): the snapshot is not news about
-      // the status, keep the newer observation.
+      // the status, keep the newer observation. Not so for a webhook matched on a few
+      // fields only (or from before that was noted): a made-up dummy order could pin a wrong
+      // terminal status that no history answer would undo.
       record = { ...record, status: existing.status }
       hash = contentHash(record)
       if (existing.content_hash === hash) return { kind: 'unchanged' }
     }
     const statusChanged = record.status !== existing.status
-    const statusSource: StatusSource = statusChanged || record.updatedAt > existing.updated_at ? source : existing.status_source
+    const newSource = statusChanged || record.updatedAt > existing.updated_at
+    const statusSource: StatusSource = newSource ? source : existing.status_source
     // Offramp records may omit fiatType; keep the scope it was first synced in.
     const fiatScope = scopeFiatType ?? existing.fiat_type
-    this.sql.run(UPDATE_ORDER, ...columnValues(type, record, fiatScope, hash), statusSource, at, at, by, type, record.orderId)
+    this.sql.run(
+      UPDATE_ORDER,
+      ...columnValues(type, record, fiatScope, hash),
+      statusSource,
+      newSource ? match : existing.webhook_match,
+      at,
+      at,
+      by,
+      type,
+      record.orderId
+    )
     const summary = summaryOf(type, record, fiatScope)
     if (!statusChanged) return { kind: 'updated', summary }
     this.sql.run(INSERT_EVENT, type, record.orderId, at, record.updatedAt, existing.status, record.status, source)

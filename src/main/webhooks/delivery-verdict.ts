@@ -18,7 +18,8 @@
 //
 // A body that is no whole order record (the live notes call its updatedAt internal and due
 // to go) but names an order and a status is verified as that status alone, which the
-// monitor applies only to an order not yet finished.
+// monitor applies only to an order not yet finished, and only when the identity fields the
+// body gives (body-identity.ts) agree with the order held under its id.
 import { createHash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { jsonEqual, verifySignature } from '../../shared/api/signature'
@@ -29,13 +30,15 @@ import { withTimeout } from '../abort'
 import type { KeptBody } from './delivery-read'
 import { hasDuplicateMembers } from './json-members'
 import { readPayload, type ReadPayload } from './payload-form'
+import { readIdentity, type BodyIdentity } from './body-identity'
 import type { ReplayGuard } from './replay-guard'
 
+/** A verified webhook's order: the record (or its id and status alone), and what its body says about which order it is. */
 export type WebhookRecord =
-  | { type: 1; record: OnrampOrder }
-  | { type: 2; record: OfframpOrder }
+  | { type: 1; record: OnrampOrder; identity: BodyIdentity }
+  | { type: 2; record: OfframpOrder; identity: BodyIdentity }
   /** A body that is no full record (e.g. without updatedAt): its order and status only. */
-  | { type: OrderType; record: { orderId: number; status: number }; statusOnly: true }
+  | { type: OrderType; record: { orderId: number; status: number }; statusOnly: true; identity: BodyIdentity }
 
 /** What happened to one request, before it is stored and answered. */
 export interface Verdict {
@@ -210,14 +213,15 @@ type ParsedRecord = { ok: true; value: WebhookRecord; note?: string } | { ok: fa
  */
 export function parseRecord(body: Record<string, unknown>): ParsedRecord {
   const event = typeof body.eventType === 'string' ? body.eventType.trim().toLowerCase() : undefined
+  const identity = readIdentity(body)
   const offramp = (): ParsedRecord => {
     const r = OfframpOrder.safeParse(body)
-    return r.success ? { ok: true, value: { type: 2, record: r.data } } : { ok: false, error: issue(r.error) }
+    return r.success ? { ok: true, value: { type: 2, record: r.data, identity } } : { ok: false, error: issue(r.error) }
   }
   const full = ((): ParsedRecord => {
     if (event === 'offramp') return offramp()
     const r = OnrampOrder.safeParse(body)
-    if (r.success) return { ok: true, value: { type: 1, record: r.data } }
+    if (r.success) return { ok: true, value: { type: 1, record: r.data, identity } }
     if (event === 'onramp') return { ok: false, error: issue(r.error) }
     const off = offramp()
     if (!off.ok) return { ok: false, error: issue(r.error) }
@@ -226,14 +230,15 @@ export function parseRecord(body: Record<string, unknown>): ParsedRecord {
   })()
   if (full.ok) return full
   // Not a whole record (the live notes say not to rely on the body's updatedAt): an order
-  // id and a status are enough for the fast path to apply the status alone.
+  // id and a status are enough for the fast path to apply the status alone, to the order
+  // held under that id when the identity fields the body gives agree with it.
   const orderId = Int.safeParse(body.orderId)
   const status = Int.safeParse(body.status)
   if (!orderId.success || !status.success) return full
   const type: OrderType = event === 'offramp' || (event !== 'onramp' && 'expectedQuantity' in body) ? 2 : 1
   return {
     ok: true,
-    value: { type, record: { orderId: orderId.data, status: status.data }, statusOnly: true },
+    value: { type, record: { orderId: orderId.data, status: status.data }, statusOnly: true, identity },
     note: `not a whole order record (${full.error}): its status alone is applied`
   }
 }

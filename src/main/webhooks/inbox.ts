@@ -53,21 +53,29 @@ const MAX_CONNECTIONS = 512
 
 /**
  * Hands a verified webhook to the monitor's fast path: the whole record, or its status
- * alone. A record that is not the order held under its id is said in the log (nothing is
- * written over the order; its scopes are synced soon).
+ * alone, with what its body says about which order it is. A body that is not the order
+ * held under its id, or says nothing of which order it is, is said in the log (nothing is
+ * written over the order; its scopes are synced soon, or its status asked of the service).
  */
 export function ingestInto(
   monitor: Pick<OrderMonitor, 'ingestWebhook' | 'ingestWebhookStatus'>,
   w: WebhookRecord,
   log?: { warn(message: string, fields?: Record<string, unknown>): void }
 ): string {
-  if ('statusOnly' in w) return monitor.ingestWebhookStatus(w.type, w.record.orderId, w.record.status)
-  const outcome = w.type === 1 ? monitor.ingestWebhook(1, w.record) : monitor.ingestWebhook(2, w.record)
+  const outcome =
+    'statusOnly' in w
+      ? monitor.ingestWebhookStatus(w.type, w.record.orderId, w.record.status, w.identity)
+      : w.type === 1
+        ? monitor.ingestWebhook(1, w.record, w.identity)
+        : monitor.ingestWebhook(2, w.record, w.identity)
+  const fields = { type: w.type, orderId: w.record.orderId }
   if (outcome === 'mismatch')
-    log?.warn('a verified webhook names an order held under its id but is another order (a dummy, or the other type): not applied', {
-      type: w.type,
-      orderId: w.record.orderId
-    })
+    log?.warn('a verified webhook names an order held under its id but is another order (a dummy, or the other type): not applied', fields)
+  if (outcome === 'checking')
+    log?.warn(
+      'a verified webhook that is no whole record says nothing of which order it is (no createdAt, coin, chain, fiat, wallet or merchant id could be read): its status is not applied; the service is asked for the status of the order',
+      fields
+    )
   return outcome
 }
 

@@ -60,8 +60,10 @@ export const Money = z
 const NullableMoney = Money.nullable()
 
 const ZONELESS_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/
+/** A time written without a zone (read as UTC here, which the writer may not have meant). */
+export const isZonelessTime = (s: string): boolean => ZONELESS_TIME.test(s)
 /** The service's times are UTC; Date.parse would read a zoneless one in the operator's local zone. */
-const asUtc = (s: string): string => (ZONELESS_TIME.test(s) ? `${s}Z` : s)
+const asUtc = (s: string): string => (isZonelessTime(s) ? `${s}Z` : s)
 
 /** An ISO 8601 timestamp, normalised to YYYY-MM-DDTHH:mm:ss.sssZ (a missing zone means UTC). */
 export const Timestamp = z

@@ -1,60 +1,39 @@
 // The order monitor with an injected clock and timers over a fake service and a real
 // database: scheduling, events, error backoff and recovery, stop() aborting in-flight
-// work, the webhook fast path and watched orders.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+// work and watched orders (the webhook fast path: webhook-ingest.test.ts).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ApiError } from '../../../../src/shared/api/errors'
 import type { SyncState } from '../../../../src/shared/ipc/contract'
-import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
-import { OrderMonitor, type MonitorEvents, type OrderMonitorOptions } from '../../../../src/main/monitor/order-monitor'
+import type { LocalStore } from '../../../../src/main/store/local-store'
+import type { OrderMonitor, OrderMonitorOptions } from '../../../../src/main/monitor/order-monitor'
 import { STEADY_MS } from '../../../../src/main/monitor/watches'
-import { at, FakeClock, FakeHistory, onramp, settle } from './fake-history'
+import { at, onramp, settle, type FakeClock, type FakeHistory } from './fake-history'
+import { MonitorWorld } from './monitor-world'
 
 const POLL = 30_000
 const WATCH = 10_000
 
-let dir: string
+let world: MonitorWorld
 let store: LocalStore
 let fake: FakeHistory
 let clock: FakeClock
 let monitor: OrderMonitor
 let events: Array<{ event: string; payload: unknown }>
 
-function make(over: Partial<OrderMonitorOptions> = {}): OrderMonitor {
-  const m = new OrderMonitor({
-    client: fake,
-    store,
-    fiatTypes: [1],
-    historyPollMs: POLL,
-    watchPollMs: WATCH,
-    now: clock.now,
-    timers: clock.timers,
-    onEvent: (event, payload) => events.push({ event, payload }),
-    ...over
-  })
-  m.on('order:terminal', (p) => events.push({ event: 'order:terminal', payload: p }))
-  return m
-}
-
-const of = <E extends keyof MonitorEvents>(e: E) => events.filter((x) => x.event === e).map((x) => x.payload as MonitorEvents[E])
+const make = (over: Partial<OrderMonitorOptions> = {}): OrderMonitor => world.monitor({ historyPollMs: POLL, watchPollMs: WATCH, ...over })
+const of: MonitorWorld['of'] = (e) => world.of(e)
 const stateOf = (type: 1 | 2) => monitor.states().find((s) => s.type === type && s.fiatType === 1) as SyncState
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rampdesk-monitor-'))
-  store = openLocalStore(dir)
-  fake = new FakeHistory()
-  clock = new FakeClock()
-  events = []
+  world = new MonitorWorld('monitor')
+  ;({ store, fake, clock, events } = world)
   for (let i = 1; i <= 1200; i++) fake.put(1, 1, onramp(i, at(i), i % 3 === 0 ? 4 : 0))
   monitor = make()
 })
 
 afterEach(async () => {
   await monitor.stop()
-  store.close()
-  rmSync(dir, { recursive: true, force: true })
+  world.close()
 })
 
 describe('OrderMonitor', () => {
@@ -365,95 +344,6 @@ describe('OrderMonitor', () => {
     const calls = fake.calls.length
     await clock.advance(POLL * 2)
     expect(fake.calls.length).toBe(calls)
-  })
-
-  describe('ingestWebhook', () => {
-    it('applies a known order at once with source webhook and emits the change', async () => {
-      await monitor.syncNow()
-      const rec = { ...onramp(1, at(7000), 5), transactionHash: '0xfeed' }
-      expect(monitor.ingestWebhook(1, rec)).toBe('status')
-      expect(store.orders.get(1, 1)).toMatchObject({ status: 5, statusSource: 'webhook', transactionHash: '0xfeed' })
-      expect(of('order:changed').map((c) => [c.row.orderId, c.oldStatus, c.newStatus, c.terminal])).toEqual([[1, 0, 5, true]])
-      expect(of('order:terminal')[0]).toMatchObject({ source: 'webhook', status: 5 })
-      // The webhook's later updatedAt is not kept (the live notes: internal, due to go).
-      expect(store.orders.get(1, 1)!.updatedAt).toBe(at(1))
-      // A replay of the snapshot the order was synced from does not move the status back:
-      // at equal updatedAt the webhook's later observation of the status stands.
-      expect(monitor.ingestWebhook(1, onramp(1, at(1), 0))).toBe('updated')
-      expect(store.orders.get(1, 1)!.status).toBe(5)
-      expect(monitor.ingestWebhook(1, onramp(1, at(0), 0))).toBe('stale')
-      // The next sync reconciles quietly once the service reports the same.
-      fake.change(1, 1, 1, 5, at(7000))
-      events.length = 0
-      await monitor.syncNow()
-      expect(of('order:changed')).toHaveLength(0)
-      expect(store.orders.get(1, 1)!.status).toBe(5)
-    })
-
-    it('writes nothing over a held order when the webhook is another order under the same id (a dummy, the other type)', async () => {
-      await monitor.syncNow()
-      const held = store.orders.get(1, 1)!
-      // A dummy webhook's made-up order numbered 1: another fiat, wallet, creation.
-      const dummy = { ...onramp(1, at(9000), 4, 2, '2026-11-24T10:00:00.000Z'), walletAddress: '0xdummy' }
-      expect(monitor.ingestWebhook(1, dummy)).toBe('mismatch')
-      // An offramp order numbered 1 whose body (no eventType) reads as an onramp record.
-      expect(monitor.ingestWebhook(1, { ...onramp(1, at(9000), 4), createdAt: '2023-05-05T00:00:00.000Z' })).toBe('mismatch')
-      expect(monitor.ingestWebhook(1, { ...onramp(1, at(9000), 4), coinId: 99 })).toBe('mismatch')
-      expect(store.orders.get(1, 1)).toEqual(held)
-      expect(of('order:changed')).toHaveLength(0)
-      // The same order, its creation written another way and its wallet in other case: applied.
-      const same = { ...onramp(1, at(9000), 5), createdAt: '2022-01-01T00:00:00Z', walletAddress: held.walletAddress!.toUpperCase() }
-      expect(monitor.ingestWebhook(1, same)).toBe('status')
-      expect(store.orders.get(1, 1)!.status).toBe(5)
-    })
-
-    it("keeps the order's updatedAt, not the webhook's, so the history answers after it are not set aside", async () => {
-      await monitor.syncNow()
-      const before = store.orders.get(1, 1)!.updatedAt
-      // The body's updatedAt (internal, due to go) far ahead of the service's record.
-      expect(monitor.ingestWebhook(1, onramp(1, '2099-01-01T00:00:00.000Z', 5))).toBe('status')
-      expect(store.orders.get(1, 1)).toMatchObject({ status: 5, updatedAt: before })
-      // The service's record, changed since (a refund), reaches the order through history.
-      fake.change(1, 1, 1, 15, at(7000))
-      await monitor.syncNow()
-      expect(store.orders.get(1, 1)).toMatchObject({ status: 15, updatedAt: at(7000) })
-    })
-
-    it('does not invent an order it has not synced; it asks for a sync instead', async () => {
-      monitor.start()
-      await clock.advance(0)
-      fake.calls.length = 0
-      expect(monitor.ingestWebhook(1, onramp(424242, at(9000), 5))).toBe('unknown')
-      expect(store.orders.get(1, 424242)).toBeUndefined()
-      await clock.advance(0)
-      expect(fake.calls.map((c) => [c.type, c.fiatType])).toEqual([[1, 1]])
-    })
-  })
-
-  describe('ingestWebhookStatus (a webhook body that is no whole record)', () => {
-    it('moves a known open order to the status, with source webhook, and never moves a terminal one', async () => {
-      await monitor.syncNow()
-      expect(store.orders.get(1, 1)!.status).toBe(0)
-      expect(monitor.ingestWebhookStatus(1, 1, 15)).toBe('status')
-      expect(store.orders.get(1, 1)).toMatchObject({ status: 15, statusSource: 'webhook' })
-      expect(of('order:changed').map((c) => [c.row.orderId, c.oldStatus, c.newStatus, c.terminal])).toEqual([[1, 0, 15, true]])
-      expect(of('order:terminal')[0]).toMatchObject({ source: 'webhook', status: 15 })
-      expect(monitor.ingestWebhookStatus(1, 1, 15)).toBe('unchanged')
-      // Undated: a late delivery of another terminal status cannot be told from a newer one.
-      expect(monitor.ingestWebhookStatus(1, 1, 4)).toBe('stale')
-      expect(store.orders.get(1, 1)!.status).toBe(15)
-      expect(of('order:changed')).toHaveLength(1)
-    })
-
-    it('does not invent an order it has not synced; it asks for a sync of that type instead', async () => {
-      monitor.start()
-      await clock.advance(0)
-      fake.calls.length = 0
-      expect(monitor.ingestWebhookStatus(1, 424242, 5)).toBe('unknown')
-      expect(store.orders.get(1, 424242)).toBeUndefined()
-      await clock.advance(0)
-      expect(fake.calls.map((c) => [c.type, c.fiatType])).toEqual([[1, 1]])
-    })
   })
 
   describe('watches', () => {

@@ -187,6 +187,24 @@ describe('openProfileDatabase', () => {
     expect(db.integrityCheck()).toBe('ok')
   })
 
+  it('upgrades a database of schema 8 to noting how a webhook status was matched: statuses from before give way to history', () => {
+    const raw = databaseAt(8)
+    const record = JSON.stringify({ orderId: 9, coinId: 1, chainId: 1, createdAt: 'x', updatedAt: 'x', status: 4 })
+    raw.exec(`INSERT INTO orders (type, order_id, status, status_source, coin_id, chain_id, created_at, updated_at,
+      record_json, content_hash, first_seen_at, last_changed_at)
+      VALUES (1, 9, 4, 'webhook', 1, 1, 'x', 'x', '${record}', 'h', 'x', 'x')`)
+    raw.close()
+
+    db = openProfileDatabase(dir)
+    expect(db.sql.value('SELECT name FROM schema_migrations WHERE version = 10')).toBe('how a webhook status was matched to its order')
+    expect(db.sql.value('SELECT webhook_match FROM orders WHERE order_id = 9')).toBeNull()
+    const orders = new OrdersRepo(db.sql, () => new Date(), new SyncCursorsRepo(db.sql), new UnreadableOrdersRepo(db.sql, '0.0.0'))
+    // Whether that webhook was checked against the order is not known: the service's record of equal updatedAt stands.
+    orders.applyRecord(1, { ...JSON.parse(record), status: 2 }, 'sync')
+    expect(orders.get(1, 9)).toMatchObject({ status: 2, statusSource: 'sync' })
+    expect(() => db!.sql.run("UPDATE orders SET webhook_match = 'maybe'")).toThrow(/CHECK/)
+  })
+
   it('moves an unreadable file aside and starts fresh, or throws when asked to', () => {
     mkdirSync(dir, { recursive: true })
     const junk = 'not a database, just text '.repeat(40)

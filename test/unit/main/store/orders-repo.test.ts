@@ -214,6 +214,31 @@ describe('applyStatus and applyRecord', () => {
     expect(store.orders.timeline(1, 31).map((e) => e.source)).toEqual(['webhook', 'webhook'])
   })
 
+  it('lets a history snapshot of equal updatedAt undo a webhook status matched on a few fields, not one matched by a whole record', () => {
+    const v1 = onramp({ orderId: 12, status: 2 })
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [v1] })
+    // A body that was no whole record: its status alone, matched on the fields it gave.
+    tick()
+    store.orders.applyStatus(1, 12, 4, 'webhook', undefined, 'partial')
+    expect(store.orders.get(1, 12)).toMatchObject({ status: 4, statusSource: 'webhook' })
+    // The service's record, the same updatedAt: it is the service's word, so it stands.
+    tick()
+    expect(store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [v1] }).statusChanged).toEqual([
+      { type: 1, orderId: 12, old: 4, new: 2 }
+    ])
+    expect(store.orders.get(1, 12)).toMatchObject({ status: 2, statusSource: 'sync' })
+    // A whole record's webhook status (its updatedAt the order's) stands over the same snapshot, as a watch's does.
+    tick()
+    store.orders.applyStatus(1, 12, 4, 'webhook', undefined, 'whole')
+    expect(store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [v1] }).statusChanged).toEqual([])
+    expect(store.orders.get(1, 12)!.status).toBe(4)
+    // So does one written by applyRecord (only whole records reach it).
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 13, status: 2 })] })
+    store.orders.applyRecord(1, onramp({ orderId: 13, status: 4 }), 'webhook')
+    expect(store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 13, status: 2 })] }).statusChanged).toEqual([])
+    expect(store.orders.get(1, 13)!.status).toBe(4)
+  })
+
   it('rejects an unknown order type', () => {
     expect(() => store.orders.applyStatus(3 as 1, 1, 1, 'watch')).toThrow(RangeError)
   })
