@@ -121,7 +121,11 @@ export const PG_MIGRATIONS: readonly string[] = [
      id INTEGER PRIMARY KEY CHECK (id = 1),
      json TEXT NOT NULL,
      version BIGINT NOT NULL
-   );`
+   );`,
+  `-- When the leader last wrote its coverage or vouched for it unchanged, by the database's
+   -- clock (epoch ms): a follower says whether every order is here is not known when it is
+   -- old. NULL: written by a hub that does not say (an older version).
+   ALTER TABLE leader_coverage ADD COLUMN written_at BIGINT;`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length
