@@ -29,3 +29,8 @@ export function soleHubRole(now: () => number = Date.now): HubRoleSource {
     close: async () => undefined
   }
 }
+
+/** Whether the hub whose role this is leads now. */
+export function leads(role: Pick<HubRoleSource, 'current'>): boolean {
+  return role.current().role === 'leader'
+}

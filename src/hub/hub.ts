@@ -27,7 +27,7 @@ import type {
 } from '../shared/ipc/contract'
 import { createHubLog, type HubLog, type HubLogOptions, type LogFormat } from './hub-log'
 import { HubMetrics } from './hub-metrics'
-import { soleHubRole, type HubRoleSource, type RoleState } from './hub-role'
+import { leads, soleHubRole, type HubRoleSource, type RoleState } from './hub-role'
 import { readinessProbe, type Readiness } from './readiness'
 import { storeCheck } from './store-check'
 import type { AuditLog, HubStore, OperatorDirectory } from './hub-store'
@@ -221,7 +221,8 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   // are in the database with the id every hub gives them.
   const feedsOrders = o.database !== undefined
   let nudgeFeed: () => unknown = () => undefined
-  // Hubs on one database: a follower's monitor is idle, so its desktops are told the leader's coverage.
+  // Hubs on one database: a follower's monitor is idle, so its desktops are told the leader's
+  // coverage (or that it is not known), never the follower's own.
   let leaderCoverage: PgLeaderCoverage | null = null
   const coverage = (): Coverage => leaderCoverage?.current() ?? session.monitor.coverage()
   function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
@@ -229,7 +230,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     if (event === 'coverage:changed' && leaderCoverage) {
       leaderCoverage.changed()
       // A follower's own (idle) monitor is not what its desktops are shown.
-      if (role.current().role !== 'leader') return
+      if (!leads(role)) return
     }
     if (feedsOrders && (event === 'order:created' || event === 'order:changed')) return void nudgeFeed()
     let id: number | null = null
@@ -302,7 +303,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     // Only the leader writes orders: a follower hands a verified delivery to it, once however many hubs received it.
     ingest: inbox
       ? async (w, d) => {
-          if (role.current().role === 'leader') return ingestInto(session.monitor, w, log)
+          if (leads(role)) return ingestInto(session.monitor, w, log)
           await inbox.offer(`content:${sha256(relayContent(d.body))}`, d.body)
         }
       : undefined
@@ -331,6 +332,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       target: o.database,
       role,
       own: () => session.monitor.coverage(),
+      freshnessMinutes: () => settings.get().freshnessMinutes,
       onLeaderCoverage: (c) => publish({ id: null, event: 'coverage:changed', payload: c }),
       onError: (m) => log.warn(m)
     })
@@ -445,7 +447,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   const unfollow = role.onChange((s) => {
     leading = leading.then(() => follow(s)).catch((e: unknown) => log.error(`taking the role ${s.role} failed: ${(e as Error).message}`))
   })
-  if (role.current().role === 'leader') await follow(role.current())
+  if (leads(role)) await follow(role.current())
   /** The order events after this id (up to `upTo`) from the order database, oldest first, and the id to continue after. */
   function eventsAfter(afterId: number, limit: number, upTo: number): { events: HubEvent[]; next: number | null } {
     const sql = session.store.database.sql
@@ -479,13 +481,13 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     if (now() - auditPrunedAt >= AUDIT_PRUNE_EVERY_MS) {
       auditPrunedAt = now()
       await audit.prune()
-      if (role.current().role === 'leader') await deliveryLog?.prune(settings.get().inbox)
+      if (leads(role)) await deliveryLog?.prune(settings.get().inbox)
     }
     for (const name of await watches.orphans()) {
       await watches.dropOperator(name, session.monitor)
       tickers.forget(name)
     }
-    if (store.kind === 'postgres' && role.current().role === 'leader') {
+    if (store.kind === 'postgres' && leads(role)) {
       // Pins made on other hubs reach the leader's monitor, and deliveries they received its orders.
       await watches.reconcile(session.store.watches.list(), session.monitor)
       await inbox?.drain(

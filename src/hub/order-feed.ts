@@ -4,9 +4,12 @@
 // streams to desktops every event now in both. At start the hub catches up before any
 // desktop connects (nothing streamed); a hub promoted to leader applies everything the old
 // leader published before it publishes its own, so ids go on where the old leader stopped.
+// Order rows the leader changed without an event (an amount, a confirmation) go the same
+// way by their version: the leader publishes them after its events, a follower applies
+// them after the events, in the same round.
 import type { Sql } from '../main/store/database'
 import type { HubLog } from './hub-log'
-import type { HubRoleSource } from './hub-role'
+import { leads, type HubRoleSource } from './hub-role'
 import type { PgHubStore } from './pg/pg-hub-store'
 import { listen } from './pg/pg-listener'
 import { ORDER_EVENTS_CHANNEL, PgOrderFeed } from './pg/pg-order-feed'
@@ -35,12 +38,17 @@ export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop
   const localMax = () => o.local().value<number>('SELECT MAX(id) FROM order_events') ?? 0
   // What this hub holds of the database's events: up to the lower of the two.
   let applied = Math.min(localMax(), await feed.publishedUpTo())
+  let rowsApplied = await feed.rowsStart()
   let streamed = 0
 
   async function catchUp(): Promise<void> {
     for (let ids = await feed.apply(applied); ids.length; ids = await feed.apply(applied)) applied = ids.at(-1)!
-    if (o.role.current().role !== 'leader') return
+    if (!leads(o.role)) {
+      for (let v = await feed.applyRows(rowsApplied); v !== null; v = await feed.applyRows(rowsApplied)) rowsApplied = v
+      return feed.forgetWrites()
+    }
     for (let up = await feed.publish(); up > applied; up = await feed.publish()) applied = up
+    for (let marked = await feed.publishRows(); marked > 0;) marked = await feed.publishRows()
   }
 
   await catchUp()

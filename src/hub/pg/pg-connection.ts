@@ -31,6 +31,9 @@ export function isPostgresUrl(url: string): boolean {
   }
 }
 
+/** Now by the database's clock, epoch ms: the one clock every hub on the database shares. */
+export const DB_NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
+
 /** Epoch milliseconds, ids and counts are BIGINTs: read as numbers (all below 2^53). */
 const types = {
   getTypeParser: ((oid: number, format?: string) =>

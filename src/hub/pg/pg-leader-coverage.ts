@@ -2,18 +2,44 @@
 // the leader syncs, probes scopes, audits and sweeps statuses, so only its coverage (scopes,
 // readings, freshness, gaps) is true; a follower's own monitor is idle and would show no
 // scope and none of the leader's gaps. The leader writes its coverage to the one row of
-// leader_coverage whenever it changes (at most once a second, and every 2 s besides) and
-// announces it (NOTIFY rampdesk_coverage); a follower reads it on the notification and every
-// 2 s, answers sync:coverage with it, and streams coverage:changed to its desktops.
+// leader_coverage whenever it changes (at most once a second) with the database's time
+// (written_at), announces it (NOTIFY rampdesk_coverage), and while nothing changes it
+// vouches for the row every few seconds (a heartbeat: written_at alone). A follower reads
+// the row on the notification and every 2 s and answers sync:coverage with it, or, when
+// there is none or it has grown old by the database's clock, with a gap saying whether
+// every order is here is not known (followed-coverage.ts); it streams coverage:changed to
+// its desktops whenever what it shows changes, and only then.
 import type pg from 'pg'
 import type { Coverage } from '../../shared/ipc/contract'
-import type { HubRoleSource } from '../hub-role'
-import type { PgTarget } from './pg-connection'
+import { followedCoverage, type LeaderReport } from '../followed-coverage'
+import { leads, type HubRoleSource } from '../hub-role'
+import { DB_NOW_MS, type PgTarget } from './pg-connection'
 import { listen, type PgListener } from './pg-listener'
+import { SerialQueries } from './pg-serial'
 
 export const COVERAGE_CHANNEL = 'rampdesk_coverage'
-const WRITE_AT_MOST_MS = 1_000
-const READ_EVERY_MS = 2_000
+
+export interface CoverageTiming {
+  /** The leader writes a changed coverage at most this often. */
+  writeAtMostMs: number
+  /** The leader looks for a change, and a follower reads the row, this often. */
+  readEveryMs: number
+  /** A leader whose coverage did not change vouches for it this often. */
+  heartbeatMs: number
+  /** A follower whose leader has not written or vouched for this long, by the database's clock, says it does not know. */
+  staleAfterMs: number
+}
+
+const HEARTBEAT_MS = 5_000
+export const COVERAGE_TIMING: CoverageTiming = {
+  writeAtMostMs: 1_000,
+  readEveryMs: 2_000,
+  heartbeatMs: HEARTBEAT_MS,
+  staleAfterMs: 3 * HEARTBEAT_MS
+}
+
+const WRITE_FAILED = 'could not share this hub’s coverage with the other hubs'
+const READ_FAILED = "could not read the leader's coverage"
 
 export interface PgLeaderCoverageOptions {
   pool: pg.Pool
@@ -21,48 +47,77 @@ export interface PgLeaderCoverageOptions {
   role: Pick<HubRoleSource, 'current'>
   /** This hub's monitor's coverage (what the leader writes). */
   own(): Coverage
-  /** A follower read a new coverage of the leader's. */
+  /** The team's freshness bound (minutes), for a follower that has no report to show. */
+  freshnessMinutes(): number
+  /** What a follower shows of the leader's coverage changed. */
   onLeaderCoverage(c: Coverage): void
   onError(message: string): void
+  timing?: Partial<CoverageTiming>
+  now?: () => number
+}
+
+interface CoverageRow {
+  version: number
+  written_at: number | null
+  age: number | null
+  /** Only when the version is not the one this hub holds. */
+  json: string | null
 }
 
 export class PgLeaderCoverage {
-  private latest: Coverage | null = null
-  /** What this hub last wrote as leader. */
-  private written: string | null = null
-  private version = 0
+  private readonly t: CoverageTiming
+  private readonly now: () => number
+  private readonly queries: SerialQueries
   private listener: PgListener | null = null
   private timer: NodeJS.Timeout | null = null
+  // Following: the leader's report as last read (null: none read since this hub follows), and what its desktops were last sent.
+  private report: LeaderReport | null = null
+  private reportVersion = 0
+  private published: string | null = null
+  // Leading: what this hub last wrote, the row's version it got, when it wrote or vouched for it.
+  private written: string | null = null
+  private writtenVersion = 0
+  private beatAt = 0
   private writeTimer: NodeJS.Timeout | null = null
   private lastWrite = 0
-  private busy: Promise<void> | null = null
-  private failing = false
 
-  constructor(private readonly o: PgLeaderCoverageOptions) {}
-
-  private leads(): boolean {
-    return this.o.role.current().role === 'leader'
+  constructor(private readonly o: PgLeaderCoverageOptions) {
+    this.t = { ...COVERAGE_TIMING, ...o.timing }
+    this.now = o.now ?? Date.now
+    this.queries = new SerialQueries(o.onError)
   }
 
   start(): void {
     this.listener = listen(this.o.target, [COVERAGE_CHANNEL], {
-      notify: () => void this.look(),
-      connected: () => void this.look(),
+      notify: () => this.follow(),
+      connected: () => this.follow(),
       error: (m) => this.o.onError(m)
     })
-    this.timer = setInterval(() => void (this.leads() ? this.changed() : this.look()), READ_EVERY_MS)
+    this.timer = setInterval(() => {
+      if (!leads(this.o.role)) return this.follow()
+      // What it read before it led is no report of the leader's it follows next.
+      this.report = null
+      this.reportVersion = 0
+      this.published = null
+      this.changed()
+    }, this.t.readEveryMs)
     this.timer.unref()
   }
 
-  /** What sync:coverage answers on this hub: the leader's when this hub follows (its own until one is read). */
+  /** What sync:coverage answers on this hub: null when it leads (its own), the leader's report when it follows. */
   current(): Coverage | null {
-    return this.leads() ? null : this.latest
+    if (leads(this.o.role)) return null
+    return followedCoverage(this.report, {
+      now: this.now(),
+      staleAfterMs: this.t.staleAfterMs,
+      freshnessMinutes: this.o.freshnessMinutes()
+    })
   }
 
-  /** The leader's coverage changed: written at most once a second (and every 2 s however quiet). */
+  /** The leader's coverage changed: written at most once a second (and looked at every 2 s however quiet). */
   changed(): void {
-    if (!this.leads() || this.writeTimer) return
-    const wait = Math.max(0, this.lastWrite + WRITE_AT_MOST_MS - Date.now())
+    if (!leads(this.o.role) || this.writeTimer) return
+    const wait = Math.max(0, this.lastWrite + this.t.writeAtMostMs - this.now())
     this.writeTimer = setTimeout(() => {
       this.writeTimer = null
       void this.write()
@@ -71,56 +126,75 @@ export class PgLeaderCoverage {
   }
 
   private async write(): Promise<void> {
-    if (!this.leads()) return
-    this.lastWrite = Date.now()
+    if (!leads(this.o.role)) return
+    const at = this.now()
+    this.lastWrite = at
     const json = JSON.stringify(this.o.own())
-    // The periodic write of an unchanged coverage would wake every follower's desktops.
-    if (json === this.written) return
-    await this.serial(async () => {
-      await this.o.pool.query(
-        `WITH saved AS (
-           INSERT INTO leader_coverage (id, json, version) VALUES (1, $1, 1)
-           ON CONFLICT (id) DO UPDATE SET json = EXCLUDED.json, version = leader_coverage.version + 1 RETURNING version
-         ) SELECT pg_notify($2, version::text) FROM saved`,
-        [json, COVERAGE_CHANNEL]
-      )
-      this.written = json
-    }, 'could not share this hub’s coverage with the other hubs')
+    // An unchanged coverage is not written again (that would wake every follower's desktops), only vouched for.
+    if (json !== this.written) await this.queries.run(() => this.save(json, at), WRITE_FAILED)
+    else if (at - this.beatAt >= this.t.heartbeatMs) await this.queries.run(() => this.vouch(at), WRITE_FAILED)
   }
 
-  private look(): Promise<void> | undefined {
-    if (this.leads()) return
-    return this.serial(async () => {
-      const r = await this.o.pool.query<{ json: string; version: string }>('SELECT json, version FROM leader_coverage WHERE id = 1')
-      const row = r.rows[0]
-      if (!row || Number(row.version) === this.version) return
-      this.version = Number(row.version)
-      this.latest = JSON.parse(row.json) as Coverage
-      this.o.onLeaderCoverage(this.latest)
-    }, "could not read the leader's coverage")
+  private async save(json: string, at: number): Promise<void> {
+    const r = await this.o.pool.query<{ version: number }>(
+      `WITH saved AS (
+         INSERT INTO leader_coverage (id, json, version, written_at) VALUES (1, $1, 1, ${DB_NOW_MS})
+         ON CONFLICT (id) DO UPDATE SET json = EXCLUDED.json, version = leader_coverage.version + 1, written_at = EXCLUDED.written_at
+         RETURNING version
+       ) SELECT version, pg_notify($2, version::text) FROM saved`,
+      [json, COVERAGE_CHANNEL]
+    )
+    this.written = json
+    this.writtenVersion = r.rows[0]!.version
+    this.beatAt = at
   }
 
-  private serial(fn: () => Promise<void>, what: string): Promise<void> {
-    const run = (this.busy ?? Promise.resolve())
-      .then(fn)
-      .then(() => {
-        if (this.failing) this.o.onError(`${what}: the database answers again`)
-        this.failing = false
-      })
-      .catch((e: unknown) => {
-        if (!this.failing) this.o.onError(`${what}: ${(e as Error).message}; retrying`)
-        this.failing = true
-      })
-    this.busy = run.finally(() => {
-      if (this.busy === run) this.busy = null
-    })
-    return run
+  /** The heartbeat: only the row this hub wrote (another hub's is not this one's to vouch for: then it writes its own). */
+  private async vouch(at: number): Promise<void> {
+    const r = await this.o.pool.query(`UPDATE leader_coverage SET written_at = ${DB_NOW_MS} WHERE id = 1 AND version = $1`, [
+      this.writtenVersion
+    ])
+    if (r.rowCount === 0) this.written = null
+    else this.beatAt = at
+  }
+
+  /** A follower reads the leader's row, then tells its desktops if what it shows changed (the row's age counts). */
+  private follow(): void {
+    if (leads(this.o.role)) return
+    void this.queries.read(() => this.read(), READ_FAILED).then(() => this.tell())
+  }
+
+  private async read(): Promise<void> {
+    const r = await this.o.pool.query<CoverageRow>(
+      `SELECT version, written_at, ${DB_NOW_MS} - written_at AS age, CASE WHEN version <> $1 THEN json END AS json
+         FROM leader_coverage WHERE id = 1`,
+      [this.reportVersion]
+    )
+    const row = r.rows[0]
+    const readAt = this.now()
+    if (!row) {
+      this.reportVersion = 0
+      this.report = { coverage: null, writtenAt: null, ageMs: null, readAt }
+      return
+    }
+    const coverage = row.json !== null ? (JSON.parse(row.json) as Coverage) : (this.report?.coverage ?? null)
+    this.reportVersion = coverage ? row.version : 0
+    this.report = { coverage, writtenAt: row.written_at, ageMs: row.age, readAt }
+  }
+
+  private tell(): void {
+    const shown = this.current()
+    if (!shown) return
+    const json = JSON.stringify(shown)
+    if (json === this.published) return
+    this.published = json
+    this.o.onLeaderCoverage(shown)
   }
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     if (this.writeTimer) clearTimeout(this.writeTimer)
     await this.listener?.close()
-    await this.busy
+    await this.queries.idle()
   }
 }

@@ -121,7 +121,28 @@ export const PG_MIGRATIONS: readonly string[] = [
      id INTEGER PRIMARY KEY CHECK (id = 1),
      json TEXT NOT NULL,
      version BIGINT NOT NULL
-   );`
+   );`,
+  `-- When the leader last wrote its coverage or vouched for it unchanged, by the database's
+   -- clock (epoch ms): a follower says whether every order is here is not known when it is
+   -- old. NULL: written by a hub that does not say (an older version).
+   ALTER TABLE leader_coverage ADD COLUMN written_at BIGINT;`,
+  `-- Each order row's version, from one sequence, set by the database on every insert and
+   -- every update of the row (whoever writes it): a follower applies the rows whose version is
+   -- above the last it applied, so a change that brought no order event (an amount, a
+   -- confirmation) reaches it too (pg-order-feed.ts).
+   CREATE SEQUENCE order_rows_version;
+   ALTER TABLE order_rows ADD COLUMN version BIGINT;
+   UPDATE order_rows SET version = nextval('order_rows_version');
+   ALTER TABLE order_rows ALTER COLUMN version SET NOT NULL;
+   CREATE INDEX order_rows_by_version ON order_rows (version);
+   CREATE FUNCTION order_rows_versioned() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     NEW.version := nextval('order_rows_version');
+     RETURN NEW;
+   END
+   $$;
+   CREATE TRIGGER order_rows_versioned BEFORE INSERT OR UPDATE ON order_rows
+     FOR EACH ROW EXECUTE FUNCTION order_rows_versioned();`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

@@ -6,6 +6,13 @@
 // the same id (the order row upserted, the event inserted, replacing whatever the follower
 // wrote under that id itself). So an event id names the same change on every hub, and a
 // desktop that moves to another hub replays from its Last-Event-ID without a gap.
+//
+// Not every write to an order is an event: an amount the service corrected, a status
+// confirmed again. The leader also marks every order its own order database writes (a
+// temporary trigger on its connection: nothing is stored for it) and publishes those rows;
+// PostgreSQL gives each row written a new version (order_rows.version), and a follower
+// applies the rows whose version is above the last it applied, keeping that version in its
+// order database with them (the settings table, in the same transaction).
 import type pg from 'pg'
 import type { Sql, SqlValue } from '../../main/store/database'
 import type { OrderEventDbRow } from '../../main/store/orders-repo'
@@ -14,14 +21,36 @@ import { inTransaction } from './pg-connection'
 export const ORDER_EVENTS_CHANNEL = 'rampdesk_order_events'
 /** Events moved per round: a large backlog goes in batches. */
 const BATCH = 500
+/** The key in the order database's settings table of the newest order row version this hub applied. */
+const ROWS_APPLIED_KEY = 'hub.orderRowsVersion'
+/** The orders this connection wrote since the leader last published them (temporary: this connection's only). */
+const WRITTEN = 'hub_written_orders'
+// Marked anew under a higher seq (no OR REPLACE: inside a trigger the writing statement's conflict policy would win).
+const MARK = `DELETE FROM ${WRITTEN} WHERE type = new.type AND order_id = new.order_id;
+  INSERT INTO ${WRITTEN} (type, order_id) VALUES (new.type, new.order_id)`
 
 const EVENT_COLUMNS = ['id', 'type', 'order_id', 'at', 'order_updated_at', 'old_status', 'new_status', 'source'] as const
 
 export class PgOrderFeed {
+  /** The connection the triggers that mark written orders are on. */
+  private marking: Sql | null = null
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly local: () => Sql
   ) {}
+
+  /** The local connection, marking every order it writes (temporary triggers, set up once per connection). */
+  private sql(): Sql {
+    const sql = this.local()
+    if (this.marking === sql) return sql
+    sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${WRITTEN} (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, type INTEGER NOT NULL, order_id INTEGER NOT NULL, UNIQUE (type, order_id));
+      CREATE TEMP TRIGGER IF NOT EXISTS hub_order_inserted AFTER INSERT ON main.orders BEGIN ${MARK}; END;
+      CREATE TEMP TRIGGER IF NOT EXISTS hub_order_updated AFTER UPDATE ON main.orders BEGIN ${MARK}; END;`)
+    this.marking = sql
+    return sql
+  }
 
   /** The newest event id in PostgreSQL (0: none). */
   async publishedUpTo(): Promise<number> {
@@ -32,7 +61,7 @@ export class PgOrderFeed {
   /** Leader: publishes the local events PostgreSQL lacks (a batch); answers the newest id published. */
   async publish(): Promise<number> {
     const after = await this.publishedUpTo()
-    const sql = this.local()
+    const sql = this.sql()
     const events = sql.all<OrderEventDbRow>(
       `SELECT ${EVENT_COLUMNS.join(', ')} FROM order_events WHERE id > ? ORDER BY id LIMIT ?`,
       after,
@@ -40,27 +69,32 @@ export class PgOrderFeed {
     )
     if (!events.length) return after
     const orders = new Map<string, Record<string, unknown>>()
+    // The rows read now are as every write marked so far left them.
+    const markedUpTo = sql.value<number>(`SELECT MAX(seq) FROM ${WRITTEN}`) ?? 0
     for (const e of events) {
       const key = `${e.type}:${e.order_id}`
       if (orders.has(key)) continue
-      const row = sql.get<Record<string, unknown>>('SELECT * FROM orders WHERE type = ? AND order_id = ?', e.type, e.order_id)
-      if (row) {
-        const { id: _localId, ...portable } = row
-        orders.set(key, portable)
-      }
+      const row = portableRow(sql, e.type, e.order_id)
+      if (row) orders.set(key, row)
     }
     await inTransaction(this.pool, async (c) => {
-      for (const row of orders.values())
-        await c.query(
-          'INSERT INTO order_rows (type, order_id, row_json) VALUES ($1, $2, $3) ON CONFLICT (type, order_id) DO UPDATE SET row_json = excluded.row_json',
-          [row.type, row.order_id, JSON.stringify(row)]
-        )
+      if (orders.size) await c.query(SAVE_ROWS, rowArrays([...orders.values()]))
       for (const e of events)
         await c.query(
           `INSERT INTO order_events (${EVENT_COLUMNS.join(', ')}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
           EVENT_COLUMNS.map((k) => e[k])
         )
       await c.query('SELECT pg_notify($1, $2)', [ORDER_EVENTS_CHANNEL, String(events.at(-1)!.id)])
+    })
+    // Published with their events: publishRows need not send them again (unless written since).
+    sql.transaction(() => {
+      for (const row of orders.values())
+        sql.run(
+          `DELETE FROM ${WRITTEN} WHERE type = ? AND order_id = ? AND seq <= ?`,
+          row.type as number,
+          row.order_id as number,
+          markedUpTo
+        )
     })
     return events.at(-1)!.id
   }
@@ -77,7 +111,7 @@ export class PgOrderFeed {
       [after, BATCH]
     )
     if (!r.rows.length) return []
-    const sql = this.local()
+    const sql = this.sql()
     sql.transaction(() => {
       const done = new Set<string>()
       for (const e of r.rows) {
@@ -94,6 +128,92 @@ export class PgOrderFeed {
     })
     return r.rows.map((e) => e.id)
   }
+
+  /**
+   * Leader: publishes the rows of the orders written locally since the last call (a batch);
+   * PostgreSQL versions those that differ from what it holds. Answers how many were marked.
+   */
+  async publishRows(): Promise<number> {
+    const sql = this.sql()
+    const marks = sql.all<{ seq: number; type: number; order_id: number }>(
+      `SELECT seq, type, order_id FROM ${WRITTEN} ORDER BY seq LIMIT ?`,
+      BATCH
+    )
+    if (!marks.length) return 0
+    const rows = marks.flatMap((m): Record<string, unknown>[] => {
+      const row = portableRow(sql, m.type, m.order_id)
+      return row ? [row] : []
+    })
+    if (rows.length) {
+      const r = await this.pool.query<{ n: number }>(
+        `WITH saved AS (${SAVE_ROWS} RETURNING version) SELECT COUNT(*)::int AS n FROM saved`,
+        rowArrays(rows)
+      )
+      if (r.rows[0]!.n > 0) await this.pool.query('SELECT pg_notify($1, $2)', [ORDER_EVENTS_CHANNEL, 'rows'])
+    }
+    // Written again meanwhile: marked again under a higher seq, published next time.
+    sql.run(`DELETE FROM ${WRITTEN} WHERE seq <= ?`, marks.at(-1)!.seq)
+    return marks.length
+  }
+
+  /** Follower: what this hub wrote to its own copy (the leader's rows applied, its own syncs) is not for publishing. */
+  forgetWrites(): void {
+    this.sql().run(`DELETE FROM ${WRITTEN}`)
+  }
+
+  /**
+   * The order row version a follower goes on from: the one it applied last (kept in its order
+   * database), never above the database's newest (a database restored or replaced). A copy
+   * with no orders starts at the newest: the events it applies first carry every row as it is.
+   */
+  async rowsStart(): Promise<number> {
+    const r = await this.pool.query<{ n: number }>('SELECT COALESCE(MAX(version), 0)::bigint AS n FROM order_rows')
+    const newest = r.rows[0]!.n
+    const sql = this.sql()
+    const kept = sql.value<string>('SELECT json FROM settings WHERE key = ?', ROWS_APPLIED_KEY)
+    const empty = sql.value<number>('SELECT 1 FROM orders LIMIT 1') === undefined
+    return Math.min(kept !== undefined ? Number(JSON.parse(kept)) : empty ? newest : 0, newest)
+  }
+
+  /** Follower: applies the rows versioned after `after` (a batch); answers the newest version applied, or null when none was. */
+  async applyRows(after: number): Promise<number | null> {
+    const r = await this.pool.query<{ version: number; row_json: string }>(
+      'SELECT version, row_json FROM order_rows WHERE version > $1 ORDER BY version LIMIT $2',
+      [after, BATCH]
+    )
+    if (!r.rows.length) return null
+    const newest = r.rows.at(-1)!.version
+    const sql = this.sql()
+    sql.transaction(() => {
+      for (const x of r.rows) upsertOrder(sql, JSON.parse(x.row_json) as Record<string, SqlValue>)
+      sql.run(
+        `INSERT INTO settings (key, json, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at`,
+        ROWS_APPLIED_KEY,
+        JSON.stringify(newest),
+        new Date().toISOString()
+      )
+    })
+    return newest
+  }
+}
+
+/** Order rows in, as unnest()ed arrays of type, order_id and row_json; an unchanged row is left (and keeps its version). */
+const SAVE_ROWS = `INSERT INTO order_rows (type, order_id, row_json) SELECT * FROM unnest($1::int[], $2::bigint[], $3::text[])
+  ON CONFLICT (type, order_id) DO UPDATE SET row_json = excluded.row_json WHERE order_rows.row_json IS DISTINCT FROM excluded.row_json`
+
+const rowArrays = (rows: Record<string, unknown>[]) => [
+  rows.map((x) => x.type),
+  rows.map((x) => x.order_id),
+  rows.map((x) => JSON.stringify(x))
+]
+
+/** An order's row as this hub holds it, without its local id (events refer to the order by type and id). */
+function portableRow(sql: Sql, type: number, orderId: number): Record<string, unknown> | undefined {
+  const row = sql.get<Record<string, unknown>>('SELECT * FROM orders WHERE type = ? AND order_id = ?', type, orderId)
+  if (!row) return undefined
+  const { id: _localId, ...portable } = row
+  return portable
 }
 
 /** The order's row as the leader holds it, over this hub's (its local id kept: events refer to the order by type and id). */

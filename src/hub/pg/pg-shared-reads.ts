@@ -11,14 +11,14 @@ import { ApiError, toErrorInfo, type ApiErrorInfo } from '../../shared/api/error
 import type { EndpointName } from '../../shared/api/endpoints'
 import type { ApiClient } from '../../main/api/client'
 import type { SharedReads } from '../../main/api/shared-reads'
-import type { HubRoleSource } from '../hub-role'
-import type { PgTarget } from './pg-connection'
+import { leads, type HubRoleSource } from '../hub-role'
+import { DB_NOW_MS as DB_NOW, type PgTarget } from './pg-connection'
 import { listen, type PgListener } from './pg-listener'
+import { SerialQueries } from './pg-serial'
 
 export const SHARED_READS_CHANNEL = 'rampdesk_shared_reads'
 /** How long a follower waits for the leader's answer before it reports the read failed. */
 export const SHARED_READ_WAIT_MS = 15_000
-const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
 
 export interface PgSharedReadsOptions {
   pool: pg.Pool
@@ -50,15 +50,15 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 export class PgSharedReads implements SharedReads {
   private readonly inflight = new Set<string>()
   private serving: ApiClient | null = null
+  /** The leader's writes of its answers, in order, and its reads of the asks: each failure said once. */
+  private readonly queries: SerialQueries
 
-  constructor(private readonly o: PgSharedReadsOptions) {}
-
-  private leads(): boolean {
-    return this.o.role.current().role === 'leader'
+  constructor(private readonly o: PgSharedReadsOptions) {
+    this.queries = new SerialQueries(o.onError)
   }
 
   async read(name: EndpointName, input: unknown, signal?: AbortSignal): Promise<unknown> {
-    if (this.leads()) return null
+    if (leads(this.o.role)) return null
     const key = keyOf(name, input)
     const fresh = this.o.freshMs(name)
     const row = await this.row(key)
@@ -75,7 +75,7 @@ export class PgSharedReads implements SharedReads {
       await sleep(this.o.pollMs ?? 100, signal)
       if (signal?.aborted) throw new ApiError({ kind: 'aborted', endpoint: name, message: 'cancelled' })
       // Promoted meanwhile: this hub sends it.
-      if (this.leads()) return null
+      if (leads(this.o.role)) return null
       const r = await this.row(key)
       if (r?.answered_after_ask && r.answer) return this.answered(name, r.answer)
       if (r?.failed_after_ask && r.error) {
@@ -110,14 +110,16 @@ export class PgSharedReads implements SharedReads {
   }
 
   publish(name: EndpointName, input: unknown, data: unknown): void {
-    if (!this.leads()) return
-    this.o.pool
-      .query(
-        `INSERT INTO shared_reads (key, name, input, answer, fetched_at) VALUES ($1, $2, $3, $4, ${DB_NOW})
-         ON CONFLICT (key) DO UPDATE SET answer = EXCLUDED.answer, fetched_at = EXCLUDED.fetched_at`,
-        [keyOf(name, input), name, JSON.stringify(input ?? {}), JSON.stringify(data)]
-      )
-      .catch((e: unknown) => this.o.onError(`could not share the answer of ${name} with the other hubs: ${(e as Error).message}`))
+    if (!leads(this.o.role)) return
+    void this.queries.run(
+      () =>
+        this.o.pool.query(
+          `INSERT INTO shared_reads (key, name, input, answer, fetched_at) VALUES ($1, $2, $3, $4, ${DB_NOW})
+           ON CONFLICT (key) DO UPDATE SET answer = EXCLUDED.answer, fetched_at = EXCLUDED.fetched_at`,
+          [keyOf(name, input), name, JSON.stringify(input ?? {}), JSON.stringify(data)]
+        ),
+      `could not share the answer of ${name} with the other hubs`
+    )
   }
 
   /** The leader's client, which fetches what the followers ask for (serveAsked, on NOTIFY and every second). */
@@ -125,10 +127,20 @@ export class PgSharedReads implements SharedReads {
     this.serving = client
   }
 
+  /** serveAsked in turn, on NOTIFY and every second: a database that does not answer is said once, not every second. */
+  answerAsks(): Promise<void> {
+    return this.queries.read(() => this.serveAsked(), "could not read the other hubs' asks")
+  }
+
+  /** Resolves once the writes and reads queued so far ended. */
+  idle(): Promise<void> {
+    return this.queries.idle()
+  }
+
   /** Leader: fetches every read a follower asked for since its last answer (each once at a time). */
   async serveAsked(): Promise<void> {
     const client = this.serving
-    if (!client || !this.leads()) return
+    if (!client || !leads(this.o.role)) return
     const r = await this.o.pool.query<{ key: string; name: EndpointName; input: string }>(
       `SELECT key, name, input FROM shared_reads
         WHERE asked_at IS NOT NULL AND asked_at > GREATEST(COALESCE(fetched_at, 0), COALESCE(failed_at, 0))`
@@ -160,8 +172,7 @@ export interface SharedReadsService {
 /** The shared reads of a hub on PostgreSQL: asks heard on NOTIFY and looked for every second. */
 export function startSharedReads(o: PgSharedReadsOptions & { target: PgTarget; log: { warn(m: string): void } }): SharedReadsService {
   const reads = new PgSharedReads(o)
-  const answer = () =>
-    void reads.serveAsked().catch((e: unknown) => o.log.warn(`could not read the other hubs' asks: ${(e as Error).message}`))
+  const answer = () => void reads.answerAsks()
   let listener: PgListener | null = null
   let timer: NodeJS.Timeout | null = null
   return {
@@ -175,6 +186,7 @@ export function startSharedReads(o: PgSharedReadsOptions & { target: PgTarget; l
     async close() {
       if (timer) clearInterval(timer)
       await listener?.close()
+      await reads.idle()
     }
   }
 }

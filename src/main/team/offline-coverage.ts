@@ -13,7 +13,8 @@ export interface OfflineInputs {
   last: Coverage | null
 }
 
-const time = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)} UTC`
+/** HH:MM UTC of an epoch-ms time, as gap texts name it. */
+export const utcMinute = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)} UTC`
 
 /** The gap a hub out of reach is: the first of the list, with how many of the hub's own it last reported. */
 export function hubGap(o: OfflineInputs): CoverageGap {
@@ -27,7 +28,7 @@ export function hubGap(o: OfflineInputs): CoverageGap {
   return {
     kind: 'hub',
     text:
-      `${o.refused ? 'The team hub has refused this desktop' : 'Team hub unreachable'}${o.since !== null ? ` since ${time(o.since)}` : ''}: ` +
+      `${o.refused ? 'The team hub has refused this desktop' : 'Team hub unreachable'}${o.since !== null ? ` since ${utcMinute(o.since)}` : ''}: ` +
       `whether every order is here cannot be known until it answers; ${last}`,
     type: null,
     fiatType: null

@@ -305,7 +305,8 @@ export type FreshnessInfo = z.infer<typeof FreshnessInfo>
 /**
  * Something the app knows it may be missing, in the operator's words. `hub`: a Team
  * profile's hub cannot be reached, so whether every order is here cannot be known (the
- * desktop says it; the hub's own gaps are the last it reported).
+ * desktop says it; the hub's own gaps are the last it reported), or a hub that follows has
+ * no recent report from the leading hub (the hub says it, before the leader's last gaps).
  */
 export const CoverageGap = z.object({
   kind: z.enum(['unprobed', 'probe', 'audit', 'repair', 'reading', 'freshness', 'hub']),

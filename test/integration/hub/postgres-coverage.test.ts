@@ -3,34 +3,27 @@
 // scopes and gaps, not the follower's idle monitor (no scope, no gap: a false "all here").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Coverage } from '../../../src/shared/ipc/contract'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
-import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
-import { startHubFixture, waitUntil, type HubFixture } from './support'
+import type { HubRole } from '../../../src/hub/hub-role'
+import { openPool } from '../../../src/hub/pg/pg-connection'
+import { COVERAGE_TIMING, PgLeaderCoverage } from '../../../src/hub/pg/pg-leader-coverage'
+import { migrate } from '../../../src/hub/pg/pg-migrations'
+import { postgresUnavailable } from '../../support/postgres-cluster'
+import { startTwoHubs, waitUntil, type TwoHubs } from './support'
+
+const NOT_KNOWN = 'whether every order is here is not known'
 
 describe.skipIf(postgresUnavailable !== null)("a follower hub shows the leader's coverage", () => {
-  let cluster: PgCluster
-  let sandbox: Sandbox
-  let a: HubFixture
-  let b: HubFixture
-  const leader = () => [a, b].find((f) => f.hub.role.current().role === 'leader')!
-  const follower = () => [a, b].find((f) => f.hub.role.current().role === 'follower')!
+  let hubs: TwoHubs
+  const leader = () => hubs.leader()
+  const follower = () => hubs.follower()
 
   beforeAll(async () => {
-    cluster = await startPostgres()
-    const url = await cluster.createDatabase()
-    sandbox = await startSandbox({ orders: 60, seed: 3, autoGenerate: false })
-    a = await startHubFixture({ sharedSandbox: sandbox, hub: { database: { url } } })
-    b = await startHubFixture({ sharedSandbox: sandbox, hub: { database: { url } } })
+    hubs = await startTwoHubs({ sandbox: { orders: 60, seed: 3 } })
   })
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await sandbox?.close()
-    await cluster?.stop()
-  })
+  afterAll(() => hubs?.close())
 
   it("answers sync:coverage with the leader's scopes and gaps, and streams its changes", async () => {
-    const viewer = await a.addOperator('vic', 'viewer')
+    const viewer = await hubs.a.addOperator('vic', 'viewer')
     await waitUntil(async () => (await follower().rpc(viewer, 'team:access')).status === 200, 3_000, 'the viewer on both hubs')
     await leader().hub.session().monitor.syncNow()
     const scopesOf = (c: Coverage) => c.scopes.map((s) => `${s.type}:${s.fiatType}:${s.probe}`).sort()
@@ -72,4 +65,71 @@ describe.skipIf(postgresUnavailable !== null)("a follower hub shows the leader's
     )
     await stream.close()
   }, 60_000)
+
+  it("says whether every order is here is not known when the leader's row is missing or old by the database's clock; a quiet leader vouches for it", async () => {
+    const url = await hubs.cluster.createDatabase()
+    const pool = openPool({ url })
+    await migrate(pool)
+    // A heartbeat quick enough to watch; the bound is the hubs' own (the row is aged below rather than waited for).
+    const timing = { readEveryMs: 50, writeAtMostMs: 20, heartbeatMs: 200 }
+    const warnings: string[] = []
+    const made: PgLeaderCoverage[] = []
+    const coverage = (role: HubRole, own: Coverage | null, onLeaderCoverage: (c: Coverage) => void = () => undefined) => {
+      const c = new PgLeaderCoverage({
+        pool,
+        target: { url },
+        role: { current: () => ({ role, since: 0, detail: role }) },
+        own: () => own ?? raise('a follower never shows its own coverage'),
+        freshnessMinutes: () => 10,
+        onLeaderCoverage,
+        onError: (m) => void warnings.push(m),
+        timing
+      })
+      made.push(c)
+      c.start()
+      return c
+    }
+    const row = async () =>
+      (await pool.query<{ version: number; written_at: number }>('SELECT version, written_at FROM leader_coverage')).rows[0]!
+    try {
+      const told: Coverage[] = []
+      const onFollower = coverage('follower', null, (c) => void told.push(c))
+      // No leader has written: not "all here" (the follower's own idle monitor), but not known.
+      await waitUntil(() => told.length === 1, 3_000, 'the follower telling its desktops')
+      expect(onFollower.current()!.gaps.map((g) => g.text)).toEqual([
+        `The leading hub has not reported its coverage to this hub yet; ${NOT_KNOWN}`
+      ])
+      const own = leader().hub.session().monitor.coverage()
+      const onLeader = coverage('leader', own)
+      await waitUntil(() => JSON.stringify(onFollower.current()) === JSON.stringify(own), 3_000, "the leader's coverage on the follower")
+      expect(told.at(-1)).toEqual(own)
+      // Nothing changes: the leader vouches for its row (a newer written_at, the same version),
+      // and the follower's desktops are told nothing more.
+      const toldBefore = told.length
+      const first = await row()
+      await waitUntil(async () => (await row()).written_at > first.written_at, 3_000, 'the heartbeat')
+      expect((await row()).version).toBe(first.version)
+      expect(told).toHaveLength(toldBefore)
+      // The leader stops writing (it hangs, holding its lock); its row is made older than the bound.
+      await onLeader.close()
+      await pool.query('UPDATE leader_coverage SET written_at = written_at - $1', [COVERAGE_TIMING.staleAfterMs + 1_000])
+      const writtenAt = (await row()).written_at
+      await waitUntil(() => onFollower.current()!.gaps[0]?.kind === 'hub', 3_000, 'the follower saying the leader is silent')
+      expect(onFollower.current()!.gaps.map((g) => g.text)).toEqual([
+        `The leading hub has not reported since ${new Date(writtenAt).toISOString().slice(11, 16)} UTC; ${NOT_KNOWN}`,
+        ...own.gaps.map((g) => g.text)
+      ])
+      expect(onFollower.current()!.scopes).toEqual(own.scopes)
+      await waitUntil(() => told.length === toldBefore + 1, 1_000, 'the follower telling its desktops once')
+      expect(told.at(-1)).toEqual(onFollower.current())
+      expect(warnings).toEqual([])
+    } finally {
+      for (const c of made) await c.close()
+      await pool.end()
+    }
+  })
 })
+
+function raise(message: string): never {
+  throw new Error(message)
+}

@@ -3,16 +3,17 @@
 // own order database with the same id, so a desktop on the follower sees the leader's order
 // changes live, and a desktop that moves from one hub to the other replays from its last
 // event id with no gap: the same ids, the same changes.
+import { isDeepStrictEqual } from 'node:util'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { statusInfo } from '../../../src/shared/domain/status'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
 import type { HubEvent } from '../../../src/hub/hub'
 import { request } from 'undici'
 import type { WebhookDelivery } from '../../../src/shared/ipc/contract'
 import { signedWebhook } from '../../support/webhook-senders'
-import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
-import { startHubFixture, waitUntil, type HubFixture } from './support'
+import type { OnrampOrder } from '../../../src/shared/api/schemas'
+import { postgresUnavailable } from '../../support/postgres-cluster'
+import { startTwoHubs, waitUntil, type HubFixture, type TwoHubs } from './support'
 
 const summary = (e: HubEvent) => {
   const p = e.payload as { orderId?: number; row?: { orderId: number }; newStatus?: number }
@@ -29,39 +30,26 @@ function allAfter(f: HubFixture, after: number): HubEvent[] {
 }
 
 describe.skipIf(postgresUnavailable !== null)('order events across two hubs on one PostgreSQL database', () => {
-  let cluster: PgCluster
-  let url: string
-  let sandbox: Sandbox
-  let a: HubFixture
-  let b: HubFixture
-  const leader = () => [a, b].find((f) => f.hub.role.current().role === 'leader')!
-  const follower = () => [a, b].find((f) => f.hub.role.current().role === 'follower')!
+  let hubs: TwoHubs
+  const leader = () => hubs.leader()
+  const follower = () => hubs.follower()
 
   beforeAll(async () => {
-    cluster = await startPostgres()
-    url = await cluster.createDatabase()
-    sandbox = await startSandbox({ orders: 40, seed: 11, autoGenerate: false })
-    a = await startHubFixture({ sharedSandbox: sandbox, hub: { database: { url } } })
-    b = await startHubFixture({ sharedSandbox: sandbox, hub: { database: { url } } })
+    hubs = await startTwoHubs({ sandbox: { orders: 40, seed: 11 } })
   })
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await sandbox?.close()
-    await cluster?.stop()
-  })
+  afterAll(() => hubs?.close())
 
   it("streams the leader's order changes on the follower, its copy updated", async () => {
-    const token = await a.addOperator('vera', 'viewer')
+    const token = await hubs.a.addOperator('vera', 'viewer')
     await waitUntil(async () => (await follower().rpc(token, 'team:access')).status === 200, 3_000, 'the operator on both hubs')
     const onFollower = follower().stream(token)
     const onLeader = leader().stream(token)
     await waitUntil(() => [onFollower, onLeader].every((s) => s.states.some((x) => x.connected)), 5_000, 'both streams')
-    const order = sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    const order = hubs.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
     await leader().hub.session().monitor.syncNow()
     await onFollower.waitFor('order:created', (r: { orderId: number }) => r.orderId === order.orderId, 10_000)
     let last = order
-    while (!statusInfo(1, last.status).terminal) last = sandbox.control.advanceOrder(order.orderId)
+    while (!statusInfo(1, last.status).terminal) last = hubs.sandbox.control.advanceOrder(order.orderId)
     await leader().hub.session().monitor.syncNow()
     await onFollower.waitFor(
       'order:changed',
@@ -79,19 +67,51 @@ describe.skipIf(postgresUnavailable !== null)('order events across two hubs on o
     await onLeader.close()
   })
 
+  it("carries the leader's changes that bring no order event (an amount, a confirmation) to the follower's copy within seconds", async () => {
+    const order = hubs.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    await leader().hub.session().monitor.syncNow()
+    const onFollower = () => follower().hub.session().store.orders.get(1, order.orderId)
+    await waitUntil(() => onFollower() !== undefined, 10_000, 'the order on the follower')
+    // The leader's monitor is still meanwhile: its next sync would put the service's amount back.
+    const monitor = leader().hub.session().monitor
+    await monitor.stop()
+    try {
+      const orders = leader().hub.session().store.orders
+      const held = orders.get(1, order.orderId)!
+      const events = leader().hub.latestEventId()
+      // The same order with another amount and the same status (a webhook's record, say): no event.
+      const record = { ...(held.record as OnrampOrder), fiatAmount: '98765.43' }
+      expect(orders.applyRecord(1, record, 'webhook').kind).toBe('updated')
+      // An orderStatus answer with the same status: only its confirmation is written.
+      const confirmedAt = new Date(Date.parse(held.statusConfirmedAt ?? held.updatedAt) + 60_000).toISOString()
+      expect(orders.applyStatus(1, order.orderId, held.status, 'watch', confirmedAt).change).toBeNull()
+      const now = orders.get(1, order.orderId)!
+      expect(now).toMatchObject({
+        fiatAmount: '98765.43',
+        status: held.status,
+        statusConfirmedAt: confirmedAt,
+        statusConfirmedBy: 'orderStatus'
+      })
+      await waitUntil(() => isDeepStrictEqual(onFollower(), now), 5_000, "the leader's row on the follower")
+      expect(leader().hub.latestEventId()).toBe(events)
+    } finally {
+      monitor.start()
+    }
+  })
+
   it("applies a webhook the follower received to the leader's orders, once, and streams the change from there", async () => {
-    const admin = await a.addOperator('ada', 'admin')
+    const admin = await hubs.a.addOperator('ada', 'admin')
     await waitUntil(async () => (await follower().rpc(admin, 'team:access')).status === 200, 3_000, 'the admin on both hubs')
     // The service delivers to the follower.
     await follower().call(admin, 'webhooks:setUrl', { url: follower().hub.webhookUrl() })
     const onFollower = follower().stream(admin)
     await waitUntil(() => onFollower.states.some((x) => x.connected), 5_000, 'a stream on the follower')
-    const order = sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    const order = hubs.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
     await leader().hub.session().monitor.syncNow()
     await waitUntil(() => leader().hub.session().store.orders.get(1, order.orderId) !== undefined, 5_000, 'the leader knowing the order')
     let last = order
-    while (!statusInfo(1, last.status).terminal) last = sandbox.control.advanceOrder(order.orderId)
-    await sandbox.control.deliveriesIdle()
+    while (!statusInfo(1, last.status).terminal) last = hubs.sandbox.control.advanceOrder(order.orderId)
+    await hubs.sandbox.control.deliveriesIdle()
     // No sync: the delivery reached the follower, went to the database's inbox, and the leader applied it.
     await waitUntil(() => leader().hub.session().store.orders.get(1, order.orderId)?.status === last.status, 5_000, "the leader's copy")
     await onFollower.waitFor(
@@ -99,7 +119,7 @@ describe.skipIf(postgresUnavailable !== null)('order events across two hubs on o
       (p: { row: { orderId: number }; newStatus: number }) => p.row.orderId === order.orderId && p.newStatus === last.status,
       5_000
     )
-    const db = new pg.Client({ connectionString: url })
+    const db = new pg.Client({ connectionString: hubs.url })
     await db.connect()
     try {
       const rows = await db.query<{ body: string; applied_at: string | null }>('SELECT body, applied_at FROM webhook_inbox')
@@ -124,10 +144,10 @@ describe.skipIf(postgresUnavailable !== null)('order events across two hubs on o
   })
 
   it('keeps one delivery log for both hubs: a delivery posted to each is one row with the same id, junk from either is listed', async () => {
-    const admin = await a.addOperator('wendy', 'admin')
+    const admin = await hubs.a.addOperator('wendy', 'admin')
     await waitUntil(async () => (await follower().rpc(admin, 'team:access')).status === 200, 3_000, 'the admin on both hubs')
-    const order = sandbox.control.createOrder({ type: 1, fiatType: 2, hold: true })
-    const w = signedWebhook(order.record, { secret: sandbox.apiSecret, timestamp: sandbox.control.serverNow() })
+    const order = hubs.sandbox.control.createOrder({ type: 1, fiatType: 2, hold: true })
+    const w = signedWebhook(order.record, { secret: hubs.sandbox.apiSecret, timestamp: hubs.sandbox.control.serverNow() })
     const post = async (f: HubFixture, body = w.body, headers = w.headers) =>
       (await request(f.hub.webhookUrl()!, { method: 'POST', headers, body, reset: true })).statusCode
     expect(await post(leader())).toBe(200)

@@ -6,15 +6,14 @@
 // a hub leads again within 15 s and its monitor runs.
 import pg from 'pg'
 import { request } from 'undici'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Sandbox } from '../../../src/sandbox'
 import type { Settings } from '../../../src/shared/ipc/contract'
 import { openPgHubStore } from '../../../src/hub/pg/pg-hub-store'
 import type { PgElection } from '../../../src/hub/pg/pg-election'
 import { PG_SCHEMA_VERSION } from '../../../src/hub/pg/pg-migrations'
 import { postgresUnavailable, type PgCluster } from '../../support/postgres-cluster'
-import { pgHubPair } from './pg-hub-pair'
-import { startHubFixture, waitUntil, type HubFixture } from './support'
+import { startHubFixture, startTwoHubs, waitUntil, type HubFixture, type TwoHubs } from './support'
 
 const HISTORY = /merchantHistory/
 
@@ -41,8 +40,12 @@ describe.skipIf(postgresUnavailable !== null)('two hubs on one PostgreSQL databa
   const hubs = () => [a, b]
   const leaders = () => hubs().filter((f) => f.hub.role.current().role === 'leader')
 
-  const pair = pgHubPair({ orders: 60, seed: 9 })
-  beforeAll(() => void ({ cluster, url, sandbox, a, b } = pair))
+  let pair: TwoHubs
+  beforeAll(async () => {
+    pair = await startTwoHubs({ sandbox: { orders: 60, seed: 9 }, recordService: true })
+    ;({ cluster, url, sandbox, a, b } = pair)
+  })
+  afterAll(() => pair?.close())
 
   it('has exactly one leader, and /readyz and /metrics say which, on a PostgreSQL store', async () => {
     expect(leaders()).toHaveLength(1)

@@ -5,23 +5,18 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { statusInfo } from '../../../src/shared/domain/status'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
 import { inTransaction, openPool } from '../../../src/hub/pg/pg-connection'
-import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
-import { startHubFixture, waitUntil, type HubFixture } from './support'
+import { postgresUnavailable } from '../../support/postgres-cluster'
+import { startTwoHubs, waitUntil, type TwoHubs } from './support'
 
 /** Each hub listens on at least two connections of its own: operators and watches, and order events. */
 const MIN_LISTENERS_PER_HUB = 2
 
 describe.skipIf(postgresUnavailable !== null)('two hubs on PostgreSQL when the database drops every connection', () => {
-  let cluster: PgCluster
-  let url: string
-  let sandbox: Sandbox
-  let a: HubFixture
-  let b: HubFixture
+  let hubs: TwoHubs
   let admin: pg.Client
-  const leaders = () => [a, b].filter((f) => f.hub.role.current().role === 'leader')
-  const follower = () => [a, b].find((f) => f.hub.role.current().role === 'follower')!
+  const leaders = () => hubs.leaders()
+  const follower = () => hubs.follower()
 
   /** The hubs' backends by application name. */
   async function backends(): Promise<Map<string, number>> {
@@ -33,24 +28,17 @@ describe.skipIf(postgresUnavailable !== null)('two hubs on PostgreSQL when the d
   }
 
   beforeAll(async () => {
-    cluster = await startPostgres()
-    url = await cluster.createDatabase()
-    sandbox = await startSandbox({ orders: 30, seed: 5, autoGenerate: false })
-    a = await startHubFixture({ sharedSandbox: sandbox, hub: { database: { url } } })
-    b = await startHubFixture({ sharedSandbox: sandbox, hub: { database: { url } } })
-    admin = new pg.Client({ connectionString: url, application_name: 'the test' })
+    hubs = await startTwoHubs({ sandbox: { orders: 30, seed: 5 } })
+    admin = new pg.Client({ connectionString: hubs.url, application_name: 'the test' })
     await admin.connect()
   })
   afterAll(async () => {
     await admin?.end()
-    await a?.close()
-    await b?.close()
-    await sandbox?.close()
-    await cluster?.stop()
+    await hubs?.close()
   })
 
   it('leads again, listens again and streams order changes after every backend is terminated', async () => {
-    const viewer = await a.addOperator('nell', 'viewer')
+    const viewer = await hubs.a.addOperator('nell', 'viewer')
     await waitUntil(() => leaders().length === 1, 15_000, 'one leader')
     await waitUntil(async () => (await follower().rpc(viewer, 'team:access')).status === 200, 3_000, 'the viewer on both hubs')
     const listening = async () => (await backends()).get('rampdesk-hub-listen') ?? 0
@@ -79,7 +67,7 @@ describe.skipIf(postgresUnavailable !== null)('two hubs on PostgreSQL when the d
     const at = Date.now()
 
     // One leader again (the same or the other), each hub listening again on new connections.
-    await waitUntil(() => leaders().length === 1 && follower() !== undefined, 15_000, 'one leader after the loss')
+    await waitUntil(() => leaders().length === 1, 15_000, 'one leader after the loss')
     await waitUntil(async () => (await listening()) === listeners, 10_000, `both hubs listening again (${listeners} connections)`)
     const back = Date.now() - at
     // Only one lock holder: the election connection of the leader, none of the follower.
@@ -87,14 +75,14 @@ describe.skipIf(postgresUnavailable !== null)('two hubs on PostgreSQL when the d
 
     // Operators and order events go on: an operator added on one hub is let in on the other,
     // and an order change synced by the leader reaches the follower's stream.
-    const later = await a.addOperator('otto', 'viewer')
-    await waitUntil(async () => (await b.rpc(later, 'team:access')).status === 200, 5_000, 'a new operator on the other hub')
-    const order = sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    const later = await hubs.a.addOperator('otto', 'viewer')
+    await waitUntil(async () => (await hubs.b.rpc(later, 'team:access')).status === 200, 5_000, 'a new operator on the other hub')
+    const order = hubs.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
     const row = (p: { row?: { orderId: number }; orderId?: number }) => p.row?.orderId ?? p.orderId
     await leaders()[0]!.hub.session().monitor.syncNow()
     await onFollower.waitFor('order:created', (p: { orderId: number }) => row(p) === order.orderId, 10_000)
     let last = order
-    while (!statusInfo(1, last.status).terminal) last = sandbox.control.advanceOrder(order.orderId)
+    while (!statusInfo(1, last.status).terminal) last = hubs.sandbox.control.advanceOrder(order.orderId)
     await leaders()[0]!.hub.session().monitor.syncNow()
     await onFollower.waitFor(
       'order:changed',
@@ -102,13 +90,14 @@ describe.skipIf(postgresUnavailable !== null)('two hubs on PostgreSQL when the d
       10_000
     )
     // Both hubs said what they lost, in the log a support engineer reads.
-    for (const f of [a, b]) expect(f.logs.join('\n')).toMatch(/notifications were lost|could not be exchanged|connection was lost/)
+    for (const f of [hubs.a, hubs.b])
+      expect(f.logs.join('\n')).toMatch(/notifications were lost|could not be exchanged|connection was lost/)
     console.log(`back after the loss of every connection: one leader and both hubs listening in ${back} ms`)
     await onFollower.close()
   }, 60_000)
 
   it('a transaction whose connection is lost fails as an error, not an uncaught exception, and the pool hands out a live connection next', async () => {
-    const pool = openPool({ url }, 'rampdesk-hub-tx', 1)
+    const pool = openPool({ url: hubs.url }, 'rampdesk-hub-tx', 1)
     const uncaught: unknown[] = []
     const onUncaught = (e: unknown): void => void uncaught.push(e)
     process.on('uncaughtException', onUncaught)

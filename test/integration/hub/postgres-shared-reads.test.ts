@@ -4,18 +4,21 @@
 // follower sends none of those requests itself; when the leader stops, the follower leads
 // and fetches them itself.
 import { request } from 'undici'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConfigSnapshot, TickerSnapshot } from '../../../src/shared/ipc/contract'
 import { postgresUnavailable } from '../../support/postgres-cluster'
-import { pgHubPair } from './pg-hub-pair'
-import { startHubFixture, waitUntil, type HubFixture } from './support'
+import { startHubFixture, startTwoHubs, waitUntil, type HubFixture, type TwoHubs } from './support'
 
 const CONFIG = /\/(allConfig|allConfigMapping|allGasFee|limits|allCoinLimits|allChainMapping)$/
 const TICKER = /\/priceTicker$/
 const sent = (f: HubFixture, re: RegExp) => f.serviceAnswers.filter((a) => re.test(a.path)).length
 
 describe.skipIf(postgresUnavailable !== null)('the leader fetches the configuration and the prices for every hub', () => {
-  const pair = pgHubPair({ orders: 20, seed: 4 })
+  let pair: TwoHubs
+  beforeAll(async () => {
+    pair = await startTwoHubs({ sandbox: { orders: 20, seed: 4 }, recordService: true })
+  })
+  afterAll(() => pair?.close())
 
   it('serves a desktop on the follower the leader’s answers; the follower leads and fetches them itself once the leader stops', async () => {
     const { a, b } = pair

@@ -17,6 +17,7 @@ import { invokeChannel } from '../../../src/main/handlers/invoke'
 import type { OrderNotification } from '../../../src/main/notification-policy'
 import type { ShellPort } from '../../../src/main/handlers/context'
 import { memorySafeStorage } from '../../support/memory-safe-storage'
+import { startPostgres, type PgCluster } from '../../support/postgres-cluster'
 import type {
   ChannelInput,
   ChannelName,
@@ -239,6 +240,62 @@ export async function startHubFixture(o: HubFixtureOptions = {}): Promise<HubFix
     }
   }
   return f
+}
+
+// ---------------------------------------------------------------- two hubs on PostgreSQL
+
+/** Two hubs in this process on one throwaway PostgreSQL database, in front of one sandbox. */
+export interface TwoHubs {
+  cluster: PgCluster
+  /** The database's URL. */
+  url: string
+  sandbox: Sandbox
+  a: HubFixture
+  b: HubFixture
+  /** The hubs leading now (one, but for a moment during an election). */
+  leaders(): HubFixture[]
+  /** The hub leading now, or the hub following now. */
+  leader(): HubFixture
+  follower(): HubFixture
+  /** Stops both hubs, the sandbox and the cluster. */
+  close(): Promise<void>
+}
+
+export interface TwoHubsOptions {
+  sandbox: StartSandboxOptions
+  /** Put a proxy in front of each hub's service that records what it was answered. */
+  recordService?: boolean
+}
+
+/** Starts a cluster, a database, a sandbox (no generator) and hubs a then b on them; stops what started if one fails. */
+export async function startTwoHubs(o: TwoHubsOptions): Promise<TwoHubs> {
+  const t = {} as TwoHubs
+  t.close = async () => {
+    await t.a?.close()
+    await t.b?.close()
+    await t.sandbox?.close()
+    await t.cluster?.stop()
+  }
+  try {
+    t.cluster = await startPostgres()
+    t.url = await t.cluster.createDatabase()
+    t.sandbox = await startSandbox({ autoGenerate: false, ...o.sandbox })
+    const each: HubFixtureOptions = { sharedSandbox: t.sandbox, recordService: o.recordService, hub: { database: { url: t.url } } }
+    t.a = await startHubFixture(each)
+    t.b = await startHubFixture(each)
+  } catch (e) {
+    await t.close()
+    throw e
+  }
+  const role = (f: HubFixture) => f.hub.role.current().role
+  t.leaders = () => [t.a, t.b].filter((f) => role(f) === 'leader')
+  t.leader = () => t.leaders()[0] ?? raise('no hub leads')
+  t.follower = () => [t.a, t.b].find((f) => role(f) === 'follower') ?? raise('no hub follows')
+  return t
+}
+
+function raise(message: string): never {
+  throw new Error(message)
 }
 
 // ---------------------------------------------------------------- simulated desktops

@@ -74,6 +74,24 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
     expect(await schemaVersion(p)).toBe(PG_SCHEMA_VERSION + 1)
   })
 
+  it('versions every order row: those written before versions existed once each, then every insert and update higher', async () => {
+    const p = pool()
+    const versioning = PG_MIGRATIONS.findIndex((m) => m.includes('CREATE SEQUENCE order_rows_version'))
+    await migrate(p, PG_MIGRATIONS.slice(0, versioning))
+    await p.query(`INSERT INTO order_rows (type, order_id, row_json) VALUES (1, 10, '{}'), (1, 11, '{}')`)
+    await migrate(p)
+    const versions = async () =>
+      (await p.query<{ version: string }>('SELECT version FROM order_rows ORDER BY order_id')).rows.map((r) => Number(r.version))
+    const [ten, eleven] = await versions()
+    expect(new Set([ten, eleven]).size).toBe(2)
+    await p.query(`UPDATE order_rows SET row_json = '{"fiat_amount":"1.5"}' WHERE order_id = 10`)
+    await p.query(`INSERT INTO order_rows (type, order_id, row_json) VALUES (2, 12, '{}')`)
+    const [tenAfter, elevenAfter, twelve] = await versions()
+    expect(tenAfter).toBeGreaterThan(Math.max(ten!, eleven!))
+    expect(twelve).toBeGreaterThan(tenAfter!)
+    expect(elevenAfter).toBe(eleven)
+  })
+
   it('refuses a database a newer hub migrated, naming both versions, and changes nothing', async () => {
     const p = pool()
     await migrate(p, [...PG_MIGRATIONS, 'CREATE TABLE later (x INTEGER)'])

@@ -84,4 +84,40 @@ describe.skipIf(postgresUnavailable !== null)('PgSharedReads', () => {
     expect(Date.now() - started).toBeLessThan(2_000)
     expect(answers.at(-1)).toMatch(/the leading hub did not answer/)
   })
+
+  it('says once that the leader cannot share its answers while the database refuses them, and once that it answers again', async () => {
+    const url = await cluster.createDatabase()
+    const bare = openPool({ url })
+    const said: string[] = []
+    const leader = new PgSharedReads({
+      pool: bare,
+      role: { current: () => ({ role: 'leader', since: 0, detail: 'leader' }) },
+      freshMs: () => 60_000,
+      onError: (m) => void said.push(m)
+    })
+    try {
+      leader.serve(client)
+      // Not migrated yet: there is no shared_reads table to write to or read the asks from.
+      for (let i = 0; i < 3; i++) {
+        leader.publish('priceTicker', { type: 3, fiatType: 1 }, { n: i })
+        await leader.answerAsks()
+      }
+      await leader.idle()
+      const missing = 'relation "shared_reads" does not exist; retrying'
+      expect(said).toEqual([
+        `could not share the answer of priceTicker with the other hubs: ${missing}`,
+        `could not read the other hubs' asks: ${missing}`
+      ])
+      await migrate(bare)
+      leader.publish('priceTicker', { type: 3, fiatType: 1 }, { n: 3 })
+      await leader.answerAsks()
+      expect(said.slice(2)).toEqual([
+        'could not share the answer of priceTicker with the other hubs: the database answers again',
+        "could not read the other hubs' asks: the database answers again"
+      ])
+      expect((await bare.query<{ answer: string }>('SELECT answer FROM shared_reads')).rows.map((r) => r.answer)).toEqual(['{"n":3}'])
+    } finally {
+      await bare.end()
+    }
+  })
 })
