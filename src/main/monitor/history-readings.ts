@@ -7,7 +7,7 @@
 // (observe(): every page is evidence, at no cost), and "contradicted" when an answer
 // disagrees, which makes the sync switch strategy and check again. Kept per profile in
 // service_facts, so a restart starts from what was learned.
-import type { OrderType } from '../../shared/ipc/contract'
+import type { ErrorInfo, OrderType } from '../../shared/ipc/contract'
 
 /** The order field a reading names; 'unknown' when answers fit neither. */
 export type HistoryField = 'updatedAt' | 'createdAt' | 'unknown'
@@ -388,6 +388,13 @@ export class HistoryReadings {
  */
 export const failsTheRun = (e: unknown): boolean => ['auth', 'aborted'].includes((e as { kind?: string } | null)?.kind ?? '')
 
+/** The HTTP status and the envelope's code of an error: the live notes say they usually agree; either counts. */
+const statusesOf = (x: { httpStatus?: unknown; code?: unknown }): number[] =>
+  [x.httpStatus, x.code].filter((s): s is number => typeof s === 'number')
+
+/** A status that is no answer about the listing: a server error, credentials, the rate limit. */
+const notAboutTheListing = (s: number): boolean => s >= 500 || s === 401 || s === 403 || s === 429
+
 /**
  * Whether an error is the service refusing a request with a 4xx other than 401, 403 and
  * 429: on a page past the data that is the end of the listing (some services answer an
@@ -397,7 +404,19 @@ export const failsTheRun = (e: unknown): boolean => ['auth', 'aborted'].includes
 export function isClientRefusal(e: unknown): boolean {
   const x = e as { kind?: string; httpStatus?: number; code?: number } | null
   if (x?.kind !== 'api' && x?.kind !== 'http') return false
-  const statuses = [x.httpStatus, x.code].filter((s): s is number => typeof s === 'number')
-  if (statuses.some((s) => s >= 500 || s === 401 || s === 403 || s === 429)) return false
+  const statuses = statusesOf(x)
+  if (statuses.some(notAboutTheListing)) return false
   return statuses.some((s) => s >= 400 && s < 500)
+}
+
+/**
+ * An error that says the listing is empty rather than refused: a 404 ("No transactions
+ * found", the resource of an empty list), or any 4xx whose text says there is nothing. A
+ * service may answer HTTP 200 carrying {status: 0, code: 404}.
+ */
+export function isEmptyAnswer(info: ErrorInfo): boolean {
+  const statuses = statusesOf(info)
+  if (statuses.includes(404)) return true
+  if (statuses.some(notAboutTheListing)) return false
+  return statuses.some((s) => s >= 400 && s < 500) && /\bno (transactions?|orders?|records?|data|results?)\b/i.test(info.message)
 }

@@ -13,9 +13,8 @@ import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { ApplyPageResult, OrdersRepo } from '../store/orders-repo'
 import type { OrderType } from '../../shared/ipc/contract'
 import type { SyncCursorsRepo } from '../store/sync-cursors-repo'
-import { failsTheRun, isClientRefusal, type HistoryReadings } from './history-readings'
+import { failsTheRun, isClientRefusal, isEmptyAnswer, type HistoryReadings } from './history-readings'
 import { probeFirstPage, probeSinceField, type SinceSample } from './history-probes'
-import { isEmptyAnswer } from './scope-discovery'
 import { toErrorInfo } from '../../shared/api/errors'
 
 /** The slice of ApiClient a sync needs (ApiClient itself satisfies it). */

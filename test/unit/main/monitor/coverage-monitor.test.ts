@@ -12,12 +12,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Coverage } from '../../../../src/shared/ipc/contract'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { OrderMonitor, type OrderMonitorOptions } from '../../../../src/main/monitor/order-monitor'
-import { HistoryReadings } from '../../../../src/main/monitor/history-readings'
+import { HistoryReadings, isEmptyAnswer } from '../../../../src/main/monitor/history-readings'
 import { countOnService } from '../../../../src/main/monitor/completeness-audit'
 import { auditLine as auditText } from '../../../../src/main/monitor/coverage'
 import { at, FakeClock, FakeHistory, httpError, onramp, settle } from './fake-history'
 import { ApiError } from '../../../../src/shared/api/errors'
-import { isEmptyAnswer } from '../../../../src/main/monitor/scope-discovery'
 
 const POLL = 30_000
 const PROBE = 10 * 60_000
