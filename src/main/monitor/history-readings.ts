@@ -72,6 +72,14 @@ export const RECHECK_MS = 24 * 60 * 60_000
  */
 export const FIRST_PAGE_BACKOFF_MS = 5 * 60_000
 const MAX_PAGE = 500
+/** Listings whose short first page is remembered as checked to end them (a profile polls a few dozen scopes at most). */
+const MAX_SETTLED_ENDS = 64
+
+/** A short first page as the cap check sees it: the listing asked (type, fiat, since, order, size) and the page it answered (its length and the ids at both ends). */
+export interface ShortAnswer {
+  listing: string
+  page: string
+}
 
 const assumed = <V>(value: V, how: string): Reading<V> => ({ value, state: 'assumed', at: null, how })
 
@@ -140,6 +148,8 @@ export class HistoryReadings {
   /** Inconclusive first-page checks in a row, and when the next may run (in memory: a restart checks at once). */
   private firstPageMisses = 0
   private firstPageRetryAt = 0
+  /** Short first pages checked to end their listing, by listing (in memory: a restart checks again). */
+  private readonly ends = new Map<string, { page: string; at: number }>()
 
   constructor(
     private readonly store: ReadingsStore | null = null,
@@ -239,18 +249,34 @@ export class HistoryReadings {
     this.s.firstPage = { ...this.s.firstPage, at: null }
     this.firstPageMisses = 0
     this.firstPageRetryAt = 0
+    this.ends.clear()
     this.persist('sinceField', 'firstPage')
   }
 
-  /** Whether a short page of n records (asked for `asked`) may be a cap rather than the end. */
-  ambiguousShort(n: number, asked: number): boolean {
-    return n > 0 && n < asked && n >= this.s.largestPage && !(this.s.pageSize.state === 'checked' && n < this.s.pageSize.value)
+  /**
+   * Whether a short page of n records (asked for `asked`) may be a cap rather than the end.
+   * `answer` names the listing asked and the page it answered: the same answer as one
+   * already checked to end its listing (within RECHECK_MS, and since no doubt) is settled,
+   * not asked again at every poll that reads it (a listing a poll reads whole, the largest
+   * page seen, cost a check a poll: 119 an hour).
+   */
+  ambiguousShort(n: number, asked: number, answer?: ShortAnswer): boolean {
+    if (!(n > 0 && n < asked && n >= this.s.largestPage && !(this.s.pageSize.state === 'checked' && n < this.s.pageSize.value)))
+      return false
+    const settled = answer ? this.ends.get(answer.listing) : undefined
+    return !(settled && answer && settled.page === answer.page && this.now() - settled.at < RECHECK_MS)
   }
 
   // ---------------------------------------------------------------- what answers teach
 
   /** A short page was the end of its listing (the next page was empty): pages of n records are not a cap. */
-  noteEnd(n: number): void {
+  noteEnd(n: number, answer?: ShortAnswer): void {
+    if (answer) {
+      this.ends.delete(answer.listing)
+      this.ends.set(answer.listing, { page: answer.page, at: this.now() })
+      // The oldest goes first: a few listings a profile polls, kept apart.
+      for (const k of this.ends.keys()) if (this.ends.size > MAX_SETTLED_ENDS) this.ends.delete(k)
+    }
     if (n <= this.s.largestPage) return
     this.s.largestPage = n
     this.persist('largestPage')
@@ -259,6 +285,7 @@ export class HistoryReadings {
   /** A short page had more after it: the service holds at most n records a page. */
   learnCap(n: number): void {
     this.s.pageSize = this.reading(n, `a page asked for more held ${n} records and the next page was not empty`)
+    this.ends.clear()
     this.persist('pageSize')
   }
 

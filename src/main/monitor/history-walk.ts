@@ -325,7 +325,12 @@ export class Walk {
    */
   async verifyShort(since: string | undefined, items: readonly PageItem[], asked: number, order: 'ASC' | 'DESC' = 'ASC'): Promise<void> {
     const n = items.length
-    if (!this.s.readings.ambiguousShort(n, asked)) return
+    // The same answer to the same listing as one checked before is settled (history-readings.ts).
+    const answer = {
+      listing: `${this.type}:${this.s.requestFiat}:${order}:${since ?? ''}:${asked}`,
+      page: `${n}:${items[0]?.orderId ?? ''}:${items[n - 1]?.orderId ?? ''}`
+    }
+    if (!this.s.readings.ambiguousShort(n, asked, answer)) return
     const known = new Map<number, number>()
     items.forEach((it, i) => it.orderId !== null && known.set(i, it.orderId))
     let next: HistoryResult
@@ -339,7 +344,7 @@ export class Walk {
       if (!isClientRefusal(e)) return
       next = EMPTY
     }
-    if (next.size === 0) return this.s.readings.noteEnd(n)
+    if (next.size === 0) return this.s.readings.noteEnd(n, answer)
     this.s.readings.learnCap(n)
     throw new Restart(`the service holds ${n} records a page`)
   }
