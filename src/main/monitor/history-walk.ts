@@ -41,6 +41,8 @@ export interface PageApplied {
   /** Records received in this run so far. */
   orders: number
   result: ApplyPageResult
+  /** The order ids the page listed, readable records and unreadable ones (the completeness audit collects them over a full read). */
+  listed: number[]
 }
 
 export interface SyncRunResult {
@@ -311,7 +313,8 @@ export class Walk {
     out.statusChanged += result.statusChanged.length
     out.unreadable += result.unreadable
     out.cursor = result.cursor.cursor
-    this.s.onPage?.({ type: this.type, fiatType: this.fiatType, mode: this.mode, pages: out.pages, orders: out.orders, result })
+    const listed = items.flatMap((it) => (it.orderId === null ? [] : [it.orderId]))
+    this.s.onPage?.({ type: this.type, fiatType: this.fiatType, mode: this.mode, pages: out.pages, orders: out.orders, result, listed })
     return result
   }
 
