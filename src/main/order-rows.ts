@@ -29,7 +29,8 @@ export function toContractRow(r: StoreRow, watched: boolean): ContractRow {
     // Failures count only while nothing has confirmed the status since (as openSummary counts them).
     statusCheckFailures:
       r.statusCheckedAt !== null && (r.statusConfirmedAt === null || r.statusConfirmedAt <= r.statusCheckedAt) ? r.statusCheckFailures : 0,
-    statusCheckedAt: r.statusCheckedAt === null ? null : Date.parse(r.statusCheckedAt)
+    statusCheckedAt: r.statusCheckedAt === null ? null : Date.parse(r.statusCheckedAt),
+    goneAt: r.goneAt === null ? null : Date.parse(r.goneAt)
   }
 }
 

@@ -6,16 +6,23 @@
 // it up, the readings are doubted (checked again before the next sync) and the scope is
 // read again end to end in the background, with progress (k of n pages). A difference a
 // full read did not close (the service counting records its listing never gives) is not
-// read in full at every check: the same difference waits twice as long after each read
-// (the audit's interval, then double, up to a day), and the scope says so meanwhile. The
-// local count includes records held as unreadable (the service counts them). The counts and
+// read in full at every check: the same difference (here minus at the service, which stays
+// the same while new orders grow both counts) waits twice as long after each read (the
+// audit's interval, then double, up to a day), and the scope says so meanwhile. The local
+// count is taken before the service's, so an order polled in between is a shortfall, never
+// a false surplus. A full read collects the ids it lists; held orders it did not list are
+// asked about with orderStatus (a few each check, at low priority): one the service says it
+// does not have (417 "order no longer exists", "Invalid orderId") is kept, marked gone
+// ("no longer listed by the service" in its detail) and left out of the local count, so
+// orders deleted at the service are no gap; only what remains is one. Records held as
+// unreadable count as held (the service counts them). The counts and
 // the repair's pages go at low priority: behind every poll (rate-budget.ts). Each scope's
 // state is "complete: N orders, checked HH:MM" or "incomplete: repairing (k of n pages)"
 // wherever the operator looks (coverage.ts).
 import type { Timers } from '../api/rate-budget'
 import { DueLoop } from './due-loop'
-import { realTimers } from './watches'
-import { toErrorInfo } from '../../shared/api/errors'
+import { realTimers, type WatchClient } from './watches'
+import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
 import { AUDIT_OVERDUE_MS, AUDIT_TIMEOUT_MS } from '../../shared/domain/coverage-text'
 import type { OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import type { HistoryClient } from './history-walk'
@@ -93,27 +100,60 @@ export async function countOnService(
   return { count: (k - 1) * P + r, exact: true, requests }
 }
 
+/** What the audit asks the service: history pages to count, and orderStatus about orders a full read did not list. */
+export type AuditClient = HistoryClient & Pick<WatchClient, 'orderStatus'>
+
 export interface AuditOptions {
-  client: HistoryClient
+  client: AuditClient
   readings: HistoryReadings
   /** Records per page of the sync (the count uses the same, capped by what the service holds). */
   pageSize: number
   everyMs: number
+  /** Orders held in the scope that the service was not found to no longer have (markGone), unreadable records included. */
   localCount: (type: OrderType, fiatType: number) => number
   requestFiat: (type: OrderType, fiatType: number) => number
-  /** Runs a sync of the scope through the monitor: a poll, or a full read with progress per page. */
-  sync: (type: OrderType, fiatType: number, mode: 'poll' | 'full', onPage?: (pages: number) => void) => Promise<void>
+  /**
+   * Runs a sync of the scope through the monitor: a poll, or a full read with progress and
+   * the ids each page listed. Resolves true when the run read its listing to the end.
+   */
+  sync: (
+    type: OrderType,
+    fiatType: number,
+    mode: 'poll' | 'full',
+    onPage?: (p: { pages: number; listed: readonly number[] }) => void
+  ) => Promise<boolean>
+  /** Ids held in the scope, not marked gone, that are not in `listed`: at most `limit`, lowest first. */
+  unlisted: (type: OrderType, fiatType: number, listed: ReadonlySet<number>, limit: number) => number[]
+  /** orderStatus answered that the service does not have this order: kept, marked, counted no more. */
+  markGone: (type: OrderType, orderId: number) => void
   now?: () => number
   timers?: Timers
   onChange?: () => void
+  /** Each request the audit makes (history pages to count, orderStatus about an unlisted order). */
   onRequest?: () => void
 }
 
 interface Tracked extends AuditState {
   type: OrderType
   fiatType: number
-  /** The last full read that left a difference: the counts it left, how many such reads in a row, when the next may run. */
-  unclosed: { service: number; local: number; reads: number; nextAt: number } | null
+  /**
+   * The last full read that left a difference: the difference it left (here minus at the
+   * service), how many such reads in a row, when the next may run.
+   */
+  unclosed: { diff: number; reads: number; nextAt: number } | null
+  /** Held orders the last full read did not list, not asked about yet (a few each check). */
+  unlisted: number[]
+}
+
+/** orderStatus requests about orders a full read did not list, at most, per check (at low priority). */
+export const MAX_UNLISTED_ASKED = 20
+/** Unlisted ids kept from one full read to ask about over the checks that follow. */
+const MAX_UNLISTED_KEPT = 1000
+
+/** The service's answer that an order does not exist (the live notes: 417 "order no longer exists", "Invalid orderId"). */
+export function isOrderGone(info: ApiErrorInfo): boolean {
+  if (info.kind !== 'api' && info.kind !== 'http') return false
+  return info.code === 417 || info.httpStatus === 417 || /\binvalid order ?id\b/i.test(info.message)
 }
 
 const clock = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)} UTC`
@@ -175,7 +215,8 @@ export class CompletenessAudit {
         repair: null,
         error: null,
         startedAt: null,
-        unclosed: null
+        unclosed: null,
+        unlisted: []
       })
     this.loop.schedule()
   }
@@ -193,20 +234,27 @@ export class CompletenessAudit {
   get(type: OrderType, fiatType: number): AuditState | null {
     const t = this.scopes.get(key(type, fiatType))
     if (!t) return null
-    const { type: _t, fiatType: _f, unclosed: _u, ...state } = t
+    const { type: _t, fiatType: _f, unclosed: _u, unlisted: _l, ...state } = t
     return { ...state, repair: state.repair ? { ...state.repair } : null }
   }
 
-  private async count(t: Tracked, signal: AbortSignal | null = this.signal): Promise<ServiceCount> {
+  /** The service's count, by page arithmetic around `local` (counted before: see checkOnce). */
+  private async count(t: Tracked, local: number, signal: AbortSignal | null = this.signal): Promise<ServiceCount> {
     return countOnService(this.o.client, {
       type: t.type,
       fiatType: this.o.requestFiat(t.type, t.fiatType),
       pageSize: this.o.readings.pageSize(this.o.pageSize),
       wirePage: (p) => this.o.readings.wirePage(p),
-      hint: this.o.localCount(t.type, t.fiatType),
+      hint: local,
       ...(signal ? { signal } : {}),
       onRequest: this.o.onRequest
     })
+  }
+
+  /** The local count, then the service's: an order a poll brings in between is then a shortfall (a poll follows), never a false surplus. */
+  private async counts(t: Tracked, signal: AbortSignal | null = this.signal): Promise<{ local: number; service: ServiceCount }> {
+    const local = this.o.localCount(t.type, t.fiatType)
+    return { local, service: await this.count(t, local, signal) }
   }
 
   private changed(t: Tracked, patch: Partial<AuditState>): void {
@@ -232,15 +280,19 @@ export class CompletenessAudit {
   private async checkOnce(t: Tracked, signal: AbortSignal, was: AuditState['state']): Promise<void> {
     try {
       // The first count may be cut short by the check's time (due-loop.ts); a repair, and the count after it, may take long.
-      let service = await this.count(t, signal)
-      let local = this.o.localCount(t.type, t.fiatType)
+      let { local, service } = await this.counts(t, signal)
       if (local < service.count) {
-        // Orders created since the last poll are not a gap: a poll first.
+        // Orders created since the last poll are not a gap: a poll first. Orders created
+        // after the count may come with it: counted again then.
         await this.o.sync(t.type, t.fiatType, 'poll')
         local = this.o.localCount(t.type, t.fiatType)
+        if (local !== service.count) ({ local, service } = await this.counts(t, signal))
       }
+      // Held orders the last full read did not list: a few asked about at each check.
+      if (local > service.count && t.unlisted.length > 0) local -= await this.askUnlisted(t, signal)
+      // The difference is what is compared, not the counts: on a busy scope both grow.
       const u = t.unclosed
-      const same = u !== null && u.service === service.count && u.local === local
+      const same = u !== null && u.diff === local - service.count
       if (local !== service.count && same && this.now() < u.nextAt) {
         // The difference a full read left, unchanged: read in full again only when its wait is over.
         return this.changed(t, {
@@ -259,14 +311,19 @@ export class CompletenessAudit {
         if (!same) this.o.readings.doubt()
         const pages = Math.max(1, Math.ceil(service.count / this.o.readings.pageSize(this.o.pageSize)))
         this.changed(t, { state: 'repairing', serviceOrders: service.count, repair: { page: 0, pages } })
-        await this.o.sync(t.type, t.fiatType, 'full', (page) => this.changed(t, { repair: { page: Math.min(page, pages), pages } }))
-        service = await this.count(t)
-        local = this.o.localCount(t.type, t.fiatType)
+        const listed = new Set<number>()
+        const read = await this.o.sync(t.type, t.fiatType, 'full', (p) => {
+          for (const id of p.listed) listed.add(id)
+          this.changed(t, { repair: { page: Math.min(p.pages, pages), pages } })
+        })
+        // Held orders the whole listing left out: the service is asked whether it still has them.
+        if (read) t.unlisted = this.o.unlisted(t.type, t.fiatType, listed, MAX_UNLISTED_KEPT)
+        ;({ local, service } = await this.counts(t))
+        if (local > service.count && t.unlisted.length > 0) local -= await this.askUnlisted(t, signal)
         if (local !== service.count) {
           const reads = same && u ? u.reads + 1 : 1
           t.unclosed = {
-            service: service.count,
-            local,
+            diff: local - service.count,
             reads,
             nextAt: this.now() + Math.min(MAX_REPAIR_WAIT_MS, this.everyMs * 2 ** (reads - 1))
           }
@@ -298,6 +355,34 @@ export class CompletenessAudit {
         nextAt: this.now() + Math.min(this.everyMs, RETRY_MS)
       })
     }
+  }
+
+  /**
+   * Asks orderStatus about up to MAX_UNLISTED_ASKED held orders the last full read did not
+   * list, at low priority (behind every poll and sweep). One the service says it does not
+   * have (417, "Invalid orderId") is marked gone: kept, shown as no longer listed, counted
+   * no more. One it answers exists (listed in another scope, or missed by the listing) stays
+   * a difference. Any other error (the network, the budget) leaves the rest for the next
+   * check. Answers how many were found gone; a difference a full read left shrinks by as
+   * many (they explain it: not a new one).
+   */
+  private async askUnlisted(t: Tracked, signal: AbortSignal): Promise<number> {
+    let gone = 0
+    for (let asked = 0; asked < MAX_UNLISTED_ASKED && t.unlisted.length > 0; asked++) {
+      const orderId = t.unlisted[0] as number
+      this.o.onRequest?.()
+      try {
+        await this.o.client.orderStatus({ orderId, type: t.type }, { priority: 'low', signal })
+      } catch (e) {
+        if (signal.aborted) throw e
+        if (!isOrderGone(toErrorInfo(e))) break
+        this.o.markGone(t.type, orderId)
+        gone++
+      }
+      t.unlisted.shift()
+    }
+    if (t.unclosed && gone > 0) t.unclosed.diff -= gone
+    return gone
   }
 
   /** "2 orders here the service does not list (…)": what a count cannot tell apart from orders missing. */

@@ -124,10 +124,15 @@ export class FreshnessSweeper {
    * turn). Open orders confirmed together (a first sync, a reconnect) so start as many
    * ticks early as they need; more than the share carries are swept at the full share,
    * and info() counts the ones past the bound.
+   *
+   * Only the oldest confirmations the sweeps of one bound can ask about are read (an
+   * indexed query: migration 9): every open order is due within the bound plus a tick, so
+   * once the sweeps until then, (bound / tick + 1) × allowance requests, are spoken for,
+   * this sweep asks its full allowance whatever the orders after them.
    */
   private dueNow(): number {
     const allowance = this.allowance()
-    const confirmed = this.o.store.orders.openConfirmations()
+    const confirmed = this.o.store.orders.openConfirmations((Math.ceil(this.boundMs / this.tickMs) + 1) * allowance)
     const now = this.now()
     let need = 0
     let reached = 0

@@ -77,7 +77,9 @@ export async function probeFirstPage(
       return { found: { value: 1, how: `page 0 refused (${x.httpStatus ?? x.code ?? 'error'})` }, requests, first: one }
     }
     const again = await ask(1)
-    if (one !== again) return { found: null, requests, first: null }
+    // Orders moved between the requests, or nothing answered at all (an empty listing says
+    // nothing of how pages count: review 23-c item 9): inconclusive, backed off.
+    if (one !== again || (one === null && zero === null)) return { found: null, requests, first: null }
     if (zero === null || zero === one)
       return {
         found: { value: 1, how: zero === null ? 'page 0 answered nothing' : 'page 0 answered as page 1' },

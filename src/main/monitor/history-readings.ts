@@ -7,7 +7,7 @@
 // (observe(): every page is evidence, at no cost), and "contradicted" when an answer
 // disagrees, which makes the sync switch strategy and check again. Kept per profile in
 // service_facts, so a restart starts from what was learned.
-import type { OrderType } from '../../shared/ipc/contract'
+import type { ErrorInfo, OrderType } from '../../shared/ipc/contract'
 
 /** The order field a reading names; 'unknown' when answers fit neither. */
 export type HistoryField = 'updatedAt' | 'createdAt' | 'unknown'
@@ -72,6 +72,14 @@ export const RECHECK_MS = 24 * 60 * 60_000
  */
 export const FIRST_PAGE_BACKOFF_MS = 5 * 60_000
 const MAX_PAGE = 500
+/** Listings whose short first page is remembered as checked to end them (a profile polls a few dozen scopes at most). */
+const MAX_SETTLED_ENDS = 64
+
+/** A short first page as the cap check sees it: the listing asked (type, fiat, since, order, size) and the page it answered (its length and the ids at both ends). */
+export interface ShortAnswer {
+  listing: string
+  page: string
+}
 
 const assumed = <V>(value: V, how: string): Reading<V> => ({ value, state: 'assumed', at: null, how })
 
@@ -140,6 +148,8 @@ export class HistoryReadings {
   /** Inconclusive first-page checks in a row, and when the next may run (in memory: a restart checks at once). */
   private firstPageMisses = 0
   private firstPageRetryAt = 0
+  /** Short first pages checked to end their listing, by listing (in memory: a restart checks again). */
+  private readonly ends = new Map<string, { page: string; at: number }>()
 
   constructor(
     private readonly store: ReadingsStore | null = null,
@@ -239,18 +249,34 @@ export class HistoryReadings {
     this.s.firstPage = { ...this.s.firstPage, at: null }
     this.firstPageMisses = 0
     this.firstPageRetryAt = 0
+    this.ends.clear()
     this.persist('sinceField', 'firstPage')
   }
 
-  /** Whether a short page of n records (asked for `asked`) may be a cap rather than the end. */
-  ambiguousShort(n: number, asked: number): boolean {
-    return n > 0 && n < asked && n >= this.s.largestPage && !(this.s.pageSize.state === 'checked' && n < this.s.pageSize.value)
+  /**
+   * Whether a short page of n records (asked for `asked`) may be a cap rather than the end.
+   * `answer` names the listing asked and the page it answered: the same answer as one
+   * already checked to end its listing (within RECHECK_MS, and since no doubt) is settled,
+   * not asked again at every poll that reads it (a listing a poll reads whole, the largest
+   * page seen, cost a check a poll: 119 an hour).
+   */
+  ambiguousShort(n: number, asked: number, answer?: ShortAnswer): boolean {
+    if (!(n > 0 && n < asked && n >= this.s.largestPage && !(this.s.pageSize.state === 'checked' && n < this.s.pageSize.value)))
+      return false
+    const settled = answer ? this.ends.get(answer.listing) : undefined
+    return !(settled && answer && settled.page === answer.page && this.now() - settled.at < RECHECK_MS)
   }
 
   // ---------------------------------------------------------------- what answers teach
 
   /** A short page was the end of its listing (the next page was empty): pages of n records are not a cap. */
-  noteEnd(n: number): void {
+  noteEnd(n: number, answer?: ShortAnswer): void {
+    if (answer) {
+      this.ends.delete(answer.listing)
+      this.ends.set(answer.listing, { page: answer.page, at: this.now() })
+      // The oldest goes first: a few listings a profile polls, kept apart.
+      for (const k of this.ends.keys()) if (this.ends.size > MAX_SETTLED_ENDS) this.ends.delete(k)
+    }
     if (n <= this.s.largestPage) return
     this.s.largestPage = n
     this.persist('largestPage')
@@ -259,6 +285,7 @@ export class HistoryReadings {
   /** A short page had more after it: the service holds at most n records a page. */
   learnCap(n: number): void {
     this.s.pageSize = this.reading(n, `a page asked for more held ${n} records and the next page was not empty`)
+    this.ends.clear()
     this.persist('pageSize')
   }
 
@@ -388,6 +415,13 @@ export class HistoryReadings {
  */
 export const failsTheRun = (e: unknown): boolean => ['auth', 'aborted'].includes((e as { kind?: string } | null)?.kind ?? '')
 
+/** The HTTP status and the envelope's code of an error: the live notes say they usually agree; either counts. */
+const statusesOf = (x: { httpStatus?: unknown; code?: unknown }): number[] =>
+  [x.httpStatus, x.code].filter((s): s is number => typeof s === 'number')
+
+/** A status that is no answer about the listing: a server error, credentials, the rate limit. */
+const notAboutTheListing = (s: number): boolean => s >= 500 || s === 401 || s === 403 || s === 429
+
 /**
  * Whether an error is the service refusing a request with a 4xx other than 401, 403 and
  * 429: on a page past the data that is the end of the listing (some services answer an
@@ -397,7 +431,19 @@ export const failsTheRun = (e: unknown): boolean => ['auth', 'aborted'].includes
 export function isClientRefusal(e: unknown): boolean {
   const x = e as { kind?: string; httpStatus?: number; code?: number } | null
   if (x?.kind !== 'api' && x?.kind !== 'http') return false
-  const statuses = [x.httpStatus, x.code].filter((s): s is number => typeof s === 'number')
-  if (statuses.some((s) => s >= 500 || s === 401 || s === 403 || s === 429)) return false
+  const statuses = statusesOf(x)
+  if (statuses.some(notAboutTheListing)) return false
   return statuses.some((s) => s >= 400 && s < 500)
+}
+
+/**
+ * An error that says the listing is empty rather than refused: a 404 ("No transactions
+ * found", the resource of an empty list), or any 4xx whose text says there is nothing. A
+ * service may answer HTTP 200 carrying {status: 0, code: 404}.
+ */
+export function isEmptyAnswer(info: ErrorInfo): boolean {
+  const statuses = statusesOf(info)
+  if (statuses.includes(404)) return true
+  if (statuses.some(notAboutTheListing)) return false
+  return statuses.some((s) => s >= 400 && s < 500) && /\bno (transactions?|orders?|records?|data|results?)\b/i.test(info.message)
 }

@@ -13,9 +13,8 @@ import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { ApplyPageResult, OrdersRepo } from '../store/orders-repo'
 import type { OrderType } from '../../shared/ipc/contract'
 import type { SyncCursorsRepo } from '../store/sync-cursors-repo'
-import { failsTheRun, isClientRefusal, type HistoryReadings } from './history-readings'
+import { failsTheRun, isClientRefusal, isEmptyAnswer, type HistoryReadings } from './history-readings'
 import { probeFirstPage, probeSinceField, type SinceSample } from './history-probes'
-import { isEmptyAnswer } from './scope-discovery'
 import { toErrorInfo } from '../../shared/api/errors'
 
 /** The slice of ApiClient a sync needs (ApiClient itself satisfies it). */
@@ -42,6 +41,8 @@ export interface PageApplied {
   /** Records received in this run so far. */
   orders: number
   result: ApplyPageResult
+  /** The order ids the page listed, readable records and unreadable ones (the completeness audit collects them over a full read). */
+  listed: number[]
 }
 
 export interface SyncRunResult {
@@ -312,7 +313,8 @@ export class Walk {
     out.statusChanged += result.statusChanged.length
     out.unreadable += result.unreadable
     out.cursor = result.cursor.cursor
-    this.s.onPage?.({ type: this.type, fiatType: this.fiatType, mode: this.mode, pages: out.pages, orders: out.orders, result })
+    const listed = items.flatMap((it) => (it.orderId === null ? [] : [it.orderId]))
+    this.s.onPage?.({ type: this.type, fiatType: this.fiatType, mode: this.mode, pages: out.pages, orders: out.orders, result, listed })
     return result
   }
 
@@ -326,7 +328,12 @@ export class Walk {
    */
   async verifyShort(since: string | undefined, items: readonly PageItem[], asked: number, order: 'ASC' | 'DESC' = 'ASC'): Promise<void> {
     const n = items.length
-    if (!this.s.readings.ambiguousShort(n, asked)) return
+    // The same answer to the same listing as one checked before is settled (history-readings.ts).
+    const answer = {
+      listing: `${this.type}:${this.s.requestFiat}:${order}:${since ?? ''}:${asked}`,
+      page: `${n}:${items[0]?.orderId ?? ''}:${items[n - 1]?.orderId ?? ''}`
+    }
+    if (!this.s.readings.ambiguousShort(n, asked, answer)) return
     const known = new Map<number, number>()
     items.forEach((it, i) => it.orderId !== null && known.set(i, it.orderId))
     let next: HistoryResult
@@ -340,7 +347,7 @@ export class Walk {
       if (!isClientRefusal(e)) return
       next = EMPTY
     }
-    if (next.size === 0) return this.s.readings.noteEnd(n)
+    if (next.size === 0) return this.s.readings.noteEnd(n, answer)
     this.s.readings.learnCap(n)
     throw new Restart(`the service holds ${n} records a page`)
   }

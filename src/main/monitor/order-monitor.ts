@@ -158,7 +158,7 @@ interface Scope {
   /** The monitor's write count when this scope's sync last wrote an order (0: not since the start). */
   lastWrite: number
   /** A run asked for by the audit: its mode and progress per page. */
-  forced: { mode: 'poll' | 'full'; onPage?: (pages: number) => void; done: () => void } | null
+  forced: { mode: 'poll' | 'full'; onPage?: (p: PageApplied) => void; done: (read: boolean) => void } | null
 }
 
 const scopeKey = (type: number, fiatType: number) => `${type}:${fiatType}`
@@ -243,9 +243,12 @@ export class OrderMonitor {
             pageSize: this.history.pageSize,
             everyMs: o.auditEveryMs,
             // Records held but unreadable count: the service's count includes them.
-            localCount: (type, fiat) => o.store.orders.countScope(type, fiat === 0 ? null : fiat, { unreadable: true }),
+            // Orders the service said it no longer has do not: it counts them no more.
+            localCount: (type, fiat) => o.store.orders.countScope(type, fiat === 0 ? null : fiat, { unreadable: true, listedOnly: true }),
             requestFiat: (type, fiat) => this.requestFiat(type, fiat),
             sync: (type, fiat, mode, onPage) => this.forcedRun(type, fiat, mode, onPage),
+            unlisted: (type, fiat, listed, limit) => o.store.orders.unlisted(type, fiat === 0 ? null : fiat, listed, limit),
+            markGone: (type, orderId) => o.store.orders.markGone(type, orderId),
             now: this.now,
             timers: this.timers,
             onChange: () => this.coverageChanged(),
@@ -621,12 +624,15 @@ export class OrderMonitor {
     }, 250)
   }
 
-  /** A run the audit asks for (a poll, or a full read with progress), after any run in progress. */
-  private async forcedRun(type: OrderType, fiatType: number, mode: 'poll' | 'full', onPage?: (pages: number) => void): Promise<void> {
+  /**
+   * A run the audit asks for (a poll, or a full read with progress and the ids each page
+   * listed), after any run in progress. Resolves true when it read its listing to the end.
+   */
+  private async forcedRun(type: OrderType, fiatType: number, mode: 'poll' | 'full', onPage?: (p: PageApplied) => void): Promise<boolean> {
     const s = this.scopes.get(scopeKey(type, fiatType))
-    if (!s) return
+    if (!s) return false
     if (s.run) await s.run
-    await new Promise<void>((resolve) => {
+    return new Promise<boolean>((resolve) => {
       s.forced = { mode, onPage, done: resolve }
       void this.runScope(s)
     })
@@ -700,6 +706,8 @@ export class OrderMonitor {
     else if (!forced) s.fullRequested = false
     s.mode = mode
     s.progress = { pages: 0, orders: 0 }
+    // Whether the run read its listing to the end (what the audit asked for is done).
+    let read = false
     s.run = (async () => {
       let slot = false
       try {
@@ -713,9 +721,10 @@ export class OrderMonitor {
           ...(forced?.mode === 'full' ? { priority: 'low' as const } : {}),
           onPage: (p) => {
             this.pageApplied(s, p, quiet)
-            forced?.onPage?.(p.pages)
+            forced?.onPage?.(p)
           }
         })
+        read = true
         const at = this.now()
         // First success of a scope: audited from now on.
         if (s.lastSuccessAt === null) this.audit?.track(s.type, s.fiatType, at + this.firstAuditDelay())
@@ -751,7 +760,7 @@ export class OrderMonitor {
       s.run = null
       s.progress = null
       s.mode = null
-      forced?.done()
+      forced?.done(read)
       // A scope merged into its type's every-fiat scope while it ran goes now.
       if (s.fiatType !== 0 && this.readings.fiatIgnored(s.type)) this.mergeIgnoredFiats()
       this.coverageChanged()

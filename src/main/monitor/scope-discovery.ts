@@ -12,7 +12,7 @@
 // an operator's request.
 import type { Timers } from '../api/rate-budget'
 import { DueLoop } from './due-loop'
-import { isClientRefusal } from './history-readings'
+import { isClientRefusal, isEmptyAnswer } from './history-readings'
 import { toErrorInfo } from '../../shared/api/errors'
 import type { ConfigSnapshot, ErrorInfo, OrderType, ScopeCoverage } from '../../shared/ipc/contract'
 import { FIAT_SYMBOLS } from '../../shared/domain/names'
@@ -90,19 +90,6 @@ const PROBE_TIMEOUT_MS = 5 * 60_000
 
 /** A reveal of a whole type (an order search found nothing) probes its empty scopes at most this often. */
 const REVEAL_TYPE_EVERY_MS = 60_000
-
-/**
- * An error that says the listing is empty rather than refused: a 404 ("No transactions
- * found", the resource of an empty list), or any 4xx whose text says there is nothing.
- */
-export function isEmptyAnswer(info: ErrorInfo): boolean {
-  // The envelope's code counts as the HTTP status does: the live notes say they usually
-  // agree, and a service may answer HTTP 200 carrying {status: 0, code: 404}.
-  const statuses = [info.httpStatus, info.code].filter((s): s is number => s !== undefined)
-  if (statuses.includes(404)) return true
-  if (statuses.some((s) => s >= 500 || s === 401 || s === 403 || s === 429)) return false
-  return statuses.some((s) => s >= 400 && s < 500) && /\bno (transactions?|orders?|records?|data|results?)\b/i.test(info.message)
-}
 
 const pageOf = (page: number | undefined): { page?: number } => (page === undefined ? {} : { page })
 

@@ -351,6 +351,26 @@ ${[1, 2].map(textIndexSql).join('')}${textIndexTriggersSql([1, 2])}    `
     `
   },
   {
+    version: 9,
+    name: 'orders gone at the service; open orders by confirmation',
+    sql: `
+      -- When orderStatus answered that an order the service no longer lists does not exist
+      -- (417, "Invalid orderId"): the row is kept and shown as no longer listed, and the
+      -- completeness audit leaves it out of its count (monitor/completeness-audit.ts).
+      -- Listed again, it is cleared.
+      ALTER TABLE orders ADD COLUMN gone_at TEXT;
+      -- The open orders of each type in the order their status was last confirmed: the
+      -- freshness sweep reads the oldest few each tick without walking the terminal ones
+      -- (monitor/freshness.ts). The conditions are the status table's terminal statuses
+      -- (shared/domain/status.ts), as OrdersRepo writes them: it reads them INDEXED BY, so a
+      -- status table that no longer matches fails its queries (freshness.test.ts).
+      CREATE INDEX orders_open_1_by_confirmation ON orders (status_confirmed_at, gone_at)
+        WHERE type = 1 AND status NOT IN (-4, -3, -2, -1, 4, 5, 15, 16);
+      CREATE INDEX orders_open_2_by_confirmation ON orders (status_confirmed_at, gone_at)
+        WHERE type = 2 AND status NOT IN (-4, -2, -1, 6, 7, 14, 15, 19, 40, 41);
+    `
+  },
+  {
     version: 10,
     name: 'how a webhook status was matched to its order',
     sql: `

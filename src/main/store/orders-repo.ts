@@ -66,6 +66,8 @@ export interface OrderRow {
   /** When the freshness sweep last asked orderStatus, and how many of its requests failed in a row (noteStatusCheck). */
   statusCheckedAt: string | null
   statusCheckFailures: number
+  /** When orderStatus answered that the service no longer has this order (no longer listed either); null otherwise. */
+  goneAt: string | null
 }
 
 /**
@@ -220,6 +222,7 @@ interface OrderDbRow {
   status_confirmed_by: ConfirmedBy | null
   status_checked_at: string | null
   status_check_failures: number | null
+  gone_at: string | null
 }
 
 /** The columns written from a record, in insert order (after type and order_id). */
@@ -267,6 +270,7 @@ const UPDATE_ORDER = `UPDATE orders SET ${DATA_COLUMNS.map((c) => `${c} = ?`).jo
     last_changed_at = ?, status_confirmed_at = ?, status_confirmed_by = ?
   WHERE type = ? AND order_id = ?`
 const CONFIRM = 'UPDATE orders SET status_confirmed_at = ?, status_confirmed_by = ? WHERE type = ? AND order_id = ?'
+const NOT_GONE = 'UPDATE orders SET gone_at = NULL WHERE type = ? AND order_id = ?'
 const INSERT_EVENT = `INSERT INTO order_events (type, order_id, at, order_updated_at, old_status, new_status, source)
   VALUES (?, ?, ?, ?, ?, ?, ?)`
 
@@ -359,7 +363,8 @@ function toRow(r: OrderDbRow): OrderRow {
     statusConfirmedAt: r.status_confirmed_at ?? null,
     statusConfirmedBy: r.status_confirmed_by ?? null,
     statusCheckedAt: r.status_checked_at ?? null,
-    statusCheckFailures: r.status_check_failures ?? 0
+    statusCheckFailures: r.status_check_failures ?? 0,
+    goneAt: r.gone_at ?? null
   }
 }
 
@@ -380,6 +385,20 @@ function summaryOf(type: OrderType, record: OrderRecord, scopeFiatType: number |
 /** The statuses of a type known to be terminal (integers from the status table: safe in SQL text). */
 function terminalStatuses(type: OrderType): number[] {
   return knownStatuses(type).filter((st) => statusInfo(type, st).terminal)
+}
+
+/**
+ * The open orders of a type the freshness sweep keeps confirmed, as the FROM and WHERE of a
+ * query: a status not known to be terminal, and not gone at the service, read through that
+ * type's partial index of open orders by confirmation (migration 9), so that the sweep's
+ * queries walk the open orders only, never every order of the type. The type and the
+ * statuses are written out (integers from the status table) as the index writes them; a
+ * status table that no longer matches the index fails these queries (freshness.test.ts):
+ * a new migration must then write the index again.
+ */
+function openOrders(type: OrderType): string {
+  return `orders INDEXED BY orders_open_${type}_by_confirmation
+    WHERE type = ${type} AND status NOT IN (${terminalStatuses(type).join(', ')}) AND gone_at IS NULL`
 }
 
 function assertType(type: number): asserts type is OrderType {
@@ -504,12 +523,14 @@ export class OrdersRepo {
     assertType(type)
     return this.sql.transaction(() => {
       this.sql.run('UPDATE watches SET last_status = ?, last_checked_at = ? WHERE type = ? AND order_id = ?', status, at, type, orderId)
-      const existing = this.sql.get<{ status: number; record_json: string; updated_at: string }>(
-        'SELECT status, record_json, updated_at FROM orders WHERE type = ? AND order_id = ?',
+      const existing = this.sql.get<{ status: number; record_json: string; updated_at: string; gone_at: string | null }>(
+        'SELECT status, record_json, updated_at, gone_at FROM orders WHERE type = ? AND order_id = ?',
         type,
         orderId
       )
       if (!existing) return { known: false, change: null }
+      // orderStatus answered about it: the service has it after all.
+      if (existing.gone_at && source === 'watch') this.sql.run(NOT_GONE, type, orderId)
       const by = confirmedByOf(source)
       if (existing.status === status) {
         this.sql.run(CONFIRM, at, by, type, orderId)
@@ -545,11 +566,14 @@ export class OrdersRepo {
       status_source: StatusSource
       webhook_match: WebhookMatch | null
       fiat_type: number | null
+      gone_at: string | null
     }>(
-      'SELECT status, updated_at, content_hash, status_source, webhook_match, fiat_type FROM orders WHERE type = ? AND order_id = ?',
+      'SELECT status, updated_at, content_hash, status_source, webhook_match, fiat_type, gone_at FROM orders WHERE type = ? AND order_id = ?',
       type,
       record.orderId
     )
+    // Listed again: the service has it after all.
+    if (existing?.gone_at && source === 'sync') this.sql.run(NOT_GONE, type, record.orderId)
     const by = confirmedByOf(source)
     // Records reach here whole: a webhook's only after every identity field agreed.
     const match: WebhookMatch | null = source === 'webhook' ? 'whole' : null
@@ -605,13 +629,15 @@ export class OrdersRepo {
    * Orders held in a scope (every fiat of the type when fiatType is null). With
    * `unreadable`, records listed in that scope and kept as unreadable (and held in no
    * readable copy) count too: the service's count includes them, the completeness audit
-   * compares with it.
+   * compares with it. With `listedOnly`, orders the service was found to no longer have
+   * (markGone) are left out: it counts them no more.
    */
-  countScope(type: OrderType, fiatType: number | null, o: { unreadable?: boolean } = {}): number {
+  countScope(type: OrderType, fiatType: number | null, o: { unreadable?: boolean; listedOnly?: boolean } = {}): number {
+    const listed = o.listedOnly ? ' AND gone_at IS NULL' : ''
     const orders =
       (fiatType === null
-        ? this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ?', type)
-        : this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ? AND fiat_type = ?', type, fiatType)) ?? 0
+        ? this.sql.value<number>(`SELECT COUNT(*) FROM orders WHERE type = ?${listed}`, type)
+        : this.sql.value<number>(`SELECT COUNT(*) FROM orders WHERE type = ? AND fiat_type = ?${listed}`, type, fiatType)) ?? 0
     if (!o.unreadable) return orders
     const apart = `SELECT COUNT(*) FROM unreadable_orders u WHERE u.type = ?
       AND (u.order_id IS NULL OR NOT EXISTS (SELECT 1 FROM orders o WHERE o.type = u.type AND o.order_id = u.order_id))`
@@ -619,6 +645,29 @@ export class OrdersRepo {
       (fiatType === null ? this.sql.value<number>(apart, type) : this.sql.value<number>(`${apart} AND u.fiat_type = ?`, type, fiatType)) ??
       0
     return orders + unreadable
+  }
+
+  /**
+   * Order ids held in a scope (every fiat of the type when fiatType is null), not known to
+   * be gone, that are not in `listed` (the ids a full read of the scope was answered with):
+   * what the completeness audit asks orderStatus about. Lowest id first, at most `limit`.
+   */
+  unlisted(type: OrderType, fiatType: number | null, listed: ReadonlySet<number>, limit: number): number[] {
+    const out: number[] = []
+    const ids = this.sql.iterate<{ order_id: number }>(
+      `SELECT order_id FROM orders WHERE type = ?${fiatType === null ? '' : ' AND fiat_type = ?'} AND gone_at IS NULL ORDER BY order_id`,
+      ...(fiatType === null ? [type] : [type, fiatType])
+    )
+    for (const r of ids) {
+      if (out.length >= limit) break
+      if (!listed.has(r.order_id)) out.push(r.order_id)
+    }
+    return out
+  }
+
+  /** orderStatus answered that the service does not have this order (417, "Invalid orderId"): the row stays, marked. */
+  markGone(type: OrderType, orderId: number, at: string = this.nowIso()): void {
+    this.sql.run('UPDATE orders SET gone_at = ? WHERE type = ? AND order_id = ? AND gone_at IS NULL', at, type, orderId)
   }
 
   /** Orders held per fiat type of one order type (null: records that named none), kept until the next write. */
@@ -652,16 +701,20 @@ export class OrdersRepo {
           .changes
   }
 
-  /** When each open order's status was last confirmed (null: never), oldest first: the freshness sweep's deadlines. */
-  openConfirmations(): (string | null)[] {
+  /**
+   * When the open orders' statuses were last confirmed (null: never), oldest first, at most
+   * `limit`: the freshness sweep's deadlines, read from the open orders' index (migration 9),
+   * never every order of the type.
+   */
+  openConfirmations(limit: number): (string | null)[] {
     const out: (string | null)[] = []
     for (const type of [1, 2] as const)
       for (const r of this.sql.all<{ at: string | null }>(
-        `SELECT status_confirmed_at AS at FROM orders WHERE type = ? AND status NOT IN (${terminalStatuses(type).join(', ')})`,
-        type
+        `SELECT status_confirmed_at AS at FROM ${openOrders(type)} ORDER BY status_confirmed_at LIMIT ?`,
+        limit
       ))
         out.push(r.at)
-    return out.sort((a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a.localeCompare(b)))
+    return out.sort((a, b) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a.localeCompare(b))).slice(0, limit)
   }
 
   /**
@@ -674,14 +727,12 @@ export class OrdersRepo {
   unconfirmedOpen(before: string, limit: number): { type: OrderType; orderId: number; status: number; turnAt: string }[] {
     const out: { type: OrderType; orderId: number; status: number; turnAt: string }[] = []
     for (const type of [1, 2] as const) {
-      const terminal = terminalStatuses(type)
       out.push(
         ...this.sql
           .all<{ order_id: number; status: number; turn_at: string }>(
             `SELECT order_id, status, MAX(COALESCE(status_confirmed_at, ''), COALESCE(status_checked_at, '')) AS turn_at
-             FROM orders WHERE type = ? AND status NOT IN (${terminal.join(', ')})
+             FROM ${openOrders(type)}
              AND (status_confirmed_at IS NULL OR status_confirmed_at < ?) ORDER BY turn_at LIMIT ?`,
-            type,
             before,
             limit
           )
@@ -732,10 +783,9 @@ export class OrdersRepo {
            MIN(status_confirmed_at) AS oldest,
            SUM(CASE WHEN status_check_failures >= ? AND (status_confirmed_at IS NULL OR status_confirmed_at <= status_checked_at)
              THEN 1 ELSE 0 END) AS unconfirmable
-         FROM orders WHERE type = ? AND status NOT IN (${terminalStatuses(type).join(', ')})`,
+         FROM ${openOrders(type)}`,
         before,
-        minFailures,
-        type
+        minFailures
       )
       open += r?.open ?? 0
       unconfirmed += r?.unconfirmed ?? 0

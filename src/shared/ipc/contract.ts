@@ -371,7 +371,13 @@ export const OrderRow = z.object({
    * hub of an older version leaves them out.
    */
   statusCheckFailures: z.number().int().optional(),
-  statusCheckedAt: EpochMs.nullable().optional()
+  statusCheckedAt: EpochMs.nullable().optional(),
+  /**
+   * When orderStatus answered that the service no longer has this order, which its history
+   * no longer lists (the row is kept; the completeness audit counts it no more). Null or
+   * absent: listed (a hub of an older version leaves it out).
+   */
+  goneAt: EpochMs.nullable().optional()
 })
 export type OrderRow = z.infer<typeof OrderRow>
 

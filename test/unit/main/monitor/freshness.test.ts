@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Timers } from '../../../../src/main/api/rate-budget'
-import { FreshnessSweeper } from '../../../../src/main/monitor/freshness'
+import { FreshnessSweeper, type FreshnessOptions } from '../../../../src/main/monitor/freshness'
 import { openProfileDatabase, type ProfileDatabase } from '../../../../src/main/store/database'
 import { OrdersRepo } from '../../../../src/main/store/orders-repo'
 import { SyncCursorsRepo } from '../../../../src/main/store/sync-cursors-repo'
@@ -51,7 +51,10 @@ function openOrders(n: number, at: number, firstId = 1): void {
 }
 
 /** A sweeper on the fake clock with the shipped share and tick (allowance 15 a sweep on a lane of 120 a minute). */
-function sweeper(answer: (orderId: number) => number | Error = () => 0): { s: FreshnessSweeper; asked: number[] } {
+function sweeper(
+  answer: (orderId: number) => number | Error = () => 0,
+  store: FreshnessOptions['store'] = { orders }
+): { s: FreshnessSweeper; asked: number[] } {
   const asked: number[] = []
   const timers: Timers = { setTimeout: () => 0, clearTimeout: () => undefined }
   const s = new FreshnessSweeper({
@@ -64,7 +67,7 @@ function sweeper(answer: (orderId: number) => number | Error = () => 0): { s: Fr
         return { orderStatus: a }
       }
     },
-    store: { orders },
+    store,
     boundMs: BOUND,
     tickMs: TICK,
     now: () => clock,
@@ -127,5 +130,79 @@ describe('FreshnessSweeper', () => {
     await run(s, 2 * BOUND)
     expect(asked.filter((id) => id === 2).length).toBeGreaterThanOrEqual(3)
     expect(s.info().unconfirmable).toBe(1)
+  })
+})
+
+describe('the open orders the sweep reads (review: dueNow read every open order each tick)', () => {
+  /** One order of `type` at `status`, confirmed at `at` (null: never), gone at the service or not. */
+  function put(type: 1 | 2, id: number, status: number, at: number | null, gone = false): void {
+    const iso = at === null ? null : new Date(at).toISOString()
+    db.sql.run(
+      `INSERT INTO orders (type, order_id, status, status_source, coin_id, chain_id, created_at, updated_at, record_json, content_hash,
+        first_seen_at, last_changed_at, status_confirmed_at, status_confirmed_by, gone_at)
+       VALUES (?, ?, ?, 'sync', 1, 1, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', '{}', 'h', ?, ?, ?, 'history', ?)`,
+      type,
+      id,
+      status,
+      iso ?? '2025-01-01T00:00:00.000Z',
+      iso ?? '2025-01-01T00:00:00.000Z',
+      iso,
+      gone ? iso : null
+    )
+  }
+
+  it('are the oldest confirmations first (never confirmed before all), open and listed only, at most the limit, by index', () => {
+    // Terminal orders confirmed long before every open one: an ordered walk of all orders would meet them first.
+    for (let id = 1; id <= 50; id++) put(1, id, 4, START - 10 * BOUND)
+    for (let id = 51; id <= 60; id++) put(2, id, 6, START - 10 * BOUND)
+    put(1, 100, 0, START + 3 * MIN)
+    put(1, 101, 2, null)
+    put(2, 102, 4, START + MIN) // offramp 4 (crypto sold) is open; onramp 4 is not
+    put(1, 103, 14, START + 2 * MIN)
+    put(1, 104, 0, START - BOUND, true) // gone at the service: nothing to confirm
+    put(2, 105, 3, START + 4 * MIN)
+    const statements: string[] = []
+    const spying = new Proxy(db.sql, {
+      get: (target, key, receiver) =>
+        key === 'all'
+          ? (sql: string, ...params: unknown[]) => {
+              statements.push(sql)
+              return (target.all as (s: string, ...p: unknown[]) => unknown).call(target, sql, ...params)
+            }
+          : (Reflect.get(target, key, receiver) as unknown)
+    })
+    const repo = new OrdersRepo(spying, () => new Date(clock), new SyncCursorsRepo(db.sql), new UnreadableOrdersRepo(db.sql, '0.0.0'))
+    const iso = (ms: number) => new Date(ms).toISOString()
+    expect(repo.openConfirmations(10)).toEqual([null, iso(START + MIN), iso(START + 2 * MIN), iso(START + 3 * MIN), iso(START + 4 * MIN)])
+    expect(repo.openConfirmations(3)).toEqual([null, iso(START + MIN), iso(START + 2 * MIN)])
+    // Each type's query walks its open orders' index (migration 9), not every order of the type.
+    expect(statements.length).toBeGreaterThanOrEqual(2)
+    for (const sql of statements.slice(0, 2)) {
+      const plan = db.sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, 3).map((r) => r.detail)
+      expect(plan.join('; ')).toMatch(/USING (COVERING )?INDEX orders_open_[12]_by_confirmation/)
+      expect(plan.join('; ')).not.toMatch(/TEMP B-TREE/)
+    }
+  })
+
+  it('a sweep reads no more of them than the sweeps of one bound can ask about, and still asks its full allowance', async () => {
+    openOrders(400, START)
+    const limits: number[] = []
+    const { s, asked } = sweeper(undefined, {
+      orders: {
+        unconfirmedOpen: (before, limit) => orders.unconfirmedOpen(before, limit),
+        openSummary: (before, failures) => orders.openSummary(before, failures),
+        applyStatus: (...a) => orders.applyStatus(...a),
+        noteStatusCheck: (...a) => orders.noteStatusCheck(...a),
+        openConfirmations: (limit) => {
+          limits.push(limit)
+          return orders.openConfirmations(limit)
+        }
+      }
+    })
+    clock += TICK
+    await s.sweep()
+    // 15 a sweep, 20 sweeps a bound, and the one after it.
+    expect(limits).toEqual([(BOUND / TICK + 1) * 15])
+    expect(asked).toHaveLength(15)
   })
 })

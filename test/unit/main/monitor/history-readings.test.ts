@@ -1,6 +1,6 @@
-// HistoryReadings' evidence about merchantHistory's fiatType filter, page by page.
+// HistoryReadings: evidence about merchantHistory's fiatType filter, page by page; a short page checked to end its listing.
 import { describe, expect, it } from 'vitest'
-import { HistoryReadings, type ObservedItem } from '../../../../src/main/monitor/history-readings'
+import { HistoryReadings, RECHECK_MS, type ObservedItem } from '../../../../src/main/monitor/history-readings'
 
 const item = (orderId: number, fiatType: number | null): ObservedItem => ({
   orderId,
@@ -33,5 +33,29 @@ describe('the fiatType filter of a type', () => {
     const r = new HistoryReadings()
     r.observe({ type: 2, fiatType: 2, since: undefined, items: [item(1, null)], foreign: 1 })
     expect(r.fiatIgnored(2)).toBe(true)
+  })
+})
+
+describe('a short first page checked to end its listing', () => {
+  it('is settled for the same answer to the same listing; asked again when the answer differs, on doubt, or a day later', () => {
+    let t = 0
+    const r = new HistoryReadings(null, () => t)
+    r.observe({ type: 1, fiatType: 1, since: undefined, items: [] })
+    const listing = '1:1:DESC::500'
+    const same = { listing, page: '400:800:401' }
+    expect(r.ambiguousShort(400, 500, same)).toBe(true)
+    r.noteEnd(400, same)
+    // The largest page seen: without the answer it is still a question, with the same one it is settled.
+    expect(r.ambiguousShort(400, 500)).toBe(true)
+    expect(r.ambiguousShort(400, 500, same)).toBe(false)
+    // Another page (an order came first), or another listing: asked.
+    expect(r.ambiguousShort(400, 500, { listing, page: '400:801:402' })).toBe(true)
+    expect(r.ambiguousShort(400, 500, { listing: '1:2:DESC::500', page: same.page })).toBe(true)
+    // The audit's doubt, or its slow schedule: asked again.
+    r.doubt()
+    expect(r.ambiguousShort(400, 500, same)).toBe(true)
+    r.noteEnd(400, same)
+    t += RECHECK_MS
+    expect(r.ambiguousShort(400, 500, same)).toBe(true)
   })
 })

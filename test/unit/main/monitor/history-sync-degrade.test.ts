@@ -440,3 +440,26 @@ describe('an empty listing refused as HTTP 200 carrying the envelope code 404 (r
     }
   )
 })
+
+describe('a first-page check on a listing with nothing in it (review 23-c item 9)', () => {
+  it('is inconclusive and backed off, not "pages count from 1": a 0-based service is found once orders come', async () => {
+    let t = Date.parse('2026-11-25T00:00:00.000Z')
+    readings = new HistoryReadings(null, () => t)
+    // Counting from 0, a missing page read as the spec's literal 1 (its second page).
+    fake.readings = { ...base, firstPage: 0, missingPage: 'one' }
+    await sync({ probes: true }).run(1, 1)
+    expect(readings.state().firstPage.state).not.toBe('checked')
+    expect(readings.pageBaseKnown()).toBe(false)
+    // Backed off: the next run a minute later does not ask again.
+    const checks = () => fake.calls.filter((c) => c.pageSize === 1 && c.wirePage === 0).length
+    t += 60_000
+    await sync({ probes: true }).run(1, 1)
+    expect(checks()).toBe(1)
+    // Orders come; past the back-off the check finds page 0, and the first page (page 0) is read.
+    seed(30)
+    t += 5 * 60_000
+    await sync({ probes: true }).run(1, 1)
+    expect(readings.state().firstPage).toMatchObject({ value: 0, state: 'checked' })
+    expectMatchesTruth()
+  })
+})
