@@ -398,8 +398,12 @@ export function applyMigrations(sql: Sql, list: readonly Migration[] = migration
     if (current > known) {
       throw new Error(`this database has schema version ${current}, newer than this Rampdesk understands (${known}); update Rampdesk`)
     }
+    // Every migration not recorded yet, in order: not only those above the newest recorded,
+    // so a database that got a later version before an earlier one landed (two branches
+    // merged in turn) still gets the earlier one.
+    const applied = new Set(sql.all<{ version: number }>('SELECT version FROM schema_migrations').map((r) => r.version))
     for (const m of [...list].sort((a, b) => a.version - b.version)) {
-      if (m.version <= current) continue
+      if (applied.has(m.version)) continue
       sql.exec(m.sql)
       sql.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', m.version, m.name, new Date().toISOString())
     }

@@ -231,6 +231,24 @@ describe('openProfileDatabase', () => {
     expect(() => openProfileDatabase(dir)).toThrow(/newer than this Rampdesk/)
   })
 
+  it('applies a migration below the newest recorded that is not recorded (9 landing after 10)', () => {
+    mkdirSync(dir, { recursive: true })
+    const raw = new Database(join(dir, DATABASE_FILE))
+    expect(
+      applyMigrations(
+        new Sql(raw),
+        migrations.filter((m) => m.version !== 9)
+      )
+    ).toBe(10)
+    expect(new Sql(raw).value<number>("SELECT COUNT(*) FROM pragma_table_info('orders') WHERE name = 'gone_at'")).toBe(0)
+    raw.close()
+    db = openProfileDatabase(dir)
+    expect(db.sql.value<number>("SELECT COUNT(*) FROM pragma_table_info('orders') WHERE name = 'gone_at'")).toBe(1)
+    expect(db.sql.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version').map((r) => r.version)).toEqual(
+      migrations.map((m) => m.version).sort((a, b) => a - b)
+    )
+  })
+
   it('applies pending migrations in one transaction: a failing one leaves none applied', () => {
     db = openProfileDatabase(dir)
     const extra = [
