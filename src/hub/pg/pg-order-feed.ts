@@ -217,11 +217,26 @@ function portableRow(sql: Sql, type: number, orderId: number): Record<string, un
 }
 
 /** The order's row as the leader holds it, over this hub's (its local id kept: events refer to the order by type and id). */
-function upsertOrder(sql: Sql, row: Record<string, SqlValue>): void {
-  const cols = Object.keys(row).filter((c) => /^[a-z_]+$/.test(c))
+export function upsertOrder(sql: Sql, row: Record<string, SqlValue>): void {
+  // Only the columns this hub's orders table has: a leader of a newer version writes rows
+  // with columns an older follower does not know yet (a rolling upgrade), which it keeps
+  // the rest of rather than failing every round.
+  const known = orderColumns(sql)
+  const cols = Object.keys(row).filter((c) => /^[a-z_]+$/.test(c) && known.has(c))
   const updates = cols.filter((c) => c !== 'type' && c !== 'order_id').map((c) => `${c} = excluded.${c}`)
   sql.run(
     `INSERT INTO orders (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')}) ON CONFLICT (type, order_id) DO UPDATE SET ${updates.join(', ')}`,
     ...cols.map((c) => row[c]!)
   )
+}
+
+const columnsOf = new WeakMap<Sql, Set<string>>()
+/** The columns of this hub's orders table (read once per connection: migrations run before the feed starts). */
+function orderColumns(sql: Sql): Set<string> {
+  let cols = columnsOf.get(sql)
+  if (!cols) {
+    cols = new Set(sql.all<{ name: string }>("SELECT name FROM pragma_table_info('orders')").map((r) => r.name))
+    columnsOf.set(sql, cols)
+  }
+  return cols
 }
