@@ -74,10 +74,15 @@ async function admin(method: 'POST' | 'DELETE', path: string, body?: unknown): P
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** Waits until no scope is syncing (and the given number of ms have passed at least). */
+/**
+ * Waits until no scope is syncing (and the given number of ms have passed at least): up to
+ * 75 s, a budget window and more, since the errors before spend most of the minute's
+ * merchantHistory budget and a reopened session (a profile edited) starts from what the
+ * last one spent (api/budget-carry.ts).
+ */
 async function syncSettled(minMs = 0): Promise<void> {
   await sleep(minMs)
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 1500; i++) {
     const s = await rpc('sync:state')
     if (s.ok && (s.value?.states ?? []).every((x) => !x.running && (x.lastSuccessAt !== null || x.lastError !== null))) return
     await sleep(50)

@@ -2,7 +2,7 @@
 // budget's changes without being awaited; only the latest use per endpoint matters, so a
 // write waiting behind another is replaced by the newer one, and a failure is logged.
 import type pg from 'pg'
-import type { CarryRow, CarryTable } from '../../main/api/budget-carry'
+import type { CarriedRow, CarryRow, CarryTable } from '../../main/api/budget-carry'
 
 export function pgCarryTable(pool: pg.Pool, onError: (message: string) => void): CarryTable & { flush(): Promise<void> } {
   let next: { rows: readonly CarryRow[]; at: number } | null = null
@@ -30,7 +30,7 @@ export function pgCarryTable(pool: pg.Pool, onError: (message: string) => void):
 
   return {
     async read(since) {
-      const r = await pool.query<CarryRow>('SELECT endpoint, used FROM budget_carry WHERE at > $1', [since])
+      const r = await pool.query<CarriedRow>('SELECT endpoint, used, at FROM budget_carry WHERE at > $1', [since])
       return r.rows
     },
     write(rows, at) {

@@ -21,17 +21,22 @@ export interface CarryRow {
   used: number
 }
 
+/** A row as read back: with when it was written (ms; PostgreSQL's bigint arrives as text). */
+export interface CarriedRow extends CarryRow {
+  at: number | string
+}
+
 /** Where the carried use is kept. */
 export interface CarryTable {
   /** The use written after `since`. */
-  read(since: number): Awaitable<CarryRow[]>
+  read(since: number): Awaitable<CarriedRow[]>
   /** Writes each endpoint's use as of `at` (not awaited: the budget's listener is synchronous). */
   write(rows: readonly CarryRow[], at: number): void
 }
 
 export function sqliteCarryTable(sql: Sql): CarryTable {
   return {
-    read: (since) => sql.all<CarryRow>('SELECT endpoint, used FROM budget_carry WHERE at > ?', since),
+    read: (since) => sql.all<CarriedRow>('SELECT endpoint, used, at FROM budget_carry WHERE at > ?', since),
     write: (rows, at) =>
       sql.transaction(() => {
         for (const r of rows)
@@ -55,15 +60,9 @@ export class BudgetCarry {
   async restore(budget: RateBudget): Promise<number> {
     const rows = await this.table.read(this.now() - CARRY_WINDOW_MS)
     let taken = 0
-    for (const r of rows)
-      for (let i = 0; i < r.used; i++) {
-        try {
-          await budget.acquire(r.endpoint as EndpointName, { priority: 'interactive', maxWaitMs: 0 })
-          taken++
-        } catch {
-          break
-        }
-      }
+    // Dated when they were written, not now: a session reopened seconds later (a profile
+    // edited, the app restarted at once) frees them when the originals leave the window.
+    for (const r of rows) taken += budget.carryOver(r.endpoint as EndpointName, r.used, Number(r.at))
     return taken
   }
 

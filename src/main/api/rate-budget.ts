@@ -363,6 +363,25 @@ export class RateBudget {
     this.store?.save(lane.endpoint, lane.learned)
   }
 
+  /**
+   * Counts `count` requests sent by an earlier run at `at` or before (carried over a
+   * restart, api/budget-carry.ts): they fill the window until `at` + window, as the
+   * service counts them, and never more than the lane holds. Returns how many were taken.
+   */
+  carryOver(endpoint: EndpointName, count: number, at: number): number {
+    const now = this.now()
+    if (count <= 0 || at <= now - this.windowMs) return 0
+    const lane = this.lane(endpoint)
+    this.refresh(lane, now)
+    const taken = Math.max(0, Math.min(count, lane.limit - lane.log.length))
+    if (taken === 0) return 0
+    // At `at` (not now): the sends were at or before it, so this is never looser than the truth.
+    lane.log.push(...Array.from({ length: taken }, () => Math.min(at, now)))
+    lane.log.sort((a, b) => a - b)
+    this.changed()
+    return taken
+  }
+
   snapshot(): BudgetSnapshot {
     const now = this.now()
     return {

@@ -33,6 +33,22 @@ describe.each(STORE_KINDS)('BudgetCarry on %s', (kind) => {
       await expect(after.acquire('priceTicker', { priority: 'interactive', maxWaitMs: 0 })).rejects.toMatchObject({ kind: 'rate_limited' })
     })
 
+    it('dates the slots taken again when they were written, so they leave the window when the originals would', async () => {
+      const first = await bench.open({ now })
+      const before = new RateBudget({ profileId: 'hub', now })
+      const stop = first.budgetCarry.track(before)
+      for (let i = 0; i < 5; i++) await before.acquire('priceTicker')
+      stop()
+      await first.close()
+      t += 50_000
+      const after = new RateBudget({ profileId: 'hub', now })
+      expect(await (await bench.open({ now })).budgetCarry.restore(after)).toBe(5)
+      expect(used(after, 'priceTicker')).toBe(5)
+      // 62 s after they were sent (12 s after the restore): gone, as at the service.
+      t += 12_000
+      expect(used(after, 'priceTicker')).toBe(0)
+    })
+
     it('forgets use older than the window', async () => {
       const first = await bench.open({ now })
       const before = new RateBudget({ profileId: 'hub', now })
