@@ -1,7 +1,7 @@
 // What an operator types into the credentials form stays there while the form around it
 // renders again: the status of the secret arriving late, or the profile list reloading.
 import { expect, test } from '@playwright/test'
-import { openView, startApp, type E2eApp } from './harness'
+import { newTeamProfile, openView, startApp, type E2eApp } from './harness'
 
 let e: E2eApp
 
@@ -20,12 +20,7 @@ test('a token typed while the status of the secret loads is kept', async ({ page
     await held
     await route.continue()
   })
-  await page.getByRole('button', { name: 'New team profile' }).click()
-  const form = page.getByRole('form', { name: 'New profile' })
-  await form.getByRole('textbox', { name: 'Name', exact: true }).fill('Typed team')
-  await form.getByRole('textbox', { name: 'Team hub URL' }).fill('http://127.0.0.1:9')
-  await form.getByRole('button', { name: 'Save profile' }).click()
-  await expect(page.getByRole('heading', { name: 'Credentials of “Typed team”' })).toBeVisible()
+  await newTeamProfile(page, 'Typed team', 'http://127.0.0.1:9')
   await page.getByTestId('secret-input').pressSequentially('operator-token-123')
   release()
   await expect(page.getByTestId('secret-status')).toContainText('No operator token stored')

@@ -4,7 +4,7 @@
 // saved both as test artifacts and for the README.
 import { mkdir, readdir, readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import type { Page } from '@playwright/test'
+import { expect, type Page } from '@playwright/test'
 import { startWebApp, type WebApp } from '../../src/web/app'
 import type { SandboxControl, StartSandboxOptions } from '../../src/sandbox'
 import { memorySafeStorage } from '../support/memory-safe-storage'
@@ -104,4 +104,24 @@ export async function shot(page: Page, name: string): Promise<void> {
   const { writeFile } = await import('node:fs/promises')
   await writeFile(join(ARTIFACTS, `${name}.png`), png)
   await writeFile(join(DOCS, `${name}.png`), png)
+}
+
+/**
+ * Makes a team profile in Settings as an operator does (New team profile, its name and hub
+ * URL, Save), and waits for its credentials form. `beforeSave` runs with the form filled.
+ */
+export async function newTeamProfile(
+  page: Page,
+  name: string,
+  hubUrl: string,
+  o: { otherHubUrls?: string; beforeSave?: () => Promise<void> } = {}
+): Promise<void> {
+  await page.getByRole('button', { name: 'New team profile' }).click()
+  const form = page.getByRole('form', { name: 'New profile' })
+  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name)
+  await form.getByRole('textbox', { name: 'Team hub URL' }).fill(hubUrl)
+  if (o.otherHubUrls !== undefined) await form.getByRole('textbox', { name: 'Other hub URLs' }).fill(o.otherHubUrls)
+  await o.beforeSave?.()
+  await form.getByRole('button', { name: 'Save profile' }).click()
+  await expect(page.getByRole('heading', { name: `Credentials of “${name}”` })).toBeVisible()
 }

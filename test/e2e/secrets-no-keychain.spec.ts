@@ -6,7 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
-import { openView, startApp, type E2eApp } from './harness'
+import { newTeamProfile, openView, startApp, type E2eApp } from './harness'
 
 let e: E2eApp
 
@@ -82,12 +82,7 @@ test('connecting to the live service without a keychain says where the secret go
 
 test("a Team profile's operator token is stored the same way, and called a token", async ({ page }) => {
   await openView(page, e, 'settings')
-  await page.getByRole('button', { name: 'New team profile' }).click()
-  const form = page.getByRole('form', { name: 'New profile' })
-  await form.getByRole('textbox', { name: 'Name', exact: true }).fill('Team desk')
-  await form.getByRole('textbox', { name: 'Team hub URL' }).fill('http://127.0.0.1:9')
-  await form.getByRole('button', { name: 'Save profile' }).click()
-  await expect(page.getByRole('heading', { name: 'Credentials of “Team desk”' })).toBeVisible()
+  await newTeamProfile(page, 'Team desk', 'http://127.0.0.1:9')
   const where = page.getByTestId('secret-where')
   await expect(where).toContainText('The operator token will be stored in a plain-text file')
   await expect(where).not.toContainText('secret')

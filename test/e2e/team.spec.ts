@@ -12,7 +12,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox'
 import { createHub, type Hub } from '../../src/hub/hub'
 import { startHubServer, type HubServer } from '../../src/hub/hub-server'
 import { backupSqlite, restoreSqlite } from '../../src/hub/backup-command'
-import { navigate, openView, shot, startApp, type E2eApp } from './harness'
+import { navigate, newTeamProfile, openView, shot, startApp, type E2eApp } from './harness'
 
 let e: E2eApp
 let sandbox: Sandbox
@@ -52,12 +52,7 @@ test.afterAll(async () => {
 
 async function joinTeam(page: Page, name: string, token: string): Promise<void> {
   await navigate(page, 'settings')
-  await page.getByRole('button', { name: 'New team profile' }).click()
-  const form = page.getByRole('form', { name: 'New profile' })
-  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name)
-  await form.getByRole('textbox', { name: 'Team hub URL' }).fill(server.url)
-  await form.getByRole('button', { name: 'Save profile' }).click()
-  await expect(page.getByRole('heading', { name: `Credentials of “${name}”` })).toBeVisible()
+  await newTeamProfile(page, name, server.url)
   await page.getByTestId('secret-input').fill(token)
   await page.getByRole('button', { name: 'Store token' }).click()
   await expect(page.getByTestId('secret-status')).toContainText('The operator token is stored', { timeout: 15_000 })
@@ -227,15 +222,11 @@ test('a profile with two hubs says which one it is on, and moves to the other wh
     await page.setViewportSize({ width: 1280, height: 800 })
     await openView(page, e, 'settings')
     await navigate(page, 'settings')
-    await page.getByRole('button', { name: 'New team profile' }).click()
-    const form = page.getByRole('form', { name: 'New profile' })
-    await form.getByRole('textbox', { name: 'Name', exact: true }).fill('Team pair')
-    await form.getByRole('textbox', { name: 'Team hub URL' }).fill(first.url)
-    await form.getByRole('textbox', { name: 'Other hub URLs' }).fill(secondServer.url)
-    await shot(page, 'team-two-hubs-form')
-    await form.getByRole('button', { name: 'Save profile' }).click()
     // The credentials form opens for the saved profile (a profile switch no longer builds it again).
-    await expect(page.getByRole('heading', { name: 'Credentials of “Team pair”' })).toBeVisible()
+    await newTeamProfile(page, 'Team pair', first.url, {
+      otherHubUrls: secondServer.url,
+      beforeSave: () => shot(page, 'team-two-hubs-form')
+    })
     await page.getByTestId('secret-input').fill(token)
     await page.getByRole('button', { name: 'Store token' }).click()
     await expect(page.getByTestId('secret-status')).toContainText('The operator token is stored', { timeout: 15_000 })
