@@ -187,6 +187,11 @@ describe('ingestWebhookStatus (a body that is no whole record)', () => {
     expect(deliver({ orderId: 14, status: 4 })).toBe('checking')
     await world.clock.advance(0)
     expect(scopesAsked()).toEqual(['1:1'])
+    // Coin and chain alone, which most orders share, say no more of which order it is.
+    world.fake.statusCalls.length = 0
+    expect(world.store.orders.get(1, 16)!.status).toBe(0)
+    expect(deliver({ orderId: 16, status: 4, coinId: 54, chainId: 1 })).toBe('checking')
+    expect(world.store.orders.get(1, 16)!.status).toBe(0)
   })
 
   it('does not invent an order it has not synced; it asks for a sync of that type instead', async () => {
