@@ -17,6 +17,16 @@ for (const f of [vitestJson, playwrightJson, reliabilitySummary, attackSummary])
 const only = process.argv[2] // optional: "unit" or "e2e"
 const totals = { passed: 0, failed: 0, skipped: 0 }
 let crashed = []
+// Every failed test by file and name, printed just above the summary line: a CI log that
+// keeps only its tail still says what failed.
+const failedNames = []
+
+// eslint-disable-next-line no-control-regex
+const firstLine = (m) =>
+  String(m ?? '')
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split('\n')
+    .find((l) => l.trim()) ?? ''
 
 function run(cmd, args, env = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } })
@@ -32,6 +42,15 @@ if (only !== 'e2e') {
     totals.skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0)
     // A suite that failed to load has no tests but still failed.
     if (code !== 0 && (r.numFailedTests ?? 0) === 0) crashed.push(`vitest exited ${code}`)
+    for (const file of r.testResults ?? []) {
+      const rel = String(file.name ?? '').replace(process.cwd() + '/', '')
+      for (const t of file.assertionResults ?? []) {
+        if (t.status === 'failed')
+          failedNames.push(`vitest ${rel} > ${t.fullName ?? t.title}: ${firstLine(t.failureMessages?.[0]).slice(0, 240)}`)
+      }
+      if ((file.assertionResults ?? []).length === 0 && file.status === 'failed')
+        failedNames.push(`vitest ${rel}: ${firstLine(file.message)}`)
+    }
   } else if (code !== 0) crashed.push(`vitest exited ${code} without a report`)
 }
 
@@ -44,6 +63,19 @@ if (only !== 'unit') {
     totals.failed += s.unexpected ?? 0
     totals.skipped += s.skipped ?? 0
     if (code !== 0 && (s.unexpected ?? 0) === 0) crashed.push(`playwright exited ${code}`)
+    const walk = (suite, path) => {
+      for (const spec of suite.specs ?? []) {
+        for (const t of spec.tests ?? []) {
+          if (t.status !== 'unexpected') continue
+          const last = (t.results ?? []).at(-1)
+          failedNames.push(
+            `playwright ${spec.file} > ${[...path, spec.title].join(' > ')}: ${firstLine(last?.error?.message).slice(0, 240)}`
+          )
+        }
+      }
+      for (const s2 of suite.suites ?? []) walk(s2, suite.title && !suite.title.endsWith('.ts') ? [...path, suite.title] : path)
+    }
+    for (const s2 of r.suites ?? []) walk(s2, [])
     for (const e of r.errors ?? []) crashed.push(`playwright: ${String(e.message ?? e).split('\n')[0]}`)
   } else if (code !== 0) crashed.push(`playwright exited ${code} without a report`)
 }
@@ -76,6 +108,11 @@ if (existsSync(attackSummary)) {
   console.log('')
 }
 
+if (failedNames.length) {
+  console.log('Failed tests')
+  for (const n of failedNames) console.log(`- ${n}`)
+  console.log('')
+}
 for (const c of crashed) console.log(`test run problem: ${c}`)
 totals.failed += crashed.length
 const line = `${totals.passed} passed, ${totals.failed} failed` + (totals.skipped ? `, ${totals.skipped} skipped` : '')
