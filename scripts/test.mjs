@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 
 const outDir = join(process.cwd(), 'test-results')
 mkdirSync(outDir, { recursive: true })
@@ -21,10 +22,8 @@ let crashed = []
 // keeps only its tail still says what failed.
 const failedNames = []
 
-// eslint-disable-next-line no-control-regex
 const firstLine = (m) =>
-  String(m ?? '')
-    .replace(/\x1b\[[0-9;]*m/g, '')
+  stripVTControlCharacters(String(m ?? ''))
     .split('\n')
     .find((l) => l.trim()) ?? ''
 
