@@ -219,6 +219,25 @@ describe('app state', () => {
     syncAnswer = [scope(1, false)]
   })
 
+  it('a reload drops a scope merged away after its last event; one being added stays (review 23-d 8b)', async () => {
+    const { app } = mod
+    syncAnswer = [scope(1, false), scope(2, false)]
+    await app.load()
+    let release = () => {}
+    holdSync = new Promise<void>((r) => (release = r))
+    // Fiat 2 is merged into another scope right after its last event: removal sends no event.
+    syncAnswer = [scope(1, false)]
+    const loading = app.load()
+    await settle()
+    main.emit('sync:state', scope(2, true))
+    main.emit('sync:state', scope(3, true))
+    holdSync = null
+    release()
+    await loading
+    expect(app.sync).toEqual([scope(1, false), scope(3, true)])
+    syncAnswer = [scope(1, false)]
+  })
+
   it('sends a settings change through the contract and applies the new theme', async () => {
     await mod.app.updateSettings({ theme: 'light' })
     expect(mod.app.settings?.theme).toBe('light')
