@@ -154,8 +154,11 @@ const UNKNOWN_STATUS_GROUP: StatusGroup = 'in progress'
  */
 export const OPEN_GROUPS: readonly StatusGroup[] = ['needs attention', 'in progress']
 
-/** What the orders table and the tray add to the status of an order the service no longer has. */
-export const GONE_NOTE = 'no longer listed'
+/**
+ * What the orders table and the tray add to the status of an order the service no longer
+ * has (short enough to fit the status column beside the status; the title says it whole).
+ */
+export const GONE_NOTE = 'unlisted'
 
 /** Statuses of one group for one type (ascending). */
 export function statusesInGroup(type: OrderType, group: StatusGroup): readonly number[] {
