@@ -1,7 +1,7 @@
 // Maps stored orders to the rows the renderer shows, and the renderer's filter to the
 // store's query: the one place where the contract's order shapes meet the database's.
 import type { OrderFilter as ContractFilter, OrderRow as ContractRow, OrderSort as ContractSort } from '../shared/ipc/contract'
-import { statusGroupFilter } from '../shared/domain/status'
+import { OPEN_GROUPS, statusGroupFilter } from '../shared/domain/status'
 import type { OrderFilter as StoreFilter, OrderRow as StoreRow, OrderSort } from './store/orders-repo'
 
 export function toContractRow(r: StoreRow, watched: boolean): ContractRow {
@@ -41,6 +41,8 @@ export function toStoreFilter(f: ContractFilter): StoreFilter {
     // Unknown statuses belong to their group too: "everything not known" is an exclusion.
     if (g.includeUnknown) out.excludeStatuses = g.known.filter((s) => !g.in.includes(s))
     else out.statuses = g.in
+    // An order the service no longer has is going nowhere: in no open group (review 23-d finding 6).
+    if (OPEN_GROUPS.includes(f.statusGroup)) out.listed = true
   }
   if (f.fiatType !== undefined) out.fiatType = f.fiatType
   if (f.coinId !== undefined) out.coinId = f.coinId

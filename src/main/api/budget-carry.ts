@@ -8,13 +8,25 @@
 // looser.
 import type { EndpointName } from '../../shared/api/endpoints'
 import type { Sql } from '../store/database'
-import type { RateBudget } from './rate-budget'
+import type { BudgetSnapshot, RateBudget, Timers } from './rate-budget'
 
 /** A value, or a promise of it: the SQLite stores answer at once, PostgreSQL's later. */
 export type Awaitable<T> = T | Promise<T>
 
 /** The budget's window (RateBudget's default): older use has expired at the service. */
 export const CARRY_WINDOW_MS = 61_000
+/**
+ * The budget changes at every request and every slot that frees: its use is written at most
+ * once in this time (the latest state), and once more when tracking stops. A crash loses at
+ * most this much of the carried use.
+ */
+export const CARRY_WRITE_MS = 1000
+
+/** Timers that do not keep the process alive for a pending write (the last one is made when tracking stops). */
+const unrefTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>)
+}
 
 export interface CarryRow {
   endpoint: string
@@ -53,7 +65,8 @@ export function sqliteCarryTable(sql: Sql): CarryTable {
 export class BudgetCarry {
   constructor(
     private readonly table: CarryTable,
-    private readonly now: () => number = Date.now
+    private readonly now: () => number = Date.now,
+    private readonly timers: Timers = unrefTimers
   ) {}
 
   /** Takes again the slots the last run used within the window; returns how many. */
@@ -66,11 +79,29 @@ export class BudgetCarry {
     return taken
   }
 
-  /** Keeps the budget's use in the store; returns the unsubscribe function. */
+  /**
+   * Keeps the budget's use in the store, the latest state at most once every CARRY_WRITE_MS;
+   * returns the unsubscribe function, which writes the state not written yet.
+   */
   track(budget: RateBudget): () => void {
-    return budget.onChange((snap) => {
-      const rows = snap.endpoints.filter((e) => e.usedInWindow > 0).map((e) => ({ endpoint: e.endpoint, used: e.usedInWindow }))
-      if (rows.length) this.table.write(rows, this.now())
+    let pending: { snap: BudgetSnapshot; at: number } | null = null
+    let timer: unknown = null
+    const flush = () => {
+      if (timer !== null) this.timers.clearTimeout(timer)
+      timer = null
+      const last = pending
+      pending = null
+      if (!last) return
+      const rows = last.snap.endpoints.filter((e) => e.usedInWindow > 0).map((e) => ({ endpoint: e.endpoint, used: e.usedInWindow }))
+      if (rows.length) this.table.write(rows, last.at)
+    }
+    const unsubscribe = budget.onChange((snap) => {
+      pending = { snap, at: this.now() }
+      timer ??= this.timers.setTimeout(flush, CARRY_WRITE_MS)
     })
+    return () => {
+      unsubscribe()
+      flush()
+    }
   }
 }

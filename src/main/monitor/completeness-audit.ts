@@ -150,10 +150,14 @@ export const MAX_UNLISTED_ASKED = 20
 /** Unlisted ids kept from one full read to ask about over the checks that follow. */
 const MAX_UNLISTED_KEPT = 1000
 
-/** The service's answer that an order does not exist (the live notes: 417 "order no longer exists", "Invalid orderId"). */
+/**
+ * The service's answer that an order does not exist, and only that (the live notes: code 417
+ * "order no longer exists"; the text "Invalid orderId" for orderStatus of an unknown order).
+ * Any other refusal, e.g. 400 "Invalid orderId format", says nothing of the order's existence.
+ */
 export function isOrderGone(info: ApiErrorInfo): boolean {
   if (info.kind !== 'api' && info.kind !== 'http') return false
-  return info.code === 417 || info.httpStatus === 417 || /\binvalid order ?id\b/i.test(info.message)
+  return info.code === 417 || info.httpStatus === 417 || info.message.trim() === 'Invalid orderId'
 }
 
 const clock = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)} UTC`

@@ -54,8 +54,10 @@ export class WebhookIngest {
     if (!held) return this.unknown(type, identity)
     if (!sameOrder(held, identity)) return this.mismatch()
     // The body's updatedAt is the field the live notes say not to rely on: an older one
-    // (a lagging internal field) does not hold the status back; the order's own stays.
-    if (record.updatedAt < held.updatedAt) return this.statusAlone(held, record.status, 'whole')
+    // (a lagging internal field) does not hold the status back; the order's own stays. Its
+    // own date says it is older than the snapshot held, so it does not stand over that
+    // snapshot ('partial': history at the same updatedAt has the last word; review 23-d 8a).
+    if (record.updatedAt < held.updatedAt) return this.statusAlone(held, record.status, 'partial')
     // A later one is not kept as the order's, or every history answer after it would look
     // older and be set aside.
     const at = record.updatedAt > held.updatedAt ? { ...record, updatedAt: held.updatedAt } : record

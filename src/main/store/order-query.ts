@@ -3,7 +3,7 @@
 // the wallet, merchant reference, reference id or hash (the trigram index; one or two
 // characters at the start, through the lower(...) indexes), case-insensitively; sort
 // keys come from a fixed whitelist (never from input text).
-import { statusGroupFilter } from '../../shared/domain/status'
+import { OPEN_GROUPS, statusGroupFilter } from '../../shared/domain/status'
 import type { OrderType, StatusGroup } from '../../shared/ipc/contract'
 import type { SqlValue } from './database'
 
@@ -22,6 +22,8 @@ export interface OrderFilter {
   statuses?: readonly number[]
   /** None of these statuses (e.g. "unknown status": everything outside the label table). */
   excludeStatuses?: readonly number[]
+  /** Only orders the service still has (not marked gone_at): an open group's (OPEN_GROUPS). */
+  listed?: boolean
   fiatType?: number | readonly number[]
   coinId?: number | readonly number[]
   chainId?: number | readonly number[]
@@ -288,6 +290,7 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broa
   }
   inList('status', 'statuses', q.statuses)
   inList('status', 'excludeStatuses', q.excludeStatuses, true)
+  if (q.listed || (q.statusGroup !== undefined && OPEN_GROUPS.includes(q.statusGroup))) conds.push(`${c('gone_at')} IS NULL`)
   inList('fiat_type', 'fiatType', q.fiatType)
   inList('coin_id', 'coinId', q.coinId)
   inList('chain_id', 'chainId', q.chainId)

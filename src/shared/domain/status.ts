@@ -148,6 +148,18 @@ export const STATUSES_BY_GROUP: Readonly<Record<OrderType, Readonly<Record<Statu
 
 const UNKNOWN_STATUS_GROUP: StatusGroup = 'in progress'
 
+/**
+ * The groups of orders still going (not final). An order the service no longer has (its
+ * row's goneAt) is in none of them, whatever its last status: nothing will move it on.
+ */
+export const OPEN_GROUPS: readonly StatusGroup[] = ['needs attention', 'in progress']
+
+/**
+ * What the orders table and the tray add to the status of an order the service no longer
+ * has (short enough to fit the status column beside the status; the title says it whole).
+ */
+export const GONE_NOTE = 'unlisted'
+
 /** Statuses of one group for one type (ascending). */
 export function statusesInGroup(type: OrderType, group: StatusGroup): readonly number[] {
   return STATUSES_BY_GROUP[type][group]

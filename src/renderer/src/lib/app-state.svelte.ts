@@ -62,6 +62,8 @@ class AppState {
    */
   #seq = 0
   #syncSeq = new Map<string, number>()
+  /** When each scope an event brought in first came into `sync` (a scope being added, not yet in any snapshot). */
+  #syncAdded = new Map<string, number>()
   #coverageSeq = 0
   #budgetSeq = 0
 
@@ -132,11 +134,21 @@ class AppState {
     }
   }
 
-  /** The states of a snapshot asked for at `asked`, each replaced by a newer event's, and the scopes only newer events name. */
+  /**
+   * The states of a snapshot asked for at `asked`, each replaced by a newer event's, and the
+   * scopes being added since (their first event came after the ask). A scope the snapshot
+   * no longer has and that was there before is gone (merged into fiat 0: removal sends no
+   * event), however recent its last event.
+   */
   #fresher(snapshot: readonly SyncState[], asked: number): SyncState[] {
     const newer = (s: SyncState) => (this.#syncSeq.get(scopeKey(s)) ?? 0) > asked
     const out = snapshot.map((s) => (newer(s) ? (this.sync.find((x) => scopeKey(x) === scopeKey(s)) ?? s) : s))
-    for (const s of this.sync) if (newer(s) && !out.some((x) => scopeKey(x) === scopeKey(s))) out.push(s)
+    for (const s of this.sync) {
+      const key = scopeKey(s)
+      if (out.some((x) => scopeKey(x) === key)) continue
+      if ((this.#syncAdded.get(key) ?? 0) > asked) out.push(s)
+      else this.#syncAdded.delete(key)
+    }
     return out
   }
 
@@ -168,7 +180,10 @@ class AppState {
       this.#syncSeq.set(scopeKey(s), ++this.#seq)
       const i = this.sync.findIndex((x) => x.type === s.type && x.fiatType === s.fiatType)
       if (i >= 0) this.sync[i] = s
-      else this.sync.push(s)
+      else {
+        this.#syncAdded.set(scopeKey(s), this.#seq)
+        this.sync.push(s)
+      }
     })
     on('budget:changed', (b) => {
       this.#budgetSeq = ++this.#seq

@@ -4,7 +4,7 @@
 // formatting; a page replaced (a new answer, a live patch) is a new array and is formatted
 // again; a new locale or configuration makes new models.
 import { fiatDecimals } from '../../../shared/domain/money'
-import { statusInfo, type StatusTone } from '../../../shared/domain/status'
+import { GONE_NOTE, statusInfo, type StatusTone } from '../../../shared/domain/status'
 import type { OrderRow } from '../../../shared/ipc/contract'
 import { amountText, dateTime, dateTimeShort } from './format'
 
@@ -18,6 +18,8 @@ export interface OrderRowView {
   statusNumber: string
   statusTone: StatusTone
   statusTitle: string
+  /** After the status of an order the service no longer has ("no longer listed"), else empty. */
+  statusNote: string
   fiat: AmountView
   crypto: AmountView
   coinNetwork: string
@@ -76,7 +78,10 @@ export function orderRowView(r: OrderRow, l: RowLabels): OrderRowView {
     statusLabel: s.short,
     statusNumber: s.known ? `\u00a0(${r.status})` : '',
     statusTone: s.tone,
-    statusTitle: `${s.known ? `${s.label} (${r.status})` : s.label}: ${s.group}${s.terminal ? ', final' : ''}`,
+    statusTitle: r.goneAt
+      ? `${s.known ? `${s.label} (${r.status})` : s.label}: the last status seen; the service no longer has this order (since ${dateTime(r.goneAt, l.locale)})`
+      : `${s.known ? `${s.label} (${r.status})` : s.label}: ${s.group}${s.terminal ? ', final' : ''}`,
+    statusNote: r.goneAt ? GONE_NOTE : '',
     fiat: fiatAmount(r.fiatAmount, l.fiatLabel(r.fiatType), l.locale),
     crypto: amount(r.cryptoAmount, l.coinDp(r.coinId), '', l.locale),
     coinNetwork: `${l.coinLabel(r.coinId)} · ${l.chainLabel(r.chainId)}`,

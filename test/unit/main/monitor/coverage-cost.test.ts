@@ -96,14 +96,16 @@ it('costs what docs/spec-readings.md says per hour at the shipped settings', asy
   expect(monitor!.coverage().gaps).toEqual([])
 }, 300_000)
 
-it('checks no reading again at each poll where since filters on createdAt and a poll lists a whole scope', async () => {
+it('checks a reading at most twice an hour, not at each poll, where since filters on createdAt and a poll lists a whole scope', async () => {
   // Every order created at one instant: each poll, from just before the newest creation,
   // lists the whole scope in one short page, the largest page seen. Whether such a page is
-  // a cap was checked once; the same answer again is no new question (it cost 119 checks an hour).
+  // a cap was checked; the same answer again is no new question for half an hour (it cost
+  // 119 checks an hour; settled for a day, a cap equal to the listing's size hid new orders
+  // that long: review 23-d finding 7).
   const numbers = await secondHour([[1, 1, 60]], [1], { since: 'inclusive', tieOrder: 'orderId', sinceField: 'createdAt' })
   console.log(`cost per hour, since on createdAt: ${JSON.stringify(numbers)}`)
   expect(monitor!.readings.state().sinceField).toMatchObject({ value: 'createdAt', state: 'checked' })
   expect(numbers.polls).toBe(120)
-  expect(numbers.reading).toBeLessThanOrEqual(1)
+  expect(numbers.reading).toBeLessThanOrEqual(2)
   expect(monitor!.coverage().gaps).toEqual([])
 }, 300_000)

@@ -1,6 +1,6 @@
 // HistoryReadings: evidence about merchantHistory's fiatType filter, page by page; a short page checked to end its listing.
 import { describe, expect, it } from 'vitest'
-import { HistoryReadings, RECHECK_MS, type ObservedItem } from '../../../../src/main/monitor/history-readings'
+import { HistoryReadings, SETTLED_END_MS, type ObservedItem } from '../../../../src/main/monitor/history-readings'
 
 const item = (orderId: number, fiatType: number | null): ObservedItem => ({
   orderId,
@@ -37,7 +37,7 @@ describe('the fiatType filter of a type', () => {
 })
 
 describe('a short first page checked to end its listing', () => {
-  it('is settled for the same answer to the same listing; asked again when the answer differs, on doubt, or a day later', () => {
+  it('is settled for the same answer to the same listing; asked again when the answer differs, on doubt, or half an hour later', () => {
     let t = 0
     const r = new HistoryReadings(null, () => t)
     r.observe({ type: 1, fiatType: 1, since: undefined, items: [] })
@@ -55,7 +55,26 @@ describe('a short first page checked to end its listing', () => {
     r.doubt()
     expect(r.ambiguousShort(400, 500, same)).toBe(true)
     r.noteEnd(400, same)
-    t += RECHECK_MS
+    t += SETTLED_END_MS
     expect(r.ambiguousShort(400, 500, same)).toBe(true)
+  })
+
+  it('hides no new orders for long behind a cap that equals the listing size (review 23-d finding 7)', () => {
+    // A service holding 60 records a page, not known yet, and a listing of exactly 60: the
+    // next page is empty, so the page is settled as the end. New orders then come after
+    // those 60 and page 1 answers the same 60: within the half hour that is taken as the
+    // end, after it the page is checked again (and page 2, no longer empty, teaches the cap).
+    let t = 0
+    const r = new HistoryReadings(null, () => t)
+    const answer = { listing: '1:1:ASC:2026-01-01T00:00:00.000Z:500', page: '60:1:60' }
+    r.observe({ type: 1, fiatType: 1, since: undefined, items: Array.from({ length: 60 }, (_, i) => item(i + 1, 1)) })
+    expect(r.ambiguousShort(60, 500, answer)).toBe(true)
+    r.noteEnd(60, answer)
+    t += 60_000
+    expect(r.ambiguousShort(60, 500, answer)).toBe(false)
+    t += SETTLED_END_MS - 60_000
+    expect(r.ambiguousShort(60, 500, answer)).toBe(true)
+    r.learnCap(60)
+    expect(r.state().pageSize).toMatchObject({ value: 60, state: 'checked' })
   })
 })

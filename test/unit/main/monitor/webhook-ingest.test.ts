@@ -77,9 +77,14 @@ describe('ingestWebhook (a whole record)', () => {
     expect(monitor.ingestWebhook(1, onramp(2, at(6000), 4))).toBe('status')
     expect(world.store.orders.get(1, 2)).toMatchObject({ status: 4, statusSource: 'webhook', updatedAt: at(7000) })
     expect(world.of('order:terminal').map((t) => [t.row.orderId, t.status, t.source])).toEqual([[2, 4, 'webhook']])
-    // Its status stands over the snapshot it followed (the same updatedAt), as a whole record's does.
+    // Its own date says it is older than the snapshot held: it does not stand over that
+    // snapshot (review 23-d 8a). History at the same updatedAt has the last word, and the
+    // service's next change brings the completion.
     await monitor.resyncAll()
-    expect(world.store.orders.get(1, 2)!.status).toBe(4)
+    expect(world.store.orders.get(1, 2)!.status).toBe(14)
+    world.fake.change(1, 1, 2, 4, at(7100))
+    await monitor.syncNow()
+    expect(world.store.orders.get(1, 2)).toMatchObject({ status: 4, updatedAt: at(7100) })
   })
 
   it('writes nothing over a held order when the webhook is another order under the same id (a dummy, the other type)', async () => {

@@ -196,26 +196,41 @@ describe('app state', () => {
     expect(app.now).toBe(1_003_000)
   })
 
+  /** A load() whose sync:state snapshot is held until these sync:state events have arrived. */
+  async function loadWhile(...events: SyncState[]): Promise<void> {
+    let release = () => {}
+    holdSync = new Promise<void>((r) => (release = r))
+    const loading = mod.app.load()
+    await settle()
+    for (const e of events) main.emit('sync:state', e)
+    holdSync = null
+    release()
+    await loading
+  }
+
   it('a reload does not put back what newer events cleared ("Try again now" while the runs it started succeed)', async () => {
     const { app } = mod
     const failing = syncState({ fiatType: 1, lastError: { kind: 'network', message: 'connection reset', retryable: true } })
     syncAnswer = [failing, scope(2, false)]
-    let release = () => {}
-    holdSync = new Promise<void>((r) => (release = r))
-    const loading = app.load()
-    await settle()
     // The run ends well while the snapshot, made before, is on its way; another scope's
     // state is only in the snapshot, and a third only in an event.
-    main.emit('sync:state', scope(1, false))
-    main.emit('sync:state', scope(3, true))
-    holdSync = null
-    release()
-    await loading
+    await loadWhile(scope(1, false), scope(3, true))
     expect(app.sync).toEqual([scope(1, false), scope(2, false), scope(3, true)])
     // A later reload, with nothing newer, takes the snapshot whole.
     syncAnswer = [failing]
     await app.load()
     expect(app.sync).toEqual([failing])
+    syncAnswer = [scope(1, false)]
+  })
+
+  it('a reload drops a scope merged away after its last event; one being added stays (review 23-d 8b)', async () => {
+    const { app } = mod
+    syncAnswer = [scope(1, false), scope(2, false)]
+    await app.load()
+    // Fiat 2 is merged into another scope right after its last event: removal sends no event.
+    syncAnswer = [scope(1, false)]
+    await loadWhile(scope(2, true), scope(3, true))
+    expect(app.sync).toEqual([scope(1, false), scope(3, true)])
     syncAnswer = [scope(1, false)]
   })
 

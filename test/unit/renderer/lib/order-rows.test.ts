@@ -56,6 +56,18 @@ describe('orderRowView', () => {
     expect(orderRowView(row(), labels('en-US')).fiat.text).toBe('100,000.46')
   })
 
+  it('says after the status of an order the service no longer has that it is unlisted (review 23-d finding 6)', () => {
+    const listed = orderRowView(row({ status: 0, goneAt: null }), labels('en-US'))
+    expect(listed.statusNote).toBe('')
+    expect(listed.statusTitle).toMatch(/: in progress$/)
+    const gone = orderRowView(row({ status: 0, goneAt: Date.UTC(2026, 10, 24, 9, 30) }), labels('en-US'))
+    expect(gone.statusLabel).toBe('created')
+    expect(gone.statusNote).toBe('unlisted')
+    expect(gone.statusTitle).toMatch(/^created \(0\): the last status seen; the service no longer has this order \(since .*2026/)
+    // A hub of an older version leaves goneAt out: listed.
+    expect(orderRowView(row({ status: 0 }), labels('en-US')).statusNote).toBe('')
+  })
+
   it('shows a fiat without a minor unit (the dong, fiat 5 in the spec) without decimals; the title keeps every digit', () => {
     const dong = { ...labels('en-US'), fiatLabel: () => 'VND' }
     expect(orderRowView(row({ fiatType: 5, fiatAmount: '1350000' }), dong).fiat).toEqual({
