@@ -44,11 +44,12 @@ export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop
   async function catchUp(): Promise<void> {
     for (let ids = await feed.apply(applied); ids.length; ids = await feed.apply(applied)) applied = ids.at(-1)!
     if (!leads(o.role)) {
-      for (let v = await feed.applyRows(rowsApplied); v !== null; v = await feed.applyRows(rowsApplied)) rowsApplied = v
+      for (let r = await feed.applyRows(rowsApplied); r !== null; r = await feed.applyRows(rowsApplied)) rowsApplied = r.version
       return feed.forgetWrites()
     }
     for (let up = await feed.publish(); up > applied; up = await feed.publish()) applied = up
     for (let marked = await feed.publishRows(); marked > 0;) marked = await feed.publishRows()
+    for (let marked = await feed.publishConfirmations(); marked > 0;) marked = await feed.publishConfirmations()
   }
 
   await catchUp()
