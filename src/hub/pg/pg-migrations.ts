@@ -151,7 +151,10 @@ export const PG_MIGRATIONS: readonly string[] = [
      version BIGINT PRIMARY KEY DEFAULT nextval('order_rows_version'),
      written_at TIMESTAMPTZ NOT NULL DEFAULT now(),
      json TEXT NOT NULL
-   );`
+   );
+   -- The leader's sync states, written with its coverage (pg-leader-coverage.ts): a follower
+   -- answers sync:state with them. NULL: none written.
+   ALTER TABLE leader_coverage ADD COLUMN sync_json TEXT;`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length
