@@ -20,6 +20,7 @@ import {
   type ChannelOutput,
   type ContractHandlers,
   type Coverage,
+  type SyncState,
   type OrderRow,
   type Profile,
   type Settings,
@@ -57,6 +58,8 @@ export interface HubCore {
   deliveryLog?: Pick<PgDeliveryLog, 'list'>
   /** Whether the team's copy holds every order: the leader's, on a hub that follows. */
   coverage(): Coverage
+  /** The sync state per scope: the leader's, on a hub that follows (with this hub's write marks). */
+  syncStates(): SyncState[]
   /** Applies a change of the team's settings here (and, with several hubs, on every hub). */
   updateSettings(patch: Partial<Settings>): Promise<Settings>
   version: string
@@ -158,6 +161,7 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
 
     ...syncHandlers(base),
     'sync:coverage': async () => h.coverage(),
+    'sync:state': async () => ({ states: h.syncStates() }),
 
     ...webhooks,
     'webhooks:sendDummy': async ({ target, url }) => {

@@ -22,6 +22,7 @@ import type {
   Profile,
   Settings,
   SettingsPatch,
+  SyncState,
   TeamOperator,
   TickerTick
 } from '../shared/ipc/contract'
@@ -42,6 +43,7 @@ import { startSharedReads } from './pg/pg-shared-reads'
 import { PgDeliveryLog } from './pg/pg-delivery-log'
 import { PgTeamSettings, teamPart } from './pg/pg-team-settings'
 import { PgLeaderCoverage } from './pg/pg-leader-coverage'
+import { FollowedSync } from './followed-sync'
 import { relayContent, sha256 } from './relay-ledger'
 import { ingestInto } from '../main/webhooks/inbox'
 import { UpstreamHealth } from './upstream-health'
@@ -225,9 +227,18 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   // coverage (or that it is not known), never the follower's own.
   let leaderCoverage: PgLeaderCoverage | null = null
   const coverage = (): Coverage => leaderCoverage?.current() ?? session.monitor.coverage()
+  // And the leader's sync states, with write marks that also change as it applies the leader's rows.
+  const followed = new FollowedSync(now)
+  const syncStates = (): SyncState[] => {
+    const leader = leaderCoverage?.states()
+    return leader ? followed.shown(leader) : session.monitor.states()
+  }
+  const tellStates = (states: SyncState[]) => {
+    for (const s of states) publish({ id: null, event: 'sync:state', payload: s })
+  }
   function emit<E extends EventName>(event: E, payload: EventPayload<E>): void {
     if (LOCAL_EVENTS.has(event)) return
-    if (event === 'coverage:changed' && leaderCoverage) {
+    if ((event === 'coverage:changed' || event === 'sync:state') && leaderCoverage) {
       leaderCoverage.changed()
       // A follower's own (idle) monitor is not what its desktops are shown.
       if (!leads(role)) return
@@ -332,8 +343,10 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       target: o.database,
       role,
       own: () => session.monitor.coverage(),
+      ownStates: () => session.monitor.states(),
       freshnessMinutes: () => settings.get().freshnessMinutes,
       onLeaderCoverage: (c) => publish({ id: null, event: 'coverage:changed', payload: c }),
+      onLeaderStates: (states) => tellStates(followed.shown(states)),
       onError: (m) => log.warn(m)
     })
     leaderCoverage.start()
@@ -342,6 +355,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   const core: HubCore = {
     session,
     coverage,
+    syncStates,
     profile,
     secret: async () => secret,
     settings,
@@ -430,6 +444,10 @@ export async function createHub(o: HubOptions): Promise<Hub> {
               for (const e of page.events) publish(e)
               at = page.next
             }
+          },
+          rowsChanged: (types) => {
+            followed.rowsApplied(types)
+            tellStates(followed.shown(leaderCoverage?.states() ?? []).filter((s) => types.includes(s.type)))
           }
         })
       : null

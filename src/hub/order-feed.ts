@@ -6,8 +6,10 @@
 // leader published before it publishes its own, so ids go on where the old leader stopped.
 // Order rows the leader changed without an event (an amount, a confirmation) go the same
 // way by their version: the leader publishes them after its events, a follower applies
-// them after the events, in the same round.
+// them after the events, in the same round, and tells its desktops (rowsChanged) as the
+// leader's sync does its own.
 import type { Sql } from '../main/store/database'
+import type { OrderType } from '../shared/ipc/contract'
 import type { HubLog } from './hub-log'
 import { leads, type HubRoleSource } from './hub-role'
 import type { PgHubStore } from './pg/pg-hub-store'
@@ -31,6 +33,8 @@ export interface OrderFeedOptions {
   log: Pick<HubLog, 'error' | 'info'>
   /** Sends desktops the events after `afterId` up to `upTo`. */
   stream(afterId: number, upTo: number): void
+  /** Follower: the leader's rows of orders of these types were applied without an event (an amount, a record corrected). */
+  rowsChanged(types: OrderType[]): void
 }
 
 export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop> {
@@ -44,11 +48,18 @@ export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop
   async function catchUp(): Promise<void> {
     for (let ids = await feed.apply(applied); ids.length; ids = await feed.apply(applied)) applied = ids.at(-1)!
     if (!leads(o.role)) {
-      for (let v = await feed.applyRows(rowsApplied); v !== null; v = await feed.applyRows(rowsApplied)) rowsApplied = v
-      return feed.forgetWrites()
+      const changed = new Set<number>()
+      for (let r = await feed.applyRows(rowsApplied); r !== null; r = await feed.applyRows(rowsApplied)) {
+        rowsApplied = r.version
+        for (const t of r.types) changed.add(t)
+      }
+      feed.forgetWrites()
+      if (changed.size) o.rowsChanged([...changed] as OrderType[])
+      return
     }
     for (let up = await feed.publish(); up > applied; up = await feed.publish()) applied = up
     for (let marked = await feed.publishRows(); marked > 0;) marked = await feed.publishRows()
+    for (let marked = await feed.publishConfirmations(); marked > 0;) marked = await feed.publishConfirmations()
   }
 
   await catchUp()

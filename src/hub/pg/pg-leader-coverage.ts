@@ -8,9 +8,11 @@
 // the row on the notification and every 2 s and answers sync:coverage with it, or, when
 // there is none or it has grown old by the database's clock, with a gap saying whether
 // every order is here is not known (followed-coverage.ts); it streams coverage:changed to
-// its desktops whenever what it shows changes, and only then.
+// its desktops whenever what it shows changes, and only then. The leader's sync states
+// (per scope: when it last synced, its error, its write mark) go in the same row, the same
+// way: a follower's own monitor is idle too, and its desktops are shown the leader's.
 import type pg from 'pg'
-import type { Coverage } from '../../shared/ipc/contract'
+import type { Coverage, SyncState } from '../../shared/ipc/contract'
 import { followedCoverage, type LeaderReport } from '../followed-coverage'
 import { leads, type HubRoleSource } from '../hub-role'
 import { DB_NOW_MS, type PgTarget } from './pg-connection'
@@ -51,6 +53,10 @@ export interface PgLeaderCoverageOptions {
   freshnessMinutes(): number
   /** What a follower shows of the leader's coverage changed. */
   onLeaderCoverage(c: Coverage): void
+  /** This hub's monitor's sync states (what the leader writes with its coverage). */
+  ownStates?(): SyncState[]
+  /** A follower read sync states of the leader's other than those it last had (the leader's as written). */
+  onLeaderStates?(states: SyncState[]): void
   onError(message: string): void
   timing?: Partial<CoverageTiming>
   now?: () => number
@@ -62,6 +68,7 @@ interface CoverageRow {
   age: number | null
   /** Only when the version is not the one this hub holds. */
   json: string | null
+  sync_json: string | null
 }
 
 export class PgLeaderCoverage {
@@ -74,6 +81,8 @@ export class PgLeaderCoverage {
   private report: LeaderReport | null = null
   private reportVersion = 0
   private published: string | null = null
+  private leaderStates: SyncState[] | null = null
+  private toldStates: string | null = null
   // Leading: what this hub last wrote, the row's version it got, when it wrote or vouched for it.
   private written: string | null = null
   private writtenVersion = 0
@@ -99,6 +108,8 @@ export class PgLeaderCoverage {
       this.report = null
       this.reportVersion = 0
       this.published = null
+      this.leaderStates = null
+      this.toldStates = null
       this.changed()
     }, this.t.readEveryMs)
     this.timer.unref()
@@ -112,6 +123,12 @@ export class PgLeaderCoverage {
       staleAfterMs: this.t.staleAfterMs,
       freshnessMinutes: this.o.freshnessMinutes()
     })
+  }
+
+  /** What sync:state answers on this hub: null when it leads (its own), the leader's states when it follows (none read yet: none). */
+  states(): SyncState[] | null {
+    if (leads(this.o.role)) return null
+    return this.leaderStates ?? []
   }
 
   /** The leader's coverage changed: written at most once a second (and looked at every 2 s however quiet). */
@@ -129,22 +146,26 @@ export class PgLeaderCoverage {
     if (!leads(this.o.role)) return
     const at = this.now()
     this.lastWrite = at
-    const json = JSON.stringify(this.o.own())
+    const coverage = JSON.stringify(this.o.own())
+    // The states without their lag, which grows by the millisecond (a follower works it out).
+    const states = this.o.ownStates ? JSON.stringify(this.o.ownStates().map((x) => ({ ...x, lagMs: null }))) : null
+    const both = `${coverage}\n${states}`
     // An unchanged coverage is not written again (that would wake every follower's desktops), only vouched for.
-    if (json !== this.written) await this.queries.run(() => this.save(json, at), WRITE_FAILED)
+    if (both !== this.written) await this.queries.run(() => this.save(coverage, states, both, at), WRITE_FAILED)
     else if (at - this.beatAt >= this.t.heartbeatMs) await this.queries.run(() => this.vouch(at), WRITE_FAILED)
   }
 
-  private async save(json: string, at: number): Promise<void> {
+  private async save(coverage: string, states: string | null, both: string, at: number): Promise<void> {
     const r = await this.o.pool.query<{ version: number }>(
       `WITH saved AS (
-         INSERT INTO leader_coverage (id, json, version, written_at) VALUES (1, $1, 1, ${DB_NOW_MS})
-         ON CONFLICT (id) DO UPDATE SET json = EXCLUDED.json, version = leader_coverage.version + 1, written_at = EXCLUDED.written_at
+         INSERT INTO leader_coverage (id, json, sync_json, version, written_at) VALUES (1, $1, $3, 1, ${DB_NOW_MS})
+         ON CONFLICT (id) DO UPDATE SET json = EXCLUDED.json, sync_json = EXCLUDED.sync_json,
+           version = leader_coverage.version + 1, written_at = EXCLUDED.written_at
          RETURNING version
        ) SELECT version, pg_notify($2, version::text) FROM saved`,
-      [json, COVERAGE_CHANNEL]
+      [coverage, COVERAGE_CHANNEL, states]
     )
-    this.written = json
+    this.written = both
     this.writtenVersion = r.rows[0]!.version
     this.beatAt = at
   }
@@ -166,7 +187,8 @@ export class PgLeaderCoverage {
 
   private async read(): Promise<void> {
     const r = await this.o.pool.query<CoverageRow>(
-      `SELECT version, written_at, ${DB_NOW_MS} - written_at AS age, CASE WHEN version <> $1 THEN json END AS json
+      `SELECT version, written_at, ${DB_NOW_MS} - written_at AS age, CASE WHEN version <> $1 THEN json END AS json,
+         CASE WHEN version <> $1 THEN sync_json END AS sync_json
          FROM leader_coverage WHERE id = 1`,
       [this.reportVersion]
     )
@@ -178,11 +200,18 @@ export class PgLeaderCoverage {
       return
     }
     const coverage = row.json !== null ? (JSON.parse(row.json) as Coverage) : (this.report?.coverage ?? null)
+    if (row.json !== null) this.leaderStates = row.sync_json !== null ? (JSON.parse(row.sync_json) as SyncState[]) : null
     this.reportVersion = coverage ? row.version : 0
     this.report = { coverage, writtenAt: row.written_at, ageMs: row.age, readAt }
   }
 
   private tell(): void {
+    const states = this.states()
+    const statesJson = JSON.stringify(states)
+    if (states && statesJson !== this.toldStates) {
+      this.toldStates = statesJson
+      this.o.onLeaderStates?.(states)
+    }
     const shown = this.current()
     if (!shown) return
     const json = JSON.stringify(shown)

@@ -142,7 +142,19 @@ export const PG_MIGRATIONS: readonly string[] = [
    END
    $$;
    CREATE TRIGGER order_rows_versioned BEFORE INSERT OR UPDATE ON order_rows
-     FOR EACH ROW EXECUTE FUNCTION order_rows_versioned();`
+     FOR EACH ROW EXECUTE FUNCTION order_rows_versioned();`,
+  `-- The leader's status confirmations and checks, compactly (pg-order-confirmations.ts): one
+   -- entry per round rather than a new version of every open order's row at every history
+   -- poll. Versions come from the order rows' sequence, so a follower applies both in one
+   -- order. Kept an hour (every poll confirms again).
+   CREATE TABLE order_confirmations (
+     version BIGINT PRIMARY KEY DEFAULT nextval('order_rows_version'),
+     written_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+     json TEXT NOT NULL
+   );
+   -- The leader's sync states, written with its coverage (pg-leader-coverage.ts): a follower
+   -- answers sync:state with them. NULL: none written.
+   ALTER TABLE leader_coverage ADD COLUMN sync_json TEXT;`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

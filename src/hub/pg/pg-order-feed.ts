@@ -12,22 +12,38 @@
 // temporary trigger on its connection: nothing is stored for it) and publishes those rows;
 // PostgreSQL gives each row written a new version (order_rows.version), and a follower
 // applies the rows whose version is above the last it applied, keeping that version in its
-// order database with them (the settings table, in the same transaction).
+// order database with them (the settings table, in the same transaction). A write that only
+// confirms a status or notes a check is marked apart and published compactly instead
+// (pg-order-confirmations.ts), under the same sequence of versions.
 import type pg from 'pg'
 import type { Sql, SqlValue } from '../../main/store/database'
 import type { OrderEventDbRow } from '../../main/store/orders-repo'
 import { inTransaction } from './pg-connection'
+import {
+  applyConfirmations,
+  CHECKED,
+  CONFIRMED,
+  readConfirmations,
+  updateConditions,
+  type ConfirmationEntry
+} from './pg-order-confirmations'
 
 export const ORDER_EVENTS_CHANNEL = 'rampdesk_order_events'
 /** Events moved per round: a large backlog goes in batches. */
 const BATCH = 500
+/** Confirmations (and checks) read per entry: a poll of a scope confirms every open order of it, in a few ids each. */
+const CONFIRMATIONS_BATCH = 20_000
+/** How long the database keeps the leader's confirmations: a follower further behind takes the next poll's. */
+const CONFIRMATIONS_KEPT = "interval '1 hour'"
 /** The key in the order database's settings table of the newest order row version this hub applied. */
 const ROWS_APPLIED_KEY = 'hub.orderRowsVersion'
 /** The orders this connection wrote since the leader last published them (temporary: this connection's only). */
 const WRITTEN = 'hub_written_orders'
 // Marked anew under a higher seq (no OR REPLACE: inside a trigger the writing statement's conflict policy would win).
-const MARK = `DELETE FROM ${WRITTEN} WHERE type = new.type AND order_id = new.order_id;
-  INSERT INTO ${WRITTEN} (type, order_id) VALUES (new.type, new.order_id)`
+const mark = (table: string) => `DELETE FROM ${table} WHERE type = new.type AND order_id = new.order_id;
+  INSERT INTO ${table} (type, order_id) VALUES (new.type, new.order_id)`
+const markTable = (table: string) => `CREATE TEMP TABLE IF NOT EXISTS ${table} (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, type INTEGER NOT NULL, order_id INTEGER NOT NULL, UNIQUE (type, order_id))`
 
 const EVENT_COLUMNS = ['id', 'type', 'order_id', 'at', 'order_updated_at', 'old_status', 'new_status', 'source'] as const
 
@@ -40,14 +56,19 @@ export class PgOrderFeed {
     private readonly local: () => Sql
   ) {}
 
-  /** The local connection, marking every order it writes (temporary triggers, set up once per connection). */
+  /**
+   * The local connection, marking every order it writes (temporary triggers, set up once per
+   * connection): written, or (nothing else changed) only confirmed or checked.
+   */
   private sql(): Sql {
     const sql = this.local()
     if (this.marking === sql) return sql
-    sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${WRITTEN} (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT, type INTEGER NOT NULL, order_id INTEGER NOT NULL, UNIQUE (type, order_id));
-      CREATE TEMP TRIGGER IF NOT EXISTS hub_order_inserted AFTER INSERT ON main.orders BEGIN ${MARK}; END;
-      CREATE TEMP TRIGGER IF NOT EXISTS hub_order_updated AFTER UPDATE ON main.orders BEGIN ${MARK}; END;`)
+    const when = updateConditions(orderColumns(sql))
+    sql.exec(`${markTable(WRITTEN)}; ${markTable(CONFIRMED)}; ${markTable(CHECKED)};
+      CREATE TEMP TRIGGER IF NOT EXISTS hub_order_inserted AFTER INSERT ON main.orders BEGIN ${mark(WRITTEN)}; END;
+      CREATE TEMP TRIGGER IF NOT EXISTS hub_order_updated AFTER UPDATE ON main.orders WHEN ${when.written} BEGIN ${mark(WRITTEN)}; END;
+      CREATE TEMP TRIGGER IF NOT EXISTS hub_order_confirmed AFTER UPDATE ON main.orders WHEN ${when.confirmed} BEGIN ${mark(CONFIRMED)}; END;
+      CREATE TEMP TRIGGER IF NOT EXISTS hub_order_checked AFTER UPDATE ON main.orders WHEN ${when.checked} BEGIN ${mark(CHECKED)}; END;`)
     this.marking = sql
     return sql
   }
@@ -156,9 +177,32 @@ export class PgOrderFeed {
     return marks.length
   }
 
+  /**
+   * Leader: publishes the confirmations and checks written locally since the last call (one
+   * entry, in the order rows' sequence of versions); answers how many orders were marked.
+   */
+  async publishConfirmations(): Promise<number> {
+    const sql = this.sql()
+    const { entry, confirmedUpTo, checkedUpTo } = readConfirmations(sql, CONFIRMATIONS_BATCH)
+    if (!confirmedUpTo && !checkedUpTo) return 0
+    if (entry.confirmed.length || entry.checked.length)
+      await inTransaction(this.pool, async (c) => {
+        await c.query(`DELETE FROM order_confirmations WHERE written_at < now() - ${CONFIRMATIONS_KEPT}`)
+        await c.query('INSERT INTO order_confirmations (json) VALUES ($1)', [JSON.stringify(entry)])
+        await c.query('SELECT pg_notify($1, $2)', [ORDER_EVENTS_CHANNEL, 'rows'])
+      })
+    // Confirmed again meanwhile: marked again under a higher seq, published next time.
+    sql.transaction(() => {
+      sql.run(`DELETE FROM ${CONFIRMED} WHERE seq <= ?`, confirmedUpTo)
+      sql.run(`DELETE FROM ${CHECKED} WHERE seq <= ?`, checkedUpTo)
+    })
+    return entry.confirmed.reduce((n, g) => n + g.ids.length, 0) + entry.checked.length
+  }
+
   /** Follower: what this hub wrote to its own copy (the leader's rows applied, its own syncs) is not for publishing. */
   forgetWrites(): void {
-    this.sql().run(`DELETE FROM ${WRITTEN}`)
+    const sql = this.sql()
+    sql.exec(`DELETE FROM ${WRITTEN}; DELETE FROM ${CONFIRMED}; DELETE FROM ${CHECKED};`)
   }
 
   /**
@@ -167,7 +211,9 @@ export class PgOrderFeed {
    * with no orders starts at the newest: the events it applies first carry every row as it is.
    */
   async rowsStart(): Promise<number> {
-    const r = await this.pool.query<{ n: number }>('SELECT COALESCE(MAX(version), 0)::bigint AS n FROM order_rows')
+    const r = await this.pool.query<{ n: number }>(
+      `SELECT GREATEST((SELECT COALESCE(MAX(version), 0) FROM order_rows), (SELECT COALESCE(MAX(version), 0) FROM order_confirmations))::bigint AS n`
+    )
     const newest = r.rows[0]!.n
     const sql = this.sql()
     const kept = sql.value<string>('SELECT json FROM settings WHERE key = ?', ROWS_APPLIED_KEY)
@@ -175,17 +221,31 @@ export class PgOrderFeed {
     return Math.min(kept !== undefined ? Number(JSON.parse(kept)) : empty ? newest : 0, newest)
   }
 
-  /** Follower: applies the rows versioned after `after` (a batch); answers the newest version applied, or null when none was. */
-  async applyRows(after: number): Promise<number | null> {
-    const r = await this.pool.query<{ version: number; row_json: string }>(
-      'SELECT version, row_json FROM order_rows WHERE version > $1 ORDER BY version LIMIT $2',
+  /**
+   * Follower: applies the rows and the confirmations versioned after `after` (a batch), in
+   * the order of their versions; answers the newest version applied and the types of the
+   * orders whose rows changed, or null when nothing was applied.
+   */
+  async applyRows(after: number): Promise<{ version: number; types: number[] } | null> {
+    const r = await this.pool.query<{ version: number; row_json: string | null; confirmations: string | null }>(
+      `SELECT version, row_json, NULL AS confirmations FROM order_rows WHERE version > $1
+       UNION ALL SELECT version, NULL, json FROM order_confirmations WHERE version > $1
+       ORDER BY version LIMIT $2`,
       [after, BATCH]
     )
     if (!r.rows.length) return null
     const newest = r.rows.at(-1)!.version
+    const types = new Set<number>()
     const sql = this.sql()
     sql.transaction(() => {
-      for (const x of r.rows) upsertOrder(sql, JSON.parse(x.row_json) as Record<string, SqlValue>)
+      for (const x of r.rows) {
+        if (x.confirmations !== null) applyConfirmations(sql, JSON.parse(x.confirmations) as ConfirmationEntry)
+        else {
+          const row = JSON.parse(x.row_json!) as Record<string, SqlValue>
+          upsertOrder(sql, row)
+          types.add(Number(row.type))
+        }
+      }
       sql.run(
         `INSERT INTO settings (key, json, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (key) DO UPDATE SET json = excluded.json, updated_at = excluded.updated_at`,
@@ -194,7 +254,7 @@ export class PgOrderFeed {
         new Date().toISOString()
       )
     })
-    return newest
+    return { version: newest, types: [...types] }
   }
 }
 

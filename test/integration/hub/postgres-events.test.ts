@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { statusInfo } from '../../../src/shared/domain/status'
 import type { HubEvent } from '../../../src/hub/hub'
 import { request } from 'undici'
-import type { WebhookDelivery } from '../../../src/shared/ipc/contract'
+import type { SyncState, WebhookDelivery } from '../../../src/shared/ipc/contract'
+import { SyncWrites } from '../../../src/renderer/src/lib/sync-writes'
 import { signedWebhook } from '../../support/webhook-senders'
 import type { OnrampOrder } from '../../../src/shared/api/schemas'
 import { postgresUnavailable } from '../../support/postgres-cluster'
@@ -96,6 +97,52 @@ describe.skipIf(postgresUnavailable !== null)('order events across two hubs on o
       expect(leader().hub.latestEventId()).toBe(events)
     } finally {
       monitor.start()
+    }
+  })
+
+  it("shows the leader's sync states on the follower, and tells its desktops when it applied the leader's rows without an event", async () => {
+    const token = await hubs.a.addOperator('sam', 'viewer')
+    await waitUntil(async () => (await follower().rpc(token, 'team:access')).status === 200, 3_000, 'the operator on both hubs')
+    const order = hubs.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    await leader().hub.session().monitor.syncNow()
+    await waitUntil(() => follower().hub.session().store.orders.get(1, order.orderId) !== undefined, 10_000, 'the order on the follower')
+    // The leader's scopes, not the follower's idle monitor's (none).
+    const monitor = leader().hub.session().monitor
+    await monitor.stop()
+    // The leader's scopes and their marks as they stand (its monitor still), not the follower's idle monitor's (none).
+    const scopes = (states: SyncState[]) => states.map((x) => `${x.type}:${x.fiatType}@${(x.writeMark ?? '').split('+')[0]}`).sort()
+    const leaderScopes = scopes(monitor.states())
+    expect(leaderScopes.length).toBeGreaterThan(0)
+    expect(follower().hub.session().monitor.states()).toEqual([])
+    // What the follower answers (a few asks: the hub caps each operator's rate, a 429 is asked again).
+    let answered: SyncState[] = []
+    await waitUntil(
+      async () => {
+        const a = await follower().rpc(token, 'sync:state')
+        if (a.status === 200) answered = (a.json!.value as { states: SyncState[] }).states
+        return isDeepStrictEqual(scopes(answered), leaderScopes)
+      },
+      5_000,
+      "the leader's sync states on the follower"
+    )
+    const stream = follower().stream(token)
+    await waitUntil(() => stream.states.some((x) => x.connected), 5_000, 'a stream on the follower')
+    try {
+      const writes = new SyncWrites(answered)
+      const before = stream.events.length
+      // An amount the service corrected: a row written on the leader, no order event.
+      const held = leader().hub.session().store.orders.get(1, order.orderId)!
+      const record = { ...(held.record as OnrampOrder), fiatAmount: '55555.5' }
+      expect(leader().hub.session().store.orders.applyRecord(1, record, 'webhook').kind).toBe('updated')
+      // The follower's desktops are told as a desktop on the leader is told of its sync's writes: a
+      // sync:state of the order's type whose write mark changed, once the row is in the follower's copy.
+      const told = await stream.waitFor('sync:state', (x: SyncState) => x.type === 1 && writes.wrote(x), 5_000)
+      expect(told).toMatchObject({ type: 1 })
+      expect(stream.events.slice(before).some((e) => e.event === 'order:changed' || e.event === 'order:created')).toBe(false)
+      expect(follower().hub.session().store.orders.get(1, order.orderId)!.fiatAmount).toBe('55555.5')
+    } finally {
+      monitor.start()
+      await stream.close()
     }
   })
 

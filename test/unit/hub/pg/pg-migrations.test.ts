@@ -40,6 +40,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
       'leader_coverage',
       'operator_watches',
       'operators',
+      'order_confirmations',
       'order_events',
       'order_rows',
       'rampdesk_hub_schema',
