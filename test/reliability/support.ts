@@ -29,18 +29,7 @@ export function recordScenario(row: ScenarioSummary): void {
   appendFileSync(SUMMARY_FILE, JSON.stringify(row) + '\n')
 }
 
-/**
- * Real-time wait for a condition (I/O, child processes). The bound only turns a hang
- * into a failure; nothing is asserted about how long it took.
- */
-export async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 30_000, stepMs = 20): Promise<void> {
-  const sleep = (await import('node:timers/promises')).setTimeout
-  const end = performance.now() + ms
-  while (!(await cond())) {
-    if (performance.now() > end) throw new Error(`gave up waiting for ${what}`)
-    await sleep(stepMs)
-  }
-}
+export { until } from '../support/until'
 
 export interface TruthDiff {
   /** Orders of the truth missing from the database. */

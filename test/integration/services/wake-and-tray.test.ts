@@ -4,6 +4,7 @@
 // in progress, and a sync that fails or cannot reach the service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServicesHarness, type ServicesHarness } from './harness'
+import { until } from '../../support/until'
 
 let h: ServicesHarness
 
@@ -51,11 +52,15 @@ describe('tray:state', () => {
     expect(failing).toMatchObject({ level: 'failing', icon: 'error', title: 'Sync failing' })
     expect(failing.detail).toMatch(/HTTP 500|server problem|refused/)
 
+    // Connections dropped: the tray says offline as soon as a scope has met it (the pass
+    // goes on retrying the other scopes, each after its own back-off; not waited for here).
     sandbox().setFault('merchantHistory', { dropRate: 1 })
-    await h.services.session().monitor.syncNow()
+    const offlinePass = h.services.session().monitor.syncNow()
+    await until(async () => (await h.call('tray:state', {})).level === 'offline', 'the tray to say offline')
     expect(await h.call('tray:state', {})).toMatchObject({ level: 'offline', title: 'Offline' })
 
     sandbox().clearFaults()
+    await offlinePass
     await h.services.session().monitor.syncNow()
     expect((await h.call('tray:state', {})).level).toBe('attention')
     expect(h.contractViolations).toEqual([])
