@@ -152,12 +152,13 @@ const MAX_UNLISTED_KEPT = 1000
 
 /**
  * The service's answer that an order does not exist, and only that (the live notes: code 417
- * "order no longer exists"; the text "Invalid orderId" for orderStatus of an unknown order).
+ * "order no longer exists"; the text "Invalid orderId" for orderStatus of an unknown order, in
+ * any case, with or without a space or a closing full stop).
  * Any other refusal, e.g. 400 "Invalid orderId format", says nothing of the order's existence.
  */
 export function isOrderGone(info: ApiErrorInfo): boolean {
   if (info.kind !== 'api' && info.kind !== 'http') return false
-  return info.code === 417 || info.httpStatus === 417 || info.message.trim() === 'Invalid orderId'
+  return info.code === 417 || info.httpStatus === 417 || /^invalid order ?id\.?$/i.test(info.message.trim())
 }
 
 const clock = (ms: number): string => `${new Date(ms).toISOString().slice(11, 16)} UTC`

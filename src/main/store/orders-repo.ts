@@ -529,8 +529,8 @@ export class OrdersRepo {
         orderId
       )
       if (!existing) return { known: false, change: null }
-      // orderStatus answered about it: the service has it after all.
-      if (existing.gone_at && source === 'watch') this.sql.run(NOT_GONE, type, orderId)
+      // orderStatus answered about it, or a verified webhook named it: the service has it after all.
+      if (existing.gone_at) this.sql.run(NOT_GONE, type, orderId)
       const by = confirmedByOf(source)
       if (existing.status === status) {
         this.sql.run(CONFIRM, at, by, type, orderId)
@@ -572,8 +572,8 @@ export class OrdersRepo {
       type,
       record.orderId
     )
-    // Listed again: the service has it after all.
-    if (existing?.gone_at && source === 'sync') this.sql.run(NOT_GONE, type, record.orderId)
+    // Listed again, or sent whole by a verified webhook: the service has it after all.
+    if (existing?.gone_at) this.sql.run(NOT_GONE, type, record.orderId)
     const by = confirmedByOf(source)
     // Records reach here whole: a webhook's only after every identity field agreed.
     const match: WebhookMatch | null = source === 'webhook' ? 'whole' : null

@@ -145,6 +145,9 @@ describe('orders the service deleted (the live notes: 417 "order no longer exist
     expect(isOrderGone({ kind: 'api', code: 400, httpStatus: 400, message: 'Invalid signature', retryable: false })).toBe(false)
     // Only the exact text: a refusal of the id's form is no word on whether the order exists.
     expect(isOrderGone({ kind: 'api', code: 400, httpStatus: 400, message: 'Invalid orderId format', retryable: false })).toBe(false)
+    // Another deployment's wording of the same answer.
+    for (const message of ['Invalid orderId.', 'invalid orderId', 'Invalid order id', ' INVALID ORDERID '])
+      expect(isOrderGone({ kind: 'api', code: 400, httpStatus: 400, message, retryable: false })).toBe(true)
     expect(isOrderGone({ kind: 'api', code: 409, httpStatus: 200, message: 'invalid order id type', retryable: false })).toBe(false)
     expect(isOrderGone({ kind: 'network', message: 'connection reset', retryable: false })).toBe(false)
     expect(isOrderGone({ kind: 'http', httpStatus: 503, message: 'maintenance', retryable: false })).toBe(false)

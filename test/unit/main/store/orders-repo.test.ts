@@ -196,6 +196,21 @@ describe('applyStatus and applyRecord', () => {
     ])
   })
 
+  it('a verified webhook about an order marked gone clears the mark: its status alone, or its whole record', () => {
+    store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: [onramp({ orderId: 41, status: 0 }), onramp({ orderId: 42, status: 0 })]
+    })
+    store.orders.markGone(1, 41)
+    store.orders.markGone(1, 42)
+    tick()
+    store.orders.applyStatus(1, 41, 4, 'webhook', undefined, 'partial')
+    expect(store.orders.get(1, 41)).toMatchObject({ status: 4, goneAt: null })
+    store.orders.applyRecord(1, onramp({ orderId: 42, status: 4, updatedAt: '2024-03-01T12:00:00.000Z' }), 'webhook')
+    expect(store.orders.get(1, 42)).toMatchObject({ status: 4, goneAt: null })
+  })
+
   it('keeps the status of a watched order sync has not seen on the watch only', () => {
     store.watches.add(2, 77, 'customer call')
     expect(store.orders.applyStatus(2, 77, 5, 'watch')).toEqual({ known: false, change: null })
