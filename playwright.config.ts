@@ -17,6 +17,8 @@ export default defineConfig({
       args: [
         '--no-sandbox',
         '--disable-gpu',
+        // A container's /dev/shm may be small (64 MB under Docker): shared memory goes to /tmp.
+        '--disable-dev-shm-usage',
         '--disable-quic',
         '--no-first-run',
         '--disable-background-networking',

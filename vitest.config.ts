@@ -19,6 +19,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One test file at a time, as they are calibrated: the real-time suites (the hub's
+    // failover, the soak, the attacks' latency bounds) share the machine's two cores with
+    // the processes they start. Vitest's default follows the CPUs the machine reports,
+    // which a container may report more of than it gives.
+    maxWorkers: 1,
     restoreMocks: true
   }
 })
