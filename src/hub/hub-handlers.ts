@@ -29,6 +29,7 @@ import {
 import { channelsOf, DUMMY_TO_ANY_URL, HUB_SETTING_KEYS, roleAtLeast } from '../shared/ipc/team-access'
 import type { HubTickers } from './hub-tickers'
 import type { PgDeliveryLog } from './pg/pg-delivery-log'
+import type { SyncAction } from './pg/pg-sync-requests'
 import { toContractDelivery } from '../main/webhooks/inbox'
 import type { AuditLog, Awaitable, OperatorDirectory, PinStore } from './hub-store'
 
@@ -60,6 +61,11 @@ export interface HubCore {
   coverage(): Coverage
   /** The sync state per scope: the leader's, on a hub that follows (with this hub's write marks). */
   syncStates(): SyncState[]
+  /**
+   * sync:now, sync:audit, sync:resync: run on this hub's monitor, or, on a hub that follows,
+   * relayed to the leader's (whose states and coverage its desktops are shown).
+   */
+  sync(action: SyncAction, operator: string): Promise<void>
   /** Applies a change of the team's settings here (and, with several hubs, on every hub). */
   updateSettings(patch: Partial<Settings>): Promise<Settings>
   version: string
@@ -94,6 +100,10 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
   const orders = orderHandlers(base)
   const webhooks = webhookHandlers(base)
   const mine = (r: OrderRow): OrderRow => ({ ...r, watched: h.watches.has(op.name, r.type, r.orderId) })
+  const syncing = (action: SyncAction) => async () => {
+    await h.sync(action, op.name)
+    return { ok: true as const }
+  }
 
   return {
     'app:info': async () => ({
@@ -162,6 +172,10 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
     ...syncHandlers(base),
     'sync:coverage': async () => h.coverage(),
     'sync:state': async () => ({ states: h.syncStates() }),
+    // Answered at once; the hub-server's audit entry says who asked, here.
+    'sync:now': syncing('now'),
+    'sync:audit': syncing('audit'),
+    'sync:resync': syncing('resync'),
 
     ...webhooks,
     'webhooks:sendDummy': async ({ target, url }) => {

@@ -44,6 +44,7 @@ import { PgDeliveryLog } from './pg/pg-delivery-log'
 import { PgTeamSettings, teamPart } from './pg/pg-team-settings'
 import { PgLeaderCoverage } from './pg/pg-leader-coverage'
 import { FollowedSync } from './followed-sync'
+import { relaySyncRequest, serveSyncRequests, thisHub, type SyncAction, type SyncRequest } from './pg/pg-sync-requests'
 import { relayContent, sha256 } from './relay-ledger'
 import { ingestInto } from '../main/webhooks/inbox'
 import { UpstreamHealth } from './upstream-health'
@@ -351,11 +352,41 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     })
     leaderCoverage.start()
   }
+  /** Runs sync:now, sync:audit or sync:resync on this hub's monitor (answered at once; progress in sync:state). */
+  function runSync(action: SyncAction): void {
+    const monitor = session.monitor
+    void (action === 'now' ? monitor.syncNow() : action === 'audit' ? monitor.auditNow() : monitor.resyncAll())
+  }
+  // Hubs on one database: a follower's sync actions are the leader's to run (pg-sync-requests.ts).
+  const syncRequests =
+    store.kind === 'postgres' && o.database
+      ? serveSyncRequests({
+          target: o.database,
+          role,
+          run: (r: SyncRequest) => {
+            log.info(`${r.operator} asked for sync:${r.action} on the hub ${r.hub}: running it here, the leader`, {
+              operator: r.operator,
+              channel: `sync:${r.action}`
+            })
+            runSync(r.action)
+          },
+          onError: (m) => log.warn(m)
+        })
+      : null
+  async function sync(action: SyncAction, operator: string): Promise<void> {
+    if (!syncRequests || leads(role)) return runSync(action)
+    try {
+      await relaySyncRequest((store as PgHubStore).pool, { action, operator, hub: thisHub() })
+    } catch (e) {
+      throw new Error(`could not hand sync:${action} to the leading hub (it syncs for every hub): ${(e as Error).message}`)
+    }
+  }
 
   const core: HubCore = {
     session,
     coverage,
     syncStates,
+    sync,
     profile,
     secret: async () => secret,
     settings,
@@ -589,6 +620,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await shared?.close()
       await teamSettings?.close()
       await leaderCoverage?.close()
+      await syncRequests?.close()
       unfollow()
       await leading
       await feed?.close()

@@ -146,6 +146,53 @@ describe.skipIf(postgresUnavailable !== null)('order events across two hubs on o
     }
   })
 
+  it("runs sync:now asked on the follower on the leader: a leader's error shown on the follower clears at once, and the follower asks the service nothing", async () => {
+    const token = await hubs.a.addOperator('otto', 'viewer')
+    await waitUntil(async () => (await follower().rpc(token, 'team:access')).status === 200, 3_000, 'the operator on both hubs')
+    const monitor = leader().hub.session().monitor
+    const onFollower = async (): Promise<SyncState[] | null> => {
+      const a = await follower().rpc(token, 'sync:state')
+      return a.status === 200 ? (a.json!.value as { states: SyncState[] }).states : null
+    }
+    // The service fails every history read: a few failures in a row put the leader's own next try 20 s away
+    // (a run the monitor had going when the fault began may still succeed: it is tried again).
+    const backedOff = () => monitor.states().every((s) => s.lastError !== null && s.nextRunAt! - Date.now() > 15_000)
+    hubs.sandbox.control.setFault('merchantHistory', { errorRate: 1, errorStatus: 400 })
+    try {
+      for (let i = 0; i < 6 && !backedOff(); i++) await monitor.syncNow()
+    } finally {
+      hubs.sandbox.control.clearFaults('merchantHistory')
+    }
+    expect(monitor.states().length).toBeGreaterThan(0)
+    expect(backedOff()).toBe(true)
+    await waitUntil(
+      async () => (await onFollower())?.some((s) => s.lastError !== null) === true,
+      5_000,
+      "the leader's error on the follower"
+    )
+    // The service is back. The follower's desktop presses "Try again now".
+    const asked: string[] = []
+    const unmeter = follower()
+      .hub.session()
+      .client.onRequest((e) => void asked.push(e.endpoint))
+    try {
+      expect(await follower().call(token, 'sync:now')).toEqual({ ok: true })
+      await waitUntil(
+        async () => {
+          const states = await onFollower()
+          return states !== null && states.length > 0 && states.every((s) => s.lastError === null)
+        },
+        5_000,
+        "the leader's states cleared on the follower"
+      )
+      expect(monitor.states().every((s) => s.lastError === null)).toBe(true)
+      // The follower's own idle monitor ran nothing: no history read was sent from it.
+      expect(asked.filter((e) => e === 'merchantHistory' || e === 'orderStatus')).toEqual([])
+    } finally {
+      unmeter()
+    }
+  })
+
   it("applies a webhook the follower received to the leader's orders, once, and streams the change from there", async () => {
     const admin = await hubs.a.addOperator('ada', 'admin')
     await waitUntil(async () => (await follower().rpc(admin, 'team:access')).status === 200, 3_000, 'the admin on both hubs')
