@@ -10,7 +10,8 @@
 // every order is here is not known (followed-coverage.ts); it streams coverage:changed to
 // its desktops whenever what it shows changes, and only then. The leader's sync states
 // (per scope: when it last synced, its error, its write mark) go in the same row, the same
-// way: a follower's own monitor is idle too, and its desktops are shown the leader's.
+// way: a follower's own monitor is idle too, and its desktops are shown the leader's. They
+// are stamped with the row's version they were written with (statesFor).
 import type pg from 'pg'
 import type { Coverage, SyncState } from '../../shared/ipc/contract'
 import { followedCoverage, type LeaderReport } from '../followed-coverage'
@@ -60,6 +61,18 @@ export interface PgLeaderCoverageOptions {
   onError(message: string): void
   timing?: Partial<CoverageTiming>
   now?: () => number
+}
+
+/**
+ * The leader's states in sync_json, written as "<row version> <JSON>": only when that is the
+ * row's version. A hub of an older version leading after a newer one bumps the version and
+ * leaves sync_json as the former leader wrote it: its states are then not known (none shown),
+ * never that former leader's frozen ones (a lag growing by the minute, a lasting error).
+ */
+export function statesFor(version: number, syncJson: string | null): SyncState[] | null {
+  const space = syncJson?.indexOf(' ') ?? -1
+  if (!syncJson || space < 0 || Number(syncJson.slice(0, space)) !== Number(version)) return null
+  return JSON.parse(syncJson.slice(space + 1)) as SyncState[]
 }
 
 interface CoverageRow {
@@ -158,8 +171,9 @@ export class PgLeaderCoverage {
   private async save(coverage: string, states: string | null, both: string, at: number): Promise<void> {
     const r = await this.o.pool.query<{ version: number }>(
       `WITH saved AS (
-         INSERT INTO leader_coverage (id, json, sync_json, version, written_at) VALUES (1, $1, $3, 1, ${DB_NOW_MS})
-         ON CONFLICT (id) DO UPDATE SET json = EXCLUDED.json, sync_json = EXCLUDED.sync_json,
+         INSERT INTO leader_coverage (id, json, sync_json, version, written_at) VALUES (1, $1, '1 ' || $3, 1, ${DB_NOW_MS})
+         ON CONFLICT (id) DO UPDATE SET json = EXCLUDED.json,
+           sync_json = (leader_coverage.version + 1)::text || ' ' || $3,
            version = leader_coverage.version + 1, written_at = EXCLUDED.written_at
          RETURNING version
        ) SELECT version, pg_notify($2, version::text) FROM saved`,
@@ -200,7 +214,7 @@ export class PgLeaderCoverage {
       return
     }
     const coverage = row.json !== null ? (JSON.parse(row.json) as Coverage) : (this.report?.coverage ?? null)
-    if (row.json !== null) this.leaderStates = row.sync_json !== null ? (JSON.parse(row.sync_json) as SyncState[]) : null
+    if (row.json !== null) this.leaderStates = statesFor(row.version, row.sync_json)
     this.reportVersion = coverage ? row.version : 0
     this.report = { coverage, writtenAt: row.written_at, ageMs: row.age, readAt }
   }

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Coverage } from '../../../src/shared/ipc/contract'
 import type { HubRole } from '../../../src/hub/hub-role'
-import { openPool } from '../../../src/hub/pg/pg-connection'
+import { DB_NOW_MS, openPool } from '../../../src/hub/pg/pg-connection'
+import { syncState } from '../../support/sync-state'
 import { COVERAGE_TIMING, PgLeaderCoverage } from '../../../src/hub/pg/pg-leader-coverage'
 import { migrate } from '../../../src/hub/pg/pg-migrations'
 import { postgresUnavailable } from '../../support/postgres-cluster'
@@ -125,6 +126,44 @@ describe.skipIf(postgresUnavailable !== null)("a follower hub shows the leader's
       expect(warnings).toEqual([])
     } finally {
       for (const c of made) await c.close()
+      await pool.end()
+    }
+  })
+
+  it("shows none of a former leader's sync states once an older hub leads and rewrites the row without them (a rolling upgrade)", async () => {
+    const url = await hubs.cluster.createDatabase()
+    const pool = openPool({ url })
+    await migrate(pool)
+    const timing = { readEveryMs: 50, writeAtMostMs: 20, heartbeatMs: 200 }
+    const own = leader().hub.session().monitor.coverage()
+    const states = [syncState({ type: 1, fiatType: 1, lastSuccessAt: 1_000, writeMark: 'b:3' })]
+    const make = (role: HubRole) => {
+      const c = new PgLeaderCoverage({
+        pool,
+        target: { url },
+        role: { current: () => ({ role, since: 0, detail: role }) },
+        own: () => own,
+        ownStates: () => states,
+        freshnessMinutes: () => 10,
+        onLeaderCoverage: () => undefined,
+        onError: (m) => raise(m),
+        timing
+      })
+      c.start()
+      return c
+    }
+    const newer = make('leader')
+    const onFollower = make('follower')
+    try {
+      await waitUntil(() => onFollower.states()!.length === 1, 3_000, "the newer leader's states on the follower")
+      expect(onFollower.states()![0]).toMatchObject({ type: 1, fiatType: 1, writeMark: 'b:3', lagMs: null })
+      await newer.close()
+      // An older hub leads: it writes its coverage as before sync_json was there, and leaves that column be.
+      await pool.query(`UPDATE leader_coverage SET json = $1, version = version + 1, written_at = ${DB_NOW_MS}`, [JSON.stringify(own)])
+      await waitUntil(() => onFollower.states()!.length === 0, 3_000, "the former leader's states gone from the follower")
+    } finally {
+      await newer.close()
+      await onFollower.close()
       await pool.end()
     }
   })
