@@ -5,12 +5,15 @@
 // the rows the leader changed without an event (an amount corrected) may come after. So a
 // follower shows the leader's mark followed by a count of the times it applied rows of the
 // scope's type: a desktop's orders view reads its rows again whenever it changes
-// (renderer lib/sync-writes.ts), as on the leader. Pure, so unit-tested.
+// (renderer lib/sync-writes.ts), as on the leader. It streams only the scopes whose state
+// changed, as the leader does. Pure, so unit-tested.
 import type { SyncState } from '../shared/ipc/contract'
 
 export class FollowedSync {
   private readonly applied = new Map<number, number>()
   private count = 0
+  /** What desktops were last told of each scope (type:fiatType), its lag left out. */
+  private readonly told = new Map<string, string>()
 
   constructor(private readonly now: () => number) {}
 
@@ -27,5 +30,25 @@ export class FollowedSync {
       lagMs: s.lastSuccessAt === null ? null : Math.max(0, now - s.lastSuccessAt),
       writeMark: `${s.writeMark ?? ''}+${this.applied.get(s.type) ?? 0}`
     }))
+  }
+
+  /**
+   * The states to stream to desktops: only the scopes whose state (or write mark) changed since
+   * they were last told, as the leader streams only the scope that changed. A scope the leader
+   * dropped needs no event (it streams none either).
+   */
+  news(leader: readonly SyncState[]): SyncState[] {
+    return this.shown(leader).filter((s) => {
+      const key = `${s.type}:${s.fiatType}`
+      const json = JSON.stringify({ ...s, lagMs: null })
+      if (this.told.get(key) === json) return false
+      this.told.set(key, json)
+      return true
+    })
+  }
+
+  /** This hub led meanwhile: its desktops were told its own states, so every scope of the leader's is news again. */
+  forget(): void {
+    this.told.clear()
   }
 }

@@ -347,7 +347,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       ownStates: () => session.monitor.states(),
       freshnessMinutes: () => settings.get().freshnessMinutes,
       onLeaderCoverage: (c) => publish({ id: null, event: 'coverage:changed', payload: c }),
-      onLeaderStates: (states) => tellStates(followed.shown(states)),
+      onLeaderStates: (states) => tellStates(followed.news(states)),
       onError: (m) => log.warn(m)
     })
     leaderCoverage.start()
@@ -478,7 +478,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
           },
           rowsChanged: (types) => {
             followed.rowsApplied(types)
-            tellStates(followed.shown(leaderCoverage?.states() ?? []).filter((s) => types.includes(s.type)))
+            tellStates(followed.news(leaderCoverage?.states() ?? []))
           }
         })
       : null
@@ -487,6 +487,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   let leading: Promise<void> = Promise.resolve()
   const follow = async (s: RoleState) => {
     if (s.role === 'leader') {
+      followed.forget()
       // Every event the old leader published is applied first: new ids go on after its.
       await feed?.sync()
       await watches.reconcile(session.store.watches.list(), session.monitor)

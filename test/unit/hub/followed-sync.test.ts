@@ -31,4 +31,30 @@ describe('FollowedSync', () => {
     expect(f.shown(leader).map((s) => writes.wrote(s))).toEqual([true, false, false])
     expect(f.shown(leader).some((s) => writes.wrote(s))).toBe(false)
   })
+
+  it('streams only the scopes whose state or write mark changed, keyed by type and fiat', () => {
+    let now = 5_000
+    const f = new FollowedSync(() => now)
+    const key = (states: SyncState[]) => states.map((s) => `${s.type}:${s.fiatType}`)
+    let leader = [state(1, 1, 'a:3'), state(1, 2, 'a:1'), state(2, 1, 'a:2')]
+    expect(key(f.news(leader))).toEqual(['1:1', '1:2', '2:1'])
+    // Time passes (the lag grows), nothing changed: nothing to tell.
+    now = 9_000
+    expect(f.news(leader)).toEqual([])
+    // One scope of the leader's changed (it failed): that scope only, with its lag as now.
+    leader = [
+      state(1, 1, 'a:3'),
+      { ...state(1, 2, 'a:1'), lastError: { kind: 'network', message: 'down', retryable: true } },
+      state(2, 1, 'a:2')
+    ]
+    const told = f.news(leader)
+    expect(key(told)).toEqual(['1:2'])
+    expect(told[0]!.lagMs).toBe(8_000)
+    // Rows of offramp orders applied here: the offramp scope's mark changed, only it is told.
+    f.rowsApplied([2])
+    expect(key(f.news(leader))).toEqual(['2:1'])
+    // This hub led meanwhile (its desktops saw its own states): every scope is told again.
+    f.forget()
+    expect(key(f.news(leader))).toEqual(['1:1', '1:2', '2:1'])
+  })
 })
