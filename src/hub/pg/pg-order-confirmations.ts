@@ -50,7 +50,10 @@ export function updateConditions(columns: ReadonlySet<string>): { written: strin
 }
 
 /** Leader: what the marked orders hold now (up to `limit` of each kind), and the newest mark of each kind read. */
-export function readConfirmations(sql: Sql, limit: number): { entry: ConfirmationEntry; confirmedUpTo: number; checkedUpTo: number } {
+export function readConfirmations(
+  sql: Sql,
+  limit: number
+): { entry: ConfirmationEntry; confirmedUpTo: number; checkedUpTo: number; taken: number } {
   const confirmed = sql.all<{ seq: number; type: number; order_id: number; at: string | null; by: string | null; held: number | null }>(
     `SELECT m.seq, m.type, m.order_id, o.status_confirmed_at AS at, o.status_confirmed_by AS by, o.type AS held
        FROM ${CONFIRMED} m LEFT JOIN orders o ON o.type = m.type AND o.order_id = m.order_id ORDER BY m.seq LIMIT ?`,
@@ -75,7 +78,9 @@ export function readConfirmations(sql: Sql, limit: number): { entry: Confirmatio
       checked: checked.flatMap((r) => (r.held === null ? [] : [[r.type, r.order_id, r.at, r.failures] as ConfirmationEntry['checked'][0]]))
     },
     confirmedUpTo: confirmed.at(-1)?.seq ?? 0,
-    checkedUpTo: checked.at(-1)?.seq ?? 0
+    checkedUpTo: checked.at(-1)?.seq ?? 0,
+    // Marks of orders no longer held (deleted) count: a batch of only those is no end of the marks.
+    taken: confirmed.length + checked.length
   }
 }
 

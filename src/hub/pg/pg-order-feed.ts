@@ -179,11 +179,12 @@ export class PgOrderFeed {
 
   /**
    * Leader: publishes the confirmations and checks written locally since the last call (one
-   * entry, in the order rows' sequence of versions); answers how many orders were marked.
+   * entry, in the order rows' sequence of versions), at most `limit` marks of each kind;
+   * answers how many marks it took (0: none left), those of orders since deleted included.
    */
-  async publishConfirmations(): Promise<number> {
+  async publishConfirmations(limit = CONFIRMATIONS_BATCH): Promise<number> {
     const sql = this.sql()
-    const { entry, confirmedUpTo, checkedUpTo } = readConfirmations(sql, CONFIRMATIONS_BATCH)
+    const { entry, confirmedUpTo, checkedUpTo, taken } = readConfirmations(sql, limit)
     if (!confirmedUpTo && !checkedUpTo) return 0
     if (entry.confirmed.length || entry.checked.length)
       await inTransaction(this.pool, async (c) => {
@@ -196,7 +197,7 @@ export class PgOrderFeed {
       sql.run(`DELETE FROM ${CONFIRMED} WHERE seq <= ?`, confirmedUpTo)
       sql.run(`DELETE FROM ${CHECKED} WHERE seq <= ?`, checkedUpTo)
     })
-    return entry.confirmed.reduce((n, g) => n + g.ids.length, 0) + entry.checked.length
+    return taken
   }
 
   /** Follower: what this hub wrote to its own copy (the leader's rows applied, its own syncs) is not for publishing. */

@@ -141,4 +141,23 @@ describe.skipIf(postgresUnavailable !== null)('PgOrderFeed: rows and confirmatio
     })
     expect(portable(follower)).toEqual(portable(store))
   })
+
+  it('goes on past a batch of confirmations that were all of orders deleted since: those marks are taken, not the end', async () => {
+    const leaderFeed = new PgOrderFeed(pool, () => store.database.sql)
+    const followerFeed = new PgOrderFeed(pool, () => follower.database.sql)
+    await leaderFeed.publishRows()
+    const records = [1, 2, 3].map((orderId) => onramp({ orderId, status: 0, updatedAt: '2024-03-01T10:00:00.000Z' }))
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records } as never)
+    await leaderFeed.publishRows()
+    const first = await follow(followerFeed, 0)
+    expect(store.orders.confirmUnchanged(1, 1, '2024-03-02T00:00:00.000Z', '2030-01-01T07:00:00.000Z')).toBe(3)
+    // The first two marked orders are gone from the leader's copy before it publishes.
+    store.database.sql.run('DELETE FROM orders WHERE type = 1 AND order_id IN (1, 2)')
+    // A batch of two: both marks of deleted orders, taken (the feed's loop goes on), then the third.
+    expect(await leaderFeed.publishConfirmations(2)).toBe(2)
+    expect(await leaderFeed.publishConfirmations(2)).toBe(1)
+    expect(await leaderFeed.publishConfirmations(2)).toBe(0)
+    await follow(followerFeed, first.at)
+    expect(follower.orders.get(1, 3)!.statusConfirmedAt).toBe('2030-01-01T07:00:00.000Z')
+  })
 })
