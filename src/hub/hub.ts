@@ -368,7 +368,11 @@ export async function createHub(o: HubOptions): Promise<Hub> {
               operator: r.operator,
               channel: `sync:${r.action}`
             })
-            runSync(r.action)
+            // After taking the role has settled: a hub that has just become the leader first
+            // applies every event the old one published, then starts its monitor (follow()).
+            void leading.then(() => {
+              if (leads(role)) runSync(r.action)
+            })
           },
           onError: (m) => log.warn(m)
         })

@@ -72,7 +72,13 @@ export interface PgLeaderCoverageOptions {
 export function statesFor(version: number, syncJson: string | null): SyncState[] | null {
   const space = syncJson?.indexOf(' ') ?? -1
   if (!syncJson || space < 0 || Number(syncJson.slice(0, space)) !== Number(version)) return null
-  return JSON.parse(syncJson.slice(space + 1)) as SyncState[]
+  // States that do not read (a hand edit, a damaged row) are not known: the coverage beside them still is.
+  try {
+    const states = JSON.parse(syncJson.slice(space + 1)) as unknown
+    return Array.isArray(states) ? (states as SyncState[]) : null
+  } catch {
+    return null
+  }
 }
 
 interface CoverageRow {

@@ -3,13 +3,16 @@
 // the leader's sync states and coverage (pg-leader-coverage.ts), so these act on the leader:
 // the follower announces the request (NOTIFY rampdesk_sync_requests) and answers at once; the
 // leader, listening, runs it on its monitor, and what it changes reaches the follower's
-// desktops with the leader's states within about a second. A notification is not kept: a
-// request made while no hub leads, or while the leader's listening connection is down, is
-// gone, and the leader's own schedule retries every scope by itself.
+// desktops with the leader's states within about a second. A request made while no hub
+// leads is refused (the asker is told so); a notification is not kept, so one made in the
+// second or so the leader's listening connection takes to come back, or to a leader of a
+// version that does not listen (a rolling upgrade), is gone, and the leader's own schedule
+// retries every scope by itself.
 import { hostname } from 'node:os'
 import type pg from 'pg'
 import { leads, type HubRoleSource } from '../hub-role'
 import type { PgTarget } from './pg-connection'
+import { LEADER_LOCK_KEY } from './pg-election'
 import { listen, type PgListener } from './pg-listener'
 
 export const SYNC_REQUESTS_CHANNEL = 'rampdesk_sync_requests'
@@ -28,9 +31,25 @@ export interface SyncRequest {
 /** How a hub names itself in a relayed request (the leader's log says where it was asked). */
 export const thisHub = (): string => `${hostname()} (pid ${process.pid})`
 
-/** Follower: hands the request to the leader; fails when the database does not take it. */
+/** Why a request could not be handed over: no hub holds the leadership at the moment. */
+export const NO_LEADER = 'no hub leads at the moment (one takes over within a few seconds of the last one stopping); try again shortly'
+
+/**
+ * Follower: hands the request to the leader, in one statement that sends it only while a
+ * hub holds the leadership lock (pg_locks); refuses when none does, and fails when the
+ * database does not take it. A bigint advisory key shows in pg_locks as classid (its high
+ * 32 bits) and objid (its low 32 bits), with objsubid 1.
+ */
 export async function relaySyncRequest(pool: pg.Pool, r: SyncRequest): Promise<void> {
-  await pool.query('SELECT pg_notify($1, $2)', [SYNC_REQUESTS_CHANNEL, JSON.stringify(r)])
+  const sent = await pool.query(
+    `SELECT pg_notify($1, $2) FROM pg_locks
+      WHERE locktype = 'advisory' AND granted AND objsubid = 1
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND ((classid::bigint << 32) | objid::bigint) = $3::bigint
+      LIMIT 1`,
+    [SYNC_REQUESTS_CHANNEL, JSON.stringify(r), LEADER_LOCK_KEY]
+  )
+  if (sent.rowCount === 0) throw new Error(NO_LEADER)
 }
 
 function parse(payload: string): SyncRequest | null {
