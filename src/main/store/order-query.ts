@@ -249,6 +249,15 @@ function ints(name: string, v: number | readonly number[]): number[] {
 }
 
 /**
+ * Not marked gone at the service, as a condition on the row id: the few gone ids come from
+ * their partial index (orders_gone, migration 11), and every other index holds the id, so a
+ * count or a window stays a covering index scan. `gone_at IS NULL` made SQLite read every
+ * row of the type to count an open status group (~320 ms at 100,000 onramp orders, ~17 ms
+ * this way).
+ */
+export const NOT_GONE = 'NOT IN (SELECT id FROM orders WHERE gone_at IS NOT NULL)'
+
+/**
  * unbounded: no window (LIMIT -1), for exports.
  * broad: the search matches many orders (searchProbes). A narrow search is driven by its
  * matching ids (the trigram index or one index range per column, and the order id
@@ -290,7 +299,7 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broa
   }
   inList('status', 'statuses', q.statuses)
   inList('status', 'excludeStatuses', q.excludeStatuses, true)
-  if (q.listed || (q.statusGroup !== undefined && OPEN_GROUPS.includes(q.statusGroup))) conds.push(`${c('gone_at')} IS NULL`)
+  if (q.listed || (q.statusGroup !== undefined && OPEN_GROUPS.includes(q.statusGroup))) conds.push(`${c('id')} ${NOT_GONE}`)
   inList('fiat_type', 'fiatType', q.fiatType)
   inList('coin_id', 'coinId', q.coinId)
   inList('chain_id', 'chainId', q.chainId)

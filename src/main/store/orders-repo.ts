@@ -10,6 +10,7 @@ import type { Sql, SqlValue } from './database'
 import {
   BROAD_SEARCH_MATCHES,
   BROAD_TOTAL_CAP,
+  NOT_GONE,
   buildOrderQuery,
   searchProbes,
   type BuiltOrderQuery,
@@ -270,7 +271,7 @@ const UPDATE_ORDER = `UPDATE orders SET ${DATA_COLUMNS.map((c) => `${c} = ?`).jo
     last_changed_at = ?, status_confirmed_at = ?, status_confirmed_by = ?
   WHERE type = ? AND order_id = ?`
 const CONFIRM = 'UPDATE orders SET status_confirmed_at = ?, status_confirmed_by = ? WHERE type = ? AND order_id = ?'
-const NOT_GONE = 'UPDATE orders SET gone_at = NULL WHERE type = ? AND order_id = ?'
+const CLEAR_GONE = 'UPDATE orders SET gone_at = NULL WHERE type = ? AND order_id = ?'
 const INSERT_EVENT = `INSERT INTO order_events (type, order_id, at, order_updated_at, old_status, new_status, source)
   VALUES (?, ?, ?, ?, ?, ?, ?)`
 
@@ -530,7 +531,7 @@ export class OrdersRepo {
       )
       if (!existing) return { known: false, change: null }
       // orderStatus answered about it, or a verified webhook named it: the service has it after all.
-      if (existing.gone_at) this.sql.run(NOT_GONE, type, orderId)
+      if (existing.gone_at) this.sql.run(CLEAR_GONE, type, orderId)
       const by = confirmedByOf(source)
       if (existing.status === status) {
         this.sql.run(CONFIRM, at, by, type, orderId)
@@ -573,7 +574,7 @@ export class OrdersRepo {
       record.orderId
     )
     // Listed again, or sent whole by a verified webhook: the service has it after all.
-    if (existing?.gone_at) this.sql.run(NOT_GONE, type, record.orderId)
+    if (existing?.gone_at) this.sql.run(CLEAR_GONE, type, record.orderId)
     const by = confirmedByOf(source)
     // Records reach here whole: a webhook's only after every identity field agreed.
     const match: WebhookMatch | null = source === 'webhook' ? 'whole' : null
@@ -633,7 +634,7 @@ export class OrdersRepo {
    * (markGone) are left out: it counts them no more.
    */
   countScope(type: OrderType, fiatType: number | null, o: { unreadable?: boolean; listedOnly?: boolean } = {}): number {
-    const listed = o.listedOnly ? ' AND gone_at IS NULL' : ''
+    const listed = o.listedOnly ? ` AND id ${NOT_GONE}` : ''
     const orders =
       (fiatType === null
         ? this.sql.value<number>(`SELECT COUNT(*) FROM orders WHERE type = ?${listed}`, type)

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { STATUS_GROUPS } from '../../../../src/shared/domain/status'
+import { OPEN_GROUPS, STATUS_GROUPS } from '../../../../src/shared/domain/status'
+import { buildOrderQuery } from '../../../../src/main/store/order-query'
 import { statusMatchesGroup } from '../../../support/status-group'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import type { OrderQuery, OrderRow, OrderSortKey } from '../../../../src/main/store/orders-repo'
@@ -272,6 +273,20 @@ describe('OrdersRepo.query', () => {
     expect(ids(store.orders.query({ type: 2, search: 'wallet0000q7' }).rows)).toEqual([5399])
     expect(ids(store.orders.query({ type: 2, search: before.walletAddress!.slice(-6) }).rows)).not.toContain(5399)
     expect(store.orders.query({ type: 1, search: 'wallet0000q7' }).total).toBe(0)
+  })
+
+  it('counts an open status group (gone orders left out) and windows it from covering index scans, never reading every row', () => {
+    for (const type of [1, 2] as const)
+      for (const statusGroup of OPEN_GROUPS) {
+        const built = buildOrderQuery({ type, statusGroup, sort: { key: 'updatedAt', dir: 'desc' }, offset: 0, limit: 100 })
+        const plan = (sql: string, params: readonly unknown[]) =>
+          store.database.sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, ...(params as never[])).map((p) => p.detail)
+        const scans = [...plan(built.countSql, built.countParams), ...plan(built.rowsSql, [...built.params, 100, 0])].filter((d) =>
+          /^(SEARCH|SCAN) orders\b/.test(d)
+        )
+        expect(scans.length, `${type} ${statusGroup}`).toBeGreaterThan(0)
+        for (const d of scans) expect(d, `${type} ${statusGroup}`).toMatch(/COVERING INDEX|INTEGER PRIMARY KEY/)
+      }
   })
 
   it('exportRows streams every matching row in the requested order', () => {
