@@ -108,6 +108,23 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
     flush()
     throw e
   }
+  // Stopped gracefully by SIGINT or SIGTERM from the moment it listens: a supervisor (or a
+  // script) that signals as soon as it reads the listening line must not kill it mid-start.
+  const running = server
+  const stopped = new Promise<void>((done) => {
+    let closing = false
+    const stop = () => {
+      if (closing) return
+      closing = true
+      hub.log.info('stopping')
+      void running
+        .close()
+        .then(() => hub.close())
+        .finally(done)
+    }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
   // Plain text, or in the json format a line whose msg it is.
   if (format === 'json') listenLog.info(`hub listening on ${server.url}`, { url: server.url })
   else io.out(`hub listening on ${server.url}`)
@@ -131,22 +148,11 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
       ? 'metrics at /metrics for the metrics token'
       : 'metrics at /metrics for this machine only (no --metrics-token-file); behind a reverse proxy, deny /metrics there or set a token'
   )
-  if ((await hub.operators.list()).length === 0)
-    hub.log.warn('no operators yet: add one with `npm run hub -- operator add NAME --role admin`')
-  const running = server
-  await new Promise<void>((done) => {
-    let closing = false
-    const stop = () => {
-      if (closing) return
-      closing = true
-      hub.log.info('stopping')
-      void running
-        .close()
-        .then(() => hub.close())
-        .finally(done)
-    }
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-  })
+  // (A stop signalled meanwhile may have closed the store: then there is nothing to say.)
+  const operators = await Promise.resolve()
+    .then(() => hub.operators.list())
+    .catch(() => null)
+  if (operators?.length === 0) hub.log.warn('no operators yet: add one with `npm run hub -- operator add NAME --role admin`')
+  await stopped
   return 0
 }

@@ -49,7 +49,8 @@ interface Served {
   output: () => string
 }
 
-async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
+/** Starts `serve`; with `signalAtListening`, sends it that signal the moment its first line is read. */
+async function serve(args: string[], env: Record<string, string> = {}, signalAtListening?: NodeJS.Signals): Promise<Served> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', 'serve', ...args], {
     cwd: process.cwd(),
     env: { ...process.env, ...env },
@@ -65,6 +66,7 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
       all += l + '\n'
       if (!got) {
         got = true
+        if (signalAtListening) child.kill(signalAtListening)
         resolve(l)
       }
     })
@@ -73,8 +75,11 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
   return { child, first, output: () => all }
 }
 
+/** Its exit code (null when a signal killed it), also when it has already exited. */
 const exited = (child: ChildProcessWithoutNullStreams): Promise<number | null> =>
-  new Promise((resolve) => child.once('exit', (code) => resolve(code)))
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((resolve) => child.once('exit', (code) => resolve(code)))
 
 const live = () => ['--base-url', sandbox.url, '--service-name', sandbox.serviceName, '--api-key', sandbox.apiKey]
 
@@ -179,10 +184,10 @@ describe('npm run hub', () => {
     )
     expect(hub.output()).not.toContain(sandbox.apiSecret)
 
-    // A flag wins over its variable: text again, and the first line as it always was.
-    const text = await serve(['--log-format', 'text'], env)
+    // A flag wins over its variable: text again, and the first line as it always was. A
+    // SIGTERM sent the moment that line is read stops it gracefully (exit 0), as later.
+    const text = await serve(['--log-format', 'text'], env, 'SIGTERM')
     expect(text.first).toMatch(/^hub listening on http:\/\/127\.0\.0\.1:\d+$/)
-    text.child.kill('SIGTERM')
     expect(await exited(text.child)).toBe(0)
     // A bad value names the variable it came from.
     expect(run(['serve'], { ...env, RAMPDESK_HUB_RATE_LIMIT: 'lots' })).toMatchObject({
