@@ -230,8 +230,23 @@ export interface BuiltOrderQuery {
   countParams: SqlValue[]
   /** The count past which countSql stops (a broad search's, BROAD_TOTAL_CAP as shipped), or null: it counts every match. */
   countCap: number | null
+  /**
+   * For a capped count of a search alone: each source of its matches counted up to
+   * countCap + 1 (searchProbes). One that gets there settles the total as "at least" before
+   * countSql, whose union of every source's ids must be built whole before it can stop:
+   * "1" at 1,000,000 orders collects over 200,000 ids (0.7 s). Empty otherwise.
+   */
+  countProbes: Array<{ sql: string; params: SqlValue[] }>
   /** Takes params, then LIMIT and OFFSET. */
   rowsSql: string
+  /**
+   * rowsSql driven by the status index instead (the matching statuses sought, their few
+   * orders sorted), for a status list without search; null otherwise. The repository takes
+   * it when the filter's total, known first, is so small that walking the sort's index
+   * would read most of the type's orders to find one page (an empty "in progress" read all
+   * 700,000 at 1,000,000 orders).
+   */
+  statusRowsSql: string | null
   limit: number
   offset: number
 }
@@ -275,41 +290,48 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broa
   const c = (column: string): string => (search && !broad ? `+${column}` : column)
   const conds: string[] = [`${c('type')} = ?`]
   const params: SqlValue[] = [q.type]
+  // The same conditions on order_counts (migration 12), whose columns have the filter
+  // columns' names: only "not gone" is written apart. Dates and searches are not in it.
+  const countsConds: string[] = [...conds]
+  const push = (cond: string, countsCond: string = cond): void => {
+    conds.push(cond)
+    countsConds.push(countsCond)
+  }
   const inList = (column: string, name: string, v: number | readonly number[] | undefined, negate = false): void => {
     if (v === undefined) return
     const list = ints(name, v)
     if (list.length === 0) {
       // An empty allow-list matches nothing; an empty deny-list excludes nothing.
-      if (!negate) conds.push('0')
+      if (!negate) push('0')
       return
     }
-    conds.push(`${c(column)} ${negate ? 'NOT IN' : 'IN'} (${list.map(() => '?').join(', ')})`)
+    push(`${c(column)} ${negate ? 'NOT IN' : 'IN'} (${list.map(() => '?').join(', ')})`)
     params.push(...list)
   }
   if (q.statusGroup !== undefined) {
     const g = statusGroupFilter(q.type, q.statusGroup)
     const inSql = g.in.length ? `${c('status')} IN (${g.in.map(() => '?').join(', ')})` : '0'
     if (g.includeUnknown && g.known.length) {
-      conds.push(`(${inSql} OR ${c('status')} NOT IN (${g.known.map(() => '?').join(', ')}))`)
+      push(`(${inSql} OR ${c('status')} NOT IN (${g.known.map(() => '?').join(', ')}))`)
       params.push(...g.in, ...g.known)
     } else {
-      conds.push(inSql)
+      push(inSql)
       params.push(...g.in)
     }
   }
   inList('status', 'statuses', q.statuses)
   inList('status', 'excludeStatuses', q.excludeStatuses, true)
-  if (q.listed || (q.statusGroup !== undefined && OPEN_GROUPS.includes(q.statusGroup))) conds.push(`${c('id')} ${NOT_GONE}`)
+  if (q.listed || (q.statusGroup !== undefined && OPEN_GROUPS.includes(q.statusGroup))) push(`${c('id')} ${NOT_GONE}`, 'gone = 0')
   inList('fiat_type', 'fiatType', q.fiatType)
   inList('coin_id', 'coinId', q.coinId)
   inList('chain_id', 'chainId', q.chainId)
   const dateColumn = q.dateField === 'updatedAt' ? 'updated_at' : 'created_at'
   if (q.from !== undefined) {
-    conds.push(`${c(dateColumn)} >= ?`)
+    push(`${c(dateColumn)} >= ?`)
     params.push(isoBound('from', q.from))
   }
   if (q.to !== undefined) {
-    conds.push(`${c(dateColumn)} < ?`)
+    push(`${c(dateColumn)} < ?`)
     params.push(isoBound('to', q.to))
   }
   const term = search ? searchTerm(search) : null
@@ -341,16 +363,26 @@ export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broa
   if (!Number.isInteger(offset) || offset < 0) throw new RangeError('offset must be a non-negative integer')
   const counted = searchOnly && ids ? { sql: ids.sql, params: ids.params } : { sql: `SELECT 1 FROM orders WHERE ${where}`, params }
   const countCap = broad && opts.countCap !== undefined ? opts.countCap : null
+  const fromCounts = !term && q.from === undefined && q.to === undefined
+  const statusList = !term && q.statuses !== undefined && q.statuses.length > 0
   return {
     where,
     params,
-    countSql: countCap === null ? `SELECT COUNT(*) FROM (${counted.sql})` : `SELECT COUNT(*) FROM (SELECT 1 FROM (${counted.sql}) LIMIT ?)`,
-    countParams: countCap === null ? counted.params : [...counted.params, countCap + 1],
+    countSql: fromCounts
+      ? `SELECT IFNULL(SUM(n), 0) FROM order_counts WHERE ${countsConds.join(' AND ')}`
+      : countCap === null
+        ? `SELECT COUNT(*) FROM (${counted.sql})`
+        : `SELECT COUNT(*) FROM (SELECT 1 FROM (${counted.sql}) LIMIT ?)`,
+    countParams: fromCounts || countCap === null ? counted.params : [...counted.params, countCap + 1],
     countCap,
+    countProbes: countCap !== null && searchOnly && search ? searchProbes(q.type, search, countCap + 1) : [],
     rowsSql: broad
       ? `SELECT * FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`
       : // The window's ids come from a covering index scan; only those rows are read.
         `SELECT * FROM orders WHERE id IN (SELECT id FROM orders WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
+    statusRowsSql: statusList
+      ? `SELECT * FROM orders WHERE id IN (SELECT id FROM orders INDEXED BY orders_by_status WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`
+      : null,
     limit,
     offset
   }

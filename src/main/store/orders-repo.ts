@@ -4,13 +4,12 @@
 // the per-order status timeline, and the windowed query the virtualized orders table reads.
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
-import { knownStatuses, statusInfo } from '../../shared/domain/status'
+import { OPEN_GROUPS, knownStatuses, statusGroupFilter, statusInfo } from '../../shared/domain/status'
 import { contentHash } from './content-hash'
 import type { Sql, SqlValue } from './database'
 import {
   BROAD_SEARCH_MATCHES,
   BROAD_TOTAL_CAP,
-  NOT_GONE,
   buildOrderQuery,
   searchProbes,
   type BuiltOrderQuery,
@@ -412,9 +411,27 @@ const MAX_CACHED_FACTS = 64
 /** How many index entries a broad search's window may walk (about 20 ms here) before its matching ids are collected instead. */
 const MAX_WALKED_ENTRIES = 30_000
 
+/**
+ * What one match costs a window driven by the status index, in walked index entries: it is
+ * sought, its row read for the sort key (that index does not hold updated_at or the
+ * amounts), then sorted with the others.
+ */
+const STATUS_PLAN_COST = 4
+
+/** order_counts' fiat_type for an order without one (migration 12). */
+const NO_FIAT = -1
+
 export class OrdersRepo {
-  /** When a search is broad, and how far a broad search's window may walk (tests lower them to cover both plans on a few orders). */
-  searchPlan = { broadMatches: BROAD_SEARCH_MATCHES, maxWalkedEntries: MAX_WALKED_ENTRIES, totalCap: BROAD_TOTAL_CAP }
+  /**
+   * When a search is broad, how far a window may walk the sort's index, and what a match
+   * sought in the status index costs instead (tests lower them to cover every plan on a few orders).
+   */
+  searchPlan = {
+    broadMatches: BROAD_SEARCH_MATCHES,
+    maxWalkedEntries: MAX_WALKED_ENTRIES,
+    totalCap: BROAD_TOTAL_CAP,
+    statusMatchCost: STATUS_PLAN_COST
+  }
   /** fiatCounts() per type, valid while the database's write stamp is unchanged. */
   private readonly fiatCountsCache = new Map<OrderType, { stamp: string | null; rows: { fiatType: number | null; orders: number }[] }>()
   /** Totals and broad-search answers of recent filters, valid while the database's write stamp is unchanged. */
@@ -634,11 +651,12 @@ export class OrdersRepo {
    * (markGone) are left out: it counts them no more.
    */
   countScope(type: OrderType, fiatType: number | null, o: { unreadable?: boolean; listedOnly?: boolean } = {}): number {
-    const listed = o.listedOnly ? ` AND id ${NOT_GONE}` : ''
+    const listed = o.listedOnly ? ' AND gone = 0' : ''
     const orders =
       (fiatType === null
-        ? this.sql.value<number>(`SELECT COUNT(*) FROM orders WHERE type = ?${listed}`, type)
-        : this.sql.value<number>(`SELECT COUNT(*) FROM orders WHERE type = ? AND fiat_type = ?${listed}`, type, fiatType)) ?? 0
+        ? this.sql.value<number>(`SELECT IFNULL(SUM(n), 0) FROM order_counts WHERE type = ?${listed}`, type)
+        : this.sql.value<number>(`SELECT IFNULL(SUM(n), 0) FROM order_counts WHERE type = ? AND fiat_type = ?${listed}`, type, fiatType)) ??
+      0
     if (!o.unreadable) return orders
     const apart = `SELECT COUNT(*) FROM unreadable_orders u WHERE u.type = ?
       AND (u.order_id IS NULL OR NOT EXISTS (SELECT 1 FROM orders o WHERE o.type = u.type AND o.order_id = u.order_id))`
@@ -676,9 +694,13 @@ export class OrdersRepo {
     const stamp = this.sql.writeStamp()
     const cached = this.fiatCountsCache.get(type)
     if (cached && stamp !== null && cached.stamp === stamp) return cached.rows
+    // From order_counts (migration 12), where a NULL fiat_type is -1: a few hundred rows, not every order of the type.
     const rows = this.sql
-      .all<{ fiat_type: number | null; n: number }>('SELECT fiat_type, COUNT(*) AS n FROM orders WHERE type = ? GROUP BY fiat_type', type)
-      .map((r) => ({ fiatType: r.fiat_type, orders: r.n }))
+      .all<{ fiat_type: number; n: number }>(
+        'SELECT fiat_type, SUM(n) AS n FROM order_counts WHERE type = ? GROUP BY fiat_type HAVING SUM(n) > 0 ORDER BY fiat_type',
+        type
+      )
+      .map((r) => ({ fiatType: r.fiat_type === NO_FIAT ? null : r.fiat_type, orders: r.n }))
     this.fiatCountsCache.set(type, { stamp, rows })
     return rows
   }
@@ -846,8 +868,8 @@ export class OrdersRepo {
   count(type?: OrderType): number {
     return (
       (type === undefined
-        ? this.sql.value<number>('SELECT COUNT(*) FROM orders')
-        : this.sql.value<number>('SELECT COUNT(*) FROM orders WHERE type = ?', type)) ?? 0
+        ? this.sql.value<number>('SELECT IFNULL(SUM(n), 0) FROM order_counts')
+        : this.sql.value<number>('SELECT IFNULL(SUM(n), 0) FROM order_counts WHERE type = ?', type)) ?? 0
     )
   }
 
@@ -857,13 +879,43 @@ export class OrdersRepo {
    */
   query(q: OrderQuery): { rows: OrderRow[]; total: number; totalAtLeast: boolean } {
     const broad = this.broadSearch(q)
-    const built = buildOrderQuery(q, { broad, countCap: this.searchPlan.totalCap })
+    const exact = this.presentStatuses(q)
+    const built = buildOrderQuery(exact, { broad, countCap: this.searchPlan.totalCap })
     // All the statements run back to back on the one connection, so nothing can commit
     // between them: rows and total describe the same state.
     const { total, atLeast } = this.cappedCount(built)
-    const window = broad && !this.walkPays(q.type, built, total) ? buildOrderQuery(q) : built
-    const rows = this.sql.all<OrderDbRow>(window.rowsSql, ...window.params, window.limit, window.offset).map(toRow)
+    // The total is exact unless capped: a window past it holds nothing, and is not looked for.
+    if (!atLeast && built.offset >= total) return { rows: [], total, totalAtLeast: false }
+    const window = broad && !this.walkPays(q.type, built, total) ? buildOrderQuery(exact) : built
+    const rowsSql =
+      window.statusRowsSql !== null && !this.walkPays(q.type, window, total, this.searchPlan.statusMatchCost)
+        ? window.statusRowsSql
+        : window.rowsSql
+    const rows = this.sql.all<OrderDbRow>(rowsSql, ...window.params, window.limit, window.offset).map(toRow)
     return { rows, total, totalAtLeast: atLeast }
+  }
+
+  /**
+   * The filter with its status conditions (a group, a list, an exclusion: "in progress" is
+   * every status not known to end an order) turned into the list of the statuses the type's
+   * orders hold now that pass them (order_counts, migration 12), the same orders: a list
+   * can be sought in the status index, an exclusion cannot. Without a status condition, or
+   * with a search (driven by its own matches), the filter as given.
+   */
+  private presentStatuses(q: OrderQuery): OrderQuery {
+    if (q.search?.trim() || (q.statusGroup === undefined && q.statuses === undefined && q.excludeStatuses === undefined)) return q
+    const group = q.statusGroup === undefined ? null : statusGroupFilter(q.type, q.statusGroup)
+    const held = this.sql
+      .all<{ status: number }>('SELECT DISTINCT status FROM order_counts WHERE type = ? AND n > 0 ORDER BY status', q.type)
+      .map((r) => r.status)
+    const statuses = held.filter(
+      (st) =>
+        (!group || group.in.includes(st) || (group.includeUnknown && !group.known.includes(st))) &&
+        (q.statuses === undefined || q.statuses.includes(st)) &&
+        (q.excludeStatuses === undefined || !q.excludeStatuses.includes(st))
+    )
+    const listed = q.listed || (q.statusGroup !== undefined && OPEN_GROUPS.includes(q.statusGroup))
+    return { ...q, statusGroup: undefined, excludeStatuses: undefined, statuses, ...(listed ? { listed: true } : {}) }
   }
 
   /** How many orders match the filter, every one (kept until the next write, as the query's totals are). */
@@ -877,6 +929,14 @@ export class OrdersRepo {
   }
 
   private cappedCount(built: BuiltOrderQuery): { total: number; atLeast: boolean } {
+    const cap = built.countCap
+    if (
+      cap !== null &&
+      built.countProbes.some(
+        (p) => this.fact(`probe|${p.sql}|${JSON.stringify(p.params)}`, () => this.sql.value<number>(p.sql, ...p.params) ?? 0) > cap
+      )
+    )
+      return { total: cap, atLeast: true }
     const n = this.countOf(built)
     return built.countCap !== null && n > built.countCap ? { total: built.countCap, atLeast: true } : { total: n, atLeast: false }
   }
@@ -906,14 +966,15 @@ export class OrdersRepo {
   }
 
   /**
-   * Whether a broad search's window is cheaper found by walking the sort's index than by
-   * collecting and sorting every matching id: the walk reads about (offset + limit) ×
-   * (orders of the type / matches) entries, the ids cost about two entries' time each.
-   * A window deep into a sparse result takes the ids.
+   * Whether a window is cheaper found by walking the sort's index than by collecting and
+   * sorting every match: the walk reads about (offset + limit) × (orders of the type /
+   * matches) entries; a match costs `perMatch` entries' time (a search's ids about two, an
+   * order sought in the status index STATUS_PLAN_COST). A window deep into a sparse result
+   * takes the matches.
    */
-  private walkPays(type: OrderType, built: BuiltOrderQuery, total: number): boolean {
+  private walkPays(type: OrderType, built: BuiltOrderQuery, total: number, perMatch = 2): boolean {
     const walked = ((built.offset + built.limit) * this.countOf(buildOrderQuery({ type }))) / Math.max(1, total)
-    return walked <= Math.max(this.searchPlan.maxWalkedEntries, 2 * total)
+    return walked <= Math.max(this.searchPlan.maxWalkedEntries, perMatch * total)
   }
 
   /**

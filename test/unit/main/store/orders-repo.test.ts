@@ -294,6 +294,94 @@ describe('query totals', () => {
   })
 })
 
+describe('order counts (migration 12)', () => {
+  const sqlOf = (s: LocalStore): Sql => s.database.sql
+  /** order_counts' rows that hold orders, against the same grouping counted over every order. */
+  const kept = (s: LocalStore) =>
+    sqlOf(s).all('SELECT type, status, fiat_type, coin_id, chain_id, gone, n FROM order_counts WHERE n > 0 ORDER BY 1, 2, 3, 4, 5, 6')
+  const counted = (s: LocalStore) =>
+    sqlOf(s).all(
+      `SELECT type, status, IFNULL(fiat_type, -1) AS fiat_type, coin_id, chain_id, gone_at IS NOT NULL AS gone, COUNT(*) AS n
+       FROM orders GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`
+    )
+
+  it("follow every insert, status change, gone mark and its clearing, webhook record, delete, and another connection's writes", () => {
+    store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: [1, 2, 3, 4].map((orderId) => onramp({ orderId, status: orderId % 2 === 0 ? 4 : 0, coinId: orderId < 3 ? 54 : 1 }))
+    })
+    store.orders.applyHistoryPage({ type: 2, fiatType: 1, records: [offramp({ orderId: 10, status: 0 })] })
+    expect(kept(store)).toEqual(counted(store))
+    tick()
+    store.orders.applyStatus(1, 1, 4, 'watch')
+    store.orders.markGone(1, 3)
+    // A webhook's whole record of an order no sync has seen, without a fiat type.
+    store.orders.applyRecord(2, offramp({ orderId: 11, status: 1 }), 'webhook')
+    expect(kept(store)).toEqual(counted(store))
+    expect(counted(store)).toContainEqual({ type: 2, status: 1, fiat_type: -1, coin_id: 54, chain_id: 2, gone: 0, n: 1 })
+    tick()
+    // The gone mark cleared by a newer record, with another coin and fiat.
+    store.orders.applyRecord(1, onramp({ orderId: 3, status: 4, coinId: 7, fiatType: 2, updatedAt: '2024-03-02T10:00:00.000Z' }), 'webhook')
+    sqlOf(store).run('DELETE FROM orders WHERE type = 1 AND order_id = 4')
+    const other = openLocalStore(dir, { now: () => clock })
+    try {
+      other.orders.applyHistoryPage({ type: 1, fiatType: 2, records: [onramp({ orderId: 5, status: 4, fiatType: 2 })] })
+    } finally {
+      other.close()
+    }
+    expect(kept(store)).toEqual(counted(store))
+    expect(store.orders.count()).toBe(6)
+    expect(store.orders.count(1)).toBe(4)
+    expect(store.orders.fiatCounts(2)).toEqual([
+      { fiatType: null, orders: 1 },
+      { fiatType: 1, orders: 1 }
+    ])
+    expect(store.orders.countScope(1, 2)).toBe(2)
+    expect(store.orders.query({ type: 1, statuses: [4], fiatType: 2 }).total).toBe(2)
+  })
+
+  it('are counted from the orders already held when the migration runs on an older database', () => {
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [1, 2, 3].map((orderId) => onramp({ orderId, status: orderId })) })
+    store.orders.markGone(1, 2)
+    // Back to version 11: no counts table, no triggers; an order written meanwhile.
+    sqlOf(store).exec(`DROP TRIGGER order_counts_insert; DROP TRIGGER order_counts_delete; DROP TRIGGER order_counts_update;
+      DROP TABLE order_counts; DELETE FROM schema_migrations WHERE version = 12`)
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 4, status: 4 })] })
+    store.close()
+    store = openLocalStore(dir, { now: () => clock })
+    expect(kept(store)).toEqual(counted(store))
+    expect(store.orders.query({ type: 1 }).total).toBe(4)
+    expect(store.orders.query({ type: 1, listed: true }).total).toBe(3)
+  })
+
+  it("find a sparse status group's window in the status index, and answer a window past the total without looking", () => {
+    const records = Array.from({ length: 3000 }, (_, i) =>
+      onramp({ orderId: i + 1, status: i % 1000 === 7 ? 0 : 4, updatedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString() })
+    )
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records })
+    const sql = sqlOf(store)
+    const statements: string[] = []
+    const all = sql.all.bind(sql)
+    sql.all = ((text: string, ...params: never[]) => (statements.push(text), all(text, ...params))) as typeof sql.all
+    store.orders.searchPlan.maxWalkedEntries = 100 // 3,000 orders stand for a large store
+    const sparse = store.orders.query({ type: 1, statuses: [0, 1, 2], sort: { key: 'updatedAt', dir: 'desc' }, limit: 2 })
+    expect(sparse.rows.map((r) => r.orderId)).toEqual([2008, 1008])
+    expect(sparse.total).toBe(3)
+    expect(statements.filter((t) => t.includes('INDEXED BY orders_by_status'))).toHaveLength(1)
+    statements.length = 0
+    // A dense one walks the sort's index.
+    expect(
+      store.orders.query({ type: 1, statuses: [4], sort: { key: 'updatedAt', dir: 'desc' }, limit: 2 }).rows.map((r) => r.orderId)
+    ).toEqual([3000, 2999])
+    expect(statements.filter((t) => t.includes('INDEXED BY orders_by_status'))).toHaveLength(0)
+    statements.length = 0
+    expect(store.orders.query({ type: 1, statuses: [1, 2], limit: 50 })).toEqual({ rows: [], total: 0, totalAtLeast: false })
+    expect(store.orders.query({ type: 1, statuses: [0], offset: 3 })).toEqual({ rows: [], total: 3, totalAtLeast: false })
+    expect(statements.filter((t) => t.includes('FROM orders'))).toEqual([])
+  })
+})
+
 describe('confirmUnchanged', () => {
   it('confirms the open orders last changed before the instant, not terminal ones, and not one whose newer record could not be read', () => {
     const old = '2024-03-01T10:00:00.000Z'
