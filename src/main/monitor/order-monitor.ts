@@ -244,7 +244,9 @@ export class OrderMonitor {
             everyMs: o.auditEveryMs,
             // Records held but unreadable count: the service's count includes them.
             // Orders the service said it no longer has do not: it counts them no more.
-            localCount: (type, fiat) => o.store.orders.countScope(type, fiat === 0 ? null : fiat, { unreadable: true, listedOnly: true }),
+            // Counted from the rows (the counts table checked on the way): what is proved complete is what is held.
+            localCount: (type, fiat) =>
+              o.store.orders.countScope(type, fiat === 0 ? null : fiat, { unreadable: true, listedOnly: true, fromRows: true }),
             requestFiat: (type, fiat) => this.requestFiat(type, fiat),
             sync: (type, fiat, mode, onPage) => this.forcedRun(type, fiat, mode, onPage),
             unlisted: (type, fiat, listed, limit) => o.store.orders.unlisted(type, fiat === 0 ? null : fiat, listed, limit),

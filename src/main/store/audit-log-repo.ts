@@ -20,6 +20,7 @@ export type AuditAction =
   | 'order.watch'
   | 'order.unwatch'
   | 'sync.resync'
+  | 'orders.counts_rebuilt'
   | 'security.confirmation'
 
 export interface AuditEntry {

@@ -36,16 +36,17 @@ export function openLocalStore(dir: string, opts: LocalStoreOptions = {}): Local
   const sql = database.sql
   const syncCursors = new SyncCursorsRepo(sql, now)
   const unreadableOrders = new UnreadableOrdersRepo(sql, opts.appVersion ?? '0.0.0', now)
+  const audit = new AuditLogRepo(sql, now)
   return {
     database,
-    orders: new OrdersRepo(sql, now, syncCursors, unreadableOrders),
+    orders: new OrdersRepo(sql, now, syncCursors, unreadableOrders, (drift) => audit.append('orders.counts_rebuilt', { ...drift })),
     syncCursors,
     unreadableOrders,
     serviceFacts: new ServiceFactsRepo(sql, now),
     configCache: new ConfigCacheRepo(sql, now),
     tickers: new TickerHistoryRepo(sql, now),
     webhookDeliveries: new WebhookDeliveriesRepo(sql, now),
-    audit: new AuditLogRepo(sql, now),
+    audit,
     watches: new WatchesRepo(sql, now),
     close: () => database.close()
   }

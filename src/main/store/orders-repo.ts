@@ -6,10 +6,12 @@ import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import { OPEN_GROUPS, knownStatuses, statusGroupFilter, statusInfo } from '../../shared/domain/status'
 import { contentHash } from './content-hash'
+import { NO_FIAT, rebuildOrderCounts } from './order-counts'
 import type { Sql, SqlValue } from './database'
 import {
   BROAD_SEARCH_MATCHES,
   BROAD_TOTAL_CAP,
+  NOT_GONE,
   buildOrderQuery,
   searchProbes,
   type BuiltOrderQuery,
@@ -418,8 +420,15 @@ const MAX_WALKED_ENTRIES = 30_000
  */
 const STATUS_PLAN_COST = 4
 
-/** order_counts' fiat_type for an order without one (migration 12). */
-const NO_FIAT = -1
+/** What countScope found when order_counts disagreed with the rows of a scope. */
+export interface CountsDrift {
+  type: OrderType
+  fiatType: number | null
+  /** What order_counts held for the scope. */
+  kept: number
+  /** The orders of the scope counted from the rows. */
+  counted: number
+}
 
 export class OrdersRepo {
   /**
@@ -441,7 +450,9 @@ export class OrdersRepo {
     private readonly sql: Sql,
     private readonly now: () => Date,
     private readonly cursors: SyncCursorsRepo,
-    private readonly unreadableOrders: UnreadableOrdersRepo
+    private readonly unreadableOrders: UnreadableOrdersRepo,
+    /** order_counts disagreed with the rows of a scope and was counted again (countScope with fromRows). */
+    private readonly onCountsRebuilt?: (drift: CountsDrift) => void
   ) {}
 
   private nowIso(): string {
@@ -650,13 +661,28 @@ export class OrdersRepo {
    * compares with it. With `listedOnly`, orders the service was found to no longer have
    * (markGone) are left out: it counts them no more.
    */
-  countScope(type: OrderType, fiatType: number | null, o: { unreadable?: boolean; listedOnly?: boolean } = {}): number {
-    const listed = o.listedOnly ? ' AND gone = 0' : ''
-    const orders =
-      (fiatType === null
-        ? this.sql.value<number>(`SELECT IFNULL(SUM(n), 0) FROM order_counts WHERE type = ?${listed}`, type)
-        : this.sql.value<number>(`SELECT IFNULL(SUM(n), 0) FROM order_counts WHERE type = ? AND fiat_type = ?${listed}`, type, fiatType)) ??
-      0
+  countScope(type: OrderType, fiatType: number | null, o: { unreadable?: boolean; listedOnly?: boolean; fromRows?: boolean } = {}): number {
+    const fiat = fiatType === null ? '' : ' AND fiat_type = ?'
+    const params = fiatType === null ? [type] : [type, fiatType]
+    const kept =
+      this.sql.value<number>(
+        `SELECT IFNULL(SUM(n), 0) FROM order_counts WHERE type = ?${fiat}${o.listedOnly ? ' AND gone = 0' : ''}`,
+        ...params
+      ) ?? 0
+    let orders = kept
+    if (o.fromRows) {
+      // The completeness audit's proof rests on the rows themselves, and checks the counts
+      // table on the way: one that disagrees is counted again from the rows, and said.
+      orders =
+        this.sql.value<number>(
+          `SELECT COUNT(*) FROM orders WHERE type = ?${fiat}${o.listedOnly ? ` AND id ${NOT_GONE}` : ''}`,
+          ...params
+        ) ?? 0
+      if (orders !== kept) {
+        rebuildOrderCounts(this.sql)
+        this.onCountsRebuilt?.({ type, fiatType, kept, counted: orders })
+      }
+    }
     if (!o.unreadable) return orders
     const apart = `SELECT COUNT(*) FROM unreadable_orders u WHERE u.type = ?
       AND (u.order_id IS NULL OR NOT EXISTS (SELECT 1 FROM orders o WHERE o.type = u.type AND o.order_id = u.order_id))`
@@ -881,8 +907,10 @@ export class OrdersRepo {
     const broad = this.broadSearch(q)
     const exact = this.presentStatuses(q)
     const built = buildOrderQuery(exact, { broad, countCap: this.searchPlan.totalCap })
-    // All the statements run back to back on the one connection, so nothing can commit
-    // between them: rows and total describe the same state.
+    // The statements run back to back on the one connection: a write of this process cannot
+    // come between them. Another connection's commit can (each statement reads its own WAL
+    // snapshot), and then rows and total differ by that commit until the next query, which
+    // the write's notice brings.
     const { total, atLeast } = this.cappedCount(built)
     // The total is exact unless capped: a window past it holds nothing, and is not looked for.
     if (!atLeast && built.offset >= total) return { rows: [], total, totalAtLeast: false }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Sql } from '../../../../src/main/store/database'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
+import { NO_FIAT } from '../../../../src/main/store/order-counts'
 import type { OnrampOrder } from '../../../../src/shared/api/schemas'
 import { offramp, onramp } from './order-fixtures'
 
@@ -301,7 +302,7 @@ describe('order counts (migration 12)', () => {
     sqlOf(s).all('SELECT type, status, fiat_type, coin_id, chain_id, gone, n FROM order_counts WHERE n > 0 ORDER BY 1, 2, 3, 4, 5, 6')
   const counted = (s: LocalStore) =>
     sqlOf(s).all(
-      `SELECT type, status, IFNULL(fiat_type, -1) AS fiat_type, coin_id, chain_id, gone_at IS NOT NULL AS gone, COUNT(*) AS n
+      `SELECT type, status, IFNULL(fiat_type, ${NO_FIAT}) AS fiat_type, coin_id, chain_id, gone_at IS NOT NULL AS gone, COUNT(*) AS n
        FROM orders GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`
     )
 
@@ -319,7 +320,7 @@ describe('order counts (migration 12)', () => {
     // A webhook's whole record of an order no sync has seen, without a fiat type.
     store.orders.applyRecord(2, offramp({ orderId: 11, status: 1 }), 'webhook')
     expect(kept(store)).toEqual(counted(store))
-    expect(counted(store)).toContainEqual({ type: 2, status: 1, fiat_type: -1, coin_id: 54, chain_id: 2, gone: 0, n: 1 })
+    expect(counted(store)).toContainEqual({ type: 2, status: 1, fiat_type: NO_FIAT, coin_id: 54, chain_id: 2, gone: 0, n: 1 })
     tick()
     // The gone mark cleared by a newer record, with another coin and fiat.
     store.orders.applyRecord(1, onramp({ orderId: 3, status: 4, coinId: 7, fiatType: 2, updatedAt: '2024-03-02T10:00:00.000Z' }), 'webhook')
@@ -339,6 +340,23 @@ describe('order counts (migration 12)', () => {
     ])
     expect(store.orders.countScope(1, 2)).toBe(2)
     expect(store.orders.query({ type: 1, statuses: [4], fiatType: 2 }).total).toBe(2)
+    // -1 is an id a filter may ask for: it finds no order of no fiat.
+    expect(store.orders.query({ type: 2, fiatType: -1 })).toEqual({ rows: [], total: 0, totalAtLeast: false })
+  })
+
+  it('are counted again from the rows when the completeness audit finds them disagreeing, and the audit log says so', () => {
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [1, 2, 3].map((orderId) => onramp({ orderId, status: 4 })) })
+    store.orders.markGone(1, 3)
+    const rebuilt = () => store.audit.list({ action: 'orders.counts_rebuilt' }).rows.map((e) => e.detail)
+    expect(store.orders.countScope(1, 1, { listedOnly: true, fromRows: true })).toBe(2)
+    expect(rebuilt()).toEqual([])
+    // A drift no trigger made (a write that bypassed them).
+    sqlOf(store).run('UPDATE order_counts SET n = n + 5 WHERE type = 1 AND gone = 0')
+    expect(store.orders.countScope(1, 1, { listedOnly: true })).toBe(7)
+    expect(store.orders.countScope(1, 1, { listedOnly: true, fromRows: true })).toBe(2)
+    expect(kept(store)).toEqual(counted(store))
+    expect(store.orders.query({ type: 1 }).total).toBe(3)
+    expect(rebuilt()).toEqual([{ type: 1, fiatType: 1, kept: 7, counted: 2 }])
   })
 
   it('are counted from the orders already held when the migration runs on an older database', () => {
@@ -355,7 +373,26 @@ describe('order counts (migration 12)', () => {
     expect(store.orders.query({ type: 1, listed: true }).total).toBe(3)
   })
 
-  it("find a sparse status group's window in the status index, and answer a window past the total without looking", () => {
+  it('settle a broad search as "at least the cap" from one source\'s capped count, without the union of every source', () => {
+    store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: Array.from({ length: 20 }, (_, i) => onramp({ orderId: i + 1, walletAddress: `0xab${i}` }))
+    })
+    Object.assign(store.orders.searchPlan, { broadMatches: 1, totalCap: 5 })
+    const sql = sqlOf(store)
+    const statements: string[] = []
+    const value = sql.value.bind(sql)
+    sql.value = ((text: string, ...params: never[]) => (statements.push(text), value(text, ...params))) as typeof sql.value
+    expect(store.orders.query({ type: 1, search: '0x' })).toMatchObject({ total: 5, totalAtLeast: true })
+    expect(statements.filter((t) => t.includes('UNION'))).toEqual([])
+    // No source over the cap: the union counts them.
+    store.orders.searchPlan.totalCap = 50
+    expect(store.orders.query({ type: 1, search: '0x' })).toMatchObject({ total: 20, totalAtLeast: false })
+    expect(statements.filter((t) => t.includes('UNION'))).toHaveLength(1)
+  })
+
+  it("find a sparse status list's window in the status index, and answer a window past the total without looking", () => {
     const records = Array.from({ length: 3000 }, (_, i) =>
       onramp({ orderId: i + 1, status: i % 1000 === 7 ? 0 : 4, updatedAt: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString() })
     )
