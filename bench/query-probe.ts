@@ -1,0 +1,91 @@
+// Main's time for single orders queries on one profile database, for what the scale
+// bench's lines do not break down: which search costs what, and what a count over every
+// order costs beside order_counts. Not part of `npm run bench`; docs/performance.md
+// quotes its output files (bench/results/probes/) with the command that made them.
+//
+//   npx tsx bench/query-probe.ts fill <orders> <dir>      a database as the scale bench's
+//                                                         first sync makes one (sandbox of
+//                                                         seed 3, every fiat, not generating)
+//   npx tsx bench/query-probe.ts measure <dir> [text ...] one JSON line per figure
+//
+// Each search is timed through OrdersRepo.query (onramp, newest first, first page of 100)
+// twice, each time after a write, so no total or probe is kept from before: the first
+// read of a cold cache, then again.
+import { openLocalStore } from '../src/main/store/local-store'
+import { NO_FIAT } from '../src/main/store/order-counts'
+import { startSandbox } from '../src/sandbox'
+import { fillDatabase } from './lib/warm-app'
+
+const [cmd, ...args] = process.argv.slice(2)
+const ms = (t0: number): number => Math.round((performance.now() - t0) * 10) / 10
+const print = (o: Record<string, unknown>): void => void process.stdout.write(JSON.stringify(o) + '\n')
+
+if (cmd === 'fill') {
+  const orders = Number(args[0])
+  const dir = args[1]
+  if (!Number.isInteger(orders) || orders < 1 || !dir) throw new Error('usage: fill <orders> <dir>')
+  const sb = await startSandbox({ orders, seed: 3, autoGenerate: false, apiSecret: 'query-probe-secret-0123456789' })
+  try {
+    const t0 = performance.now()
+    const { firstSync } = await fillDatabase(sb, dir, orders)
+    print({ fill: orders, dir, requests: firstSync.requests, ms: ms(t0) })
+  } finally {
+    await sb.close()
+  }
+} else if (cmd === 'measure') {
+  const dir = args[0]
+  if (!dir) throw new Error('usage: measure <dir> [search text ...]')
+  const t0 = performance.now()
+  const store = openLocalStore(dir)
+  print({ open: dir, ms: ms(t0), orders: store.orders.count() })
+  const sql = store.database.sql
+  const write = (): void => void sql.run('UPDATE orders SET last_changed_at = last_changed_at WHERE id = (SELECT MIN(id) FROM orders)')
+  try {
+    for (const search of args.slice(1)) {
+      const times: number[] = []
+      let answer = { total: 0, totalAtLeast: false }
+      for (let i = 0; i < 2; i++) {
+        write()
+        const t = performance.now()
+        const r = store.orders.query({ type: 1, search, sort: { key: 'updatedAt', dir: 'desc' }, limit: 100 })
+        times.push(ms(t))
+        answer = { total: r.total, totalAtLeast: r.totalAtLeast }
+      }
+      print({ search, ...answer, firstMs: times[0], againMs: times[1] })
+    }
+    for (const type of [1, 2]) {
+      let t = performance.now()
+      sql.all('SELECT fiat_type, COUNT(*) AS n FROM orders WHERE type = ? GROUP BY fiat_type', type)
+      const groupByMs = ms(t)
+      t = performance.now()
+      store.orders.fiatCounts(type as 1 | 2)
+      print({ fiatCountsOfType: type, groupByOverOrdersMs: groupByMs, fromOrderCountsMs: ms(t) })
+    }
+    let t = performance.now()
+    sql.all('SELECT type, status, fiat_type, coin_id, chain_id, gone_at IS NOT NULL, COUNT(*) FROM orders GROUP BY 1, 2, 3, 4, 5, 6')
+    const onePassMs = ms(t)
+    t = performance.now()
+    sql.all(
+      'SELECT type, status, fiat_type, coin_id, chain_id, COUNT(*) FROM orders WHERE id NOT IN (SELECT id FROM orders WHERE gone_at IS NOT NULL) GROUP BY 1, 2, 3, 4, 5'
+    )
+    sql.all('SELECT type, status, fiat_type, coin_id, chain_id, COUNT(*) FROM orders WHERE gone_at IS NOT NULL GROUP BY 1, 2, 3, 4, 5')
+    print({ countEveryOrder: true, onePassReadingGoneMarksMs: onePassMs, notGoneAndGoneApartMs: ms(t) })
+    // What the triggers kept through the fill, against the rows counted now.
+    const kept = sql.all(
+      'SELECT type, status, fiat_type, coin_id, chain_id, gone, n FROM order_counts WHERE n > 0 ORDER BY 1, 2, 3, 4, 5, 6'
+    )
+    const counted = sql.all(
+      `SELECT type, status, IFNULL(fiat_type, ${NO_FIAT}) AS fiat_type, coin_id, chain_id, gone_at IS NOT NULL AS gone, COUNT(*) AS n
+       FROM orders GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`
+    )
+    print({
+      orderCountsRows: kept.length,
+      rowsCountedCombinations: counted.length,
+      agree: JSON.stringify(kept) === JSON.stringify(counted)
+    })
+  } finally {
+    store.close()
+  }
+} else {
+  throw new Error('usage: npx tsx bench/query-probe.ts fill <orders> <dir> | measure <dir> [search text ...]')
+}
