@@ -11,7 +11,7 @@ import type { HandlerContext } from '../main/handlers/context'
 import { configHandlers } from '../main/handlers/config'
 import { quoteHandlers } from '../main/handlers/quotes'
 import { orderHandlers, trayRows } from '../main/handlers/orders'
-import { syncHandlers } from '../main/handlers/sync'
+import { budgetHandlers } from '../main/handlers/sync'
 import { webhookHandlers } from '../main/handlers/webhooks'
 import { trayHandlers } from '../main/handlers/tray'
 import { diagnosticsHandlers } from '../main/handlers/diagnostics'
@@ -169,7 +169,7 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
     'orders:watched': async () => ({ rows: trayRows(h.session.store, await h.watches.list(op.name)) }),
     'orders:export': desktopOnly('orders:export'),
 
-    ...syncHandlers(base),
+    ...budgetHandlers(base),
     'sync:coverage': async () => h.coverage(),
     'sync:state': async () => ({ states: h.syncStates() }),
     // Answered at once; the hub-server's audit entry says who asked, here.

@@ -4,8 +4,14 @@
 // holds every order (coverage) and a completeness check on demand, and the request budget.
 import type { HandlerContext, HandlerSlice } from './context'
 
+/** budget:get: the request budget's lanes (a team hub answers the sync channels itself and takes only this). */
+export function budgetHandlers(c: Pick<HandlerContext, 'ready'>): HandlerSlice<'budget'> {
+  return { 'budget:get': async () => ({ entries: (await c.ready()).budgetEntries() }) }
+}
+
 export function syncHandlers(c: Pick<HandlerContext, 'ready' | 'audit'>): HandlerSlice<'sync' | 'budget'> {
   return {
+    ...budgetHandlers(c),
     'sync:state': async () => ({ states: (await c.ready()).monitor.states() }),
     'sync:now': async () => {
       void (await c.ready()).monitor.syncNow()
@@ -21,7 +27,6 @@ export function syncHandlers(c: Pick<HandlerContext, 'ready' | 'audit'>): Handle
     'sync:audit': async () => {
       void (await c.ready()).monitor.auditNow()
       return { ok: true }
-    },
-    'budget:get': async () => ({ entries: (await c.ready()).budgetEntries() })
+    }
   }
 }
