@@ -233,8 +233,8 @@ export interface BuiltOrderQuery {
   /**
    * For a capped count of a search alone: each source of its matches counted up to
    * countCap + 1 (searchProbes). One that gets there settles the total as "at least" before
-   * countSql, whose union of every source's ids must be built whole before it can stop:
-   * "1" at 1,000,000 orders collects over 200,000 ids (0.7 s). Empty otherwise.
+   * countSql, whose union of every source's ids must be built whole before it can stop
+   * ("1" matches every order id that begins with it). Empty otherwise.
    */
   countProbes: Array<{ sql: string; params: SqlValue[] }>
   /** Takes params, then LIMIT and OFFSET. */
@@ -243,8 +243,7 @@ export interface BuiltOrderQuery {
    * rowsSql driven by the status index instead (the matching statuses sought, their few
    * orders sorted), for a status list without search; null otherwise. The repository takes
    * it when the filter's total, known first, is so small that walking the sort's index
-   * would read most of the type's orders to find one page (an empty "in progress" read all
-   * 700,000 at 1,000,000 orders).
+   * would read most of the type's orders to find one page.
    */
   statusRowsSql: string | null
   limit: number

@@ -720,7 +720,7 @@ export class OrdersRepo {
     const stamp = this.sql.writeStamp()
     const cached = this.fiatCountsCache.get(type)
     if (cached && stamp !== null && cached.stamp === stamp) return cached.rows
-    // From order_counts (migration 12), where a NULL fiat_type is -1: a few hundred rows, not every order of the type.
+    // From order_counts (migration 12), where a NULL fiat_type is NO_FIAT: a few hundred rows, not every order of the type.
     const rows = this.sql
       .all<{ fiat_type: number; n: number }>(
         'SELECT fiat_type, SUM(n) AS n FROM order_counts WHERE type = ? GROUP BY fiat_type HAVING SUM(n) > 0 ORDER BY fiat_type',
