@@ -43,12 +43,50 @@ const MIGRATIONS: readonly string[] = [
      used INTEGER NOT NULL,
      at INTEGER NOT NULL
    );`,
-  // What was relayed to the merchant's receiver (--forward-to), so nothing is relayed twice
-  // (relay-ledger.ts): 'payload:<sha256>' and 'order:<type>:<id>:<status>' keys.
+  // What was relayed to the merchant's receiver (--forward-to), so nothing is relayed twice:
+  // 'payload:<sha256>' and 'order:<type>:<id>:<status>' keys (no longer written).
   `CREATE TABLE webhook_relays (
      key TEXT NOT NULL PRIMARY KEY,
      at INTEGER NOT NULL
-   );`
+   );`,
+  // Every verified delivery answered 2xx, kept before the answer, and its relay with each
+  // attempt (kept/sqlite-kept-store.ts). webhook_relays above is no longer written.
+  `CREATE TABLE kept_deliveries (
+     id INTEGER PRIMARY KEY,
+     content_key TEXT NOT NULL UNIQUE,
+     order_key TEXT NOT NULL,
+     order_type INTEGER,
+     order_id INTEGER,
+     status INTEGER,
+     received_at INTEGER NOT NULL,
+     last_received_at INTEGER NOT NULL,
+     times_received INTEGER NOT NULL DEFAULT 1,
+     hub TEXT NOT NULL,
+     body TEXT NOT NULL,
+     headers_json TEXT NOT NULL,
+     applied_at INTEGER,
+     relay_state TEXT NOT NULL CHECK (relay_state IN ('none', 'waiting', 'sending', 'delivered', 'failed')),
+     window_from INTEGER NOT NULL,
+     next_at INTEGER,
+     claimed_by TEXT,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     finished_at INTEGER,
+     last_answer TEXT
+   );
+   CREATE INDEX kept_relay_due ON kept_deliveries (next_at) WHERE relay_state IN ('waiting', 'sending');
+   CREATE INDEX kept_relay_order ON kept_deliveries (order_key, id) WHERE relay_state IN ('waiting', 'sending');
+   CREATE INDEX kept_order_status ON kept_deliveries (order_key, status, received_at);
+   CREATE INDEX kept_unapplied ON kept_deliveries (id) WHERE applied_at IS NULL;
+   CREATE TABLE relay_attempts (
+     id INTEGER PRIMARY KEY,
+     kept_id INTEGER NOT NULL,
+     at INTEGER NOT NULL,
+     hub TEXT NOT NULL,
+     http_status INTEGER,
+     answer TEXT NOT NULL,
+     ms INTEGER NOT NULL
+   );
+   CREATE INDEX relay_attempts_kept ON relay_attempts (kept_id, id);`
 ]
 
 /** The schema version this hub migrates hub.db to. */
@@ -73,4 +111,12 @@ export function openHubDatabase(dataDir: string): Sql {
     sql.close()
     throw e
   }
+}
+
+/** Another connection to an hub.db that openHubDatabase has opened (and migrated). */
+export function openHubConnection(dataDir: string, o: { busyTimeoutMs: number; synchronous: 'NORMAL' | 'FULL' }): Sql {
+  const sql = new Sql(new Database(join(dataDir, HUB_DATABASE_FILE)))
+  sql.exec(`PRAGMA busy_timeout = ${Math.round(o.busyTimeoutMs)}`)
+  sql.exec(`PRAGMA synchronous = ${o.synchronous}`)
+  return sql
 }

@@ -11,13 +11,16 @@ import type { RequestEvent } from '../main/api/client'
 import type { BudgetEntry, BudgetSnapshot } from '../main/api/rate-budget'
 import type { Coverage, SyncState } from '../shared/ipc/contract'
 import type { RoleState } from './hub-role'
+import type { RelayCounts } from './kept/kept-store'
 import { REFUSAL_KINDS, type RefusalKind } from './refusal-kinds'
 import { scopeFamilies, scopeLabels } from './scope-metrics'
 
 /** The routes the hub serves; anything else is `other`. */
 export type Route = 'rpc' | 'events' | 'export' | 'webhook' | 'healthz' | 'readyz' | 'metrics' | 'other'
 
-export const RELAY_OUTCOMES = ['relayed', 'failed', 'skipped_already_relayed'] as const
+export const RELAY_OUTCOMES = ['relayed', 'retrying', 'failed', 'skipped_already_relayed'] as const
+export const KEPT_WHERE = ['store', 'spool', 'refused'] as const
+export type KeptWhere = (typeof KEPT_WHERE)[number]
 export type RelayOutcomeKind = (typeof RELAY_OUTCOMES)[number]
 
 /** What the metrics read when scraped. */
@@ -33,6 +36,10 @@ export interface MetricsSources {
   connections(): number
   /** Each readiness check: ok or not. */
   ready(): Record<string, boolean>
+  /** Verified deliveries in the spool, not yet in the store. */
+  spooled(): { entries: number; bytes: number }
+  /** The relay queue as the relay last read it (null: no --forward-to, or not read yet). */
+  relayQueue(): RelayCounts | null
 }
 
 export class HubMetrics {
@@ -45,6 +52,7 @@ export class HubMetrics {
   private readonly refusals: Counter<'kind'>
   private readonly relays: Counter<'outcome'>
   private readonly deliveries: Counter<'verified'>
+  private readonly keeps: Counter<'where'>
 
   constructor(o: { version: string; store: string }) {
     const registers = [this.registry]
@@ -95,6 +103,12 @@ export class HubMetrics {
       'Verified webhook deliveries and their relay to --forward-to, by outcome.',
       ['outcome'],
       RELAY_OUTCOMES
+    )
+    this.keeps = counter(
+      'rampdesk_hub_webhook_kept_total',
+      'Verified webhook deliveries kept before they were answered 2xx, by where (store, spool), and those neither could keep (refused: answered 503).',
+      ['where'],
+      KEPT_WHERE
     )
     this.deliveries = counter(
       'rampdesk_hub_webhook_deliveries_total',
@@ -197,6 +211,35 @@ export class HubMetrics {
       const r = src().role?.()
       if (r) g.set(r.role === 'leader' ? 1 : 0)
     })
+    gauge(
+      'rampdesk_hub_webhook_spool_entries',
+      "Verified deliveries kept in the spool on this hub's disk, waiting for the store.",
+      [],
+      (g) => {
+        const s = src().spooled?.()
+        if (s) g.set(s.entries)
+      }
+    )
+    gauge(
+      'rampdesk_hub_webhook_relay_queue',
+      'Relays to --forward-to by state: waiting (or being sent), and failed (waiting for an admin).',
+      ['state'],
+      (g) => {
+        const q = src().relayQueue?.()
+        if (!q) return
+        g.set({ state: 'waiting' }, q.waiting + q.sending)
+        g.set({ state: 'failed' }, q.failed)
+      }
+    )
+    gauge(
+      'rampdesk_hub_webhook_relay_oldest_waiting_seconds',
+      'Age of the oldest delivery still waiting for its relay (0: none waits).',
+      [],
+      (g) => {
+        const q = src().relayQueue?.()
+        if (q) g.set(q.oldestWaitingAt === null ? 0 : Math.max(0, (Date.now() - q.oldestWaitingAt) / 1000))
+      }
+    )
     gauge('rampdesk_hub_ready', "Each readiness check of /readyz (1 ok, 0 not), and 'all'.", ['check'], (g) => {
       const checks = src().ready?.()
       if (!checks) return
@@ -225,6 +268,10 @@ export class HubMetrics {
 
   relay(outcome: RelayOutcomeKind): void {
     this.relays.inc({ outcome })
+  }
+
+  kept(where: KeptWhere): void {
+    this.keeps.inc({ where })
   }
 
   delivery(verified: boolean): void {

@@ -1,5 +1,6 @@
 // What the hub keeps of its own (beside the merchant's order store): operators, the audit
-// log, pins, the budget carried over a restart, and the relay ledger. Two kinds: hub.db in
+// log, pins, the budget carried over a restart, and the webhook deliveries it accepted with
+// their relay. Two kinds: hub.db in
 // the data directory (SQLite, sqlite-hub-store.ts) and the PostgreSQL database that several
 // hubs share (pg/pg-hub-store.ts). The SQLite classes answer at once; the PostgreSQL ones
 // answer what a request must know at once (a token, a pin) from an in-memory copy kept fresh
@@ -13,7 +14,7 @@ import type { HubAuditEntry } from './hub-audit'
 import type { Operator } from './operators'
 import type { WatchTarget } from './operator-watches'
 import type { ReadinessCheck } from './readiness'
-import type { RelayClaim, RelayClaimInput } from './relay-ledger'
+import type { KeptStore } from './kept/kept-store'
 
 export type { Awaitable }
 
@@ -48,12 +49,6 @@ export interface PinStore {
   reconcile(monitorPins: readonly OrderRef[], monitor: WatchTarget): Awaitable<void>
 }
 
-export interface RelayLedgerStore {
-  claim(d: RelayClaimInput): Awaitable<RelayClaim>
-  settle(keys: readonly string[], delivered: boolean): Awaitable<void>
-  prune(): Awaitable<number>
-}
-
 export interface BudgetCarryStore {
   restore(budget: RateBudget): Promise<number>
   track(budget: RateBudget): () => void
@@ -66,7 +61,8 @@ export interface HubStore {
   readonly operators: OperatorDirectory
   readonly audit: AuditLog
   readonly watches: PinStore
-  readonly relays: RelayLedgerStore
+  /** Verified webhook deliveries, kept before they are answered, and their relay (kept/). */
+  readonly kept: KeptStore
   readonly budgetCarry: BudgetCarryStore
   /** The request budget shared with the other hubs on the store (PostgreSQL), or null: this hub's budget is the only one. */
   readonly sharedBudget: SharedBudget | null

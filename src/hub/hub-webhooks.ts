@@ -1,100 +1,159 @@
 // The hub's POST /webhook: the desktop inbox's receiver (verify, store, answer: the same
-// code and the same rule of what is verified), every delivery pushed to desktops, a
-// verified order applied to the hub's orders at once, and with --forward-to the relay to
-// the merchant's receiver: only verified deliveries, each at most once (relay-ledger.ts),
-// with only what the signature covers (webhook-relay.ts).
+// code and the same rule of what is verified), with one rule of its own: a verified delivery
+// is answered 2xx only once it is kept, in the store or the spool (kept/delivery-keeper.ts);
+// otherwise 503, and the service sends it again. Every delivery is pushed to desktops; the
+// leader applies each kept delivery's order; with --forward-to, the relay sends each kept
+// delivery on, byte for byte, from the store (kept/relay-worker.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ProfileSession } from '../main/profile-session'
-import { inboxRequestListener, ingestInto, type InboxRefusals, type WebhookRecord } from '../main/webhooks/inbox'
+import { inboxRequestListener, type InboxRefusals, type KeepRequest, type WebhookRecord } from '../main/webhooks/inbox'
+import { headerValue } from '../main/webhooks/delivery-verdict'
 import type { WebhookDelivery } from '../shared/ipc/contract'
 import type { WebhookDeliveryInput } from '../main/store/webhook-deliveries-repo'
 import type { HubLog } from './hub-log'
 import type { RelayOutcomeKind } from './hub-metrics'
 import type { RefusalLog } from './refusal-log'
-import { relayContent } from './relay-ledger'
-import type { RelayLedgerStore } from './hub-store'
 import { sourceOf } from '../main/webhooks/source-limits'
-import { createWebhookRelay, type WebhookRelay } from './webhook-relay'
+import { relaySender } from './webhook-relay'
+import { contentKeyOf, type KeepOutcome, type KeptDelivery } from './kept/kept-delivery'
+import type { KeptStore } from './kept/kept-store'
+import { DeliveryKeeper, type Kept } from './kept/delivery-keeper'
+import { DeliverySpool } from './kept/delivery-spool'
+import { startRelayWorker, type RelayWorker } from './kept/relay-worker'
+import { applyKept } from './kept/kept-applier'
 
 export interface HubWebhooksOptions {
   session: ProfileSession
   serviceName: string
   secret: () => Promise<string>
-  /** The relay ledger: hub.db's, or the one the hubs on a PostgreSQL database share. */
-  ledger: RelayLedgerStore
+  /** Where verified deliveries are kept: hub.db's table, or the one the hubs on a PostgreSQL database share. */
+  store: KeptStore
+  /** The spool's directory, on this hub's own disk. */
+  spoolDir: string
+  spoolMaxBytes?: number
+  /** This hub's id, stable across its restarts. */
+  hubId: string
   log: HubLog
   refusals: RefusalLog
   forwardTo?: string
   now: () => number
+  /** Whether this hub applies orders now (it leads). */
+  leads(): boolean
+  /** Applies a verified delivery's order to this hub's monitor. */
+  apply(w: WebhookRecord): unknown
   onDelivery(d: WebhookDelivery): void
-  /** Applies a verified delivery's order (default: to this hub's monitor; a follower hands it to the leader). */
-  ingest?(w: WebhookRecord, d: WebhookDelivery): unknown
   /** Each verified delivery's fate at the relay (with --forward-to), for the metrics. */
   onRelay?(outcome: RelayOutcomeKind): void
-  /** Every delivery stored in this hub's log, for the log the hubs on one database share. */
+  /** Where each verified delivery was kept, or that it could not be. */
+  onKept?(where: 'store' | 'spool' | 'refused'): void
+  /** Every unverified delivery, for the log the hubs on one database share (verified ones are written with their keep). */
   shareDelivery?(d: WebhookDeliveryInput): void
 }
 
 export interface HubWebhooks {
   handle(req: IncomingMessage, res: ServerResponse): void
   refusals(): InboxRefusals
-  relay: WebhookRelay | null
-  /** Prunes the relay ledger; call now and then. */
+  /** The relay's receiver as it may be shown, or null without --forward-to. */
+  relayTarget: string | null
+  relay: RelayWorker | null
+  keeper: DeliveryKeeper
+  /** Leader: applies the orders of kept deliveries no hub has applied yet. */
+  applyPending(): Promise<number>
+  /** Prunes what is kept past its memory; call now and then. */
   sweep(): void
   close(): Promise<void>
 }
 
-const PRUNE_EVERY_MS = 60_000
+const PRUNE_EVERY_MS = 60 * 60_000
 
 /** Three quarters of the 256 KiB header limit of /webhook (front-door.ts): the payload header carries the body in base64. */
 export const HUB_WEBHOOK_MAX_BODY_BYTES = 192 * 1024
 
-/** The JSON body of a verified delivery as relayed: its value written out again (it equals the signed record). */
-export function relayBody(body: string): string {
-  return JSON.stringify(JSON.parse(body))
-}
+const what = (d: Pick<KeptDelivery, 'orderId' | 'status'>) =>
+  d.orderId !== null ? `order ${d.orderId} status ${d.status ?? '?'}` : 'a delivery'
+const ago = (now: number, since: number) => `${Math.max(0, Math.round((now - since) / 1000))} s ago`
 
-export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
+export async function createHubWebhooks(o: HubWebhooksOptions): Promise<HubWebhooks> {
   const { log, session } = o
-  const relay = o.forwardTo ? createWebhookRelay({ target: o.forwardTo, serviceName: o.serviceName, log }) : null
-  const { ledger } = o
+  const sender = o.forwardTo ? relaySender({ target: o.forwardTo, serviceName: o.serviceName }) : null
   let prunedAt = -Infinity
 
-  const counted = (outcome: RelayOutcomeKind) => o.onRelay?.(outcome)
-
-  function relayIfDue(d: WebhookDelivery, req: IncomingMessage, what: string): void {
-    if (!relay || !d.verified) return
-    const fields = { orderId: d.orderId, status: d.status }
-    void relayOnce(relay, d, req, what, fields).catch((e: unknown) =>
-      log.error(`webhook relay of ${what}: ${e instanceof Error ? e.message : String(e)}`, fields)
-    )
+  /** What keeping did to a delivery's relay, said once in the log and counted. */
+  function told(d: KeptDelivery, outcome: KeepOutcome): void {
+    if (!sender) return
+    const fields = { orderId: d.orderId, status: d.status, relay: 'skipped' }
+    switch (outcome.relay) {
+      case 'queued':
+        return relay?.wake()
+      case 'requeued':
+        log.info(`webhook relay of ${what(d)}: the service sent it again after its relay had failed; relaying it again`, fields)
+        return relay?.wake()
+      case 'known':
+        o.onRelay?.('skipped_already_relayed')
+        return log.info(
+          `webhook relay of ${what(d)} skipped: this delivery (the same content) was ${
+            outcome.state === 'delivered' ? 'already relayed' : 'already kept for relay'
+          } ${ago(o.now(), outcome.since)}`,
+          fields
+        )
+      case 'skipped':
+        o.onRelay?.('skipped_already_relayed')
+        return log.info(
+          `webhook relay of ${what(d)} skipped: ${what(d)} was already relayed or queued for relay ${ago(o.now(), outcome.since)}`,
+          fields
+        )
+      case 'none':
+        return
+    }
   }
 
-  async function relayOnce(
-    relay: WebhookRelay,
-    d: WebhookDelivery,
-    req: IncomingMessage,
-    what: string,
-    fields: { orderId: number | null; status: number | null }
-  ): Promise<void> {
-    // A duplicate of a delivery already received is still relayed if no relay of it got through
-    // (the ledger forgets a relay that reached nobody): that is how a resend repairs a missed one.
-    // The headers are read before the first await: the request is answered meanwhile.
-    const headers = { ...req.headers }
-    const claim = await ledger.claim({
-      payload: d.payload,
-      content: relayContent(d.body),
-      orderType: d.orderType,
-      orderId: d.orderId,
-      status: d.status
-    })
-    if (!claim.ok) {
-      counted('skipped_already_relayed')
-      return log.info(`webhook relay of ${what} skipped: ${claim.reason}`, { ...fields, relay: 'skipped' })
+  const keeper = new DeliveryKeeper({
+    store: o.store,
+    spool: DeliverySpool.open(o.spoolDir, o.spoolMaxBytes),
+    log,
+    onKept: o.onKept,
+    onDrained: (kept, batch) => kept.forEach((k, i) => told(batch[i]!, k.outcome))
+  })
+  const relay: RelayWorker | null = sender
+    ? await startRelayWorker({ store: o.store, sender, hub: o.hubId, log, onOutcome: o.onRelay })
+    : null
+
+  function keptDelivery(k: KeepRequest): KeptDelivery {
+    const name = o.serviceName.toLowerCase()
+    const ua = k.req.headers['user-agent']
+    return {
+      contentKey: contentKeyOf(k.bytes.toString('utf8')),
+      dedupeKey: k.input.dedupeKey ?? '',
+      receivedAt: k.input.receivedAt ? Date.parse(k.input.receivedAt) : o.now(),
+      hub: o.hubId,
+      orderType: k.webhook.type,
+      orderId: k.webhook.record.orderId,
+      status: k.webhook.record.status,
+      body: k.bytes.toString('base64'),
+      headers: {
+        'content-type': k.req.headers['content-type'] ?? 'application/json',
+        'x-payload': headerValue(k.req, `x-${name}-payload`) ?? '',
+        'x-signature': headerValue(k.req, `x-${name}-signature`) ?? '',
+        'user-agent': typeof ua === 'string' ? ua : null
+      },
+      relay: sender !== null,
+      log: k.input
     }
-    const outcome = await relay.relay(headers, relayBody(d.body), what)
-    counted(outcome.ok ? 'relayed' : 'failed')
-    await ledger.settle(claim.keys, outcome.ok)
+  }
+
+  async function keep(k: KeepRequest): Promise<Kept> {
+    const d = keptDelivery(k)
+    try {
+      const kept = await keeper.keep(d)
+      if (kept.where === 'store') told(d, kept.outcome)
+      return kept
+    } catch (e) {
+      log.error(`webhook: ${what(d)} was answered 503 (the service sends it again): ${(e as Error).message}`, {
+        orderId: d.orderId,
+        status: d.status
+      })
+      throw e
+    }
   }
 
   // One receiver for the hub's life: its replay window and per-source rate hold across requests.
@@ -106,24 +165,33 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
     deliveries: {
       insert(d) {
         const stored = session.store.webhookDeliveries.insert(d)
-        o.shareDelivery?.(d)
+        if (!d.verified) o.shareDelivery?.(d)
         return stored
       }
     },
+    keep,
     now: o.now,
     serviceNow: () => session.client.clock.now(),
-    onVerified: (w, d) => (o.ingest ? o.ingest(w, d) : ingestInto(session.monitor, w, o.log)),
+    onVerified: (w, _d, kept) => {
+      // A follower leaves the order to the leader, which applies what is kept.
+      if (!o.leads()) return
+      o.apply(w)
+      const k = kept as Kept | undefined
+      if (k?.where === 'store')
+        void o.store
+          .markApplied([k.id])
+          .catch((e: unknown) => log.warn(`could not mark a webhook delivery applied: ${(e as Error).message}`))
+    },
     onDelivery: (d, req) => {
-      const what = d.orderId !== null ? `order ${d.orderId} status ${d.status ?? '?'}` : 'a delivery'
+      const label = d.orderId !== null ? `order ${d.orderId} status ${d.status ?? '?'}` : 'a delivery'
       const fields = { orderId: d.orderId, status: d.status, source: d.source, verified: d.verified }
       if (d.verified) {
         o.onDelivery(d)
-        log.info(`webhook: ${what} from ${d.source}: ${d.reason}`, fields)
-        return relayIfDue(d, req, what)
+        return log.info(`webhook: ${label} from ${d.source}: ${d.reason}`, fields)
       }
       // Anyone can post junk: it is logged and pushed to desktops once per source a minute,
       // and counted after that (the delivery log keeps every one).
-      const first = o.refusals.refused(sourceOf(req.socket.remoteAddress), 0, `POST /webhook (${what}): ${d.reason.slice(0, 200)}`)
+      const first = o.refusals.refused(sourceOf(req.socket.remoteAddress), 0, `POST /webhook (${label}): ${d.reason.slice(0, 200)}`)
       if (first) o.onDelivery(d)
     },
     onError: (e) => log.error(`webhook: ${e instanceof Error ? e.message : String(e)}`)
@@ -132,16 +200,23 @@ export function createHubWebhooks(o: HubWebhooksOptions): HubWebhooks {
   return {
     handle: (req, res) => listener(req, res),
     refusals: () => listener.refusals(),
+    relayTarget: sender?.target ?? null,
     relay,
+    keeper,
+    applyPending: () =>
+      applyKept(
+        o.store,
+        (w) => o.apply(w),
+        (m) => log.warn(m)
+      ),
     sweep() {
       if (o.now() - prunedAt < PRUNE_EVERY_MS) return
       prunedAt = o.now()
-      void Promise.resolve()
-        .then(() => ledger.prune())
-        .catch((e: unknown) => log.error(`pruning the relay ledger failed: ${e instanceof Error ? e.message : String(e)}`))
+      void o.store.prune().catch((e: unknown) => log.error(`pruning the kept webhook deliveries failed: ${(e as Error).message}`))
     },
     close: async () => {
       await relay?.close()
+      await keeper.close()
     }
   }
 }

@@ -45,14 +45,13 @@ import { PgTeamSettings, teamPart } from './pg/pg-team-settings'
 import { PgLeaderCoverage } from './pg/pg-leader-coverage'
 import { FollowedSync } from './followed-sync'
 import { relaySyncRequest, serveSyncRequests, thisHub, type SyncAction, type SyncRequest } from './pg/pg-sync-requests'
-import { relayContent, sha256 } from './relay-ledger'
 import { ingestInto } from '../main/webhooks/inbox'
 import { UpstreamHealth } from './upstream-health'
 import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-handlers'
 import { HubTickers } from './hub-tickers'
 import { createHubWebhooks } from './hub-webhooks'
+import { hubIdOf } from './hub-paths'
 import { RefusalLog } from './refusal-log'
-import type { WebhookRelay } from './webhook-relay'
 
 export type MerchantTarget =
   { kind: 'sandbox'; sandbox?: SandboxOptions } | { kind: 'live'; baseUrl: string; serviceName: string; apiKey: string; apiSecret: string }
@@ -127,7 +126,10 @@ export interface Hub {
   /** The hub's public address, once it listens (for its webhook URL). */
   setPublicUrl(url: string): void
   webhookUrl(): string | null
-  relay(): WebhookRelay | null
+  /** The relay to --forward-to: its receiver as it may be shown, and a wait until nothing is due (tests). */
+  relay(): { target: string; idle(): Promise<void> } | null
+  /** Verified deliveries kept in the spool, not yet in the store. */
+  spooled(): { entries: number; bytes: number }
   sandbox(): Sandbox | null
   session(): ProfileSession
   close(): Promise<void>
@@ -295,30 +297,30 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     onTick: (t) => emit('ticker:tick', t)
   })
 
+  // Deliveries a follower of an older version offered its leader (before deliveries were kept).
   const inbox = store.kind === 'postgres' ? new PgWebhookInbox((store as PgHubStore).pool, now) : null
   const deliveryLog = store.kind === 'postgres' ? new PgDeliveryLog((store as PgHubStore).pool, now, (m) => log.error(m)) : null
-  const webhooks = createHubWebhooks({
+  const webhooks = await createHubWebhooks({
     session,
     serviceName: profile.serviceName,
     secret: async () => secret,
-    ledger: store.relays,
+    store: store.kept,
+    spoolDir: join(o.dataDir, 'webhook-spool'),
+    hubId: hubIdOf(o.dataDir),
     log,
     refusals,
     forwardTo: o.forwardTo,
     now,
+    // Only the leader writes orders: it applies what any hub kept.
+    leads: () => leads(role),
+    apply: (w) => ingestInto(session.monitor, w, log),
     onDelivery: (d) => {
       metrics.delivery(d.verified)
       emit('webhook:delivery', d)
     },
     onRelay: (outcome) => metrics.relay(outcome),
-    shareDelivery: deliveryLog ? (d) => deliveryLog.record(d) : undefined,
-    // Only the leader writes orders: a follower hands a verified delivery to it, once however many hubs received it.
-    ingest: inbox
-      ? async (w, d) => {
-          if (leads(role)) return ingestInto(session.monitor, w, log)
-          await inbox.offer(`content:${sha256(relayContent(d.body))}`, d.body)
-        }
-      : undefined
+    onKept: (where) => metrics.kept(where),
+    shareDelivery: deliveryLog ? (d) => deliveryLog.record(d) : undefined
   })
 
   /** Applies a settings change to this hub: its file, its monitor's schedule, its ticker polls. */
@@ -455,6 +457,8 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     now
   })
   metrics.attach({
+    spooled: () => webhooks.keeper.spooled(),
+    relayQueue: () => webhooks.relay?.counts() ?? null,
     budget: () => session.client.budget.snapshot(),
     syncStates: () => session.monitor.states(),
     coverage,
@@ -541,13 +545,17 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await watches.dropOperator(name, session.monitor)
       tickers.forget(name)
     }
-    if (store.kind === 'postgres' && leads(role)) {
-      // Pins made on other hubs reach the leader's monitor, and deliveries they received its orders.
-      await watches.reconcile(session.store.watches.list(), session.monitor)
-      await inbox?.drain(
-        (w) => ingestInto(session.monitor, w, log),
-        (m) => log.warn(m)
-      )
+    if (leads(role)) {
+      // Deliveries any hub kept (or the spool handed over late) reach the leader's orders.
+      await webhooks.applyPending()
+      if (store.kind === 'postgres') {
+        // Pins made on other hubs reach the leader's monitor.
+        await watches.reconcile(session.store.watches.list(), session.monitor)
+        await inbox?.drain(
+          (w) => ingestInto(session.monitor, w, log),
+          (m) => log.warn(m)
+        )
+      }
     }
   }
 
@@ -613,7 +621,8 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       publicUrl = url
     },
     webhookUrl: core.webhookUrl,
-    relay: () => webhooks.relay,
+    relay: () => (webhooks.relay && webhooks.relayTarget ? { target: webhooks.relayTarget, idle: () => webhooks.relay!.idle() } : null),
+    spooled: () => webhooks.keeper.spooled(),
     sandbox: () => sandbox,
     session: () => session,
     async close() {

@@ -3,11 +3,11 @@
 import { join } from 'node:path'
 import { BudgetCarry, sqliteCarryTable } from '../main/api/budget-carry'
 import { HubAudit } from './hub-audit'
-import { openHubDatabase } from './hub-db'
+import { openHubConnection, openHubDatabase } from './hub-db'
 import type { HubStore } from './hub-store'
 import { OperatorWatches } from './operator-watches'
 import { OperatorStore } from './operators'
-import { RelayLedger } from './relay-ledger'
+import { SqliteKeptStore } from './kept/sqlite-kept-store'
 import { sqliteHubCheck } from './store-check'
 import { HUB_DATABASE_FILE } from './hub-db'
 import type { Sql } from '../main/store/database'
@@ -18,8 +18,11 @@ export interface SqliteHubStore extends HubStore {
   readonly sql: Sql
 }
 
-export function openSqliteHubStore(dataDir: string, now: () => number = Date.now, relayWindowMs?: number): SqliteHubStore {
+export function openSqliteHubStore(dataDir: string, now: () => number = Date.now): SqliteHubStore {
   const sql = openHubDatabase(dataDir)
+  // Deliveries are kept on a connection of their own: every commit on disk before the answer,
+  // and a lock held elsewhere waited for a second at most (the spool takes over after that).
+  const keptSql = openHubConnection(dataDir, { busyTimeoutMs: 1_000, synchronous: 'FULL' })
   let closed = false
   return {
     kind: 'sqlite',
@@ -28,12 +31,15 @@ export function openSqliteHubStore(dataDir: string, now: () => number = Date.now
     operators: new OperatorStore(sql, now),
     audit: new HubAudit(sql, now),
     watches: new OperatorWatches(sql, now),
-    relays: new RelayLedger(sql, now, relayWindowMs),
+    kept: new SqliteKeptStore(keptSql, now),
     budgetCarry: new BudgetCarry(sqliteCarryTable(sql), now),
     sharedBudget: null,
     check: () => sqliteHubCheck(sql),
     async close() {
-      if (!closed) sql.close()
+      if (!closed) {
+        keptSql.close()
+        sql.close()
+      }
       closed = true
     }
   }

@@ -19,7 +19,6 @@ export const unavailable = (kind: StoreKind): boolean => kind === 'postgres' && 
 
 export interface OpenOptions {
   now?: () => number
-  relayWindowMs?: number
   /** Errors the store reports (PostgreSQL's audit writer, its listener). */
   onError?: (m: string) => void
 }
@@ -66,9 +65,7 @@ export function storeBench(kind: StoreKind): StoreBench {
   return {
     async open(o = {}) {
       const store =
-        kind === 'postgres'
-          ? await openPgHubStore({ target: { url }, now: o.now, onError: o.onError, relayWindowMs: o.relayWindowMs })
-          : openSqliteHubStore(dir, o.now, o.relayWindowMs)
+        kind === 'postgres' ? await openPgHubStore({ target: { url }, now: o.now, onError: o.onError }) : openSqliteHubStore(dir, o.now)
       opened.push(store)
       return store
     },

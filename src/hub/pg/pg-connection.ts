@@ -53,8 +53,18 @@ export function clientConfig(t: PgTarget, applicationName: string): pg.ClientCon
   }
 }
 
-export function openPool(t: PgTarget, applicationName = 'rampdesk-hub', max = 8): pg.Pool {
-  return new pg.Pool({ ...clientConfig(t, applicationName), max, idleTimeoutMillis: 30_000 })
+export function openPool(
+  t: PgTarget,
+  applicationName = 'rampdesk-hub',
+  max = 8,
+  timeouts?: { connectMs: number; queryMs: number }
+): pg.Pool {
+  const config = clientConfig(t, applicationName)
+  if (timeouts) {
+    config.connectionTimeoutMillis = timeouts.connectMs
+    config.query_timeout = timeouts.queryMs
+  }
+  return new pg.Pool({ ...config, max, idleTimeoutMillis: 30_000 })
 }
 
 /**

@@ -14,7 +14,7 @@ import { displayUrl, openPool, pgErrorText, type PgTarget } from './pg-connectio
 import { listen, type PgListener } from './pg-listener'
 import { migrate, PG_SCHEMA_VERSION, schemaVersion } from './pg-migrations'
 import { OPERATORS_CHANNEL, PgOperators } from './pg-operators'
-import { PgRelayLedger } from './pg-relay-ledger'
+import { PgKeptStore } from './pg-kept-store'
 import { PgSharedBudget } from './pg-shared-budget'
 import { PgWatches, WATCHES_CHANNEL } from './pg-watches'
 
@@ -39,20 +39,24 @@ export interface PgHubStoreOptions {
   /** Poll and listen for other hubs' changes (a hub); the command line does neither. */
   live?: boolean
   refreshMs?: number
-  /** The relay ledger's replay window (tests). */
-  relayWindowMs?: number
 }
 
 export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> {
   const now = o.now ?? Date.now
   const onError = o.onError ?? (() => undefined)
   const pool = openPool(o.target)
+  // Webhook deliveries are kept on connections of their own that give up quickly: a delivery
+  // the database cannot take within a second or so goes to the spool, and a stalled database
+  // must not hold the connections everything else needs.
+  const keptPool = openPool(o.target, 'rampdesk-hub-webhooks', 4, { connectMs: 1_000, queryMs: 3_000 })
+  keptPool.on('error', (e) => onError(`a database connection for webhook deliveries was lost: ${pgErrorText(e, o.target)}`))
   // An idle connection the server dropped is replaced on the next query; say why meanwhile.
   pool.on('error', (e) => onError(`a database connection was lost: ${pgErrorText(e, o.target)}`))
   try {
     await migrate(pool)
   } catch (e) {
     await pool.end().catch(() => undefined)
+    await keptPool.end().catch(() => undefined)
     throw new Error(`cannot open the database ${displayUrl(o.target.url)}: ${pgErrorText(e, o.target)}`, { cause: e })
   }
   const operators = new PgOperators(pool, now, onError)
@@ -106,7 +110,7 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
     operators,
     audit,
     watches,
-    relays: new PgRelayLedger(pool, now, o.relayWindowMs),
+    kept: new PgKeptStore(keptPool),
     budgetCarry: new BudgetCarry(carry, now),
     sharedBudget: new PgSharedBudget(pool),
     refresh: refreshOnce,
@@ -119,6 +123,7 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
       await audit.close()
       await carry.flush()
       await pool.end()
+      await keptPool.end()
     }
   }
 }

@@ -154,7 +154,47 @@ export const PG_MIGRATIONS: readonly string[] = [
    );
    -- The leader's sync states, written with its coverage (pg-leader-coverage.ts): a follower
    -- answers sync:state with them. NULL: none written.
-   ALTER TABLE leader_coverage ADD COLUMN sync_json TEXT;`
+   ALTER TABLE leader_coverage ADD COLUMN sync_json TEXT;`,
+  `-- Every verified webhook delivery a hub answered 2xx, kept before the answer, once per
+   -- content (pg-kept-store.ts): the leader applies its order from here, and the hubs with
+   -- --forward-to relay it from here, in order per order, each attempt in relay_attempts.
+   -- Times are the database's clock (epoch ms), but for received_at (the receiving hub's).
+   CREATE TABLE kept_deliveries (
+     id BIGSERIAL PRIMARY KEY,
+     content_key TEXT NOT NULL UNIQUE,
+     order_key TEXT NOT NULL,
+     order_type INTEGER,
+     order_id BIGINT,
+     status INTEGER,
+     received_at BIGINT NOT NULL,
+     last_received_at BIGINT NOT NULL,
+     times_received INTEGER NOT NULL DEFAULT 1,
+     hub TEXT NOT NULL,
+     body TEXT NOT NULL,
+     headers_json TEXT NOT NULL,
+     applied_at BIGINT,
+     relay_state TEXT NOT NULL CHECK (relay_state IN ('none', 'waiting', 'sending', 'delivered', 'failed')),
+     window_from BIGINT NOT NULL,
+     next_at BIGINT,
+     claimed_by TEXT,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     finished_at BIGINT,
+     last_answer TEXT
+   );
+   CREATE INDEX kept_relay_due ON kept_deliveries (next_at) WHERE relay_state IN ('waiting', 'sending');
+   CREATE INDEX kept_relay_order ON kept_deliveries (order_key, id) WHERE relay_state IN ('waiting', 'sending');
+   CREATE INDEX kept_order_status ON kept_deliveries (order_key, status, received_at);
+   CREATE INDEX kept_unapplied ON kept_deliveries (id) WHERE applied_at IS NULL;
+   CREATE TABLE relay_attempts (
+     id BIGSERIAL PRIMARY KEY,
+     kept_id BIGINT NOT NULL REFERENCES kept_deliveries (id) ON DELETE CASCADE,
+     at BIGINT NOT NULL,
+     hub TEXT NOT NULL,
+     http_status INTEGER,
+     answer TEXT NOT NULL,
+     ms INTEGER NOT NULL
+   );
+   CREATE INDEX relay_attempts_kept ON relay_attempts (kept_id, id);`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

@@ -89,8 +89,15 @@ export interface InboxOptions {
   /** The profile's API secret, asked for each delivery; never logged, never stored. Null when none is set. */
   getSecret: () => Promise<string | null | undefined> | string | null | undefined
   deliveries: Pick<WebhookDeliveriesRepo, 'insert'>
-  /** Verified order records only (the monitor's fast path). Errors it throws are reported to onError, not to the sender. */
-  onVerified?: (webhook: WebhookRecord, delivery: ContractDelivery) => unknown
+  /**
+   * Makes a verified delivery durable before it is answered 2xx (the team hub keeps it in its
+   * store or its spool, and relays it from there). Called for every verified delivery, repeats
+   * included (keeping is idempotent). When it throws, the delivery is answered 503 and not
+   * handled at all, so the sender tries again; its signed payload is not counted as used.
+   */
+  keep?: (k: KeepRequest) => Promise<unknown>
+  /** Verified order records only (the monitor's fast path), with what keep() answered. Errors it throws are reported to onError, not to the sender. */
+  onVerified?: (webhook: WebhookRecord, delivery: ContractDelivery, kept: unknown) => unknown
   /** Every stored delivery, verified or not (the 'webhook:delivery' event), with the request it came in (the team hub relays its headers). */
   onDelivery?: (delivery: ContractDelivery, req: IncomingMessage) => void
   onError?: (error: unknown) => void
@@ -108,6 +115,15 @@ export interface InboxOptions {
   replayWindowMs?: number
   /** Request rate and open sockets per source address (defaults in source-limits.ts). */
   limits?: SourceLimitsOptions
+}
+
+/** A verified delivery to keep: what the log stores of it, and the request as it came. */
+export interface KeepRequest {
+  input: WebhookDeliveryInput
+  /** The body exactly as received. */
+  bytes: Buffer
+  req: IncomingMessage
+  webhook: WebhookRecord
 }
 
 /** Requests refused before they were read, and so not in the delivery log. */
@@ -329,6 +345,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
     notes: verdict.notes ?? [],
     dedupeKey
   }
+  let kept: unknown
+  if (verdict.verified && verdict.webhook && o.keep && read.kind === 'ok') {
+    try {
+      kept = await o.keep({ input, bytes: read.bytes, req, webhook: verdict.webhook })
+    } catch (e) {
+      // Not kept means not accepted: the sender must send it again, and its signed payload
+      // must pass the replay check when it does.
+      if (verdict.payloadHeader !== null) ctx.replays.release(verdict.payloadHeader)
+      o.onError?.(e)
+      respond(res, 503, 'the delivery could not be kept; send it again later', { 'retry-after': '5' })
+      return
+    }
+  }
   let stored: { id: number; inserted: boolean }
   try {
     stored = o.deliveries.insert(input)
@@ -368,7 +397,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
   }
   if (verdict.verified && verdict.webhook && !duplicate && o.onVerified) {
     try {
-      await o.onVerified(verdict.webhook, delivery)
+      await o.onVerified(verdict.webhook, delivery, kept)
     } catch (e) {
       o.onError?.(e)
     }

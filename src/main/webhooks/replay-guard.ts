@@ -78,6 +78,11 @@ export class ReplayGuard {
     return { ok: true }
   }
 
+  /** Forgets an admitted payload: one that was answered without being accepted (it will come again). */
+  release(payloadHeader: string): void {
+    this.seen.delete(createHash('sha256').update(payloadHeader).digest('hex'))
+  }
+
   private forgetExpired(now: number): void {
     // Entries go in roughly in expiry order: drop from the oldest while they have expired.
     for (const [k, v] of this.seen) {
