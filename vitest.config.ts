@@ -14,7 +14,8 @@ export default defineConfig({
       'test/integration/**/*.test.ts',
       'test/electron/**/*.test.ts',
       'test/reliability/**/*.test.ts',
-      'test/attack/**/*.test.ts'
+      'test/attack/**/*.test.ts',
+      'test/fault/**/*.test.ts'
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

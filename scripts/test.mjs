@@ -13,7 +13,8 @@ const vitestJson = join(outDir, 'vitest.json')
 const playwrightJson = join(outDir, 'playwright.json')
 const reliabilitySummary = join(outDir, 'reliability-summary.jsonl')
 const attackSummary = join(outDir, 'hub-attack-summary.jsonl')
-for (const f of [vitestJson, playwrightJson, reliabilitySummary, attackSummary]) rmSync(f, { force: true })
+const faultSummary = join(outDir, 'hub-fault-summary.jsonl')
+for (const f of [vitestJson, playwrightJson, reliabilitySummary, attackSummary, faultSummary]) rmSync(f, { force: true })
 
 const only = process.argv[2] // optional: "unit" or "e2e"
 const totals = { passed: 0, failed: 0, skipped: 0 }
@@ -93,16 +94,20 @@ if (existsSync(reliabilitySummary)) {
   console.log('')
 }
 
-// The hub attack suite's figures: each attack, what it measured, and the bound it is held to.
-if (existsSync(attackSummary)) {
-  const rows = readFileSync(attackSummary, 'utf8')
+// The hub's attack and fault suites' figures: each attack or fault, what it measured, and the bound each is held to.
+for (const [file, title] of [
+  [attackSummary, 'Hub attack figures'],
+  [faultSummary, 'Hub fault figures']
+]) {
+  if (!existsSync(file)) continue
+  const rows = readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l))
-  console.log('\nHub attack figures')
+  console.log(`\n${title}`)
   for (const r of rows) {
     const figures = Object.entries(r.figures).map(([k, v]) => `${k} ${v}${r.bounds[k] ? ` (bound ${r.bounds[k]})` : ''}`)
-    console.log(`- ${r.attack}: ${figures.join('; ')}`)
+    console.log(`- ${r.attack ?? r.scenario}: ${figures.join('; ')}`)
   }
   console.log('')
 }

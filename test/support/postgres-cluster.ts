@@ -5,7 +5,7 @@
 // PostgreSQL refuses to run as root, so under root the cluster runs as the postgres user.
 // Where no binaries are found, postgresUnavailable says why and the suites skip, saying so.
 import { execFile, execFileSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -73,6 +73,12 @@ export interface PgCluster {
   url(db?: string): string
   /** A new empty database; answers its URL. */
   createDatabase(name?: string): Promise<string>
+  /** Stops the server as an outage would (fast shutdown: connections cut), keeping its data. */
+  halt(): Promise<void>
+  /** Starts a halted server again on the same port. */
+  restart(): Promise<void>
+  /** The server's processes (the postmaster and its children), for SIGSTOP and SIGCONT. */
+  pids(): number[]
   stop(): Promise<void>
 }
 
@@ -104,6 +110,26 @@ export async function startPostgres(): Promise<PgCluster> {
         await c.end()
       }
       return url(db)
+    },
+    async halt() {
+      await pgBin('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop'])
+    },
+    async restart() {
+      await pgBin('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'])
+    },
+    pids() {
+      const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+      const out = [postmaster]
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue
+        try {
+          const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+          if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) out.push(Number(entry))
+        } catch {
+          // gone meanwhile
+        }
+      }
+      return out
     },
     async stop() {
       try {
