@@ -32,6 +32,7 @@ import type { PgDeliveryLog } from './pg/pg-delivery-log'
 import type { SyncAction } from './pg/pg-sync-requests'
 import { toContractDelivery } from '../main/webhooks/inbox'
 import type { AuditLog, Awaitable, OperatorDirectory, PinStore } from './hub-store'
+import type { KeptStore } from './kept/kept-store'
 
 /** A refresh this recent answers every further config:refresh: six operators pressing it spend the budget once. */
 export const CONFIG_REFRESH_COALESCE_MS = 60_000
@@ -55,6 +56,12 @@ export interface HubCore {
   revoke(name: string): Awaitable<TeamOperator>
   /** Single-flight, coalesced config refresh. */
   refreshConfig(): ReturnType<ProfileSession['config']['refreshAll']>
+  /** Kept webhook deliveries and their relay (the hubs on one PostgreSQL database share them). */
+  kept: Pick<KeptStore, 'relays' | 'retryRelays'>
+  /** The relay's receiver as it may be shown, or null without --forward-to. */
+  relayTarget(): string | null
+  /** Looks for due relays now (after an admin queued some again). */
+  relayNow(): void
   /** The delivery log the hubs on one PostgreSQL database share (absent: this hub's own). */
   deliveryLog?: Pick<PgDeliveryLog, 'list'>
   /** Whether the team's copy holds every order: the leader's, on a hub that follows. */
@@ -195,6 +202,12 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
       if (!h.deliveryLog) return webhooks['webhooks:deliveries'](q)
       const r = await h.deliveryLog.list(q)
       return { total: r.total, rows: r.rows.map(toContractDelivery) }
+    },
+    'webhooks:relays': async ({ limit }) => ({ target: h.relayTarget(), ...(await h.kept.relays(limit)) }),
+    'webhooks:retryRelays': async ({ ids }) => {
+      const queued = await h.kept.retryRelays(ids ?? 'failed')
+      h.relayNow()
+      return { queued }
     },
     'webhooks:inbox': async () => {
       const url = h.webhookUrl()

@@ -419,6 +419,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       })
       return configRun
     },
+    kept: store.kept,
+    relayTarget: () => webhooks.relayTarget,
+    relayNow: () => webhooks.relay?.wake(),
     deliveryLog: deliveryLog ?? undefined,
     async updateSettings(patch) {
       const next = await applySettings(patch)

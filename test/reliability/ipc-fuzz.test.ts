@@ -71,6 +71,8 @@ const VALID: Record<ChannelName, unknown> = {
   'webhooks:deliveries': { offset: 0, limit: 20 },
   'webhooks:verify': { payload: 'eyJ0aW1lc3RhbXAiOjF9', signature: 'ab' },
   'webhooks:inbox': {},
+  'webhooks:relays': { limit: 20 },
+  'webhooks:retryRelays': { ids: [1] },
   'tray:state': {},
   'webhooks:lastUrl': {},
   'confirm:answer': { id: 'no-such-request', code: '1234-5678' },

@@ -8,7 +8,9 @@
 // its content type and the service's payload and signature headers. A receiver that checks
 // the signature and then reads the body gets exactly what the service signed.
 import { createHash } from 'node:crypto'
-import type { OrderType } from '../../shared/ipc/contract'
+import type { OrderType, RelayAttempt, RelayState } from '../../shared/ipc/contract'
+
+export type { RelayAttempt, RelayState, WebhookRelay as RelayView } from '../../shared/ipc/contract'
 import type { WebhookDeliveryInput } from '../../main/store/webhook-deliveries-repo'
 import { REPLAY_WINDOW_MS } from '../../main/webhooks/replay-guard'
 
@@ -41,17 +43,6 @@ export interface KeptDelivery {
   log: WebhookDeliveryInput
 }
 
-/**
- * Where a kept delivery's relay stands. `none`: no hub relays it (no --forward-to where it
- * arrived, or the same order and status went out moments before).
- */
-export type RelayState =
-  | { kind: 'none' }
-  | { kind: 'waiting'; nextAt: number }
-  | { kind: 'sending'; hub: string; until: number }
-  | { kind: 'delivered'; at: number }
-  | { kind: 'failed'; at: number; why: string }
-
 /** What keeping a delivery did to its relay. */
 export type KeepOutcome =
   | { relay: 'queued' }
@@ -74,29 +65,6 @@ export interface RelayJob {
   attempts: number
   /** When the retry window of this relay started (its first keep, or an admin's retry). */
   windowFrom: number
-}
-
-/** One attempt's outcome as the receiver gave it. */
-export interface RelayAttempt {
-  at: number
-  hub: string
-  /** The receiver's HTTP status; null when it did not answer (refused, timed out). */
-  httpStatus: number | null
-  /** The receiver's answer (clipped), or why there was none. */
-  answer: string
-  ms: number
-}
-
-/** A relay as an admin sees it (webhooks:relays). */
-export interface RelayView {
-  id: number
-  orderType: OrderType | null
-  orderId: number | null
-  status: number | null
-  receivedAt: number
-  attempts: number
-  state: RelayState
-  lastAttempt: RelayAttempt | null
 }
 
 /** How long a failing relay is tried again before it waits for an admin: a day. */
@@ -181,9 +149,10 @@ export function answerText(a: Pick<RelayAttempt, 'httpStatus' | 'answer'>): stri
  */
 export function nextAfter(job: Pick<RelayJob, 'attempts' | 'windowFrom'>, a: RelayAttempt, now: number): RelayNext {
   if (delivered(a.httpStatus)) return { kind: 'delivered' }
-  if (!retryable(a.httpStatus)) return { kind: 'failed', why: `the receiver refused it: ${answerText(a)}` }
+  // The receiver's answer itself is in the attempt: `why` says only why the tries stopped.
+  if (!retryable(a.httpStatus)) return { kind: 'failed', why: 'the receiver refused it' }
   const nextAt = now + relayBackoffMs(job.attempts + 1)
   if (nextAt > job.windowFrom + RELAY_RETRY_WINDOW_MS)
-    return { kind: 'failed', why: `not delivered within ${RELAY_RETRY_WINDOW_MS / 3_600_000} h of tries; last: ${answerText(a)}` }
+    return { kind: 'failed', why: `the receiver did not take it in ${RELAY_RETRY_WINDOW_MS / 3_600_000} h of tries` }
   return { kind: 'waiting', nextAt }
 }

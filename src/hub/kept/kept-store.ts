@@ -2,18 +2,10 @@
 // PostgreSQL database for hubs that share one (pg/pg-kept-store.ts). Both keep the same
 // columns and answer the same questions; a delivery is kept once per content, however many
 // hubs it was posted to and however often the service sent it.
-import type { OrderType } from '../../shared/ipc/contract'
-import type { KeepOutcome, KeptDelivery, RelayAttempt, RelayJob, RelayNext, RelayView } from './kept-delivery'
+import type { OrderType, RelayCounts } from '../../shared/ipc/contract'
 
-/** The relay queue in figures, for /metrics and the admin's view. */
-export interface RelayCounts {
-  waiting: number
-  sending: number
-  failed: number
-  delivered: number
-  /** When the oldest relay still waiting was kept (null: none waits). */
-  oldestWaitingAt: number | null
-}
+export type { RelayCounts }
+import type { KeepOutcome, KeptDelivery, RelayAttempt, RelayJob, RelayNext, RelayView } from './kept-delivery'
 
 /** A kept delivery whose order the leader has not applied yet. */
 export interface Unapplied {

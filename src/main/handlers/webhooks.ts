@@ -62,6 +62,13 @@ export function webhookHandlers(
       s.store.audit.append('webhook.resend', { orderId })
       return { message }
     },
+    // Only a team hub relays deliveries on (--forward-to): a desktop's inbox has none to show or send again.
+    'webhooks:relays': async () => ({
+      target: null,
+      counts: { waiting: 0, sending: 0, failed: 0, delivered: 0, oldestWaitingAt: null },
+      rows: []
+    }),
+    'webhooks:retryRelays': async () => ({ queued: 0 }),
     'webhooks:deliveries': async ({ offset, limit }) => {
       const s = await c.ready()
       const r = s.store.webhookDeliveries.list({ offset, limit })

@@ -554,6 +554,65 @@ export const InboxStatus = z.object({
 })
 export type InboxStatus = z.infer<typeof InboxStatus>
 
+/**
+ * Where one kept delivery's relay to the merchant's receiver stands (a team hub with
+ * --forward-to). `none`: not relayed (no relay where it arrived, or the same order and status
+ * went out moments before).
+ */
+export const RelayState = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('none') }),
+  z.object({ kind: z.literal('waiting'), nextAt: EpochMs }),
+  z.object({ kind: z.literal('sending'), hub: z.string(), until: EpochMs }),
+  z.object({ kind: z.literal('delivered'), at: EpochMs }),
+  z.object({ kind: z.literal('failed'), at: EpochMs, why: z.string() })
+])
+export type RelayState = z.infer<typeof RelayState>
+
+/** One attempt to relay a delivery, as the receiver answered it. */
+export const RelayAttempt = z.object({
+  at: EpochMs,
+  /** The hub that made it. */
+  hub: z.string(),
+  /** The receiver's HTTP status; null when it did not answer (refused, timed out). */
+  httpStatus: z.number().int().nullable(),
+  /** The receiver's answer (clipped), or why there was none. */
+  answer: z.string(),
+  ms: z.number()
+})
+export type RelayAttempt = z.infer<typeof RelayAttempt>
+
+export const WebhookRelay = z.object({
+  id: z.number().int(),
+  orderType: OrderType.nullable(),
+  orderId: z.number().int().nullable(),
+  status: z.number().int().nullable(),
+  receivedAt: EpochMs,
+  attempts: z.number().int(),
+  state: RelayState,
+  lastAttempt: RelayAttempt.nullable()
+})
+export type WebhookRelay = z.infer<typeof WebhookRelay>
+
+/** The relay queue in figures. */
+export const RelayCounts = z.object({
+  waiting: z.number().int(),
+  sending: z.number().int(),
+  failed: z.number().int(),
+  delivered: z.number().int(),
+  /** When the oldest relay still waiting was received (null: none waits). */
+  oldestWaitingAt: EpochMs.nullable()
+})
+export type RelayCounts = z.infer<typeof RelayCounts>
+
+/** The team hub's relay to the merchant's receiver: where to, the queue, failed and waiting relays first. */
+export const RelayQueue = z.object({
+  /** The receiver as it may be shown (no credentials); null where nothing is relayed (a desktop, a hub without --forward-to). */
+  target: z.string().nullable(),
+  counts: RelayCounts,
+  rows: z.array(WebhookRelay)
+})
+export type RelayQueue = z.infer<typeof RelayQueue>
+
 /** What the tray tells at a glance, by precedence: offline or sync failing, orders needing attention, orders in progress, nothing. */
 export const TrayLevel = z.enum(['offline', 'failing', 'attention', 'progress', 'idle'])
 export type TrayLevel = z.infer<typeof TrayLevel>
@@ -892,6 +951,16 @@ export const channels = {
     'Check a payload and signature against the active secret (computed in main)'
   ),
   'webhooks:inbox': ch(none, InboxStatus, 'Local receiver status'),
+  'webhooks:relays': ch(
+    z.object({ limit: z.number().int().min(1).max(500) }).strict(),
+    RelayQueue,
+    "The team hub's relays to the merchant's receiver (--forward-to): failed and waiting first, then the newest"
+  ),
+  'webhooks:retryRelays': ch(
+    z.object({ ids: z.array(z.number().int().positive()).min(1).max(500).optional() }).strict(),
+    z.object({ queued: z.number().int() }),
+    'Send failed relays again (these, or every failed one), with a new retry window'
+  ),
   'webhooks:lastUrl': ch(
     none,
     z.object({ url: z.string().nullable(), at: EpochMs.nullable() }),

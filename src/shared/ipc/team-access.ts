@@ -60,6 +60,10 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   'webhooks:verify': 'operator',
   // Redirects the merchant's production webhooks: the one service call an admin keeps.
   'webhooks:setUrl': 'admin',
+  // The relay to the merchant's receiver: its address and answers are the merchant's
+  // backend, for those who act on deliveries; sending failed ones again is the admin's.
+  'webhooks:relays': 'operator',
+  'webhooks:retryRelays': 'admin',
   // Reads the whole history again: the team's request budget for a long while.
   'sync:resync': 'admin',
   // Counts every scope at the service now (and repairs what is missing): a few requests per scope.
