@@ -6,8 +6,13 @@
 //   2. an order record is read from the signed payload (the {timestamp, body} wrapper's
 //      body, or the body-only object: senders write the payload differently, see
 //      payload-form.ts); and
-//   3. the JSON body equals that signed record by value, and names no member twice (a
-//      receiver's parser may keep the other value: json-members.ts);
+//   3. the JSON body equals that signed record exactly, and names no member twice (a
+//      receiver's parser may keep the other value: json-members.ts). Exactly means as JSON
+//      values read from the two texts, every number compared as the decimal its text
+//      writes, never as a float (exact-json.ts): a body whose 1000 stands where the
+//      signature covers 1000.00000000000001 would hand a receiver that reads it with a
+//      decimal parser another amount than the one signed. Member order, spacing, escapes
+//      and a number's spelling (1e3, 1000.0) are free;
 //   4. and the payload is inside the replay window and not a repeat (replay-guard.ts).
 // Anything else is refused and stored unverified with the reason, even when the signature
 // itself is genuine. A genuine signature is easy to come by (an operator can have the
@@ -22,7 +27,8 @@
 // body gives (body-identity.ts) agree with the order held under its id.
 import { createHash } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { jsonEqual, verifySignature } from '../../shared/api/signature'
+import { verifySignature } from '../../shared/api/signature'
+import { exactDifference, readExact, type ExactObject, type ExactValue } from '../../shared/api/exact-json'
 import { Int, OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import type { OrderType } from '../../shared/ipc/contract'
 import { contentHash } from '../store/content-hash'
@@ -96,12 +102,14 @@ export async function judge(req: IncomingMessage, text: string, ctx: JudgeContex
     return { ...base, claimed, httpStatus: 401, reason: "signature does not match the payload under this profile's secret" }
   }
   let json: unknown
+  let exact: ExactValue
   try {
     json = JSON.parse(text)
+    exact = readExact(text)
   } catch {
     return { ...base, claimed, httpStatus: 400, reason: 'the body is not JSON' }
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || exact.kind !== 'object') {
     return { ...base, claimed, httpStatus: 400, reason: 'the body is not a JSON object' }
   }
   if (hasDuplicateMembers(text)) {
@@ -115,7 +123,7 @@ export async function judge(req: IncomingMessage, text: string, ctx: JudgeContex
   }
   const read = readPayload(payloadHeader)
   const notes = read.note ? [read.note] : []
-  const found = orderOf(read, json as Record<string, unknown>)
+  const found = orderOf(read, exact)
   if (!found.ok) {
     // The signature is genuine, but it does not vouch for what this request asks us to act on.
     return {
@@ -176,9 +184,9 @@ type Found =
   | { ok: true; value: WebhookRecord; source: Record<string, unknown>; note?: string }
   | { ok: false; error: string; refusal: 'no-signed-order' | 'body-mismatch' }
 
-/** The order of a delivery whose signature verified: read from the signed payload, and the JSON body must equal it. */
-function orderOf(read: ReadPayload, json: Record<string, unknown>): Found {
-  if (read.signedBody === undefined) {
+/** The order of a delivery whose signature verified: read from the signed payload, and the JSON body must equal it exactly. */
+function orderOf(read: ReadPayload, body: ExactObject): Found {
+  if (read.signedBody === undefined || read.signedExact === undefined) {
     const what =
       read.form === 'not base64 JSON' || read.form === 'JSON, not an object' ? read.form : 'a wrapper whose body is not a JSON object'
     return {
@@ -192,11 +200,13 @@ function orderOf(read: ReadPayload, json: Record<string, unknown>): Found {
     // E.g. one of the merchant's own API requests, captured from the wire: signed with the same secret.
     return { ok: false, refusal: 'no-signed-order', error: `the signed payload is not an order record (${signed.error})` }
   }
-  if (!jsonEqual(read.signedBody, json)) {
+  const difference = exactDifference(read.signedExact, body)
+  if (difference) {
+    const { path, expected, actual } = difference
     return {
       ok: false,
       refusal: 'body-mismatch',
-      error: 'the JSON body differs from the order record the signature covers (a body the signature does not vouch for)'
+      error: `the JSON body differs from the order record the signature covers at ${path} (the body has ${actual}, the signed record ${expected}; a body the signature does not vouch for)`
     }
   }
   return { ...signed, source: read.signedBody }

@@ -4,7 +4,10 @@
 // JSON, Python's default with spaces after ',' and ':', PHP escaping '/' as '\/', possibly
 // the body alone without the {timestamp, body} wrapper. This module says which form
 // arrived (for the delivery log), the timestamp when there is one, and the object the
-// signature vouches for as the order. It never decides what to do with them: inbox.ts does.
+// signature vouches for as the order, both as JSON.parse reads it and as its text writes it
+// (exact-json.ts: numbers as decimals, which the body must match exactly). It never decides
+// what to do with them: delivery-verdict.ts does.
+import { readExact, type ExactObject, type ExactValue } from '../../shared/api/exact-json'
 
 /** How the signed payload was written, as shown in the delivery log. */
 export type PayloadForm =
@@ -25,6 +28,8 @@ export interface ReadPayload {
    * JSON object at all.
    */
   signedBody: Record<string, unknown> | undefined
+  /** signedBody as its text writes it: every number the exact decimal the signature covers. */
+  signedExact: ExactObject | undefined
   /** Something the operator should know about the payload (e.g. an unreadable timestamp). */
   note: string | null
 }
@@ -34,27 +39,38 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /** Decodes and classifies a payload header value exactly as received. */
 export function readPayload(header: string): ReadPayload {
-  const notJson: ReadPayload = { form: 'not base64 JSON', timestamp: null, signedBody: undefined, note: null }
+  const notJson: ReadPayload = { form: 'not base64 JSON', timestamp: null, signedBody: undefined, signedExact: undefined, note: null }
   // Standard or URL-safe alphabet, padding optional: what a sender's library produces
   // varies, and the HMAC (already checked) is what authenticates it, not its spelling.
   if (!BASE64.test(header) || header.length % 4 === 1) return notJson
   let text: string
   let value: unknown
+  let exact: ExactValue
   try {
     text = utf8.decode(Buffer.from(header, 'base64'))
     value = JSON.parse(text)
+    // The same text read again, keeping its numbers' decimals (a member named twice keeps
+    // its last value in both readings). Only a signature that verified gets this far.
+    exact = readExact(text)
   } catch {
     return notJson
   }
-  if (!isObject(value)) return { form: 'JSON, not an object', timestamp: null, signedBody: undefined, note: null }
-  if (!('timestamp' in value) || !('body' in value)) return { form: 'body only', timestamp: null, signedBody: value, note: null }
+  if (!isObject(value) || exact.kind !== 'object') {
+    return { form: 'JSON, not an object', timestamp: null, signedBody: undefined, signedExact: undefined, note: null }
+  }
+  if (!('timestamp' in value) || !('body' in value)) {
+    return { form: 'body only', timestamp: null, signedBody: value, signedExact: exact, note: null }
+  }
 
   const timestamp = readTimestamp(value.timestamp)
   const body = value.body
+  const exactBody = exact.members.get('body')
+  const signed = isObject(body) && exactBody?.kind === 'object'
   return {
     form: `timestamp+body (${spelling(text)})`,
     timestamp,
-    signedBody: isObject(body) ? body : undefined,
+    signedBody: signed ? body : undefined,
+    signedExact: signed ? exactBody : undefined,
     note: timestamp === null ? `the payload's timestamp ${JSON.stringify(value.timestamp).slice(0, 40)} is not a time in ms` : null
   }
 }

@@ -63,7 +63,12 @@ export function verifySignature(payload: string, signature: string, secret: stri
   return signaturesEqual(signPayload(payload, secret), signature.trim())
 }
 
-/** Deep equality of two JSON values (object key order ignored): the payload body must equal the request body. */
+/**
+ * Deep equality of two parsed JSON values (object key order ignored), as the service
+ * compares a request's payload body with its JSON body, "by value, if at all". Numbers are
+ * compared as the floats JSON.parse made of them, so 1000.00000000000001 equals 1000: a
+ * webhook body is held to its signed record with exact-json.ts instead.
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false

@@ -2,7 +2,8 @@
 // node:http receiver on 127.0.0.1; orders completed through the control API, a dummy
 // webhook and a resend all arrive there, and the receiver verifies each one the way a
 // merchant must: x-service-signature is the HMAC of x-service-payload under the API
-// secret (verifySignature, constant time), and the payload's body equals the JSON body.
+// secret (verifySignature, constant time), and the payload's body equals the JSON body
+// exactly, numbers as the decimals their texts write (as the inbox holds it: exact-json.ts).
 // resendWebhook's answer says what the receiver answered.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -10,7 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { ApiClient } from '../../../src/main/api/client'
 import type { Sandbox } from '../../../src/sandbox'
 import { authHeaderNames } from '../../../src/shared/api/endpoints'
-import { decodePayload, jsonEqual, verifySignature } from '../../../src/shared/api/signature'
+import { exactDifference, readExact } from '../../../src/shared/api/exact-json'
+import { verifySignature } from '../../../src/shared/api/signature'
 import { caught, clientFor, quietSandbox } from './support'
 
 interface Received {
@@ -46,7 +48,9 @@ beforeAll(async () => {
       let payloadMatchesBody = false
       try {
         body = JSON.parse(text)
-        payloadMatchesBody = jsonEqual(decodePayload(payload).body, body)
+        const signed = readExact(Buffer.from(payload, 'base64').toString('utf8'))
+        const signedBody = signed.kind === 'object' ? signed.members.get('body') : undefined
+        payloadMatchesBody = signedBody !== undefined && exactDifference(signedBody, readExact(text)) === null
       } catch {
         payloadMatchesBody = false
       }

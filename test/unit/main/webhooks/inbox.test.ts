@@ -226,7 +226,7 @@ describe('startInbox', () => {
     const r = await sendSigned(rec, { bodyOverride: JSON.stringify({ ...rec, status: -1 }) })
     expect(r.status).toBe(400)
     expect(r.json.reason).toBe(
-      'signature genuine, but the JSON body differs from the order record the signature covers (a body the signature does not vouch for): not applied'
+      'signature genuine, but the JSON body differs from the order record the signature covers at status (the body has -1, the signed record 5; a body the signature does not vouch for): not applied'
     )
     expect(passed).toHaveLength(0)
     expect(events[0]).toMatchObject({ verified: false, payloadForm: 'timestamp+body (compact)' })

@@ -2,6 +2,7 @@
 // the timestamp and the signed body found whatever the spelling.
 import { describe, expect, it } from 'vitest'
 import { readPayload, spelling } from '../../../../src/main/webhooks/payload-form'
+import { exactDifference, readExact } from '../../../../src/shared/api/exact-json'
 import { LOGGED_FORM, payloadText, pythonDumps, SENDER_FORMS } from '../../../support/webhook-senders'
 
 const body = { orderId: 9, walletAddress: 'https://x/y', note: 'café', nested: { a: [1, 2, { b: 'c/d' }] } }
@@ -12,6 +13,9 @@ describe('readPayload', () => {
     const r = readPayload(payloadText(form, body, TS))
     expect(r.form).toBe(LOGGED_FORM[form])
     expect(r.signedBody).toEqual(body)
+    // The same record as its text writes it, which the JSON body is compared with.
+    expect(r.signedExact).toBeDefined()
+    expect(exactDifference(r.signedExact!, readExact(JSON.stringify(body)))).toBeNull()
     expect(r.timestamp).toBe(form === 'bodyOnly' ? null : TS)
     expect(r.note).toBeNull()
   })
@@ -46,6 +50,7 @@ describe('readPayload', () => {
     const r = readPayload(Buffer.from(JSON.stringify({ timestamp: 'yesterday', body })).toString('base64'))
     expect(r).toMatchObject({ form: 'timestamp+body (compact)', timestamp: null, signedBody: body })
     expect(r.note).toMatch(/not a time/)
-    expect(readPayload(Buffer.from(JSON.stringify({ timestamp: TS, body: 'x' })).toString('base64')).signedBody).toBeUndefined()
+    const noObject = readPayload(Buffer.from(JSON.stringify({ timestamp: TS, body: 'x' })).toString('base64'))
+    expect([noObject.signedBody, noObject.signedExact]).toEqual([undefined, undefined])
   })
 })
