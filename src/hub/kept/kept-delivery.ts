@@ -13,6 +13,7 @@ import type { OrderType, RelayAttempt, RelayState } from '../../shared/ipc/contr
 export type { RelayAttempt, RelayState, WebhookRelay as RelayView } from '../../shared/ipc/contract'
 import type { WebhookDeliveryInput } from '../../main/store/webhook-deliveries-repo'
 import { REPLAY_WINDOW_MS } from '../../main/webhooks/replay-guard'
+import { readExact, type ExactValue } from '../../shared/api/exact-json'
 
 /** The request headers a relay sends on, as received (the relay adds Basic authentication of its own). */
 export interface RelayedHeaders {
@@ -100,14 +101,35 @@ export const sha256 = (s: string | Buffer): string => createHash('sha256').updat
 /** Fields a retry or a resend of the same delivery renews (the service counts its attempts). */
 const ATTEMPT_COUNTERS = new Set(['webhookTrials', 'trials'])
 
-/** A verified JSON body as deliveries are compared: without its attempt counters, members in order. */
+/** A JSON value written one way: members in order, every number its canonical decimal. */
+function canonical(v: ExactValue): string {
+  switch (v.kind) {
+    case 'number':
+      return v.decimal
+    case 'string':
+      return JSON.stringify(v.value)
+    case 'literal':
+      return String(v.value)
+    case 'array':
+      return `[${v.items.map(canonical).join(',')}]`
+    case 'object':
+      return `{${[...v.members.keys()]
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${canonical(v.members.get(k)!)}`)
+        .join(',')}}`
+  }
+}
+
+/**
+ * A verified JSON body as deliveries are compared: without its attempt counters, members in
+ * order, numbers as the decimals their text writes (two amounts a float cannot tell apart are
+ * two contents).
+ */
 export function relayContent(body: string): string {
-  const value = JSON.parse(body) as Record<string, unknown>
-  const kept = Object.keys(value)
-    .filter((k) => !ATTEMPT_COUNTERS.has(k))
-    .sort()
-    .map((k) => [k, value[k]])
-  return JSON.stringify(kept)
+  const value = readExact(body)
+  if (value.kind !== 'object') return canonical(value)
+  for (const k of ATTEMPT_COUNTERS) value.members.delete(k)
+  return canonical(value)
 }
 
 export const contentKeyOf = (body: string): string => sha256(relayContent(body))
