@@ -92,14 +92,14 @@ const MIGRATIONS: readonly string[] = [
 /** The schema version this hub migrates hub.db to. */
 export const HUB_SCHEMA_VERSION = MIGRATIONS.length
 
-export function openHubDatabase(dataDir: string): Sql {
+export function openHubDatabase(dataDir: string, busyTimeoutMs = 5_000): Sql {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const sql = new Sql(new Database(join(dataDir, HUB_DATABASE_FILE)))
   try {
     if (sql.value<string>('PRAGMA journal_mode = WAL') !== 'wal') throw new Error('could not switch hub.db to WAL mode')
     sql.exec('PRAGMA synchronous = NORMAL')
     // The command line and the running hub write the same file: wait for each other.
-    sql.exec('PRAGMA busy_timeout = 5000')
+    sql.exec(`PRAGMA busy_timeout = ${Math.round(busyTimeoutMs)}`)
     sql.transaction(() => {
       const version = sql.value<number>('PRAGMA user_version') ?? 0
       if (version > MIGRATIONS.length) throw new Error(`hub.db was written by a newer Rampdesk hub (schema ${version})`)

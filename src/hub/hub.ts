@@ -65,6 +65,8 @@ export interface HubOptions {
   version: string
   /** Relay every verified webhook delivery (what its signature covers, once) to this receiver. */
   forwardTo?: string
+  /** The webhook spool's bound (default SPOOL_MAX_BYTES, 64 MiB). */
+  spoolMaxBytes?: number
   /** Where log lines go (default stdout); the API secret is scrubbed from every line. */
   logWrite?: HubLogOptions['write']
   /** text (default) or json: one JSON object per line. */
@@ -164,7 +166,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   try {
     store = o.database
       ? await openPgHubStore({ target: o.database, now, onError: (m) => log.error(m) })
-      : openSqliteHubStore(o.dataDir, now)
+      : openSqliteHubStore(o.dataDir, { now, busyTimeoutMs: 250, onError: (m) => log.error(m) })
   } catch (e) {
     await sandbox?.close()
     throw e
@@ -306,6 +308,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     secret: async () => secret,
     store: store.kept,
     spoolDir: join(o.dataDir, 'webhook-spool'),
+    spoolMaxBytes: o.spoolMaxBytes,
     hubId: hubIdOf(o.dataDir),
     log,
     refusals,

@@ -18,11 +18,24 @@ export interface SqliteHubStore extends HubStore {
   readonly sql: Sql
 }
 
-export function openSqliteHubStore(dataDir: string, now: () => number = Date.now): SqliteHubStore {
-  const sql = openHubDatabase(dataDir)
+export interface SqliteHubStoreOptions {
+  now?: () => number
+  /**
+   * How long a write waits for a lock another process holds (default 5 s, the command line's).
+   * A running hub waits a quarter of a second: libsql waits on the event loop, and every
+   * request waits with it; the command line's writes take milliseconds.
+   */
+  busyTimeoutMs?: number
+  onError?: (message: string) => void
+}
+
+export function openSqliteHubStore(dataDir: string, o: SqliteHubStoreOptions = {}): SqliteHubStore {
+  const now = o.now ?? Date.now
+  const sql = openHubDatabase(dataDir, o.busyTimeoutMs)
   // Deliveries are kept on a connection of their own: every commit on disk before the answer,
-  // and a lock held elsewhere waited for a second at most (the spool takes over after that).
-  const keptSql = openHubConnection(dataDir, { busyTimeoutMs: 1_000, synchronous: 'FULL' })
+  // and a lock held elsewhere waited for briefly (the spool takes over after that; libsql
+  // waits on the event loop).
+  const keptSql = openHubConnection(dataDir, { busyTimeoutMs: 200, synchronous: 'FULL' })
   let closed = false
   return {
     kind: 'sqlite',
@@ -32,7 +45,7 @@ export function openSqliteHubStore(dataDir: string, now: () => number = Date.now
     audit: new HubAudit(sql, now),
     watches: new OperatorWatches(sql, now),
     kept: new SqliteKeptStore(keptSql, now),
-    budgetCarry: new BudgetCarry(sqliteCarryTable(sql), now),
+    budgetCarry: new BudgetCarry(sqliteCarryTable(sql, o.onError), now),
     sharedBudget: null,
     check: () => sqliteHubCheck(sql),
     async close() {

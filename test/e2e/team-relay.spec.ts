@@ -37,7 +37,13 @@ test.beforeAll(async () => {
   hub = await createHub({
     dataDir: hubDir,
     version: '0.0.0-e2e',
-    merchant: { kind: 'live', baseUrl: sandbox.url, serviceName: sandbox.serviceName, apiKey: sandbox.apiKey, apiSecret: sandbox.apiSecret },
+    merchant: {
+      kind: 'live',
+      baseUrl: sandbox.url,
+      serviceName: sandbox.serviceName,
+      apiKey: sandbox.apiKey,
+      apiSecret: sandbox.apiSecret
+    },
     forwardTo: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/merchant/hook`,
     logWrite: () => undefined
   })

@@ -65,7 +65,9 @@ export function storeBench(kind: StoreKind): StoreBench {
   return {
     async open(o = {}) {
       const store =
-        kind === 'postgres' ? await openPgHubStore({ target: { url }, now: o.now, onError: o.onError }) : openSqliteHubStore(dir, o.now)
+        kind === 'postgres'
+          ? await openPgHubStore({ target: { url }, now: o.now, onError: o.onError })
+          : openSqliteHubStore(dir, { now: o.now })
       opened.push(store)
       return store
     },
