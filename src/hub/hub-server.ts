@@ -21,6 +21,7 @@ import { sourceOf } from '../main/webhooks/source-limits'
 import { channelNames, type ChannelName, type ErrorInfo } from '../shared/ipc/contract'
 import { channelAccess, roleMay } from '../shared/ipc/team-access'
 import { openEventStream, type OpenStream } from './event-stream'
+import { answerFilter } from './answer-filter'
 import { exportOrders } from './export-route'
 import { clipPath, openFrontDoor, type FrontDoor, type FrontDoorLimits } from './front-door'
 import type { Hub } from './hub'
@@ -239,6 +240,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     }
     const stream = openEventStream(op, req, res, {
       hub,
+      filter: answerFilter(op.role, hub.profile.baseUrl),
       rateCap,
       replaying,
       maxBacklog,
