@@ -76,7 +76,12 @@ export const SERVE_OPTIONS = {
   'forward-to': { type: 'string', env: 'RAMPDESK_HUB_FORWARD_TO', fromFile: true, help: "the merchant's webhook receiver" },
   'rate-limit': { type: 'string', env: 'RAMPDESK_HUB_RATE_LIMIT', help: 'requests per minute per operator' },
   'log-format': { type: 'string', env: 'RAMPDESK_HUB_LOG_FORMAT', help: 'text or json' },
-  'metrics-token-file': { type: 'string', env: 'RAMPDESK_HUB_METRICS_TOKEN_FILE', help: 'the file holding the /metrics token' }
+  'metrics-token-file': { type: 'string', env: 'RAMPDESK_HUB_METRICS_TOKEN_FILE', help: 'the file holding the /metrics token' },
+  'trusted-proxy': {
+    type: 'string',
+    env: 'RAMPDESK_HUB_TRUSTED_PROXY',
+    help: 'CIDR[,CIDR]: reverse proxies whose X-Forwarded-For names the client'
+  }
 } as const satisfies Record<string, OptionSpec>
 
 export type ServeOptionName = keyof typeof SERVE_OPTIONS

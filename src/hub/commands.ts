@@ -32,6 +32,7 @@ export const HELP = `Usage:
                        [--api-secret-file F | --api-secret-fd N] [--tls-cert F --tls-key F]
                        [--public-url URL] [--forward-to URL] [--rate-limit N]
                        [--log-format text|json] [--metrics-token-file F]
+                       [--trusted-proxy CIDR[,CIDR]]
   npm run hub -- operator add NAME --role viewer|operator|admin [--data-dir DIR | --database URL]
   npm run hub -- operator list [--data-dir DIR | --database URL]
   npm run hub -- operator revoke NAME [--data-dir DIR | --database URL]
@@ -52,6 +53,9 @@ less safe, the environment variable RAMPDESK_API_SECRET. Never a flag.
   --log-format json       one JSON object per line (time, level, msg, fields); default text
   --metrics-token-file F  GET /metrics asks for this token (first line of F); without it,
                           /metrics answers this machine only
+  --trusted-proxy CIDR    reverse proxies (comma-separated addresses or CIDRs) whose
+                          X-Forwarded-For names the client: caps and throttles count
+                          each client behind them by its own address
   --port 0                picks a free port
 
 Every serve option also comes from the environment (a flag on the command line wins;

@@ -29,10 +29,14 @@ export class ConnectionPool {
     return new Map([...this.bySource].map(([s, set]) => [s, set.size]))
   }
 
-  /** Counts the socket in, closing another source's oldest socket if that is what makes room. */
-  admit(source: string, socket: Socket): Admission {
+  /**
+   * Counts the socket in, closing another source's oldest socket if that is what makes room.
+   * `maxPerSource` overrides the pool's per-source cap for this source (a trusted reverse
+   * proxy carries many clients).
+   */
+  admit(source: string, socket: Socket, maxPerSource = this.maxPerSource): Admission {
     const mine = this.of(source)
-    if (mine >= this.maxPerSource) return { ok: false, reason: 'source' }
+    if (mine >= maxPerSource) return { ok: false, reason: 'source' }
     let evicted: Socket | null = null
     if (this.count >= this.max) {
       let top: Set<Socket> | null = null

@@ -16,6 +16,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Hub, HubEvent } from './hub'
 import type { Operator } from './operators'
 import type { RateCap } from './rate-cap'
+import type { AnswerFilter } from './answer-filter'
 
 /**
  * A reconnecting desktop is sent the order changes after the id it names, starting this
@@ -43,6 +44,8 @@ export interface StreamDeps {
   onClose(stream: OpenStream): void
   /** A second replay of the operator was refused (429). */
   onRefused?(): void
+  /** What the operator's role may see of each event's payload (answer-filter.ts); all of it when absent. */
+  filter?: AnswerFilter
 }
 
 export interface OpenStream {
@@ -110,7 +113,8 @@ export function openEventStream(op: Operator, req: IncomingMessage, res: ServerR
     const shaped = d.hub.shapeFor(op.name, e)
     if (!shaped) return
     if (shaped.id !== null) newest = Math.max(newest, shaped.id)
-    res.write(`${shaped.id !== null ? `id: ${shaped.id}\n` : ''}event: ${shaped.event}\ndata: ${JSON.stringify(shaped.payload)}\n\n`)
+    const payload = d.filter ? d.filter(shaped.payload) : shaped.payload
+    res.write(`${shaped.id !== null ? `id: ${shaped.id}\n` : ''}event: ${shaped.event}\ndata: ${JSON.stringify(payload)}\n\n`)
     // A desktop that stopped reading is cut off rather than buffered without end; it replays on reconnect.
     if (res.writableLength > d.maxBacklog) stream.close()
   }

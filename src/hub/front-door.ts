@@ -13,13 +13,17 @@
 // full (a stranger holding connections cannot crowd out the team: connection-pool.ts), a few seconds for the request line and headers,
 // and over TLS a few seconds for the handshake, TLS 1.2 only with forward-secret suites and
 // TLS 1.3 preferred. Every refusal goes to `onRefused`, which the hub summarises per address
-// instead of logging each one (refusal-log.ts).
+// instead of logging each one (refusal-log.ts). A trusted reverse proxy (--trusted-proxy) is
+// one peer carrying the whole team: its connections count against the caps in all only, and
+// the per-address cap is put on each client it names once a request's headers are read
+// (hub-server.ts).
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http'
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net'
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls'
 import { sourceOf } from '../main/webhooks/source-limits'
 import { ConnectionPool } from './connection-pool'
 import type { RefusalKind } from './refusal-kinds'
+import type { TrustedProxies } from './trusted-proxies'
 
 export interface FrontDoorLimits {
   /** Open connections in all (default 512). */
@@ -96,6 +100,8 @@ export interface FrontDoorOptions {
   port: number
   tls?: { cert: string | Buffer; key: string | Buffer }
   limits?: Partial<FrontDoorLimits>
+  /** Peers that are reverse proxies: held to the caps in all, not to the per-address ones. */
+  trustedProxies?: Pick<TrustedProxies, 'trusts'>
   /** Requests to every path but /webhook. */
   onRequest(req: IncomingMessage, res: ServerResponse): void
   /** Requests on a connection that began with /webhook. */
@@ -192,9 +198,11 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
     })
   }
 
+  const proxied = (socket: Socket) => o.trustedProxies?.trusts(socket.remoteAddress) === true
+
   function onTcp(socket: Socket): void {
     const source = sourceOf(socket.remoteAddress)
-    const admission = pool.admit(source, socket)
+    const admission = pool.admit(source, socket, proxied(socket) ? limits.maxConnections : limits.maxConnectionsPerAddress)
     if (admission.ok && admission.evicted)
       o.onRefused({
         source: sourceOf(admission.evicted.remoteAddress),
@@ -262,7 +270,11 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
       }
       let server = main
       if (routeOf(target) === 'webhook') {
-        const admitted = webhookPool.admit(source, socket)
+        const admitted = webhookPool.admit(
+          source,
+          socket,
+          proxied(socket) ? limits.maxWebhookConnections : limits.maxWebhookConnectionsPerAddress
+        )
         if (!admitted.ok) {
           o.onRefused({ source, kind: 'webhook_connection_cap', status: 503, what: 'webhook connection over the cap' })
           return refuseRaw(socket, 503, 'too many open webhook connections from this address')

@@ -33,6 +33,7 @@ import type { SyncAction } from './pg/pg-sync-requests'
 import { toContractDelivery } from '../main/webhooks/inbox'
 import type { AuditLog, Awaitable, OperatorDirectory, PinStore } from './hub-store'
 import type { KeptStore } from './kept/kept-store'
+import { answerFilter } from './answer-filter'
 
 /** A refresh this recent answers every further config:refresh: six operators pressing it spend the budget once. */
 export const CONFIG_REFRESH_COALESCE_MS = 60_000
@@ -83,7 +84,21 @@ const desktopOnly = (channel: string) => async (): Promise<never> => {
   throw new ContractError('forbidden_sender', `${channel} is answered by each desktop itself, not by the team hub`)
 }
 
+/**
+ * The operator's handlers, each answer passed through the filter of their role
+ * (answer-filter.ts): URLs without credentials below admin, no service address for a viewer.
+ */
 export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
+  const filter = answerFilter(op.role, h.profile.baseUrl)
+  const table = handlerTable(h, op)
+  if (op.role === 'admin') return table
+  const filtered: Record<string, (input: never) => Promise<unknown>> = {}
+  for (const [channel, handler] of Object.entries(table) as Array<[string, (input: never) => Promise<unknown>]>)
+    filtered[channel] = async (input) => filter(await handler(input))
+  return filtered as unknown as ContractHandlers
+}
+
+function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
   const base: Pick<
     HandlerContext,
     'ready' | 'activeProfile' | 'secretFor' | 'now' | 'audit' | 'emit' | 'exportDir' | 'requireConfirmation' | 'version' | 'shellKind'
@@ -117,8 +132,9 @@ export function hubHandlers(h: HubCore, op: TeamOperator): ContractHandlers {
       version: h.version,
       platform: process.platform,
       shell: 'hub',
-      // The merchant's API key identifies the merchant at the service: an admin's to see only.
-      profile: op.role === 'admin' ? h.profile : { ...h.profile, apiKey: '' },
+      // The merchant's API key identifies the merchant at the service: an admin's to see
+      // only; its base URL is not a viewer's (docs/hub.md, "Operators and roles").
+      profile: op.role === 'admin' ? h.profile : { ...h.profile, apiKey: '', baseUrl: op.role === 'viewer' ? '' : h.profile.baseUrl },
       clockSkewMs: h.session.client.clock.skewMs ?? null,
       locale: null
     }),

@@ -5,8 +5,10 @@
 //     line's structured fields where it has some, written by pino (the support log's writer).
 // The merchant's API secret is never handed to it; as a second line of defence every line
 // (its message and every string among its fields) is scrubbed of it anyway, so a message
-// that quotes an unexpected error cannot carry it out.
+// that quotes an unexpected error cannot carry it out, and of the user information of every
+// URL (`https://user:password@host`: a webhook URL an admin set, a receiver, a database).
 import { pino } from 'pino'
+import { redactUrlCredentials } from '../main/logging/redact'
 
 export type LogLevel = 'info' | 'warn' | 'error'
 export const LOG_FORMATS = ['text', 'json'] as const
@@ -34,7 +36,7 @@ export interface HubLogOptions {
 const OWN_KEYS = new Set(['time', 'level', 'msg'])
 
 function scrub(text: string, secrets: readonly string[]): string {
-  let out = text
+  let out = redactUrlCredentials(text)
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]')
   return out
 }

@@ -12,15 +12,20 @@
 // Origin header (403: the hub serves desktops, never a browser page, so no web page can use
 // a token it got hold of); a malformed path (400); no or an unknown token (401); a role
 // without the channel (403, audited); bodies over the cap (413); an operator over their
-// request rate (429 with Retry-After). Refusals are logged with a clipped path at most, and
-// summarised per source address (refusal-log.ts).
+// request rate (429 with Retry-After). Failed tokens past a few from one client or with one
+// token's first characters are answered 429 with a growing Retry-After (auth-throttle.ts); a
+// valid token is checked first and never throttled. Refusals are logged with a clipped path
+// at most, and summarised per source address (refusal-log.ts). Behind a trusted reverse proxy
+// (--trusted-proxy) a request's source is the client X-Forwarded-For names
+// (trusted-proxies.ts), and each such client may have as many requests open at once as a peer
+// may have connections.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { invokeChannel } from '../main/handlers/invoke'
 import { readBody } from '../web/server'
-import { sourceOf } from '../main/webhooks/source-limits'
 import { channelNames, type ChannelName, type ErrorInfo } from '../shared/ipc/contract'
 import { channelAccess, roleMay } from '../shared/ipc/team-access'
 import { openEventStream, type OpenStream } from './event-stream'
+import { answerFilter } from './answer-filter'
 import { exportOrders } from './export-route'
 import { clipPath, openFrontDoor, type FrontDoor, type FrontDoorLimits } from './front-door'
 import type { Hub } from './hub'
@@ -29,6 +34,8 @@ import type { Operator } from './operators'
 import { OPS_PATHS, serveOps, type OpsDeps } from './ops-routes'
 import { RateCap } from './rate-cap'
 import type { RefusalKind } from './refusal-kinds'
+import { AuthThrottle } from './auth-throttle'
+import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
 
 export interface HubServerOptions {
   hub: Hub
@@ -52,6 +59,10 @@ export interface HubServerOptions {
   limits?: Partial<FrontDoorLimits>
   /** The token GET /metrics asks for; without one, /metrics answers loopback peers only. */
   metricsToken?: string
+  /** Reverse proxies whose X-Forwarded-For names the client (--trusted-proxy); none by default. */
+  trustedProxies?: TrustedProxies
+  /** Failed tokens throttled per client and per token prefix (default: auth-throttle.ts's limits). */
+  authThrottle?: AuthThrottle
 }
 
 export interface HubServer {
@@ -125,27 +136,47 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const maxStreams = o.maxStreamsPerOperator ?? 8
   const maxBacklog = o.maxStreamBacklogBytes ?? 8 * 1024 * 1024
   const refusals = hub.refusals
+  const proxies = o.trustedProxies ?? NO_TRUSTED_PROXIES
+  const throttle = o.authThrottle ?? new AuthThrottle({ log: hub.log })
+  /** Requests open now per client behind a trusted proxy (the front door counts every other peer's connections). */
+  const proxiedOpen = new Map<string, number>()
   /** A refusal worth a log line (summarised per source) as well as its count. */
   const refused = (req: IncomingMessage, status: number, kind: RefusalKind, what: string) => {
     hub.metrics.refusal(kind)
-    refusals.refused(sourceOf(req.socket.remoteAddress), status, `${req.method ?? '?'} ${clipPath(req.url ?? '/')}: ${what}`)
+    refusals.refused(proxies.sourceOf(req), status, `${req.method ?? '?'} ${clipPath(req.url ?? '/')}: ${what}`)
   }
 
   const countFor = (name: string) => [...streams].filter((s) => s.operator === name).length
 
   function authenticate(req: IncomingMessage, res: ServerResponse): Operator | null {
     const token = bearer(req)
+    // A valid token is looked up first and never throttled (auth-throttle.ts says why).
     const op = token ? hub.operators.authenticate(token) : null
     if (!op) {
-      refused(req, 401, 'unauthorized', token ? 'unknown or revoked token' : 'no bearer token')
+      const why = token ? 'this operator token is unknown or was revoked' : 'an operator token is required (Authorization: Bearer …)'
+      const verdict = throttle.failed(proxies.sourceOf(req), token)
       req.resume()
+      if (verdict.throttled) {
+        const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))
+        refused(req, 429, 'auth_throttled', `${token ? 'unknown or revoked token' : 'no bearer token'}, throttled`)
+        // Still "unauthorized" to a desktop (its token is refused), with the back-off on top.
+        sendJson(
+          res,
+          429,
+          refusal(
+            'unauthorized',
+            `${why}; too many failed tokens ${verdict.by === 'source' ? 'from this address' : 'starting like this one'}: try again in ${seconds} s`,
+            { retryable: false }
+          ),
+          { 'Retry-After': String(seconds), 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"', Connection: 'close' }
+        )
+        return null
+      }
+      refused(req, 401, 'unauthorized', token ? 'unknown or revoked token' : 'no bearer token')
       sendJson(
         res,
         401,
-        refusal(
-          'unauthorized',
-          token ? 'this operator token is unknown or was revoked' : 'an operator token is required (Authorization: Bearer …)'
-        ),
+        refusal('unauthorized', why),
         // A stranger's connection is not kept for the next try.
         { 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"', Connection: 'close' }
       )
@@ -239,6 +270,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     }
     const stream = openEventStream(op, req, res, {
       hub,
+      filter: answerFilter(op.role, hub.profile.baseUrl),
       rateCap,
       replaying,
       maxBacklog,
@@ -282,6 +314,32 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     hub.webhook(req, res)
   }
 
+  /**
+   * Behind a trusted proxy, the cap the front door puts on one peer's connections, put on one
+   * client's open requests instead (an event stream holds its request open). False when refused.
+   */
+  function admitProxied(req: IncomingMessage, res: ServerResponse): boolean {
+    if (!proxies.trusts(req.socket.remoteAddress)) return true
+    const client = proxies.sourceOf(req)
+    const open = proxiedOpen.get(client) ?? 0
+    const cap = door.limits.maxConnectionsPerAddress
+    if (open >= cap) {
+      refused(req, 503, 'connection_cap', `request over the cap of ${cap} open per address`)
+      req.resume()
+      sendJson(res, 503, refusal('unavailable', 'too many open requests from this address', { retryable: true }), {
+        'Retry-After': '5'
+      })
+      return false
+    }
+    proxiedOpen.set(client, open + 1)
+    res.once('close', () => {
+      const n = (proxiedOpen.get(client) ?? 1) - 1
+      if (n > 0) proxiedOpen.set(client, n)
+      else proxiedOpen.delete(client)
+    })
+    return true
+  }
+
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const path = pathOf(req.url ?? '/')
@@ -298,6 +356,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
         const channel = channelOfPath(path)
         count(res, route, channel !== null && channelSet.has(channel) ? channel : '(unknown)')
       }
+      if (!admitProxied(req, res)) return
       if (OPS_PATHS.has(path)) return await serveOps(req, res, path, opsDeps)
       if (route === 'rpc' || route === 'events' || route === 'export') {
         if (req.headers.origin !== undefined) {
@@ -328,6 +387,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     port: o.port ?? 8790,
     tls: o.tls,
     limits: o.limits,
+    trustedProxies: proxies,
     onRequest: (req, res) => void handler(req, res),
     onWebhook: webhook,
     onRefused: (r) => {
@@ -374,6 +434,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     },
     async close() {
       clearInterval(check)
+      throttle.close()
       unRevoked()
       for (const s of [...streams]) s.close()
       await door.close()

@@ -2,7 +2,7 @@
 // front door's and the routes' refusals are counted by kind in /metrics, never by anything
 // the request itself carried.
 export const REFUSAL_KINDS = [
-  /** Over the open-connection caps, in all or per address (503). */
+  /** Over the open-connection caps, in all or per address, or a client behind a trusted proxy over its open requests (503). */
   'connection_cap',
   /** A connection closed to make room for another address when the pool is full (no status). */
   'evicted',
@@ -22,6 +22,8 @@ export const REFUSAL_KINDS = [
   'origin',
   /** No operator token, or an unknown or revoked one (401). */
   'unauthorized',
+  /** The same, past the failures allowed from one client or with one token's first characters (429, auth-throttle.ts). */
+  'auth_throttled',
   /** A role without the channel (403). */
   'role',
   /** A body over the cap (413). */

@@ -10,6 +10,7 @@ import { startHubServer } from './hub-server'
 import { dataDirOf, type CliIo } from './hub-paths'
 import { databaseOf } from './database-option'
 import { readFirstLine, readSecret } from './secret-input'
+import { parseTrustedProxies, type TrustedProxies } from './trusted-proxies'
 import pkg from '../../package.json' with { type: 'json' }
 
 /** The shortest metrics token accepted: a guessable one would open the metrics to anyone. */
@@ -31,6 +32,16 @@ function urlArg(o: Opts, name: ServeOptionName): string | undefined {
   // The value is not repeated: a --forward-to URL may carry a password.
   if (v !== undefined && !isHttpUrl(v)) throw new UsageError(`${o.from(name)} must be an http(s) URL`)
   return v
+}
+
+function trustedProxiesOf(o: Opts): TrustedProxies | undefined {
+  const v = o.string('trusted-proxy')
+  if (v === undefined) return undefined
+  try {
+    return parseTrustedProxies(v)
+  } catch (e) {
+    throw new UsageError(`${o.from('trusted-proxy')}: ${(e as Error).message}`)
+  }
 }
 
 function logFormatOf(o: Opts): LogFormat {
@@ -82,6 +93,7 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
   const merchant = merchantOf(o, warn)
   const publicUrl = urlArg(o, 'public-url')
   const forwardTo = urlArg(o, 'forward-to')
+  const trustedProxies = trustedProxiesOf(o)
   const dataDir = dataDirOf(o.string('data-dir'))
   const database = databaseOf(o, warn)
 
@@ -99,7 +111,16 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
   try {
     hub = await createHub({ dataDir, database, merchant, version: pkg.version, forwardTo, logWrite, logFormat: format })
     try {
-      server = await startHubServer({ hub, host: o.string('host') ?? '127.0.0.1', port, tls, publicUrl, rateLimitPerMinute, metricsToken })
+      server = await startHubServer({
+        hub,
+        host: o.string('host') ?? '127.0.0.1',
+        port,
+        tls,
+        publicUrl,
+        rateLimitPerMinute,
+        metricsToken,
+        trustedProxies
+      })
     } catch (e) {
       await hub.close()
       throw e
@@ -143,6 +164,15 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
       role: hub.role.current().role
     })
   if (hub.relay()) hub.log.info(`relaying verified webhooks to ${hub.relay()!.target}`)
+  if (trustedProxies) {
+    const cidrs = trustedProxies.cidrs.map((c) => `${c.address}/${c.prefix}`)
+    hub.log.info(
+      `trusting X-Forwarded-For from the reverse proxies at ${cidrs.join(', ')}: their clients are counted each by its own address`,
+      {
+        trustedProxies: cidrs
+      }
+    )
+  }
   hub.log.info(
     metricsToken
       ? 'metrics at /metrics for the metrics token'

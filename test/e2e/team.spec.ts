@@ -93,6 +93,15 @@ test('a viewer works through the hub, with what the role lacks disabled and expl
   await expect(page.locator('[data-testid="role-note"][data-channel="webhooks:setUrl"]')).toContainText('needs the admin role')
   await shot(page, 'team-viewer-webhooks')
 
+  // The service's diagnostics (its address, the hub's requests) are an operator's: the view
+  // says so, and still shows the budget and the sync states every role reads.
+  await navigate(page, 'diagnostics')
+  await expect(page.locator('[data-testid="role-note"][data-channel="diagnostics:get"]')).toContainText(
+    'needs the operator role on the team hub; vera is a viewer'
+  )
+  await expect(page.getByTestId('diag-sync')).toBeVisible()
+  await expect(page.getByTestId('resync')).toBeDisabled()
+
   // The team's polling is the hub admin's.
   await navigate(page, 'settings')
   await expect(page.getByRole('spinbutton', { name: /Order history every/ })).toBeDisabled()
@@ -100,6 +109,10 @@ test('a viewer works through the hub, with what the role lacks disabled and expl
   expect(bodies.length).toBeGreaterThan(5)
   for (const b of bodies) expect(b).not.toContain(sandbox.apiSecret)
   expect(await page.content()).not.toContain(sandbox.apiSecret)
+  // Nor the service's address, and the desktop asked the hub for nothing the role lacks.
+  for (const b of bodies) expect(b).not.toContain(sandbox.url)
+  const refused = (await hub.audit.list(500)).filter((r) => r.operator === 'vera' && r.action === 'refused')
+  expect(refused.map((r) => r.detail.channel)).toEqual([])
 })
 
 test('an operator sends dummies to the hub only; a dummy to another URL is an admin’s, and says why', async ({ page }) => {

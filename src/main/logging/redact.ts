@@ -32,11 +32,25 @@ function keyVerdict(key: string): string | undefined {
   return undefined
 }
 
+/**
+ * The user information of a URL (`https://user:password@host/`, `postgres://u:p@db/`): a
+ * password, or a token passed as the user name. The whole of it goes, the user name too:
+ * nothing tells a user name from a token in that place.
+ */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"<>\\]+@/gi
+
+/** The text with every URL's user information replaced (`https://[redacted]@host/path`); the rest as it was. */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(URL_CREDENTIALS, (_m, scheme: string) => `${scheme}${SECRET}@`)
+}
+
 const B58 = '1-9A-HJ-NP-Za-km-z'
 const hasDigit = (s: string) => /\d/.test(s)
 
 /** Patterns applied to every string, most specific first. */
 const TEXT_RULES: Array<[RegExp, (m: string, ...g: string[]) => string]> = [
+  // Credentials in a URL, before the rules below could take a piece of them for something else.
+  [URL_CREDENTIALS, (_m, scheme: string) => `${scheme}${SECRET}@`],
   // "secret=…", "apiKey: …", '"signature":"…"': the value after a telling word.
   [
     /\b(api[-_ ]?secret|secret|api[-_ ]?key|signature|payload|password|token|authorization)(\s*["']?\s*[:=]\s*["']?)([^\s"',;&)]+)/gi,

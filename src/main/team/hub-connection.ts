@@ -71,6 +71,14 @@ function errorCode(e: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined
 }
 
+/**
+ * Whether the hub refused the operator token: 401, or 429 saying so (a hub throttles a client
+ * whose tokens keep failing: the token is refused all the same, and waiting will not help).
+ */
+function tokenRefused(status: number, error: unknown): boolean {
+  return status === 401 || (status === 429 && (error as { kind?: unknown } | null)?.kind === 'unauthorized')
+}
+
 /** Whether a failed request never reached the hub (the connection was refused or not made). */
 export function neverReachedHub(e: unknown): boolean {
   const code = errorCode(e)
@@ -196,7 +204,7 @@ export class HubConnection {
     try {
       const env = JSON.parse(text) as Envelope<unknown>
       // 401: the token is unknown or was revoked; the operator needs a new one, not a retry.
-      if (env && typeof env === 'object' && env.ok === false && r.statusCode === 401)
+      if (env && typeof env === 'object' && env.ok === false && tokenRefused(r.statusCode, env.error))
         return { ok: false, error: { kind: 'access_revoked', message: env.error.message, retryable: false } }
       if (env && typeof env === 'object' && typeof env.ok === 'boolean') return env
     } catch {
@@ -338,12 +346,14 @@ export class HubConnection {
     if (r.statusCode !== 200) {
       const text = await r.body.text().catch(() => '')
       let message = `the team hub at ${base} refused the event stream (HTTP ${r.statusCode})`
+      let error: unknown = null
       try {
-        message = (JSON.parse(text) as { error: { message: string } }).error.message
+        error = (JSON.parse(text) as { error: unknown }).error
+        message = (error as { message: string }).message
       } catch {
         // keep the generic text
       }
-      if (r.statusCode === 401) this.setState(false, `the team hub refused this operator token: ${message}`, true)
+      if (tokenRefused(r.statusCode, error)) this.setState(false, `the team hub refused this operator token: ${message}`, true)
       else this.setState(false, message)
       return false
     }

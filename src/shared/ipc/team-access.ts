@@ -30,9 +30,13 @@ const BY_NAMESPACE: Record<Namespace, ChannelAccess> = {
   budget: 'viewer',
   webhooks: 'viewer',
   team: 'viewer',
-  // What the tray counts and the diagnostics of the service the hub talks to.
+  // What the tray tells at a glance: the sync states, the coverage's gaps and two counts of
+  // orders, all of which a viewer reads anyway (sync:state, sync:coverage, orders:query).
   tray: 'viewer',
-  diagnostics: 'viewer',
+  // The service the hub talks to: its base URL, and per endpoint the hub's request history
+  // (calls, failures, latencies, the service's last error). An operator's, who spends the
+  // team's requests and needs to tell a slow service from a slow hub; never a viewer's.
+  diagnostics: 'operator',
   // A typed confirmation is answered in the window of the desktop that asked for it.
   confirm: 'desktop',
   // Quotes ask the service on the operator's behalf.
@@ -49,6 +53,9 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   // A CSV file belongs on the desktop that asked for it: the desktop writes what the hub streams
   // (POST /export/orders, open to whoever may read orders).
   'orders:export': 'desktop',
+  // The history records the hub could not read, as the service sent them: orders, which a
+  // viewer reads anyway (orders:get gives the record), with the parser's reason.
+  'orders:unreadable': 'viewer',
   // Reading the settings is harmless; changing them is the admin's (namespace default).
   'settings:get': 'viewer',
   // Acting: asking the service for something, or spending the team's request budget on demand.
@@ -64,6 +71,9 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   // backend, for those who act on deliveries; sending failed ones again is the admin's.
   'webhooks:relays': 'operator',
   'webhooks:retryRelays': 'admin',
+  // The URL last set, which may carry the receiver's credentials: only the admin who may
+  // replace it needs it, to be told what the change replaces.
+  'webhooks:lastUrl': 'admin',
   // Reads the whole history again: the team's request budget for a long while.
   'sync:resync': 'admin',
   // Counts every scope at the service now (and repairs what is missing): a few requests per scope.

@@ -83,6 +83,14 @@ const exited = (child: ChildProcessWithoutNullStreams): Promise<number | null> =
 
 const live = () => ['--base-url', sandbox.url, '--service-name', sandbox.serviceName, '--api-key', sandbox.apiKey]
 
+async function until(cond: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
 describe('npm run hub', () => {
   it('is wired to the CLI', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }
@@ -195,6 +203,41 @@ describe('npm run hub', () => {
       stderr: expect.stringMatching(/RAMPDESK_HUB_RATE_LIMIT must be an integer/)
     })
   }, 120_000)
+
+  it('counts a request under the client X-Forwarded-For names only from a --trusted-proxy, and refuses a bad CIDR naming where it came from', async () => {
+    const data = join(dir, 'proxied')
+    const secret = join(dir, 'proxied-secret')
+    writeFileSync(secret, `${sandbox.apiSecret}\n`, { mode: 0o600 })
+    const args = [...live(), '--api-secret-file', secret, '--port', '0', '--data-dir', data]
+    const hub = await serve(args, { RAMPDESK_API_SECRET: '', RAMPDESK_HUB_TRUSTED_PROXY: '127.0.0.1/32, 2001:db8::/32' })
+    const url = hub.first.slice('hub listening on '.length)
+    const from = (localAddress: string, xff: string) =>
+      request(`${url}/rpc/app:info`, {
+        method: 'POST',
+        dispatcher: new Agent({ localAddress }),
+        headers: { authorization: 'Bearer rdh_wrong', 'content-type': 'application/json', 'x-forwarded-for': xff },
+        body: '{}'
+      }).then((r) => r.body.dump().then(() => r.statusCode))
+    // From the trusted proxy: the client it names. From anyone else: the peer, whatever it writes.
+    expect(await from('127.0.0.1', '198.51.100.23, 203.0.113.9')).toBe(401)
+    expect(await from('127.0.0.2', '198.51.100.77')).toBe(401)
+    await until(() => /from 127\.0\.0\.2$/m.test(hub.output()))
+    hub.child.kill('SIGTERM')
+    expect(await exited(hub.child)).toBe(0)
+    expect(hub.output()).toMatch(/INFO trusting X-Forwarded-For from the reverse proxies at 127\.0\.0\.1\/32, 2001:db8::\/32/)
+    expect(hub.output()).toMatch(/WARN refused 401 POST \/rpc\/app:info: unknown or revoked token from 203\.0\.113\.9$/m)
+    expect(hub.output()).toMatch(/WARN refused 401 POST \/rpc\/app:info: unknown or revoked token from 127\.0\.0\.2$/m)
+    expect(hub.output()).not.toMatch(/198\.51\.100\.(23|77)/)
+
+    expect(run(['serve', ...args, '--trusted-proxy', '10.0.0.0/33'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--trusted-proxy: "10\.0\.0\.0\/33": the prefix length must be 0-32/)
+    })
+    expect(run(['serve', ...args], { RAMPDESK_HUB_TRUSTED_PROXY: 'proxy.example' })).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/RAMPDESK_HUB_TRUSTED_PROXY: "proxy\.example" is not an address or a CIDR/)
+    })
+  }, 60_000)
 
   it('serves https with --tls-cert and --tls-key, the secret read from a file', async () => {
     const cert = join(dir, 'cert.pem')

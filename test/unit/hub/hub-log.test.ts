@@ -48,4 +48,17 @@ describe('hub log', () => {
       expect(lines.join('\n')).toContain('[redacted]')
     }
   })
+
+  it('drops the user information of every URL from the message and the fields, in both formats', () => {
+    for (const format of ['text', 'json'] as const) {
+      const lines: string[] = []
+      const log = createHubLog({ write: (l) => void lines.push(l), format })
+      log.info('ada (admin) webhooks:setUrl: failed: cannot reach https://hookuser:hunter22@hooks.example/in', {
+        url: 'https://hookuser:hunter22@hooks.example/in'
+      })
+      expect(lines.join('\n')).not.toContain('hunter22')
+      expect(lines.join('\n')).not.toContain('hookuser')
+      expect(lines.join('\n')).toContain('https://[redacted]@hooks.example/in')
+    }
+  })
 })

@@ -16,6 +16,8 @@ import type {
   TeamAccess
 } from '../../../shared/ipc/contract'
 import { chainName, coinName, fiatName } from '../../../shared/domain/names'
+import { channelNames } from '../../../shared/ipc/contract'
+import { channelAccess, channelsOf } from '../../../shared/ipc/team-access'
 
 type Info = ChannelOutput<'app:info'>
 type Coin = ConfigSnapshot['coins'][number]
@@ -170,6 +172,13 @@ class AppState {
     setInterval(() => (this.now = Date.now()), 1000)
     on('profile:changed', (p) => {
       this.profile = p
+      // Until the hub says who this desktop is on it, a Team profile may do what every operator
+      // may (as main offers it): the views built below must not ask the hub for what the last
+      // profile could, only to be refused and audited.
+      this.access =
+        p.kind === 'team'
+          ? { team: null, channels: [...channelNames.filter((c) => channelAccess(c) === 'desktop'), ...channelsOf('viewer')] }
+          : null
       // The last profile's coins, networks and limits are not this one's: none until its own arrive.
       this.config = null
       this.configError = null

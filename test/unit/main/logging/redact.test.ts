@@ -2,7 +2,7 @@
 // never pass, under a telling key or inside free text; what support needs stays readable.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { auditDetail, AUDIT_DETAIL_CHARS, redactForLog, redactText } from '../../../../src/main/logging/redact'
+import { auditDetail, AUDIT_DETAIL_CHARS, redactForLog, redactText, redactUrlCredentials } from '../../../../src/main/logging/redact'
 import { sampleAddress, sampleTxHash } from '../../../../src/sandbox/sample-addresses'
 import { mulberry32 } from '../../../../src/sandbox/rng'
 import { REFERENCE_CHAIN_DETAILS } from '../../../../src/sandbox/reference-chains'
@@ -181,5 +181,44 @@ describe('auditDetail: what an audit log keeps of an action', () => {
 
   it('keeps a short detail whole', () => {
     expect(auditDetail({ name: 'ada', role: 'admin' })).toEqual({ name: 'ada', role: 'admin' })
+  })
+})
+
+describe('credentials in URLs', () => {
+  it('drops the user information of every URL, in free text and in an audit detail, and keeps the rest', () => {
+    expect(redactText('set to https://hookuser:hunter2@hooks.example.com/in?x=1 at noon')).toBe(
+      'set to https://[redacted]@hooks.example.com/in?x=1 at noon'
+    )
+    expect(redactText('postgres://hub:pw@db.internal:5432/rampdesk and http://tok3n@h/')).toBe(
+      'postgres://[redacted]@db.internal:5432/rampdesk and http://[redacted]@h/'
+    )
+    // An "@" after the host is no credential: the URL stays as it is.
+    expect(redactText('https://hooks.example.com/a@b?to=x@y')).toBe('https://hooks.example.com/a@b?to=x@y')
+    expect(auditDetail({ input: { url: 'https://ops:s3cr3t-pass@merchant.example/hook' }, ok: true })).toEqual({
+      input: { url: 'https://[redacted]@merchant.example/hook' },
+      ok: true
+    })
+    expect(redactUrlCredentials('no URL here, user:pass@host')).toBe('no URL here, user:pass@host')
+  })
+
+  it('leaves no user or password of any URL a parser accepts, and the host and path as they were', () => {
+    const part = fc.stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=%-]{1,24}$/)
+    fc.assert(
+      fc.property(
+        part,
+        part,
+        fc.constantFrom('https', 'http', 'postgres', 'amqp'),
+        fc.stringMatching(/^[a-z0-9-]{1,20}$/),
+        (user, password, scheme, path) => {
+          const u = new URL(`${scheme}://host.example:8443/${path}`)
+          u.username = `Q${user}`
+          u.password = `Z${password}`
+          const out = redactUrlCredentials(`see ${u.href}.`)
+          expect(out).toBe(`see ${scheme}://[redacted]@host.example:8443/${path}.`)
+          expect(redactText(u.href)).not.toContain(`${u.username}:${u.password}`)
+        }
+      ),
+      { numRuns: 300 }
+    )
   })
 })

@@ -182,3 +182,38 @@ describe('a connection to several hubs', () => {
     expect(onHub).toEqual([])
   })
 })
+
+describe('a hub that refuses the token', () => {
+  /** A hub answering every request `status` with an error of `kind`, as the hub refuses a token. */
+  async function refusing(status: number, kind: string): Promise<FakeHub> {
+    const hub = await fakeHub()
+    hub.server.removeAllListeners('request')
+    hub.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      req.resume()
+      const body = JSON.stringify({
+        ok: false,
+        error: { kind, message: 'this operator token is unknown or was revoked; wait', retryable: false }
+      })
+      res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '8' }).end(body)
+    })
+    return hub
+  }
+
+  it('takes a 429 that says the token is refused (a throttled client) as the 401 it stands for: access revoked, no retry', async () => {
+    for (const status of [401, 429]) {
+      const c = connect([(await refusing(status, 'unauthorized')).url])
+      expect(await c.call('orders:watched', {})).toMatchObject({ ok: false, error: { kind: 'access_revoked', retryable: false } })
+      c.start()
+      await until(() => c.refused)
+      expect(c.lastError).toMatch(/refused this operator token/)
+    }
+  })
+
+  it('takes any other 429 as what it says, not as a refused token', async () => {
+    const c = connect([(await refusing(429, 'rate_limited')).url])
+    expect(await c.call('orders:watched', {})).toMatchObject({ ok: false, error: { kind: 'rate_limited' } })
+    c.start()
+    await until(() => c.lastError !== null)
+    expect(c.refused).toBe(false)
+  })
+})

@@ -1,8 +1,96 @@
 // The role table: total over the contract, each role a superset of the one before, the
-// desktop's own channels never served by a hub, and the lines the issue draws.
+// desktop's own channels never served by a hub, and the lines the issue draws. Every row is
+// pinned here, so a change to any channel's role fails this file until it is made here too,
+// and the table in docs/hub.md is read and compared with the code's.
 import { describe, expect, it } from 'vitest'
-import { channelNames } from '../../../../src/shared/ipc/contract'
-import { channelAccess, channelsOf, hubChannels, roleMay, TEAM_ROLES } from '../../../../src/shared/ipc/team-access'
+import { channelNames, type ChannelName } from '../../../../src/shared/ipc/contract'
+import { channelAccess, channelsOf, hubChannels, roleMay, TEAM_ROLES, type ChannelAccess } from '../../../../src/shared/ipc/team-access'
+import { docsRoleTable } from '../../../support/docs-role-table'
+
+/**
+ * Every channel of the contract and the least role that may call it on a hub ('desktop':
+ * never a hub's). Typed over every channel name, so a channel added to the contract is a type
+ * error here until someone decides its row.
+ */
+const PINNED: Record<ChannelName, ChannelAccess> = {
+  'app:info': 'viewer',
+  'app:openExternal': 'desktop',
+  'app:wake': 'desktop',
+  'app:showMain': 'desktop',
+  'app:openLogs': 'desktop',
+  'profiles:list': 'desktop',
+  'profiles:create': 'desktop',
+  'profiles:update': 'desktop',
+  'profiles:delete': 'desktop',
+  'profiles:switch': 'desktop',
+  'profiles:test': 'desktop',
+  'secrets:status': 'desktop',
+  'secrets:set': 'desktop',
+  'secrets:delete': 'desktop',
+  'secrets:where': 'desktop',
+  'secrets:test': 'desktop',
+  'settings:get': 'viewer',
+  'settings:update': 'admin',
+  'config:get': 'viewer',
+  'config:refresh': 'operator',
+  'bank:get': 'viewer',
+  'tickers:get': 'viewer',
+  'tickers:visibility': 'viewer',
+  'quotes:get': 'operator',
+  'quotes:compare': 'operator',
+  'orders:query': 'viewer',
+  'orders:get': 'viewer',
+  'orders:watch': 'operator',
+  'orders:watched': 'viewer',
+  'orders:export': 'desktop',
+  'orders:unreadable': 'viewer',
+  'sync:state': 'viewer',
+  'sync:now': 'viewer',
+  'sync:resync': 'admin',
+  'sync:coverage': 'viewer',
+  'sync:audit': 'operator',
+  'budget:get': 'viewer',
+  'webhooks:setUrl': 'admin',
+  'webhooks:sendDummy': 'operator',
+  'webhooks:resend': 'operator',
+  'webhooks:deliveries': 'viewer',
+  'webhooks:verify': 'operator',
+  'webhooks:inbox': 'viewer',
+  'webhooks:lastUrl': 'admin',
+  'webhooks:relays': 'operator',
+  'webhooks:retryRelays': 'admin',
+  'confirm:answer': 'desktop',
+  'diagnostics:get': 'operator',
+  'diagnostics:text': 'operator',
+  'tray:state': 'viewer',
+  'audit:list': 'admin',
+  'team:access': 'viewer',
+  'team:operators': 'admin',
+  'team:addOperator': 'admin',
+  'team:revokeOperator': 'admin'
+}
+
+describe('the role table, pinned', () => {
+  it('gives every channel of the contract exactly its pinned role', () => {
+    expect(Object.keys(PINNED).sort()).toEqual([...channelNames].sort())
+    const actual = Object.fromEntries(channelNames.map((c) => [c, channelAccess(c)]))
+    expect(actual).toEqual(PINNED)
+  })
+
+  it('is the table docs/hub.md shows, row for row', () => {
+    const docs = docsRoleTable()
+    expect(Object.fromEntries([...docs].sort(([a], [b]) => a.localeCompare(b)))).toEqual(
+      Object.fromEntries(channelNames.map((c) => [c, channelAccess(c)] as const).sort(([a], [b]) => a.localeCompare(b)))
+    )
+  })
+
+  it('never lets a viewer see the service’s base URL and request history, or the webhook URL last set', () => {
+    for (const c of ['diagnostics:get', 'diagnostics:text', 'webhooks:lastUrl'] as const) expect(roleMay('viewer', c)).toBe(false)
+    // What the tray shows a viewer comes from channels the viewer reads anyway.
+    for (const c of ['tray:state', 'sync:state', 'sync:coverage', 'orders:query', 'orders:unreadable', 'orders:get'] as const)
+      expect(roleMay('viewer', c)).toBe(true)
+  })
+})
 
 describe('team roles', () => {
   it('gives every channel of the contract an access', () => {
@@ -34,7 +122,7 @@ describe('team roles', () => {
     }
   })
 
-  it('lets a viewer read config, tickers, bank, orders, sync, deliveries and diagnostics, and nothing more', () => {
+  it('lets a viewer read config, tickers, bank, orders, sync and deliveries, and nothing more', () => {
     const viewer = channelsOf('viewer')
     expect(viewer).toEqual(
       expect.arrayContaining([
