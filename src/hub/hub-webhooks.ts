@@ -13,7 +13,6 @@ import type { WebhookDeliveryInput } from '../main/store/webhook-deliveries-repo
 import type { HubLog } from './hub-log'
 import type { RelayOutcomeKind } from './hub-metrics'
 import type { RefusalLog } from './refusal-log'
-import { sourceOf } from '../main/webhooks/source-limits'
 import { relaySender } from './webhook-relay'
 import { contentKeyOf, type KeepOutcome, type KeptDelivery } from './kept/kept-delivery'
 import type { KeptStore } from './kept/kept-store'
@@ -33,6 +32,8 @@ export interface HubWebhooksOptions {
   spoolMaxBytes?: number
   /** This hub's id, stable across its restarts. */
   hubId: string
+  /** A request's sender as its per-source limits count it (the forwarded client behind a trusted proxy). */
+  sourceOf(req: IncomingMessage): string
   log: HubLog
   refusals: RefusalLog
   forwardTo?: string
@@ -159,6 +160,7 @@ export async function createHubWebhooks(o: HubWebhooksOptions): Promise<HubWebho
   // One receiver for the hub's life: its replay window and per-source rate hold across requests.
   const listener = inboxRequestListener({
     serviceName: o.serviceName,
+    sourceOf: o.sourceOf,
     // No larger body can equal a payload that fits the front door's header limit for /webhook.
     maxBodyBytes: HUB_WEBHOOK_MAX_BODY_BYTES,
     getSecret: o.secret,
@@ -191,7 +193,7 @@ export async function createHubWebhooks(o: HubWebhooksOptions): Promise<HubWebho
       }
       // Anyone can post junk: it is logged and pushed to desktops once per source a minute,
       // and counted after that (the delivery log keeps every one).
-      const first = o.refusals.refused(sourceOf(req.socket.remoteAddress), 0, `POST /webhook (${label}): ${d.reason.slice(0, 200)}`)
+      const first = o.refusals.refused(o.sourceOf(req), 0, `POST /webhook (${label}): ${d.reason.slice(0, 200)}`)
       if (first) o.onDelivery(d)
     },
     onError: (e) => log.error(`webhook: ${e instanceof Error ? e.message : String(e)}`)

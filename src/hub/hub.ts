@@ -51,6 +51,7 @@ import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-han
 import { HubTickers } from './hub-tickers'
 import { createHubWebhooks } from './hub-webhooks'
 import { hubIdOf } from './hub-paths'
+import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
 import { RefusalLog } from './refusal-log'
 
 export type MerchantTarget =
@@ -67,6 +68,8 @@ export interface HubOptions {
   forwardTo?: string
   /** The webhook spool's bound (default SPOOL_MAX_BYTES, 64 MiB). */
   spoolMaxBytes?: number
+  /** Reverse proxies whose X-Forwarded-For names a webhook's sender (--trusted-proxy): its per-source limits apply to that sender. */
+  trustedProxies?: TrustedProxies
   /** Where log lines go (default stdout); the API secret is scrubbed from every line. */
   logWrite?: HubLogOptions['write']
   /** text (default) or json: one JSON object per line. */
@@ -309,6 +312,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     store: store.kept,
     spoolDir: join(o.dataDir, 'webhook-spool'),
     spoolMaxBytes: o.spoolMaxBytes,
+    sourceOf: (req) => (o.trustedProxies ?? NO_TRUSTED_PROXIES).sourceOf(req),
     hubId: hubIdOf(o.dataDir),
     log,
     refusals,

@@ -109,7 +109,7 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
   let hub
   let server
   try {
-    hub = await createHub({ dataDir, database, merchant, version: pkg.version, forwardTo, logWrite, logFormat: format })
+    hub = await createHub({ dataDir, database, merchant, version: pkg.version, forwardTo, logWrite, logFormat: format, trustedProxies })
     try {
       server = await startHubServer({
         hub,

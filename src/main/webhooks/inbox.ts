@@ -115,6 +115,8 @@ export interface InboxOptions {
   replayWindowMs?: number
   /** Request rate and open sockets per source address (defaults in source-limits.ts). */
   limits?: SourceLimitsOptions
+  /** A request's source for the per-source rate (default: the peer address; the team hub names the client behind a trusted proxy). */
+  sourceOf?: (req: IncomingMessage) => string
 }
 
 /** A verified delivery to keep: what the log stores of it, and the request as it came. */
@@ -289,7 +291,7 @@ function refuseUnread(req: IncomingMessage, res: ServerResponse, status: number,
 async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Promise<void> {
   const { o, serviceName, receiveTimeoutMs } = ctx
   if (ctx.refusedSockets.has(req.socket)) return
-  const token = ctx.limits.take(sourceOf(req.socket.remoteAddress))
+  const token = ctx.limits.take(o.sourceOf ? o.sourceOf(req) : sourceOf(req.socket.remoteAddress))
   if (!token.ok) {
     ctx.refused.rate++
     refuseUnread(req, res, 429, 'too many requests from this address', { 'retry-after': String(token.retryAfterSeconds) })

@@ -8,6 +8,8 @@
 //     address, answers within 1 s throughout;
 //   - one token's first characters tried from 50 addresses are throttled together;
 //   - X-Forwarded-For from a peer that is not trusted changes nothing: it is counted as the peer;
+//   - a stranger flooding /webhook through the proxy is limited by its own address, and the
+//     service's delivery through the same proxy is still taken;
 //   - the log says it in a summary line, not a line per failure.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { createInterface } from 'node:readline'
@@ -16,6 +18,7 @@ import { Agent, request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FREE_FAILURES } from '../../../src/hub/auth-throttle'
 import { percentile, recordAttack, REPO_ROOT, sleep, startHubProcess, type HubProcess } from './hub-process'
+import { signedWebhook } from '../../support/webhook-senders'
 
 const PROXY_FROM = '127.0.0.50'
 
@@ -218,6 +221,30 @@ describe('behind a trusted reverse proxy', () => {
     )
     expect(r.byStatus['401']).toBe(FREE_FAILURES)
     expect(r.byStatus['429']).toBe(200 - FREE_FAILURES)
+  }, 60_000)
+
+  it('limits a stranger flooding /webhook through the proxy by its own address, while the service’s delivery through it is taken', async () => {
+    const post = (from: string, headers: Record<string, string>, body: string) =>
+      request(`${proxy.url}/webhook`, { method: 'POST', dispatcher: client(from), headers, body }).then(async (r) => {
+        await r.body.dump()
+        return r.statusCode
+      })
+    const junk = { 'content-type': 'application/json', 'x-service-payload': 'e30=', 'x-service-signature': 'ab'.repeat(64) }
+    const statuses = await Promise.all(Array.from({ length: 200 }, () => post('127.0.0.71', junk, '{"orderId":1}')))
+    const order = hub.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    const genuine = signedWebhook(
+      { ...hub.sandbox.control.order(order.orderId, 1)!.record, webhookTrials: 1 },
+      { secret: hub.sandbox.apiSecret, timestamp: hub.sandbox.control.serverNow(), serviceName: hub.sandbox.serviceName }
+    )
+    const service = await post('127.0.0.72', genuine.headers, genuine.body)
+    const limited = statuses.filter((s) => s === 429).length
+    recordAttack(
+      '200 junk webhook posts from one client behind the proxy, then the service’s own delivery through it',
+      { junkAnswered401: statuses.filter((s) => s === 401).length, junkAnswered429: limited, serviceAnswered: service },
+      { junkAnswered429: '> 0', serviceAnswered: '= 200' }
+    )
+    expect(limited).toBeGreaterThan(0)
+    expect(service).toBe(200)
   }, 60_000)
 
   it('logs the throttling as a summary, not a line per failure', async () => {
