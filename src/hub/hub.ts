@@ -303,7 +303,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   })
 
   // Deliveries a follower of an older version offered its leader (before deliveries were kept).
-  const inbox = store.kind === 'postgres' ? new PgWebhookInbox((store as PgHubStore).pool, now) : null
+  const inbox = store.kind === 'postgres' ? new PgWebhookInbox((store as PgHubStore).pool, now, role) : null
   const deliveryLog = store.kind === 'postgres' ? new PgDeliveryLog((store as PgHubStore).pool, now, (m) => log.error(m)) : null
   const webhooks = await createHubWebhooks({
     session,
@@ -444,7 +444,13 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   const carried = await carry.restore(session.client.budget)
   if (carried) log.info(`carried ${carried} request slot${carried === 1 ? '' : 's'} of the last minute over from the previous run`)
   const untrack = carry.track(session.client.budget)
-  // Several hubs spend one API key: every send is claimed in the budget they share.
+  // Several hubs spend one API key: every send is claimed in the budget they share, and
+  // what only the leader sends is claimed only under its lease (pg-shared-budget.ts).
+  if (store.kind === 'postgres') {
+    const shared = store as PgHubStore
+    shared.sharedBudget.fenceBy(role)
+    shared.kept.fenceBy(role)
+  }
   if (store.sharedBudget) {
     let loggedAt = -Infinity
     session.client.budget.share(store.sharedBudget, (e) => {
@@ -506,8 +512,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   const follow = async (s: RoleState) => {
     if (s.role === 'leader') {
       followed.forget()
-      // Every event the old leader published is applied first: new ids go on after its.
-      await feed?.sync()
+      // Every event and row the old leader published is applied first (new ids go on after
+      // its), and its sync position taken: the first sync reads on from its cursors.
+      await feed?.takeOver()
       await watches.reconcile(session.store.watches.list(), session.monitor)
       session.monitor.start()
     } else await session.monitor.stop()

@@ -2,27 +2,39 @@
 // every half second, and at once on NOTIFY rampdesk_order_events, that applies what the
 // database has that this hub's order database lacks, publishes the leader's new events, and
 // streams to desktops every event now in both. At start the hub catches up before any
-// desktop connects (nothing streamed); a hub promoted to leader applies everything the old
-// leader published before it publishes its own, so ids go on where the old leader stopped.
-// Order rows the leader changed without an event (an amount, a confirmation) go the same
-// way by their version: the leader publishes them after its events, a follower applies
-// them after the events, in the same round, and tells its desktops (rowsChanged) as the
-// leader's sync does its own.
+// desktop connects (nothing streamed). Order rows the leader changed without an event (an
+// amount, a confirmation) go the same way by their version: the leader publishes them after
+// its events, a follower applies them after the events, in the same round, and tells its
+// desktops (rowsChanged) as the leader's sync does its own. The leader then writes where its
+// history sync stands (pg/pg-sync-position.ts), read before the round's rows were published.
+//
+// A round is a leader's or a follower's from its start to its end, one at a time. A hub
+// promoted to leader takes over (takeOver) before its monitor starts: it applies every event
+// and row the old leader published, then adopts the old leader's sync position, so ids go
+// on where the old leader stopped and its first sync reads on from the old leader's cursors.
 import type { Sql } from '../main/store/database'
 import type { OrderType } from '../shared/ipc/contract'
 import type { HubLog } from './hub-log'
-import { leads, type HubRoleSource } from './hub-role'
+import type { HubRoleSource } from './hub-role'
 import type { PgHubStore } from './pg/pg-hub-store'
+import { refusedAsLeader } from './pg/pg-lease'
 import { listen } from './pg/pg-listener'
 import { ORDER_EVENTS_CHANNEL, PgOrderFeed } from './pg/pg-order-feed'
+import { adoptPosition, localPosition, PgSyncPosition } from './pg/pg-sync-position'
 
 const ROUND_MS = 500
 
 export interface OrderFeedLoop {
   /** The newest event id desktops have been sent (replay and resync stop here). */
   streamedUpTo(): number
-  /** A round now (after a local order event; before a promoted hub starts syncing); resolves when it is done. */
+  /** A round now (after a local order event); resolves when it is done. */
   sync(): Promise<void>
+  /**
+   * This hub has just become the leader: applies everything the old leader published and
+   * takes its sync position, before the monitor starts. Resolves when it is done (a database
+   * that does not answer is reported, and the monitor then starts from this hub's own cursors).
+   */
+  takeOver(): Promise<void>
   close(): Promise<void>
 }
 
@@ -38,28 +50,76 @@ export interface OrderFeedOptions {
 }
 
 export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop> {
-  const feed = new PgOrderFeed(o.store.pool, o.local)
+  const feed = new PgOrderFeed(o.store.pool, o.local, o.role)
+  const position = new PgSyncPosition(o.store.pool, o.role)
   const localMax = () => o.local().value<number>('SELECT MAX(id) FROM order_events') ?? 0
   // What this hub holds of the database's events: up to the lower of the two.
   let applied = Math.min(localMax(), await feed.publishedUpTo())
   let rowsApplied = await feed.rowsStart()
   let streamed = 0
 
-  async function catchUp(): Promise<void> {
+  async function applyEvents(): Promise<void> {
     for (let ids = await feed.apply(applied); ids.length; ids = await feed.apply(applied)) applied = ids.at(-1)!
-    if (!leads(o.role)) {
-      const changed = new Set<number>()
-      for (let r = await feed.applyRows(rowsApplied); r !== null; r = await feed.applyRows(rowsApplied)) {
-        rowsApplied = r.version
-        for (const t of r.types) changed.add(t)
-      }
-      feed.forgetWrites()
-      if (changed.size) o.rowsChanged([...changed] as OrderType[])
-      return
+  }
+
+  /** The leader's rows and confirmations after the last applied; what this hub's copy took of them is not its own to publish. */
+  async function applyRows(): Promise<void> {
+    const changed = new Set<number>()
+    for (let r = await feed.applyRows(rowsApplied); r !== null; r = await feed.applyRows(rowsApplied)) {
+      rowsApplied = r.version
+      for (const t of r.types) changed.add(t)
     }
-    for (let up = await feed.publish(); up > applied; up = await feed.publish()) applied = up
+    feed.forgetWrites()
+    if (changed.size) o.rowsChanged([...changed] as OrderType[])
+  }
+
+  // The term this hub took over in (takeOver): until then a round follows, even once the
+  // role says leader, so nothing is published, the old leader's position included, before
+  // every event and row of the old leader is applied and its position taken.
+  let tookOver: number | null = null
+  const term = () => {
+    const s = o.role.current()
+    return s.role === 'leader' ? (s.lease?.epoch ?? 0) : null
+  }
+
+  async function catchUp(): Promise<void> {
+    const now = term()
+    const leading = now !== null && now === tookOver
+    // Where the sync stands before the rows it accounts for are published (below).
+    const standing = leading ? localPosition(o.local()) : null
+    await applyEvents()
+    if (!leading) return applyRows()
+    for (let up = await feed.publish(applied); up > applied; up = await feed.publish(applied)) applied = up
     for (let marked = await feed.publishRows(); marked > 0;) marked = await feed.publishRows()
     for (let marked = await feed.publishConfirmations(); marked > 0;) marked = await feed.publishConfirmations()
+    if (standing) await position.publish(standing)
+  }
+
+  async function promote(): Promise<void> {
+    const taking = term()
+    try {
+      await takeOverAs(taking)
+    } finally {
+      // Leads from now on, taken over or not: a database that failed here is reported, and
+      // the next round applies what it missed before it publishes.
+      tookOver = taking
+    }
+  }
+
+  async function takeOverAs(taking: number | null): Promise<void> {
+    const last = await position.read()
+    await applyEvents()
+    await applyRows()
+    // Written under the lease this hub holds now (it took over already): nothing to take.
+    if (!last || taking === last.epoch) return
+    const taken = adoptPosition(o.local(), last.position)
+    o.log.info(
+      `order events: took over at id ${applied}; the history sync goes on from the last leader's position ` +
+        `(epoch ${last.epoch}, written ${(last.ageMs / 1000).toFixed(1)} s ago)` +
+        (taken.length
+          ? ` for ${taken.length} scope${taken.length === 1 ? '' : 's'} (${taken.join(', ')})`
+          : ': no scope was ahead of this hub')
+    )
   }
 
   await catchUp()
@@ -67,9 +127,14 @@ export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop
   o.log.info(`order events: this hub holds the database's events up to id ${applied}`)
 
   let failing = false
-  let running: Promise<void> | null = null
-  const round = () =>
-    (running ??= catchUp()
+  // Jobs (rounds, a takeover) run one at a time, in the order asked; `waiting` is a round
+  // asked and not started yet, which stands for any other asked meanwhile (it reads what
+  // there is when it starts).
+  let chain: Promise<void> = Promise.resolve()
+  let waiting: Promise<void> | null = null
+  const enqueue = (job: () => Promise<void>): Promise<void> =>
+    (chain = chain
+      .then(job)
       .then(() => {
         if (failing) o.log.info('order events: the database answers again')
         failing = false
@@ -80,10 +145,15 @@ export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop
         }
       })
       .catch((e: unknown) => {
+        if (refusedAsLeader(e)) return
         if (!failing) o.log.error(`order events could not be exchanged with the database: ${(e as Error).message}; retrying`)
         failing = true
-      })
-      .finally(() => (running = null)))
+      }))
+  const round = (): Promise<void> =>
+    (waiting ??= enqueue(async () => {
+      waiting = null
+      await catchUp()
+    }))
 
   const timer = setInterval(() => void round(), ROUND_MS)
   timer.unref()
@@ -95,10 +165,11 @@ export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop
   return {
     streamedUpTo: () => streamed,
     sync: round,
+    takeOver: () => enqueue(promote),
     async close() {
       clearInterval(timer)
       await listener.close()
-      await running
+      await chain
     }
   }
 }

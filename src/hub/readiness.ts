@@ -1,7 +1,8 @@
 // GET /readyz: whether this hub should be sent desktops. Three checks, each in the answer:
 //   - store: the hub's store answers a query and its schema is the one this hub migrates to;
 //   - upstream: the merchant's service answered the hub's latest request (upstream-health.ts);
-//   - role: leader or follower (hub-role.ts). Either serves desktops: a follower is ready.
+//   - role: leader or follower (hub-role.ts), with the lease's epoch when it leads on
+//     PostgreSQL. Either serves desktops: a follower is ready.
 // The answer is worked out at most once a second however often it is asked, so a stranger
 // hammering /readyz costs a cached object, not queries.
 import type { HubRole, HubRoleSource } from './hub-role'
@@ -47,7 +48,14 @@ export function readinessProbe(s: ReadinessSources): () => Readiness {
     const checks = {
       store: guarded(s.store),
       upstream: guarded(s.upstream),
-      role: { ok: true, detail: role.detail, role: role.role, since: role.since }
+      role: {
+        ok: true,
+        detail: role.detail,
+        role: role.role,
+        since: role.since,
+        // The lease this hub leads under (hubs on PostgreSQL): a takeover raises it.
+        ...(role.role === 'leader' && role.lease ? { epoch: role.lease.epoch } : {})
+      }
     }
     const value: Readiness = { ok: checks.store.ok && checks.upstream.ok && checks.role.ok, role: role.role, checks }
     cached = { at, value }

@@ -24,7 +24,8 @@ export async function applyKept(
       if (parsed?.ok) apply(parsed.value)
       else if (parsed) onBad(`a kept webhook delivery could not be read as an order here: ${parsed.error}`)
     }
-    await store.markApplied(rows.map((r) => r.id))
+    // Not marked: this hub no longer leads, and the one that does applies them.
+    if (!(await store.markApplied(rows.map((r) => r.id)))) return total
     total += rows.length
     if (rows.length < batch) return total
   }

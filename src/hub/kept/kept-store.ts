@@ -35,7 +35,8 @@ export interface KeptStore {
   retryRelays(ids: readonly number[] | 'failed'): Promise<number>
   /** Kept deliveries whose order is not applied yet, oldest first. */
   unapplied(limit: number): Promise<Unapplied[]>
-  markApplied(ids: readonly number[]): Promise<void>
+  /** Marks these applied; false when this hub no longer leads (nothing marked: the leading hub applies them). */
+  markApplied(ids: readonly number[]): Promise<boolean>
   /** Forgets finished deliveries older than KEPT_MEMORY_MS. */
   prune(): Promise<number>
 }

@@ -193,11 +193,12 @@ export class SqliteKeptStore implements KeptStore {
       .map((r) => ({ id: r.id, orderType: r.order_type as OrderType | null, body: Buffer.from(r.body, 'base64') }))
   }
 
-  async markApplied(ids: readonly number[]): Promise<void> {
+  async markApplied(ids: readonly number[]): Promise<boolean> {
     const at = this.now()
     this.sql.transaction(() => {
       for (const id of ids) this.sql.run('UPDATE kept_deliveries SET applied_at = ? WHERE id = ? AND applied_at IS NULL', at, id)
     })
+    return true
   }
 
   async prune(): Promise<number> {

@@ -28,6 +28,8 @@ export interface PgHubStore extends HubStore {
   readonly operators: PgOperators
   readonly audit: PgAudit
   readonly watches: PgWatches
+  readonly kept: PgKeptStore
+  readonly sharedBudget: PgSharedBudget
   /** Reads operators and pins again now (tests; the poll does it every second). */
   refresh(): Promise<void>
 }

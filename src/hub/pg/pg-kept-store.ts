@@ -22,10 +22,14 @@ import {
 import { keepOutcomeOf, relayCountsOf, relayJobOf, relayViewOf, type JobRow } from '../kept/kept-rows'
 import type { KeptStore, RelayViewRow, Unapplied } from '../kept/kept-store'
 import { DB_NOW_MS, inTransaction } from './pg-connection'
+import { asLeader, refusedAsLeader } from './pg-lease'
+import type { HubRoleSource } from '../hub-role'
 
 const JOB_COLUMNS = 'k.id, k.body, k.headers_json, k.order_type, k.order_id, k.status, k.attempts, k.window_from'
 
 export class PgKeptStore implements KeptStore {
+  private role: Pick<HubRoleSource, 'current'> | null = null
+
   constructor(private readonly pool: pg.Pool) {}
 
   async keep(batch: readonly KeptDelivery[]): Promise<Array<{ id: number; outcome: KeepOutcome }>> {
@@ -186,9 +190,30 @@ export class PgKeptStore implements KeptStore {
     return r.rows.map((x) => ({ id: Number(x.id), orderType: x.order_type as OrderType | null, body: Buffer.from(x.body, 'base64') }))
   }
 
-  async markApplied(ids: readonly number[]): Promise<void> {
-    if (!ids.length) return
-    await this.pool.query(`UPDATE kept_deliveries SET applied_at = ${DB_NOW_MS} WHERE id = ANY($1) AND applied_at IS NULL`, [ids])
+  /**
+   * Once fenced by the hub's role, marking deliveries applied is the leader's under its lease
+   * (pg-lease.ts): a leader that was paused and lost the lease marks nothing, so the hub that
+   * leads now applies them to the orders every hub is shown.
+   */
+  fenceBy(role: Pick<HubRoleSource, 'current'>): void {
+    this.role = role
+  }
+
+  async markApplied(ids: readonly number[]): Promise<boolean> {
+    if (!ids.length) return true
+    const mark = (c: pg.Pool | pg.PoolClient) =>
+      c.query(`UPDATE kept_deliveries SET applied_at = ${DB_NOW_MS} WHERE id = ANY($1) AND applied_at IS NULL`, [ids])
+    if (!this.role) {
+      await mark(this.pool)
+      return true
+    }
+    try {
+      await asLeader(this.pool, this.role, 'marking kept webhook deliveries applied', mark)
+      return true
+    } catch (e) {
+      if (refusedAsLeader(e)) return false
+      throw e
+    }
   }
 
   async prune(): Promise<number> {

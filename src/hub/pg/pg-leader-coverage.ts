@@ -11,12 +11,14 @@
 // its desktops whenever what it shows changes, and only then. The leader's sync states
 // (per scope: when it last synced, its error, its write mark) go in the same row, the same
 // way: a follower's own monitor is idle too, and its desktops are shown the leader's. They
-// are stamped with the row's version they were written with (statesFor).
+// are stamped with the row's version they were written with (statesFor). The leader's writes
+// are fenced by its lease (pg-lease.ts): a leader whose lease was taken over writes nothing.
 import type pg from 'pg'
 import type { Coverage, SyncState } from '../../shared/ipc/contract'
 import { followedCoverage, type LeaderReport } from '../followed-coverage'
 import { leads, type HubRoleSource } from '../hub-role'
 import { DB_NOW_MS, type PgTarget } from './pg-connection'
+import { asLeader } from './pg-lease'
 import { listen, type PgListener } from './pg-listener'
 import { SerialQueries } from './pg-serial'
 
@@ -175,15 +177,17 @@ export class PgLeaderCoverage {
   }
 
   private async save(coverage: string, states: string | null, both: string, at: number): Promise<void> {
-    const r = await this.o.pool.query<{ version: number }>(
-      `WITH saved AS (
+    const r = await asLeader(this.o.pool, this.o.role, 'sharing the coverage', (c) =>
+      c.query<{ version: number }>(
+        `WITH saved AS (
          INSERT INTO leader_coverage (id, json, sync_json, version, written_at) VALUES (1, $1, '1 ' || $3, 1, ${DB_NOW_MS})
          ON CONFLICT (id) DO UPDATE SET json = EXCLUDED.json,
            sync_json = (leader_coverage.version + 1)::text || ' ' || $3,
            version = leader_coverage.version + 1, written_at = EXCLUDED.written_at
          RETURNING version
        ) SELECT version, pg_notify($2, version::text) FROM saved`,
-      [coverage, COVERAGE_CHANNEL, states]
+        [coverage, COVERAGE_CHANNEL, states]
+      )
     )
     this.written = both
     this.writtenVersion = r.rows[0]!.version
@@ -192,9 +196,9 @@ export class PgLeaderCoverage {
 
   /** The heartbeat: only the row this hub wrote (another hub's is not this one's to vouch for: then it writes its own). */
   private async vouch(at: number): Promise<void> {
-    const r = await this.o.pool.query(`UPDATE leader_coverage SET written_at = ${DB_NOW_MS} WHERE id = 1 AND version = $1`, [
-      this.writtenVersion
-    ])
+    const r = await asLeader(this.o.pool, this.o.role, 'vouching for the coverage', (c) =>
+      c.query(`UPDATE leader_coverage SET written_at = ${DB_NOW_MS} WHERE id = 1 AND version = $1`, [this.writtenVersion])
+    )
     if (r.rowCount === 0) this.written = null
     else this.beatAt = at
   }

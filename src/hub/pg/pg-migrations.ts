@@ -194,7 +194,32 @@ export const PG_MIGRATIONS: readonly string[] = [
      answer TEXT NOT NULL,
      ms INTEGER NOT NULL
    );
-   CREATE INDEX relay_attempts_kept ON relay_attempts (kept_id, id);`
+   CREATE INDEX relay_attempts_kept ON relay_attempts (kept_id, id);`,
+  `-- The leadership lease (pg-lease.ts): one row, its holder, an epoch every takeover raises,
+   -- and a deadline the leader renews, on the database's clock (epoch ms). holder_pid is the
+   -- backend of the holder's lease connection: gone, the lease may be taken at once. The
+   -- epoch is a key (UNIQUE), so a takeover's update conflicts with the fenced writes'
+   -- FOR KEY SHARE lock and waits for them, while a renewal, which changes no key, does not.
+   CREATE TABLE hub_lease (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     holder TEXT NOT NULL,
+     holder_pid INTEGER,
+     epoch BIGINT NOT NULL UNIQUE,
+     deadline BIGINT NOT NULL,
+     taken_at BIGINT NOT NULL,
+     renewed_at BIGINT NOT NULL
+   );
+   -- The lease epoch a leader-only send was claimed under (NULL: a send any hub may make).
+   ALTER TABLE budget_sends ADD COLUMN epoch BIGINT;
+   -- Where the leader's history sync stands per scope (sync-position.ts): a hub that takes
+   -- over goes on from there rather than reading the whole history again. Written under the
+   -- lease's epoch, after the order rows it accounts for.
+   CREATE TABLE leader_sync_position (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     json TEXT NOT NULL,
+     epoch BIGINT NOT NULL,
+     written_at BIGINT NOT NULL
+   );`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

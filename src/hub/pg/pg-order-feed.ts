@@ -15,10 +15,16 @@
 // order database with them (the settings table, in the same transaction). A write that only
 // confirms a status or notes a check is marked apart and published compactly instead
 // (pg-order-confirmations.ts), under the same sequence of versions.
+//
+// What the leader publishes is fenced by its lease (pg-lease.ts): each write runs in a
+// transaction that holds the lease row under this hub's epoch, so a leader whose lease was
+// taken over publishes nothing, and the hub that took over has every row the old one got in.
 import type pg from 'pg'
 import type { Sql, SqlValue } from '../../main/store/database'
 import type { OrderEventDbRow } from '../../main/store/orders-repo'
+import type { HubRoleSource } from '../hub-role'
 import { inTransaction } from './pg-connection'
+import { asLeader } from './pg-lease'
 import {
   applyConfirmations,
   CHECKED,
@@ -53,8 +59,15 @@ export class PgOrderFeed {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly local: () => Sql
+    private readonly local: () => Sql,
+    /** The hub's role: its writes are fenced by its lease (none: not fenced, as for a test's feed). */
+    private readonly role?: Pick<HubRoleSource, 'current'>
   ) {}
+
+  /** One of the leader's writes, in a transaction fenced by its lease. */
+  private lead<T>(what: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.role ? asLeader(this.pool, this.role, what, fn) : inTransaction(this.pool, fn)
+  }
 
   /**
    * The local connection, marking every order it writes (temporary triggers, set up once per
@@ -79,9 +92,15 @@ export class PgOrderFeed {
     return r.rows[0]!.n
   }
 
-  /** Leader: publishes the local events PostgreSQL lacks (a batch); answers the newest id published. */
-  async publish(): Promise<number> {
+  /**
+   * Leader: publishes the local events PostgreSQL lacks (a batch); answers the newest id
+   * published. `heldUpTo` is the newest of the database's ids this hub holds: while the
+   * database has newer ones (another hub's, got in before this hub took over), nothing is
+   * published and `heldUpTo` is answered, so they are applied first and no id is skipped.
+   */
+  async publish(heldUpTo = Infinity): Promise<number> {
     const after = await this.publishedUpTo()
+    if (after > heldUpTo) return heldUpTo
     const sql = this.sql()
     const events = sql.all<OrderEventDbRow>(
       `SELECT ${EVENT_COLUMNS.join(', ')} FROM order_events WHERE id > ? ORDER BY id LIMIT ?`,
@@ -98,7 +117,7 @@ export class PgOrderFeed {
       const row = portableRow(sql, e.type, e.order_id)
       if (row) orders.set(key, row)
     }
-    await inTransaction(this.pool, async (c) => {
+    await this.lead('publishing order events', async (c) => {
       if (orders.size) await c.query(SAVE_ROWS, rowArrays([...orders.values()]))
       for (const e of events)
         await c.query(
@@ -165,13 +184,14 @@ export class PgOrderFeed {
       const row = portableRow(sql, m.type, m.order_id)
       return row ? [row] : []
     })
-    if (rows.length) {
-      const r = await this.pool.query<{ n: number }>(
-        `WITH saved AS (${SAVE_ROWS} RETURNING version) SELECT COUNT(*)::int AS n FROM saved`,
-        rowArrays(rows)
-      )
-      if (r.rows[0]!.n > 0) await this.pool.query('SELECT pg_notify($1, $2)', [ORDER_EVENTS_CHANNEL, 'rows'])
-    }
+    if (rows.length)
+      await this.lead('publishing order rows', async (c) => {
+        const r = await c.query<{ n: number }>(
+          `WITH saved AS (${SAVE_ROWS} RETURNING version) SELECT COUNT(*)::int AS n FROM saved`,
+          rowArrays(rows)
+        )
+        if (r.rows[0]!.n > 0) await c.query('SELECT pg_notify($1, $2)', [ORDER_EVENTS_CHANNEL, 'rows'])
+      })
     // Written again meanwhile: marked again under a higher seq, published next time.
     sql.run(`DELETE FROM ${WRITTEN} WHERE seq <= ?`, marks.at(-1)!.seq)
     return marks.length
@@ -187,7 +207,7 @@ export class PgOrderFeed {
     const { entry, confirmedUpTo, checkedUpTo, taken } = readConfirmations(sql, limit)
     if (!confirmedUpTo && !checkedUpTo) return 0
     if (entry.confirmed.length || entry.checked.length)
-      await inTransaction(this.pool, async (c) => {
+      await this.lead('publishing status confirmations', async (c) => {
         await c.query(`DELETE FROM order_confirmations WHERE written_at < now() - ${CONFIRMATIONS_KEPT}`)
         await c.query('INSERT INTO order_confirmations (json) VALUES ($1)', [JSON.stringify(entry)])
         await c.query('SELECT pg_notify($1, $2)', [ORDER_EVENTS_CHANNEL, 'rows'])

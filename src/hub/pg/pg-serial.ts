@@ -3,6 +3,7 @@
 // said once, naming what it was for, and once that the database answers again, so a
 // database away for an hour writes two lines, not one per retry; none of them rejects.
 import { pgErrorText } from './pg-connection'
+import { refusedAsLeader } from './pg-lease'
 
 export class SerialQueries {
   private busy: Promise<void> | null = null
@@ -37,6 +38,8 @@ export class SerialQueries {
         if (this.failing.delete(what)) this.onError(`${what}: the database answers again`)
       })
       .catch((e: unknown) => {
+        // A leader's write refused because it no longer leads: the election says so once.
+        if (refusedAsLeader(e)) return
         if (!this.failing.has(what)) this.onError(`${what}: ${pgErrorText(e)}; retrying`)
         this.failing.add(what)
       })

@@ -5,7 +5,8 @@
 // otherwise it asks (asked_at, NOTIFY rampdesk_shared_reads) and waits for the leader to
 // fetch it, within its own budget, and write the answer or the service's error. A follower
 // that becomes leader sends its next reads itself. Times are the database's clock, which
-// every hub shares.
+// every hub shares. The leader's writes are fenced by its lease (pg-lease.ts), and its
+// fetches by the shared budget's: a leader whose lease was taken over answers nothing.
 import type pg from 'pg'
 import { ApiError, toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
 import type { EndpointName } from '../../shared/api/endpoints'
@@ -13,6 +14,7 @@ import type { ApiClient } from '../../main/api/client'
 import type { SharedReads } from '../../main/api/shared-reads'
 import { leads, type HubRoleSource } from '../hub-role'
 import { DB_NOW_MS as DB_NOW, type PgTarget } from './pg-connection'
+import { asLeader, refusedAsLeader } from './pg-lease'
 import { listen, type PgListener } from './pg-listener'
 import { SerialQueries } from './pg-serial'
 
@@ -113,10 +115,12 @@ export class PgSharedReads implements SharedReads {
     if (!leads(this.o.role)) return
     void this.queries.run(
       () =>
-        this.o.pool.query(
-          `INSERT INTO shared_reads (key, name, input, answer, fetched_at) VALUES ($1, $2, $3, $4, ${DB_NOW})
-           ON CONFLICT (key) DO UPDATE SET answer = EXCLUDED.answer, fetched_at = EXCLUDED.fetched_at`,
-          [keyOf(name, input), name, JSON.stringify(input ?? {}), JSON.stringify(data)]
+        asLeader(this.o.pool, this.o.role, `sharing the answer of ${name}`, (c) =>
+          c.query(
+            `INSERT INTO shared_reads (key, name, input, answer, fetched_at) VALUES ($1, $2, $3, $4, ${DB_NOW})
+             ON CONFLICT (key) DO UPDATE SET answer = EXCLUDED.answer, fetched_at = EXCLUDED.fetched_at`,
+            [keyOf(name, input), name, JSON.stringify(input ?? {}), JSON.stringify(data)]
+          )
         ),
       `could not share the answer of ${name} with the other hubs`
     )
@@ -151,12 +155,13 @@ export class PgSharedReads implements SharedReads {
       void client
         .fetchShared(w.name, JSON.parse(w.input))
         .catch((e: unknown) =>
-          this.o.pool.query(`UPDATE shared_reads SET error = $2, failed_at = ${DB_NOW} WHERE key = $1`, [
-            w.key,
-            JSON.stringify(toErrorInfo(e))
-          ])
+          asLeader(this.o.pool, this.o.role, `sharing the failure of ${w.name}`, (c) =>
+            c.query(`UPDATE shared_reads SET error = $2, failed_at = ${DB_NOW} WHERE key = $1`, [w.key, JSON.stringify(toErrorInfo(e))])
+          )
         )
-        .catch((e: unknown) => this.o.onError(`could not fetch ${w.name} for the other hubs: ${(e as Error).message}`))
+        .catch((e: unknown) => {
+          if (!refusedAsLeader(e)) this.o.onError(`could not fetch ${w.name} for the other hubs: ${(e as Error).message}`)
+        })
         .finally(() => this.inflight.delete(w.key))
     }
   }

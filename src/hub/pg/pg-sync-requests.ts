@@ -12,7 +12,7 @@ import { hostname } from 'node:os'
 import type pg from 'pg'
 import { leads, type HubRoleSource } from '../hub-role'
 import type { PgTarget } from './pg-connection'
-import { LEADER_LOCK_KEY } from './pg-election'
+import { SOME_HUB_LEADS } from './pg-lease'
 import { listen, type PgListener } from './pg-listener'
 
 export const SYNC_REQUESTS_CHANNEL = 'rampdesk_sync_requests'
@@ -36,19 +36,11 @@ export const NO_LEADER = 'no hub leads at the moment (one takes over within a fe
 
 /**
  * Follower: hands the request to the leader, in one statement that sends it only while a
- * hub holds the leadership lock (pg_locks); refuses when none does, and fails when the
- * database does not take it. A bigint advisory key shows in pg_locks as classid (its high
- * 32 bits) and objid (its low 32 bits), with objsubid 1.
+ * hub holds an unexpired leadership lease (or, a hub of an older version, the session lock:
+ * pg-lease.ts); refuses when none does, and fails when the database does not take it.
  */
 export async function relaySyncRequest(pool: pg.Pool, r: SyncRequest): Promise<void> {
-  const sent = await pool.query(
-    `SELECT pg_notify($1, $2) FROM pg_locks
-      WHERE locktype = 'advisory' AND granted AND objsubid = 1
-        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-        AND ((classid::bigint << 32) | objid::bigint) = $3::bigint
-      LIMIT 1`,
-    [SYNC_REQUESTS_CHANNEL, JSON.stringify(r), LEADER_LOCK_KEY]
-  )
+  const sent = await pool.query(`SELECT pg_notify($1, $2) WHERE ${SOME_HUB_LEADS}`, [SYNC_REQUESTS_CHANNEL, JSON.stringify(r)])
   if (sent.rowCount === 0) throw new Error(NO_LEADER)
 }
 

@@ -16,7 +16,7 @@
 // is busy enough to tell.
 import { endpointNames, endpoints, type EndpointName } from '../../shared/api/endpoints'
 import { ApiError } from '../../shared/api/errors'
-import type { SharedBudget } from './shared-budget'
+import type { SharedBudget, SharedClaim } from './shared-budget'
 
 export type Priority = 'interactive' | 'background' | 'low'
 
@@ -206,24 +206,25 @@ export class RateBudget {
    * Claims the send in the shared budget, waiting while it is full (within the caller's
    * maxWaitMs, counted from the acquire). The slot taken here stays taken meanwhile: this
    * budget is then stricter than the shared one, never looser. A shared budget that does not
-   * answer is asked again every second: nothing is sent on this budget's word alone.
+   * answer is asked again every second: nothing is sent on this budget's word alone. A claim
+   * the shared budget refuses outright (a hub that no longer leads) fails at once, aborted.
    */
   private async claimShared(shared: SharedBudget, endpoint: EndpointName, opts: AcquireOptions, started: number): Promise<void> {
     const priority = opts.priority ?? 'background'
     const deadline = started + (opts.maxWaitMs ?? (priority === 'interactive' ? this.interactiveMaxWaitMs : Infinity))
     for (;;) {
       if (opts.signal?.aborted) throw aborted(endpoint)
-      let waitMs: number
+      let r: SharedClaim | null = null
       let failure: string | null = null
       try {
-        const r = await shared.claim(endpoint, this.capacity(this.lane(endpoint), priority), this.windowMs)
-        if (r.ok) return
-        waitMs = Math.max(1, r.waitMs)
+        r = await shared.claim(endpoint, this.capacity(this.lane(endpoint), priority), this.windowMs)
       } catch (e) {
         this.onSharedError(e)
         failure = e instanceof Error ? e.message : String(e)
-        waitMs = SHARED_RETRY_MS
       }
+      if (r?.ok) return
+      if (r && 'refused' in r) throw refusedShared(endpoint, r.refused)
+      const waitMs = r ? Math.max(1, r.waitMs) : SHARED_RETRY_MS
       const now = this.now()
       if (now + waitMs > deadline) throw failure === null ? exhausted(endpoint, now + waitMs) : sharedUnreachable(endpoint, failure)
       await new Promise<void>((resolve, reject) => {
@@ -541,6 +542,10 @@ export class RateBudget {
 
 function aborted(endpoint: EndpointName): ApiError {
   return new ApiError({ kind: 'aborted', endpoint, message: 'request cancelled while waiting for the rate budget' })
+}
+
+function refusedShared(endpoint: EndpointName, why: string): ApiError {
+  return new ApiError({ kind: 'aborted', endpoint, retryable: false, message: `not sent to ${endpoint}: ${why}` })
 }
 
 function sharedUnreachable(endpoint: EndpointName, why: string): ApiError {

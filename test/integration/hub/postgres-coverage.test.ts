@@ -3,7 +3,7 @@
 // scopes and gaps, not the follower's idle monitor (no scope, no gap: a false "all here").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Coverage } from '../../../src/shared/ipc/contract'
-import type { HubRole } from '../../../src/hub/hub-role'
+import { unleasedRole, type HubRole } from '../../../src/hub/hub-role'
 import { DB_NOW_MS, openPool } from '../../../src/hub/pg/pg-connection'
 import { syncState } from '../../support/sync-state'
 import { COVERAGE_TIMING, PgLeaderCoverage } from '../../../src/hub/pg/pg-leader-coverage'
@@ -79,7 +79,7 @@ describe.skipIf(postgresUnavailable !== null)("a follower hub shows the leader's
       const c = new PgLeaderCoverage({
         pool,
         target: { url },
-        role: { current: () => ({ role, since: 0, detail: role }) },
+        role: { current: () => unleasedRole(role, 0, role) },
         own: () => own ?? raise('a follower never shows its own coverage'),
         freshnessMinutes: () => 10,
         onLeaderCoverage,
@@ -141,7 +141,7 @@ describe.skipIf(postgresUnavailable !== null)("a follower hub shows the leader's
       const c = new PgLeaderCoverage({
         pool,
         target: { url },
-        role: { current: () => ({ role, since: 0, detail: role }) },
+        role: { current: () => unleasedRole(role, 0, role) },
         own: () => own,
         ownStates: () => states,
         freshnessMinutes: () => 10,

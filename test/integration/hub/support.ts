@@ -79,17 +79,32 @@ export interface HubFixtureOptions {
 export interface ServiceAnswer {
   path: string
   status: number
+  /** When the request reached the proxy (epoch ms). */
+  at: number
+  /** The request's body (with keepBodies). */
+  body?: string
 }
 
 /** A loopback proxy that forwards everything to `target` and records each answer's status. */
-export async function startStatusProxy(target: string): Promise<{ url: string; answers: ServiceAnswer[]; close(): Promise<void> }> {
+export async function startStatusProxy(
+  target: string,
+  o: { keepBodies?: boolean } = {}
+): Promise<{ url: string; answers: ServiceAnswer[]; close(): Promise<void> }> {
   const t = new URL(target)
   const answers: ServiceAnswer[] = []
   const server = createHttpServer((req, res) => {
+    const at = Date.now()
+    const chunks: Buffer[] = []
+    if (o.keepBodies) req.on('data', (c: Buffer) => chunks.push(c))
     const up = httpRequest(
       { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } },
       (ur) => {
-        answers.push({ path: new URL(req.url ?? '/', 'http://x').pathname, status: ur.statusCode ?? 0 })
+        answers.push({
+          path: new URL(req.url ?? '/', 'http://x').pathname,
+          status: ur.statusCode ?? 0,
+          at,
+          ...(o.keepBodies ? { body: Buffer.concat(chunks).toString('utf8') } : {})
+        })
         res.writeHead(ur.statusCode ?? 502, ur.headers)
         ur.pipe(res)
       }

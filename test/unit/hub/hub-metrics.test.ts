@@ -4,6 +4,7 @@
 // are one series.
 import { describe, expect, it } from 'vitest'
 import { HubMetrics } from '../../../src/hub/hub-metrics'
+import { unleasedRole } from '../../../src/hub/hub-role'
 import { syncState } from '../../support/sync-state'
 
 const scope = syncState({ type: 2, lastSuccessAt: 1_700_000_000_000, lagMs: 4_500 })
@@ -34,7 +35,7 @@ describe('hub metrics', () => {
           ],
           freshness: { stale: 6 }
         }) as never,
-      role: () => ({ role: 'leader', since: 0, detail: '' }),
+      role: () => unleasedRole('leader', 0, ''),
       streams: () => 3,
       connections: () => 4,
       ready: () => ({ all: false, store: true, upstream: false })
@@ -82,7 +83,7 @@ describe('hub metrics', () => {
     const m = new HubMetrics({ version: 'x', store: 'sqlite' })
     let role: 'leader' | 'follower' = 'leader'
     let states = [scope]
-    m.attach({ role: () => ({ role, since: 0, detail: '' }), syncStates: () => states })
+    m.attach({ role: () => unleasedRole(role, 0, ''), syncStates: () => states })
     expect(line(await m.render(), 'rampdesk_hub_leader')).toMatch(/ 1$/)
     role = 'follower'
     states = []

@@ -1,7 +1,7 @@
 // /readyz's verdict: ready only when every check is, a check that throws is a failed check
 // with its reason, and the answer is worked out at most once per cacheMs.
 import { describe, expect, it } from 'vitest'
-import { soleHubRole } from '../../../src/hub/hub-role'
+import { soleHubRole, type RoleState } from '../../../src/hub/hub-role'
 import { readinessProbe, type ReadinessCheck } from '../../../src/hub/readiness'
 
 describe('readiness', () => {
@@ -18,6 +18,19 @@ describe('readiness', () => {
     store = { ok: false, detail: 'hub.db is at schema 2' }
     t++
     expect(probe()).toMatchObject({ ok: false, checks: { store: { ok: false, detail: 'hub.db is at schema 2' } } })
+  })
+
+  it('names the epoch of the lease a leader on PostgreSQL holds, and none for a follower', () => {
+    let role: RoleState = { role: 'leader', since: 7, detail: 'holds the lease', lease: { epoch: 4, holder: 'hub-a' } }
+    const probe = readinessProbe({
+      store: () => ({ ok: true, detail: '' }),
+      upstream: () => ({ ok: true, detail: '' }),
+      role: { current: () => role },
+      cacheMs: 0
+    })
+    expect(probe().checks.role).toEqual({ ok: true, detail: 'holds the lease', role: 'leader', since: 7, epoch: 4 })
+    role = { role: 'follower', since: 8, detail: 'hub-b holds the lease (epoch 5)' }
+    expect(probe().checks.role).toEqual({ ok: true, detail: 'hub-b holds the lease (epoch 5)', role: 'follower', since: 8 })
   })
 
   it('counts a check that throws as failed, with its reason', () => {

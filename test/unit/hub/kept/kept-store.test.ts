@@ -13,6 +13,9 @@ import {
   type RelayAttempt
 } from '../../../../src/hub/kept/kept-delivery'
 import { STORE_KINDS, storeBench, unavailable } from '../../../support/hub-stores'
+import type { PgKeptStore } from '../../../../src/hub/pg/pg-kept-store'
+import { unleasedRole } from '../../../../src/hub/hub-role'
+import { applyKept } from '../../../../src/hub/kept/kept-applier'
 
 const T0 = Date.now()
 let seq = 0
@@ -146,6 +149,26 @@ describe.each(STORE_KINDS)('kept deliveries on %s', (kind) => {
       await store.markApplied([kept[0]!.id])
       expect((await store.unapplied(10)).map((u) => u.id)).toEqual([kept[1]!.id])
       expect((await store.relays(10)).rows).toEqual([])
+    })
+
+    it.runIf(kind === 'postgres')('marks nothing applied for a hub that no longer leads, so the leading hub applies it', async () => {
+      const pgStore = store as PgKeptStore
+      const [k] = await store.keep([delivery({ orderId: 13, relay: false })])
+      pgStore.fenceBy({ current: () => unleasedRole('follower', 0, 'another hub took the lease') })
+      expect(await store.markApplied([k!.id])).toBe(false)
+      expect((await store.unapplied(10)).map((u) => u.id)).toEqual([k!.id])
+      const applied: unknown[] = []
+      expect(
+        await applyKept(
+          store,
+          (w) => applied.push(w),
+          () => undefined
+        )
+      ).toBe(0)
+      expect((await store.unapplied(10)).map((u) => u.id)).toEqual([k!.id])
+      pgStore.fenceBy({ current: () => unleasedRole('leader', 0, 'the only hub') })
+      expect(await store.markApplied([k!.id])).toBe(true)
+      expect(await store.unapplied(10)).toEqual([])
     })
 
     it('two hubs claiming at once send each relay exactly once', async () => {

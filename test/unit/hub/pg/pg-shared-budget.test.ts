@@ -8,6 +8,8 @@ import { RateBudget } from '../../../../src/main/api/rate-budget'
 import { openPool } from '../../../../src/hub/pg/pg-connection'
 import { migrate } from '../../../../src/hub/pg/pg-migrations'
 import { PgSharedBudget } from '../../../../src/hub/pg/pg-shared-budget'
+import { takeLease } from '../../../../src/hub/pg/pg-lease'
+import type { RoleState } from '../../../../src/hub/hub-role'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../../support/postgres-cluster'
 
 const WINDOW = 2_000
@@ -84,5 +86,56 @@ describe.skipIf(postgresUnavailable !== null)('PgSharedBudget', () => {
       kind: 'rate_limited',
       message: expect.stringMatching(/^the request budget shared with the other hubs could not be reached/)
     })
+  })
+})
+
+// What only the leader sends is claimed under its lease: a hub whose lease another took over
+// is refused by the database even while it still believes it leads (a process resumed
+// after a pause, before it has noticed), and nothing is counted for it.
+describe.skipIf(postgresUnavailable !== null)('PgSharedBudget fenced by the lease', () => {
+  let cluster: PgCluster
+  let pool: pg.Pool
+  beforeAll(async () => {
+    cluster = await startPostgres()
+    pool = openPool({ url: await cluster.createDatabase() })
+    await migrate(pool)
+  })
+  afterAll(async () => {
+    await pool?.end()
+    await cluster?.stop()
+  })
+  const role = (s: RoleState) => ({ current: () => s })
+  const leaderUnder = (epoch: number): RoleState => ({ role: 'leader', since: 0, detail: 'test', lease: { epoch, holder: `hub ${epoch}` } })
+
+  it('refuses a leader-only send under an epoch that is no longer the lease’s, and counts the current leader’s under its epoch', async () => {
+    const c = await pool.connect()
+    try {
+      expect(await takeLease(c, 'hub 1', 60_000)).toMatchObject({ taken: true, epoch: 1 })
+      await c.query('UPDATE hub_lease SET deadline = 0')
+      expect(await takeLease(c, 'hub 2', 60_000)).toMatchObject({ taken: true, epoch: 2 })
+    } finally {
+      c.release()
+    }
+    const stale = new PgSharedBudget(pool)
+    stale.fenceBy(role(leaderUnder(1)))
+    const current = new PgSharedBudget(pool)
+    current.fenceBy(role(leaderUnder(2)))
+    const refused = await stale.claim('orderStatus', 100, 60_000)
+    expect(refused).toMatchObject({ ok: false, refused: expect.stringContaining('epoch 1') })
+    // Through a RateBudget: aborted at once, nothing to retry.
+    const budget = new RateBudget({ profileId: 'hub' })
+    budget.share(stale)
+    await expect(budget.acquire('merchantHistory')).rejects.toMatchObject({ kind: 'aborted', retryable: false })
+    expect(await current.claim('orderStatus', 100, 60_000)).toEqual({ ok: true })
+    const rows = await pool.query<{ endpoint: string; epoch: number | null }>('SELECT endpoint, epoch FROM budget_sends ORDER BY id')
+    expect(rows.rows).toEqual([{ endpoint: 'orderStatus', epoch: 2 }])
+  })
+
+  it('lets a follower send what any hub sends (a quote) and refuses it what only the leader sends', async () => {
+    const follower = new PgSharedBudget(pool)
+    follower.fenceBy(role({ role: 'follower', since: 0, detail: 'another hub leads' }))
+    expect(await follower.claim('quotes', 100, 60_000)).toEqual({ ok: true })
+    for (const e of ['merchantHistory', 'orderStatus', 'priceTicker', 'allConfigMapping'] as const)
+      expect(await follower.claim(e, 100, 60_000)).toMatchObject({ ok: false, refused: expect.stringContaining('follows') })
   })
 })

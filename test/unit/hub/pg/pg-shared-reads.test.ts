@@ -9,7 +9,7 @@ import { ApiError } from '../../../../src/shared/api/errors'
 import { openPool } from '../../../../src/hub/pg/pg-connection'
 import { migrate } from '../../../../src/hub/pg/pg-migrations'
 import { PgSharedReads } from '../../../../src/hub/pg/pg-shared-reads'
-import type { HubRole } from '../../../../src/hub/hub-role'
+import { unleasedRole, type HubRole } from '../../../../src/hub/hub-role'
 import { startSandbox, type Sandbox } from '../../../../src/sandbox'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../../support/postgres-cluster'
 
@@ -22,7 +22,7 @@ describe.skipIf(postgresUnavailable !== null)('PgSharedReads', () => {
   const reads = (role: HubRole, waitMs = 5_000) =>
     new PgSharedReads({
       pool,
-      role: { current: () => ({ role, since: 0, detail: role }) },
+      role: { current: () => unleasedRole(role, 0, role) },
       freshMs: () => 60_000,
       onError: (m) => {
         throw new Error(m)
@@ -91,7 +91,7 @@ describe.skipIf(postgresUnavailable !== null)('PgSharedReads', () => {
     const said: string[] = []
     const leader = new PgSharedReads({
       pool: bare,
-      role: { current: () => ({ role: 'leader', since: 0, detail: 'leader' }) },
+      role: { current: () => unleasedRole('leader', 0, 'leader') },
       freshMs: () => 60_000,
       onError: (m) => void said.push(m)
     })
