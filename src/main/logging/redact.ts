@@ -37,7 +37,9 @@ function keyVerdict(key: string): string | undefined {
  * password, or a token passed as the user name. The whole of it goes, the user name too:
  * nothing tells a user name from a token in that place.
  */
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"<>\\]+@/gi
+// The authority runs to the first '/', '?' or '#', and the user information to its LAST '@':
+// a password may hold '@', '"' or '<' unescaped, and all of it goes.
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#]*@/gi
 
 /** The text with every URL's user information replaced (`https://[redacted]@host/path`); the rest as it was. */
 export function redactUrlCredentials(text: string): string {

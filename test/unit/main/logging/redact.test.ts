@@ -192,6 +192,10 @@ describe('credentials in URLs', () => {
     expect(redactText('postgres://hub:pw@db.internal:5432/rampdesk and http://tok3n@h/')).toBe(
       'postgres://[redacted]@db.internal:5432/rampdesk and http://[redacted]@h/'
     )
+    // A password holding '@' or '"' goes whole: nothing of it is left after the host.
+    expect(redactText('to https://u:p@ss@host.example/x and postgres://u:p"w@db/x')).toBe(
+      'to https://[redacted]@host.example/x and postgres://[redacted]@db/x'
+    )
     // An "@" after the host is no credential: the URL stays as it is.
     expect(redactText('https://hooks.example.com/a@b?to=x@y')).toBe('https://hooks.example.com/a@b?to=x@y')
     expect(auditDetail({ input: { url: 'https://ops:s3cr3t-pass@merchant.example/hook' }, ok: true })).toEqual({
