@@ -13,7 +13,7 @@
 // never gave is sent `resync` (event-stream.ts) and reads its views again.
 import Database from 'libsql'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { DATABASE_FILE, openProfileDatabase, Sql } from '../main/store/database'
 import { InputError, UsageError } from './cli-errors'
 import { HUB_DATABASE_FILE, openHubDatabase } from './hub-db'
@@ -28,6 +28,8 @@ export const MANIFEST_FILE = 'manifest.json'
 const MANIFEST_FORMAT = 'rampdesk-hub-backup'
 const STORE_DIR = 'store'
 const SETTINGS_FILE = 'settings.json'
+/** The webhook spool's directory in a data directory (hub.ts). */
+export const SPOOL_DIR = 'webhook-spool'
 
 export interface BackupCounts {
   operators: number
@@ -120,6 +122,17 @@ export function backupSqlite(dataDir: string, dir: string, now: () => Date = () 
     writeFileSync(join(dir, SETTINGS_FILE), readFileSync(join(dataDir, SETTINGS_FILE)), { mode: 0o600 })
     files.push(SETTINGS_FILE)
   }
+  // Deliveries answered 2xx that wait in the spool for the store: the hub moves them on its
+  // next start, so a restored hub must have them too. (A line being written as the file is
+  // copied is cut short and left out, as after a crash; it was not answered yet.)
+  const spoolDir = join(dataDir, SPOOL_DIR)
+  const spooled = existsSync(spoolDir) ? readdirSync(spoolDir).filter((f) => /^spool-\d+\.jsonl$/.test(f)) : []
+  if (spooled.length) mkdirSync(join(dir, SPOOL_DIR), { recursive: true, mode: 0o700 })
+  for (const f of spooled) {
+    const file = join(SPOOL_DIR, f)
+    writeFileSync(join(dir, file), readFileSync(join(dataDir, file)), { mode: 0o600 })
+    files.push(file)
+  }
   const manifest: BackupManifest = {
     format: MANIFEST_FORMAT,
     version: 1,
@@ -172,6 +185,7 @@ export function restoreSqlite(dir: string, dataDir: string): BackupCounts {
   mkdirSync(join(dataDir, STORE_DIR), { recursive: true, mode: 0o700 })
   chmodSync(dataDir, 0o700)
   for (const file of manifest.files) {
+    mkdirSync(dirname(join(dataDir, file)), { recursive: true, mode: 0o700 })
     copyFileSync(join(dir, file), join(dataDir, file))
     chmodSync(join(dataDir, file), 0o600)
   }

@@ -60,6 +60,7 @@ const MIGRATIONS: readonly string[] = [
      status INTEGER,
      received_at INTEGER NOT NULL,
      last_received_at INTEGER NOT NULL,
+     kept_at INTEGER NOT NULL,
      times_received INTEGER NOT NULL DEFAULT 1,
      hub TEXT NOT NULL,
      body TEXT NOT NULL,
@@ -74,8 +75,9 @@ const MIGRATIONS: readonly string[] = [
      last_answer TEXT
    );
    CREATE INDEX kept_relay_due ON kept_deliveries (next_at) WHERE relay_state IN ('waiting', 'sending');
+   CREATE INDEX kept_relay_failed ON kept_deliveries (id) WHERE relay_state = 'failed';
    CREATE INDEX kept_relay_order ON kept_deliveries (order_key, id) WHERE relay_state IN ('waiting', 'sending');
-   CREATE INDEX kept_order_status ON kept_deliveries (order_key, status, received_at);
+   CREATE INDEX kept_order_status ON kept_deliveries (order_key, status, kept_at);
    CREATE INDEX kept_unapplied ON kept_deliveries (id) WHERE applied_at IS NULL;
    CREATE TABLE relay_attempts (
      id INTEGER PRIMARY KEY,

@@ -124,6 +124,9 @@ export function channelOfPath(path: string): string | null {
   }
 }
 
+/** How late a throttled client's failed token is answered. */
+export const THROTTLED_ANSWER_DELAY_MS = 250
+
 export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const { hub } = o
   const host = o.host ?? '127.0.0.1'
@@ -160,16 +163,25 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
         const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))
         refused(req, 429, 'auth_throttled', `${token ? 'unknown or revoked token' : 'no bearer token'}, throttled`)
         // Still "unauthorized" to a desktop (its token is refused), with the back-off on top.
-        sendJson(
-          res,
-          429,
-          refusal(
-            'unauthorized',
-            `${why}; too many failed tokens ${verdict.by === 'source' ? 'from this address' : 'starting like this one'}: try again in ${seconds} s`,
-            { retryable: false }
-          ),
-          { 'Retry-After': String(seconds), 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"', Connection: 'close' }
-        )
+        // Answered a moment late: a client that ignores Retry-After gets at most its open
+        // requests' worth of answers each THROTTLED_ANSWER_DELAY_MS (64 per client address).
+        const answer = () =>
+          sendJson(
+            res,
+            429,
+            refusal(
+              'unauthorized',
+              `${why}; too many failed tokens ${verdict.by === 'source' ? 'from this address' : 'starting like this one'}: try again in ${seconds} s`,
+              { retryable: false }
+            ),
+            { 'Retry-After': String(seconds), 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"', Connection: 'close' }
+          )
+        setTimeout(
+          () => {
+            if (!res.destroyed) answer()
+          },
+          Math.min(verdict.retryAfterMs, THROTTLED_ANSWER_DELAY_MS)
+        ).unref()
         return null
       }
       refused(req, 401, 'unauthorized', token ? 'unknown or revoked token' : 'no bearer token')

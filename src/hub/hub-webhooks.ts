@@ -14,6 +14,7 @@ import type { HubLog } from './hub-log'
 import type { RelayOutcomeKind } from './hub-metrics'
 import type { RefusalLog } from './refusal-log'
 import { relaySender } from './webhook-relay'
+import { redactText } from '../main/logging/redact'
 import { contentKeyOf, type KeepOutcome, type KeptDelivery } from './kept/kept-delivery'
 import type { KeptStore } from './kept/kept-store'
 import { DeliveryKeeper, type Kept } from './kept/delivery-keeper'
@@ -193,7 +194,9 @@ export async function createHubWebhooks(o: HubWebhooksOptions): Promise<HubWebho
       }
       // Anyone can post junk: it is logged and pushed to desktops once per source a minute,
       // and counted after that (the delivery log keeps every one).
-      const first = o.refusals.refused(o.sourceOf(req), 0, `POST /webhook (${label}): ${d.reason.slice(0, 200)}`)
+      // The reason may quote the body's values (where it differs from the signed record): no
+      // wallet address or payload in the log.
+      const first = o.refusals.refused(o.sourceOf(req), 0, `POST /webhook (${label}): ${redactText(d.reason).slice(0, 200)}`)
       if (first) o.onDelivery(d)
     },
     onError: (e) => log.error(`webhook: ${e instanceof Error ? e.message : String(e)}`)

@@ -51,6 +51,7 @@ import { CONFIG_REFRESH_COALESCE_MS, hubHandlers, type HubCore } from './hub-han
 import { HubTickers } from './hub-tickers'
 import { createHubWebhooks } from './hub-webhooks'
 import { hubIdOf } from './hub-paths'
+import { SPOOL_DIR } from './backup-command'
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
 import { RefusalLog } from './refusal-log'
 
@@ -310,7 +311,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     serviceName: profile.serviceName,
     secret: async () => secret,
     store: store.kept,
-    spoolDir: join(o.dataDir, 'webhook-spool'),
+    spoolDir: join(o.dataDir, SPOOL_DIR),
     spoolMaxBytes: o.spoolMaxBytes,
     sourceOf: (req) => (o.trustedProxies ?? NO_TRUSTED_PROXIES).sourceOf(req),
     hubId: hubIdOf(o.dataDir),

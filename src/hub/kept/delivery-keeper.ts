@@ -5,7 +5,10 @@
 // While anything is in the spool, new deliveries go there too, behind it: the spool drains into
 // the store in the order deliveries came, so one order's deliveries stay in order. After the
 // store failed, it is not asked again for each delivery (each would wait out the timeout) until
-// a drain gets through to it.
+// a drain gets through to it. Once the store answers again and little is left in the spool, a
+// new delivery waits for the drain to finish and then goes to the store directly, so steady
+// traffic does not keep the spool in use for ever.
+import { withTimeout } from '../../main/abort'
 import type { HubLog } from '../hub-log'
 import type { DeliverySpool } from './delivery-spool'
 import type { KeepOutcome, KeptDelivery } from './kept-delivery'
@@ -15,6 +18,8 @@ import type { KeptStore } from './kept-store'
 export const STORE_KEEP_TIMEOUT_MS = 1_500
 /** How often the spool is drained while it holds anything. */
 export const SPOOL_DRAIN_MS = 1_000
+/** At most this many spooled entries left, with the store answering, a delivery waits for the drain rather than joining the spool. */
+export const CATCH_UP_ENTRIES = 200
 
 export type Kept = { where: 'store'; id: number; outcome: KeepOutcome } | { where: 'spool' }
 
@@ -40,22 +45,6 @@ export class NotKeptError extends Error {
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`did not answer within ${ms} ms`)), ms)
-    p.then(
-      (v) => {
-        clearTimeout(t)
-        resolve(v)
-      },
-      (e: unknown) => {
-        clearTimeout(t)
-        reject(e instanceof Error ? e : new Error(String(e)))
-      }
-    )
-  })
-}
-
 export class DeliveryKeeper {
   private storeFailing: string | null = null
   private timer: NodeJS.Timeout | null = null
@@ -75,10 +64,13 @@ export class DeliveryKeeper {
 
   /** Keeps the delivery durably; throws NotKeptError when it could not (answer 503). */
   async keep(d: KeptDelivery): Promise<Kept> {
+    const spool = this.o.spool
+    // The store answers again and little waits in the spool: catch up, then keep directly.
+    if (this.storeFailing === null && !spool.isEmpty() && spool.entries <= CATCH_UP_ENTRIES) await this.drain()
     let storeError: string
-    if (this.storeFailing === null && this.o.spool.isEmpty()) {
+    if (this.storeFailing === null && spool.isEmpty()) {
       try {
-        const [kept] = await withTimeout(this.o.store.keep([d]), this.timeoutMs)
+        const [kept] = await withTimeout(this.o.store.keep([d]), this.timeoutMs, 'the store')
         this.o.onKept?.('store')
         return { where: 'store', ...kept! }
       } catch (e) {
@@ -87,7 +79,7 @@ export class DeliveryKeeper {
       }
     } else storeError = this.storeFailing ?? 'has deliveries queued before this one in the spool'
     try {
-      await this.o.spool.append(d)
+      await spool.append(d)
       this.o.onKept?.('spool')
       return { where: 'spool' }
     } catch (e) {
@@ -116,22 +108,26 @@ export class DeliveryKeeper {
     }
     let moved = 0
     try {
-      moved = await this.o.spool.drain(async (batch) => {
-        const kept = await withTimeout(this.o.store.keep(batch), this.timeoutMs * 4)
-        this.o.onDrained?.(kept, batch)
-      })
+      // Files appended to while one is drained are drained in the same pass.
+      for (let n = -1; n !== 0 && !this.o.spool.isEmpty();) {
+        n = await this.o.spool.drain(async (batch) => {
+          const kept = await withTimeout(this.o.store.keep(batch), this.timeoutMs * 4, 'the store')
+          this.recovered()
+          this.o.onDrained?.(kept, batch)
+        })
+        moved += n
+      }
     } catch (e) {
       this.failing(message(e))
       return
     }
     if (moved) this.o.log.info(`${moved} webhook deliver${moved === 1 ? 'y' : 'ies'} kept in the spool went to the store`)
-    if (this.o.spool.isEmpty()) this.recovered()
   }
 
-  /** The spool is empty but the store failed last: is it back? (An empty keep asks it nothing.) */
+  /** The spool is empty but the store failed last: is it back? */
   private async probe(): Promise<void> {
     try {
-      await withTimeout(this.o.store.relays(1), this.timeoutMs)
+      await withTimeout(this.o.store.ping(), this.timeoutMs, 'the store')
       this.recovered()
     } catch (e) {
       this.storeFailing = message(e)
@@ -141,7 +137,7 @@ export class DeliveryKeeper {
   private recovered(): void {
     if (this.storeFailing === null) return
     this.storeFailing = null
-    this.o.log.info('webhook deliveries are kept in the store again')
+    this.o.log.info('the store answers again: webhook deliveries are kept there again, after what waits in the spool')
   }
 
   /** Spooled and not yet in the store. */
@@ -156,5 +152,9 @@ export class DeliveryKeeper {
     // One last pass: what the store can take now need not wait for the next start.
     if (!this.o.spool.isEmpty() && this.storeFailing === null) await this.drainOnce().catch(() => undefined)
     await this.o.spool.close()
+    if (this.o.spool.entries > 0)
+      this.o.log.warn(
+        `${this.o.spool.entries} webhook deliver${this.o.spool.entries === 1 ? 'y' : 'ies'} answered 2xx wait in the spool (${this.o.spool.dir}) for the store: they go there when this hub starts again on this data directory; do not delete it`
+      )
   }
 }

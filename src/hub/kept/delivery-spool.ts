@@ -10,12 +10,12 @@
 // once however often it is given (its content key), so a drain cut short by a crash and run
 // again keeps nothing twice. The spool is bounded: past `maxBytes` an append is refused and
 // the hub answers 503, so the service tries again later.
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { open, readFile, unlink, type FileHandle } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { sha256, type KeptDelivery } from './kept-delivery'
 
-/** The spool's bound by default: about 40,000 deliveries of a typical order record. */
+/** The spool's bound by default: about 15,000 deliveries of a typical order record (a line is about 4 KiB). */
 export const SPOOL_MAX_BYTES = 64 * 1024 * 1024
 const FILE = /^spool-(\d{12})\.jsonl$/
 
@@ -64,8 +64,9 @@ export class DeliverySpool {
   /** Every operation on the files, one after another: a flush never writes to a file a drain has taken. */
   private chain: Promise<void> = Promise.resolve()
   private scheduled = false
-  /** Entries being written now (between the queue and the count). */
+  /** Entries, and their bytes, being written now (between the queue and the count). */
   private writing = 0
+  private writingBytes = 0
   private size: number
   private count: number
   /** Entries of the oldest file already in the store (a drain that failed part way). */
@@ -83,7 +84,16 @@ export class DeliverySpool {
 
   /** Opens the spool in `dir` (created when missing), counting what an earlier run left in it. */
   static open(dir: string, maxBytes = SPOOL_MAX_BYTES): DeliverySpool {
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    if (!existsSync(dir)) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      // The new directory is durable once its parent is synced.
+      const parent = openSync(dirname(dir), 'r')
+      try {
+        fsyncSync(parent)
+      } finally {
+        closeSync(parent)
+      }
+    }
     const existing = readdirSync(dir)
       .map((name) => FILE.exec(name))
       .filter((m): m is RegExpExecArray => m !== null)
@@ -109,7 +119,7 @@ export class DeliverySpool {
   append(d: KeptDelivery): Promise<void> {
     const line = lineOf(d)
     const bytes = Buffer.byteLength(line)
-    const queued = this.pending.reduce((n, p) => n + Buffer.byteLength(p.line), 0)
+    const queued = this.pending.reduce((n, p) => n + Buffer.byteLength(p.line), 0) + this.writingBytes
     if (this.size + queued + bytes > this.maxBytes) return Promise.reject(new SpoolFullError(this.maxBytes))
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ line, done: (e) => (e ? reject(e) : resolve()) })
@@ -126,6 +136,7 @@ export class DeliverySpool {
       this.pending = []
       const text = batch.map((p) => p.line).join('')
       this.writing = batch.length
+      this.writingBytes = Buffer.byteLength(text)
       try {
         const f = await this.current()
         await f.handle.write(text)
@@ -139,6 +150,7 @@ export class DeliverySpool {
         for (const p of batch) p.done(e instanceof Error ? e : new Error(String(e)))
       } finally {
         this.writing = 0
+        this.writingBytes = 0
       }
     }
   }

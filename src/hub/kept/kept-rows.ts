@@ -46,14 +46,14 @@ export function relayViewOf(r: RelayViewRow): RelayView {
 export function relayCountsOf(
   rows: ReadonlyArray<{ relay_state: string; n: number | string; oldest: number | string | null }>
 ): RelayCounts {
-  const counts: RelayCounts = { waiting: 0, sending: 0, failed: 0, delivered: 0, oldestWaitingAt: null }
+  const counts: RelayCounts = { waiting: 0, sending: 0, failed: 0, oldestWaitingAt: null }
   for (const r of rows) {
     const n = Number(r.n)
     if (r.relay_state === 'waiting' || r.relay_state === 'sending') {
       counts[r.relay_state] = n
       const oldest = r.oldest === null ? null : Number(r.oldest)
       if (oldest !== null) counts.oldestWaitingAt = Math.min(counts.oldestWaitingAt ?? oldest, oldest)
-    } else if (r.relay_state === 'failed' || r.relay_state === 'delivered') counts[r.relay_state] = n
+    } else if (r.relay_state === 'failed') counts.failed = n
   }
   return counts
 }

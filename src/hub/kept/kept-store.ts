@@ -37,6 +37,8 @@ export interface KeptStore {
   unapplied(limit: number): Promise<Unapplied[]>
   /** Marks these applied; false when this hub no longer leads (nothing marked: the leading hub applies them). */
   markApplied(ids: readonly number[]): Promise<boolean>
+  /** Answers when the store answers (a cheap statement): is it back? */
+  ping(): Promise<void>
   /** Forgets finished deliveries older than KEPT_MEMORY_MS. */
   prune(): Promise<number>
 }

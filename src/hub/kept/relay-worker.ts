@@ -24,6 +24,8 @@ export interface RelayWorkerOptions {
   concurrency?: number
   /** How often the store is asked for due relays when nothing woke the worker (default 500 ms). */
   pollMs?: number
+  /** A clock that only moves forward, for the claims' age (default performance.now; tests step it). */
+  monotonic?: () => number
   onOutcome?(outcome: RelayOutcomeKind): void
 }
 
@@ -40,6 +42,11 @@ export interface RelayWorker {
 const label = (j: Pick<RelayJob, 'orderId' | 'status'>) =>
   j.orderId !== null ? `order ${j.orderId} status ${j.status ?? '?'}` : 'a delivery without an order'
 
+/** A claim this close to running out is not sent on: another hub may take it over meanwhile. */
+const CLAIM_MARGIN_MS = 5_000
+/** How often the queue's figures are read again for /metrics when nothing is due. */
+const COUNTS_EVERY_MS = 5_000
+
 /** Attempts whose failure is logged: the first few, then at doubling counts (1, 2, 4, 8, ...). */
 const worthALine = (attempt: number) => (attempt & (attempt - 1)) === 0
 
@@ -54,6 +61,8 @@ export async function startRelayWorker(o: RelayWorkerOptions): Promise<RelayWork
   let counts: RelayCounts | null = null
   let storeFailing: string | null = null
   let idleWaiters: Array<() => void> = []
+  const monotonic = o.monotonic ?? (() => performance.now())
+  let countedAt = -Infinity
 
   const released = await o.store.releaseClaims(o.hub).catch(() => 0)
   if (released) o.log.info(`${released} webhook relay${released === 1 ? '' : 's'} this hub had begun before it stopped will be sent again`)
@@ -75,28 +84,38 @@ export async function startRelayWorker(o: RelayWorkerOptions): Promise<RelayWork
     })
   }
 
-  async function settle(job: RelayJob, attempt: RelayAttempt, next: RelayNext, deadline: number): Promise<boolean> {
-    // The attempt happened: its record must reach the store, or the claim runs out and the
-    // relay is sent again. Keep trying while the claim lasts.
-    for (let wait = 250; ; wait = Math.min(wait * 2, 4_000)) {
-      try {
-        return await o.store.settleRelay(job.id, o.hub, attempt, next)
-      } catch (e) {
-        if (performance.now() + wait > deadline || closed) {
-          o.log.error(`could not record the relay of ${label(job)}: ${(e as Error).message}; another attempt may follow`)
-          return false
-        }
-        await new Promise((r) => setTimeout(r, wait).unref())
-      }
+  /** Attempts made whose record the store did not take yet (it did not answer): they go in before any new claim. */
+  const unrecorded: Array<{ job: RelayJob; attempt: RelayAttempt; next: RelayNext }> = []
+
+  async function record(u: { job: RelayJob; attempt: RelayAttempt; next: RelayNext }): Promise<void> {
+    // false: the claim ran out and another hub took the relay over; nothing more to record.
+    await o.store.settleRelay(u.job.id, o.hub, u.attempt, u.next)
+  }
+
+  /** Records what the store missed, oldest first; stops at the first it still does not take. */
+  async function recordMissed(): Promise<void> {
+    while (unrecorded.length) {
+      await record(unrecorded[0]!)
+      unrecorded.shift()
     }
   }
 
   async function run(job: RelayJob, claimedAt: { store: number; local: number }): Promise<void> {
-    const started = performance.now()
+    // A hub paused between its claim and the send (SIGSTOP, a stalled VM) may find the claim
+    // gone: another hub may have taken the relay over and sent it. Not sending it is right
+    // then; if nobody did, the claim runs out and it is sent by whoever claims it next.
+    if (monotonic() - claimedAt.local > RELAY_CLAIM_MS - CLAIM_MARGIN_MS) {
+      o.log.warn(`webhook relay of ${label(job)}: not sent, its claim ran out while this hub was held up; the next claim sends it`, {
+        orderId: job.orderId,
+        status: job.status
+      })
+      return
+    }
+    const started = monotonic()
     const answer = await o.sender.send(job)
-    const ms = performance.now() - started
+    const ms = monotonic() - started
     const attempt: RelayAttempt = { at: now(), hub: o.hub, ...answer, ms }
-    const storeNow = claimedAt.store + (performance.now() - claimedAt.local)
+    const storeNow = claimedAt.store + (monotonic() - claimedAt.local)
     const next = nextAfter(job, attempt, storeNow)
     const n = job.attempts + 1
     const what = `webhook relay of ${label(job)} to ${o.sender.target}: ${answerText(attempt)}`
@@ -121,7 +140,17 @@ export async function startRelayWorker(o: RelayWorkerOptions): Promise<RelayWork
         })
       o.onOutcome?.('retrying')
     }
-    await settle(job, attempt, next, claimedAt.local + RELAY_CLAIM_MS - 1_000)
+    // The attempt happened: its record must reach the store, or the relay would be sent again
+    // when its claim runs out. While the store does not take it, it waits here, and this hub
+    // claims nothing new until it has gone in (the store, back, takes these first).
+    try {
+      if (unrecorded.length) throw new Error('earlier attempts wait to be recorded')
+      await record({ job, attempt, next })
+    } catch (e) {
+      if (!unrecorded.length)
+        o.log.error(`could not record the relay of ${label(job)}: ${(e as Error).message}; recorded when the store answers`)
+      unrecorded.push({ job, attempt, next })
+    }
   }
 
   async function loop(): Promise<void> {
@@ -133,7 +162,8 @@ export async function startRelayWorker(o: RelayWorkerOptions): Promise<RelayWork
       }
       let jobs: RelayJob[] = []
       try {
-        const local = performance.now()
+        await recordMissed()
+        const local = monotonic()
         const claimed = await o.store.claimRelays(o.hub, free, RELAY_CLAIM_MS)
         jobs = claimed.jobs
         if (storeFailing !== null) o.log.info('the webhook relay reaches the store again')
@@ -148,7 +178,10 @@ export async function startRelayWorker(o: RelayWorkerOptions): Promise<RelayWork
             wake()
           })
         }
-        if (!jobs.length) counts = (await o.store.relays(0)).counts
+        if (!jobs.length && monotonic() - countedAt >= COUNTS_EVERY_MS) {
+          counts = (await o.store.relays(0)).counts
+          countedAt = monotonic()
+        }
       } catch (e) {
         const why = (e as Error).message
         if (storeFailing === null) o.log.error(`the webhook relay cannot read the store: ${why}; relays wait until it answers`)

@@ -43,11 +43,11 @@ export class SqliteKeptStore implements KeptStore {
       d.status === null
         ? undefined
         : (this.sql.value<number>(
-            `SELECT MAX(received_at) FROM kept_deliveries WHERE order_key = ? AND status = ? AND received_at >= ?
+            `SELECT MAX(received_at) FROM kept_deliveries WHERE order_key = ? AND status = ? AND kept_at >= ?
                AND relay_state IN ('waiting', 'sending', 'delivered') AND content_key <> ?`,
             key,
             d.status,
-            d.receivedAt - SAME_STATUS_WINDOW_MS,
+            at - SAME_STATUS_WINDOW_MS,
             d.contentKey
           ) ?? undefined)
     if (prev) {
@@ -72,8 +72,8 @@ export class SqliteKeptStore implements KeptStore {
     const skippedSince = d.relay ? sameStatus() : undefined
     const state = !d.relay || skippedSince !== undefined ? 'none' : 'waiting'
     const r = this.sql.run(
-      `INSERT INTO kept_deliveries (content_key, order_key, order_type, order_id, status, received_at, last_received_at, hub, body,
-         headers_json, relay_state, window_from, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO kept_deliveries (content_key, order_key, order_type, order_id, status, received_at, last_received_at, kept_at, hub,
+         body, headers_json, relay_state, window_from, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       d.contentKey,
       key,
       d.orderType,
@@ -81,6 +81,7 @@ export class SqliteKeptStore implements KeptStore {
       d.status,
       d.receivedAt,
       d.receivedAt,
+      at,
       d.hub,
       d.body,
       JSON.stringify(d.headers),
@@ -159,17 +160,31 @@ export class SqliteKeptStore implements KeptStore {
   }
 
   async relays(limit: number) {
+    // Only the relays still open are counted and listed first (partial indexes), then the newest
+    // delivered: no statement here reads the month of finished ones.
     const counts = relayCountsOf(
       this.sql.all<{ relay_state: string; n: number; oldest: number | null }>(
-        "SELECT relay_state, COUNT(*) AS n, MIN(received_at) AS oldest FROM kept_deliveries WHERE relay_state <> 'none' GROUP BY relay_state"
+        `SELECT relay_state, COUNT(*) AS n, MIN(received_at) AS oldest FROM kept_deliveries
+          WHERE relay_state IN ('waiting', 'sending') GROUP BY relay_state
+        UNION ALL
+        SELECT relay_state, COUNT(*) AS n, MIN(received_at) AS oldest FROM kept_deliveries
+          WHERE relay_state = 'failed' GROUP BY relay_state`
       )
     )
-    const rows = this.sql.all<RelayViewRow>(
-      `SELECT ${VIEW_COLUMNS} FROM kept_deliveries k ${LAST_ATTEMPT} WHERE k.relay_state <> 'none'
-        ORDER BY CASE k.relay_state WHEN 'failed' THEN 0 WHEN 'sending' THEN 1 WHEN 'waiting' THEN 1 ELSE 2 END, k.id DESC LIMIT ?`,
+    if (limit === 0) return { counts, rows: [] }
+    const open = this.sql.all<RelayViewRow>(
+      `SELECT ${VIEW_COLUMNS} FROM kept_deliveries k ${LAST_ATTEMPT} WHERE k.relay_state IN ('waiting', 'sending', 'failed')
+        ORDER BY CASE k.relay_state WHEN 'failed' THEN 0 ELSE 1 END, k.id DESC LIMIT ?`,
       limit
     )
-    return { counts, rows: rows.map(relayViewOf) }
+    const delivered =
+      open.length < limit
+        ? this.sql.all<RelayViewRow>(
+            `SELECT ${VIEW_COLUMNS} FROM kept_deliveries k ${LAST_ATTEMPT} WHERE k.relay_state = 'delivered' ORDER BY k.id DESC LIMIT ?`,
+            limit - open.length
+          )
+        : []
+    return { counts, rows: [...open, ...delivered].map(relayViewOf) }
   }
 
   async retryRelays(ids: readonly number[] | 'failed'): Promise<number> {
@@ -199,6 +214,10 @@ export class SqliteKeptStore implements KeptStore {
       for (const id of ids) this.sql.run('UPDATE kept_deliveries SET applied_at = ? WHERE id = ? AND applied_at IS NULL', at, id)
     })
     return true
+  }
+
+  async ping(): Promise<void> {
+    this.sql.value('SELECT 1 FROM kept_deliveries LIMIT 1')
   }
 
   async prune(): Promise<number> {

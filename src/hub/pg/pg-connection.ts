@@ -57,12 +57,14 @@ export function openPool(
   t: PgTarget,
   applicationName = 'rampdesk-hub',
   max = 8,
-  timeouts?: { connectMs: number; queryMs: number }
+  timeouts?: { connectMs: number; queryMs: number; idleInTransactionMs?: number }
 ): pg.Pool {
   const config = clientConfig(t, applicationName)
   if (timeouts) {
     config.connectionTimeoutMillis = timeouts.connectMs
     config.query_timeout = timeouts.queryMs
+    // A process paused inside a transaction (SIGSTOP, a stalled VM) holds its locks only this long.
+    if (timeouts.idleInTransactionMs) config.options = `-c idle_in_transaction_session_timeout=${timeouts.idleInTransactionMs}`
   }
   return new pg.Pool({ ...config, max, idleTimeoutMillis: 30_000 })
 }

@@ -50,7 +50,9 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
   // Webhook deliveries are kept on connections of their own that give up quickly: a delivery
   // the database cannot take within a second or so goes to the spool, and a stalled database
   // must not hold the connections everything else needs.
-  const keptPool = openPool(o.target, 'rampdesk-hub-webhooks', 4, { connectMs: 1_000, queryMs: 3_000 })
+  // A hub paused inside one of these transactions holds an order's keep lock or a relay's row
+  // lock for 5 s at most, not for as long as it stays paused.
+  const keptPool = openPool(o.target, 'rampdesk-hub-webhooks', 4, { connectMs: 1_000, queryMs: 3_000, idleInTransactionMs: 5_000 })
   keptPool.on('error', (e) => onError(`a database connection for webhook deliveries was lost: ${pgErrorText(e, o.target)}`))
   // An idle connection the server dropped is replaced on the next query; say why meanwhile.
   pool.on('error', (e) => onError(`a database connection was lost: ${pgErrorText(e, o.target)}`))

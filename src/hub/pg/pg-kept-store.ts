@@ -2,7 +2,8 @@
 // to two hubs, or sent again by the service, is one row (its content key is unique) and one
 // row of the shared delivery log (its dedupe key), both written in the transaction that keeps
 // it. Keeps of one order are serialised (an advisory lock on its key for the transaction), so
-// two hubs keeping two contents of one order and status at once relay one of them. Relays are
+// two hubs keeping two contents of one order and status at once relay one of them ("at once"
+// by the database's clock, kept_at, whatever the hubs' clocks say). Relays are
 // claimed with FOR UPDATE SKIP LOCKED for a while (RELAY_CLAIM_MS) by the database's clock:
 // every hub with --forward-to relays, no two send the same delivery, and the relays of a hub
 // that was killed are taken up again when its claim runs out.
@@ -47,9 +48,10 @@ export class PgKeptStore implements KeptStore {
     const sameStatus = async (): Promise<number | undefined> => {
       if (d.status === null) return undefined
       const r = await c.query<{ at: number | null }>(
-        `SELECT MAX(received_at) AS at FROM kept_deliveries WHERE order_key = $1 AND status = $2 AND received_at >= $3
+        `SELECT MAX(received_at) AS at FROM kept_deliveries WHERE order_key = $1 AND status = $2
+           AND kept_at >= ${DB_NOW_MS} - $3::bigint
            AND relay_state IN ('waiting', 'sending', 'delivered') AND content_key <> $4`,
-        [key, d.status, d.receivedAt - SAME_STATUS_WINDOW_MS, d.contentKey]
+        [key, d.status, SAME_STATUS_WINDOW_MS, d.contentKey]
       )
       return r.rows[0]?.at ?? undefined
     }
@@ -74,9 +76,9 @@ export class PgKeptStore implements KeptStore {
     const skippedSince = d.relay ? await sameStatus() : undefined
     const state = !d.relay || skippedSince !== undefined ? 'none' : 'waiting'
     const r = await c.query<{ id: number }>(
-      `INSERT INTO kept_deliveries (content_key, order_key, order_type, order_id, status, received_at, last_received_at, hub, body,
-         headers_json, relay_state, window_from, next_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8, $9, $10, ${DB_NOW_MS}, CASE WHEN $10 = 'waiting' THEN ${DB_NOW_MS} END)
+      `INSERT INTO kept_deliveries (content_key, order_key, order_type, order_id, status, received_at, last_received_at, kept_at, hub,
+         body, headers_json, relay_state, window_from, next_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6, ${DB_NOW_MS}, $7, $8, $9, $10, ${DB_NOW_MS}, CASE WHEN $10 = 'waiting' THEN ${DB_NOW_MS} END)
        RETURNING id`,
       [d.contentKey, key, d.orderType, d.orderId, d.status, d.receivedAt, d.hub, d.body, JSON.stringify(d.headers), state]
     )
@@ -154,23 +156,32 @@ export class PgKeptStore implements KeptStore {
   }
 
   async relays(limit: number) {
-    const [counts, rows] = await Promise.all([
-      this.pool.query<{ relay_state: string; n: string; oldest: number | null }>(
-        "SELECT relay_state, COUNT(*) AS n, MIN(received_at) AS oldest FROM kept_deliveries WHERE relay_state <> 'none' GROUP BY relay_state"
-      ),
-      this.pool.query<RelayViewRow>(
-        `SELECT k.id, k.order_type, k.order_id, k.status, k.received_at, k.attempts, k.relay_state, k.next_at, k.claimed_by,
-                k.next_at AS claim_until, k.finished_at, k.last_answer,
-                a.at AS a_at, a.hub AS a_hub, a.http_status AS a_http_status, a.answer AS a_answer, a.ms AS a_ms
-           FROM kept_deliveries k
-           LEFT JOIN LATERAL (SELECT * FROM relay_attempts WHERE kept_id = k.id ORDER BY id DESC LIMIT 1) a ON true
-          WHERE k.relay_state <> 'none'
-          ORDER BY CASE k.relay_state WHEN 'failed' THEN 0 WHEN 'sending' THEN 1 WHEN 'waiting' THEN 1 ELSE 2 END, k.id DESC
-          LIMIT $1`,
-        [limit]
-      )
-    ])
-    return { counts: relayCountsOf(counts.rows), rows: rows.rows.map(relayViewOf) }
+    // Only the relays still open are counted and listed first (partial indexes), then the newest
+    // delivered: no statement here reads the month of finished ones.
+    const counts = await this.pool.query<{ relay_state: string; n: string; oldest: number | null }>(
+      `SELECT relay_state, COUNT(*) AS n, MIN(received_at) AS oldest FROM kept_deliveries
+          WHERE relay_state IN ('waiting', 'sending') GROUP BY relay_state
+        UNION ALL
+        SELECT relay_state, COUNT(*) AS n, MIN(received_at) AS oldest FROM kept_deliveries
+          WHERE relay_state = 'failed' GROUP BY relay_state`
+    )
+    if (limit === 0) return { counts: relayCountsOf(counts.rows), rows: [] }
+    const view = (where: string, order: string) =>
+      `SELECT k.id, k.order_type, k.order_id, k.status, k.received_at, k.attempts, k.relay_state, k.next_at, k.claimed_by,
+              k.next_at AS claim_until, k.finished_at, k.last_answer,
+              a.at AS a_at, a.hub AS a_hub, a.http_status AS a_http_status, a.answer AS a_answer, a.ms AS a_ms
+         FROM kept_deliveries k
+         LEFT JOIN LATERAL (SELECT * FROM relay_attempts WHERE kept_id = k.id ORDER BY id DESC LIMIT 1) a ON true
+        WHERE ${where} ORDER BY ${order} LIMIT $1`
+    const open = await this.pool.query<RelayViewRow>(
+      view("k.relay_state IN ('waiting', 'sending', 'failed')", "CASE k.relay_state WHEN 'failed' THEN 0 ELSE 1 END, k.id DESC"),
+      [limit]
+    )
+    const delivered =
+      open.rows.length < limit
+        ? (await this.pool.query<RelayViewRow>(view("k.relay_state = 'delivered'", 'k.id DESC'), [limit - open.rows.length])).rows
+        : []
+    return { counts: relayCountsOf(counts.rows), rows: [...open.rows, ...delivered].map(relayViewOf) }
   }
 
   async retryRelays(ids: readonly number[] | 'failed'): Promise<number> {
@@ -214,6 +225,10 @@ export class PgKeptStore implements KeptStore {
       if (refusedAsLeader(e)) return false
       throw e
     }
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1')
   }
 
   async prune(): Promise<number> {

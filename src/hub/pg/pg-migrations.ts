@@ -158,7 +158,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   `-- Every verified webhook delivery a hub answered 2xx, kept before the answer, once per
    -- content (pg-kept-store.ts): the leader applies its order from here, and the hubs with
    -- --forward-to relay it from here, in order per order, each attempt in relay_attempts.
-   -- Times are the database's clock (epoch ms), but for received_at (the receiving hub's).
+   -- Times are the database's clock (epoch ms), but for received_at and last_received_at (the
+   -- receiving hub's, for people to read).
    CREATE TABLE kept_deliveries (
      id BIGSERIAL PRIMARY KEY,
      content_key TEXT NOT NULL UNIQUE,
@@ -168,6 +169,7 @@ export const PG_MIGRATIONS: readonly string[] = [
      status INTEGER,
      received_at BIGINT NOT NULL,
      last_received_at BIGINT NOT NULL,
+     kept_at BIGINT NOT NULL,
      times_received INTEGER NOT NULL DEFAULT 1,
      hub TEXT NOT NULL,
      body TEXT NOT NULL,
@@ -182,8 +184,9 @@ export const PG_MIGRATIONS: readonly string[] = [
      last_answer TEXT
    );
    CREATE INDEX kept_relay_due ON kept_deliveries (next_at) WHERE relay_state IN ('waiting', 'sending');
+   CREATE INDEX kept_relay_failed ON kept_deliveries (id) WHERE relay_state = 'failed';
    CREATE INDEX kept_relay_order ON kept_deliveries (order_key, id) WHERE relay_state IN ('waiting', 'sending');
-   CREATE INDEX kept_order_status ON kept_deliveries (order_key, status, received_at);
+   CREATE INDEX kept_order_status ON kept_deliveries (order_key, status, kept_at);
    CREATE INDEX kept_unapplied ON kept_deliveries (id) WHERE applied_at IS NULL;
    CREATE TABLE relay_attempts (
      id BIGSERIAL PRIMARY KEY,

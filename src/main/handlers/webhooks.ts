@@ -65,7 +65,7 @@ export function webhookHandlers(
     // Only a team hub relays deliveries on (--forward-to): a desktop's inbox has none to show or send again.
     'webhooks:relays': async () => ({
       target: null,
-      counts: { waiting: 0, sending: 0, failed: 0, delivered: 0, oldestWaitingAt: null },
+      counts: { waiting: 0, sending: 0, failed: 0, oldestWaitingAt: null },
       rows: []
     }),
     'webhooks:retryRelays': async () => ({ queued: 0 }),

@@ -240,6 +240,8 @@ function inboxContext(opts: InboxOptions): Ctx {
   }
 }
 
+const sourceOfPeer = (req: IncomingMessage) => sourceOf(req.socket.remoteAddress)
+
 function listenerFor(ctx: Ctx): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     handle(req, res, ctx).catch((e) => {
@@ -311,7 +313,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
   const receivedAt = (o.now ?? Date.now)()
   const maxBytes = o.maxBodyBytes ?? MAX_BODY_BYTES
   const read = await readBody(req, maxBytes, receiveTimeoutMs)
-  const headers = keptHeaders(req, serviceName)
+  const headers = keptHeaders(req, serviceName, o.sourceOf)
   const payloadHeader = headerValue(req, `x-${serviceName}-payload`)
   let verdict: Verdict
   if (read.kind === 'ok') {
@@ -406,15 +408,17 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Ctx): Prom
   }
 }
 
-/** Headers worth keeping in the log; the sender's address under the pseudo-header ':remote'. */
-function keptHeaders(req: IncomingMessage, serviceName: string): Record<string, string> {
+/** Headers worth keeping in the log; the sender's address under the pseudo-header ':remote' (behind a trusted proxy, the client it names, via the proxy). */
+function keptHeaders(req: IncomingMessage, serviceName: string, sourceOf?: (req: IncomingMessage) => string): Record<string, string> {
   const keep = ['content-type', 'content-length', 'user-agent', `x-${serviceName}-signature`]
   const out: Record<string, string> = {}
   for (const k of keep) {
     const v = req.headers[k]
     if (typeof v === 'string') out[k] = v.slice(0, 1024)
   }
-  out[':remote'] = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`
+  const peer = `${req.socket.remoteAddress ?? '?'}:${req.socket.remotePort ?? '?'}`
+  const client = sourceOf?.(req)
+  out[':remote'] = client && client !== sourceOfPeer(req) ? `${client} (via ${peer})` : peer
   return out
 }
 /** A stored delivery in the contract's shape (webhooks:deliveries). */

@@ -598,7 +598,6 @@ export const RelayCounts = z.object({
   waiting: z.number().int(),
   sending: z.number().int(),
   failed: z.number().int(),
-  delivered: z.number().int(),
   /** When the oldest relay still waiting was received (null: none waits). */
   oldestWaitingAt: EpochMs.nullable()
 })

@@ -11,6 +11,7 @@ import { DeliverySpool } from '../../../../src/hub/kept/delivery-spool'
 import type { KeptDelivery } from '../../../../src/hub/kept/kept-delivery'
 import type { KeptStore } from '../../../../src/hub/kept/kept-store'
 import type { HubLog } from '../../../../src/hub/hub-log'
+import { until } from '../../../support/until'
 
 let dir: string
 const lines: string[] = []
@@ -27,20 +28,20 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
 const d = (orderId: number) => ({ orderId, contentKey: `c${orderId}` }) as KeptDelivery
 
-/** A store whose keep() does what the test says: take, fail, or hang. */
-function fakeStore() {
+/** A store whose keep() does what the test says (take, fail, or hang), taking `ms` to take. */
+function fakeStore(ms = 0) {
   const kept: number[] = []
   let mode: 'take' | 'fail' | 'hang' = 'take'
   const store = {
     async keep(batch: readonly KeptDelivery[]) {
       if (mode === 'fail') throw new Error('connect ECONNREFUSED')
       if (mode === 'hang') return new Promise<never>(() => undefined)
+      if (ms) await new Promise((r) => setTimeout(r, ms))
       kept.push(...batch.map((x) => x.orderId!))
       return batch.map((_, i) => ({ id: kept.length - batch.length + i + 1, outcome: { relay: 'queued' as const } }))
     },
-    async relays() {
+    async ping() {
       if (mode !== 'take') throw new Error('down')
-      return { counts: { waiting: 0, sending: 0, failed: 0, delivered: 0, oldestWaitingAt: null }, rows: [] }
     }
   } as unknown as KeptStore
   return { store, kept, set: (m: typeof mode) => void (mode = m) }
@@ -72,8 +73,38 @@ describe('the delivery keeper', () => {
     expect(s.kept).toEqual([1, 2, 3])
     expect(spool.isEmpty()).toBe(true)
     expect(await keeper.keep(d(4))).toMatchObject({ where: 'store' })
-    expect(lines).toContain('INFO webhook deliveries are kept in the store again')
+    expect(lines).toContain('INFO the store answers again: webhook deliveries are kept there again, after what waits in the spool')
     await keeper.close()
+  })
+
+  it('goes back to the store under steady traffic: once the store answers, deliveries wait for the drain and are kept directly', async () => {
+    const s = fakeStore(10)
+    const spool = DeliverySpool.open(join(dir, 's'))
+    const keeper = new DeliveryKeeper({ store: s.store, spool, log, drainEveryMs: 30 })
+    s.set('fail')
+    for (let i = 1; i <= 5; i++) expect(await keeper.keep(d(i))).toEqual({ where: 'spool' })
+    s.set('take')
+    // A delivery every 5 ms while the spool drains: none lost or reordered, and they go back to the store.
+    const where: string[] = []
+    for (let i = 6; i <= 80; i++) {
+      void keeper.keep(d(i)).then((k) => where.push(k.where))
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    await until(() => where.length === 75, 'every delivery kept', 5_000)
+    await keeper.drain()
+    expect(s.kept).toEqual(Array.from({ length: 80 }, (_, i) => i + 1))
+    expect(where.slice(-20).every((w) => w === 'store')).toBe(true)
+    expect(spool.isEmpty()).toBe(true)
+    await keeper.close()
+  })
+
+  it('says so when it stops with deliveries still in the spool', async () => {
+    const s = fakeStore()
+    s.set('fail')
+    const keeper = new DeliveryKeeper({ store: s.store, spool: DeliverySpool.open(join(dir, 's')), log, drainEveryMs: 60_000 })
+    await keeper.keep(d(1))
+    await keeper.close()
+    expect(lines.some((l) => /^WARN 1 webhook delivery answered 2xx wait in the spool .* do not delete it$/.test(l))).toBe(true)
   })
 
   it('says it could not keep a delivery when neither the store nor the spool can', async () => {

@@ -12,6 +12,10 @@ import {
   type KeptDelivery,
   type RelayAttempt
 } from '../../../../src/hub/kept/kept-delivery'
+import Database from 'libsql'
+import { join } from 'node:path'
+import pg from 'pg'
+import { HUB_DATABASE_FILE } from '../../../../src/hub/hub-db'
 import { STORE_KINDS, storeBench, unavailable } from '../../../support/hub-stores'
 import type { PgKeptStore } from '../../../../src/hub/pg/pg-kept-store'
 import { unleasedRole } from '../../../../src/hub/hub-role'
@@ -59,11 +63,26 @@ describe.each(STORE_KINDS)('kept deliveries on %s', (kind) => {
       expect((await store.relays(10)).counts.waiting).toBe(1)
     })
 
-    it('relays one content of an order and status inside the window, another after it', async () => {
+    /** Moves what is kept back in time by the store's clock (the window is the store's, not the hubs'). */
+    async function age(ms: number): Promise<void> {
+      if (kind === 'postgres') {
+        const c = new pg.Client({ connectionString: bench.url() })
+        await c.connect()
+        await c.query('UPDATE kept_deliveries SET kept_at = kept_at - $1', [ms]).finally(() => c.end())
+      } else {
+        const db = new Database(join(bench.dir(), HUB_DATABASE_FILE))
+        db.prepare('UPDATE kept_deliveries SET kept_at = kept_at - ?').run(ms)
+        db.close()
+      }
+    }
+
+    it('relays one content of an order and status inside the window, another after it, whatever the hubs’ clocks say', async () => {
       await store.keep([delivery({ extra: 'first' })])
-      const [again] = await store.keep([delivery({ extra: 'second', at: T0 + 1_000 })])
+      // Received "later" by a hub whose clock is ahead: still inside the store's window.
+      const [again] = await store.keep([delivery({ extra: 'second', at: T0 + SAME_STATUS_WINDOW_MS + 60_000 })])
       expect(again!.outcome).toMatchObject({ relay: 'skipped' })
-      const [later] = await store.keep([delivery({ extra: 'third', at: T0 + SAME_STATUS_WINDOW_MS + 2_000 })])
+      await age(SAME_STATUS_WINDOW_MS + 2_000)
+      const [later] = await store.keep([delivery({ extra: 'third' })])
       expect(later!.outcome).toEqual({ relay: 'queued' })
       const [other] = await store.keep([delivery({ extra: 'fourth', status: 6, at: T0 + 1_000 })])
       expect(other!.outcome).toEqual({ relay: 'queued' })
