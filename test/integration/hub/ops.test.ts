@@ -120,7 +120,7 @@ describe('operations routes', () => {
       await get(`/nothing-here-${i}`)
     }
     const after = await metrics()
-    const added = (series: string) => value(after, series) - value(beforeText, series)
+    const added = (series: string) => (value(after, series) ?? 0) - (value(beforeText, series) ?? 0)
     const unknown = (status: number) => added(`rampdesk_hub_requests_total{route="rpc",channel="(unknown)",status="${status}"}`)
     expect(unknown(401) + unknown(429)).toBe(28)
     expect(unknown(404)).toBe(88)
