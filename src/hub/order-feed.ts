@@ -42,7 +42,7 @@ export interface OrderFeedOptions {
   store: PgHubStore
   local: () => Sql
   role: Pick<HubRoleSource, 'current'>
-  log: Pick<HubLog, 'error' | 'info'>
+  log: Pick<HubLog, 'error' | 'warn' | 'info'>
   /** Sends desktops the events after `afterId` up to `upTo`. */
   stream(afterId: number, upTo: number): void
   /** Follower: the leader's rows of orders of these types were applied without an event (an amount, a record corrected). */
@@ -97,12 +97,19 @@ export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop
 
   async function promote(): Promise<void> {
     const taking = term()
-    try {
-      await takeOverAs(taking)
-    } finally {
-      // Leads from now on, taken over or not: a database that failed here is reported, and
-      // the next round applies what it missed before it publishes.
-      tookOver = taking
+    // Until the last leader's position is read and adopted, this hub does not publish as the
+    // leader (it would write its own, older, position over it, and the next leader would walk
+    // the history from there): it tries again while it holds this term.
+    for (let wait = 1_000; ; wait = Math.min(wait * 2, 5_000)) {
+      try {
+        await takeOverAs(taking)
+        tookOver = taking
+        return
+      } catch (e) {
+        if (closed || term() !== taking || refusedAsLeader(e)) throw e
+        o.log.warn(`order events: could not take over from the last leader yet (${(e as Error).message}); trying again in ${wait / 1000} s`)
+        await new Promise((r) => setTimeout(r, wait).unref())
+      }
     }
   }
 
@@ -127,6 +134,7 @@ export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop
   o.log.info(`order events: this hub holds the database's events up to id ${applied}`)
 
   let failing = false
+  let closed = false
   // Jobs (rounds, a takeover) run one at a time, in the order asked; `waiting` is a round
   // asked and not started yet, which stands for any other asked meanwhile (it reads what
   // there is when it starts).
@@ -167,6 +175,7 @@ export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop
     sync: round,
     takeOver: () => enqueue(promote),
     async close() {
+      closed = true
       clearInterval(timer)
       await listener.close()
       await chain
