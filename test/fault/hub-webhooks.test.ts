@@ -22,7 +22,7 @@ import { postgresUnavailable, startPostgres, type PgCluster } from '../support/p
 import { until } from '../support/until'
 import { post, recordFault, signedDelivery, type Delivery } from './fault-support'
 
-/** How long the receiver is away in scenario 3 (the issue's five minutes). */
+/** How long the receiver is away in scenario 3: five minutes, a receiver's outage a team meets (a deploy, a restart). */
 const RECEIVER_AWAY_MS = Number(process.env.RAMPDESK_FAULT_RECEIVER_AWAY_MS ?? 5 * 60_000)
 
 let cluster: PgCluster

@@ -1,4 +1,4 @@
-// Leadership that expires (issue 33): two hub processes (`src/hub/cli.ts serve --database
+// Leadership that expires: two hub processes (`src/hub/cli.ts serve --database
 // postgres://…`) on one throwaway PostgreSQL, each in front of the sandbox through a proxy
 // of its own that records every request it makes, so what each hub spends is counted on the
 // wire, not taken from the hub's word. The leading hub is paused with SIGSTOP for 30 s while

@@ -19,6 +19,7 @@ import { HUB_DATABASE_FILE } from '../../../../src/hub/hub-db'
 import { STORE_KINDS, storeBench, unavailable } from '../../../support/hub-stores'
 import type { PgKeptStore } from '../../../../src/hub/pg/pg-kept-store'
 import { unleasedRole } from '../../../../src/hub/hub-role'
+import { takeLease } from '../../../../src/hub/pg/pg-lease'
 import { applyKept } from '../../../../src/hub/kept/kept-applier'
 
 const T0 = Date.now()
@@ -185,7 +186,23 @@ describe.each(STORE_KINDS)('kept deliveries on %s', (kind) => {
         )
       ).toBe(0)
       expect((await store.unapplied(10)).map((u) => u.id)).toEqual([k!.id])
-      pgStore.fenceBy({ current: () => unleasedRole('leader', 0, 'the only hub') })
+      // A hub that still thinks it leads under an epoch another hub has taken over: refused by the database.
+      const c = new pg.Client({ connectionString: bench.url() })
+      await c.connect()
+      try {
+        expect(await takeLease(c, 'a', 50)).toMatchObject({ taken: true, epoch: 1 })
+        await new Promise((r) => setTimeout(r, 100))
+        expect(await takeLease(c, 'b', 60_000)).toMatchObject({ taken: true, epoch: 2 })
+      } finally {
+        await c.end()
+      }
+      const leaderOf = (epoch: number, holder: string) => ({
+        current: () => ({ role: 'leader' as const, since: 0, detail: 'test', lease: { epoch, holder } })
+      })
+      pgStore.fenceBy(leaderOf(1, 'a'))
+      expect(await store.markApplied([k!.id])).toBe(false)
+      expect((await store.unapplied(10)).map((u) => u.id)).toEqual([k!.id])
+      pgStore.fenceBy(leaderOf(2, 'b'))
       expect(await store.markApplied([k!.id])).toBe(true)
       expect(await store.unapplied(10)).toEqual([])
     })
