@@ -10,12 +10,13 @@
 import pg from 'pg'
 import { request } from 'undici'
 import { afterAll, describe, expect, it } from 'vitest'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
-import { openPgHubStore } from '../../../src/hub/pg/pg-hub-store'
-import type { SyncState } from '../../../src/shared/ipc/contract'
-import { startHubProcess, sleep, type HubProcess } from '../../attack/hub/hub-process'
-import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
-import { startStatusProxy, waitUntil, type ServiceAnswer } from './support'
+import { startSandbox, type Sandbox } from '../../src/sandbox'
+import { openPgHubStore } from '../../src/hub/pg/pg-hub-store'
+import type { SyncState } from '../../src/shared/ipc/contract'
+import { startHubProcess, sleep, type HubProcess } from '../attack/hub/hub-process'
+import { postgresUnavailable, startPostgres, type PgCluster } from '../support/postgres-cluster'
+import { startStatusProxy, waitUntil, type ServiceAnswer } from '../integration/hub/support'
+import { recordFault } from './fault-support'
 
 /** Enough history that reading it all again takes many pages (500 records a page). */
 const ORDERS = 8_000
@@ -134,6 +135,11 @@ describe.skipIf(postgresUnavailable !== null)('the hub that takes over from a le
       .output()
       .split('\n')
       .find((l) => l.includes('took over at id'))
+    recordFault(
+      'the leading hub killed (SIGKILL) with orders changing',
+      { survivorLedAfterMs: ledMs, gapChangesSeenAfterMs: gapSeenMs, historyPagesRead: pages.length, pagesFromTheStart: fromStart },
+      { survivorLedAfterMs: '< 15000', gapChangesSeenAfterMs: '< 10000', pagesFromTheStart: '= 0' }
+    )
     console.log(
       `takeover after SIGKILL: the survivor led ${ledMs} ms after the kill, showed the ${gap.length} changes made while nobody led ` +
         `${gapSeenMs} ms after it and all ${moving.length} (${moving.length - gap.length} made after it led) ${seenMs} ms after it, ` +

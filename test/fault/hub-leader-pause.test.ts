@@ -10,12 +10,13 @@
 import pg from 'pg'
 import { request } from 'undici'
 import { afterAll, describe, expect, it } from 'vitest'
-import { startSandbox, type Sandbox } from '../../../src/sandbox'
-import { openPgHubStore } from '../../../src/hub/pg/pg-hub-store'
-import type { SyncState } from '../../../src/shared/ipc/contract'
-import { startHubProcess, sleep, type HubProcess } from '../../attack/hub/hub-process'
-import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
-import { startStatusProxy, waitUntil } from './support'
+import { startSandbox, type Sandbox } from '../../src/sandbox'
+import { openPgHubStore } from '../../src/hub/pg/pg-hub-store'
+import type { SyncState } from '../../src/shared/ipc/contract'
+import { startHubProcess, sleep, type HubProcess } from '../attack/hub/hub-process'
+import { postgresUnavailable, startPostgres, type PgCluster } from '../support/postgres-cluster'
+import { startStatusProxy, waitUntil } from '../integration/hub/support'
+import { recordFault } from './fault-support'
 
 const PAUSE_MS = 30_000
 /** How long the resumed hub is watched while the other leads. */
@@ -182,6 +183,18 @@ describe.skipIf(postgresUnavailable !== null)('the leading hub paused with SIGST
       .split('\n')
       .filter((l) => l.includes('this hub follows:'))
 
+    recordFault(
+      'the leading hub paused 30 s (SIGSTOP), then resumed',
+      {
+        otherHubLedAfterMs: takeoverMs,
+        gapChangesSeenAfterMs: gapSeenMs,
+        resumedHubFollowerAfterMs: followerAfterMs ?? 'never',
+        upstreamRequestsOfResumedHub: sentAfterResume.length,
+        upstreamRequestsOfNewLeader: newLeaderSent,
+        budgetClaimsUnderOldEpoch: claimsUnderOld
+      },
+      { otherHubLedAfterMs: '< 15000', upstreamRequestsOfResumedHub: '= 0', budgetClaimsUnderOldEpoch: '= 0' }
+    )
     console.log(
       `lease: the other hub led ${takeoverMs} ms after the leader's SIGSTOP (epoch ${before.epoch} -> ${after.epoch}); ` +
         `the gap's ${moved.length} order changes on it ${gapSeenMs} ms after it led; ` +
