@@ -39,7 +39,7 @@ async function readable(page: Page, what: string): Promise<void> {
 async function tabTo(page: Page, target: Locator, max = 12): Promise<number> {
   for (let n = 1; n <= max; n++) {
     await page.keyboard.press('Tab')
-    if (await target.evaluate((el) => el === document.activeElement)) return n
+    if (await target.evaluate((el) => el.matches(':focus'))) return n
   }
   throw new Error(`${max} Tab presses did not reach the control`)
 }
