@@ -77,7 +77,7 @@ export class HubMetrics {
     ])
     this.upstreamCalls = counter(
       'rampdesk_hub_upstream_requests_total',
-      "Requests to the merchant's service, by endpoint and outcome (ok, or the kind of failure).",
+      "Requests to the merchant's service, by endpoint and outcome (ok, expected_refusal, or the kind of failure).",
       ['endpoint', 'outcome']
     )
     this.upstream429 = counter(
@@ -257,7 +257,8 @@ export class HubMetrics {
   }
 
   upstream(e: RequestEvent): void {
-    this.upstreamCalls.inc({ endpoint: e.endpoint, outcome: e.outcome })
+    // A refusal the hub asked for (page 0, to learn how pages are numbered) is no failure to alert on.
+    this.upstreamCalls.inc({ endpoint: e.endpoint, outcome: e.expected ? 'expected_refusal' : e.outcome })
     if (e.httpStatus === 429) this.upstream429.inc({ endpoint: e.endpoint })
     if (e.httpStatus !== undefined) this.upstreamSeconds.observe({ endpoint: e.endpoint }, e.durationMs / 1000)
   }

@@ -177,7 +177,7 @@ test('an address with a broken checksum is refused with the reason; a good one p
   await expect(failed).toHaveClass(/bad/)
   await expect(failed.locator('.detail')).not.toBeEmpty()
   // A typo in the checksum is not another network's address.
-  await expect(page.getByTestId('address-looks-like')).toHaveCount(0)
+  await expect(page.getByTestId('address-guide')).toHaveCount(0)
   await shot(page, 'address')
 })
 

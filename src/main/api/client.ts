@@ -64,8 +64,14 @@ export interface ApiClientOptions {
   sharedReads?: SharedReads
 }
 
-/** priority, signal and maxWaitMs as for RateBudget.acquire; the signal also cancels the request. */
-export type CallOptions = AcquireOptions
+/**
+ * priority, signal and maxWaitMs as for RateBudget.acquire; the signal also cancels the
+ * request. refusalExpected: the caller asks knowing the service may refuse (page 0 of
+ * merchantHistory, to learn how pages are numbered), and a refusal it names is an answer to
+ * it, not a failure of the service: its request event says so (`expected`), and the
+ * diagnostics and the support log keep it out of their failures.
+ */
+export type CallOptions = AcquireOptions & { refusalExpected?: (e: ApiError) => boolean }
 
 export interface RequestEvent {
   endpoint: EndpointName
@@ -82,6 +88,8 @@ export interface RequestEvent {
   message?: string
   /** A short description of the answer's shape (e.g. "allCoinLimits shape B"), for diagnostics. */
   shape?: string
+  /** A refusal the caller asked for knowing it may come (CallOptions.refusalExpected): an answer, not a failure. */
+  expected?: true
 }
 
 /** One record of a history page that did not match its schema: kept raw, never blocking the page. */
@@ -372,7 +380,12 @@ export class ApiClient {
         data = this.interpret(name, res, schema)
       } catch (e) {
         const err = e as ApiError
-        this.emit({ ...event, outcome: err.kind, message: err.message })
+        this.emit({
+          ...event,
+          outcome: err.kind,
+          message: err.message,
+          ...(opts.refusalExpected?.(err) ? { expected: true as const } : {})
+        })
         if (err.kind !== 'auth' || !endpoints[name].auth) throw err
         const ahead = /ahead of time/i.test(err.message)
         const skew = (why: string) =>

@@ -40,6 +40,9 @@ export class EndpointLog {
     const r = this.byEndpoint.get(e.endpoint) ?? empty()
     const at = this.now()
     r.calls++
+    // A refusal the caller asked for (page 0 of a service counting pages from 1) answered
+    // its question: counted as a call, never as the endpoint's failure or its last outcome.
+    if (e.expected) return void this.byEndpoint.set(e.endpoint, r)
     r.lastCallAt = at
     r.lastHttpStatus = e.httpStatus ?? null
     r.lastOutcome = e.outcome

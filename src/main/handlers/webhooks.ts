@@ -1,7 +1,8 @@
 // webhooks:* — the merchant's webhook URL at the service, dummy and resent deliveries
 // (to a URL or to the local inbox), the inbox's log and status, and the signature check,
 // computed here so the secret never reaches the window. Setting the URL of a live profile
-// is a production change: the operator confirms it in main, told which URL it replaces.
+// is a production change: the operator confirms it in main, told which URL it replaces, and
+// the answer names the URL replaced.
 import { ApiError } from '../../shared/api/errors'
 import { decodePayload, verifySignature } from '../../shared/api/signature'
 import { toContractDelivery } from '../webhooks/inbox'
@@ -22,8 +23,8 @@ export function webhookHandlers(
     'webhooks:setUrl': async ({ url }) => {
       const s = await c.ready()
       const profile = s.profile
+      const previous = lastSetUrl(s.store.audit)
       if (profile.kind === 'live') {
-        const previous = lastSetUrl(s.store.audit)
         await c.requireConfirmation({
           change: 'webhookUrl',
           title: 'Change the production webhook URL',
@@ -36,7 +37,8 @@ export function webhookHandlers(
       }
       const message = await s.client.setWebhookUrl({ webhookUrl: url }, { priority: 'interactive' })
       s.store.audit.append('webhook.setUrl', { url })
-      return { message }
+      // The one replaced is what an admin needs to know afterwards, not the one just set.
+      return { message, replaced: previous }
     },
     'webhooks:lastUrl': async () => lastSetUrl((await c.ready()).store.audit),
     'webhooks:sendDummy': async ({ target, url }) => {

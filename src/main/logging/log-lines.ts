@@ -22,6 +22,8 @@ export function logApiCall(log: Log, e: RequestEvent): void {
     outcome: e.outcome
   }
   if (e.outcome === 'ok') return log.info('api call', fields)
+  // A refusal the caller asked for is an answer (page 0 of a service counting from 1).
+  if (e.expected) return log.info('api call', { ...fields, expected: true, answer: e.message })
   log.warn('api call', { ...fields, error: e.message })
 }
 

@@ -5,7 +5,10 @@
 //     check when it needs page 2 before the base is known). A service counting from 1 refuses
 //     page 0, answers it as page 1, or answers nothing; one counting from 0 answers page 0
 //     with a record before page 1's. Page 1 is asked twice around page 0, so an order that
-//     moved between the requests makes the check inconclusive rather than wrong. 3 requests.
+//     moved between the requests makes the check inconclusive rather than wrong. 3 requests,
+//     2 when page 0 is refused: that refusal is the answer asked for (never an error in the
+//     diagnostics or the log) and settles the reading, so page 0 is not asked again until
+//     the audit doubts the readings.
 //   - sinceField: `since` one millisecond before the last change of an order changed a
 //     while after it was created. Filtering on updatedAt lists it (first, when the order
 //     is on updatedAt too); on createdAt leaves it out and lists only orders created
@@ -31,6 +34,8 @@ export interface SinceSample {
 export interface Found<V> {
   value: V
   how: string
+  /** An answer time does not change (page 0 refused: pages count from 1): not checked again until doubted. */
+  settled?: boolean
 }
 
 const firstId = (r: HistoryPageResult<OnrampOrder | OfframpOrder>): number | null => r.records[0]?.orderId ?? r.rejected[0]?.orderId ?? null
@@ -53,6 +58,9 @@ export async function probeFirstPage(
   o: { type: OrderType; fiatType: number; since?: string; order?: 'ASC' | 'DESC'; priority?: CallOptions['priority']; signal?: AbortSignal }
 ): Promise<FirstPageAnswer> {
   const opts: CallOptions = { priority: o.priority ?? 'background', signal: o.signal }
+  // A service counting from 1 refuses page 0 (the live one: 400 "Invalid page: must be at
+  // least 1"): that refusal is the answer asked for, kept out of the endpoint's failures.
+  const zeroOpts: CallOptions = { ...opts, refusalExpected: isClientRefusal }
   let requests = 0
   const ask = async (page: number) => {
     requests++
@@ -60,7 +68,7 @@ export async function probeFirstPage(
     return firstId(
       await client.historyPage(
         { ...req, ...(o.order !== undefined ? { order: o.order } : {}), ...(o.since !== undefined ? { since: o.since } : {}) },
-        opts
+        page === 0 ? zeroOpts : opts
       )
     )
   }
@@ -74,7 +82,7 @@ export async function probeFirstPage(
       // status (400, 404, 409, 413, 422...).
       if (!isClientRefusal(e)) throw e
       const x = e as { httpStatus?: number; code?: number }
-      return { found: { value: 1, how: `page 0 refused (${x.httpStatus ?? x.code ?? 'error'})` }, requests, first: one }
+      return { found: { value: 1, how: `page 0 refused (${x.httpStatus ?? x.code ?? 'error'})`, settled: true }, requests, first: one }
     }
     const again = await ask(1)
     // Orders moved between the requests, or nothing answered at all (an empty listing says

@@ -23,6 +23,8 @@ export interface Reading<V> {
   at: number | null
   /** How it was found, in words (shown in diagnostics). */
   how: string
+  /** A conclusive answer time does not change (page 0 refused): not checked again daily, only when doubted. */
+  settled?: true
 }
 
 export interface HistoryReadingsState {
@@ -241,7 +243,7 @@ export class HistoryReadings {
 
   /** Which active checks are due: never made, contradicted, asked for again, or older than a day. */
   due(): { sinceField: boolean; firstPage: boolean } {
-    const stale = (r: Reading<unknown>) => r.state !== 'checked' || r.at === null || this.now() - r.at >= RECHECK_MS
+    const stale = (r: Reading<unknown>) => r.state !== 'checked' || r.at === null || (r.settled !== true && this.now() - r.at >= RECHECK_MS)
     return { sinceField: stale(this.s.sinceField), firstPage: stale(this.s.firstPage) && this.now() >= this.firstPageRetryAt }
   }
 
@@ -254,7 +256,8 @@ export class HistoryReadings {
   /** An answer cast doubt on everything (the audit found orders missing): the probes run again before the next sync. */
   doubt(): void {
     this.s.sinceField = { ...this.s.sinceField, at: null }
-    this.s.firstPage = { ...this.s.firstPage, at: null }
+    const { settled: _settled, ...firstPage } = this.s.firstPage
+    this.s.firstPage = { ...firstPage, at: null }
     this.firstPageMisses = 0
     this.firstPageRetryAt = 0
     this.ends.clear()
@@ -297,9 +300,12 @@ export class HistoryReadings {
     this.persist('pageSize')
   }
 
-  /** Sets a reading found by a probe (history-probes.ts): checked now, whatever it was. */
-  found<K extends 'sinceField' | 'firstPage'>(key: K, value: HistoryReadingsState[K]['value'], how: string): void {
-    ;(this.s[key] as Reading<unknown>) = this.reading(value, how)
+  /**
+   * Sets a reading found by a probe (history-probes.ts): checked now, whatever it was;
+   * settled, not checked again until doubted (a service that refused page 0 counts from 1).
+   */
+  found<K extends 'sinceField' | 'firstPage'>(key: K, value: HistoryReadingsState[K]['value'], how: string, settled = false): void {
+    ;(this.s[key] as Reading<unknown>) = { ...this.reading(value, how), ...(settled ? { settled: true as const } : {}) }
     if (key === 'firstPage') this.firstPageMisses = this.firstPageRetryAt = 0
     this.persist(key)
   }

@@ -110,7 +110,7 @@ export class HistorySync {
       const { found, requests } = await probeFirstPage(this.o.client, { type, fiatType: requestFiat, signal: opts.signal })
       out.requests += requests
       this.o.onProbeRequest?.(requests)
-      if (found) this.readings.found('firstPage', found.value, found.how)
+      if (found) this.readings.found('firstPage', found.value, found.how, found.settled)
       else this.readings.inconclusive()
     }
     const timing = { lookbackMs: this.lookbackMs, reconcileWindowMs: this.reconcileWindowMs, now: this.now, serviceNow: this.o.serviceNow }

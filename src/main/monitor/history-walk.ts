@@ -251,7 +251,7 @@ export class Walk {
     this.out.requests += requests
     this.s.onProbeRequest?.(requests)
     if (!found) return this.s.readings.inconclusive()
-    this.s.readings.found('firstPage', found.value, found.how)
+    this.s.readings.found('firstPage', found.value, found.how, found.settled)
     const firstRead = known.get(0)
     if (found.value === 0 && first !== null && firstRead !== first)
       throw new MisreadFirstPage(`page left out answered order ${firstRead} first, page 0 order ${first}: read again from page 0`)

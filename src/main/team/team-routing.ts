@@ -166,22 +166,25 @@ export function routeTeam(local: ContractHandlers, r: TeamRouterContext): Contra
     'webhooks:setUrl': async (input) => {
       const team = r.team()
       if (!team) return local['webhooks:setUrl'](input)
-      // The hub serves the merchant's production service: its admin confirms here, on this
-      // desktop, where the window cannot answer for them; the hub then checks the role.
-      // (A role without the channel is not asked: the hub refuses it, and says which role may.)
+      // The hub's receiver is the whole team's (and, on a live service, the merchant's
+      // production webhooks): its admin confirms here, on this desktop, where the window
+      // cannot answer for them, whatever service the hub runs on; the hub then checks the
+      // role. (A role without the channel is not asked: the hub refuses it, and says which role may.)
       if (!(await team.teamAccess()).channels.includes('webhooks:setUrl')) return team.call('webhooks:setUrl', input)
       const [info, previous] = await Promise.all([team.call('app:info', {}), team.call('webhooks:lastUrl', {}).catch(() => null)])
-      if (info.profile.kind !== 'sandbox')
-        await r.requireConfirmation({
-          change: 'webhookUrl',
-          title: 'Change the production webhook URL',
-          message: `The live service behind the team hub at ${team.profile.baseUrl} will send the webhooks of every order to ${input.url}.`,
-          detail: previous?.url
-            ? `It replaces ${previous.url}, set through the hub on ${new Date(previous.at ?? 0).toISOString()}.`
-            : 'The URL it replaces is not known: none was set through the hub.',
-          confirmLabel: 'Set the production URL'
-        })
-      return team.call('webhooks:setUrl', input)
+      const live = info.profile.kind !== 'sandbox'
+      await r.requireConfirmation({
+        change: 'webhookUrl',
+        title: live ? 'Change the production webhook URL' : "Change the team hub's webhook URL",
+        message: `The ${live ? 'live service' : 'sandbox'} behind the team hub at ${team.profile.baseUrl} will send the webhooks of every order to ${input.url}.`,
+        detail: previous?.url
+          ? `It replaces ${previous.url}, set through the hub on ${new Date(previous.at ?? 0).toISOString()}.`
+          : 'The URL it replaces is not known: none was set through the hub.',
+        confirmLabel: live ? 'Set the production URL' : 'Set the URL'
+      })
+      const done = await team.call('webhooks:setUrl', input)
+      // A hub of an older version does not say which URL it replaced: the one it named before.
+      return done.replaced ? done : { ...done, replaced: previous ?? { url: null, at: null } }
     },
     'app:wake': async (input) => {
       const team = r.team()

@@ -20,6 +20,12 @@ export interface AddressCheck {
   kind: AddressCheckKind
   ok: boolean
   detail: string
+  /**
+   * A checksum check that failed because the address is not in this network's form at all
+   * (its length, alphabet, prefix or version), which a failed format check already says:
+   * the view says such a failure once (address-guide.ts).
+   */
+  form?: true
 }
 
 export interface AddressCheckResult {
@@ -107,7 +113,10 @@ export function compileConfigRegex(source: string): CompiledRegex {
 
 // ---------------------------------------------------------------- checksum schemes
 
-type Verdict = { ok: boolean; detail: string }
+type Verdict = { ok: boolean; detail: string; form?: true }
+
+/** A failure because the address is not in the scheme's form at all (see AddressCheck.form). */
+const notThisForm = (detail: string): Verdict => ({ ok: false, detail, form: true })
 
 /** EIP-55 mixed-case form of 40 hex digits (without 0x). */
 export function toEip55(hex40: string): string {
@@ -122,7 +131,7 @@ export function toEip55(hex40: string): string {
 }
 
 function checkEip55(address: string): Verdict {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return { ok: false, detail: 'not 0x followed by 40 hex digits' }
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) return notThisForm('not 0x followed by 40 hex digits')
   const body = address.slice(2)
   if (!/[a-f]/.test(body)) {
     return {
@@ -148,9 +157,8 @@ function decodeBase58(address: string): Uint8Array | undefined {
 
 function checkBase58Check(address: string, versions: Record<number, string>, payloadLength: number, what: string): Verdict {
   const raw = decodeBase58(address)
-  if (!raw) return { ok: false, detail: 'contains characters outside base58 (0, O, I and l are not used)' }
-  if (raw.length !== payloadLength + 4)
-    return { ok: false, detail: `decodes to ${raw.length} bytes; a ${what} address has ${payloadLength + 4}` }
+  if (!raw) return notThisForm('contains characters outside base58 (0, O, I and l are not used)')
+  if (raw.length !== payloadLength + 4) return notThisForm(`decodes to ${raw.length} bytes; a ${what} address has ${payloadLength + 4}`)
   let payload: Uint8Array
   try {
     payload = b58check.decode(address)
@@ -163,7 +171,7 @@ function checkBase58Check(address: string, versions: Record<number, string>, pay
     const want = Object.keys(versions)
       .map((v) => '0x' + Number(v).toString(16).padStart(2, '0'))
       .join(' or ')
-    return { ok: false, detail: `version byte 0x${version.toString(16).padStart(2, '0')} is not ${want}` }
+    return notThisForm(`version byte 0x${version.toString(16).padStart(2, '0')} is not ${want}`)
   }
   return { ok: true, detail: `base58check checksum matches${kind ? ` (${kind})` : ''}` }
 }
@@ -178,7 +186,7 @@ function checkBtc(address: string): Verdict {
       return { ok: false, detail: 'bech32 addresses must not mix upper and lower case' }
     const data = lower.slice(3)
     if ([...data].some((c) => !BECH32_CHARS.includes(c)))
-      return { ok: false, detail: 'contains characters outside bech32 (1, b, i and o are not used after bc1)' }
+      return notThisForm('contains characters outside bech32 (1, b, i and o are not used after bc1)')
     const v0 = bech32.decodeUnsafe(lower, 90)
     const v1 = v0 ? undefined : bech32m.decodeUnsafe(lower, 90)
     const decoded = v0 ?? v1
@@ -199,16 +207,16 @@ function checkBtc(address: string): Verdict {
     return { ok: true, detail: `bech32m checksum matches${version === 1 && program.length === 32 ? ' (taproot)' : ''}` }
   }
   if (/^[13]/.test(address)) return checkBase58Check(address, { 0x00: 'P2PKH', 0x05: 'P2SH' }, 21, 'legacy Bitcoin')
-  return { ok: false, detail: 'neither a bc1 (bech32) nor a legacy 1/3 (base58check) Bitcoin address' }
+  return notThisForm('neither a bc1 (bech32) nor a legacy 1/3 (base58check) Bitcoin address')
 }
 
 function checkBep2(address: string): Verdict {
   const lower = address.toLowerCase()
   if (address !== lower && address !== address.toUpperCase())
     return { ok: false, detail: 'bech32 addresses must not mix upper and lower case' }
-  if (!lower.startsWith('bnb1')) return { ok: false, detail: 'a BNB Beacon Chain address starts with bnb1' }
+  if (!lower.startsWith('bnb1')) return notThisForm('a BNB Beacon Chain address starts with bnb1')
   if ([...lower.slice(4)].some((c) => !BECH32_CHARS.includes(c)))
-    return { ok: false, detail: 'contains characters outside bech32 (1, b, i and o are not used after bnb1)' }
+    return notThisForm('contains characters outside bech32 (1, b, i and o are not used after bnb1)')
   const decoded = bech32.decodeUnsafe(lower, 90)
   if (!decoded) return { ok: false, detail: 'bech32 checksum does not match: likely a typo' }
   const bytes = bech32.fromWordsUnsafe(decoded.words)
@@ -219,12 +227,11 @@ function checkBep2(address: string): Verdict {
 
 function checkSolana(address: string): Verdict {
   const raw = decodeBase58(address)
-  if (!raw) return { ok: false, detail: 'contains characters outside base58 (0, O, I and l are not used)' }
+  if (!raw) return notThisForm('contains characters outside base58 (0, O, I and l are not used)')
   if (raw.length !== 32)
-    return {
-      ok: false,
-      detail: `decodes to ${raw.length} bytes; a Solana public key has exactly 32 (Solana addresses carry no checksum, the length is all there is to check)`
-    }
+    return notThisForm(
+      `decodes to ${raw.length} bytes; a Solana public key has exactly 32 (Solana addresses carry no checksum, the length is all there is to check)`
+    )
   return { ok: true, detail: 'base58 decodes to a 32-byte public key (Solana addresses carry no checksum)' }
 }
 
@@ -240,16 +247,16 @@ export function crc16Xmodem(data: Uint8Array): number {
 
 function checkTon(address: string): Verdict {
   if (/^-?\d+:[0-9a-fA-F]{64}$/.test(address)) return { ok: true, detail: 'raw form (workchain:hash) carries no checksum' }
-  if (address.length !== 48) return { ok: false, detail: `a user-friendly TON address has 48 characters, not ${address.length}` }
+  if (address.length !== 48) return notThisForm(`a user-friendly TON address has 48 characters, not ${address.length}`)
   const url = /[-_]/.test(address)
-  if (url && /[+/]/.test(address)) return { ok: false, detail: 'mixes base64 (+ /) and base64url (- _) characters' }
+  if (url && /[+/]/.test(address)) return notThisForm('mixes base64 (+ /) and base64url (- _) characters')
   let raw: Uint8Array
   try {
     raw = (url ? base64url : base64).decode(address)
   } catch {
-    return { ok: false, detail: 'not valid base64/base64url' }
+    return notThisForm('not valid base64/base64url')
   }
-  if (raw.length !== 36) return { ok: false, detail: `decodes to ${raw.length} bytes, not 36` }
+  if (raw.length !== 36) return notThisForm(`decodes to ${raw.length} bytes, not 36`)
   const crc = crc16Xmodem(raw.subarray(0, 34))
   if ((((raw[34] ?? 0) << 8) | (raw[35] ?? 0)) !== crc) return { ok: false, detail: 'CRC16 checksum does not match: likely a typo' }
   const tag = raw[0] ?? 0
@@ -264,7 +271,8 @@ function checkTon(address: string): Verdict {
   }
 }
 
-function runChecksum(scheme: ChecksumScheme, address: string): Verdict | undefined {
+/** The scheme's own verdict on an address, undefined for 'none' (address-guide.ts names address families by it). */
+export function schemeVerdict(scheme: ChecksumScheme, address: string): Verdict | undefined {
   switch (scheme) {
     case 'eip55':
       return checkEip55(address)
@@ -287,7 +295,7 @@ function runChecksum(scheme: ChecksumScheme, address: string): Verdict | undefin
 
 /** Whether the scheme's checksum accepts the address (true for chains without one). */
 export function checksumOk(chainSymbol: string, address: string): boolean {
-  return runChecksum(checksumSchemeFor(chainSymbol), address)?.ok ?? true
+  return schemeVerdict(checksumSchemeFor(chainSymbol), address)?.ok ?? true
 }
 
 // ---------------------------------------------------------------- the check
@@ -314,12 +322,15 @@ export function checkAddress(chain: ChainRules, address: string, memo?: string):
     return finish()
   }
   if (/\s/.test(address)) {
+    // Said once, here: the checks below read the address without it, so they say whether
+    // taking the space out is all it needs (the view offers to).
     checks.push({
       name: CHECK_NAMES.whitespace,
       kind: 'input',
       ok: false,
-      detail: 'contains spaces or line breaks: check for a stray space when pasting'
+      detail: 'contains a space or line break, most likely from pasting; the checks below read it without'
     })
+    address = address.replace(/\s+/g, '')
   }
 
   if (chain.addressRegex !== undefined && chain.addressRegex !== '') {
@@ -360,7 +371,7 @@ export function checkAddress(chain: ChainRules, address: string, memo?: string):
   const memoCheck = checkMemo(chain.memoRegex, memo)
   if (memoCheck) checks.push(memoCheck)
 
-  const verdict = runChecksum(scheme, address)
+  const verdict = schemeVerdict(scheme, address)
   if (verdict) checks.push({ name: CHECK_NAMES[scheme as Exclude<ChecksumScheme, 'none'>], kind: 'checksum', ...verdict })
 
   return finish()

@@ -926,8 +926,12 @@ export const channels = {
 
   'webhooks:setUrl': ch(
     z.object({ url: HttpUrl }).strict(),
-    z.object({ message: z.string() }),
-    "Set the merchant's webhook URL at the service"
+    z.object({
+      message: z.string(),
+      /** The URL it replaced as this app knew it (webhooks:lastUrl before the change); absent from a hub of an older version. */
+      replaced: z.object({ url: z.string().nullable(), at: EpochMs.nullable() }).optional()
+    }),
+    "Set the merchant's webhook URL at the service; answers the URL it replaced, when this app set it"
   ),
   'webhooks:sendDummy': ch(
     z.object({ target: WebhookTarget, url: HttpUrl.optional() }).strict(),

@@ -75,8 +75,10 @@ describe('a Team profile', () => {
 
       answer = true
       await adminDesk.call('webhooks:setUrl', { url: 'https://merchant.example/first' })
-      await adminDesk.call('webhooks:setUrl', { url: 'https://merchant.example/second' })
+      const second = await adminDesk.call('webhooks:setUrl', { url: 'https://merchant.example/second' })
       expect(asked[2]!.detail).toContain('It replaces https://merchant.example/first')
+      // The answer names the URL replaced, for the card to say after the change.
+      expect(second.replaced).toMatchObject({ url: 'https://merchant.example/first' })
       expect(await adminDesk.call('webhooks:lastUrl', {})).toMatchObject({ url: 'https://merchant.example/second' })
     } finally {
       await adminDesk.close()

@@ -157,6 +157,8 @@ export async function filesContaining(dir: string, needle: string): Promise<stri
 
 export interface ProxiedRequest {
   path: string
+  /** The request's body as text ('' until it has been read). */
+  body: string
   /** The client closed the connection before the answer was complete. */
   abortedByClient: boolean
   answered: boolean
@@ -204,7 +206,13 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   }
 
   const server = createServer((req, res) => {
-    const rec: ProxiedRequest = { path: new URL(req.url ?? '/', 'http://x').pathname, abortedByClient: false, answered: false, held: false }
+    const rec: ProxiedRequest = {
+      path: new URL(req.url ?? '/', 'http://x').pathname,
+      body: '',
+      abortedByClient: false,
+      answered: false,
+      held: false
+    }
     requests.push(rec)
     res.on('close', () => {
       if (!res.writableFinished) {
@@ -216,6 +224,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const body = Buffer.concat(chunks)
+      rec.body = body.toString('utf8')
       if ([...holdPaths].some((p) => rec.path.endsWith(p))) {
         rec.held = true
         held.push({ rec, go: () => forward(req, res, body, rec) })

@@ -65,6 +65,15 @@ describe('webhooks', () => {
     expect(audit.rows.some((r) => r.action === 'webhook.resend' && r.detail.orderId === order.orderId)).toBe(true)
   })
 
+  it('setUrl answers the URL it replaced, as this app set it: the previous one, not the one just set', async () => {
+    const before = await h.call('webhooks:lastUrl', {})
+    const first = await h.call('webhooks:setUrl', { url: 'https://merchant.example/first' })
+    expect(first.replaced).toEqual(before)
+    const second = await h.call('webhooks:setUrl', { url: 'https://merchant.example/second' })
+    expect(second.replaced).toMatchObject({ url: 'https://merchant.example/first', at: expect.any(Number) })
+    expect(await h.call('webhooks:lastUrl', {})).toMatchObject({ url: 'https://merchant.example/second' })
+  })
+
   it('verify: true for a correctly signed payload, false with a reason for a tampered one', async () => {
     const secret = h.services.sandbox()!.apiSecret
     const body = { orderId: 100123, status: 16, merchantRecognitionId: 'verify-me' }

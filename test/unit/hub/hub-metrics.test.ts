@@ -45,6 +45,8 @@ describe('hub metrics', () => {
     m.request('events', '', 401)
     m.upstream({ endpoint: 'priceTicker', httpStatus: 429, attempt: 1, durationMs: 30, budgetWaitMs: 0, outcome: 'rate_limited' })
     m.upstream({ endpoint: 'priceTicker', attempt: 2, durationMs: 0, budgetWaitMs: 0, outcome: 'network' })
+    // Page 0 refused by a service counting from 1, asked to learn that: no failure to alert on.
+    m.upstream({ endpoint: 'merchantHistory', httpStatus: 400, attempt: 1, durationMs: 5, budgetWaitMs: 0, outcome: 'api', expected: true })
     m.refusal('unauthorized')
     m.relay('relayed')
     m.delivery(false)
@@ -55,6 +57,8 @@ describe('hub metrics', () => {
     expect(line(text, 'rampdesk_hub_upstream_requests_total{endpoint="priceTicker",outcome="rate_limited"}')).toMatch(/ 1$/)
     expect(line(text, 'rampdesk_hub_upstream_requests_total{endpoint="priceTicker",outcome="network"}')).toMatch(/ 1$/)
     expect(line(text, 'rampdesk_hub_upstream_429_total{endpoint="priceTicker"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_upstream_requests_total{endpoint="merchantHistory",outcome="expected_refusal"}')).toMatch(/ 1$/)
+    expect(line(text, 'rampdesk_hub_upstream_requests_total{endpoint="merchantHistory",outcome="api"}')).toBeUndefined()
     expect(line(text, 'rampdesk_hub_refusals_total{kind="unauthorized"}')).toMatch(/ 1$/)
     expect(line(text, 'rampdesk_hub_refusals_total{kind="origin"}')).toMatch(/ 0$/)
     expect(line(text, 'rampdesk_hub_webhook_relays_total{outcome="relayed"}')).toMatch(/ 1$/)

@@ -391,6 +391,23 @@ describe('HistorySync checks the readings of merchantHistory it relies on', () =
     expectMatchesTruth()
   })
 
+  it('a refusal of page 0 settles how pages count: not asked again a day later, only after the audit doubts the readings', async () => {
+    let now = Date.parse('2026-03-01T00:00:00.000Z')
+    readings = new HistoryReadings(null, () => now)
+    seed(20)
+    const pageZero = () => fake.calls.filter((c) => c.wirePage === 0).length
+    await probing().run(1, 1)
+    expect(pageZero()).toBe(1)
+    expect(readings.state().firstPage).toMatchObject({ value: 1, state: 'checked', settled: true })
+    now += 3 * 24 * 60 * 60_000
+    await probing().run(1, 1)
+    expect(pageZero()).toBe(1)
+    readings.doubt()
+    await probing().run(1, 1)
+    expect(pageZero()).toBe(2)
+    expectMatchesTruth()
+  })
+
   it('a service holding 100 records a page whatever pageSize asks: the short first page is checked, the cap learned, nothing lost', async () => {
     fake.readings = { since: 'inclusive', tieOrder: 'orderId', pageSizeCap: 100 }
     seed(1000)
