@@ -276,7 +276,7 @@ describe('one order', () => {
     await h.services.session().monitor.syncNow()
     const mine = notes.filter((n) => n.order?.orderId === o.orderId)
     expect(mine).toHaveLength(1)
-    expect(mine[0]!.title).toBe(`Onramp order ${o.orderId}: withdrawal complete (15)`)
+    expect(mine[0]!.title).toBe(`Onramp order ${o.orderId}: Complete`)
     expect(mine[0]!.order).toEqual({ type: 1, orderId: o.orderId })
   })
 })
