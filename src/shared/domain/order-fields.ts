@@ -67,7 +67,7 @@ const ONRAMP: readonly FieldSpec[] = [
   money(1, 'onrampFee', 'On-ramp fee'),
   money(1, 'gasFee', 'Network fee'),
   ...FEES(1),
-  f('referenceId', 'Reference id', 'copy'),
+  f('referenceId', 'Payment reference', 'copy'),
   f('hashId', 'Hash id', 'copy'),
   ...COMMON_TAIL,
   f('kycNeeded', 'KYC needed', 'yesNo'),
@@ -87,7 +87,7 @@ const OFFRAMP: readonly FieldSpec[] = [
   money(2, 'onRampFee', 'Platform fee'),
   ...FEES(2),
   money(2, 'tdsFee', 'TDS (1% tax on Indian sales)'),
-  f('referenceId', 'Reference id', 'copy'),
+  f('referenceId', 'Payment reference', 'copy'),
   ...COMMON_TAIL,
   f('webhookTrials', 'Webhook attempts', 'count')
 ]
