@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { exportTotal, writeOrdersCsv } from '../main/export/orders-csv'
 import { csvNamesOf } from '../shared/domain/csv'
-import { parseInput, toEnvelopeError, type OrderFilter } from '../shared/ipc/contract'
+import { parseInput, toEnvelopeError, type ExportInput } from '../shared/ipc/contract'
 import type { Hub } from './hub'
 import type { Operator } from './operators'
 import type { RateCap } from './rate-cap'
@@ -49,9 +49,10 @@ export async function exportOrders(op: Operator, req: IncomingMessage, res: Serv
   const text = await d.readBody(req)
   if (text === null)
     return d.refuse(res, 413, { ok: false, error: { kind: 'invalid_input', message: 'request too large', retryable: false } })
-  let filter: OrderFilter
+  // The body is the channel's input: {filter, headers?, bothTypes?} (a desktop of an older version sends {filter}).
+  let input: ExportInput
   try {
-    filter = parseInput('orders:export', JSON.parse(text || '{}')).filter
+    input = parseInput('orders:export', JSON.parse(text || '{}'))
   } catch (e) {
     return d.refuse(res, 400, { ok: false, error: toEnvelopeError(e) })
   }
@@ -73,7 +74,7 @@ export async function exportOrders(op: Operator, req: IncomingMessage, res: Serv
   }
   d.running.set(op.name, mine + 1)
   try {
-    await run(op, res, filter, d)
+    await run(op, res, input, d)
   } finally {
     const left = (d.running.get(op.name) ?? 1) - 1
     if (left > 0) d.running.set(op.name, left)
@@ -81,15 +82,17 @@ export async function exportOrders(op: Operator, req: IncomingMessage, res: Serv
   }
 }
 
-async function run(op: Operator, res: ServerResponse, filter: OrderFilter, d: ExportDeps): Promise<void> {
+async function run(op: Operator, res: ServerResponse, input: ExportInput, d: ExportDeps): Promise<void> {
   const { hub } = d
+  const { filter } = input
   const store = hub.session().store
-  const total = exportTotal(store, filter)
+  const total = exportTotal(store, input)
   // Fiats, coins and chains by the names the configuration gives them (cached; fetched at start).
   const config = hub.session().config
   const names = csvNamesOf(await config.get().catch(() => config.snapshot()))
   const started = Date.now()
-  hub.audit.append(op.name, 'orders:export:start', { filter, total })
+  const asked = { filter, ...(input.headers ? { headers: input.headers } : {}), ...(input.bothTypes ? { bothTypes: true } : {}) }
+  hub.audit.append(op.name, 'orders:export:start', { ...asked, total })
   hub.log.info(`${op.name} (${op.role}) started an export of ${total} orders`)
 
   const gone = new AbortController()
@@ -126,7 +129,7 @@ async function run(op: Operator, res: ServerResponse, filter: OrderFilter, d: Ex
         await yieldToLoop()
       }
     }
-    await writeOrdersCsv(store, filter, names, res, { signal: gone.signal, tally, pace })
+    await writeOrdersCsv(store, input, names, res, { signal: gone.signal, tally, pace })
     res.end()
   } catch (e) {
     outcome = gone.signal.aborted ? 'aborted' : 'failed'
@@ -139,7 +142,7 @@ async function run(op: Operator, res: ServerResponse, filter: OrderFilter, d: Ex
     res.off('drain', onDrain)
   }
   const rows = tally.rows
-  const detail: Record<string, unknown> = { filter, total, rows, outcome, ms: Date.now() - started }
+  const detail: Record<string, unknown> = { ...asked, total, rows, outcome, ms: Date.now() - started }
   if (error) detail.error = error
   hub.audit.append(op.name, 'orders:export', detail)
   const line = `${op.name} (${op.role}) export ${outcome}: ${rows} of ${total} orders${error ? ` (${error})` : ''}`

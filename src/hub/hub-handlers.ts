@@ -142,6 +142,7 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
     'app:showMain': desktopOnly('app:showMain'),
     'app:wake': desktopOnly('app:wake'),
     'app:openLogs': desktopOnly('app:openLogs'),
+    'app:openExport': desktopOnly('app:openExport'),
     'profiles:test': desktopOnly('profiles:test'),
     'confirm:answer': desktopOnly('confirm:answer'),
     'profiles:list': desktopOnly('profiles:list'),
@@ -188,6 +189,8 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
       else await h.watches.unwatch(op.name, type, orderId, h.session.monitor)
       return { ok: true }
     },
+    // On a hub that follows another, answered without keeping it: the leader keeps the orders.
+    'orders:check': orders['orders:check'],
     'orders:unreadable': orders['orders:unreadable'],
     'orders:watched': async () => ({ rows: trayRows(h.session.store, await h.watches.list(op.name)) }),
     'orders:export': desktopOnly('orders:export'),

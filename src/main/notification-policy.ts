@@ -2,7 +2,7 @@
 // notification settings alone: a pure function, so every setting is unit-tested and the
 // shells only show what it returns.
 import type { EventPayload, OrderRef, Settings } from '../shared/ipc/contract'
-import { orderKindLabel, statusInfo, statusText } from '../shared/domain/status'
+import { orderKindLabel, statusInfo } from '../shared/domain/status'
 
 export interface OrderNotification {
   title: string
@@ -23,8 +23,9 @@ export function orderNotification(notify: Settings['notify'], change: EventPaylo
     (info.tone === 'attention' && notify.needsAttention)
   if (!wanted) return null
   return {
-    title: `${orderKindLabel(row.type)} order ${row.orderId}: ${statusText(row.type, newStatus)}`,
-    body: oldStatus === null ? 'New order' : `was ${statusText(row.type, oldStatus)}`,
+    // In the operator's words, without the status number (the order's detail has it).
+    title: `${orderKindLabel(row.type)} order ${row.orderId}: ${info.label}`,
+    body: oldStatus === null ? `New order. ${info.meaning}` : `${info.meaning} Before: ${statusInfo(row.type, oldStatus).label}.`,
     order: { type: row.type, orderId: row.orderId }
   }
 }

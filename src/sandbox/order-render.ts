@@ -157,7 +157,7 @@ export class OrderRenderer {
         eventType: 'offramp',
         coinCode: coinAt(this.store.coin[row] ?? 0).code,
         network: chainSymbolOf(r.chainId as number),
-        statusDescription: statusInfo(2, status).label,
+        statusDescription: statusInfo(2, status).serviceLabel ?? `unknown status ${status}`,
         webhookTrials: trials
       }
     }

@@ -556,7 +556,7 @@ export class SandboxService {
       type,
       fiatType: FIATS[s.fiat[row] ?? 0]?.id ?? 0,
       status,
-      statusLabel: statusInfo(type, status).label,
+      statusLabel: statusInfo(type, status).serviceLabel ?? `unknown status ${status}`,
       path: pathAt(s.path[row] ?? 0).name,
       createdAt: new Date(s.createdAt[row] ?? 0).toISOString(),
       updatedAt: new Date(reportedUpdatedAt(s.updatedAt[row] ?? 0)).toISOString(),

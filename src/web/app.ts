@@ -43,10 +43,11 @@ export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
   // services running or a temporary data directory behind.
   let services: Services | null = null
   let harness: WebHarness
+  const exportDir = opts.services?.exportDir ?? join(dataDir, 'exports')
   try {
     services = await createServices({
       dataDir,
-      exportDir: join(dataDir, 'exports'),
+      exportDir,
       version: pkg.version,
       shellKind: 'web',
       sandbox: opts.sandbox,
@@ -59,7 +60,8 @@ export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
       staticDir,
       host: opts.host,
       port: opts.port,
-      allowRemote: opts.allowRemote
+      allowRemote: opts.allowRemote,
+      exportDir
     })
   } catch (e) {
     await services?.close().catch(() => undefined)

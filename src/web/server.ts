@@ -1,7 +1,8 @@
 // The browser harness: the same contract the preload exposes, served over HTTP so the
 // real renderer can run in a plain browser against the real services (npm run web,
 // Playwright e2e, benchmarks). POST /rpc/<channel> answers the channel's envelope;
-// GET /events streams contract events as Server-Sent Events.
+// GET /events streams contract events as Server-Sent Events; GET /exports/<file> hands a
+// CSV export of the export folder to the browser as a download (a desktop opens it).
 // Guarded like a local app should be. It binds to loopback (anything else needs
 // allowRemote) and is reached by a per-launch name, <random>.localhost, which browsers
 // resolve to loopback themselves: its cookie is sent to no other loopback server (cookies
@@ -14,7 +15,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 import type { AddressInfo } from 'node:net'
-import { channelNames, eventNames, type ChannelName, type ContractHandlers, type EventName } from '../shared/ipc/contract'
+import { channelNames, eventNames, ExportFileName, type ChannelName, type ContractHandlers, type EventName } from '../shared/ipc/contract'
 import { invokeChannel } from '../main/handlers/invoke'
 import { CONTENT_SECURITY_POLICY } from '../shared/csp'
 import { isLoopbackHost } from '../shared/loopback'
@@ -49,6 +50,8 @@ export interface WebHarnessOptions {
   token?: string
   /** Accept a bind address beyond loopback (other machines can then reach the harness). */
   allowRemote?: boolean
+  /** The folder CSV exports are written to (GET /exports/<file>); absent: no downloads. */
+  exportDir?: string
 }
 
 export interface WebHarness {
@@ -210,6 +213,24 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
     }
   }
 
+  /** An export by its name only (ExportFileName: no separator, no other file), as an attachment. */
+  async function serveExport(req: IncomingMessage, res: ServerResponse, name: string): Promise<void> {
+    if (!opts.exportDir || !ExportFileName.safeParse(name).success) return send(res, 404, '{"error":"not found"}')
+    try {
+      const body = await readFile(join(resolve(opts.exportDir), name))
+      res.writeHead(200, {
+        'Content-Type': 'text/csv; charset=utf-8',
+        'Content-Length': body.length,
+        'Content-Disposition': `attachment; filename="${name}"`,
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-store'
+      })
+      res.end(req.method === 'HEAD' ? undefined : body)
+    } catch {
+      send(res, 404, '{"error":"not found"}')
+    }
+  }
+
   const server = createServer(async (req, res) => {
     try {
       // DNS rebinding: the Host header must name this loopback listener.
@@ -285,6 +306,7 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
       }
 
       if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, '{"error":"method not allowed"}')
+      if (url.pathname.startsWith('/exports/')) return await serveExport(req, res, url.pathname.slice('/exports/'.length))
       // Awaited, so that its failures reach the catch below instead of leaving the request hanging.
       return await serveStatic(req, res, url.pathname)
     } catch (e) {

@@ -212,7 +212,10 @@ test('CSV export writes the filtered rows and reports where', async ({ page }) =
   await waitForOrders(page)
   const n = await total(page)
   await page.getByRole('button', { name: 'Export CSV' }).click()
-  await expect(page.getByTestId('export-result')).toContainText(`Exported ${n} rows`, { timeout: 30_000 })
+  // Counted as orders, in the operator's locale (the harness's browser: en-US).
+  await expect(page.getByTestId('export-result')).toContainText(`Exported ${n.toLocaleString('en-US')} ${n === 1 ? 'order' : 'orders'}`, {
+    timeout: 30_000
+  })
 })
 
 test('the transaction hash opens in the explorer through main', async ({ page }) => {

@@ -68,6 +68,8 @@ export const ipcMainHandlers = new Map<string, (event: unknown, raw: unknown) =>
 export const shellOpened: string[] = []
 /** Folders handed to shell.openPath (the file manager). */
 export const pathsOpened: string[] = []
+/** Files handed to shell.showItemInFolder. */
+export const itemsShown: string[] = []
 export const sessionState: {
   headersHook: ((d: { responseHeaders: Record<string, string[]> }, cb: (r: unknown) => void) => void) | null
   permissionHandler: ((wc: unknown, p: string, cb: (ok: boolean) => void) => void) | null
@@ -99,7 +101,8 @@ export function electronMock() {
     shell: {
       openExternal: vi.fn(async (url: string) => void shellOpened.push(url)),
       // Electron answers '' on success, else the reason.
-      openPath: vi.fn(async (path: string) => (pathsOpened.push(path), ''))
+      openPath: vi.fn(async (path: string) => (pathsOpened.push(path), '')),
+      showItemInFolder: vi.fn((path: string) => void itemsShown.push(path))
     },
     protocol: {
       registerSchemesAsPrivileged: vi.fn((schemes: typeof protocolState.privileged) => {

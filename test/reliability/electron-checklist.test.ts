@@ -49,7 +49,8 @@ import {
   ipcMainHandlers,
   sessionState,
   shellOpened,
-  pathsOpened
+  pathsOpened,
+  itemsShown
 } from '../electron/electron-mock'
 import { channelNames, methodName, type Envelope } from '../../src/shared/ipc/contract'
 import { CONTENT_SECURITY_POLICY } from '../../src/shared/csp'
@@ -560,6 +561,39 @@ describe("Electron's security checklist, on the real entry point", () => {
     // The support log is under the data directory, already holding the start-up lines.
     expect(readdirSync(logs).some((f) => /^rampdesk\.\d+\.log$/.test(f))).toBe(true)
     checked.push('app:openLogs: shell.openPath on <userData>/logs only; an input naming another folder is refused by the contract')
+  })
+
+  it('a CSV export is opened or shown in its folder by its name only: no other file, no other folder', async () => {
+    const exported = await invoke('orders:export', mainWin.webContents, APP_PAGE, { filter: { type: 1 }, headers: 'words' })
+    expect(exported).toMatchObject({ ok: true })
+    const { path, file } = (exported as { value: { path: string; file: string } }).value
+    expect(path).toBe(join(dataRoot, 'downloads', file))
+    pathsOpened.length = 0
+    expect(await invoke('app:openExport', mainWin.webContents, APP_PAGE, { file, action: 'show' })).toEqual({
+      ok: true,
+      value: { opened: true }
+    })
+    expect(itemsShown).toEqual([path])
+    expect(await invoke('app:openExport', mainWin.webContents, APP_PAGE, { file, action: 'open' })).toEqual({
+      ok: true,
+      value: { opened: true }
+    })
+    expect(pathsOpened).toEqual([path])
+    // A path, another name, a file that is not there: refused, nothing opened.
+    for (const smuggled of [
+      path,
+      '../rampdesk-onramp-2026-01-01T00-00-00-000Z.csv',
+      'rampdesk.db',
+      'rampdesk-onramp-2026-01-01T00-00-00-000Z.csv'
+    ]) {
+      const r = await invoke('app:openExport', mainWin.webContents, APP_PAGE, { file: smuggled, action: 'open' })
+      expect(r, smuggled).toMatchObject({ ok: false, error: { kind: 'invalid_input' } })
+    }
+    expect(pathsOpened).toEqual([path])
+    expect(itemsShown).toEqual([path])
+    checked.push(
+      'app:openExport: shell.openPath / showItemInFolder on a file of the export folder named as an export only; a path, another name or a missing file is refused'
+    )
   })
 
   it('beyond the checklist: a window asking to weaken security gets a native dialog, modal to the main window, Cancel by default', async () => {

@@ -28,6 +28,7 @@ const { startWebHarness } = await import('../../src/web/server')
 const VALID: Record<ChannelName, unknown> = {
   'app:info': {},
   'app:openLogs': {},
+  'app:openExport': { file: 'rampdesk-onramp-2026-11-25T14-30-00-000Z.csv', action: 'show' },
   'app:openExternal': { url: 'https://etherscan.io/tx/0xabc' },
   'app:showMain': { order: { type: 1, orderId: 5 } },
   'app:wake': {},
@@ -54,6 +55,7 @@ const VALID: Record<ChannelName, unknown> = {
   'orders:query': { filter: { type: 1, statusGroup: 'completed', search: 'abc' }, sort: 'updatedAt:desc', offset: 0, limit: 50 },
   'orders:get': { type: 2, orderId: 100001 },
   'orders:watch': { type: 1, orderId: 100001, watch: true },
+  'orders:check': { type: 1, orderId: 100001 },
   'orders:watched': {},
   'orders:export': { filter: { type: 1, from: '2025-01-01T00:00:00Z' } },
   'sync:state': {},

@@ -106,6 +106,10 @@ if (!app.requestSingleInstanceLock()) {
           if (failure) throw new Error(`the folder could not be opened: ${failure}`)
           return true
         },
+        showInFolder: async (path) => {
+          shell.showItemInFolder(path)
+          return true
+        },
         locale: () => app.getLocale(),
         confirm: (prompt) => confirmWithDialog(mainWindow && !mainWindow.isDestroyed() ? mainWindow : null, prompt)
       }

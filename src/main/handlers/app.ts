@@ -1,11 +1,13 @@
 // app:* — what the window asks of the app itself: version, shell and locale, external
 // links, a refetch after sleep or a network outage, bringing the main window forward
-// (from the tray), and the support logs' folder.
-import { mkdirSync } from 'node:fs'
+// (from the tray), a CSV export opened or shown in its folder, and the support logs' folder.
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { ContractError } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice } from './context'
 
 export function appHandlers(
-  c: Pick<HandlerContext, 'ready' | 'activeProfile' | 'shell' | 'version' | 'shellKind' | 'logDir'>
+  c: Pick<HandlerContext, 'ready' | 'activeProfile' | 'shell' | 'version' | 'shellKind' | 'logDir' | 'exportDir'>
 ): HandlerSlice<'app'> {
   return {
     'app:info': async () => {
@@ -27,6 +29,13 @@ export function appHandlers(
     'app:showMain': async ({ order }) => {
       c.shell.showMain(order)
       return { ok: true }
+    },
+    'app:openExport': async ({ file, action }) => {
+      // The contract takes an export's file name only (no separator, no other folder): the
+      // window can open nothing but what the export folder holds under an export's name.
+      const path = join(c.exportDir, file)
+      if (!existsSync(path)) throw new ContractError('invalid_input', `${file} is no longer in the export folder (${c.exportDir})`)
+      return { opened: action === 'open' ? await c.shell.openPath(path) : await c.shell.showInFolder(path) }
     },
     'app:openLogs': async () => {
       // With logging off the folder may not exist yet; a file manager cannot open what is not there.

@@ -28,6 +28,8 @@ export interface ShellPort {
   setStartAtLogin(enabled: boolean): Promise<void>
   /** Opens a folder in the system's file manager; false where the shell cannot (the browser harness). */
   openPath(path: string): Promise<boolean>
+  /** Shows a file selected in the system's file manager; false where the shell cannot (the browser harness). */
+  showInFolder(path: string): Promise<boolean>
   /** The OS locale (Electron's app.getLocale()); absent where the window knows its own (the browser). */
   locale?(): string
   /** Asks the operator outside the window's reach (a native dialog, or a typed one-time code). */
@@ -46,6 +48,7 @@ export function headlessShell(openedUrls: string[], confirm: Confirm, emit: Hand
     notify: (n) => emit('notify:order', n.order ? { title: n.title, body: n.body, order: n.order } : { title: n.title, body: n.body }),
     setStartAtLogin: async () => undefined,
     openPath: async () => false,
+    showInFolder: async () => false,
     confirm
   }
 }

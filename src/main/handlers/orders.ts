@@ -68,22 +68,32 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
       c.audit(watch ? 'order.watch' : 'order.unwatch', { type, orderId })
       return { ok: true }
     },
+    'orders:check': async ({ type, orderId }) => {
+      const s = await c.ready()
+      return s.monitor.checkOrder(type, orderId)
+    },
     'orders:watched': async () => {
       const s = await c.ready()
       return { rows: trayRows(s.store, s.store.watches.list()) }
     },
-    'orders:export': async ({ filter }) => {
+    'orders:export': async (input) => {
       const s = await c.ready()
+      const { filter } = input
       const r = await exportOrdersCsv({
         store: s.store,
-        filter,
+        input,
         // Names as the configuration has them now (cached; fetched at start).
         names: csvNamesOf(await s.config.get().catch(() => s.config.snapshot())),
         dir: c.exportDir,
         at: c.now(),
         onProgress: (p) => c.emit('export:progress', p)
       })
-      s.store.audit.append('orders.export', { type: filter.type, rows: r.rows, path: r.path })
+      s.store.audit.append('orders.export', {
+        type: filter.type,
+        ...(input.bothTypes ? { bothTypes: true } : {}),
+        rows: r.rows,
+        path: r.path
+      })
       return r
     }
   }

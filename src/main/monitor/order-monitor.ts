@@ -14,6 +14,7 @@ import { statusInfo, type StatusTone } from '../../shared/domain/status'
 import type {
   Coverage,
   EventPayload,
+  OrderCheck,
   OrderRow,
   OrderType,
   ScopeCoverage,
@@ -34,6 +35,7 @@ import { buildCoverage, SpendLog } from './coverage'
 import { realTimers, WatchPoller, type WatchClient, type WatchSchedule } from './watches'
 import { serviceAbortController } from '../abort'
 import { WebhookIngest, type WebhookOutcome, type WebhookStatusOutcome } from './webhook-ingest'
+import { checkOrderNow } from './order-check'
 
 export type MonitorClient = HistoryClient & WatchClient
 
@@ -467,6 +469,23 @@ export class OrderMonitor {
   }
 
   // ---------------------------------------------------------------- operator actions and the fast path
+
+  /** The operator's "Check now": the order's status from the service at once (order-check.ts). */
+  checkOrder(type: OrderType, orderId: number): Promise<OrderCheck> {
+    return checkOrderNow(
+      {
+        client: this.o.client,
+        orders: this.o.store.orders,
+        // A stopped monitor (a hub that follows another) asks, and leaves keeping orders to the leader.
+        keeps: this.started,
+        ...(this.started ? { signal: this.controller.signal } : {}),
+        now: this.now,
+        changed: ({ change }) => change && this.statusChanged(change, 'watch')
+      },
+      type,
+      orderId
+    )
+  }
 
   /** Pins an order and polls it right away (unless terminal). */
   watch(type: OrderType, orderId: number): void {

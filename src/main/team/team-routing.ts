@@ -213,7 +213,7 @@ export function routeTeam(local: ContractHandlers, r: TeamRouterContext): Contra
       if (!team) return local['orders:export'](input)
       return exportFromHub({
         connection: team.connection,
-        filter: input.filter,
+        input,
         dir: r.exportDir,
         at: r.now(),
         onProgress: (p) => r.emit('export:progress', p)

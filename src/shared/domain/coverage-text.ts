@@ -116,7 +116,7 @@ export function statusConfirmationText(
       return {
         attention: true,
         text:
-          `Status cannot be confirmed: orderStatus failed ${c.failures} times in a row` +
+          `Status cannot be confirmed: ${c.failures} status checks with the service failed in a row` +
           `${c.lastTriedAt !== null ? `, last at ${o.time(c.lastTriedAt)}` : ''}. ` +
           `${last[0]!.toUpperCase()}${last.slice(1)}; it may no longer be the service's status. It is asked again in turn.`
       }
@@ -136,7 +136,7 @@ export function statusConfirmationText(
   }
 }
 
-/** "a history answer", "a verified webhook", "orderStatus". */
+/** How a status was confirmed, in an operator's words: "a history sync", "a webhook from the service", "a status check". */
 export function confirmedByText(by: NonNullable<OrderRow['statusConfirmedBy']>): string {
-  return by === 'history' ? 'a history answer' : by === 'webhook' ? 'a verified webhook' : 'orderStatus'
+  return by === 'history' ? 'a history sync' : by === 'webhook' ? 'a webhook from the service' : 'a status check'
 }

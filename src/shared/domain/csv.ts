@@ -1,11 +1,10 @@
 // CSV export of order rows: RFC 4180 (CRLF, every field quoted, quotes doubled),
 // decimal strings written exactly as stored, and text a spreadsheet would run as a
 // formula defused with an apostrophe wherever a cell could begin. One line per call, so
-// an exporter can write 100,000 rows to a stream without building one giant string.
-import type { OfframpOrder, OnrampOrder } from '../api/schemas'
-import type { ConfigSnapshot, OrderType } from '../ipc/contract'
-import { chainName, coinName, fiatName, type SymbolMapping } from './names'
-import { statusInfo } from './status'
+// an exporter can write 100,000 rows to a stream without building one giant string. The
+// columns of an orders export are order-csv.ts's.
+import type { ConfigSnapshot } from '../ipc/contract'
+import type { SymbolMapping } from './names'
 
 export type CsvValue = string | number | bigint | boolean | null | undefined
 
@@ -105,66 +104,4 @@ export function csvNamesOf(config: Pick<ConfigSnapshot, 'fiats' | 'coins' | 'cha
     coin: map(config.coins.map((c) => ({ id: c.id, name: c.code }))),
     chain: map(config.chains.map((c) => ({ id: c.id, name: c.symbol })))
   }
-}
-
-/** The fields both order types share, in the order every export starts with. */
-type CommonOrderFields = Pick<
-  OnrampOrder & OfframpOrder,
-  'orderId' | 'merchantRecognitionId' | 'createdAt' | 'updatedAt' | 'status' | 'coinId' | 'chainId'
-> & {
-  fiatType?: number
-}
-
-function leadingColumns<T extends CommonOrderFields>(type: OrderType, names: CsvNameMappings): CsvColumn<T>[] {
-  return [
-    { header: 'orderId', value: (o) => o.orderId },
-    { header: 'merchantRecognitionId', value: (o) => o.merchantRecognitionId },
-    { header: 'createdAt', value: (o) => o.createdAt },
-    { header: 'updatedAt', value: (o) => o.updatedAt },
-    { header: 'status', value: (o) => o.status },
-    { header: 'statusLabel', value: (o) => statusInfo(type, o.status).label },
-    // Offramp records may lack fiatType (the history scope supplies it in the store).
-    { header: 'fiat', value: (o) => (o.fiatType === undefined ? '' : fiatName(o.fiatType, names.fiat)) },
-    { header: 'coin', value: (o) => coinName(o.coinId, names.coin) },
-    { header: 'chain', value: (o) => chainName(o.chainId, names.chain) }
-  ]
-}
-
-/** Columns of an onramp (type 1) order export. */
-export function onrampCsvColumns(names: CsvNameMappings = {}): CsvColumn<OnrampOrder>[] {
-  return [
-    ...leadingColumns<OnrampOrder>(1, names),
-    { header: 'fiatAmount', value: (o) => o.fiatAmount },
-    { header: 'expectedCryptoAmount', value: (o) => o.expectedCryptoAmount },
-    { header: 'expectedPrice', value: (o) => o.expectedPrice },
-    { header: 'actualCryptoAmount', value: (o) => o.actualCryptoAmount },
-    { header: 'actualPrice', value: (o) => o.actualPrice },
-    { header: 'onrampFee', value: (o) => o.onrampFee },
-    { header: 'clientFee', value: (o) => o.clientFee },
-    { header: 'gatewayFee', value: (o) => o.gatewayFee },
-    { header: 'gasFee', value: (o) => o.gasFee },
-    { header: 'paymentType', value: (o) => o.paymentType },
-    { header: 'walletAddress', value: (o) => o.walletAddress },
-    { header: 'referenceId', value: (o) => o.referenceId },
-    { header: 'transactionHash', value: (o) => o.transactionHash }
-  ]
-}
-
-/** Columns of an offramp (type 2) order export. */
-export function offrampCsvColumns(names: CsvNameMappings = {}): CsvColumn<OfframpOrder>[] {
-  return [
-    ...leadingColumns<OfframpOrder>(2, names),
-    { header: 'expectedQuantity', value: (o) => o.expectedQuantity },
-    { header: 'expectedPrice', value: (o) => o.expectedPrice },
-    { header: 'actualQuantity', value: (o) => o.actualQuantity },
-    { header: 'actualPrice', value: (o) => o.actualPrice },
-    { header: 'actualFiatAmount', value: (o) => o.actualFiatAmount },
-    { header: 'onrampFee', value: (o) => o.onrampFee },
-    { header: 'clientFee', value: (o) => o.clientFee },
-    { header: 'gatewayFee', value: (o) => o.gatewayFee },
-    { header: 'tdsFee', value: (o) => o.tdsFee },
-    { header: 'paymentType', value: (o) => o.paymentType },
-    { header: 'walletAddress', value: (o) => o.walletAddress },
-    { header: 'transactionHash', value: (o) => o.transactionHash }
-  ]
 }

@@ -2,8 +2,10 @@
 // an order's detail shows them, and what kind of value it holds (so a view shows a coin's
 // name rather than its id, a time in the operator's locale, an amount with its unit). The
 // meanings are the spec's (2.4, 2.5) and the live-service notes' ("Field meanings").
-// Fields the service sends beyond these keep their own name, under "other fields".
+// Fields the service sends beyond these keep their own name, under "other fields". The
+// unit of every amount and fee is order-amounts.ts's.
 import type { OrderType } from '../ipc/contract'
+import { amountUnit } from './order-amounts'
 
 export type FieldKind =
   | 'id' // an identifier shown as it is
@@ -14,10 +16,9 @@ export type FieldKind =
   | 'payment'
   | 'status'
   | 'time'
-  | 'fiatAmount' // in the order's fiat
-  | 'coinAmount' // in the order's coin
+  | 'fiatAmount' // in the order's fiat (fees taken in fiat too)
+  | 'coinAmount' // in the order's coin (the onramp network fee too)
   | 'price' // fiat per coin
-  | 'fee' // the service does not say in what unit (spec 2.4)
   | 'yesNo'
   | 'count'
 
@@ -28,6 +29,12 @@ export interface FieldSpec {
 }
 
 const f = (key: string, label: string, kind: FieldKind): FieldSpec => ({ key, label, kind })
+/** An amount or fee: its kind from the unit order-amounts.ts gives the field. */
+const money = (type: OrderType, key: string, label: string): FieldSpec => {
+  const unit = amountUnit(type, key)
+  if (unit === null) throw new Error(`${key} is not an amount of type ${type}`)
+  return f(key, label, unit === 'fiat' ? 'fiatAmount' : unit === 'coin' ? 'coinAmount' : 'price')
+}
 
 const COMMON_HEAD: FieldSpec[] = [
   f('orderId', 'Order id', 'id'),
@@ -41,8 +48,8 @@ const COMMON_HEAD: FieldSpec[] = [
 ]
 
 /** What the service quoted and filled at, and the fees both types carry. */
-const PRICES: FieldSpec[] = [f('expectedPrice', 'Price quoted', 'price'), f('actualPrice', 'Price filled', 'price')]
-const FEES: FieldSpec[] = [f('clientFee', 'Client fee', 'fee'), f('gatewayFee', 'Gateway fee', 'fee')]
+const PRICES = (t: OrderType): FieldSpec[] => [money(t, 'expectedPrice', 'Price quoted'), money(t, 'actualPrice', 'Price filled')]
+const FEES = (t: OrderType): FieldSpec[] => [money(t, 'clientFee', 'Client fee'), money(t, 'gatewayFee', 'Gateway fee')]
 
 const COMMON_TAIL: FieldSpec[] = [
   f('transactionHash', 'Transaction hash', 'copy'),
@@ -52,15 +59,15 @@ const COMMON_TAIL: FieldSpec[] = [
 
 const ONRAMP: readonly FieldSpec[] = [
   ...COMMON_HEAD,
-  f('fiatAmount', 'Customer pays', 'fiatAmount'),
-  f('expectedCryptoAmount', 'Crypto quoted', 'coinAmount'),
-  f('actualCryptoAmount', 'Crypto delivered', 'coinAmount'),
-  ...PRICES,
-  f('onRampFee', 'On-ramp fee', 'fee'),
-  f('onrampFee', 'On-ramp fee', 'fee'),
-  f('gasFee', 'Network fee', 'fee'),
-  ...FEES,
-  f('referenceId', 'Reference id', 'copy'),
+  money(1, 'fiatAmount', 'Customer pays'),
+  money(1, 'expectedCryptoAmount', 'Crypto quoted'),
+  money(1, 'actualCryptoAmount', 'Crypto delivered'),
+  ...PRICES(1),
+  money(1, 'onRampFee', 'On-ramp fee'),
+  money(1, 'onrampFee', 'On-ramp fee'),
+  money(1, 'gasFee', 'Network fee'),
+  ...FEES(1),
+  f('referenceId', 'Payment reference', 'copy'),
   f('hashId', 'Hash id', 'copy'),
   ...COMMON_TAIL,
   f('kycNeeded', 'KYC needed', 'yesNo'),
@@ -72,15 +79,15 @@ const ONRAMP: readonly FieldSpec[] = [
 
 const OFFRAMP: readonly FieldSpec[] = [
   ...COMMON_HEAD,
-  f('expectedQuantity', 'Crypto to sell', 'coinAmount'),
-  f('actualQuantity', 'Crypto sold', 'coinAmount'),
-  ...PRICES,
-  f('actualFiatAmount', 'Fiat paid out', 'fiatAmount'),
-  f('onrampFee', 'Platform fee', 'fee'),
-  f('onRampFee', 'Platform fee', 'fee'),
-  ...FEES,
-  f('tdsFee', 'TDS (1% tax on Indian sales)', 'fee'),
-  f('referenceId', 'Reference id', 'copy'),
+  money(2, 'expectedQuantity', 'Crypto to sell'),
+  money(2, 'actualQuantity', 'Crypto sold'),
+  ...PRICES(2),
+  money(2, 'actualFiatAmount', 'Fiat paid out'),
+  money(2, 'onrampFee', 'Platform fee'),
+  money(2, 'onRampFee', 'Platform fee'),
+  ...FEES(2),
+  money(2, 'tdsFee', 'TDS (1% tax on Indian sales)'),
+  f('referenceId', 'Payment reference', 'copy'),
   ...COMMON_TAIL,
   f('webhookTrials', 'Webhook attempts', 'count')
 ]

@@ -5,6 +5,9 @@
 // parsed in main before anything acts on them; outputs are typed by the same schemas.
 import { z } from 'zod'
 import { httpUrl } from '../http-url'
+import { ExportFileName, ExportHeaders, OrderCheck } from './contract-orders'
+
+export { ExportFileName, ExportHeaders, OrderCheck }
 
 // ---------------------------------------------------------------- common pieces
 
@@ -707,7 +710,28 @@ export type ConfirmOutcome = z.infer<typeof ConfirmOutcome>
 export const ExportProgress = z.object({ rows: z.number().int(), total: z.number().int(), done: z.boolean() })
 export type ExportProgress = z.infer<typeof ExportProgress>
 
-export const ExportResult = z.object({ path: z.string(), rows: z.number().int() })
+export const ExportInput = z
+  .object({
+    filter: OrderFilter,
+    /**
+     * Column names. Absent: the API's names, as before names in words existed (scripts keep
+     * working); the window asks for words unless the operator chooses the names for scripts.
+     */
+    headers: ExportHeaders.optional(),
+    /** Onramp and offramp orders in one file, each with the filter's other conditions (filter.type is then ignored). */
+    bothTypes: z.boolean().optional()
+  })
+  .strict()
+export type ExportInput = z.infer<typeof ExportInput>
+
+export const ExportResult = z.object({
+  path: z.string(),
+  rows: z.number().int(),
+  /** The file's name in the export folder (app:openExport; a download in the browser harness). */
+  file: ExportFileName.optional(),
+  /** The column names the file has (a team hub of an older version writes the API's whatever was asked). */
+  headers: ExportHeaders.optional()
+})
 export type ExportResult = z.infer<typeof ExportResult>
 
 /** A history record the app could not read: kept raw, shown with its id and the reason. */
@@ -808,6 +832,11 @@ export const channels = {
     ok,
     'Show the main window (from the tray), optionally at an order'
   ),
+  'app:openExport': ch(
+    z.object({ file: ExportFileName, action: z.enum(['open', 'show']) }).strict(),
+    z.object({ opened: z.boolean() }),
+    'Open a CSV export of the export folder, or show it in the file manager (false where the shell cannot: the browser harness downloads it)'
+  ),
   'app:openLogs': ch(
     none,
     z.object({ dir: z.string(), opened: z.boolean() }),
@@ -901,12 +930,21 @@ export const channels = {
     'One order with every field and its timeline'
   ),
   'orders:watch': ch(OrderRef.extend({ watch: z.boolean() }).strict(), ok, 'Pin or unpin an order'),
+  'orders:check': ch(
+    OrderRef.strict(),
+    OrderCheck,
+    "Ask the service for one order's status now (interactive priority) and keep it as a confirmation"
+  ),
   'orders:watched': ch(
     none,
     z.object({ rows: z.array(OrderRow) }),
     'Pinned orders, orders needing attention and active orders, for the tray'
   ),
-  'orders:export': ch(z.object({ filter: OrderFilter }).strict(), ExportResult, 'Write the filtered orders to CSV'),
+  'orders:export': ch(
+    ExportInput,
+    ExportResult,
+    'Write the filtered orders to CSV: column names in words or the API names, one type or both in one file'
+  ),
   'orders:unreadable': ch(none, z.object({ rows: z.array(UnreadableOrder) }), 'History records the app could not read, with the reason'),
 
   'sync:state': ch(none, z.object({ states: z.array(SyncState) }), 'Sync state per (type, fiat)'),

@@ -62,6 +62,8 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   // (sync:now stays a viewer's: the one monitor runs each scope once however many ask.)
   'config:refresh': 'operator',
   'orders:watch': 'operator',
+  // Spends a request of the team's orderStatus budget at interactive priority.
+  'orders:check': 'operator',
   'webhooks:sendDummy': 'operator',
   'webhooks:resend': 'operator',
   'webhooks:verify': 'operator',

@@ -75,6 +75,13 @@ describe('tokens and roles', () => {
     expect(Number(quote.rate)).toBeGreaterThan(0)
   })
 
+  it('lets an operator check an order with the service now, but not a viewer (it spends the team budget)', async () => {
+    const truth = f.sandbox.control.groundTruth({ type: 1, fiatType: 1 })[0]!
+    expect((await rpc(viewer, 'orders:check', { type: 1, orderId: truth.orderId })).status).toBe(403)
+    const r = await f.call<{ kind: string; status: number }>(operator, 'orders:check', { type: 1, orderId: truth.orderId })
+    expect(r).toMatchObject({ kind: 'status', status: truth.status })
+  })
+
   it('tells each desktop its role and channels', async () => {
     const access = await f.call<{ team: { operator: string; role: string }; channels: string[] }>(operator, 'team:access')
     expect(access.team).toMatchObject({ operator: 'otto', role: 'operator', hubUrl: f.url })

@@ -233,7 +233,7 @@ describe('a Team profile', () => {
     const theirs = join(f.dataDir, 'export-check')
     const reference = await exportOrdersCsv({
       store: f.hub.session().store,
-      filter: { type: 1 },
+      input: { filter: { type: 1 } },
       names: csvNamesOf(f.hub.session().config.snapshot()),
       dir: theirs,
       at: Date.now(),
@@ -251,6 +251,16 @@ describe('a Team profile', () => {
     await viewerDesk.waitFor('export:progress', (p) => p.done && p.rows === r.rows)
     const audit = await f.call<{ rows: Array<{ operator: string; action: string }> }>(adminToken, 'audit:list', { limit: 50 })
     expect(audit.rows.some((a) => a.operator === 'vera' && a.action === 'orders:export')).toBe(true)
+  })
+
+  it('exports both types in one file with headers in words through the hub, as the desktop asked', async () => {
+    const r = await viewerDesk.call('orders:export', { filter: { type: 2 }, headers: 'words', bothTypes: true })
+    expect(r).toMatchObject({ headers: 'words', file: expect.stringMatching(/^rampdesk-orders-/) })
+    const [header, ...rows] = parseCsv((await readFile(r.path, 'utf8')).replace(/^\uFEFF/, ''))
+    expect(header!.slice(0, 3)).toEqual(['Type', 'Order id', 'Merchant reference'])
+    expect(header).toContain('Network fee currency')
+    expect(new Set(rows.map((row) => row[0]))).toEqual(new Set(['Onramp', 'Offramp']))
+    expect(rows).toHaveLength(r.rows)
   })
 
   it('tells a desktop whose token was revoked that its access was revoked and whom to ask, with no promise of a retry', async () => {

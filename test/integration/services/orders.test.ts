@@ -276,8 +276,30 @@ describe('one order', () => {
     await h.services.session().monitor.syncNow()
     const mine = notes.filter((n) => n.order?.orderId === o.orderId)
     expect(mine).toHaveLength(1)
-    expect(mine[0]!.title).toBe(`Onramp order ${o.orderId}: withdrawal complete (15)`)
+    expect(mine[0]!.title).toBe(`Onramp order ${o.orderId}: Complete`)
     expect(mine[0]!.order).toEqual({ type: 1, orderId: o.orderId })
+  })
+
+  it('orders:check asks the service now: a move nothing synced yet arrives as order:changed, confirmed by a status check', async () => {
+    const sb = h.services.sandbox()!
+    const created = sb.control.createOrder({ type: 1, fiatType: 1, hold: true, path: 'completed' })
+    await h.services.session().monitor.syncNow()
+    expect(await h.call('orders:check', { type: 1, orderId: created.orderId })).toMatchObject({
+      kind: 'status',
+      status: created.status,
+      previous: created.status,
+      kept: true
+    })
+    const before = h.lastSeq()
+    const moved = sb.control.advanceOrder(created.orderId)
+    const r = await h.call('orders:check', { type: 1, orderId: created.orderId })
+    expect(r).toMatchObject({ kind: 'status', status: moved.status, previous: created.status, kept: true })
+    const ev = await h.waitFor('order:changed', (p) => p.row.orderId === created.orderId, before)
+    expect(ev.newStatus).toBe(moved.status)
+    const got = await h.call('orders:get', { type: 1, orderId: created.orderId })
+    expect(got!.row).toMatchObject({ status: moved.status, statusConfirmedBy: 'orderStatus' })
+    // An order the service does not know: said so, not an error.
+    expect(await h.call('orders:check', { type: 2, orderId: 987654321 })).toMatchObject({ kind: 'unknown-order' })
   })
 })
 

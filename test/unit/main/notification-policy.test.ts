@@ -86,18 +86,18 @@ describe('orderNotification', () => {
 
   it('an unknown status is progress: shown only for anyChange', () => {
     expect(orderNotification({ ...NONE, terminalSuccess: true, terminalFailure: true, needsAttention: true }, change(1, 15, 99))).toBeNull()
-    expect(orderNotification({ ...NONE, anyChange: true }, change(1, 15, 99))?.title).toBe('Onramp order 100123: unknown status 99')
+    expect(orderNotification({ ...NONE, anyChange: true }, change(1, 15, 99))?.title).toBe('Onramp order 100123: Unknown status 99')
   })
 
   it('says which order, what it became and what it was, and opens that order', () => {
     expect(orderNotification({ ...NONE, terminalSuccess: true }, SUCCESS)).toEqual({
-      title: 'Onramp order 100123: withdrawal complete (15)',
-      body: 'was withdrawal initiated (14)',
+      title: 'Onramp order 100123: Complete',
+      body: "The crypto was sent to the customer's wallet. Before: Sending crypto.",
       order: { type: 1, orderId: 100123 }
     })
     expect(orderNotification({ ...NONE, needsAttention: true }, change(2, null, 3, { orderId: 7 }))).toEqual({
-      title: 'Offramp order 7: over limit, held for manual review (3)',
-      body: 'New order',
+      title: 'Offramp order 7: Held for review',
+      body: "New order. The order is over a limit (such as the customer's monthly limit) and is held until the service reviews it.",
       order: { type: 2, orderId: 7 }
     })
   })

@@ -1,7 +1,7 @@
 // The browser harness's HTTP front (src/web/server.ts) over loopback with stand-in
 // handlers: the token-for-cookie exchange, the 401/403/415/404/413 refusals, the
-// invalid-input envelope, Server-Sent Events, static files confined to their root, and
-// the CSP on HTML.
+// invalid-input envelope, Server-Sent Events, static files confined to their root, the
+// CSP on HTML, and CSV exports downloaded by their name only.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { request, type IncomingHttpHeaders } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -13,6 +13,7 @@ import { channelNames, type ContractHandlers, type EventName } from '../../../sr
 import { syncState } from '../../support/sync-state'
 
 const TOKEN = 'test-token-0123456789abcdef'
+const EXPORT = 'rampdesk-orders-2026-11-25T14-30-00-000Z.csv'
 const SECRET_TEXT = 'outside-the-root-do-not-serve'
 
 let base: string
@@ -90,7 +91,11 @@ beforeAll(async () => {
   // A sibling folder whose name starts with the root's: a prefix check without the separator would let it through.
   await mkdir(join(dir, 'static-evil'), { recursive: true })
   await writeFile(join(dir, 'static-evil', 'x.txt'), SECRET_TEXT)
+  await mkdir(join(dir, 'exports'), { recursive: true })
+  await writeFile(join(dir, 'exports', EXPORT), '"Order id"\r\n"1"\r\n')
+  await writeFile(join(dir, 'exports', 'rampdesk.db'), SECRET_TEXT)
   harness = await startWebHarness({
+    exportDir: join(dir, 'exports'),
     handlers: handlers(),
     subscribe: (l) => {
       emit = l
@@ -333,6 +338,33 @@ describe('static files', () => {
       const r = await send('GET', path)
       expect(r.body, path).not.toContain(SECRET_TEXT)
       expect(r.body, path).not.toContain('root:')
+      expect([400, 404], `${path} answered ${r.status}`).toContain(r.status)
+    }
+  })
+})
+
+describe('CSV exports', () => {
+  it('hands an export to the browser as a download, by its name, to a session only', async () => {
+    const r = await send('GET', `/exports/${EXPORT}`)
+    expect(r.status).toBe(200)
+    expect(r.body).toBe('"Order id"\r\n"1"\r\n')
+    expect(r.headers['content-type']).toBe('text/csv; charset=utf-8')
+    expect(r.headers['content-disposition']).toBe(`attachment; filename="${EXPORT}"`)
+    expect(r.headers['x-content-type-options']).toBe('nosniff')
+    expect((await send('GET', `/exports/${EXPORT}`, { cookie: false })).status).toBe(401)
+  })
+
+  it('serves nothing else of the folder or beyond it, and no export that is not there', async () => {
+    for (const path of [
+      '/exports/rampdesk.db',
+      '/exports/../secret.txt',
+      '/exports/%2e%2e%2fsecret.txt',
+      '/exports/..%2fstatic%2findex.html',
+      `/exports/${EXPORT.replace('orders', 'onramp')}`,
+      `/exports/${encodeURIComponent(join(dir, 'exports', EXPORT))}`
+    ]) {
+      const r = await send('GET', path)
+      expect(r.body, path).not.toContain(SECRET_TEXT)
       expect([400, 404], `${path} answered ${r.status}`).toContain(r.status)
     }
   })

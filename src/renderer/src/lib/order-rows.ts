@@ -4,7 +4,7 @@
 // formatting; a page replaced (a new answer, a live patch) is a new array and is formatted
 // again; a new locale or configuration makes new models.
 import { fiatDecimals } from '../../../shared/domain/money'
-import { GONE_NOTE, statusInfo, type StatusTone } from '../../../shared/domain/status'
+import { GONE_NOTE, statusInfo, statusTooltip, type StatusTone } from '../../../shared/domain/status'
 import type { OrderRow } from '../../../shared/ipc/contract'
 import { amountText, dateTime, dateTimeShort } from './format'
 
@@ -12,10 +12,8 @@ export interface OrderRowView {
   orderId: number
   status: number
   watched: boolean
-  /** The status in a few words (the whole label is in statusTitle). */
+  /** The status in the operator's words ("Complete"); its number and meaning are in statusTitle only. */
   statusLabel: string
-  /** " (4)" after the label, empty for a status the table does not know. */
-  statusNumber: string
   statusTone: StatusTone
   statusTitle: string
   /** After the status of an order the service no longer has ("no longer listed"), else empty. */
@@ -75,15 +73,14 @@ export function orderRowView(r: OrderRow, l: RowLabels): OrderRowView {
     orderId: r.orderId,
     status: r.status,
     watched: r.watched,
-    statusLabel: s.short,
-    statusNumber: s.known ? `\u00a0(${r.status})` : '',
+    statusLabel: s.label,
     statusTone: s.tone,
     statusTitle: r.goneAt
-      ? `${s.known ? `${s.label} (${r.status})` : s.label}: the last status seen; the service no longer has this order (since ${dateTime(r.goneAt, l.locale)})`
-      : `${s.known ? `${s.label} (${r.status})` : s.label}: ${s.group}${s.terminal ? ', final' : ''}`,
+      ? `${statusTooltip(r.type, r.status)} The last status seen: the service no longer lists this order (since ${dateTime(r.goneAt, l.locale)}).`
+      : `${statusTooltip(r.type, r.status)}${s.terminal ? ' Final.' : ''}`,
     statusNote: r.goneAt ? GONE_NOTE : '',
     fiat: fiatAmount(r.fiatAmount, l.fiatLabel(r.fiatType), l.locale),
-    crypto: amount(r.cryptoAmount, l.coinDp(r.coinId), '', l.locale),
+    crypto: amount(r.cryptoAmount, l.coinDp(r.coinId), l.coinLabel(r.coinId), l.locale),
     coinNetwork: `${l.coinLabel(r.coinId)} · ${l.chainLabel(r.chainId)}`,
     wallet: r.walletAddress ?? '—',
     walletTitle: r.walletAddress ?? '',

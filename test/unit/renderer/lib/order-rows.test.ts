@@ -39,31 +39,36 @@ describe('orderRowView', () => {
   it('formats amounts, labels and the time in the operator locale', () => {
     const v = orderRowView(row(), labels('en-IN'))
     expect(v.fiat).toEqual({ text: '1,00,000.46', title: '100000.456', unit: 'INR' })
-    expect(v.crypto).toEqual({ text: '11.5000', title: '11.5', unit: '' })
+    // The crypto amount carries its coin, as the fiat amount its currency.
+    expect(v.crypto).toEqual({ text: '11.5000', title: '11.5', unit: 'USDT' })
     expect(v.coinNetwork).toBe('USDT · ERC20')
-    expect(v.statusNumber).toBe('\u00a0(4)')
-    expect(v.statusTitle).toMatch(/final$/)
+    // The cell says the status in words; its number and meaning are in the title only.
+    expect(v.statusLabel).toBe('Complete')
+    expect(v.statusTitle).toBe("Complete (status 4): The crypto was sent to the customer's wallet. Final.")
     expect(v.wallet).toBe('0xabc')
     // Within the year given: month, day and time; the title has the whole instant.
     const midJune = row({ updatedAt: '2024-06-15T12:00:00.000Z' })
     expect(orderRowView(midJune, { ...labels('en-US'), year: 2024 }).updated).toMatch(/^Jun 15, \d\d:\d\d (AM|PM)$/)
     expect(orderRowView(midJune, { ...labels('en-US'), year: 2026 }).updated).toBe('Jun 15, 2024')
     expect(v.updatedTitle).toMatch(/2024/)
-    // Status labels that fit a column; the whole label in the title.
+    // The status in words in the cell, never the service's integration words.
     const long = orderRowView(row({ status: 16 }), labels('en-US'))
-    expect(long.statusLabel).toBe('webhook sent')
-    expect(long.statusTitle).toMatch(/^webhook sent \(after completion\) \(16\): completed/)
+    expect(long.statusLabel).toBe('Complete')
+    expect(long.statusTitle).toMatch(/^Complete \(status 16\): The crypto was sent to the customer's wallet and your system was told\./)
+    expect(long.statusTitle).not.toMatch(/webhook/i)
     expect(orderRowView(row(), labels('en-US')).fiat.text).toBe('100,000.46')
   })
 
   it('says after the status of an order the service no longer has that it is unlisted (review 23-d finding 6)', () => {
     const listed = orderRowView(row({ status: 0, goneAt: null }), labels('en-US'))
     expect(listed.statusNote).toBe('')
-    expect(listed.statusTitle).toMatch(/: in progress$/)
+    expect(listed.statusTitle).toBe('Created (status 0): The order was placed; no payment has been seen yet.')
     const gone = orderRowView(row({ status: 0, goneAt: Date.UTC(2026, 10, 24, 9, 30) }), labels('en-US'))
-    expect(gone.statusLabel).toBe('created')
+    expect(gone.statusLabel).toBe('Created')
     expect(gone.statusNote).toBe('unlisted')
-    expect(gone.statusTitle).toMatch(/^created \(0\): the last status seen; the service no longer has this order \(since .*2026/)
+    expect(gone.statusTitle).toMatch(
+      /^Created \(status 0\): .* The last status seen: the service no longer lists this order \(since .*2026/
+    )
     // A hub of an older version leaves goneAt out: listed.
     expect(orderRowView(row({ status: 0 }), labels('en-US')).statusNote).toBe('')
   })
@@ -84,8 +89,8 @@ describe('orderRowView', () => {
 
   it('shows a status it does not know without a number, and missing values as a dash', () => {
     const v = orderRowView(row({ status: 999, fiatAmount: null, walletAddress: null, merchantRecognitionId: null }), labels('en-US'))
-    expect(v.statusLabel).toBe('unknown status 999')
-    expect(v.statusNumber).toBe('')
+    expect(v.statusLabel).toBe('Unknown status 999')
+    expect(v.statusTitle).toMatch(/^Unknown status 999: The service reported a status this app does not know/)
     expect(v.fiat).toEqual({ text: '—', title: undefined, unit: '' })
     expect(v.wallet).toBe('—')
     expect(v.walletTitle).toBe('')

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import {
-  CSV_EOL,
-  FORMULA_TRIGGERS,
-  csvCell,
-  csvHeader,
-  csvLines,
-  csvRow,
-  offrampCsvColumns,
-  onrampCsvColumns,
-  type CsvColumn
-} from '../../../../src/shared/domain/csv'
-import { OfframpOrder, OnrampOrder } from '../../../../src/shared/api/schemas'
+import { CSV_EOL, FORMULA_TRIGGERS, csvCell, csvHeader, csvLines, csvRow, type CsvColumn } from '../../../../src/shared/domain/csv'
 import { CSV_ATTACKS, cellsThatWouldRun, parseCsv } from '../../../support/csv-reader'
 
 /** Every field of a CSV text is quoted: the reader above, told to reject unquoted ones. */
@@ -140,66 +129,5 @@ describe('csvHeader / csvLines', () => {
     expect(bytes).toBeGreaterThan(2_000_000)
     expect(parseCsv(last)).toEqual([['99999', 'note "99999", ok']])
     expect(parseCsv(csvRow([7, '=cmd 7']))).toEqual([['7', "'=cmd 7"]])
-  })
-})
-
-describe('order columns', () => {
-  it('export an onramp history record with labels, names and exact decimals', () => {
-    const order = OnrampOrder.parse({
-      orderId: '1001',
-      walletAddress: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-      coinId: 54,
-      chainId: 1,
-      fiatType: 1,
-      paymentType: 1,
-      fiatAmount: 10000,
-      expectedCryptoAmount: 112.4516,
-      expectedPrice: 88.5,
-      actualCryptoAmount: null,
-      actualPrice: null,
-      createdAt: '2024-03-01T10:00:00Z',
-      updatedAt: '2024-03-01T10:05:00.123Z',
-      status: 15,
-      referenceId: '=2+5',
-      onRampFee: 25,
-      gasFee: 0.008157600000000001,
-      clientFee: 0,
-      gatewayFee: 5,
-      merchantRecognitionId: 'm-1'
-    })
-    const columns = onrampCsvColumns({ coin: { usdt: 54 } })
-    const [header, record] = parseCsv(csvHeader(columns) + csvRow(columns.map((c) => c.value(order))))
-    const byName = Object.fromEntries((header ?? []).map((h, i) => [h, record?.[i]]))
-    expect(byName).toMatchObject({
-      orderId: '1001',
-      status: '15',
-      statusLabel: 'withdrawal complete',
-      fiat: 'INR',
-      coin: 'USDT',
-      chain: 'BEP20',
-      fiatAmount: '10000',
-      gasFee: '0.008157600000000001',
-      onrampFee: '25',
-      actualCryptoAmount: '',
-      referenceId: "'=2+5",
-      createdAt: '2024-03-01T10:00:00.000Z'
-    })
-  })
-
-  it('export an offramp record with an unknown status and unknown ids', () => {
-    const order = OfframpOrder.parse({
-      orderId: 7,
-      coinId: 999,
-      chainId: 10116,
-      expectedQuantity: '100',
-      createdAt: '2024-03-01T10:00:00.000Z',
-      updatedAt: '2024-03-01T10:00:00.000Z',
-      status: 77,
-      tdsFee: 1.1
-    })
-    const columns = offrampCsvColumns()
-    const [header, record] = parseCsv(csvHeader(columns) + csvRow(columns.map((c) => c.value(order))))
-    const byName = Object.fromEntries((header ?? []).map((h, i) => [h, record?.[i]]))
-    expect(byName).toMatchObject({ statusLabel: 'unknown status 77', coin: '#999', chain: '#10116', fiat: '', tdsFee: '1.1' })
   })
 })

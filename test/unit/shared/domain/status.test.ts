@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import {
   STATUS_GROUPS,
+  STATUS_TABLE,
+  statusTooltip,
+  UNKNOWN_STATUS_MEANING,
+  UNKNOWN_STATUS_TELL,
   orderKindLabel,
   STATUSES_BY_GROUP,
   knownStatuses,
@@ -14,7 +18,7 @@ import type { OrderType } from '../../../../src/shared/ipc/contract'
 import { statusMatchesGroup } from '../../../support/status-group'
 
 // The tables of the live-service notes, "Order status values", written out again here
-// so a slip in the source table shows up as a mismatch.
+// so a slip in the source table shows up as a mismatch (the service's words: serviceLabel).
 const ONRAMP: Array<[number[], string, 'success' | 'failure' | 'progress']> = [
   [[-4], 'amount mismatch', 'failure'],
   [[-3], 'bank and KYC name mismatch', 'failure'],
@@ -57,7 +61,7 @@ describe('statusInfo', () => {
       for (const s of statuses) {
         const info = statusInfo(type, s)
         expect(info, `type ${type} status ${s}`).toMatchObject({
-          label,
+          serviceLabel: label,
           tone,
           known: true,
           terminal: tone === 'success' || tone === 'failure'
@@ -68,9 +72,9 @@ describe('statusInfo', () => {
   })
 
   it('gives the same number different meanings per type', () => {
-    expect(statusInfo(1, 4).label).toBe('withdrawal complete')
+    expect(statusInfo(1, 4).label).toBe('Complete')
     expect(statusInfo(1, 4).terminal).toBe(true)
-    expect(statusInfo(2, 4).label).toBe('crypto sold')
+    expect(statusInfo(2, 4).label).toBe('Crypto sold')
     expect(statusInfo(2, 4).terminal).toBe(false)
     expect(statusInfo(1, 3).group).toBe('in progress')
     expect(statusInfo(2, 3).group).toBe('needs attention')
@@ -84,7 +88,7 @@ describe('statusInfo', () => {
     expect(statusesInGroup(1, 'needs attention')).toEqual([])
   })
 
-  it('shows unknown values as "unknown status N", in progress, never terminal', () => {
+  it('shows unknown values as "Unknown status N", in progress, never terminal, saying to check with the service', () => {
     for (const [type, status] of [
       [1, 99],
       [1, -3.5],
@@ -96,7 +100,10 @@ describe('statusInfo', () => {
     ] as const) {
       const info = statusInfo(type, status)
       expect(info).toMatchObject({
-        label: `unknown status ${String(status)}`,
+        label: `Unknown status ${String(status)}`,
+        meaning: UNKNOWN_STATUS_MEANING,
+        tell: UNKNOWN_STATUS_TELL,
+        serviceLabel: null,
         terminal: false,
         tone: 'progress',
         group: 'in progress',
@@ -118,9 +125,11 @@ describe('statusInfo', () => {
     )
   })
 
-  it('statusText shows the number next to the label', () => {
-    expect(statusText(1, 15)).toBe('withdrawal complete (15)')
-    expect(statusText(2, 77)).toBe('unknown status 77')
+  it('statusText shows the number next to the label, the tooltip the number and the meaning', () => {
+    expect(statusText(1, 15)).toBe('Complete (15)')
+    expect(statusText(2, 77)).toBe('Unknown status 77')
+    expect(statusTooltip(1, 16)).toBe("Complete (status 16): The crypto was sent to the customer's wallet and your system was told.")
+    expect(statusTooltip(2, 77)).toBe(`Unknown status 77: ${UNKNOWN_STATUS_MEANING}`)
   })
 })
 
@@ -169,5 +178,79 @@ describe('orderKindLabel', () => {
 describe('STATUS_GROUPS', () => {
   it('are the contract filter groups, in display order', () => {
     expect(STATUS_GROUPS).toEqual(['in progress', 'needs attention', 'completed', 'failed'])
+  })
+})
+
+// Swap orders' statuses as the live-service notes list them ("More from the live service's
+// public documentation"), with the tone the app gives each.
+const SWAP: Array<[number, string, 'success' | 'failure' | 'progress' | 'attention']> = [
+  [-1, 'expired', 'failure'],
+  [0, 'created', 'progress'],
+  [1, 'deposit secured', 'progress'],
+  [2, 'deposit confirmed', 'progress'],
+  [3, 'placing the swap', 'progress'],
+  [4, 'swap placed', 'progress'],
+  [5, 'error: contact the service', 'attention'],
+  [6, 'processing', 'progress'],
+  [7, 'processed', 'progress'],
+  [8, 'error withdrawing', 'attention'],
+  [9, 'withdrawal initiated', 'progress'],
+  [10, 'withdrawal processed', 'success']
+]
+
+/** Every status the notes list, with its kind. */
+const EVERY: Array<[1 | 2 | 'swap', number]> = [
+  ...ONRAMP.flatMap(([ss]) => ss.map((s) => [1, s] as [1, number])),
+  ...OFFRAMP.flatMap(([ss]) => ss.map((s) => [2, s] as [2, number])),
+  ...SWAP.map(([s]) => ['swap', s] as ['swap', number])
+]
+
+/** Words of the integration, not of an operator with a customer on the phone. */
+const INTEGRATION_WORDS = /webhook|reference id|\bAPI\b|endpoint|\bnull\b|\bKYC\b|status code|\bhash id\b/i
+
+describe('the status table in the operator words', () => {
+  it('names swap orders statuses as the notes list them', () => {
+    for (const [s, service, tone] of SWAP) {
+      expect(statusInfo('swap', s), `swap ${s}`).toMatchObject({ serviceLabel: service, tone, known: true })
+    }
+    expect(statusInfo('swap', 11).known).toBe(false)
+  })
+
+  it('gives every status of the notes a label, what it means and what to tell the customer', () => {
+    // 16 onramp, 29 offramp and 12 swap statuses.
+    expect(EVERY).toHaveLength(16 + 29 + 12)
+    for (const [kind, s] of EVERY) {
+      const info = statusInfo(kind, s)
+      const at = `${String(kind)}/${s}`
+      expect(info.known, at).toBe(true)
+      expect(info.label, at).toMatch(/^[A-Z][a-z]+( [a-z]+)*$/)
+      // Short enough for the status column (status-width.spec.ts measures it in the renderer).
+      expect(info.label.length, at).toBeLessThanOrEqual(18)
+      expect(info.meaning, at).toMatch(/^[A-Z].{15,}\.$/)
+      expect(info.tell, at).toMatch(/^[A-Z].{15,}\.$/)
+      expect(info.short, at).toBe(info.label)
+      // The number is shown beside the label (detail, tooltips), never inside it.
+      expect(info.label, at).not.toMatch(/\d/)
+    }
+  })
+
+  it('holds no integration words in any label, meaning or what-to-tell, unknown statuses included', () => {
+    const copy = [
+      ...Object.values(STATUS_TABLE).flatMap((rows) => rows.flatMap((r) => [r.label, r.meaning, r.tell])),
+      UNKNOWN_STATUS_MEANING,
+      UNKNOWN_STATUS_TELL,
+      statusInfo(1, 77).label
+    ]
+    expect(copy.length).toBeGreaterThan(100)
+    for (const text of copy) expect(text).not.toMatch(INTEGRATION_WORDS)
+    // The service's own words do hold them (5/16 is "webhook sent"): what the check above keeps out.
+    expect(statusInfo(1, 16).serviceLabel).toMatch(INTEGRATION_WORDS)
+  })
+
+  it('tells apart the two ways an order completes, in the meaning and not in the label', () => {
+    expect(statusInfo(1, 15).label).toBe(statusInfo(1, 16).label)
+    expect(statusInfo(1, 15).meaning).not.toBe(statusInfo(1, 16).meaning)
+    expect(statusInfo(1, 16).meaning).toMatch(/your system was told/)
+    expect(statusInfo(2, 41).meaning).toMatch(/your system was told/)
   })
 })
