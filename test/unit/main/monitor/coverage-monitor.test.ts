@@ -71,22 +71,6 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-describe('the first sync', () => {
-  it('tells the orders it holds as its pages arrive, so the first-sync banner counts what is here', async () => {
-    // 500 orders, ten pages of 50; each answer takes 1.5 s of the monitor's clock.
-    for (let i = 1; i <= 380; i++) fake.put(1, 1, onramp(5000 + i, at(1200 + 10 * i), 4, 1))
-    fake.beforeAnswer = () => clock.jump(1500)
-    monitor = make({ discover: undefined, fiatTypes: [1] })
-    monitor.start()
-    for (let i = 0; i < 40 && !monitor.states().every((s) => s.lastSuccessAt !== null); i++) await clock.advance(500)
-    expect(monitor.states().every((s) => s.lastSuccessAt !== null)).toBe(true)
-    const held = [...new Set(covers.map((c) => c.scopes.find((s) => s.type === 1 && s.fiatType === 1)?.orders ?? 0))]
-    // Told as the pages came, not only once the readings were learned or the sync ended.
-    expect(held.filter((n) => n > 0 && n < 500).length, `orders held as told: ${held.join(', ')}`).toBeGreaterThanOrEqual(6)
-    expect(held.at(-1)).toBe(500)
-  })
-})
-
 describe('scopes found, not configured', () => {
   it('probes every configured fiat of both types, syncs those holding orders, whatever fiatTypes prefers', async () => {
     monitor = make()
