@@ -2,8 +2,12 @@
 // by precedence, the service unreachable (offline) or order sync failing, then orders
 // needing the operator (with their count), then orders in progress, then nothing. The
 // icon variant, the macOS title and the Windows/Linux tooltip all come from here; the
-// Electron glue only shows them. Pure, so every precedence is unit-tested.
-import { explainError, toErrorInfo } from '../shared/api/errors'
+// Electron glue only shows them. Each state is said once: the headline names it, the
+// detail says only what the headline does not (what to do, what the orders shown stand
+// on), in the operator's words (no error code, endpoint or library text: those are in
+// Diagnostics and the support log). Pure, so every precedence is unit-tested.
+import { toErrorInfo } from '../shared/api/errors'
+import { operatorErrorText } from '../shared/api/error-words'
 import type { SyncState, TrayIcon, TrayLevel, TrayState } from '../shared/ipc/contract'
 
 export interface TrayInputs {
@@ -16,14 +20,27 @@ export interface TrayInputs {
   locale?: string
   /** What the app knows it may be missing (coverage gaps), in words. */
   gaps?: readonly string[]
+  /**
+   * Whether every order is here, in one plain line (shared/domain/proof.ts), when it is
+   * not simply so: said in the tooltip instead of the gaps' technical texts.
+   */
+  proof?: string | null
 }
 
 /** Errors that mean the service (or a Team profile's hub) cannot be reached at all, rather than refusing or misanswering. */
 const UNREACHABLE = new Set(['network', 'timeout', 'hub_unreachable'])
 /** Failures only the operator (or their admin) can end: named first, as what to do, with no promise of a retry. */
-const NEEDS_SOMEONE: Record<string, { headline: string; title: string }> = {
-  access_revoked: { headline: "Your access was revoked: ask your team's admin", title: 'Access revoked' },
-  missing_secret: { headline: 'No API secret stored: add it in Settings', title: 'No secret' }
+const NEEDS_SOMEONE: Record<string, { headline: string; title: string; todo: string }> = {
+  access_revoked: {
+    headline: "Your access was revoked: ask your team's admin",
+    title: 'Access revoked',
+    todo: 'Store the new operator token in Settings → Credentials.'
+  },
+  missing_secret: {
+    headline: 'No API secret stored: add it in Settings',
+    title: 'No secret',
+    todo: 'Nothing is sent to the service until it is stored; your provider gives it with the API key.'
+  }
 }
 /** Not a failure of the sync: a request cancelled by a profile switch or shutdown. */
 const NOT_A_FAILURE = new Set(['aborted'])
@@ -54,17 +71,21 @@ export function trayState(i: TrayInputs): TrayState {
   let title: string
   if (someone) {
     level = 'failing'
-    ;({ headline, title } = NEEDS_SOMEONE[someone.kind]!)
-    detail = `${explainError(toErrorInfo(someone))}${since}`
+    const n = NEEDS_SOMEONE[someone.kind]!
+    ;({ headline, title } = n)
+    detail = `${n.todo}${since}`
   } else if (unreachable) {
     level = 'offline'
-    headline = unreachable.kind === 'hub_unreachable' ? "Offline: your team's hub cannot be reached" : 'Offline: orders are not updating'
-    detail = `${explainError(toErrorInfo(unreachable))}${since}`
+    const hub = unreachable.kind === 'hub_unreachable'
+    headline = hub ? "Offline: your team's hub cannot be reached" : 'Offline: orders are not updating'
+    detail = hub
+      ? `Rampdesk reconnects by itself; if it stays away, ask your team's admin whether the hub is running.${since}`
+      : `The service cannot be reached; Rampdesk tries again by itself.${since}`
     title = 'Offline'
   } else if (errors[0]) {
     level = 'failing'
     headline = 'Order sync is failing'
-    detail = `${explainError(toErrorInfo(errors[0]))}${since}`
+    detail = `${operatorErrorText(toErrorInfo(errors[0]))}${since}`
     title = 'Sync failing'
   } else if (i.attention > 0) {
     level = 'attention'
@@ -85,7 +106,8 @@ export function trayState(i: TrayInputs): TrayState {
     level !== 'attention' && i.attention > 0 ? attention : null,
     level !== 'progress' && i.inProgress > 0 ? progress : null
   ].filter((x): x is string => x !== null)
-  if (i.gaps?.length) rest.push(i.gaps.length === 1 ? (i.gaps[0] as string) : `${i.gaps.length} known gaps in the orders`)
+  if (i.proof) rest.push(i.proof)
+  else if (i.gaps?.length) rest.push(i.gaps.length === 1 ? (i.gaps[0] as string) : `${i.gaps.length} known gaps in the orders`)
   const tooltip = ['Rampdesk', headline, ...rest].join(' · ')
   return {
     level,

@@ -1,9 +1,11 @@
-// Every order, or a visible reason why not (issue 23), as the operator sees it in the
-// browser harness: the orders view names each fiat's completeness and the fiat filter
+// Every order, or a visible reason why not (issue 23), quiet until it matters (issue 34),
+// as the operator sees it in the browser harness: the orders view says in one line that
+// every order is here, each fiat's completeness on demand (Details), and the fiat filter
 // which fiats hold orders and how many; orders removed from the local database behind
 // the app's back are found by the completeness check, and while the audit repairs them
-// the orders view and the tray say "incomplete: repairing (k of n pages)", then
-// "complete" with every order back. Screenshots at 1280x800 and 960x600 (tray 360x480).
+// the orders view and the tray say in one line what may be missing and that it is read
+// again, with progress, then "All orders here" with every order back (and nothing in the
+// tray). Screenshots at 1280x800 and 960x600 (tray 360x480).
 import { join } from 'node:path'
 import Database from 'libsql'
 import { expect, test, type Page } from '@playwright/test'
@@ -22,6 +24,12 @@ test.afterAll(async () => {
 })
 
 const inr = (page: Page) => page.getByTestId('orders-coverage').locator('li[data-scope="1:1"]')
+/** The per-fiat detail, opened as the operator does (Details). */
+async function details(page: Page): Promise<void> {
+  const toggle = page.getByTestId('proof-details')
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click()
+  await expect(page.getByTestId('orders-coverage')).toBeVisible()
+}
 
 test('the orders view names each fiat with its orders, finds orders removed behind its back and repairs them, saying so', async ({
   page
@@ -38,10 +46,13 @@ test('the orders view names each fiat with its orders, finds orders removed behi
   await expect(fiat.locator('option', { hasText: `TRY (${counts.get(2)!.toLocaleString('en-US')})` })).toHaveCount(1)
   await expect(fiat.locator('option', { hasText: 'MXN (no orders)' })).toHaveCount(1)
 
-  // A first check: every fiat complete.
+  // A first check: every fiat complete, said in one line; each fiat on demand.
+  await details(page)
   await page.getByTestId('coverage-check').click()
   await expect(inr(page)).toHaveAttribute('data-state', 'complete', { timeout: 30_000 })
-  await expect(inr(page)).toContainText(`complete: ${counts.get(1)!.toLocaleString('en-US')} orders, checked`)
+  await expect(inr(page)).toContainText(`${counts.get(1)!.toLocaleString('en-US')} orders · complete, checked`)
+  await expect(page.getByTestId('orders-proof')).toHaveAttribute('data-proof', 'complete', { timeout: 30_000 })
+  await expect(page.getByTestId('orders-proof')).toContainText(/All orders here · checked \d/)
   await shot(page, 'orders-coverage')
   await page.setViewportSize({ width: 960, height: 600 })
   await shot(page, 'orders-coverage-960')
@@ -58,7 +69,11 @@ test('the orders view names each fiat with its orders, finds orders removed behi
   // Slow answers, so the repair can be watched.
   e.control.setFault('merchantHistory', { latencyMs: 1500 })
   await page.getByTestId('coverage-check').click()
-  await expect(inr(page)).toContainText(/incomplete: repairing \(\d of \d pages\)/, { timeout: 30_000 })
+  // One line: what may be missing, what is done about it, with progress.
+  const proof = page.getByTestId('orders-proof')
+  await expect(proof).toHaveAttribute('data-proof', 'repairing', { timeout: 30_000 })
+  await expect(proof).toContainText(/INR orders may be missing: reading them again from the service, \d+ of \d+ pages?/)
+  await expect(inr(page)).toContainText(/reading again, \d+ of \d+ pages?/)
   await expect(inr(page)).toHaveAttribute('data-state', 'repairing')
   // The header names it among the known gaps, wherever the operator is.
   await expect(page.getByTestId('sync-gaps')).toContainText(/known gaps?/)
@@ -68,23 +83,27 @@ test('the orders view names each fiat with its orders, finds orders removed behi
   const tray = await page.context().newPage()
   await tray.setViewportSize({ width: 360, height: 480 })
   await openView(tray, e, 'tray')
-  await expect(tray.getByTestId('tray-scopes')).toContainText(/incomplete: repairing \(\d of \d pages\)/, { timeout: 20_000 })
+  await expect(tray.getByTestId('tray-proof')).toContainText(/onramp INR orders may be missing: reading them again/i, { timeout: 20_000 })
+  await expect(tray.getByTestId('tray-proof')).toHaveCount(1)
   await shot(tray, 'tray-coverage-repairing')
 
   e.control.clearFaults()
   await expect(inr(page)).toHaveAttribute('data-state', 'complete', { timeout: 60_000 })
   await expect(page.getByTestId('orders-total')).toHaveText(`${truth.length.toLocaleString('en-US')} orders`, { timeout: 20_000 })
-  await expect(tray.getByTestId('tray-scopes')).toContainText(`complete: ${counts.get(1)!.toLocaleString('en-US')} orders`, {
-    timeout: 20_000
-  })
+  // Every order back: the tray says nothing of it.
+  await expect(tray.getByTestId('tray-proof')).toHaveCount(0, { timeout: 20_000 })
   await tray.close()
 
   // The service fails every listing; a search for an order not held probes the empty fiats at once:
   // each that cannot be probed is listed in the orders view, and counted in the header.
   e.control.setFault('merchantHistory', { errorRate: 1, errorStatus: 500 })
   await page.getByRole('searchbox', { name: 'Search' }).fill('98765432')
-  const gaps = page.getByTestId('orders-gaps')
-  await expect(gaps).toContainText(/Onramp MXN: could not be probed \(.+\); orders there may be missing/, { timeout: 20_000 })
+  await expect(proof).toContainText(/MXN.*may be missing: the service could not be asked/, { timeout: 20_000 })
+  await expect(inr(page)).toBeVisible()
+  await expect(page.getByTestId('orders-coverage').locator('li[data-scope="1:4"]')).toContainText(
+    'the service could not be asked whether it holds any'
+  )
+  await expect(proof).not.toContainText(/probed|api|500/)
   await expect(page.getByTestId('sync-gaps')).toHaveAttribute('title', /Onramp MXN: could not be probed/)
   await shot(page, 'orders-coverage-probe-gaps')
   e.control.clearFaults()
@@ -97,7 +116,8 @@ test('diagnostics show the scopes, the readings of merchantHistory, freshness an
   await expect(page.getByTestId('diag-coverage').locator('tr[data-scope="2:2"]')).toContainText('Offramp TRY', { timeout: 30_000 })
   await expect(page.getByTestId('diag-readings').locator('tr[data-reading="sinceField"]')).toContainText('checked')
   await expect(page.getByTestId('diag-readings').locator('tr[data-reading="firstPage"]')).toContainText('checked')
-  await expect(page.getByTestId('diag-freshness')).toContainText('open orders')
+  // "1 open order", "2 open orders".
+  await expect(page.getByTestId('diag-freshness')).toContainText(/\d+ open orders?;/)
   await page.getByTestId('diag-coverage').scrollIntoViewIfNeeded()
   await shot(page, 'diagnostics-coverage')
   await page.setViewportSize({ width: 960, height: 600 })

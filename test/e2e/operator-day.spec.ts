@@ -25,15 +25,17 @@ test.afterAll(async () => {
 
 const sync = () => e.app.services.session().monitor.syncNow()
 
-test('a skip link takes the keyboard past the navigation and filters to the orders table', async ({ page }) => {
+test('a skip link takes the keyboard past the navigation to the orders search, and ArrowDown on to the table', async ({ page }) => {
   await openView(page, e, 'orders')
   await expect(page.locator('tbody tr[data-order]').first()).toBeVisible({ timeout: 30_000 })
   await page.keyboard.press('Tab')
   const skip = page.getByTestId('skip-link')
   await expect(skip).toBeFocused()
-  await expect(skip).toHaveText('Skip to the orders table')
+  await expect(skip).toHaveText('Skip to the orders search')
   await expect(skip).toBeInViewport()
   await page.keyboard.press('Enter')
+  await expect(page.getByRole('searchbox', { name: 'Search' })).toBeFocused()
+  await page.keyboard.press('ArrowDown')
   // The focus is on a row of the table: Enter opens it.
   const focused = page.locator('tbody tr[data-order]:has(button.oid:focus)')
   await expect(focused).toHaveCount(1)

@@ -70,7 +70,10 @@ test('an unreachable service is told before anything else, and the tray recovers
     await sync()
     await expect(status).toHaveAttribute('data-level', 'offline', { timeout: 15_000 })
     await expect(status).toContainText('Offline: orders are not updating')
-    await expect(status).toContainText('could not be reached')
+    // Said once, in plain words: no library text, endpoint or budget.
+    await expect(status).toContainText('The service cannot be reached; Rampdesk tries again by itself')
+    await expect(page.locator('body')).not.toContainText(/ECONN|UND_ERR|socket|other side closed|merchantHistory|budget/i)
+    await expect(page.getByText('Offline: orders are not updating')).toHaveCount(1)
     const state = await trayState(page)
     expect(state).toMatchObject({ level: 'offline', icon: 'error', title: 'Offline' })
     expect(state.tooltip).toMatch(/^Rampdesk · Offline: orders are not updating/)

@@ -164,6 +164,8 @@ interface Scope {
 }
 
 const scopeKey = (type: number, fiatType: number) => `${type}:${fiatType}`
+/** How often, at most, the orders held are told while a first sync writes them. */
+const FIRST_SYNC_TELL_MS = 1000
 
 function parseStoredError(text: string | null): ApiErrorInfo | null {
   if (!text) return null
@@ -200,6 +202,8 @@ export class OrderMonitor {
   private readonly spend: SpendLog
   private readonly webhooks: WebhookIngest
   private coverageTimer: unknown = undefined
+  /** When the orders held were last told during a first sync (pageApplied). */
+  private firstSyncToldAt = 0
 
   constructor(private readonly o: OrderMonitorOptions) {
     this.now = o.now ?? (() => Date.now())
@@ -834,6 +838,12 @@ export class OrderMonitor {
     // A record of another fiat than the scope's reveals orders there.
     if (s.fiatType !== 0)
       for (const c of r.created) if (c.fiatType !== null && c.fiatType !== s.fiatType) this.discovery?.reveal(c.type, c.fiatType, 'record')
+    // A first sync writes a scope's orders page by page: the orders held are told as they
+    // grow (at most once a second), so the first sync's banner counts what is already here.
+    if (s.lastSuccessAt === null && r.created.length > 0 && this.now() - this.firstSyncToldAt >= FIRST_SYNC_TELL_MS) {
+      this.firstSyncToldAt = this.now()
+      this.coverageChanged()
+    }
     this.emitState(s)
   }
 

@@ -163,7 +163,10 @@ export class TickerService {
           history: thin(list, 120).map((p) => ({ at: p.at, buy: p.buy, sell: p.sell }))
         }
       })
-    return { fiatType, rows, nextRefreshAt: this.nextAt, error: this.lastError }
+    // A fetch the timer started runs with the timer spent (the next is set once it lands):
+    // what it tells, and what is asked meanwhile, is one poll from now, never a time passed.
+    const next = this.nextAt !== null && this.nextAt <= now && this.visible.size > 0 ? now + this.o.pollMs : this.nextAt
+    return { fiatType, rows, nextRefreshAt: next, error: this.lastError }
   }
 
   async close(): Promise<void> {

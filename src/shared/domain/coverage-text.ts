@@ -3,6 +3,7 @@
 // how a status was last confirmed.
 import { fiatName } from './names'
 import { orderKindLabel } from './status'
+import { nounFor } from './plural'
 import type { OrderRow, ScopeCoverage } from '../ipc/contract'
 
 /** "Onramp INR", "Offramp (every fiat)". */
@@ -41,23 +42,25 @@ export function auditText(
   now: number
 ): string {
   const a = s.audit
-  const n = count(s.orders)
+  const n = `${count(s.orders)} ${nounFor(s.orders, 'order')}`
   if (s.probe === 'refused' && s.revealed) return 'refused by the service, though an order was seen there'
   if (s.probe !== 'active') return PROBE_TEXT[s.probe]
   switch (a.state) {
     case 'complete':
-      return `complete: ${n} orders, checked ${a.checkedAt === null ? '-' : time(a.checkedAt)}`
+      return `complete: ${n}, checked ${a.checkedAt === null ? '-' : time(a.checkedAt)}`
     case 'repairing':
       return `incomplete: repairing (${a.repair?.page ?? 0} of ${a.repair?.pages ?? '?'} pages)`
-    case 'incomplete':
-      return `incomplete: ${a.error ?? `${count(Math.max(0, (a.serviceOrders ?? 0) - s.orders))} orders missing`}`
+    case 'incomplete': {
+      const missing = Math.max(0, (a.serviceOrders ?? 0) - s.orders)
+      return `incomplete: ${a.error ?? `${count(missing)} ${nounFor(missing, 'order')} missing`}`
+    }
     case 'checking':
-      if (a.startedAt == null) return `checking (${n} orders here)`
+      if (a.startedAt == null) return `checking (${n} here)`
       return auditOverdue(a, now)
         ? `check overdue: no count from the service since ${time(a.startedAt)}; given up at ${time(a.startedAt + AUDIT_TIMEOUT_MS)}`
-        : `checking since ${time(a.startedAt)} (${n} orders here)`
+        : `checking since ${time(a.startedAt)} (${n} here)`
     case 'unchecked':
-      return `${n} orders, not checked yet`
+      return `${n}, not checked yet`
   }
 }
 

@@ -12,7 +12,7 @@
 // After: the service's refusals of an amount out of bounds (413) carry the minimum or
 // maximum in their text ("min 100, max 200000", "should be greater than 500 INR",
 // "Minimum amount is 1,000"); refusalBounds() picks them out so the operator sees them.
-import { cmp, toDecimalString, type DecimalString } from './money'
+import { cmp, formatDecimal, toDecimalString, type DecimalString } from './money'
 import type { ConfigSnapshot } from '../ipc/contract'
 
 const INR = 1
@@ -48,17 +48,32 @@ export function onrampBounds(config: BoundsConfig, fiatType: number, coinId: num
   return { min, max, pairMinimum: larger(minBuy ?? null, b) }
 }
 
-/** The bounds in words for the quote form: "Limits 100 – 200000 INR; minimum buy on this network 1000 INR". */
-export function onrampBoundsText(b: OnrampBounds, unit: string): string {
+/**
+ * An amount with its digits grouped as the locale writes numbers, every decimal place it
+ * has kept ("200000" → "200,000", "2,00,000" in en-IN; "99.5" → "99.5").
+ */
+export function groupedAmount(d: DecimalString, locale: string): string {
+  try {
+    return formatDecimal(d, d.split('.')[1]?.length ?? 0, locale)
+  } catch {
+    return d
+  }
+}
+
+/**
+ * The bounds in words for the quote form: "Limits 100 – 200,000 INR; minimum buy on this
+ * network 1,000 INR". `write` writes an amount (grouped in the operator's locale).
+ */
+export function onrampBoundsText(b: OnrampBounds, unit: string, write: (d: DecimalString) => string = (d) => d): string {
   const range =
     b.min !== null && b.max !== null
-      ? `Limits ${b.min} – ${b.max} ${unit}`
+      ? `Limits ${write(b.min)} – ${write(b.max)} ${unit}`
       : b.min !== null
-        ? `Minimum ${b.min} ${unit}`
+        ? `Minimum ${write(b.min)} ${unit}`
         : b.max !== null
-          ? `Maximum ${b.max} ${unit}`
+          ? `Maximum ${write(b.max)} ${unit}`
           : `No limits known for ${unit}`
-  return `${range}${b.pairMinimum !== null ? `; minimum buy on this network ${b.pairMinimum} ${unit}` : ''}`
+  return `${range}${b.pairMinimum !== null ? `; minimum buy on this network ${write(b.pairMinimum)} ${unit}` : ''}`
 }
 
 // ---------------------------------------------------------------- refusals

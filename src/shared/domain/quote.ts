@@ -59,7 +59,9 @@ export function checkLimits(
   amount: DecimalString,
   limits: AmountLimits,
   minimumBuyOrSell?: DecimalString | null,
-  unit?: string
+  unit?: string,
+  /** Writes a bound (grouped in the operator's locale); as it is, by default. */
+  write: (d: DecimalString) => string = (d) => d
 ): string | undefined {
   const u = unit ? ` ${unit}` : ''
   const { min, max } = limits
@@ -67,10 +69,10 @@ export function checkLimits(
   const extraOk = minimumBuyOrSell !== undefined && minimumBuyOrSell !== null && minimumBuyOrSell !== ''
   // The stricter of the two minimums is the one that would refuse the order.
   if (extraOk && (!minOk || cmp(minimumBuyOrSell, min) > 0) && cmp(amount, minimumBuyOrSell) < 0) {
-    return `Below the minimum of ${minimumBuyOrSell}${u} for this coin and network.`
+    return `Below the minimum of ${write(minimumBuyOrSell)}${u} for this coin and network.`
   }
-  if (minOk && cmp(amount, min) < 0) return `Below the minimum of ${min}${u}.`
-  if (max !== undefined && max !== null && max !== '' && cmp(amount, max) > 0) return `Above the maximum of ${max}${u}.`
+  if (minOk && cmp(amount, min) < 0) return `Below the minimum of ${write(min)}${u}.`
+  if (max !== undefined && max !== null && max !== '' && cmp(amount, max) > 0) return `Above the maximum of ${write(max)}${u}.`
   return undefined
 }
 

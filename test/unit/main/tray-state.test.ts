@@ -1,6 +1,8 @@
 // The tray's state by precedence: offline or sync failing, then orders needing
 // attention (with their count), then orders in progress, then nothing; with the icon
-// variant, the macOS title and the tooltip that go with each.
+// variant, the macOS title and the tooltip that go with each. Each state is said once, in
+// the operator's words: the detail says what the headline does not, with no error code,
+// endpoint name or library text.
 import { describe, expect, it } from 'vitest'
 import { trayIconFile, trayState } from '../../../src/main/tray-state'
 import type { ErrorInfo, SyncState } from '../../../src/shared/ipc/contract'
@@ -33,6 +35,19 @@ describe('trayState', () => {
     expect(trayState({ sync: [sync()], attention: 0, inProgress: 0, gaps: [...gaps, 'x'] }).tooltip).toContain('2 known gaps')
   })
 
+  it('says whether orders may be missing in one plain line in the tooltip, instead of the technical gap texts', () => {
+    const gaps = [
+      'merchantHistory not yet checked: since filters on (assumed updatedAt)',
+      'Onramp INR: incomplete: repairing (3 of 12 pages)'
+    ]
+    const proof = 'Onramp INR orders may be missing: reading them again from the service, 3 of 12 pages, about 2 min'
+    const s = trayState({ sync: [sync()], attention: 0, inProgress: 0, gaps, proof })
+    expect(s.tooltip).toBe(`Rampdesk · Orders may be missing · ${proof}`)
+    expect(s.tooltip).not.toMatch(/merchantHistory|known gaps/)
+    // The gaps themselves stay in the state, for Diagnostics and scripts.
+    expect(s.gaps).toEqual(gaps)
+  })
+
   it('shows orders in progress when nothing else needs the operator', () => {
     const s = trayState({ sync: [sync()], attention: 0, inProgress: 5 })
     expect(s).toMatchObject({ level: 'progress', icon: 'progress', headline: '5 orders in progress', title: '5 in progress' })
@@ -53,7 +68,8 @@ describe('trayState', () => {
   it('puts a failing sync before everything, and says why in words', () => {
     const s = trayState({ sync: [sync(), sync(auth, 2)], attention: 3, inProgress: 5 })
     expect(s).toMatchObject({ level: 'failing', icon: 'error', headline: 'Order sync is failing', title: 'Sync failing' })
-    expect(s.detail).toContain('The service refused the credentials (merchantHistory): Invalid signature')
+    expect(s.detail).toContain("The service refused this profile's API key or secret. Check them in Settings → Credentials.")
+    expect(s.detail).not.toMatch(/merchantHistory|Invalid signature|401/)
     expect(s.detail).toContain('from the last successful sync')
     expect(s.tooltip).toBe('Rampdesk · Order sync is failing · 3 orders need attention · 5 orders in progress')
   })
@@ -61,7 +77,9 @@ describe('trayState', () => {
   it('calls an unreachable service offline, even beside another failure', () => {
     const s = trayState({ sync: [sync(auth), sync(network, 2)], attention: 0, inProgress: 0 })
     expect(s).toMatchObject({ level: 'offline', icon: 'error', headline: 'Offline: orders are not updating', title: 'Offline' })
-    expect(s.detail).toContain('could not be reached')
+    expect(s.detail).toBe('The service cannot be reached; Rampdesk tries again by itself. What you see is from the last successful sync.')
+    // Neither the library's code, the address nor the endpoint reaches the operator.
+    expect(s.detail).not.toMatch(/ECONNREFUSED|10\.0\.0\.1|merchantHistory/)
     const timeout = trayState({ sync: [sync({ kind: 'timeout', message: 'no answer', retryable: true })], attention: 0, inProgress: 0 })
     expect(timeout.level).toBe('offline')
   })
@@ -75,8 +93,9 @@ describe('trayState', () => {
       headline: "Your access was revoked: ask your team's admin",
       title: 'Access revoked'
     })
-    expect(s.detail).toMatch(/^Your access was revoked — ask your team's admin/)
-    expect(s.detail).not.toMatch(/retries|base URL|could not be reached/)
+    // The headline says it was revoked and whom to ask; the detail only what to do next, not the same again.
+    expect(s.detail).toBe('Store the new operator token in Settings → Credentials. What you see is from the last successful sync.')
+    expect(s.detail).not.toMatch(/revoked|retries|base URL|could not be reached/)
     const secret: ErrorInfo = { kind: 'missing_secret', message: 'no API secret is stored', retryable: false }
     expect(trayState({ sync: [sync(secret)], attention: 0, inProgress: 0 })).toMatchObject({
       level: 'failing',
@@ -85,10 +104,15 @@ describe('trayState', () => {
   })
 
   it("calls a team hub out of reach the hub's trouble, not the service's", () => {
-    const hub: ErrorInfo = { kind: 'hub_unreachable', message: 'the team hub at https://hub.example is unreachable', retryable: true }
+    const hub: ErrorInfo = {
+      kind: 'hub_unreachable',
+      message: 'the team hub at https://hub.example is unreachable (ECONNREFUSED)',
+      retryable: true
+    }
     const s = trayState({ sync: [sync(hub)], attention: 0, inProgress: 0 })
     expect(s).toMatchObject({ level: 'offline', headline: "Offline: your team's hub cannot be reached" })
-    expect(s.detail).not.toMatch(/base URL/)
+    expect(s.detail).toMatch(/^Rampdesk reconnects by itself; if it stays away, ask your team's admin whether the hub is running\./)
+    expect(s.detail).not.toMatch(/base URL|ECONNREFUSED|cannot be reached/)
   })
 
   it('never speaks of a last successful sync when there was none', () => {

@@ -4,7 +4,7 @@
 // every check is returned, so nothing outside the limits is ever sent.
 import { checkLimits, validateAmountInput, type AmountInput } from '../../../shared/domain/quote'
 import { cmp, mul, round } from '../../../shared/domain/money'
-import { onrampBounds, onrampBoundsText } from '../../../shared/domain/quote-bounds'
+import { groupedAmount, onrampBounds, onrampBoundsText } from '../../../shared/domain/quote-bounds'
 import type { ConfigSnapshot, OrderType, QuoteInput, QuoteResult } from '../../../shared/ipc/contract'
 
 /** Offramp quotes are in INR only (fiatType 1). */
@@ -28,6 +28,8 @@ export interface QuoteRequestContext {
   sellPrice: string | null
   fiatUnit: string
   coinUnit: string
+  /** The locale amounts are written in (digits grouped); en-US when absent. */
+  locale?: string
 }
 
 export interface QuoteRequest {
@@ -58,23 +60,31 @@ function outsideLimits(sel: QuoteSelection, ctx: QuoteRequestContext, amount: st
   if (!config) return undefined
   if (sel.type === 1) {
     const b = onrampBounds(config, sel.fiatType, sel.coinId, sel.chainId)
-    return checkLimits(amount, b, b.pairMinimum, ctx.fiatUnit)
+    return checkLimits(amount, b, b.pairMinimum, ctx.fiatUnit, writer(ctx))
   }
   // Offramp limits are in INR: estimate the quantity's value at the last sell price.
   if (ctx.sellPrice === null) return undefined
   const value = round(mul(amount, ctx.sellPrice), FIAT_DP)
-  const m = checkLimits(value, config.limits.offramp[String(INR)] ?? {}, config.minimumSellAmount[String(INR)], 'INR')
-  return m ? `${amount} ${ctx.coinUnit} is worth about ${value} INR at the last sell price. ${m}` : undefined
+  const w = writer(ctx)
+  const m = checkLimits(value, config.limits.offramp[String(INR)] ?? {}, config.minimumSellAmount[String(INR)], 'INR', w)
+  return m ? `${w(amount)} ${ctx.coinUnit} is worth about ${w(value)} INR at the last sell price. ${m}` : undefined
 }
 
 function limitsText(sel: QuoteSelection, ctx: QuoteRequestContext): string {
   const config = ctx.config
   if (!config) return ''
-  if (sel.type === 1) return onrampBoundsText(onrampBounds(config, sel.fiatType, sel.coinId, sel.chainId), ctx.fiatUnit)
+  const w = writer(ctx)
+  if (sel.type === 1) return onrampBoundsText(onrampBounds(config, sel.fiatType, sel.coinId, sel.chainId), ctx.fiatUnit, w)
   const lim = config.limits.offramp[String(INR)]
   const minSell = config.minimumSellAmount[String(INR)]
-  return `${lim ? `Limits ${lim.min} – ${lim.max} INR of value` : 'No offramp limits known'}${minSell ? `; minimum sell ${minSell} INR` : ''}`
+  return `${lim ? `Limits ${w(lim.min)} – ${w(lim.max)} INR of value` : 'No offramp limits known'}${minSell ? `; minimum sell ${w(minSell)} INR` : ''}`
 }
+
+/** Amounts in the limits' words, their digits grouped in the operator's locale. */
+const writer =
+  (ctx: QuoteRequestContext) =>
+  (d: string): string =>
+    groupedAmount(d, ctx.locale ?? 'en-US')
 
 /** One text per distinct request: equal keys ask the service the same question. */
 export function quoteKey(i: QuoteInput): string {

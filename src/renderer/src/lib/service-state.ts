@@ -4,8 +4,8 @@
 // the window already knows (the sync states, the team line, how long the configuration
 // has been awaited), most pressing first. Pure, so each state is unit-tested; the views
 // show it (ServiceNotice in the header, the orders table, the quote form).
-import { explainError, type ApiErrorInfo } from '../../../shared/api/errors'
-import type { Coverage, ErrorInfo, SyncState, TeamAccess } from '../../../shared/ipc/contract'
+import { counted } from '../../../shared/domain/plural'
+import type { BudgetEntry, Coverage, ErrorInfo, SyncState, TeamAccess } from '../../../shared/ipc/contract'
 
 export type ServiceProblem =
   | { kind: 'revoked'; error: ErrorInfo | null }
@@ -13,7 +13,8 @@ export type ServiceProblem =
   | { kind: 'no-secret'; error: ErrorInfo }
   | { kind: 'service-down'; error: ErrorInfo }
   | { kind: 'service-slow'; waitingMs: number }
-  | { kind: 'never-synced'; running: boolean }
+  /** No scope has finished its first sync: `orders` are already here (the first sync writes as it reads). */
+  | { kind: 'never-synced'; running: boolean; orders: number }
 
 export interface ServiceInputs {
   sync: readonly SyncState[]
@@ -60,8 +61,64 @@ export function serviceProblem(i: ServiceInputs): ServiceProblem | null {
   if (down) return { kind: 'service-down', error: down }
   if (i.configWaitingSince !== null && i.now - i.configWaitingSince >= SLOW_AFTER_MS)
     return { kind: 'service-slow', waitingMs: i.now - i.configWaitingSince }
-  if (nothingSynced(i.sync, i.coverage)) return { kind: 'never-synced', running: i.sync.some((s) => s.running) }
+  if (nothingSynced(i.sync, i.coverage)) return neverSynced(i.sync, i.coverage)
   return null
+}
+
+/**
+ * The first sync as it stands: whether it runs, and the orders it already brought (of one
+ * type, where one type's orders are shown, so the count agrees with the table's).
+ */
+export function neverSynced(
+  sync: readonly SyncState[],
+  coverage: Pick<Coverage, 'scopes'> | null | undefined,
+  type: 1 | 2 | null = null
+): Extract<ServiceProblem, { kind: 'never-synced' }> {
+  return {
+    kind: 'never-synced',
+    running: sync.some((s) => s.running),
+    orders: (coverage?.scopes ?? []).filter((s) => type === null || s.type === type).reduce((n, s) => n + s.orders, 0)
+  }
+}
+
+/** The header's marks beside the sync time: a wait for the request budget, and scopes failing. */
+export interface SyncMarks {
+  /** Requests wait for their budget: for how long at most, and on which endpoints (null: none wait). */
+  budget: { waitMs: number | null; endpoints: string[] } | null
+  /** Scopes whose last sync failed, with their errors (null: none, or the notice under the header says why). */
+  failing: { errors: ErrorInfo[] } | null
+  /** A sync runs (false while the notice says the sync cannot reach the service: its retries are not news). */
+  syncing: boolean
+}
+
+/** Waiting for our own request budget is normal operation, not a failure. */
+export const waitsForBudget = (e: ErrorInfo | null): boolean => e?.kind === 'rate_limited' && e.origin === 'budget'
+
+/**
+ * What the header marks, said once: while a problem stops the sync (the service or the hub
+ * out of reach, access revoked, no secret), the notice under the header names it, and
+ * neither a budget wait (requests held back while the service does not answer are not
+ * waiting for the budget) nor a count of failing scopes is shown beside it.
+ */
+export function syncMarks(i: {
+  sync: readonly SyncState[]
+  budget: readonly BudgetEntry[]
+  problem: ServiceProblem | null
+  now: number
+}): SyncMarks {
+  const blocking = i.problem !== null && i.problem.kind !== 'service-slow' && i.problem.kind !== 'never-synced'
+  if (blocking) return { budget: null, failing: null, syncing: false }
+  const endpoints = i.budget.filter((b) => b.queued > 0 || (b.blockedUntil !== null && b.blockedUntil > i.now)).map((b) => b.endpoint)
+  const waiting = i.sync.some((s) => waitsForBudget(s.lastError)) || endpoints.length > 0
+  const until = i.budget.map((b) => b.blockedUntil ?? b.nextSlotAt ?? 0).filter((t) => t > i.now)
+  const errors = i.sync.flatMap((s) =>
+    s.lastError !== null && !waitsForBudget(s.lastError) && s.lastError.kind !== 'aborted' ? [s.lastError] : []
+  )
+  return {
+    budget: waiting ? { waitMs: until.length ? Math.max(...until) - i.now : null, endpoints } : null,
+    failing: errors.length ? { errors } : null,
+    syncing: i.sync.some((s) => s.running)
+  }
 }
 
 /** What the one helpful action does: go to a view, sync now, or ask main to try the line again. */
@@ -75,8 +132,8 @@ export interface ProblemNotice {
   tone: 'failure' | 'attention'
 }
 
-/** The problem in the operator's words, with the one action that helps (none where only waiting helps). */
-export function problemNotice(p: ServiceProblem): ProblemNotice {
+/** The problem in the operator's words, with the one action that helps (none where only waiting helps). `count` writes a number in the operator's locale. */
+export function problemNotice(p: ServiceProblem, count: (n: number) => string = (n) => n.toLocaleString('en-US')): ProblemNotice {
   switch (p.kind) {
     case 'revoked':
       return {
@@ -88,7 +145,7 @@ export function problemNotice(p: ServiceProblem): ProblemNotice {
     case 'hub-down':
       return {
         title: "Your team's hub cannot be reached",
-        text: `${p.error ? `${p.error.message}. ` : ''}What you see was last synced through the hub, and whether every order is here cannot be known until it answers; Rampdesk reconnects by itself. If it stays away, ask your team's admin whether the hub is running.`,
+        text: "What you see was last synced through the hub, and whether every order is here cannot be known until it answers; Rampdesk reconnects by itself. If it stays away, ask your team's admin whether the hub is running.",
         action: { kind: 'retry', label: 'Reconnect now' },
         tone: 'failure'
       }
@@ -101,8 +158,8 @@ export function problemNotice(p: ServiceProblem): ProblemNotice {
       }
     case 'service-down':
       return {
-        title: p.error.code === 503 || p.error.httpStatus === 503 ? 'The service is down for maintenance' : 'The service cannot be reached',
-        text: explainError(p.error as ApiErrorInfo),
+        title: downTitle(p.error),
+        text: "Orders, prices and quotes shown are from its last answer; Rampdesk tries again by itself. If it lasts, check this computer's internet connection; Diagnostics has the details for support.",
         action: { kind: 'sync', label: 'Try again now' },
         tone: 'failure'
       }
@@ -113,14 +170,29 @@ export function problemNotice(p: ServiceProblem): ProblemNotice {
         action: { kind: 'go', href: '#/diagnostics', label: 'Open Diagnostics' },
         tone: 'attention'
       }
-    case 'never-synced':
+    case 'never-synced': {
+      const so = counted(p.orders, 'order', count)
+      if (p.running)
+        return {
+          title: p.orders > 0 ? `Syncing: ${so} so far` : 'No orders synced yet',
+          text: `The first sync of the order history is running; ${p.orders > 0 ? 'the rest show' : 'orders show'} as its pages arrive.`,
+          action: null,
+          tone: 'attention'
+        }
       return {
-        title: 'No orders synced yet',
-        text: p.running
-          ? 'The first sync of the order history is running; orders show as its pages arrive.'
-          : 'The order history has not been read from the service yet.',
-        action: p.running ? null : { kind: 'sync', label: 'Sync now' },
+        title: p.orders > 0 ? `${so} so far: the first sync has not finished` : 'No orders synced yet',
+        text: p.orders > 0 ? 'The rest are read at the next sync.' : 'The order history has not been read from the service yet.',
+        action: { kind: 'sync', label: 'Sync now' },
         tone: 'attention'
       }
+    }
   }
+}
+
+/** What the service being down is called, from how it failed: maintenance, trouble on its side, or out of reach. */
+function downTitle(e: ErrorInfo): string {
+  const status = e.code ?? e.httpStatus
+  if (status === 503) return 'The service is down for maintenance'
+  if (e.kind === 'api' || e.kind === 'http') return 'The service is having trouble'
+  return e.kind === 'timeout' ? 'The service does not answer' : 'The service cannot be reached'
 }

@@ -4,8 +4,15 @@
 import { call } from './bridge'
 import type { TickerView } from '../../../shared/ipc/contract'
 
-export function trackTickerVisibility(view: TickerView): () => void {
-  const send = (visible: boolean) => void call('tickers:visibility', { view, visible }).catch(() => undefined)
+/**
+ * `onShown` runs once main knows the window shows tickers: main schedules the next poll
+ * then, and a view asking again learns when it is.
+ */
+export function trackTickerVisibility(view: TickerView, onShown?: () => void): () => void {
+  const send = (visible: boolean) =>
+    void call('tickers:visibility', { view, visible })
+      .then(() => (visible ? onShown?.() : undefined))
+      .catch(() => undefined)
   const onChange = () => send(document.visibilityState === 'visible')
   onChange()
   document.addEventListener('visibilitychange', onChange)

@@ -118,6 +118,24 @@ describe('TickerService polling follows visibility', () => {
     await svc.close()
   })
 
+  it('tells the next refresh in the future with each tick, never a time already passed (no "next refresh in 0 s")', async () => {
+    const { client, svc, ticks } = setup()
+    client.hold = true
+    svc.setVisible('main', true)
+    await advance(0)
+    // The first fetch is in flight: what is asked meanwhile is not a time passed.
+    expect(svc.current().nextRefreshAt).toBeGreaterThan(Date.now())
+    client.hold = false
+    client.release()
+    await advance(0)
+    for (let i = 0; i < 3; i++) {
+      const t = ticks.at(-1) as unknown as { nextRefreshAt: number }
+      expect(t.nextRefreshAt - Date.now()).toBe(POLL)
+      await advance(POLL)
+    }
+    await svc.close()
+  })
+
   it('hiding while a fetch is in flight does not reschedule after it lands', async () => {
     const { client, svc } = setup()
     client.hold = true

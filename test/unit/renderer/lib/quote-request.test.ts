@@ -54,7 +54,11 @@ describe('quoteRequest', () => {
     const r = quoteRequest(onramp('200'), ctx)
     expect(r.limitMessage).toBe('Below the minimum of 250 INR for this coin and network.')
     expect(r.input).toBeNull()
-    expect(r.limitsText).toBe('Limits 100 – 200000 INR; minimum buy on this network 250 INR')
+    // Both bounds written as amounts, their digits grouped in the operator's locale.
+    expect(r.limitsText).toBe('Limits 100 – 200,000 INR; minimum buy on this network 250 INR')
+    expect(quoteRequest(onramp('200'), { ...ctx, locale: 'en-IN' }).limitsText).toBe(
+      'Limits 100 – 2,00,000 INR; minimum buy on this network 250 INR'
+    )
   })
 
   it('builds the onramp request from the normalised amount', () => {
@@ -72,12 +76,12 @@ describe('quoteRequest', () => {
   it('values an offramp quantity at the last sell price against the INR limits', () => {
     const r = quoteRequest(onramp('10', { type: 2 }), ctx)
     expect(r.limitMessage).toBe(
-      '10 USDT is worth about 900.00 INR at the last sell price. Below the minimum of 1000 INR for this coin and network.'
+      '10 USDT is worth about 900.00 INR at the last sell price. Below the minimum of 1,000 INR for this coin and network.'
     )
     expect(r.input).toBeNull()
     const ok = quoteRequest(onramp('20', { type: 2 }), ctx)
     expect(ok.input).toEqual({ type: 2, coinId: 54, chainId: 3, quantity: '20' })
-    expect(ok.limitsText).toBe('Limits 500 – 100000 INR of value; minimum sell 1000 INR')
+    expect(ok.limitsText).toBe('Limits 500 – 100,000 INR of value; minimum sell 1,000 INR')
   })
 
   it('asks for an offramp quote when no sell price is known (the service then judges the limits)', () => {

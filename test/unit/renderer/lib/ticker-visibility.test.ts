@@ -53,4 +53,19 @@ describe('trackTickerVisibility', () => {
     stop()
     expect(sent[0]).toEqual({ view: 'main', visible: false })
   })
+
+  it('tells the view once main knows it is shown, so it can ask when the next poll is', async () => {
+    sent.length = 0
+    doc.visibilityState = 'visible'
+    const shown: number[] = []
+    const stop = trackTickerVisibility('main', () => shown.push(sent.length))
+    await settle()
+    // After main had the news, not before.
+    expect(shown).toEqual([1])
+    await visibility('hidden')
+    expect(shown).toEqual([1])
+    await visibility('visible')
+    expect(shown).toEqual([1, 3])
+    stop()
+  })
 })
