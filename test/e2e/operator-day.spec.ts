@@ -65,13 +65,14 @@ test('the address rules read in words; spaces around a pasted address are droppe
   await expect(page.getByTestId('address-verdict')).toHaveText('Address looks valid')
   await expect(page.getByTestId('address-trimmed')).toBeVisible()
 
-  // A TRON address pasted while BEP20 is chosen: refused, and told what it looks like.
+  // A TRON address pasted while BEP20 is chosen: refused, and told it is a valid address of
+  // another network of the coin, which it offers to check it on.
   const trx = sampleAddress(tron.symbol, rng).address
   await input.fill(trx)
   await expect(page.getByTestId('address-verdict')).toHaveText('Address refused')
-  const looks = page.getByTestId('address-looks-like')
-  await expect(looks).toContainText('This looks like an address for TRC20')
-  await looks.getByRole('button', { name: 'Check it as TRC20' }).click()
+  const looks = page.getByTestId('address-guide')
+  await expect(looks).toContainText('This is a valid TRC20 address, not a BEP20 one.')
+  await looks.getByRole('button', { name: /^Check it as (\S+ on )?TRC20$/ }).click()
   await expect(page.getByTestId('address-verdict')).toHaveText('Address looks valid')
 })
 
