@@ -1,5 +1,5 @@
 // What an answer or an event may carry to an operator of each role, beyond what the role
-// table (team-access.ts) decides channel by channel (docs/hub.md, "Operators and roles"):
+// table (team-access.ts) decides channel by channel (docs/hub-reference.md, "Operators and roles"):
 //   - admins get everything as the hub has it;
 //   - operators get every URL without its user information (`https://[redacted]@host/`): a
 //     webhook receiver's or a database's password, a token passed as a user name;

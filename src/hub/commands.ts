@@ -1,4 +1,4 @@
-// The team hub's command line (npm run hub; see HELP below and docs/hub.md): runs the hub for
+// The team hub's command line (npm run hub; see HELP below and docs/hub-reference.md): runs the hub for
 // one merchant profile (serve-command.ts), manages its operators in the hub's data
 // directory (also while the hub runs: it reads each token afresh), and backs the data
 // directory up and restores it (backup-command.ts).

@@ -133,7 +133,7 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
       platform: process.platform,
       shell: 'hub',
       // The merchant's API key identifies the merchant at the service: an admin's to see
-      // only; its base URL is not a viewer's (docs/hub.md, "Operators and roles").
+      // only; its base URL is not a viewer's (docs/hub-reference.md, "Operators and roles").
       profile: op.role === 'admin' ? h.profile : { ...h.profile, apiKey: '', baseUrl: op.role === 'viewer' ? '' : h.profile.baseUrl },
       clockSkewMs: h.session.client.clock.skewMs ?? null,
       locale: null

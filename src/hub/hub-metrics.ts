@@ -94,7 +94,7 @@ export class HubMetrics {
     })
     this.refusals = counter(
       'rampdesk_hub_refusals_total',
-      'Requests and connections refused, by kind (docs/hub.md, "What the hub refuses").',
+      'Requests and connections refused, by kind (docs/hub-reference.md, "What the hub refuses").',
       ['kind'],
       REFUSAL_KINDS
     )

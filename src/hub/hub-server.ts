@@ -7,7 +7,7 @@
 // whoever runs the hub (ops-routes.ts). Every answer is counted in the metrics by route,
 // channel and status.
 //
-// Refused, cheapest first (docs/hub.md, "What the hub refuses"): connections over the caps,
+// Refused, cheapest first (docs/hub-reference.md, "What the hub refuses"): connections over the caps,
 // slow or oversized request lines and headers (front-door.ts); any request carrying an
 // Origin header (403: the hub serves desktops, never a browser page, so no web page can use
 // a token it got hold of); a malformed path (400); no or an unknown token (401); a role

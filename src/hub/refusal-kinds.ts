@@ -1,4 +1,4 @@
-// What the hub refuses, as a closed set of kinds (docs/hub.md, "What the hub refuses"): the
+// What the hub refuses, as a closed set of kinds (docs/hub-reference.md, "What the hub refuses"): the
 // front door's and the routes' refusals are counted by kind in /metrics, never by anything
 // the request itself carried.
 export const REFUSAL_KINDS = [

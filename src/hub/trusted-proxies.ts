@@ -4,7 +4,7 @@
 // throttles would lump the whole team together with any stranger; trusting the header from
 // anyone else would let a stranger pick the address they are counted under.
 //
-// The rule (docs/hub.md, "Behind a reverse proxy"):
+// The rule (docs/hub-reference.md, "Behind a reverse proxy"):
 //   - a peer outside every trusted CIDR is the client, and X-Forwarded-For is ignored;
 //   - from a trusted peer, X-Forwarded-For is read from the right (each proxy appends the
 //     address it was connected from): the first address that is not itself a trusted proxy

@@ -1,6 +1,6 @@
-// Attack: what each role can reach on a real hub process (docs/hub.md, "Operators and roles").
+// Attack: what each role can reach on a real hub process (docs/hub-reference.md, "Operators and roles").
 //   - every channel of the contract, called by each role: what answers is exactly what the
-//     table in docs/hub.md grants that role (a refused one is 403);
+//     table in docs/hub-reference.md grants that role (a refused one is 403);
 //   - an admin sets the merchant's webhook URL with `user:password@`: no answer or event to a
 //     viewer or an operator carries the password, nor does any file of the hub (the audit
 //     tables, the order database) or its log; the admin is shown the URL redacted;
@@ -74,7 +74,7 @@ function filesUnder(dir: string): Array<{ path: string; bytes: Buffer }> {
 }
 
 describe('roles on a hub', () => {
-  it('answers each role exactly the channels docs/hub.md grants it, and refuses every other 403', async () => {
+  it('answers each role exactly the channels docs/hub-reference.md grants it, and refuses every other 403', async () => {
     const figures: Record<string, number> = {}
     for (const role of ['viewer', 'operator', 'admin'] as const) {
       const granted = new Set(docsChannelsOf(role))
@@ -93,7 +93,7 @@ describe('roles on a hub', () => {
       'every channel called by each role',
       { ...figures, contractChannels: channelNames.length },
       {
-        viewerChannels: '= docs/hub.md viewer row',
+        viewerChannels: '= docs/hub-reference.md viewer row',
         operatorChannels: '= viewer + operator rows',
         adminChannels: '= every hub channel'
       }

@@ -1,7 +1,7 @@
 // The role table: total over the contract, each role a superset of the one before, the
 // desktop's own channels never served by a hub, and the lines the issue draws. Every row is
 // pinned here, so a change to any channel's role fails this file until it is made here too,
-// and the table in docs/hub.md is read and compared with the code's.
+// and the table in docs/hub-reference.md is read and compared with the code's.
 import { describe, expect, it } from 'vitest'
 import { channelNames, type ChannelName } from '../../../../src/shared/ipc/contract'
 import { channelAccess, channelsOf, hubChannels, roleMay, TEAM_ROLES, type ChannelAccess } from '../../../../src/shared/ipc/team-access'
@@ -79,7 +79,7 @@ describe('the role table, pinned', () => {
     expect(actual).toEqual(PINNED)
   })
 
-  it('is the table docs/hub.md shows, row for row', () => {
+  it('is the table docs/hub-reference.md shows, row for row', () => {
     const docs = docsRoleTable()
     expect(Object.fromEntries([...docs].sort(([a], [b]) => a.localeCompare(b)))).toEqual(
       Object.fromEntries(channelNames.map((c) => [c, channelAccess(c)] as const).sort(([a], [b]) => a.localeCompare(b)))
