@@ -4,7 +4,7 @@
 // nothing downstream does float arithmetic, and timestamps come out as ISO strings
 // with milliseconds.
 import { z } from 'zod'
-import { toDecimalString } from '../domain/money'
+import { toDecimalString } from '../money'
 
 // ---------------------------------------------------------------- primitives
 
