@@ -1,6 +1,7 @@
 // The config namespace: the service's configuration as the renderer needs it, merged from the
 // configuration endpoints.
 import { z } from 'zod'
+import { LimitRead, WithdrawalFeeRead } from './api-shapes'
 import { ch, Dec, EpochMs, none } from './primitives'
 
 /** Everything the renderer needs of the configuration, already merged from the config endpoints. */
@@ -27,17 +28,11 @@ export const ConfigSnapshot = z.object({
     })
   ),
   /** coinId -> chainId -> fee entry (decimal strings). */
-  gasFees: z.record(
-    z.string(),
-    z.record(
-      z.string(),
-      z.object({ withdrawalFee: Dec, minimumWithdrawal: Dec, nodeInSync: z.number().int(), depositEnable: z.number().int().optional() })
-    )
-  ),
+  gasFees: z.record(z.string(), z.record(z.string(), WithdrawalFeeRead)),
   /** onramp/offramp -> fiatId -> {min, max} */
   limits: z.object({
-    onramp: z.record(z.string(), z.object({ min: Dec, max: Dec })),
-    offramp: z.record(z.string(), z.object({ min: Dec, max: Dec }))
+    onramp: z.record(z.string(), LimitRead),
+    offramp: z.record(z.string(), LimitRead)
   }),
   minimumBuyAmount: z.record(z.string(), z.record(z.string(), Dec)),
   minimumSellAmount: z.record(z.string(), Dec),
@@ -49,7 +44,7 @@ export const ConfigSnapshot = z.object({
   coinLimits: z.record(
     z.string(),
     z.discriminatedUnion('shape', [
-      z.object({ shape: z.literal('A'), min: Dec, max: Dec }),
+      z.object({ shape: z.literal('A'), ...LimitRead.shape }),
       z.object({ shape: z.literal('B'), byCoin: z.record(z.string(), z.record(z.string(), Dec)) })
     ])
   ),

@@ -1,6 +1,10 @@
 // The quotes namespace: an onramp or offramp quote, and the same quote on every network.
 import { z } from 'zod'
+import { OfframpQuoteRead, OnrampQuoteRead } from './api-shapes'
 import { ch, Dec, EpochMs, ErrorInfo, IdNum, OrderType } from './primitives'
+
+/** What the service's quote answered: the fields of both types' answers, each type's own absent from the other's. */
+const answered = OnrampQuoteRead.extend(OfframpQuoteRead.shape).partial({ quantity: true, gasFee: true, fiatAmount: true, tdsFee: true })
 
 export const QuoteResult = z.object({
   type: OrderType,
@@ -8,14 +12,7 @@ export const QuoteResult = z.object({
   chainId: z.number().int(),
   fiatType: z.number().int(),
   amount: Dec,
-  rate: Dec,
-  quantity: Dec.optional(),
-  fiatAmount: Dec.optional(),
-  onrampFee: Dec,
-  clientFee: Dec,
-  gatewayFee: Dec,
-  gasFee: Dec.optional(),
-  tdsFee: Dec.optional(),
+  ...answered.shape,
   quotedAt: EpochMs,
   /** From this instant the quote is shown as stale (main's policy: the service gives quotes no validity). */
   staleAt: EpochMs
