@@ -121,7 +121,7 @@ export const hubChannels: readonly ChannelName[] = channelNames.filter((c) => ch
 /**
  * The settings a team hub keeps for the whole team (how its one monitor and its tickers
  * poll, how fresh open orders are kept); every other setting (theme, notifications, the
- * tray's pins, start at login, the fiats an operator prefers to see first) stays each
+ * prices pinned to the tray, start at login, the fiats an operator prefers to see first) stays each
  * desktop's own. The hub syncs every fiat the service holds orders in, whatever any
  * desktop prefers.
  */

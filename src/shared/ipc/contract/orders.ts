@@ -173,7 +173,7 @@ export const ordersChannels = {
     z.object({ row: OrderRow, record: z.record(z.string(), z.unknown()), timeline: z.array(TimelineEntry) }).nullable(),
     'One order with every field and its timeline'
   ),
-  'orders:watch': ch(OrderRef.extend({ watch: z.boolean() }).strict(), ok, 'Pin or unpin an order'),
+  'orders:watch': ch(OrderRef.extend({ watch: z.boolean() }).strict(), ok, 'Watch an order, or stop watching it'),
   'orders:check': ch(
     OrderRef.strict(),
     OrderCheck,
@@ -182,7 +182,7 @@ export const ordersChannels = {
   'orders:watched': ch(
     none,
     z.object({ rows: z.array(OrderRow) }),
-    'Pinned orders, orders needing attention and active orders, for the tray'
+    'Watched orders, orders needing attention and active orders, for the tray'
   ),
   'orders:export': ch(
     ExportInput,
