@@ -89,7 +89,7 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
  * Who may have the service send a signed dummy webhook to a URL other than the hub's own
  * inbox. A signed dummy is a genuine signature under the merchant's secret, delivered to
  * whoever runs that URL; so operators may send one only to the hub itself, and sending one
- * elsewhere is an admin's decision (issue 22; docs/hub.md, "Webhooks at the hub").
+ * elsewhere is an admin's decision (docs/hub.md, "Webhooks at the hub").
  */
 export const DUMMY_TO_ANY_URL: TeamRole = 'admin'
 
