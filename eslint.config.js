@@ -16,6 +16,33 @@ const domGlobals = ['window', 'document', 'navigator', 'localStorage', 'sessionS
 
 const noElectron = { name: 'electron', message: "Only src/main/electron and src/preload may import 'electron'." }
 
+/** src/shared's import rule: no electron, no Node module, nothing outside src/shared, and what a floor adds. */
+function sharedImports(floorPatterns = [], floorPaths = []) {
+  return [
+    'error',
+    {
+      paths: [
+        noElectron,
+        ...nodeBuiltins.map((name) => ({ name, message: 'src/shared is pure TypeScript: no Node modules.' })),
+        ...floorPaths
+      ],
+      patterns: [
+        { group: ['node:*'], message: 'src/shared is pure TypeScript: no Node modules.' },
+        {
+          group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/sandbox/**', '**/web/**'],
+          message: 'src/shared imports nothing outside src/shared.'
+        },
+        ...floorPatterns
+      ]
+    }
+  ]
+}
+
+/** The folders of src/shared above a floor, as its files' imports name them (`up` leads to src/shared). */
+function below(up, higher, why) {
+  return [{ group: higher.flatMap((f) => [`${up}${f}`, `${up}${f}/**`]), message: `${why}: it imports nothing of ${higher.join(', ')}.` }]
+}
+
 export default tseslint.config(
   {
     ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'bench/results/**', '.vite/**']
@@ -66,25 +93,48 @@ export default tseslint.config(
   {
     files: ['src/shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [noElectron, ...nodeBuiltins.map((name) => ({ name, message: 'src/shared is pure TypeScript: no Node modules.' }))],
-          patterns: [
-            { group: ['node:*'], message: 'src/shared is pure TypeScript: no Node modules.' },
-            {
-              group: ['**/main/**', '**/renderer/**', '**/preload/**', '**/sandbox/**', '**/web/**'],
-              message: 'src/shared imports nothing outside src/shared.'
-            }
-          ]
-        }
-      ],
+      'no-restricted-imports': sharedImports(),
       'no-restricted-globals': [
         'error',
         ...domGlobals.map((name) => ({ name, message: 'src/shared must not use DOM-only globals.' })),
         { name: 'process', message: 'src/shared must not use Node globals.' },
         { name: 'Buffer', message: 'src/shared must not use Node globals.' }
       ]
+    }
+  },
+  // The floors of src/shared, lowest first: its own files (money, http-url, csp, loopback),
+  // api (the merchant API's reading), ipc (the contract, which reads some shapes from api),
+  // domain (statuses, names, quotes, CSV: on all of them). A floor imports only those below.
+  {
+    files: ['src/shared/*.ts'],
+    rules: { 'no-restricted-imports': sharedImports(below('./', ['api', 'ipc', 'domain'], "src/shared's own files are its floor")) }
+  },
+  {
+    files: ['src/shared/api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': sharedImports(below('../', ['ipc', 'domain'], "src/shared/api builds on src/shared's own files only"))
+    }
+  },
+  {
+    files: ['src/shared/ipc/**/*.ts'],
+    rules: {
+      'no-restricted-imports': sharedImports(
+        below('../', ['domain'], "the contract (src/shared/ipc) builds on src/shared/api and src/shared's own files")
+      )
+    }
+  },
+  {
+    // The contract's index puts the namespaces together: a namespace's file that imported it would close a circle.
+    files: ['src/shared/ipc/contract/*.ts'],
+    ignores: ['src/shared/ipc/contract/index.ts'],
+    rules: {
+      'no-restricted-imports': sharedImports(
+        below('../../', ['domain'], "the contract (src/shared/ipc) builds on src/shared/api and src/shared's own files"),
+        ['.', './', './index', '../contract', '../contract/index'].map((name) => ({
+          name,
+          message: "A namespace's file imports the files it builds on, never the contract's index."
+        }))
+      )
     }
   },
   {

@@ -191,7 +191,7 @@ export class ProfileSession {
 
   /**
    * Starts the session's work. `monitor: false` leaves the order monitor (history sync,
-   * pinned-order polls, completeness work) stopped: a team hub that follows another starts
+   * watched-order polls, completeness work) stopped: a team hub that follows another starts
    * it only once it leads.
    */
   async start(o: { monitor?: boolean } = {}): Promise<void> {
@@ -234,7 +234,7 @@ export class ProfileSession {
 
   /**
    * The machine woke from sleep, the screen was unlocked or the network came back: what
-   * the operator sees may be minutes old, so orders, pinned orders, shown prices and stale
+   * the operator sees may be minutes old, so orders, watched orders, shown prices and stale
    * configuration are fetched at once. Several windows and OS events report one wake:
    * calls within WAKE_COALESCE_MS of the last are one.
    */

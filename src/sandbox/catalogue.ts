@@ -6,7 +6,7 @@
 // readings (readings.ts, docs/spec-readings.md).
 import { BTC_CHAIN_DETAIL, REFERENCE_CHAIN_DETAILS } from './reference-chains'
 import { SPEC_CHAIN_ALIASES as CHAIN_ALIASES, SPEC_FIAT_SYMBOLS as FIAT_SYMBOLS } from './spec-tables'
-import { mul } from '../shared/domain/money'
+import { mul } from '../shared/money'
 
 export interface FiatDef {
   id: number

@@ -2,7 +2,7 @@
 // keep amounts in typed arrays (8 bytes each instead of a string object) without ever
 // holding a binary float approximation: 1234.56 at 2 places is stored as 123456.
 
-import { round } from '../shared/domain/money'
+import { round } from '../shared/money'
 
 /** Largest integer a double holds exactly: scaled values must stay below it. */
 const MAX_EXACT = Number.MAX_SAFE_INTEGER

@@ -2,7 +2,7 @@
 // historical orders of --orders N (spread over months, some before the 4.4 cutover),
 // and the live generator that, on every tick, creates new orders and advances the ones
 // whose next step is due. Everything is drawn from seeded streams and the injected clock.
-import { add, cmp, mul, round, toDecimalString } from '../shared/domain/money'
+import { add, cmp, mul, round, toDecimalString } from '../shared/money'
 import { COINS, FIATS, INR, chainIndexById, gasEntry, findCoinByCode, findCoinById, type CoinDef, type FiatDef } from './catalogue'
 import { SandboxError, fail } from './errors'
 import { toScaled } from './fixed-point'

@@ -2,7 +2,7 @@
 // generator tick) so tickers tick; buy (onramp) and sell (offramp) prices sit a spread
 // either side of the mid. Orders created before the sandbox started use a weekly
 // price history walked backwards from the start prices, so old orders carry old prices.
-import { add, cmp, div, mul, round as roundFixed, sub, toDecimalString } from '../shared/domain/money'
+import { add, cmp, div, mul, round as roundFixed, sub, toDecimalString } from '../shared/money'
 import { COINS, FIATS, RATES } from './catalogue'
 import { randRange, streamOf, STREAM, type Rng } from './rng'
 

@@ -5,7 +5,7 @@
 //            quantity = (fiatAmount - fees) / rate - gasFee, rounded down to the coin's places
 //   offramp: gross = quantity * rate; tdsFee = 1% of gross
 //            fiatAmount = gross - onrampFee (1%) - clientFee (0.25%) - gatewayFee - tdsFee
-import { cmp, div, mul, round, sub } from '../shared/domain/money'
+import { cmp, div, mul, round, sub } from '../shared/money'
 import {
   COINS,
   FIATS,

@@ -4,7 +4,7 @@
 // Where the spec leaves an answer open (ticker and limits shapes for types 2 and 3,
 // allCoinLimits shape A or B, since, tie order, churn while paging), the readings
 // decide; see readings.ts.
-import { toDecimalString } from '../shared/domain/money'
+import { toDecimalString } from '../shared/money'
 import { statusInfo } from '../shared/domain/status'
 import { applyReadings, copyReadings, defaultReadings, type ReadingsInput, type SandboxReadings } from './readings'
 import type { EndpointName } from './routes'

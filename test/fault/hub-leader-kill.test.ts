@@ -82,7 +82,7 @@ describe.skipIf(postgresUnavailable !== null)('the hub that takes over from a le
       "the leader's first sync"
     )
     const onrampInr = sandbox.control.groundTruth({ type: 1, fiatType: 1 }).length
-    // Orders that move around the kill, none pinned: only the history tells of them.
+    // Orders that move around the kill, none watched: only the history tells of them.
     const moving = Array.from({ length: 6 }, () => sandbox!.control.createOrder({ type: 1, fiatType: 1, hold: true, path: 'completed' }))
     const statusOn = async (h: HubProcess, orderId: number) =>
       (await h.call<{ row: { status: number } } | null>(token, 'orders:get', { type: 1, orderId })).value?.row.status

@@ -2,7 +2,7 @@
 // postgres://…`) on one throwaway PostgreSQL, each in front of the sandbox through a proxy
 // of its own that records every request it makes, so what each hub spends is counted on the
 // wire, not taken from the hub's word. The leading hub is paused with SIGSTOP for 30 s while
-// it polls pinned orders, prices (asked for by the other hub) and the history, then resumed
+// it polls watched orders, prices (asked for by the other hub) and the history, then resumed
 // with SIGCONT. Checked: the other hub leads within 15 s of the pause; orders changed at
 // the service while nobody led, and after, are on the new leader within seconds; the
 // resumed hub says it no longer leads and sends not one request while it follows, and the
@@ -89,9 +89,9 @@ describe.skipIf(postgresUnavailable !== null)('the leading hub paused with SIGST
       "the leader's first sync"
     )
 
-    // The leader has polls of every kind queued: pins, the history, prices the other hub's operator asks for.
-    const pinned = Array.from({ length: 4 }, () => sandbox!.control.createOrder({ type: 1, fiatType: 1, hold: true, path: 'completed' }))
-    for (const o of pinned) expect((await leader.call(token, 'orders:watch', { type: 1, orderId: o.orderId, watch: true })).ok).toBe(true)
+    // The leader has polls of every kind queued: watched orders, the history, prices the other hub's operator asks for.
+    const watched = Array.from({ length: 4 }, () => sandbox!.control.createOrder({ type: 1, fiatType: 1, hold: true, path: 'completed' }))
+    for (const o of watched) expect((await leader.call(token, 'orders:watch', { type: 1, orderId: o.orderId, watch: true })).ok).toBe(true)
     let asking = true
     const askers = [a, b].map(async (h) => {
       while (asking) {
@@ -102,7 +102,7 @@ describe.skipIf(postgresUnavailable !== null)('the leading hub paused with SIGST
     const gapOrders = Array.from({ length: 4 }, () => sandbox!.control.createOrder({ type: 1, fiatType: 1, hold: true, path: 'completed' }))
     await eventually(
       async () => {
-        for (const o of [...pinned, ...gapOrders])
+        for (const o of [...watched, ...gapOrders])
           if (!(await other.call<{ row: unknown } | null>(token, 'orders:get', { type: 1, orderId: o.orderId })).value) return false
         return true
       },
@@ -117,7 +117,7 @@ describe.skipIf(postgresUnavailable !== null)('the leading hub paused with SIGST
     // The pause. Orders move at the service while nobody leads.
     const pausedAt = Date.now()
     process.kill(leader.pid, 'SIGSTOP')
-    for (const o of [...gapOrders, ...pinned.slice(0, 2)]) sandbox.control.advanceOrder(o.orderId)
+    for (const o of [...gapOrders, ...watched.slice(0, 2)]) sandbox.control.advanceOrder(o.orderId)
     await waitUntil(async () => (await roleOf(other.url)) === 'leader', 15_000, 'the other hub leading').catch(async (e: Error) => {
       throw new Error(`${e.message}; its log:\n${other.output().slice(-2_000)}`)
     })
@@ -129,10 +129,10 @@ describe.skipIf(postgresUnavailable !== null)('the leading hub paused with SIGST
     ).rows[0]!
     expect(after.epoch).toBe(before.epoch + 1)
     // The gap's changes (and the next ones) on the new leader.
-    for (const o of pinned.slice(2)) sandbox.control.advanceOrder(o.orderId)
+    for (const o of watched.slice(2)) sandbox.control.advanceOrder(o.orderId)
     const statusOn = async (h: HubProcess, orderId: number) =>
       (await h.call<{ row: { status: number } } | null>(token, 'orders:get', { type: 1, orderId })).value?.row.status
-    const moved = [...gapOrders, ...pinned]
+    const moved = [...gapOrders, ...watched]
     const caughtUp = async (h: HubProcess) => {
       for (const o of moved) if ((await statusOn(h, o.orderId)) !== sandbox!.control.order(o.orderId)!.status) return false
       return true

@@ -76,12 +76,12 @@ beforeAll(async () => {
     'the first sync',
     120_000
   )
-  // Orders to move around: new ones (seen from status 0), plus one pinned for the watch poller.
+  // Orders to move around: new ones (seen from status 0), plus one watched by the watch poller.
   for (let i = 0; i < 6; i++) pool.push(sb.control.createOrder({ type: 1, fiatType: 1, path: 'completed', hold: true }).orderId)
   for (let i = 0; i < 4; i++) pool.push(sb.control.createOrder({ type: 2, path: 'completed (payout)', hold: true }).orderId)
   await settle('the pool orders')
-  const pinned = pool[0]!
-  expect((await services.handlers['orders:watch']({ type: 1, orderId: pinned, watch: true })).ok).toBe(true)
+  const watched = pool[0]!
+  expect((await services.handlers['orders:watch']({ type: 1, orderId: watched, watch: true })).ok).toBe(true)
 }, 180_000)
 
 afterAll(async () => {

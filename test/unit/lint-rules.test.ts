@@ -57,6 +57,40 @@ describe('lint: architecture rules', () => {
     expect(await problems("import { createHmac } from 'node:crypto'\nexport const h = createHmac\n", 'src/sandbox/probe.ts')).toEqual([])
   })
 
+  it("src/shared's floors: its own files, then api, then the contract, then domain; none imports one above it", async () => {
+    const above = /imports nothing of/
+    for (const [from, at] of [
+      ["import { a } from './api/schemas'", 'src/shared/probe.ts'],
+      ["import { a } from './ipc/contract'", 'src/shared/probe.ts'],
+      ["import { a } from './domain/status'", 'src/shared/probe.ts'],
+      ["import { a } from '../ipc/contract'", 'src/shared/api/probe.ts'],
+      ["import { a } from '../domain/status'", 'src/shared/api/probe.ts'],
+      ["import { a } from '../domain/status'", 'src/shared/ipc/probe.ts'],
+      ["import { a } from '../../domain/status'", 'src/shared/ipc/contract/probe.ts']
+    ] as const) {
+      expect(await problems(`${from}\nexport const x = a\n`, at), `${from} in ${at}`).toEqual([expect.stringMatching(above)])
+    }
+    for (const [from, at] of [
+      ["import { a } from './money'", 'src/shared/api/probe.ts'],
+      ["import { a } from '../money'", 'src/shared/api/probe.ts'],
+      ["import { a } from '../../api/schemas'", 'src/shared/ipc/contract/probe.ts'],
+      ["import { a } from '../ipc/contract'", 'src/shared/domain/probe.ts'],
+      ["import { a } from '../api/schemas'", 'src/shared/domain/probe.ts']
+    ] as const) {
+      expect(await problems(`${from}\nexport const x = a\n`, at), `${from} in ${at}`).toEqual([])
+    }
+  })
+
+  it("a namespace's file of the contract never imports the contract's index", async () => {
+    for (const from of ["import { a } from '.'", "import { a } from './index'", "import { a } from '../contract'"]) {
+      expect(await problems(`${from}\nexport const x = a\n`, 'src/shared/ipc/contract/probe.ts'), from).toEqual([
+        expect.stringMatching(/never the contract's index/)
+      ])
+    }
+    expect(await problems("import { a } from './primitives'\nexport const x = a\n", 'src/shared/ipc/contract/probe.ts')).toEqual([])
+    expect(await problems("import { a } from './orders'\nexport const x = a\n", 'src/shared/ipc/contract/index.ts')).toEqual([])
+  })
+
   it('the renderer reaches main only through the contract', async () => {
     expect(
       await problems("import { createServices } from '../../main/services'\nexport const c = createServices\n", 'src/renderer/src/probe.ts')

@@ -27,7 +27,7 @@ import {
   type OfframpOrder as OfframpRecord,
   type OnrampOrder as OnrampRecord
 } from '../../shared/api/schemas'
-import { isDecimalText, toDecimalString, type DecimalString } from '../../shared/domain/money'
+import { isDecimalText, toDecimalString, type DecimalString } from '../../shared/money'
 import { SkewClock, type ClockSource } from './clock'
 import { ParamEncodings, type EncodingMap } from './param-encoding'
 import { describeShape } from './response-shape'

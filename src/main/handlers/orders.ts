@@ -1,6 +1,6 @@
 // orders:* — the local database's orders: a window of a filtered query, one order with
-// its timeline, history records that could not be read, pinning (watches), the tray's
-// list (what needs attention, then the pinned and the moving orders), and CSV export.
+// its timeline, history records that could not be read, watching, the tray's
+// list (the watched orders, then what needs attention and the moving ones), and CSV export.
 import { exportOrdersCsv } from '../export/orders-csv'
 import { csvNamesOf } from '../../shared/domain/csv'
 import { toContractRow, toStoreFilter, toStoreSort } from '../order-rows'
@@ -8,10 +8,10 @@ import type { LocalStore } from '../store/local-store'
 import type { OrderRef, OrderRow } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice } from './context'
 
-/** How many of the most recently changed orders per type and group the tray lists beside the pinned ones. */
+/** How many of the most recently changed orders per type and group the tray lists beside the watched ones. */
 const TRAY_RECENT = 20
 
-/** The pinned orders (as `watched` lists them), then what needs the operator, then the active orders, most recently changed first: the tray's list. */
+/** The watched orders (as `watched` lists them), then what needs the operator, then the active orders, most recently changed first: the tray's list. */
 export function trayRows(store: Pick<LocalStore, 'orders'>, watched: readonly OrderRef[]): OrderRow[] {
   const rows = watched.flatMap((w) => {
     const r = store.orders.get(w.type, w.orderId)

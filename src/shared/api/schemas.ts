@@ -4,7 +4,7 @@
 // nothing downstream does float arithmetic, and timestamps come out as ISO strings
 // with milliseconds.
 import { z } from 'zod'
-import { toDecimalString } from '../domain/money'
+import { toDecimalString } from '../money'
 
 // ---------------------------------------------------------------- primitives
 
@@ -125,7 +125,8 @@ export type CoinConfig = z.output<typeof CoinConfig>
 
 // ---------------------------------------------------------------- fees and limits (2.6, 2.7)
 
-const WithdrawalFeeEntry = z.looseObject({
+/** A coin's fee and minimum on one chain, as the gas fee tables give them. */
+export const WithdrawalFeeEntry = z.looseObject({
   withdrawalFee: Money,
   minimumWithdrawal: Money,
   nodeInSync: Int,
@@ -309,31 +310,31 @@ export type ConfigMappingData = z.output<typeof ConfigMappingData>
 /** Text answers of the webhook calls; tolerate an object by keeping its JSON. */
 export const TextData = z.union([z.string(), z.unknown().transform((v) => JSON.stringify(v))])
 
+/** An onramp quote's fields (spec 4.9). */
+export const OnrampQuoteFields = z.looseObject({
+  rate: Money,
+  quantity: Money,
+  onrampFee: Money,
+  clientFee: Money,
+  gatewayFee: Money,
+  gasFee: Money
+})
+
 /** Quote answers (spec 4.9, 4.10): the fee as onrampFee or onRampFee, out as onrampFee. */
-export const OnrampQuote = z.preprocess(
-  unifyOnrampFee,
-  z.looseObject({
-    rate: Money,
-    quantity: Money,
-    onrampFee: Money,
-    clientFee: Money,
-    gatewayFee: Money,
-    gasFee: Money
-  })
-)
+export const OnrampQuote = z.preprocess(unifyOnrampFee, OnrampQuoteFields)
 export type OnrampQuote = z.output<typeof OnrampQuote>
 
-export const OfframpQuote = z.preprocess(
-  unifyOnrampFee,
-  z.looseObject({
-    fiatAmount: Money,
-    rate: Money,
-    onrampFee: Money,
-    clientFee: Money,
-    gatewayFee: Money,
-    tdsFee: Money
-  })
-)
+/** An offramp quote's fields (spec 4.10). */
+export const OfframpQuoteFields = z.looseObject({
+  fiatAmount: Money,
+  rate: Money,
+  onrampFee: Money,
+  clientFee: Money,
+  gatewayFee: Money,
+  tdsFee: Money
+})
+
+export const OfframpQuote = z.preprocess(unifyOnrampFee, OfframpQuoteFields)
 export type OfframpQuote = z.output<typeof OfframpQuote>
 
 /**

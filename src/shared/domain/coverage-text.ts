@@ -1,6 +1,6 @@
-// The words for order coverage (issue 23), one place for main's texts (diagnostics, the
-// tray) and the renderer's views: a scope's name, its audit in the operator's terms, and
-// how a status was last confirmed.
+// The words for order coverage (what the app knows it may be missing), in one place so that
+// main's texts (diagnostics, the tray) and the renderer's views say it alike: a scope's name,
+// its audit in the operator's terms, and how a status was last confirmed.
 import { fiatName } from './names'
 import { orderKindLabel } from './status'
 import { nounFor } from './plural'

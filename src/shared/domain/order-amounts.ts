@@ -5,7 +5,7 @@
 // the CSV export and the customer text all read units from here, and add fees up only
 // within one unit, on decimal strings (money.ts), never floats.
 import type { OrderType } from '../ipc/contract'
-import { isDecimalText, sum, toDecimalString, type DecimalString } from './money'
+import { isDecimalText, sum, toDecimalString, type DecimalString } from '../money'
 
 /** What an amount is counted in. */
 export type AmountUnit = 'fiat' | 'coin' | 'fiatPerCoin'

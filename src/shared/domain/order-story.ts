@@ -4,7 +4,7 @@
 // unit-tested; the detail only places them.
 import type { ErrorInfo, OrderCheck, OrderType } from '../ipc/contract'
 import { amountUnit, decimalOf, feeTotals, unitText, type AmountUnit, type UnitNames } from './order-amounts'
-import { formatDecimal, type DecimalString } from './money'
+import { formatDecimal, type DecimalString } from '../money'
 import { statusInfo } from './status'
 
 /** The names and formats amounts are written with. */

@@ -12,7 +12,7 @@
 // After: the service's refusals of an amount out of bounds (413) carry the minimum or
 // maximum in their text ("min 100, max 200000", "should be greater than 500 INR",
 // "Minimum amount is 1,000"); refusalBounds() picks them out so the operator sees them.
-import { cmp, formatDecimal, toDecimalString, type DecimalString } from './money'
+import { cmp, formatDecimal, toDecimalString, type DecimalString } from '../money'
 import type { ConfigSnapshot } from '../ipc/contract'
 
 const INR = 1

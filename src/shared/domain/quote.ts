@@ -2,7 +2,7 @@
 // the operator typed before anything is sent, lays the answer out fee by fee, writes
 // the "copy for customer" text and picks the cheapest network in a comparison.
 // All arithmetic is on decimal strings through money.ts, never on floats.
-import { cmp, div, formatDecimal, isZero, sum, toDecimalString, type DecimalString } from './money'
+import { cmp, div, formatDecimal, isZero, sum, toDecimalString, type DecimalString } from '../money'
 import type { OrderType } from '../ipc/contract'
 
 // ---------------------------------------------------------------- amount input

@@ -6,7 +6,10 @@
 // means, and what to tell the customer, in plain words. Every view, the notifications, the
 // tray and the CSV export read statuses from here. Unknown values never throw and never
 // hide an order: they show as "Unknown status N", still in progress.
-import { StatusGroup, type OrderType } from '../ipc/contract'
+// From the orders namespace's file, not the contract's index: the sandbox reads statuses
+// here, and the index would load the client's API schemas into the simulator with it.
+import { StatusGroup } from '../ipc/contract/orders'
+import type { OrderType } from '../ipc/contract'
 
 export type StatusTone = 'success' | 'failure' | 'progress' | 'attention'
 

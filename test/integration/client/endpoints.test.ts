@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApiClient } from '../../../src/main/api/client'
 import type { Sandbox } from '../../../src/sandbox'
 import { endpointNames } from '../../../src/shared/api/endpoints'
-import { cmp, div, mul, round, sub, type DecimalString } from '../../../src/shared/domain/money'
+import { cmp, div, mul, round, sub, type DecimalString } from '../../../src/shared/money'
 import { caught, clientFor, quietSandbox } from './support'
 
 let sb: Sandbox

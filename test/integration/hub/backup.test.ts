@@ -1,8 +1,8 @@
 // npm run hub -- backup DIR / restore DIR --data-dir D, as an administrator uses them: a
-// hub process runs and writes (orders synced from the service, operators added, pins and
-// their audit entries) while the backup is taken; the backup is restored into a new data
+// hub process runs and writes (orders synced from the service, operators added, orders watched
+// and their audit entries) while the backup is taken; the backup is restored into a new data
 // directory and a hub started on it, in front of a service that holds no orders at all,
-// finds the operators (their tokens work), the audit log, the pins and every order the
+// finds the operators (their tokens work), the audit log, the watched orders and every order the
 // backup counted. Nothing is written over: a used backup directory or data directory is
 // refused.
 import { execFile, execFileSync } from 'node:child_process'
@@ -48,16 +48,16 @@ async function total(hub: HubProcess, token: string, type: 1 | 2): Promise<numbe
 }
 
 describe('backup and restore of a running hub', () => {
-  it('restores operators, audit, pins and orders from a backup taken under writes', async () => {
+  it('restores operators, audit, watches and orders from a backup taken under writes', async () => {
     const a = await startHubProcess({ sandbox: { orders: 150, seed: 11 } })
     hubs.push(a)
     const admin = await a.addOperator('ada', 'admin')
-    // Wait for the first sync, then pin a few orders.
+    // Wait for the first sync, then watch a few orders.
     const deadline = Date.now() + 30_000
     while ((await total(a, admin, 1)) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
     const page = await a.call<{ rows: Row[] }>(admin, 'orders:query', { filter: { type: 1 }, offset: 0, limit: 5 })
-    const pinned = page.value!.rows.map((r) => ({ type: r.type, orderId: r.orderId }))
-    for (const p of pinned) expect((await a.call(admin, 'orders:watch', { ...p, watch: true })).ok).toBe(true)
+    const toWatch = page.value!.rows.map((r) => ({ type: r.type, orderId: r.orderId }))
+    for (const p of toWatch) expect((await a.call(admin, 'orders:watch', { ...p, watch: true })).ok).toBe(true)
 
     // Writes while the backup runs: new orders at the service synced in, operators added.
     const before: Array<{ name: string; token: string }> = []
@@ -111,7 +111,7 @@ describe('backup and restore of a running hub', () => {
         limit: 500
       })
     ).value!.rows
-    for (const p of pinned)
+    for (const p of toWatch)
       expect(audit).toContainEqual(
         expect.objectContaining({
           operator: 'ada',
@@ -122,7 +122,7 @@ describe('backup and restore of a running hub', () => {
     for (const op of addedBeforeBackup)
       expect(audit.some((e) => e.action === 'team:addOperator' && JSON.stringify(e.detail).includes(`"${op.name}"`))).toBe(true)
     const watched = (await b.call<{ rows: Row[] }>(admin, 'orders:watched')).value!.rows
-    for (const p of pinned) expect(watched).toContainEqual(expect.objectContaining({ ...p, watched: true }))
+    for (const p of toWatch) expect(watched).toContainEqual(expect.objectContaining({ ...p, watched: true }))
     expect(writesDuringBackup).toBeGreaterThan(0)
   }, 240_000)
 })

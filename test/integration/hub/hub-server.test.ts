@@ -1,7 +1,7 @@
 // The hub over HTTP against a sandbox: bearer tokens and roles (401, 403 and what each
 // role may do), the web harness's envelopes, the guards (Origin, body size, rate),
 // revocation taking effect at once (in the hub and from the command line), the audit
-// log with names, pins per operator, one request to the service for the whole team,
+// log with names, watches per operator, one request to the service for the whole team,
 // and the API secret in no answer, event or log line.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -223,7 +223,7 @@ describe('one service client for the team', () => {
     expect(stats() - before).toBe(1)
   })
 
-  it('keeps pins per operator and marks rows and events for each', async () => {
+  it('keeps watches per operator and marks rows and events for each', async () => {
     const truth = f.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
     await f.call(admin, 'sync:now')
     await waitUntil(

@@ -3,7 +3,7 @@
 // throwaway PostgreSQL, in front of the service (a sandbox whose history answers are slowed
 // so that the first sync takes several seconds, behind a proxy that records every answer
 // the service gives). Six desktops (their real services), three on each hub, each Team
-// profile naming both hubs, poll tickers every second and pin orders. The leader is killed
+// profile naming both hubs, poll tickers every second and watch orders. The leader is killed
 // with SIGKILL during its first sync, orders move before and after. Checked: the other hub
 // leads within 15 s (its /readyz), every desktop is served again (tickers fresh from a hub,
 // orders, team:access on the survivor) within 10 s of the kill, not one 429 from the
@@ -105,7 +105,7 @@ describe.skipIf(postgresUnavailable !== null)('two hub processes on one PostgreS
     } finally {
       await setup.close()
     }
-    // Orders that will move during the test, each pinned by the desktops.
+    // Orders that will move during the test, each watched by the desktops.
     const held = Array.from({ length: 6 }, (_, i) =>
       sandbox!.control.createOrder({ type: 1, fiatType: i % 2 === 0 ? 1 : 2, hold: true, path: 'completed' })
     )
@@ -118,7 +118,7 @@ describe.skipIf(postgresUnavailable !== null)('two hub processes on one PostgreS
     const leader = (await readyz(a!.url))!.role === 'leader' ? a! : b!
     const survivor = leader === a ? b! : a!
     expect((await readyz(survivor.url))!.role).toBe('follower')
-    // The team's polling, set by the admin on the leader, is every hub's (the survivor polls pins every 5 s after the kill).
+    // The team's polling, set by the admin on the leader, is every hub's (the survivor polls watched orders every 5 s after the kill).
     await leader.call(tokens[2]!, 'settings:update', { historyPollSeconds: 10, watchPollSeconds: 5 })
 
     // Six desktops, three on each hub, each naming the other as its fallback.
@@ -188,16 +188,16 @@ describe.skipIf(postgresUnavailable !== null)('two hub processes on one PostgreS
     const leadMs = Date.now() - killedAt
     const backMs = await back
 
-    // Every desktop learns each pinned order's status as it is now (moved before and after the kill)…
+    // Every desktop learns each watched order's status as it is now (moved before and after the kill)…
     for (const o of held.slice(4)) sandbox.control.advanceOrder(o.orderId)
     const statusNow = () => new Map(held.map((o) => [o.orderId, sandbox!.control.order(o.orderId)!.status]))
-    await everyDeskSees(statusNow(), 'order:created', 'every pinned order as the service holds it')
+    await everyDeskSees(statusNow(), 'order:created', 'every watched order as the service holds it')
     // …then each moves to its end after the kill, and every desktop sees each change as one.
     for (const o of held) {
       let last = sandbox.control.order(o.orderId)!
       while (!statusInfo(1, last.status).terminal) last = sandbox.control.advanceOrder(o.orderId)
     }
-    await everyDeskSees(statusNow(), 'order:changed', "every pinned order's last change")
+    await everyDeskSees(statusNow(), 'order:changed', "every watched order's last change")
     const truth = new Map<string, number>()
     for (const o of sandbox.control.groundTruth()) truth.set(`${o.type}:${o.orderId}`, o.status)
     for (const [i, d] of desks.entries()) {

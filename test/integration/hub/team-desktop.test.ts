@@ -106,7 +106,7 @@ describe('a Team profile', () => {
     }
   })
 
-  it('re-emits the hub’s order events with notifications, pins marked for this operator', async () => {
+  it('re-emits the hub’s order events with notifications, watches marked for this operator', async () => {
     const o = f.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
     await operatorDesk.call('sync:now', {})
     await operatorDesk.waitFor('order:created', (r) => r.orderId === o.orderId)

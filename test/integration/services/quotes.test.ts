@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { findCoinByCode, findFiat } from '../../../src/sandbox/catalogue'
 import { quoteOfframp, quoteOnramp, resolveTarget } from '../../../src/sandbox/quote-engine'
 import { explainError, type ApiErrorInfo } from '../../../src/shared/api/errors'
-import { cmp } from '../../../src/shared/domain/money'
+import { cmp } from '../../../src/shared/money'
 import { QUOTE_FRESH_MS } from '../../../src/main/handlers/quotes'
 import { startServicesHarness, type ServicesHarness } from './harness'
 

@@ -2,7 +2,7 @@
 // polling ('ticker:tick'), hiding stops it, history accumulates with the sandbox's own
 // prices, a failing fetch marks the prices stale, and a fiat switch shows that fiat only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cmp } from '../../../src/shared/domain/money'
+import { cmp } from '../../../src/shared/money'
 import { startServicesHarness, type ServicesHarness } from './harness'
 
 let h: ServicesHarness

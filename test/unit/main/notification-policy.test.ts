@@ -76,7 +76,7 @@ describe('orderNotification', () => {
     ])
   })
 
-  it('watchedOnly: the same choice, for pinned orders only', () => {
+  it('watchedOnly: the same choice, for watched orders only', () => {
     const n: Notify = { ...NONE, anyChange: true, watchedOnly: true }
     expect(shown(n)).toEqual([])
     expect(orderNotification(n, change(1, 14, 15, { watched: true }))).not.toBeNull()

@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { COINS, FIATS } from '../../../src/sandbox/catalogue'
 import { PLACES, bigText, fastOfframp, fastOnramp, scaledBig, slipped } from '../../../src/sandbox/fast-figures'
 import { offrampFigures, onrampFigures } from '../../../src/sandbox/quote-engine'
-import { toDecimalString, mul, round } from '../../../src/shared/domain/money'
+import { toDecimalString, mul, round } from '../../../src/shared/money'
 
 const norm = (s: string): string => toDecimalString(s)
 

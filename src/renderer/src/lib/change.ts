@@ -1,5 +1,5 @@
 // Change of a price since the previous tick, as decimal strings (never floats).
-import { cmp, div, mul, sub } from '../../../shared/domain/money'
+import { cmp, div, mul, sub } from '../../../shared/money'
 
 export interface Change {
   delta: string

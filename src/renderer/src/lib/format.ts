@@ -2,7 +2,7 @@
 // locale in Electron, the browser's language in the harness: app.locale). Amounts go
 // through amountText (Money.svelte and the orders table) and formatDecimal: decimal
 // strings, never floats.
-import { formatDecimal } from '../../../shared/domain/money'
+import { formatDecimal } from '../../../shared/money'
 
 /** "4 s", "3 min", "2 h 5 min", "3 d". */
 export function duration(ms: number): string {

@@ -3,7 +3,7 @@
 // limits that apply and whether the amount is inside them. Only a request that passes
 // every check is returned, so nothing outside the limits is ever sent.
 import { checkLimits, validateAmountInput, type AmountInput } from '../../../shared/domain/quote'
-import { cmp, mul, round } from '../../../shared/domain/money'
+import { cmp, mul, round } from '../../../shared/money'
 import { groupedAmount, onrampBounds, onrampBoundsText } from '../../../shared/domain/quote-bounds'
 import type { ConfigSnapshot, OrderType, QuoteInput, QuoteResult } from '../../../shared/ipc/contract'
 

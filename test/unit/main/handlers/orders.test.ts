@@ -1,6 +1,6 @@
 // Orders the service no longer has (gone_at) are in no open group: not in the tray's list of
-// what needs attention or is in progress (unless pinned), not in the status filter's open
-// groups or their counts; still listed without a group filter (review 23-d finding 6).
+// what needs attention or is in progress (unless watched), not in the status filter's open
+// groups or their counts; still listed without a group filter.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -47,10 +47,10 @@ it('leave the open groups and their counts (what the tray counts), and stay in t
   expect(ids(2).sort()).toEqual([11, 12])
 })
 
-it("leave the tray's list unless pinned; a pinned one comes with its mark", () => {
+it("leave the tray's list unless watched; a watched one comes with its mark", () => {
   expect(trayRows(store, []).map((r) => `${r.type}:${r.orderId}`)).toEqual(['1:1', '2:12'])
-  const pinned = trayRows(store, [{ type: 2, orderId: 11 }])
-  expect(pinned.map((r) => `${r.type}:${r.orderId}`)).toEqual(['2:11', '1:1', '2:12'])
-  expect(pinned[0]!.goneAt).toEqual(expect.any(Number))
-  expect(pinned[1]!.goneAt).toBeNull()
+  const watched = trayRows(store, [{ type: 2, orderId: 11 }])
+  expect(watched.map((r) => `${r.type}:${r.orderId}`)).toEqual(['2:11', '1:1', '2:12'])
+  expect(watched[0]!.goneAt).toEqual(expect.any(Number))
+  expect(watched[1]!.goneAt).toBeNull()
 })

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { priceChange } from '../../../../src/renderer/src/lib/change'
-import { add, cmp } from '../../../../src/shared/domain/money'
+import { add, cmp } from '../../../../src/shared/money'
 
 describe('priceChange', () => {
   it('gives delta, percent and direction', () => {

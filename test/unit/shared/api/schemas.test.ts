@@ -4,7 +4,7 @@
 // the text that arrived, timestamps to ISO with milliseconds, unknown keys kept).
 import { describe, expect, it } from 'vitest'
 import { ZodError } from 'zod'
-import { Big } from '../../../../src/shared/domain/money'
+import { Big } from '../../../../src/shared/money'
 import {
   endpointNames,
   endpoints,

@@ -3,7 +3,7 @@
 // strings. Scrolling back over a page, or a row re-rendered by a page's signal, costs no
 // formatting; a page replaced (a new answer, a live patch) is a new array and is formatted
 // again; a new locale or configuration makes new models.
-import { fiatDecimals } from '../../../shared/domain/money'
+import { fiatDecimals } from '../../../shared/money'
 import { GONE_NOTE, statusInfo, statusTooltip, type StatusTone } from '../../../shared/domain/status'
 import type { OrderRow } from '../../../shared/ipc/contract'
 import { amountText, dateTime, dateTimeShort } from './format'

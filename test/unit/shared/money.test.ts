@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { add, cmp, div, mul, round, sub, sum, toDecimalString, formatDecimal } from '../../../../src/shared/domain/money'
+import { add, cmp, div, mul, round, sub, sum, toDecimalString, formatDecimal } from '../../../src/shared/money'
 
 // Reference arithmetic: a decimal is units / 10^scale with bigint units, so the
 // expected results below are exact by construction.

@@ -1,7 +1,7 @@
 // The orders table's row model: texts formatted as the locale writes them, unknown
 // statuses and missing values shown as such, and models kept per page array.
 import { describe, expect, it } from 'vitest'
-import { OrderRowViews, orderRowView, type RowLabels } from '../../../../src/renderer/src/lib/order-rows'
+import { OrderRowViews, orderRowView, type RowLabels } from '../../../../src/renderer/src/lib/order-row-views'
 import type { OrderRow } from '../../../../src/shared/ipc/contract'
 
 function row(over: Partial<OrderRow> = {}): OrderRow {
