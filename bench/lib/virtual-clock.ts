@@ -46,18 +46,19 @@ export class VirtualClock {
     return e
   }
 
+  /** A sleep on the virtual clock; its abort listener goes when it ends, as long-lived signals outlive many sleeps. */
   sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason)
-      const h = this.schedule(resolve, ms)
-      signal?.addEventListener(
-        'abort',
-        () => {
-          h.cancelled = true
-          reject(signal.reason)
-        },
-        { once: true }
-      )
+      const onAbort = () => {
+        h.cancelled = true
+        reject(signal!.reason)
+      }
+      const h = this.schedule(() => {
+        signal?.removeEventListener('abort', onAbort)
+        resolve()
+      }, ms)
+      signal?.addEventListener('abort', onAbort, { once: true })
     })
 
   /** Wraps a transport so the clock knows when requests are in flight. */

@@ -1,6 +1,7 @@
 // The benchmarks' discrete-event clock: timers in virtual-time order, no virtual time
 // passing while a tracked request is in flight, sleeps that can be aborted, and the
 // client's RateBudget paced by it exactly as by a real clock.
+import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { VirtualClock } from '../../../bench/lib/virtual-clock'
 import { RateBudget } from '../../../src/main/api/rate-budget'
@@ -68,6 +69,15 @@ describe('VirtualClock', () => {
     await expect(aborted).rejects.toThrow('stop')
     await clock.runUntil(T0 + 1_000)
     expect(woke).toBe(250)
+  })
+
+  it('leaves no abort listener behind on a signal once its sleeps have ended', async () => {
+    const clock = new VirtualClock(T0)
+    const signal = new AbortController().signal
+    const sleeps = Array.from({ length: 20 }, (_, i) => clock.sleep(10 * (i + 1), signal))
+    await clock.runUntil(T0 + 1_000)
+    await Promise.all(sleeps)
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0)
   })
 
   it("paces the client's RateBudget: the 11th request to a 10/min endpoint waits a whole window", async () => {
