@@ -8,7 +8,7 @@
 // REPLACE on orders (a REPLACE deletes without firing delete triggers unless
 // recursive_triggers is on), and a migration that rebuilds the orders table must rebuild
 // this one with it.
-import type { Sql } from './database'
+import type { Sql } from './sql'
 
 /**
  * order_counts' fiat_type for an order without one: -2^53, outside the safe integers that

@@ -5,7 +5,7 @@
 // keys come from a fixed whitelist (never from input text).
 import { OPEN_GROUPS, statusGroupFilter } from '../../shared/domain/status'
 import type { OrderType, StatusGroup } from '../../shared/ipc/contract'
-import type { SqlValue } from './database'
+import type { SqlValue } from './sql'
 
 export type OrderSortKey = 'createdAt' | 'updatedAt' | 'orderId' | 'status' | 'fiatAmount' | 'cryptoAmount'
 

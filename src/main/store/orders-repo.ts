@@ -7,7 +7,7 @@ import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import { OPEN_GROUPS, knownStatuses, statusGroupFilter, statusInfo } from '../../shared/domain/status'
 import { contentHash } from './content-hash'
 import { NO_FIAT, rebuildOrderCounts } from './order-counts'
-import type { Sql, SqlValue } from './database'
+import type { Sql, SqlValue } from './sql'
 import {
   BROAD_SEARCH_MATCHES,
   BROAD_TOTAL_CAP,

@@ -3,7 +3,7 @@
 // duplicates are stored once and counted. Pruned by age and by count in small batches
 // (delivery-log-pruner.ts schedules it), so a large log never holds the event loop.
 import { createHash } from 'node:crypto'
-import type { Sql } from './database'
+import type { Sql } from './sql'
 import type { OrderType } from '../../shared/ipc/contract'
 
 export interface WebhookDeliveryInput {
