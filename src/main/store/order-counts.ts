@@ -66,3 +66,13 @@ export function rebuildOrderCounts(sql: Sql): void {
     sql.exec(COUNT_ORDERS_SQL)
   })
 }
+
+/** Orders held per fiat type of one order type (null: records that named none), from order_counts: a few hundred rows, not every order of the type. */
+export function heldPerFiat(sql: Sql, type: number): { fiatType: number | null; orders: number }[] {
+  return sql
+    .all<{ fiat_type: number; n: number }>(
+      'SELECT fiat_type, SUM(n) AS n FROM order_counts WHERE type = ? GROUP BY fiat_type HAVING SUM(n) > 0 ORDER BY fiat_type',
+      type
+    )
+    .map((r) => ({ fiatType: r.fiat_type === NO_FIAT ? null : r.fiat_type, orders: r.n }))
+}

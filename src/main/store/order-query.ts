@@ -72,20 +72,6 @@ const SORT_INDEXES: Record<OrderSortKey, string> = {
 const SEARCH_COLUMNS = ['merchant_recognition_id', 'wallet_address', 'reference_id', 'transaction_hash'] as const
 
 /**
- * A searched column with this many matches makes the search broad (a first keystroke,
- * "0x", a merchant id prefix every order shares): see buildOrderQuery's `broad`.
- */
-export const BROAD_SEARCH_MATCHES = 2000
-
-/**
- * A broad search's matches are counted up to this many, no further: counting every order
- * "0x" or "2" matches walked 100,000 index entries (and a million at that size) before its
- * first page could be answered. The answer then says "at least" (totalAtLeast), and the
- * table holds this many rows: an operator narrows such a search rather than scroll it.
- */
-export const BROAD_TOTAL_CAP = 5000
-
-/**
  * Searches this long or longer are found anywhere in a value, through the trigram index
  * (orders_text, migration 5); a trigram index cannot look up one or two characters, so
  * shorter searches match the start of a value, through the lower(...) indexes.
