@@ -27,7 +27,8 @@ export interface AcquireOptions {
   maxWaitMs?: number
 }
 
-export interface BudgetEntry {
+/** One endpoint's lane as the budget sees it; the contract's BudgetEntry is what the renderer is shown of it. */
+export interface EndpointBudget {
   endpoint: EndpointName
   limit: number
   /** Where the limit comes from: the spec, a limit learned from the service's 429s, or the default for unknown limits. */
@@ -41,7 +42,7 @@ export interface BudgetEntry {
 
 export interface BudgetSnapshot {
   profileId: string
-  endpoints: BudgetEntry[]
+  endpoints: EndpointBudget[]
 }
 
 export type LimitSource = 'documented' | 'learned' | 'default'

@@ -9,12 +9,13 @@ import type { SqlValue } from './sql'
 
 export type OrderSortKey = 'createdAt' | 'updatedAt' | 'orderId' | 'status' | 'fiatAmount' | 'cryptoAmount'
 
-export interface OrderSort {
+export interface StoredOrderSort {
   key: OrderSortKey
   dir: 'asc' | 'desc'
 }
 
-export interface OrderFilter {
+/** What the store selects orders by; the contract's OrderFilter (the renderer's) is mapped to it by order-rows.ts. */
+export interface StoredOrderFilter {
   type: OrderType
   /** Only the statuses of this group (shared/domain/status.ts); 'in progress' includes unknown statuses. */
   statusGroup?: StatusGroup
@@ -40,8 +41,8 @@ export interface OrderFilter {
   search?: string
 }
 
-export interface OrderQuery extends OrderFilter {
-  sort?: OrderSort
+export interface StoredOrderQuery extends StoredOrderFilter {
+  sort?: StoredOrderSort
   offset?: number
   /** Window size, 1..MAX_QUERY_LIMIT (default 100). */
   limit?: number
@@ -266,7 +267,10 @@ export const NOT_GONE = 'NOT IN (SELECT id FROM orders WHERE gone_at IS NOT NULL
  * "0x" over 100,000 orders, blocking main while the operator types on); it walks the sort
  * key's index instead and tests each order, stopping at the window's end.
  */
-export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broad?: boolean; countCap?: number } = {}): BuiltOrderQuery {
+export function buildOrderQuery(
+  q: StoredOrderQuery,
+  opts: { unbounded?: boolean; broad?: boolean; countCap?: number } = {}
+): BuiltOrderQuery {
   if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
   const search = q.search?.trim()
   const broad = !!search && !!opts.broad

@@ -6,8 +6,8 @@
 import type { OrderType } from '../../shared/ipc/contract'
 import { OPEN_GROUPS, statusGroupFilter } from '../../shared/domain/status'
 import type { Sql } from './sql'
-import { buildOrderQuery, searchProbes, type BuiltOrderQuery, type OrderFilter, type OrderQuery } from './order-query'
-import { toOrderEvent, toRow, type OrderDbRow, type OrderEvent, type OrderEventDbRow, type OrderRow } from './stored-order'
+import { buildOrderQuery, searchProbes, type BuiltOrderQuery, type StoredOrderFilter, type StoredOrderQuery } from './order-query'
+import { toOrderEvent, toStoredOrder, type OrderDbRow, type OrderEvent, type OrderEventDbRow, type StoredOrder } from './stored-order'
 
 /**
  * A searched column with this many matches makes the search broad (a first keystroke,
@@ -52,9 +52,9 @@ export class OrderReads {
 
   constructor(private readonly sql: Sql) {}
 
-  get(type: OrderType, orderId: number): OrderRow | undefined {
+  get(type: OrderType, orderId: number): StoredOrder | undefined {
     const r = this.sql.get<OrderDbRow>('SELECT * FROM orders WHERE type = ? AND order_id = ?', type, orderId)
-    return r ? toRow(r) : undefined
+    return r ? toStoredOrder(r) : undefined
   }
 
   /** The observed status transitions of one order, oldest first. */
@@ -76,7 +76,7 @@ export class OrderReads {
    * One window of the orders table and the total matching the filter: every match, except
    * for a broad search, whose count stops at BROAD_TOTAL_CAP (totalAtLeast: there are more).
    */
-  query(q: OrderQuery): { rows: OrderRow[]; total: number; totalAtLeast: boolean } {
+  query(q: StoredOrderQuery): { rows: StoredOrder[]; total: number; totalAtLeast: boolean } {
     const broad = this.broadSearch(q)
     const exact = this.presentStatuses(q)
     const built = buildOrderQuery(exact, { broad, countCap: this.searchPlan.totalCap })
@@ -92,7 +92,7 @@ export class OrderReads {
       window.statusRowsSql !== null && !this.walkPays(q.type, window, total, this.searchPlan.statusMatchCost)
         ? window.statusRowsSql
         : window.rowsSql
-    const rows = this.sql.all<OrderDbRow>(rowsSql, ...window.params, window.limit, window.offset).map(toRow)
+    const rows = this.sql.all<OrderDbRow>(rowsSql, ...window.params, window.limit, window.offset).map(toStoredOrder)
     return { rows, total, totalAtLeast: atLeast }
   }
 
@@ -103,7 +103,7 @@ export class OrderReads {
    * can be sought in the status index, an exclusion cannot. Without a status condition, or
    * with a search (driven by its own matches), the filter as given.
    */
-  private presentStatuses(q: OrderQuery): OrderQuery {
+  private presentStatuses(q: StoredOrderQuery): StoredOrderQuery {
     if (q.search?.trim() || (q.statusGroup === undefined && q.statuses === undefined && q.excludeStatuses === undefined)) return q
     const group = q.statusGroup === undefined ? null : statusGroupFilter(q.type, q.statusGroup)
     const held = this.sql
@@ -120,12 +120,12 @@ export class OrderReads {
   }
 
   /** How many orders match the filter, every one (kept until the next write, as the query's totals are). */
-  total(filter: OrderFilter): number {
+  total(filter: StoredOrderFilter): number {
     return this.countOf(buildOrderQuery(filter, { broad: this.broadSearch(filter) }))
   }
 
   /** How many orders match the filter, as query() counts them: a broad search up to BROAD_TOTAL_CAP. */
-  totalUpTo(filter: OrderFilter): { total: number; atLeast: boolean } {
+  totalUpTo(filter: StoredOrderFilter): { total: number; atLeast: boolean } {
     return this.cappedCount(buildOrderQuery(filter, { broad: this.broadSearch(filter), countCap: this.searchPlan.totalCap }))
   }
 
@@ -182,7 +182,7 @@ export class OrderReads {
    * Whether the filter's search matches so many orders that walking the sort's index beats
    * collecting them; probed once per search until the next write, not for every page.
    */
-  private broadSearch(f: OrderFilter): boolean {
+  private broadSearch(f: StoredOrderFilter): boolean {
     const search = f.search?.trim()
     if (!search) return false
     const at = this.searchPlan.broadMatches
@@ -191,8 +191,8 @@ export class OrderReads {
   }
 
   /** Every order matching the filter, one at a time (for CSV export). */
-  *exportRows(filter: OrderFilter & Pick<OrderQuery, 'sort'>): Generator<OrderRow> {
+  *exportRows(filter: StoredOrderFilter & Pick<StoredOrderQuery, 'sort'>): Generator<StoredOrder> {
     const built = buildOrderQuery(filter, { unbounded: true, broad: this.broadSearch(filter) })
-    for (const r of this.sql.iterate<OrderDbRow>(built.rowsSql, ...built.params, built.limit, built.offset)) yield toRow(r)
+    for (const r of this.sql.iterate<OrderDbRow>(built.rowsSql, ...built.params, built.limit, built.offset)) yield toStoredOrder(r)
   }
 }

@@ -4,7 +4,7 @@
 // `writes`, `reads`, `scopes` and `freshness` by a caller that needs one concern only.
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import { OrderFreshness } from './order-freshness'
-import type { OrderFilter, OrderQuery } from './order-query'
+import type { StoredOrderFilter, StoredOrderQuery } from './order-query'
 import { OrderReads } from './order-reads'
 import { OrderScopes, type CountsDrift } from './order-scopes'
 import {
@@ -16,11 +16,11 @@ import {
   type WebhookMatch
 } from './order-writes'
 import type { Sql } from './sql'
-import type { OrderEvent, OrderRecordOf, OrderRow } from './stored-order'
+import type { OrderEvent, OrderRecordOf, StoredOrder } from './stored-order'
 import type { SyncCursorsRepo } from './sync-cursors-repo'
 import type { UnreadableOrdersRepo } from './unreadable-orders-repo'
 
-export type { OrderFilter, OrderQuery, OrderSort, OrderSortKey } from './order-query'
+export type { StoredOrderFilter, StoredOrderQuery, StoredOrderSort, OrderSortKey } from './order-query'
 export type { CountsDrift } from './order-scopes'
 export type { ApplyPageResult, ApplyStatusResult, HistoryPage, RecordOutcome, WebhookMatch } from './order-writes'
 export type {
@@ -29,7 +29,7 @@ export type {
   OrderEventDbRow,
   OrderRecord,
   OrderRecordOf,
-  OrderRow,
+  StoredOrder,
   OrderSummary,
   StatusChange
 } from './stored-order'
@@ -84,7 +84,7 @@ export class OrdersRepo {
 
   // Reads (order-reads.ts).
 
-  get(type: OrderType, orderId: number): OrderRow | undefined {
+  get(type: OrderType, orderId: number): StoredOrder | undefined {
     return this.reads.get(type, orderId)
   }
 
@@ -96,19 +96,19 @@ export class OrdersRepo {
     return this.reads.count(type)
   }
 
-  query(q: OrderQuery): { rows: OrderRow[]; total: number; totalAtLeast: boolean } {
+  query(q: StoredOrderQuery): { rows: StoredOrder[]; total: number; totalAtLeast: boolean } {
     return this.reads.query(q)
   }
 
-  total(filter: OrderFilter): number {
+  total(filter: StoredOrderFilter): number {
     return this.reads.total(filter)
   }
 
-  totalUpTo(filter: OrderFilter): { total: number; atLeast: boolean } {
+  totalUpTo(filter: StoredOrderFilter): { total: number; atLeast: boolean } {
     return this.reads.totalUpTo(filter)
   }
 
-  exportRows(filter: OrderFilter & Pick<OrderQuery, 'sort'>): Generator<OrderRow> {
+  exportRows(filter: StoredOrderFilter & Pick<StoredOrderQuery, 'sort'>): Generator<StoredOrder> {
     return this.reads.exportRows(filter)
   }
 

@@ -8,8 +8,11 @@ import type { SqlValue } from './sql'
 export type OrderRecord = OnrampOrder | OfframpOrder
 export type OrderRecordOf<T extends OrderType> = T extends 1 ? OnrampOrder : OfframpOrder
 
-/** One stored order: indexed columns, every amount as a decimal string, and the full record. */
-export interface OrderRow {
+/**
+ * One stored order: indexed columns, every amount as a decimal string, and the full record.
+ * What the renderer is shown of it is the contract's OrderRow (order-rows.ts maps one to the other).
+ */
+export interface StoredOrder {
   type: OrderType
   orderId: number
   status: number
@@ -233,7 +236,7 @@ export function columnValues(type: OrderType, record: OrderRecord, scopeFiatType
   ]
 }
 
-export function toRow(r: OrderDbRow): OrderRow {
+export function toStoredOrder(r: OrderDbRow): StoredOrder {
   return {
     type: r.type as OrderType,
     orderId: r.order_id,

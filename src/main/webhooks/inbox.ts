@@ -35,7 +35,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net'
 import type { WebhookDelivery as ContractDelivery } from '../../shared/ipc/contract'
 import type { OrderMonitor } from '../monitor/order-monitor'
-import type { WebhookDeliveriesRepo, WebhookDeliveryInput, WebhookDelivery as StoredDelivery } from '../store/webhook-deliveries-repo'
+import type { WebhookDeliveriesRepo, WebhookDeliveryInput, StoredWebhookDelivery } from '../store/webhook-deliveries-repo'
 import { keptBody, keptPayload, readBody } from './delivery-read'
 import { dedupeKeyOf, headerValue, judge, type Verdict, type WebhookRecord } from './delivery-verdict'
 import { REPLAY_WINDOW_MS, ReplayGuard } from './replay-guard'
@@ -422,7 +422,7 @@ function keptHeaders(req: IncomingMessage, serviceName: string, sourceOf?: (req:
   return out
 }
 /** A stored delivery in the contract's shape (webhooks:deliveries). */
-export function toContractDelivery(d: StoredDelivery): ContractDelivery {
+export function toContractDelivery(d: StoredWebhookDelivery): ContractDelivery {
   return {
     id: d.id,
     receivedAt: Date.parse(d.receivedAt),
