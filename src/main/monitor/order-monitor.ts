@@ -11,6 +11,7 @@ import type { Timers } from '../api/rate-budget'
 import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { statusInfo, type StatusTone } from '../../shared/domain/status'
+import { EVERY_FIAT_TYPE, fiatScope } from '../../shared/domain/fiat-scope'
 import type {
   Coverage,
   EventPayload,
@@ -219,7 +220,7 @@ export class OrderMonitor {
       now: this.now,
       readings: this.readings,
       probes: o.probes ?? false,
-      requestFiatOf: (type) => this.requestFiat(type, 0),
+      requestFiatOf: (type) => this.requestFiat(type, EVERY_FIAT_TYPE),
       onProbeRequest: (n) => this.spend.add('reading', n)
     })
     this.discovery = o.discover
@@ -248,10 +249,10 @@ export class OrderMonitor {
             // Orders the service said it no longer has do not: it counts them no more.
             // Counted from the rows (the counts table checked on the way): what is proved complete is what is held.
             localCount: (type, fiat) =>
-              o.store.orders.countScope(type, fiat === 0 ? null : fiat, { unreadable: true, listedOnly: true, fromRows: true }),
+              o.store.orders.countScope(type, fiatScope(fiat), { unreadable: true, listedOnly: true, fromRows: true }),
             requestFiat: (type, fiat) => this.requestFiat(type, fiat),
             sync: (type, fiat, mode, onPage) => this.forcedRun(type, fiat, mode, onPage),
-            unlisted: (type, fiat, listed, limit) => o.store.orders.unlisted(type, fiat === 0 ? null : fiat, listed, limit),
+            unlisted: (type, fiat, listed, limit) => o.store.orders.unlisted(type, fiatScope(fiat), listed, limit),
             markGone: (type, orderId) => o.store.orders.markGone(type, orderId),
             now: this.now,
             timers: this.timers,
@@ -293,7 +294,8 @@ export class OrderMonitor {
       signal: () => (this.started ? this.controller.signal : null),
       syncSoon: (type, fiat) => {
         for (const s of this.scopes.values())
-          if (type === undefined || (s.type === type && (fiat === undefined || s.fiatType === fiat || s.fiatType === 0))) this.soon(s)
+          if (type === undefined || (s.type === type && (fiat === undefined || s.fiatType === fiat || s.fiatType === EVERY_FIAT_TYPE)))
+            this.soon(s)
       },
       reveal: (type, fiat) => (fiat === undefined ? this.discovery?.revealType(type) : this.discovery?.reveal(type, fiat, 'webhook')),
       changed: (c, source) => this.statusChanged(c, source)
@@ -527,8 +529,8 @@ export class OrderMonitor {
   private addScope(type: OrderType, fiatType: number): void {
     const k = scopeKey(type, fiatType)
     if (this.scopes.has(k)) return
-    // A service listing every fiat of the type together is synced as one scope (fiat 0).
-    if (fiatType !== 0 && this.readings.fiatIgnored(type)) return this.addScope(type, 0)
+    // A service listing every fiat of the type together is synced as one scope.
+    if (fiatType !== EVERY_FIAT_TYPE && this.readings.fiatIgnored(type)) return this.addScope(type, EVERY_FIAT_TYPE)
     const c = this.o.store.syncCursors.get(type, fiatType)
     const s: Scope = {
       type,
@@ -569,16 +571,16 @@ export class OrderMonitor {
   private mergeIgnoredFiats(): void {
     for (const type of [1, 2] as const) {
       if (!this.readings.fiatIgnored(type)) continue
-      const split = [...this.scopes.values()].filter((s) => s.type === type && s.fiatType !== 0)
+      const split = [...this.scopes.values()].filter((s) => s.type === type && s.fiatType !== EVERY_FIAT_TYPE)
       if (split.length === 0) continue
       for (const s of split) if (!s.run) this.removeScope(s)
-      this.addScope(type, 0)
+      this.addScope(type, EVERY_FIAT_TYPE)
     }
   }
 
   /** The fiat type sent for a scope: its own, or for every fiat together the first one held or preferred. */
   private requestFiat(type: OrderType, fiatType: number): number {
-    if (fiatType !== 0) return fiatType
+    if (fiatType !== EVERY_FIAT_TYPE) return fiatType
     return this.heldFiats(type)[0] ?? this.preferred[0] ?? 1
   }
 
@@ -604,7 +606,7 @@ export class OrderMonitor {
     const held = (type: OrderType, fiat: number): number => {
       let m = counts.get(type)
       if (!m) counts.set(type, (m = new Map(this.o.store.orders.fiatCounts(type).map((c) => [c.fiatType, c.orders]))))
-      return fiat === 0 ? [...m.values()].reduce((a, b) => a + b, 0) : (m.get(fiat) ?? 0)
+      return fiat === EVERY_FIAT_TYPE ? [...m.values()].reduce((a, b) => a + b, 0) : (m.get(fiat) ?? 0)
     }
     for (const c of this.discovery?.list() ?? []) {
       if (this.readings.fiatIgnored(c.type)) continue
@@ -783,7 +785,7 @@ export class OrderMonitor {
       s.mode = null
       forced?.done(read)
       // A scope merged into its type's every-fiat scope while it ran goes now.
-      if (s.fiatType !== 0 && this.readings.fiatIgnored(s.type)) this.mergeIgnoredFiats()
+      if (s.fiatType !== EVERY_FIAT_TYPE && this.readings.fiatIgnored(s.type)) this.mergeIgnoredFiats()
       this.coverageChanged()
       if (this.started && !signal.aborted && this.scopes.get(scopeKey(s.type, s.fiatType)) === s) {
         this.arm(s, Math.max(0, (s.nextRunAt ?? this.now()) - this.now()))
@@ -832,7 +834,7 @@ export class OrderMonitor {
     if (!quiet) for (const c of r.created) this.created(c)
     for (const c of r.statusChanged) this.statusChanged(c, 'sync')
     // A record of another fiat than the scope's reveals orders there.
-    if (s.fiatType !== 0)
+    if (s.fiatType !== EVERY_FIAT_TYPE)
       for (const c of r.created) if (c.fiatType !== null && c.fiatType !== s.fiatType) this.discovery?.reveal(c.type, c.fiatType, 'record')
     this.emitState(s)
   }

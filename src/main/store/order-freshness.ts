@@ -2,8 +2,10 @@
 // history answer, a verified webhook, orderStatus), which the sweep asks orderStatus about
 // next, what its requests' failures were, and the summary the coverage reading shows. Read
 // through the partial indexes of open orders (migration 9), never every order of a type.
+import type { FiatScope } from '../../shared/domain/fiat-scope'
 import type { OrderType } from '../../shared/ipc/contract'
 import { knownStatuses, statusInfo } from '../../shared/domain/status'
+import { inScope } from './order-scopes'
 import type { Sql } from './sql'
 import { assertType } from './stored-order'
 
@@ -38,17 +40,22 @@ export class OrderFreshness {
    * change is older are unchanged, their statuses confirmed by that history answer at `at`.
    * Answers how many.
    */
-  confirmUnchanged(type: OrderType, fiatType: number | null, before: string, at: string): number {
+  confirmUnchanged(type: OrderType, scope: FiatScope, before: string, at: string): number {
     assertType(type)
     const open = `status NOT IN (${terminalStatuses(type).join(', ')})`
     // An order whose newer record could not be read keeps its old updatedAt here: it did change.
     const stale = `(status_confirmed_at IS NULL OR status_confirmed_at < ?)
       AND NOT EXISTS (SELECT 1 FROM unreadable_orders u WHERE u.type = orders.type AND u.order_id = orders.order_id)`
     const set = `UPDATE orders SET status_confirmed_at = ?, status_confirmed_by = 'history'`
-    return fiatType === null
-      ? this.sql.run(`${set} WHERE type = ? AND ${open} AND updated_at < ? AND ${stale}`, at, type, before, at).changes
-      : this.sql.run(`${set} WHERE type = ? AND fiat_type = ? AND ${open} AND updated_at < ? AND ${stale}`, at, type, fiatType, before, at)
-          .changes
+    const fiat = inScope(scope)
+    return this.sql.run(
+      `${set} WHERE type = ?${fiat.sql} AND ${open} AND updated_at < ? AND ${stale}`,
+      at,
+      type,
+      ...fiat.params,
+      before,
+      at
+    ).changes
   }
 
   /**

@@ -2,15 +2,21 @@
 // it): the completeness audit's counts of a scope, the ids it did not see listed and its
 // marks of orders the service no longer has; the counts per fiat type that scopes are
 // found from; the newest order and a sample order the history walk asks about.
+import type { FiatScope } from '../../shared/domain/fiat-scope'
 import type { OrderType } from '../../shared/ipc/contract'
 import { heldPerFiat, rebuildOrderCounts } from './order-counts'
 import { NOT_GONE } from './order-query'
 import type { Sql } from './sql'
 
+/** The scope as a condition on a fiat_type column (none for every fiat), and its value. */
+export function inScope(scope: FiatScope, column = 'fiat_type'): { sql: string; params: number[] } {
+  return scope.kind === 'every' ? { sql: '', params: [] } : { sql: ` AND ${column} = ?`, params: [scope.fiatType] }
+}
+
 /** What countScope found when order_counts disagreed with the rows of a scope. */
 export interface CountsDrift {
   type: OrderType
-  fiatType: number | null
+  scope: FiatScope
   /** What order_counts held for the scope. */
   kept: number
   /** The orders of the scope counted from the rows. */
@@ -29,15 +35,15 @@ export class OrderScopes {
   ) {}
 
   /**
-   * Orders held in a scope (every fiat of the type when fiatType is null). With
+   * Orders held in a scope. With
    * `unreadable`, records listed in that scope and kept as unreadable (and held in no
    * readable copy) count too: the service's count includes them, the completeness audit
    * compares with it. With `listedOnly`, orders the service was found to no longer have
    * (markGone) are left out: it counts them no more.
    */
-  countScope(type: OrderType, fiatType: number | null, o: { unreadable?: boolean; listedOnly?: boolean; fromRows?: boolean } = {}): number {
-    const fiat = fiatType === null ? '' : ' AND fiat_type = ?'
-    const params = fiatType === null ? [type] : [type, fiatType]
+  countScope(type: OrderType, scope: FiatScope, o: { unreadable?: boolean; listedOnly?: boolean; fromRows?: boolean } = {}): number {
+    const { sql: fiat, params: fiatParams } = inScope(scope)
+    const params = [type, ...fiatParams]
     const kept =
       this.sql.value<number>(
         `SELECT IFNULL(SUM(n), 0) FROM order_counts WHERE type = ?${fiat}${o.listedOnly ? ' AND gone = 0' : ''}`,
@@ -54,28 +60,29 @@ export class OrderScopes {
         ) ?? 0
       if (orders !== kept) {
         rebuildOrderCounts(this.sql)
-        this.onCountsRebuilt?.({ type, fiatType, kept, counted: orders })
+        this.onCountsRebuilt?.({ type, scope, kept, counted: orders })
       }
     }
     if (!o.unreadable) return orders
     const apart = `SELECT COUNT(*) FROM unreadable_orders u WHERE u.type = ?
       AND (u.order_id IS NULL OR NOT EXISTS (SELECT 1 FROM orders o WHERE o.type = u.type AND o.order_id = u.order_id))`
-    const unreadable =
-      (fiatType === null ? this.sql.value<number>(apart, type) : this.sql.value<number>(`${apart} AND u.fiat_type = ?`, type, fiatType)) ??
-      0
+    const listedIn = inScope(scope, 'u.fiat_type')
+    const unreadable = this.sql.value<number>(`${apart}${listedIn.sql}`, type, ...listedIn.params) ?? 0
     return orders + unreadable
   }
 
   /**
-   * Order ids held in a scope (every fiat of the type when fiatType is null), not known to
+   * Order ids held in a scope, not known to
    * be gone, that are not in `listed` (the ids a full read of the scope was answered with):
    * what the completeness audit asks orderStatus about. Lowest id first, at most `limit`.
    */
-  unlisted(type: OrderType, fiatType: number | null, listed: ReadonlySet<number>, limit: number): number[] {
+  unlisted(type: OrderType, scope: FiatScope, listed: ReadonlySet<number>, limit: number): number[] {
     const out: number[] = []
+    const fiat = inScope(scope)
     const ids = this.sql.iterate<{ order_id: number }>(
-      `SELECT order_id FROM orders WHERE type = ?${fiatType === null ? '' : ' AND fiat_type = ?'} AND gone_at IS NULL ORDER BY order_id`,
-      ...(fiatType === null ? [type] : [type, fiatType])
+      `SELECT order_id FROM orders WHERE type = ?${fiat.sql} AND gone_at IS NULL ORDER BY order_id`,
+      type,
+      ...fiat.params
     )
     for (const r of ids) {
       if (out.length >= limit) break
@@ -99,15 +106,16 @@ export class OrderScopes {
     return rows
   }
 
-  /** The newest createdAt held in a scope (every fiat of the type when fiatType is null). */
-  newestCreatedAt(type: OrderType, fiatType: number | null): string | null {
-    return fiatType === null
-      ? (this.sql.value<string | null>('SELECT created_at FROM orders WHERE type = ? ORDER BY created_at DESC LIMIT 1', type) ?? null)
-      : (this.sql.value<string | null>(
-          'SELECT created_at FROM orders WHERE type = ? AND fiat_type = ? ORDER BY created_at DESC LIMIT 1',
-          type,
-          fiatType
-        ) ?? null)
+  /** The newest createdAt held in a scope. */
+  newestCreatedAt(type: OrderType, scope: FiatScope): string | null {
+    const fiat = inScope(scope)
+    return (
+      this.sql.value<string | null>(
+        `SELECT created_at FROM orders WHERE type = ?${fiat.sql} ORDER BY created_at DESC LIMIT 1`,
+        type,
+        ...fiat.params
+      ) ?? null
+    )
   }
 
   /**
@@ -115,11 +123,13 @@ export class OrderScopes {
    * the most recently changed of a scope that changed at least a second after it was
    * created, not at the spec's cutover instant.
    */
-  sinceSample(type: OrderType, fiatType: number | null): { orderId: number; createdAt: string; updatedAt: string } | null {
+  sinceSample(type: OrderType, scope: FiatScope): { orderId: number; createdAt: string; updatedAt: string } | null {
+    const fiat = inScope(scope)
     const rows = this.sql.all<{ order_id: number; created_at: string; updated_at: string }>(
-      `SELECT order_id, created_at, updated_at FROM orders WHERE type = ?${fiatType === null ? '' : ' AND fiat_type = ?'}
+      `SELECT order_id, created_at, updated_at FROM orders WHERE type = ?${fiat.sql}
        AND updated_at > '2022-11-09T16:58:07.000Z' ORDER BY updated_at DESC LIMIT 50`,
-      ...(fiatType === null ? [type] : [type, fiatType])
+      type,
+      ...fiat.params
     )
     const r = rows.find((x) => Date.parse(x.updated_at) - Date.parse(x.created_at) >= 1000)
     return r ? { orderId: r.order_id, createdAt: r.created_at, updatedAt: r.updated_at } : null

@@ -4,6 +4,7 @@
 // orderStatus answer, a webhook's status alone), each with its status transition in
 // order_events.
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
+import { fiatScope } from '../../shared/domain/fiat-scope'
 import { statusInfo } from '../../shared/domain/status'
 import { contentHash } from './content-hash'
 import type { Sql } from './sql'
@@ -31,7 +32,11 @@ export type WebhookMatch = 'whole' | 'partial'
 
 export interface HistoryPage<T extends OrderType = OrderType> {
   type: T
-  /** The fiat type the page was requested for (the sync scope). */
+  /**
+   * The sync scope the page was requested for, as the cursors key it (fiat-scope.ts: 0 for
+   * every fiat). A record that names no fiat type is given the scope's; in a scope of every
+   * fiat, none.
+   */
   fiatType: number
   records: readonly OrderRecordOf<T>[]
   /** Records of the page that did not match their schema: kept apart, never blocking the page. */
@@ -48,11 +53,6 @@ export interface HistoryPage<T extends OrderType = OrderType> {
    * not known).
    */
   holdCursor?: boolean
-  /**
-   * The fiat type given to records that name none. Default the scope's; null for a scope of
-   * every fiat of a type (fiatType 0: a service that does not filter by fiat).
-   */
-  attributeFiat?: number | null
 }
 
 export interface ApplyPageResult {
@@ -133,7 +133,8 @@ export class OrderWrites {
         progressed: false,
         foreign: 0
       }
-      const attribute = page.attributeFiat === undefined ? page.fiatType : page.attributeFiat
+      const scope = fiatScope(page.fiatType)
+      const attribute = scope.kind === 'one' ? scope.fiatType : null
       for (const record of page.records) {
         if (attribute !== null && int((record as Record<string, unknown>).fiatType) === null) {
           const held = this.sql.value<number | null>(

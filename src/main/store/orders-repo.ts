@@ -2,6 +2,7 @@
 // concern lives in its own file (writes, reads and the windowed query's plan, what a scope
 // holds, the freshness of open statuses, the row mapping) and is reached here, or as
 // `writes`, `reads`, `scopes` and `freshness` by a caller that needs one concern only.
+import type { FiatScope } from '../../shared/domain/fiat-scope'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import { OrderFreshness } from './order-freshness'
 import type { StoredOrderFilter, StoredOrderQuery } from './order-query'
@@ -114,12 +115,12 @@ export class OrdersRepo {
 
   // What a scope holds (order-scopes.ts).
 
-  countScope(type: OrderType, fiatType: number | null, o?: { unreadable?: boolean; listedOnly?: boolean; fromRows?: boolean }): number {
-    return this.scopes.countScope(type, fiatType, o)
+  countScope(type: OrderType, scope: FiatScope, o?: { unreadable?: boolean; listedOnly?: boolean; fromRows?: boolean }): number {
+    return this.scopes.countScope(type, scope, o)
   }
 
-  unlisted(type: OrderType, fiatType: number | null, listed: ReadonlySet<number>, limit: number): number[] {
-    return this.scopes.unlisted(type, fiatType, listed, limit)
+  unlisted(type: OrderType, scope: FiatScope, listed: ReadonlySet<number>, limit: number): number[] {
+    return this.scopes.unlisted(type, scope, listed, limit)
   }
 
   markGone(type: OrderType, orderId: number, at?: string): void {
@@ -130,18 +131,18 @@ export class OrdersRepo {
     return this.scopes.fiatCounts(type)
   }
 
-  newestCreatedAt(type: OrderType, fiatType: number | null): string | null {
-    return this.scopes.newestCreatedAt(type, fiatType)
+  newestCreatedAt(type: OrderType, scope: FiatScope): string | null {
+    return this.scopes.newestCreatedAt(type, scope)
   }
 
-  sinceSample(type: OrderType, fiatType: number | null): { orderId: number; createdAt: string; updatedAt: string } | null {
-    return this.scopes.sinceSample(type, fiatType)
+  sinceSample(type: OrderType, scope: FiatScope): { orderId: number; createdAt: string; updatedAt: string } | null {
+    return this.scopes.sinceSample(type, scope)
   }
 
   // Freshness of open statuses (order-freshness.ts).
 
-  confirmUnchanged(type: OrderType, fiatType: number | null, before: string, at: string): number {
-    return this.freshness.confirmUnchanged(type, fiatType, before, at)
+  confirmUnchanged(type: OrderType, scope: FiatScope, before: string, at: string): number {
+    return this.freshness.confirmUnchanged(type, scope, before, at)
   }
 
   openConfirmations(limit: number): (string | null)[] {
