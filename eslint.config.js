@@ -6,7 +6,9 @@
 //   independent reading of the spec, so a misreading in the client is not shared;
 // - the inner floors of src/main: src/main/api rests on src/shared alone; src/main/store on
 //   src/shared, src/main/api and src/main/logging; inside the store only local-store.ts
-//   opens the database (database.ts runs the migrations, which rest on sql.ts).
+//   opens the database (database.ts runs the migrations, which rest on sql.ts);
+//   src/main/webhooks on those and abort.ts (it hands verified orders to an interface the
+//   monitor implements); src/main/monitor on those, src/main/webhooks and order-rows.ts.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import svelte from 'eslint-plugin-svelte'
@@ -39,6 +41,16 @@ const storeFloor = mainFloor(
   'store',
   ['api', 'logging'],
   'src/main/store rests on src/shared, src/main/api and src/main/logging: a floor above hands it what it needs through an interface it declares.'
+)
+const webhooksFloor = mainFloor(
+  'webhooks',
+  ['api', 'store', 'logging', 'abort'],
+  'src/main/webhooks rests on src/shared, src/main/api, src/main/store, src/main/logging and abort.ts: the monitor implements the interface it hands verified orders to (verified-orders.ts).'
+)
+const monitorFloor = mainFloor(
+  'monitor',
+  ['api', 'store', 'logging', 'abort', 'webhooks', 'order-rows'],
+  'src/main/monitor rests on src/shared, src/main/api, src/main/store, src/main/logging, src/main/webhooks, abort.ts and order-rows.ts: a floor above hands it what it needs through an interface it declares.'
 )
 const storeOpener = {
   regex: '^\\./database$',
@@ -163,5 +175,13 @@ export default tseslint.config(
   {
     files: ['src/main/store/local-store.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: storeFloor }] }
+  },
+  {
+    files: ['src/main/webhooks/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: webhooksFloor }] }
+  },
+  {
+    files: ['src/main/monitor/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: monitorFloor }] }
   }
 )

@@ -26,6 +26,7 @@ import type {
 import type { LocalStore } from '../store/local-store'
 import type { OrderSummary, StatusChange } from '../store/orders-repo'
 import type { BodyIdentity } from '../webhooks/body-identity'
+import type { VerifiedOrders } from '../webhooks/verified-orders'
 import { toContractRow } from '../order-rows'
 import { HistorySync, type HistoryClient, type PageApplied, type SyncMode } from './history-sync'
 import { HistoryReadings } from './history-readings'
@@ -175,7 +176,7 @@ function parseStoredError(text: string | null): ApiErrorInfo | null {
   }
 }
 
-export class OrderMonitor {
+export class OrderMonitor implements VerifiedOrders {
   private readonly now: () => number
   private readonly timers: Timers
   private readonly history: HistorySync

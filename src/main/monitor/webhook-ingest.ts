@@ -18,11 +18,10 @@ import { statusInfo } from '../../shared/domain/status'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
 import type { StoredOrder, OrdersRepo, StatusChange, WebhookMatch } from '../store/orders-repo'
 import { readIdentity, saysIdentity, type BodyIdentity } from '../webhooks/body-identity'
+import type { WebhookOutcome, WebhookStatusOutcome } from '../webhooks/verified-orders'
 import type { WatchClient } from './watches'
 
-export type WebhookOutcome = 'status' | 'updated' | 'unchanged' | 'stale' | 'unknown' | 'mismatch'
-/** 'checking': the body said nothing of which order it is; orderStatus is asked instead. */
-export type WebhookStatusOutcome = Exclude<WebhookOutcome, 'updated'> | 'checking'
+export type { WebhookOutcome, WebhookStatusOutcome } from '../webhooks/verified-orders'
 
 export interface WebhookIngestOptions {
   client: Pick<WatchClient, 'orderStatus'>
