@@ -3,7 +3,12 @@
 // - src/shared imports no Node module and touches no DOM global;
 // - raw ipcMain / ipcRenderer only in the two IPC wrapper files;
 // - src/sandbox imports nothing of the client (src/main, src/shared/api): it is an
-//   independent reading of the spec, so a misreading in the client is not shared.
+//   independent reading of the spec, so a misreading in the client is not shared;
+// - the inner floors of src/main: src/main/api rests on src/shared alone; src/main/store on
+//   src/shared, src/main/api and src/main/logging; inside the store only local-store.ts
+//   opens the database (database.ts runs the migrations, which rest on sql.ts);
+//   src/main/webhooks on those and abort.ts (it hands verified orders to an interface the
+//   monitor implements); src/main/monitor on those, src/main/webhooks and order-rows.ts.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import svelte from 'eslint-plugin-svelte'
@@ -41,6 +46,43 @@ function sharedImports(floorPatterns = [], floorPaths = []) {
 /** The folders of src/shared above a floor, as its files' imports name them (`up` leads to src/shared). */
 function below(up, higher, why) {
   return [{ group: higher.flatMap((f) => [`${up}${f}`, `${up}${f}/**`]), message: `${why}: it imports nothing of ${higher.join(', ')}.` }]
+}
+
+/**
+ * Imports from a folder of src/main into another one than itself and `allowed`, as its
+ * files write them: '../x', or out to src and back into main.
+ */
+const mainFloor = (folder, allowed, message) => {
+  const ok = [folder, ...allowed].join('|')
+  return [
+    { regex: `^\\.\\./(?!\\.\\./|(${ok})(/|$))`, message },
+    { regex: `^(\\.\\./)+(src/)?main(/(?!(${ok})(/|$))|$)`, message }
+  ]
+}
+const apiFloor = mainFloor(
+  'api',
+  [],
+  'src/main/api rests on src/shared alone: a floor above hands it what it needs through an interface it declares.'
+)
+const storeFloor = mainFloor(
+  'store',
+  ['api', 'logging'],
+  'src/main/store rests on src/shared, src/main/api and src/main/logging: a floor above hands it what it needs through an interface it declares.'
+)
+const webhooksFloor = mainFloor(
+  'webhooks',
+  ['api', 'store', 'logging', 'abort'],
+  'src/main/webhooks rests on src/shared, src/main/api, src/main/store, src/main/logging and abort.ts: the monitor implements the interface it hands verified orders to (verified-orders.ts).'
+)
+const monitorFloor = mainFloor(
+  'monitor',
+  ['api', 'store', 'logging', 'abort', 'webhooks', 'order-rows'],
+  'src/main/monitor rests on src/shared, src/main/api, src/main/store, src/main/logging, src/main/webhooks, abort.ts and order-rows.ts: a floor above hands it what it needs through an interface it declares.'
+)
+const storeOpener = {
+  regex: '^\\./database$',
+  message:
+    'Inside src/main/store only local-store.ts opens the database (database.ts migrates it): the schema and the repositories rest on sql.ts.'
 }
 
 export default tseslint.config(
@@ -170,5 +212,26 @@ export default tseslint.config(
         }
       ]
     }
+  },
+  {
+    files: ['src/main/api/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: apiFloor }] }
+  },
+  {
+    files: ['src/main/store/**/*.ts'],
+    ignores: ['src/main/store/local-store.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [...storeFloor, storeOpener] }] }
+  },
+  {
+    files: ['src/main/store/local-store.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: storeFloor }] }
+  },
+  {
+    files: ['src/main/webhooks/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: webhooksFloor }] }
+  },
+  {
+    files: ['src/main/monitor/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: monitorFloor }] }
   }
 )

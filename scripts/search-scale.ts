@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { performance } from 'node:perf_hooks'
 import { openLocalStore } from '../src/main/store/local-store'
-import type { OrderQuery, OrderRecordOf } from '../src/main/store/orders-repo'
+import type { StoredOrderQuery, OrderRecordOf } from '../src/main/store/orders-repo'
 
 const { values } = parseArgs({
   options: { orders: { type: 'string', default: '100000' }, dir: { type: 'string' }, runs: { type: 'string', default: '5' } }
@@ -135,7 +135,7 @@ for (const [what, search] of searches) {
     // A write between runs, as a sync makes: the cached totals and probes of the last write go.
     store.database.sql.run('UPDATE sync_cursors SET last_error = NULL WHERE 0')
     store.database.sql.run('INSERT INTO audit_log (at, action, detail_json) VALUES (?, ?, ?)', new Date().toISOString(), 'bench', '{}')
-    const q: OrderQuery = { type: 1, search, sort: { key: 'updatedAt', dir: 'desc' }, limit: 100 }
+    const q: StoredOrderQuery = { type: 1, search, sort: { key: 'updatedAt', dir: 'desc' }, limit: 100 }
     let t = performance.now()
     total = store.orders.query(q).total
     firstPage.push(performance.now() - t)

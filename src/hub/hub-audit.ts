@@ -2,7 +2,7 @@
 // name, newest first for admins (audit:list). Details pass through the support log's
 // redactor (credentials, payloads, signatures, wallet addresses), then are clipped, before
 // they are stored: the same as the desktop's own audit log (logging/redact.ts, auditDetail).
-import type { Sql } from '../main/store/database'
+import type { Sql } from '../main/store/sql'
 import { auditDetail } from '../main/logging/redact'
 
 /** Who acts when no operator does: the hub's command line and the hub itself. */

@@ -6,7 +6,7 @@
 import Database from 'libsql'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { Sql } from '../main/store/database'
+import { Sql } from '../main/store/sql'
 
 export const HUB_DATABASE_FILE = 'hub.db'
 

@@ -8,7 +8,7 @@
 // streams, the role) is read when scraped, through `attach`.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client'
 import type { RequestEvent } from '../main/api/client'
-import type { BudgetEntry, BudgetSnapshot } from '../main/api/rate-budget'
+import type { EndpointBudget, BudgetSnapshot } from '../main/api/rate-budget'
 import type { Coverage, SyncState } from '../shared/ipc/contract'
 import type { RoleState } from './hub-role'
 import type { RelayCounts } from './kept/kept-store'
@@ -130,7 +130,7 @@ export class HubMetrics {
       })
     }
     const budget = () => src().budget?.().endpoints ?? []
-    const budgetGauges: Array<[string, string, (e: BudgetEntry) => number]> = [
+    const budgetGauges: Array<[string, string, (e: EndpointBudget) => number]> = [
       ['rampdesk_hub_budget_used', "Requests the hub's budget counts in the current window, by endpoint.", (e) => e.usedInWindow],
       ['rampdesk_hub_budget_limit', 'Requests the budget allows per window, by endpoint.', (e) => e.limit],
       ['rampdesk_hub_budget_queued', 'Requests waiting for a slot of the budget, by endpoint.', (e) => e.queued],

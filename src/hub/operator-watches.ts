@@ -1,7 +1,7 @@
 // Pinned orders per operator. Each operator pins and unpins their own; the hub's one
 // order monitor polls the union, so an order two operators pin is polled once, and
 // stays polled until the last of them lets go.
-import type { Sql } from '../main/store/database'
+import type { Sql } from '../main/store/sql'
 import type { OrderRef, OrderType } from '../shared/ipc/contract'
 
 /** What the hub's monitor offers for pinning (OrderMonitor's watch and unwatch). */

@@ -3,7 +3,7 @@
 // usable credential. Every request looks its token up afresh: a revocation made by
 // another process (the command line) is refused on the very next request.
 import { createHash, randomBytes } from 'node:crypto'
-import type { Sql } from '../main/store/database'
+import type { Sql } from '../main/store/sql'
 import { OperatorName, TeamRole, type TeamOperator } from '../shared/ipc/contract'
 
 /** Tokens start with this, so a leaked one is recognisable (secret scanners, logs). */

@@ -12,7 +12,7 @@
 // promoted to leader takes over (takeOver) before its monitor starts: it applies every event
 // and row the old leader published, then adopts the old leader's sync position, so ids go
 // on where the old leader stopped and its first sync reads on from the old leader's cursors.
-import type { Sql } from '../main/store/database'
+import type { Sql } from '../main/store/sql'
 import type { OrderType } from '../shared/ipc/contract'
 import type { HubLog } from './hub-log'
 import type { HubRoleSource } from './hub-role'

@@ -1,7 +1,8 @@
 // The hub's own tables in hub.db (SQLite, in the data directory): the store of a hub that is
 // the only one on its data directory, and the default.
 import { join } from 'node:path'
-import { BudgetCarry, sqliteCarryTable } from '../main/api/budget-carry'
+import { BudgetCarry } from '../main/api/budget-carry'
+import { sqliteCarryTable } from '../main/store/budget-carry-table'
 import { HubAudit } from './hub-audit'
 import { openHubConnection, openHubDatabase } from './hub-db'
 import type { HubStore } from './hub-store'
@@ -10,7 +11,7 @@ import { OperatorStore } from './operators'
 import { SqliteKeptStore } from './kept/sqlite-kept-store'
 import { sqliteHubCheck } from './store-check'
 import { HUB_DATABASE_FILE } from './hub-db'
-import type { Sql } from '../main/store/database'
+import type { Sql } from '../main/store/sql'
 
 export interface SqliteHubStore extends HubStore {
   readonly kind: 'sqlite'

@@ -2,7 +2,7 @@
 // several hubs share) and its order database (the SQLite working copy in the data directory)
 // each answer a query and are at the schema version this hub migrates to. A hub started on a
 // store a newer hub wrote refuses to start; one whose files were swapped under it says so here.
-import type { Sql } from '../main/store/database'
+import type { Sql } from '../main/store/sql'
 import { migrations } from '../main/store/migrations'
 import { HUB_SCHEMA_VERSION } from './hub-db'
 import type { ReadinessCheck } from './readiness'

@@ -2,9 +2,9 @@
 // store's query: the one place where the contract's order shapes meet the database's.
 import type { OrderFilter as ContractFilter, OrderRow as ContractRow, OrderSort as ContractSort } from '../shared/ipc/contract'
 import { OPEN_GROUPS, statusGroupFilter } from '../shared/domain/status'
-import type { OrderFilter as StoreFilter, OrderRow as StoreRow, OrderSort } from './store/orders-repo'
+import type { StoredOrder, StoredOrderFilter, StoredOrderSort } from './store/orders-repo'
 
-export function toContractRow(r: StoreRow, watched: boolean): ContractRow {
+export function toContractRow(r: StoredOrder, watched: boolean): ContractRow {
   const onramp = r.type === 1
   return {
     type: r.type,
@@ -34,14 +34,14 @@ export function toContractRow(r: StoreRow, watched: boolean): ContractRow {
   }
 }
 
-export function toStoreFilter(f: ContractFilter): StoreFilter {
-  const out: StoreFilter = { type: f.type }
+export function toStoreFilter(f: ContractFilter): StoredOrderFilter {
+  const out: StoredOrderFilter = { type: f.type }
   if (f.statusGroup) {
     const g = statusGroupFilter(f.type, f.statusGroup)
     // Unknown statuses belong to their group too: "everything not known" is an exclusion.
     if (g.includeUnknown) out.excludeStatuses = g.known.filter((s) => !g.in.includes(s))
     else out.statuses = g.in
-    // An order the service no longer has is going nowhere: in no open group (review 23-d finding 6).
+    // An order the service no longer has is going nowhere: in no open group.
     if (OPEN_GROUPS.includes(f.statusGroup)) out.listed = true
   }
   if (f.fiatType !== undefined) out.fiatType = f.fiatType
@@ -53,7 +53,7 @@ export function toStoreFilter(f: ContractFilter): StoreFilter {
   return out
 }
 
-export function toStoreSort(s: ContractSort): OrderSort {
-  const [key, dir] = s.split(':') as [OrderSort['key'], OrderSort['dir']]
+export function toStoreSort(s: ContractSort): StoredOrderSort {
+  const [key, dir] = s.split(':') as [StoredOrderSort['key'], StoredOrderSort['dir']]
   return { key, dir }
 }

@@ -16,7 +16,8 @@ import type {
   SyncState
 } from '../shared/ipc/contract'
 import { limitedEndpoints } from '../shared/api/endpoints'
-import { BudgetCarry, sqliteCarryTable } from './api/budget-carry'
+import { BudgetCarry } from './api/budget-carry'
+import { sqliteCarryTable } from './store/budget-carry-table'
 import { ApiClient } from './api/client'
 import { ParamEncodings, type LearnedEncoding } from './api/param-encoding'
 import { RateBudget, type LearnedLimit } from './api/rate-budget'

@@ -96,4 +96,117 @@ describe('lint: architecture rules', () => {
       await problems("import { createServices } from '../../main/services'\nexport const c = createServices\n", 'src/renderer/src/probe.ts')
     ).toEqual([expect.stringMatching(/only through window.rampdesk/)])
   })
+
+  it('src/main/api rests on src/shared alone', async () => {
+    const floor = /src\/main\/api rests on src\/shared alone/
+    for (const from of [
+      "import type { Sql } from '../store/sql'",
+      "import { auditDetail } from '../logging/redact'",
+      "import { OrderMonitor } from '../monitor/order-monitor'",
+      "import { createServices } from '../services'",
+      "import type { Sql } from '../../main/store/sql'",
+      "export type { Sql } from '../store/sql'"
+    ]) {
+      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/api/probe.ts'), from).toEqual([expect.stringMatching(floor)])
+    }
+    expect(
+      await problems("import { endpoints } from '../../shared/api/endpoints'\nexport const e = endpoints\n", 'src/main/api/probe.ts')
+    ).toEqual([])
+    expect(
+      await problems("import type { RateBudget } from './rate-budget'\nexport type R = RateBudget\n", 'src/main/api/probe.ts')
+    ).toEqual([])
+  })
+
+  it('src/main/store rests on src/shared, src/main/api and src/main/logging; only local-store.ts opens the database', async () => {
+    const floor = /src\/main\/store rests on src\/shared, src\/main\/api and src\/main\/logging/
+    for (const from of [
+      "import type { OrderMonitor } from '../monitor/order-monitor'",
+      "import { toContractRow } from '../order-rows'",
+      "import type { WebhookInbox } from '../webhooks/inbox'",
+      "import type { X } from '../../main/monitor/x'"
+    ]) {
+      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/store/probe.ts'), from).toEqual([expect.stringMatching(floor)])
+    }
+    for (const from of [
+      "import type { CarryTable } from '../api/budget-carry'",
+      "import { auditDetail } from '../logging/redact'",
+      "import type { Sql } from './sql'",
+      "import { round } from '../../shared/domain/money'"
+    ]) {
+      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/store/probe.ts'), from).toEqual([])
+    }
+    const opener = /only local-store.ts opens the database/
+    expect(
+      await problems(
+        "import { openProfileDatabase } from './database'\nexport const o = openProfileDatabase\n",
+        'src/main/store/migrations.ts'
+      )
+    ).toEqual([expect.stringMatching(opener)])
+    expect(await problems("import type { Sql } from './database'\nexport type S = Sql\n", 'src/main/store/order-counts.ts')).toEqual([
+      expect.stringMatching(opener)
+    ])
+    expect(
+      await problems("import type { LocalStore } from './local-store'\nexport type L = LocalStore\n", 'src/main/store/sandbox-run.ts')
+    ).toEqual([])
+    expect(
+      await problems(
+        "import { openProfileDatabase } from './database'\nexport const o = openProfileDatabase\n",
+        'src/main/store/local-store.ts'
+      )
+    ).toEqual([])
+    expect(await problems("import type { X } from '../monitor/x'\nexport type Y = X\n", 'src/main/store/local-store.ts')).toEqual([
+      expect.stringMatching(floor)
+    ])
+  })
+
+  it("the budget's carry declares the table it writes to: src/main/api/budget-carry.ts imports nothing of the store", async () => {
+    const floor = /src\/main\/api rests on src\/shared alone/
+    for (const from of [
+      "import { sqliteCarryTable } from '../store/budget-carry-table'",
+      "import type { LocalStore } from '../store/local-store'"
+    ]) {
+      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/api/budget-carry.ts'), from).toEqual([expect.stringMatching(floor)])
+    }
+  })
+
+  it('src/main/webhooks hands verified orders to an interface: it imports nothing of the monitor or above', async () => {
+    const floor = /src\/main\/webhooks rests on src\/shared, src\/main\/api, src\/main\/store, src\/main\/logging and abort.ts/
+    for (const from of [
+      "import type { OrderMonitor } from '../monitor/order-monitor'",
+      "import type { ProfileSession } from '../profile-session'",
+      "import { toContractRow } from '../order-rows'",
+      "import type { X } from '../../main/monitor/x'"
+    ]) {
+      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/webhooks/inbox.ts'), from).toEqual([expect.stringMatching(floor)])
+    }
+    for (const from of [
+      "import type { VerifiedOrders } from './verified-orders'",
+      "import type { WebhookDeliveriesRepo } from '../store/webhook-deliveries-repo'",
+      "import { withTimeout } from '../abort'",
+      "import { ApiError } from '../../shared/api/errors'"
+    ]) {
+      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/webhooks/inbox.ts'), from).toEqual([])
+    }
+  })
+
+  it('src/main/monitor rests on the floors below it, never on what runs it', async () => {
+    const floor = /src\/main\/monitor rests on src\/shared, src\/main\/api, src\/main\/store/
+    for (const from of [
+      "import type { ProfileSession } from '../profile-session'",
+      "import { registerHandlers } from '../handlers/orders'",
+      "import type { X } from '../team/x'",
+      "import type { X } from '../../main/diagnostics/x'"
+    ]) {
+      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/monitor/probe.ts'), from).toEqual([expect.stringMatching(floor)])
+    }
+    for (const from of [
+      "import type { VerifiedOrders } from '../webhooks/verified-orders'",
+      "import type { OrdersRepo } from '../store/orders-repo'",
+      "import type { Timers } from '../api/timers'",
+      "import { toContractRow } from '../order-rows'",
+      "import { HistorySync } from './history-sync'"
+    ]) {
+      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/monitor/probe.ts'), from).toEqual([])
+    }
+  })
 })

@@ -2,7 +2,7 @@
 // commits with synchronous = FULL on a connection of its own: a delivery answered 2xx is on
 // disk, not only in the WAL's page cache (hub-db.ts has the tables), and a lock held by the command line (operator add)
 // makes it wait at most a second before the keeper spools it instead.
-import type { Sql } from '../../main/store/database'
+import type { Sql } from '../../main/store/sql'
 import type { OrderType } from '../../shared/ipc/contract'
 import {
   KEPT_MEMORY_MS,

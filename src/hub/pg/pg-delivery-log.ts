@@ -6,7 +6,7 @@
 // Kept within the team's retention (inbox.keepDays, inbox.keepDeliveries), pruned by the
 // hub's sweep.
 import type pg from 'pg'
-import type { WebhookDelivery, WebhookDeliveryInput } from '../../main/store/webhook-deliveries-repo'
+import type { StoredWebhookDelivery, WebhookDeliveryInput } from '../../main/store/webhook-deliveries-repo'
 import { defaultDedupeKey } from '../../main/store/webhook-deliveries-repo'
 
 const DAY_MS = 24 * 60 * 60_000
@@ -43,7 +43,7 @@ export class PgDeliveryLog {
     return this.writing
   }
 
-  async list(q: { offset: number; limit: number }): Promise<{ total: number; rows: WebhookDelivery[] }> {
+  async list(q: { offset: number; limit: number }): Promise<{ total: number; rows: StoredWebhookDelivery[] }> {
     const [rows, total] = await Promise.all([
       this.pool.query<{
         id: string

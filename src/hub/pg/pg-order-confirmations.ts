@@ -10,7 +10,7 @@
 // ids, and the checks as (type, id, time, failures). An entry takes its version from the
 // order rows' sequence, and a follower applies rows and entries in that one order, so each
 // write carries what the leader held when it read it, and none undoes a later one.
-import type { Sql } from '../../main/store/database'
+import type { Sql } from '../../main/store/sql'
 
 /** Columns that say when and how an order's status was last confirmed. */
 const CONFIRMATION = ['status_confirmed_at', 'status_confirmed_by'] as const

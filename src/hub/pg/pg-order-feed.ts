@@ -20,7 +20,7 @@
 // transaction that holds the lease row under this hub's epoch, so a leader whose lease was
 // taken over publishes nothing, and the hub that took over has every row the old one got in.
 import type pg from 'pg'
-import type { Sql, SqlValue } from '../../main/store/database'
+import type { Sql, SqlValue } from '../../main/store/sql'
 import type { OrderEventDbRow } from '../../main/store/orders-repo'
 import type { HubRoleSource } from '../hub-role'
 import { inTransaction } from './pg-connection'

@@ -9,7 +9,7 @@
 // adopts each scope's cursor where it is ahead of its own, and its first sync is a poll from
 // there with the usual look-back: a page or two per scope, the gap's changes included.
 import type pg from 'pg'
-import type { Sql, SqlValue } from '../../main/store/database'
+import type { Sql, SqlValue } from '../../main/store/sql'
 import type { HubRoleSource } from '../hub-role'
 import { DB_NOW_MS } from './pg-connection'
 import { asLeader } from './pg-lease'

@@ -7,7 +7,6 @@
 // than the originals would have: the carried budget is stricter than the truth, never
 // looser.
 import type { EndpointName } from '../../shared/api/endpoints'
-import type { Sql } from '../store/database'
 import type { BudgetSnapshot, RateBudget, Timers } from './rate-budget'
 
 /** A value, or a promise of it: the SQLite stores answer at once, PostgreSQL's later. */
@@ -38,42 +37,12 @@ export interface CarriedRow extends CarryRow {
   at: number | string
 }
 
-/** Where the carried use is kept. */
+/** Where the carried use is kept (the store implements it: store/budget-carry-table.ts; PostgreSQL: hub/pg/pg-budget-carry.ts). */
 export interface CarryTable {
   /** The use written after `since`. */
   read(since: number): Awaitable<CarriedRow[]>
   /** Writes each endpoint's use as of `at` (not awaited: the budget's listener is synchronous). */
   write(rows: readonly CarryRow[], at: number): void
-}
-
-/**
- * The carried use in a SQLite table. A write that fails (the file locked by another process
- * past its busy wait, the disk full) is reported, once until one succeeds again, and never
- * thrown: it runs from a timer, where a throw would end the process, and the next change
- * writes the whole state again.
- */
-export function sqliteCarryTable(sql: Sql, onError: (message: string) => void = () => undefined): CarryTable {
-  let failing = false
-  return {
-    read: (since) => sql.all<CarriedRow>('SELECT endpoint, used, at FROM budget_carry WHERE at > ?', since),
-    write: (rows, at) => {
-      try {
-        sql.transaction(() => {
-          for (const r of rows)
-            sql.run(
-              'INSERT INTO budget_carry (endpoint, used, at) VALUES (?, ?, ?) ON CONFLICT (endpoint) DO UPDATE SET used = excluded.used, at = excluded.at',
-              r.endpoint,
-              r.used,
-              at
-            )
-        })
-        failing = false
-      } catch (e) {
-        if (!failing) onError(`could not keep the budget's use in the database: ${(e as Error).message}`)
-        failing = true
-      }
-    }
-  }
 }
 
 export class BudgetCarry {

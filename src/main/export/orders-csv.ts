@@ -16,7 +16,7 @@ import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { csvHeader, csvRecord, CSV_BOM, type CsvNameMappings } from '../../shared/domain/csv'
 import { orderCsvColumns, type OrderCsvRow } from '../../shared/domain/order-csv'
 import { orderKindLabel } from '../../shared/domain/status'
-import type { OrderRow } from '../store/orders-repo'
+import type { StoredOrder } from '../store/orders-repo'
 
 export interface OrdersCsvExport {
   store: Pick<LocalStore, 'orders'>
@@ -53,7 +53,7 @@ export function exportTotal(store: Pick<LocalStore, 'orders'>, input: Pick<Expor
 }
 
 /** The rows of every type the export holds, oldest change first (the types merged by updatedAt, then type and id). */
-function* exportRows(store: Pick<LocalStore, 'orders'>, input: Pick<ExportInput, 'filter' | 'bothTypes'>): Generator<OrderRow> {
+function* exportRows(store: Pick<LocalStore, 'orders'>, input: Pick<ExportInput, 'filter' | 'bothTypes'>): Generator<StoredOrder> {
   const walks = exportTypes(input).map((type) =>
     store.orders.exportRows({ ...toStoreFilter({ ...input.filter, type }), sort: { key: 'updatedAt', dir: 'asc' } })
   )
@@ -68,7 +68,7 @@ function* exportRows(store: Pick<LocalStore, 'orders'>, input: Pick<ExportInput,
         if (!best || best.done || h.value.updatedAt < best.value.updatedAt) pick = i
       }
       if (pick < 0) return
-      yield (heads[pick] as IteratorYieldResult<OrderRow>).value
+      yield (heads[pick] as IteratorYieldResult<StoredOrder>).value
       heads[pick] = walks[pick]!.next()
     }
   } finally {

@@ -16,6 +16,7 @@
 import { ApiError } from '../../shared/api/errors'
 import type { Priority } from '../api/rate-budget'
 import type { OrderType } from '../../shared/ipc/contract'
+import { EVERY_FIAT_TYPE } from '../../shared/domain/fiat-scope'
 import { HistoryReadings } from './history-readings'
 import { probeFirstPage } from './history-probes'
 import { keysetWalk } from './history-keyset'
@@ -52,7 +53,7 @@ export interface HistorySyncOptions {
   probes?: boolean
   /** Requests spent checking readings (probes, a short page's check), as they are made. */
   onProbeRequest?: (n: number) => void
-  /** The fiat type to send for a scope of every fiat of a type (fiatType 0, for a service that does not filter by it). */
+  /** The fiat type to send for a scope of every fiat of a type (EVERY_FIAT_TYPE, for a service that does not filter by it). */
   requestFiatOf?: (type: OrderType) => number
 }
 
@@ -105,7 +106,7 @@ export class HistorySync {
       restarts: 0,
       strategy: this.readings.strategy()
     }
-    const requestFiat = fiatType === 0 ? (this.o.requestFiatOf?.(type) ?? 1) : fiatType
+    const requestFiat = fiatType === EVERY_FIAT_TYPE ? (this.o.requestFiatOf?.(type) ?? 1) : fiatType
     if (this.o.probes && this.readings.due().firstPage) {
       const { found, requests } = await probeFirstPage(this.o.client, { type, fiatType: requestFiat, signal: opts.signal })
       out.requests += requests

@@ -10,6 +10,7 @@ import type { CallOptions, HistoryPageResult } from '../api/client'
 import type { Priority } from '../api/rate-budget'
 import type { MerchantHistoryRequest } from '../../shared/api/endpoints'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
+import { fiatScope } from '../../shared/domain/fiat-scope'
 import type { ApplyPageResult, OrdersRepo } from '../store/orders-repo'
 import type { OrderType } from '../../shared/ipc/contract'
 import type { SyncCursorsRepo } from '../store/sync-cursors-repo'
@@ -281,7 +282,7 @@ export class Walk {
   confirmUnchanged(since: string, at: number): void {
     const f = this.s.readings.state().sinceField
     if (f.value !== 'updatedAt' || f.state !== 'checked') return
-    this.s.store.orders.confirmUnchanged?.(this.type, this.fiatType === 0 ? null : this.fiatType, since, new Date(at).toISOString())
+    this.s.store.orders.confirmUnchanged?.(this.type, fiatScope(this.fiatType), since, new Date(at).toISOString())
   }
 
   /**
@@ -296,7 +297,6 @@ export class Walk {
     const result = this.s.store.orders.applyHistoryPage({
       type: this.type,
       fiatType: this.fiatType,
-      ...(this.fiatType === 0 ? { attributeFiat: null } : {}),
       records: res.records,
       unreadable: res.rejected.map((r) => ({ orderId: r.orderId, updatedAt: r.updatedAt, raw: r.raw, reason: r.reason })),
       ...extra
@@ -355,7 +355,7 @@ export class Walk {
   /** Checks what `since` filters on before a walk relies on it (once a day, or when doubted). */
   async ensureSince(): Promise<void> {
     if (!this.s.probes || !this.s.readings.due().sinceField) return
-    const sample = this.sample ?? this.s.store.orders.sinceSample?.(this.type, this.fiatType === 0 ? null : this.fiatType) ?? null
+    const sample = this.sample ?? this.s.store.orders.sinceSample?.(this.type, fiatScope(this.fiatType)) ?? null
     if (!sample) return
     const before = this.s.readings.strategy()
     const found = await probeSinceField(this.s.client, {
@@ -375,7 +375,7 @@ export class Walk {
 
   /** The newest createdAt the scope holds (polls of a service whose since filters on createdAt start there). */
   newestCreatedAt(): string | null {
-    return this.s.store.orders.newestCreatedAt?.(this.type, this.fiatType === 0 ? null : this.fiatType) ?? null
+    return this.s.store.orders.newestCreatedAt?.(this.type, fiatScope(this.fiatType)) ?? null
   }
 
   readingOfSince(): ReturnType<HistoryReadings['sinceField']> {

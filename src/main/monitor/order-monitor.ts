@@ -1,32 +1,22 @@
-// The order monitor of one profile: history sync per (type, fiat type) on a timer, the
-// watch poller for pinned orders, and the webhook fast path, all turned into typed events
-// (order created, status changed, terminal reached, sync state). Timers and the clock are
-// injectable; stop() aborts every request in flight and waits for it to settle.
+// The order monitor of one profile: history sync per (type, fiat type) on a timer
+// (scope-scheduler.ts), the watch poller for pinned orders, and the webhook fast path, all
+// turned into typed events (monitor-events.ts: order created, status changed, terminal
+// reached, sync state). Timers and the clock are injectable; stop() aborts every request in
+// flight and waits for it to settle.
 //
 // lagMs in SyncState is the time since the last COMPLETE sync of that scope (now -
 // lastSuccessAt): how stale the local copy may be. "now - newest updatedAt seen" would
 // instead grow forever for a merchant with no new orders, although nothing is missed.
 import { randomUUID } from 'node:crypto'
 import type { Timers } from '../api/rate-budget'
-import { toErrorInfo, type ApiErrorInfo } from '../../shared/api/errors'
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
-import { statusInfo, type StatusTone } from '../../shared/domain/status'
-import type {
-  Coverage,
-  EventPayload,
-  OrderCheck,
-  OrderRow,
-  OrderType,
-  ScopeCoverage,
-  Settings,
-  StatusSource,
-  SyncState
-} from '../../shared/ipc/contract'
+import { EVERY_FIAT_TYPE, fiatScope } from '../../shared/domain/fiat-scope'
+import type { Coverage, OrderCheck, OrderType, ScopeCoverage, Settings, StatusSource, SyncState } from '../../shared/ipc/contract'
 import type { LocalStore } from '../store/local-store'
-import type { OrderSummary, StatusChange } from '../store/orders-repo'
+import type { StatusChange } from '../store/orders-repo'
 import type { BodyIdentity } from '../webhooks/body-identity'
-import { toContractRow } from '../order-rows'
-import { HistorySync, type HistoryClient, type PageApplied, type SyncMode } from './history-sync'
+import type { VerifiedOrders } from '../webhooks/verified-orders'
+import { HistorySync, type HistoryClient } from './history-sync'
 import { HistoryReadings } from './history-readings'
 import { ScopeDiscovery } from './scope-discovery'
 import { CompletenessAudit } from './completeness-audit'
@@ -36,27 +26,13 @@ import { realTimers, WatchPoller, type WatchClient, type WatchSchedule } from '.
 import { serviceAbortController } from '../abort'
 import { WebhookIngest, type WebhookOutcome, type WebhookStatusOutcome } from './webhook-ingest'
 import { checkOrderNow } from './order-check'
+import { MonitorEventBus, type ContractEventSink, type MonitorEventName, type MonitorEvents } from './monitor-events'
+import { ScopeScheduler } from './scope-scheduler'
+import { scopeKey } from './sync-scope'
+
+export type { MonitorContractEvent, MonitorEventName, MonitorEvents, OrderTerminalEvent } from './monitor-events'
 
 export type MonitorClient = HistoryClient & WatchClient
-
-export interface OrderTerminalEvent {
-  row: OrderRow
-  status: number
-  tone: StatusTone
-  source: StatusSource
-}
-
-export interface MonitorEvents {
-  'order:created': EventPayload<'order:created'>
-  'order:changed': EventPayload<'order:changed'>
-  /** Not a contract event: for notifications and the tray. */
-  'order:terminal': OrderTerminalEvent
-  'sync:state': SyncState
-  'coverage:changed': Coverage
-}
-export type MonitorEventName = keyof MonitorEvents
-/** The events that are also contract events (forwarded to windows). */
-export type MonitorContractEvent = Exclude<MonitorEventName, 'order:terminal'>
 
 /** The monitor's schedule from the operator's settings: what a profile session (and a bench of it) runs with. */
 export function monitorSchedule(
@@ -119,7 +95,7 @@ export interface OrderMonitorOptions {
   now?: () => number
   timers?: Timers
   /** Contract events only (order:created, order:changed, sync:state); see on() for all. */
-  onEvent?: <E extends MonitorContractEvent>(event: E, payload: MonitorEvents[E]) => void
+  onEvent?: ContractEventSink
   /** Default 500. */
   pageSize?: number
   /** How far before the cursor each poll starts (history-sync.ts). Default 2 minutes. */
@@ -141,60 +117,17 @@ export interface OrderMonitorOptions {
   quietInitialSync?: boolean
 }
 
-interface Scope {
-  type: OrderType
-  fiatType: number
-  timer: unknown
-  run: Promise<void> | null
-  failures: number
-  cursor: string | null
-  lastSuccessAt: number | null
-  nextRunAt: number | null
-  lastError: ApiErrorInfo | null
-  progress: { pages: number; orders: number } | null
-  /** What the run in progress does; null when none runs. */
-  mode: SyncMode | null
-  lastReconcileAt: number | null
-  /** The operator asked for a full re-read: the next run of this scope is one. */
-  fullRequested: boolean
-  /** The monitor's write count when this scope's sync last wrote an order (0: not since the start). */
-  lastWrite: number
-  /** A run asked for by the audit: its mode and progress per page. */
-  forced: { mode: 'poll' | 'full'; onPage?: (p: PageApplied) => void; done: (read: boolean) => void } | null
-}
-
-const scopeKey = (type: number, fiatType: number) => `${type}:${fiatType}`
-/** How often, at most, the orders held are told while a first sync writes them. */
-const FIRST_SYNC_TELL_MS = 1000
-
-function parseStoredError(text: string | null): ApiErrorInfo | null {
-  if (!text) return null
-  try {
-    return toErrorInfo(JSON.parse(text))
-  } catch {
-    return { kind: 'network', message: text, retryable: true }
-  }
-}
-
-export class OrderMonitor {
+export class OrderMonitor implements VerifiedOrders {
   private readonly now: () => number
   private readonly timers: Timers
   private readonly history: HistorySync
   private readonly watches: WatchPoller
-  private readonly scopes = new Map<string, Scope>()
-  private readonly listeners = new Map<MonitorEventName, Set<(p: never) => void>>()
-  private historyPollMs: number
+  private readonly scheduler: ScopeScheduler
+  private readonly events: MonitorEventBus
   /** The fiat types the operator prefers (listed first; with discovery they decide nothing synced). */
   private preferred: readonly number[]
   private controller = serviceAbortController()
   private started = false
-  private readonly maxConcurrent: number
-  private active = 0
-  private readonly waiting: Array<() => void> = []
-  /** Names this start of the monitor in every scope's writeMark, so a restart never repeats a mark. */
-  private readonly startId = randomUUID().slice(0, 8)
-  /** Pages that wrote orders, across scopes: a scope's mark never comes back to an earlier value. */
-  private writes = 0
   readonly readings: HistoryReadings
   private readonly discovery: ScopeDiscovery | null
   private readonly audit: CompletenessAudit | null
@@ -202,15 +135,12 @@ export class OrderMonitor {
   private readonly spend: SpendLog
   private readonly webhooks: WebhookIngest
   private coverageTimer: unknown = undefined
-  /** When the orders held were last told during a first sync (pageApplied). */
-  private firstSyncToldAt = 0
 
   constructor(private readonly o: OrderMonitorOptions) {
     this.now = o.now ?? (() => Date.now())
     this.timers = o.timers ?? realTimers
-    this.historyPollMs = o.historyPollMs
     this.preferred = o.fiatTypes
-    this.maxConcurrent = Math.max(1, o.maxConcurrentScopes ?? 1)
+    this.events = new MonitorEventBus(o.store, o.onEvent)
     this.readings = o.readings ?? new HistoryReadings(null, this.now)
     this.spend = new SpendLog(this.now)
     this.history = new HistorySync({
@@ -223,8 +153,33 @@ export class OrderMonitor {
       now: this.now,
       readings: this.readings,
       probes: o.probes ?? false,
-      requestFiatOf: (type) => this.requestFiat(type, 0),
+      requestFiatOf: (type) => this.requestFiat(type, EVERY_FIAT_TYPE),
       onProbeRequest: (n) => this.spend.add('reading', n)
+    })
+    this.scheduler = new ScopeScheduler({
+      store: o.store,
+      history: this.history,
+      historyPollMs: o.historyPollMs,
+      retryBaseMs: o.retryBaseMs,
+      retryMaxMs: o.retryMaxMs,
+      reconcileEveryMs: o.reconcileEveryMs,
+      quietInitialSync: o.quietInitialSync,
+      maxConcurrentScopes: o.maxConcurrentScopes,
+      // Names this start of the monitor in every scope's writeMark, so a restart never repeats a mark.
+      startId: randomUUID().slice(0, 8),
+      now: this.now,
+      timers: this.timers,
+      running: () => ({ started: this.started, signal: this.controller.signal }),
+      fiatIgnored: (type) => this.readings.fiatIgnored(type),
+      track: (type, fiat, at) => this.audit?.track(type, fiat, at),
+      untrack: (type, fiat) => this.audit?.untrack(type, fiat),
+      reveal: (type, fiat) => this.discovery?.reveal(type, fiat, 'record'),
+      created: (c) => this.events.created(c),
+      statusChanged: (c, source) => this.statusChanged(c, source),
+      syncState: (state) => this.events.emit('sync:state', state),
+      coverageChanged: () => this.coverageChanged(),
+      // A few minutes, so a restart does not audit every scope at once with the first syncs.
+      firstAuditDelay: () => Math.min(this.o.auditEveryMs ?? 0, 5 * 60_000)
     })
     this.discovery = o.discover
       ? new ScopeDiscovery({
@@ -234,7 +189,7 @@ export class OrderMonitor {
           probeEveryMs: o.discover.probeEveryMs ?? SCOPE_PROBE_EVERY_MS,
           now: this.now,
           timers: this.timers,
-          onActive: (type, fiat) => this.addScope(type, fiat),
+          onActive: (type, fiat) => this.scheduler.addScope(type, fiat),
           onChange: () => this.coverageChanged(),
           onRequest: () => this.spend.add('probe'),
           merged: (type) => this.readings.fiatIgnored(type),
@@ -252,10 +207,10 @@ export class OrderMonitor {
             // Orders the service said it no longer has do not: it counts them no more.
             // Counted from the rows (the counts table checked on the way): what is proved complete is what is held.
             localCount: (type, fiat) =>
-              o.store.orders.countScope(type, fiat === 0 ? null : fiat, { unreadable: true, listedOnly: true, fromRows: true }),
+              o.store.orders.countScope(type, fiatScope(fiat), { unreadable: true, listedOnly: true, fromRows: true }),
             requestFiat: (type, fiat) => this.requestFiat(type, fiat),
-            sync: (type, fiat, mode, onPage) => this.forcedRun(type, fiat, mode, onPage),
-            unlisted: (type, fiat, listed, limit) => o.store.orders.unlisted(type, fiat === 0 ? null : fiat, listed, limit),
+            sync: (type, fiat, mode, onPage) => this.scheduler.forcedRun(type, fiat, mode, onPage),
+            unlisted: (type, fiat, listed, limit) => o.store.orders.unlisted(type, fiatScope(fiat), listed, limit),
             markGone: (type, orderId) => o.store.orders.markGone(type, orderId),
             now: this.now,
             timers: this.timers,
@@ -278,7 +233,7 @@ export class OrderMonitor {
           })
         : null
     this.readings.onChange(() => {
-      this.mergeIgnoredFiats()
+      this.scheduler.mergeIgnoredFiats()
       this.coverageChanged()
     })
     this.watches = new WatchPoller({
@@ -295,14 +250,15 @@ export class OrderMonitor {
       client: o.client,
       orders: o.store.orders,
       signal: () => (this.started ? this.controller.signal : null),
-      syncSoon: (type, fiat) => {
-        for (const s of this.scopes.values())
-          if (type === undefined || (s.type === type && (fiat === undefined || s.fiatType === fiat || s.fiatType === 0))) this.soon(s)
-      },
+      syncSoon: (type, fiat) => this.scheduler.syncSoon(type, fiat),
       reveal: (type, fiat) => (fiat === undefined ? this.discovery?.revealType(type) : this.discovery?.reveal(type, fiat, 'webhook')),
       changed: (c, source) => this.statusChanged(c, source)
     })
     if (!this.discovery) this.setScopes(o.fiatTypes)
+  }
+
+  private setScopes(fiatTypes: readonly number[]): void {
+    this.scheduler.setScopes(fiatTypes, this.o.offrampFiatTypes ?? [1])
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -312,10 +268,10 @@ export class OrderMonitor {
     if (this.started) return
     this.started = true
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
-    for (const s of this.scopes.values()) this.arm(s, 0)
+    this.scheduler.armAll()
     this.watches.start(this.controller.signal)
     this.discovery?.start(this.controller.signal)
-    this.mergeIgnoredFiats()
+    this.scheduler.mergeIgnoredFiats()
     this.audit?.start(this.controller.signal)
     this.freshness?.start(this.controller.signal)
   }
@@ -323,7 +279,7 @@ export class OrderMonitor {
   /** Stops timers, aborts requests in flight and waits until they have settled. */
   async stop(): Promise<void> {
     this.started = false
-    for (const s of this.scopes.values()) this.disarm(s)
+    this.scheduler.disarmAll()
     this.controller.abort()
     if (this.coverageTimer !== undefined) this.timers.clearTimeout(this.coverageTimer)
     this.coverageTimer = undefined
@@ -333,7 +289,7 @@ export class OrderMonitor {
       this.audit?.stop(),
       this.freshness?.stop(),
       this.webhooks.settle(),
-      ...[...this.scopes.values()].map((s) => s.run)
+      ...this.scheduler.runs()
     ])
   }
 
@@ -346,19 +302,11 @@ export class OrderMonitor {
   async syncNow(): Promise<SyncState[]> {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
     // The scopes known run at once; those found by probing what is not probed yet follow.
-    const known = [...this.scopes.values()].map((s) => this.runAfresh(s))
+    const scopes = this.scheduler.scopes
+    const known = [...scopes.values()].map((s) => this.scheduler.runAfresh(s))
     await this.discovery?.settle()
-    await Promise.allSettled([...known, ...[...this.scopes.values()].map((s) => this.runScope(s))])
+    await Promise.allSettled([...known, ...[...scopes.values()].map((s) => this.scheduler.runScope(s))])
     return this.states()
-  }
-
-  /** Runs the scope now, or joins its run and runs it again if that run failed. */
-  private async runAfresh(s: Scope): Promise<void> {
-    if (s.run) {
-      await s.run
-      if (s.lastError === null || this.controller.signal.aborted) return
-    }
-    await this.runScope(s)
   }
 
   /**
@@ -368,14 +316,7 @@ export class OrderMonitor {
    */
   async resyncAll(): Promise<SyncState[]> {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
-    for (const s of this.scopes.values()) s.fullRequested = true
-    await Promise.allSettled(
-      [...this.scopes.values()].map(async (s) => {
-        // A run already going finishes first; the full pass follows it.
-        if (s.run) await s.run
-        if (s.fullRequested) await this.runScope(s)
-      })
-    )
+    await this.scheduler.resyncAll()
     return this.states()
   }
 
@@ -395,7 +336,6 @@ export class OrderMonitor {
   }): void {
     if (o.watchPollMs !== undefined) this.watches.configure({ pollMs: o.watchPollMs })
     if (o.reconcileWindowMs !== undefined) this.history.reconcileWindowMs = o.reconcileWindowMs
-    if (o.historyPollMs !== undefined) this.historyPollMs = o.historyPollMs
     if (o.freshnessMs !== undefined) this.freshness?.configure({ boundMs: o.freshnessMs })
     // With discovery the fiat types are a preference only: they decide nothing synced, the order scopes are listed in.
     if (o.fiatTypes) {
@@ -403,28 +343,18 @@ export class OrderMonitor {
       if (!this.discovery) this.setScopes(o.fiatTypes)
       else this.coverageChanged()
     }
-    if (!this.started) return
-    const now = this.now()
-    for (const s of this.scopes.values()) {
-      if (s.run) continue
-      const due = s.failures > 0 ? (s.nextRunAt ?? now) : s.lastSuccessAt === null ? now : s.lastSuccessAt + this.historyPollMs
-      this.arm(s, Math.max(0, due - now))
-    }
+    this.scheduler.configure(o.historyPollMs)
   }
 
   // ---------------------------------------------------------------- state and events
 
   states(): SyncState[] {
-    const now = this.now()
-    return [...this.scopes.values()].map((s) => this.stateOf(s, now))
+    return this.scheduler.states()
   }
 
   /** Subscribes to a monitor event (contract events and 'order:terminal'); returns the unsubscribe function. */
   on<E extends MonitorEventName>(event: E, listener: (payload: MonitorEvents[E]) => void): () => void {
-    let set = this.listeners.get(event)
-    if (!set) this.listeners.set(event, (set = new Set()))
-    set.add(listener as (p: never) => void)
-    return () => set.delete(listener as (p: never) => void)
+    return this.events.on(event, listener)
   }
 
   /** Scopes, readings, freshness and every known gap (coverage.ts). */
@@ -514,75 +444,9 @@ export class OrderMonitor {
 
   // ---------------------------------------------------------------- internals
 
-  private setScopes(fiatTypes: readonly number[]): void {
-    const wanted = new Set<string>()
-    const offramp = this.o.offrampFiatTypes ?? [1]
-    for (const type of [1, 2] as const) {
-      for (const fiatType of new Set(fiatTypes)) {
-        if (type === 2 && offramp !== 'all' && !offramp.includes(fiatType)) continue
-        wanted.add(scopeKey(type, fiatType))
-        this.addScope(type, fiatType)
-      }
-    }
-    for (const [k, s] of this.scopes) if (!wanted.has(k)) this.removeScope(s)
-  }
-
-  /** A scope to sync (at once when the monitor runs), unless it is synced already. */
-  private addScope(type: OrderType, fiatType: number): void {
-    const k = scopeKey(type, fiatType)
-    if (this.scopes.has(k)) return
-    // A service listing every fiat of the type together is synced as one scope (fiat 0).
-    if (fiatType !== 0 && this.readings.fiatIgnored(type)) return this.addScope(type, 0)
-    const c = this.o.store.syncCursors.get(type, fiatType)
-    const s: Scope = {
-      type,
-      fiatType,
-      timer: undefined,
-      run: null,
-      failures: 0,
-      cursor: c.cursor,
-      lastSuccessAt: c.lastSuccessAt ? Date.parse(c.lastSuccessAt) : null,
-      nextRunAt: null,
-      lastError: parseStoredError(c.lastError),
-      progress: null,
-      mode: null,
-      lastReconcileAt: c.lastReconcileAt ? Date.parse(c.lastReconcileAt) : null,
-      fullRequested: false,
-      lastWrite: 0,
-      forced: null
-    }
-    this.scopes.set(k, s)
-    if (s.lastSuccessAt !== null) this.audit?.track(type, fiatType, this.now() + this.firstAuditDelay())
-    if (this.started) this.arm(s, 0)
-    this.coverageChanged()
-  }
-
-  private removeScope(s: Scope): void {
-    this.disarm(s)
-    this.scopes.delete(scopeKey(s.type, s.fiatType))
-    this.audit?.untrack(s.type, s.fiatType)
-    this.coverageChanged()
-  }
-
-  /** A few minutes after start, so a restart does not audit every scope at once with the first syncs. */
-  private firstAuditDelay(): number {
-    return Math.min(this.o.auditEveryMs ?? 0, 5 * 60_000)
-  }
-
-  /** The service lists every fiat of a type together: its per-fiat scopes become one. */
-  private mergeIgnoredFiats(): void {
-    for (const type of [1, 2] as const) {
-      if (!this.readings.fiatIgnored(type)) continue
-      const split = [...this.scopes.values()].filter((s) => s.type === type && s.fiatType !== 0)
-      if (split.length === 0) continue
-      for (const s of split) if (!s.run) this.removeScope(s)
-      this.addScope(type, 0)
-    }
-  }
-
   /** The fiat type sent for a scope: its own, or for every fiat together the first one held or preferred. */
   private requestFiat(type: OrderType, fiatType: number): number {
-    if (fiatType !== 0) return fiatType
+    if (fiatType !== EVERY_FIAT_TYPE) return fiatType
     return this.heldFiats(type)[0] ?? this.preferred[0] ?? 1
   }
 
@@ -608,7 +472,7 @@ export class OrderMonitor {
     const held = (type: OrderType, fiat: number): number => {
       let m = counts.get(type)
       if (!m) counts.set(type, (m = new Map(this.o.store.orders.fiatCounts(type).map((c) => [c.fiatType, c.orders]))))
-      return fiat === 0 ? [...m.values()].reduce((a, b) => a + b, 0) : (m.get(fiat) ?? 0)
+      return fiat === EVERY_FIAT_TYPE ? [...m.values()].reduce((a, b) => a + b, 0) : (m.get(fiat) ?? 0)
     }
     for (const c of this.discovery?.list() ?? []) {
       if (this.readings.fiatIgnored(c.type)) continue
@@ -624,7 +488,7 @@ export class OrderMonitor {
         revealed: c.revealed
       })
     }
-    for (const s of this.scopes.values()) {
+    for (const s of this.scheduler.scopes.values()) {
       const k = scopeKey(s.type, s.fiatType)
       out.set(k, {
         ...(out.get(k) ?? { probedAt: null, nextProbeAt: null, error: null }),
@@ -645,224 +509,12 @@ export class OrderMonitor {
     if (!this.started || this.coverageTimer !== undefined) return
     this.coverageTimer = this.timers.setTimeout(() => {
       this.coverageTimer = undefined
-      if (this.started) this.emit('coverage:changed', this.coverage())
+      if (this.started) this.events.emit('coverage:changed', this.coverage())
     }, 250)
-  }
-
-  /**
-   * A run the audit asks for (a poll, or a full read with progress and the ids each page
-   * listed), after any run in progress. Resolves true when it read its listing to the end.
-   */
-  private async forcedRun(type: OrderType, fiatType: number, mode: 'poll' | 'full', onPage?: (p: PageApplied) => void): Promise<boolean> {
-    const s = this.scopes.get(scopeKey(type, fiatType))
-    if (!s) return false
-    if (s.run) await s.run
-    return new Promise<boolean>((resolve) => {
-      s.forced = { mode, onPage, done: resolve }
-      void this.runScope(s)
-    })
-  }
-
-  private stateOf(s: Scope, now: number): SyncState {
-    return {
-      type: s.type,
-      fiatType: s.fiatType,
-      cursor: s.cursor,
-      lastSuccessAt: s.lastSuccessAt,
-      nextRunAt: s.run ? null : s.nextRunAt,
-      lagMs: s.lastSuccessAt === null ? null : Math.max(0, now - s.lastSuccessAt),
-      running: s.run !== null,
-      mode: s.run ? s.mode : null,
-      progress: s.progress ? { ...s.progress } : null,
-      lastError: s.lastError,
-      lastReconcileAt: s.lastReconcileAt,
-      writeMark: `${this.startId}:${s.lastWrite}`
-    }
-  }
-
-  private emit<E extends MonitorEventName>(event: E, payload: MonitorEvents[E]): void {
-    if (event !== 'order:terminal') this.o.onEvent?.(event as MonitorContractEvent, payload as MonitorEvents[MonitorContractEvent])
-    for (const l of this.listeners.get(event) ?? []) (l as (p: MonitorEvents[E]) => void)(payload)
-  }
-
-  private emitState(s: Scope): void {
-    this.emit('sync:state', this.stateOf(s, this.now()))
-  }
-
-  private disarm(s: Scope): void {
-    if (s.timer !== undefined) this.timers.clearTimeout(s.timer)
-    s.timer = undefined
-  }
-
-  private arm(s: Scope, delayMs: number): void {
-    this.disarm(s)
-    s.nextRunAt = this.now() + delayMs
-    s.timer = this.timers.setTimeout(() => {
-      s.timer = undefined
-      if (this.started) void this.runScope(s)
-    }, delayMs)
-  }
-
-  /** A sync of this scope shortly, unless one is running or already due sooner. */
-  private soon(s: Scope): void {
-    if (!this.started || s.run) return
-    if (s.timer !== undefined && s.nextRunAt !== null && s.nextRunAt <= this.now()) return
-    this.arm(s, 0)
-  }
-
-  /** What the next run of a scope does: a full pass if asked for, a reconcile when one is due, else a poll. */
-  private modeFor(s: Scope, cursor: string | null): SyncMode {
-    if (s.fullRequested) return 'full'
-    if (cursor === null) return 'poll'
-    const every = this.o.reconcileEveryMs ?? 60 * 60_000
-    return s.lastReconcileAt === null || this.now() - s.lastReconcileAt >= every ? 'reconcile' : 'poll'
-  }
-
-  private runScope(s: Scope): Promise<void> {
-    if (s.run) return s.run
-    this.disarm(s)
-    const signal = this.controller.signal
-    const cursor = this.o.store.syncCursors.get(s.type, s.fiatType).cursor
-    const quiet = (this.o.quietInitialSync ?? true) && cursor === null
-    const forced = s.forced
-    s.forced = null
-    const mode = forced?.mode ?? this.modeFor(s, cursor)
-    if (mode === 'full') s.fullRequested = false
-    else if (!forced) s.fullRequested = false
-    s.mode = mode
-    s.progress = { pages: 0, orders: 0 }
-    // Whether the run read its listing to the end (what the audit asked for is done).
-    let read = false
-    s.run = (async () => {
-      let slot = false
-      try {
-        await this.acquire(signal)
-        slot = true
-        signal.throwIfAborted()
-        const r = await this.history.run(s.type, s.fiatType, {
-          mode,
-          signal,
-          // The audit's repair reads a whole scope behind every poll.
-          ...(forced?.mode === 'full' ? { priority: 'low' as const } : {}),
-          onPage: (p) => {
-            this.pageApplied(s, p, quiet)
-            forced?.onPage?.(p)
-          }
-        })
-        read = true
-        const at = this.now()
-        // First success of a scope: audited from now on.
-        if (s.lastSuccessAt === null) this.audit?.track(s.type, s.fiatType, at + this.firstAuditDelay())
-        s.failures = 0
-        s.lastError = null
-        s.lastSuccessAt = at
-        s.nextRunAt = at + this.historyPollMs
-        // A first sync or a full pass read everything: as good as a reconcile.
-        const reconciled = mode !== 'poll' || r.startedFrom === null
-        if (reconciled) s.lastReconcileAt = at
-        this.o.store.syncCursors.markSuccess(s.type, s.fiatType, {
-          at: new Date(at).toISOString(),
-          nextRunAt: new Date(s.nextRunAt).toISOString(),
-          reconciled
-        })
-      } catch (e) {
-        if (signal.aborted) return
-        // A full pass that failed is still owed.
-        if (mode === 'full') s.fullRequested = true
-        const info = toErrorInfo(e)
-        s.failures++
-        s.lastError = info
-        const base = this.o.retryBaseMs ?? 5_000
-        const max = this.o.retryMaxMs ?? Math.max(this.historyPollMs, 5 * 60_000)
-        let delay = Math.min(max, base * 2 ** (s.failures - 1))
-        if (info.kind === 'rate_limited' && info.nextSlotAt) delay = Math.max(delay, info.nextSlotAt - this.now())
-        s.nextRunAt = this.now() + delay
-        this.o.store.syncCursors.markError(s.type, s.fiatType, JSON.stringify(info), { nextRunAt: new Date(s.nextRunAt).toISOString() })
-      } finally {
-        if (slot) this.release()
-      }
-    })().finally(() => {
-      s.run = null
-      s.progress = null
-      s.mode = null
-      forced?.done(read)
-      // A scope merged into its type's every-fiat scope while it ran goes now.
-      if (s.fiatType !== 0 && this.readings.fiatIgnored(s.type)) this.mergeIgnoredFiats()
-      this.coverageChanged()
-      if (this.started && !signal.aborted && this.scopes.get(scopeKey(s.type, s.fiatType)) === s) {
-        this.arm(s, Math.max(0, (s.nextRunAt ?? this.now()) - this.now()))
-      }
-      this.emitState(s)
-    })
-    // Only now is s.run set: emitted from inside the run, the start would read "not running".
-    this.emitState(s)
-    return s.run
-  }
-
-  /** Waits for one of maxConcurrentScopes slots (at once if free); an abort ends the wait. */
-  private acquire(signal: AbortSignal): Promise<void> {
-    if (this.active < this.maxConcurrent) {
-      this.active++
-      return Promise.resolve()
-    }
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const i = this.waiting.indexOf(take)
-        if (i >= 0) this.waiting.splice(i, 1)
-        reject(signal.reason as Error)
-      }
-      // A released slot passes straight to the next waiter, so `active` stays counted.
-      const take = () => {
-        signal.removeEventListener('abort', onAbort)
-        resolve()
-      }
-      if (signal.aborted) return onAbort()
-      signal.addEventListener('abort', onAbort, { once: true })
-      this.waiting.push(take)
-    })
-  }
-
-  private release(): void {
-    const next = this.waiting.shift()
-    if (next) next()
-    else this.active--
-  }
-
-  private pageApplied(s: Scope, p: PageApplied, quiet: boolean): void {
-    const r = p.result
-    s.cursor = r.cursor.cursor
-    s.progress = { pages: p.pages, orders: p.orders }
-    if (r.created.length > 0 || r.statusChanged.length > 0 || r.updated.length > 0) s.lastWrite = ++this.writes
-    if (!quiet) for (const c of r.created) this.created(c)
-    for (const c of r.statusChanged) this.statusChanged(c, 'sync')
-    // A record of another fiat than the scope's reveals orders there.
-    if (s.fiatType !== 0)
-      for (const c of r.created) if (c.fiatType !== null && c.fiatType !== s.fiatType) this.discovery?.reveal(c.type, c.fiatType, 'record')
-    // A first sync writes a scope's orders page by page: the orders held are told as they
-    // grow (at most once a second), so the first sync's banner counts what is already here.
-    if (s.lastSuccessAt === null && r.created.length > 0 && this.now() - this.firstSyncToldAt >= FIRST_SYNC_TELL_MS) {
-      this.firstSyncToldAt = this.now()
-      this.coverageChanged()
-    }
-    this.emitState(s)
-  }
-
-  private row(type: OrderType, orderId: number): OrderRow | null {
-    const r = this.o.store.orders.get(type, orderId)
-    return r ? toContractRow(r, this.o.store.watches.has(type, orderId)) : null
-  }
-
-  private created(c: OrderSummary): void {
-    const row = this.row(c.type, c.orderId)
-    if (row) this.emit('order:created', row)
   }
 
   private statusChanged(c: StatusChange, source: StatusSource): void {
     this.watches.noteChange(c.type, c.orderId, c.new)
-    const row = this.row(c.type, c.orderId)
-    if (!row) return
-    const info = statusInfo(c.type, c.new)
-    this.emit('order:changed', { row, oldStatus: c.old, newStatus: c.new, terminal: info.terminal })
-    if (info.terminal) this.emit('order:terminal', { row, status: c.new, tone: info.tone, source })
+    this.events.statusChanged(c, source)
   }
 }

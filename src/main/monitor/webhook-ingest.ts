@@ -16,13 +16,12 @@
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { statusInfo } from '../../shared/domain/status'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
-import type { OrderRow, OrdersRepo, StatusChange, WebhookMatch } from '../store/orders-repo'
+import type { StoredOrder, OrdersRepo, StatusChange, WebhookMatch } from '../store/orders-repo'
 import { readIdentity, saysIdentity, type BodyIdentity } from '../webhooks/body-identity'
+import type { WebhookOutcome, WebhookStatusOutcome } from '../webhooks/verified-orders'
 import type { WatchClient } from './watches'
 
-export type WebhookOutcome = 'status' | 'updated' | 'unchanged' | 'stale' | 'unknown' | 'mismatch'
-/** 'checking': the body said nothing of which order it is; orderStatus is asked instead. */
-export type WebhookStatusOutcome = Exclude<WebhookOutcome, 'updated'> | 'checking'
+export type { WebhookOutcome, WebhookStatusOutcome } from '../webhooks/verified-orders'
 
 export interface WebhookIngestOptions {
   client: Pick<WatchClient, 'orderStatus'>
@@ -104,12 +103,12 @@ export class WebhookIngest {
   }
 
   /** Why a status alone would not move the order: already so, or terminal (nothing undated tells a late delivery from a newer one). */
-  private unmoved(held: OrderRow, status: number): 'unchanged' | 'stale' | null {
+  private unmoved(held: StoredOrder, status: number): 'unchanged' | 'stale' | null {
     if (held.status === status) return 'unchanged'
     return statusInfo(held.type, held.status).terminal ? 'stale' : null
   }
 
-  private statusAlone(held: OrderRow, status: number, match: WebhookMatch): 'status' | 'unchanged' | 'stale' {
+  private statusAlone(held: StoredOrder, status: number, match: WebhookMatch): 'status' | 'unchanged' | 'stale' {
     const nothing = this.unmoved(held, status)
     if (nothing) return nothing
     const r = this.o.orders.applyStatus(held.type, held.orderId, status, 'webhook', undefined, match)
@@ -139,7 +138,7 @@ export class WebhookIngest {
 }
 
 /** What the order held says about itself that never changes (its fiat from its record: an attributed one is the scope's guess). */
-export type HeldIdentity = Pick<OrderRow, 'createdAt' | 'coinId' | 'chainId' | 'walletAddress' | 'merchantRecognitionId' | 'record'>
+export type HeldIdentity = Pick<StoredOrder, 'createdAt' | 'coinId' | 'chainId' | 'walletAddress' | 'merchantRecognitionId' | 'record'>
 
 const SECOND = 1000
 const QUARTER_HOUR = 15 * 60_000

@@ -3,7 +3,7 @@
 // Details pass through the support log's redactor, then are clipped, before they are stored
 // (logging/redact.ts, auditDetail).
 import { auditDetail } from '../logging/redact'
-import type { Sql } from './database'
+import type { Sql } from './sql'
 
 export type AuditAction =
   | 'profile.create'

@@ -1,7 +1,7 @@
 // Cached service configuration (mappings, chains, fees, limits...) so the app starts with
 // the last known config offline, knows how old it is, and can tell when a refetch changed it.
 import { canonicalJson, contentHash } from './content-hash'
-import type { Sql } from './database'
+import type { Sql } from './sql'
 
 export interface CachedConfig<T = unknown> {
   key: string

@@ -39,7 +39,10 @@ export function openLocalStore(dir: string, opts: LocalStoreOptions = {}): Local
   const audit = new AuditLogRepo(sql, now)
   return {
     database,
-    orders: new OrdersRepo(sql, now, syncCursors, unreadableOrders, (drift) => audit.append('orders.counts_rebuilt', { ...drift })),
+    orders: new OrdersRepo(sql, now, syncCursors, unreadableOrders, ({ type, scope, kept, counted }) =>
+      // The log's detail names the fiat type, null for every fiat.
+      audit.append('orders.counts_rebuilt', { type, fiatType: scope.kind === 'one' ? scope.fiatType : null, kept, counted })
+    ),
     syncCursors,
     unreadableOrders,
     serviceFacts: new ServiceFactsRepo(sql, now),

@@ -2,7 +2,7 @@
 // recorded in schema_migrations; all pending migrations are applied in one transaction at
 // open so a crash mid-upgrade leaves the previous schema intact. Never edit a migration
 // that has shipped: append a new one.
-import type { Sql } from './database'
+import type { Sql } from './sql'
 import { ORDER_COUNTS_SCHEMA } from './order-counts'
 
 export interface Migration {

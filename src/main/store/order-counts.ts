@@ -8,7 +8,7 @@
 // REPLACE on orders (a REPLACE deletes without firing delete triggers unless
 // recursive_triggers is on), and a migration that rebuilds the orders table must rebuild
 // this one with it.
-import type { Sql } from './database'
+import type { Sql } from './sql'
 
 /**
  * order_counts' fiat_type for an order without one: -2^53, outside the safe integers that
@@ -65,4 +65,14 @@ export function rebuildOrderCounts(sql: Sql): void {
     sql.exec('DELETE FROM order_counts')
     sql.exec(COUNT_ORDERS_SQL)
   })
+}
+
+/** Orders held per fiat type of one order type (null: records that named none), from order_counts: a few hundred rows, not every order of the type. */
+export function heldPerFiat(sql: Sql, type: number): { fiatType: number | null; orders: number }[] {
+  return sql
+    .all<{ fiat_type: number; n: number }>(
+      'SELECT fiat_type, SUM(n) AS n FROM order_counts WHERE type = ? GROUP BY fiat_type HAVING SUM(n) > 0 ORDER BY fiat_type',
+      type
+    )
+    .map((r) => ({ fiatType: r.fiat_type === NO_FIAT ? null : r.fiat_type, orders: r.n }))
 }

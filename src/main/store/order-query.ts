@@ -5,16 +5,17 @@
 // keys come from a fixed whitelist (never from input text).
 import { OPEN_GROUPS, statusGroupFilter } from '../../shared/domain/status'
 import type { OrderType, StatusGroup } from '../../shared/ipc/contract'
-import type { SqlValue } from './database'
+import type { SqlValue } from './sql'
 
 export type OrderSortKey = 'createdAt' | 'updatedAt' | 'orderId' | 'status' | 'fiatAmount' | 'cryptoAmount'
 
-export interface OrderSort {
+export interface StoredOrderSort {
   key: OrderSortKey
   dir: 'asc' | 'desc'
 }
 
-export interface OrderFilter {
+/** What the store selects orders by; the contract's OrderFilter (the renderer's) is mapped to it by order-rows.ts. */
+export interface StoredOrderFilter {
   type: OrderType
   /** Only the statuses of this group (shared/domain/status.ts); 'in progress' includes unknown statuses. */
   statusGroup?: StatusGroup
@@ -40,8 +41,8 @@ export interface OrderFilter {
   search?: string
 }
 
-export interface OrderQuery extends OrderFilter {
-  sort?: OrderSort
+export interface StoredOrderQuery extends StoredOrderFilter {
+  sort?: StoredOrderSort
   offset?: number
   /** Window size, 1..MAX_QUERY_LIMIT (default 100). */
   limit?: number
@@ -70,20 +71,6 @@ const SORT_INDEXES: Record<OrderSortKey, string> = {
 }
 
 const SEARCH_COLUMNS = ['merchant_recognition_id', 'wallet_address', 'reference_id', 'transaction_hash'] as const
-
-/**
- * A searched column with this many matches makes the search broad (a first keystroke,
- * "0x", a merchant id prefix every order shares): see buildOrderQuery's `broad`.
- */
-export const BROAD_SEARCH_MATCHES = 2000
-
-/**
- * A broad search's matches are counted up to this many, no further: counting every order
- * "0x" or "2" matches walked 100,000 index entries (and a million at that size) before its
- * first page could be answered. The answer then says "at least" (totalAtLeast), and the
- * table holds this many rows: an operator narrows such a search rather than scroll it.
- */
-export const BROAD_TOTAL_CAP = 5000
 
 /**
  * Searches this long or longer are found anywhere in a value, through the trigram index
@@ -280,7 +267,10 @@ export const NOT_GONE = 'NOT IN (SELECT id FROM orders WHERE gone_at IS NOT NULL
  * "0x" over 100,000 orders, blocking main while the operator types on); it walks the sort
  * key's index instead and tests each order, stopping at the window's end.
  */
-export function buildOrderQuery(q: OrderQuery, opts: { unbounded?: boolean; broad?: boolean; countCap?: number } = {}): BuiltOrderQuery {
+export function buildOrderQuery(
+  q: StoredOrderQuery,
+  opts: { unbounded?: boolean; broad?: boolean; countCap?: number } = {}
+): BuiltOrderQuery {
   if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
   const search = q.search?.trim()
   const broad = !!search && !!opts.broad

@@ -3,7 +3,7 @@
 // show (api/rate-budget.ts), how it reads merchantHistory (monitor/history-readings.ts).
 // One small key-value table: each family (kind) stores JSON values under its own keys
 // and reads them back whole at start-up.
-import type { Sql } from './database'
+import type { Sql } from './sql'
 
 export type FactKind = 'param' | 'limit' | 'sandbox' | 'history'
 

@@ -3,7 +3,7 @@
 // order moved under offset paging, the last success, error and reconcile. The cursor is
 // advanced by OrdersRepo.applyHistoryPage inside the page's own transaction, so a sync
 // killed at any instant resumes from what was committed.
-import type { Sql } from './database'
+import type { Sql } from './sql'
 import type { OrderType } from '../../shared/ipc/contract'
 
 export interface SyncCursor {

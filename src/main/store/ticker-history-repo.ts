@@ -1,7 +1,7 @@
 // Price ticker samples per (fiat type, coin, side), kept for the sparkline/history views
 // and pruned by age so the table stays small. Prices are decimal strings.
 import { toDecimalString } from '../../shared/money'
-import type { Sql } from './database'
+import type { Sql } from './sql'
 
 export type TickerSide = 'buy' | 'sell'
 

@@ -3,7 +3,7 @@
 // nor vanish: it is kept raw with the reason, listed for the operator as an unreadable
 // order with its id, and parsed again by a newer Rampdesk, whose schema may read it.
 import { contentHash } from './content-hash'
-import type { Sql } from './database'
+import type { Sql } from './sql'
 import type { OrderType } from '../../shared/ipc/contract'
 
 export interface UnreadableInput {

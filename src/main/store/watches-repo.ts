@@ -1,6 +1,6 @@
 // Pinned orders the monitor polls individually. A watch may name an order sync has not
 // seen yet; its last observed status is kept on the watch itself.
-import type { Sql } from './database'
+import type { Sql } from './sql'
 import type { OrderType } from '../../shared/ipc/contract'
 
 export interface Watch {

@@ -3,7 +3,7 @@
 // duplicates are stored once and counted. Pruned by age and by count in small batches
 // (delivery-log-pruner.ts schedules it), so a large log never holds the event loop.
 import { createHash } from 'node:crypto'
-import type { Sql } from './database'
+import type { Sql } from './sql'
 import type { OrderType } from '../../shared/ipc/contract'
 
 export interface WebhookDeliveryInput {
@@ -35,7 +35,8 @@ export interface WebhookDeliveryInput {
   dedupeKey?: string
 }
 
-export interface WebhookDelivery {
+/** A delivery as the log keeps it; the contract's WebhookDelivery (webhooks/inbox.ts, toContractDelivery) is what an operator is shown. */
+export interface StoredWebhookDelivery {
   id: number
   receivedAt: string
   lastReceivedAt: string
@@ -79,7 +80,7 @@ interface DeliveryDbRow {
   dedupe_key: string
 }
 
-const toDelivery = (r: DeliveryDbRow): WebhookDelivery => ({
+const toDelivery = (r: DeliveryDbRow): StoredWebhookDelivery => ({
   id: r.id,
   receivedAt: r.received_at,
   lastReceivedAt: r.last_received_at,
@@ -159,14 +160,14 @@ export class WebhookDeliveriesRepo {
     })
   }
 
-  get(id: number): WebhookDelivery | undefined {
+  get(id: number): StoredWebhookDelivery | undefined {
     const r = this.sql.get<DeliveryDbRow>('SELECT * FROM webhook_deliveries WHERE id = ?', id)
     return r ? toDelivery(r) : undefined
   }
 
   /** Newest first. */
   list(q: { limit?: number; offset?: number; verified?: boolean; orderType?: OrderType; orderId?: number } = {}): {
-    rows: WebhookDelivery[]
+    rows: StoredWebhookDelivery[]
     total: number
   } {
     const conds: string[] = []

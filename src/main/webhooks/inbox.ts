@@ -34,12 +34,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { WebhookDelivery as ContractDelivery } from '../../shared/ipc/contract'
-import type { OrderMonitor } from '../monitor/order-monitor'
-import type { WebhookDeliveriesRepo, WebhookDeliveryInput, WebhookDelivery as StoredDelivery } from '../store/webhook-deliveries-repo'
+import type { WebhookDeliveriesRepo, WebhookDeliveryInput, StoredWebhookDelivery } from '../store/webhook-deliveries-repo'
 import { keptBody, keptPayload, readBody } from './delivery-read'
 import { dedupeKeyOf, headerValue, judge, type Verdict, type WebhookRecord } from './delivery-verdict'
 import { REPLAY_WINDOW_MS, ReplayGuard } from './replay-guard'
 import { SourceLimits, sourceOf, type SourceLimitsOptions } from './source-limits'
+import type { VerifiedOrders } from './verified-orders'
 import { isLoopbackHost as sharedIsLoopback } from '../../shared/loopback'
 
 export { UNVERIFIED_HEAD_BYTES } from './delivery-read'
@@ -52,22 +52,22 @@ export const DEFAULT_RECEIVE_TIMEOUT_MS = 4_000
 const MAX_CONNECTIONS = 512
 
 /**
- * Hands a verified webhook to the monitor's fast path: the whole record, or its status
+ * Hands a verified webhook to the monitor's fast path (`orders`): the whole record, or its status
  * alone, with what its body says about which order it is. A body that is not the order
  * held under its id, or says nothing of which order it is, is said in the log (nothing is
  * written over the order; its scopes are synced soon, or its status asked of the service).
  */
 export function ingestInto(
-  monitor: Pick<OrderMonitor, 'ingestWebhook' | 'ingestWebhookStatus'>,
+  orders: VerifiedOrders,
   w: WebhookRecord,
   log?: { warn(message: string, fields?: Record<string, unknown>): void }
 ): string {
   const outcome =
     'statusOnly' in w
-      ? monitor.ingestWebhookStatus(w.type, w.record.orderId, w.record.status, w.identity)
+      ? orders.ingestWebhookStatus(w.type, w.record.orderId, w.record.status, w.identity)
       : w.type === 1
-        ? monitor.ingestWebhook(1, w.record, w.identity)
-        : monitor.ingestWebhook(2, w.record, w.identity)
+        ? orders.ingestWebhook(1, w.record, w.identity)
+        : orders.ingestWebhook(2, w.record, w.identity)
   const fields = { type: w.type, orderId: w.record.orderId }
   if (outcome === 'mismatch')
     log?.warn('a verified webhook names an order held under its id but is another order (a dummy, or the other type): not applied', fields)
@@ -422,7 +422,7 @@ function keptHeaders(req: IncomingMessage, serviceName: string, sourceOf?: (req:
   return out
 }
 /** A stored delivery in the contract's shape (webhooks:deliveries). */
-export function toContractDelivery(d: StoredDelivery): ContractDelivery {
+export function toContractDelivery(d: StoredWebhookDelivery): ContractDelivery {
   return {
     id: d.id,
     receivedAt: Date.parse(d.receivedAt),

@@ -1,6 +1,7 @@
 // The words for order coverage (what the app knows it may be missing), in one place so that
 // main's texts (diagnostics, the tray) and the renderer's views say it alike: a scope's name,
 // its audit in the operator's terms, and how a status was last confirmed.
+import { EVERY_FIAT_TYPE } from './fiat-scope'
 import { fiatName } from './names'
 import { orderKindLabel } from './status'
 import { nounFor } from './plural'
@@ -8,7 +9,7 @@ import type { OrderRow, ScopeCoverage } from '../ipc/contract'
 
 /** "Onramp INR", "Offramp (every fiat)". */
 export function scopeName(type: 1 | 2, fiatType: number): string {
-  return `${orderKindLabel(type)} ${fiatType === 0 ? '(every fiat)' : fiatName(fiatType)}`
+  return `${orderKindLabel(type)} ${fiatType === EVERY_FIAT_TYPE ? '(every fiat)' : fiatName(fiatType)}`
 }
 
 /**

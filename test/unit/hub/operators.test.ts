@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openHubDatabase } from '../../../src/hub/hub-db'
 import { hashToken, OperatorError, OperatorStore, TOKEN_PREFIX } from '../../../src/hub/operators'
-import type { Sql } from '../../../src/main/store/database'
+import type { Sql } from '../../../src/main/store/sql'
 
 let dir: string
 let sql: Sql

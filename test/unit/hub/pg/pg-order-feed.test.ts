@@ -12,6 +12,7 @@ import { PgOrderFeed, upsertOrder } from '../../../../src/hub/pg/pg-order-feed'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { onramp } from '../../main/store/order-fixtures'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../../support/postgres-cluster'
+import { oneFiat } from '../../../../src/shared/domain/fiat-scope'
 
 let dir: string
 let store: LocalStore
@@ -92,7 +93,7 @@ describe.skipIf(postgresUnavailable !== null)('PgOrderFeed: rows and confirmatio
     expect(published.n).toBe(N)
 
     // The poll: every open order unchanged since before it, confirmed at its start.
-    expect(store.orders.confirmUnchanged(1, 1, '2024-03-02T00:00:00.000Z', '2030-01-01T07:00:00.000Z')).toBe(N)
+    expect(store.orders.confirmUnchanged(1, oneFiat(1), '2024-03-02T00:00:00.000Z', '2030-01-01T07:00:00.000Z')).toBe(N)
     // The sweep: one order asked, its check noted.
     store.orders.noteStatusCheck(1, 105, false, '2030-01-01T07:00:01.000Z')
     expect(await leaderFeed.publishRows()).toBe(0)
@@ -128,7 +129,7 @@ describe.skipIf(postgresUnavailable !== null)('PgOrderFeed: rows and confirmatio
     await leaderFeed.publishRows()
     store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [onramp({ orderId: 7, status: 0 })] } as never)
     await leaderFeed.publishRows()
-    expect(store.orders.confirmUnchanged(1, 1, '2024-03-02T00:00:00.000Z', '2030-01-01T07:00:00.000Z')).toBe(1)
+    expect(store.orders.confirmUnchanged(1, oneFiat(1), '2024-03-02T00:00:00.000Z', '2030-01-01T07:00:00.000Z')).toBe(1)
     expect(await leaderFeed.publishConfirmations()).toBe(1)
     // Then its status moves (confirmed by the watch that saw it, later).
     store.orders.applyStatus(1, 7, 1, 'watch', '2030-01-01T07:05:00.000Z')
@@ -150,7 +151,7 @@ describe.skipIf(postgresUnavailable !== null)('PgOrderFeed: rows and confirmatio
     store.orders.applyHistoryPage({ type: 1, fiatType: 1, records } as never)
     await leaderFeed.publishRows()
     const first = await follow(followerFeed, 0)
-    expect(store.orders.confirmUnchanged(1, 1, '2024-03-02T00:00:00.000Z', '2030-01-01T07:00:00.000Z')).toBe(3)
+    expect(store.orders.confirmUnchanged(1, oneFiat(1), '2024-03-02T00:00:00.000Z', '2030-01-01T07:00:00.000Z')).toBe(3)
     // The first two marked orders are gone from the leader's copy before it publishes.
     store.database.sql.run('DELETE FROM orders WHERE type = 1 AND order_id IN (1, 2)')
     // A batch of two: both marks of deleted orders, taken (the feed's loop goes on), then the third.

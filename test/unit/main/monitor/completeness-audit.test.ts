@@ -14,6 +14,7 @@ import { isOrderGone, MAX_UNLISTED_ASKED } from '../../../../src/main/monitor/co
 import { auditLine } from '../../../../src/main/monitor/coverage'
 import { toContractRow } from '../../../../src/main/order-rows'
 import { at, FakeClock, FakeHistory, onramp } from './fake-history'
+import { oneFiat } from '../../../../src/shared/domain/fiat-scope'
 
 const AUDIT = 30 * 60_000
 // Polls rarer than the app's (30 s): fewer runs to wait through; the audit polls first itself.
@@ -86,7 +87,7 @@ describe('orders the service deleted (the live notes: 417 "order no longer exist
     // Asked about at low priority, behind every poll and sweep.
     expect(fake.statusCalls.map((c) => [c.orderId, c.priority])).toEqual([1, 2, 3, 4, 5].map((id) => [id, 'low']))
     // Kept, and the detail says it is no longer listed.
-    expect(store.orders.countScope(1, 1)).toBe(120)
+    expect(store.orders.countScope(1, oneFiat(1))).toBe(120)
     const row = store.orders.get(1, 3)!
     expect(row.goneAt).not.toBeNull()
     expect(toContractRow(row, false).goneAt).toBe(Date.parse(row.goneAt!))

@@ -17,6 +17,7 @@ import { countOnService } from '../../../../src/main/monitor/completeness-audit'
 import { auditLine as auditText } from '../../../../src/main/monitor/coverage'
 import { at, FakeClock, FakeHistory, httpError, onramp, settle } from './fake-history'
 import { ApiError } from '../../../../src/shared/api/errors'
+import { EVERY_FIAT, oneFiat } from '../../../../src/shared/domain/fiat-scope'
 
 const POLL = 30_000
 const PROBE = 10 * 60_000
@@ -82,8 +83,8 @@ describe('scopes found, not configured', () => {
         .map((s) => `${s.type}:${s.fiatType}`)
         .sort()
     ).toEqual(['1:1', '1:3', '2:3'])
-    expect(store.orders.countScope(1, null)).toBe(150)
-    expect(store.orders.countScope(2, null)).toBe(20)
+    expect(store.orders.countScope(1, EVERY_FIAT)).toBe(150)
+    expect(store.orders.countScope(2, EVERY_FIAT)).toBe(20)
     // The same id names an onramp and an offramp order, both held.
     expect(store.orders.get(1, 5)!.type).toBe(1)
     expect(store.orders.get(2, 5)!.type).toBe(2)
@@ -128,11 +129,11 @@ describe('scopes found, not configured', () => {
     await clock.advance(1000)
     for (let i = 1; i <= 7; i++) fake.put(2, 2, onramp(5000 + i, at(500 + i), 0, 2))
     await clock.advance(PROBE - 2000)
-    expect(store.orders.countScope(2, 2)).toBe(0)
+    expect(store.orders.countScope(2, oneFiat(2))).toBe(0)
     await clock.advance(2000)
     await clock.advance(1000)
     expect(scope(2, 2)!.probe).toBe('active')
-    expect(store.orders.countScope(2, 2)).toBe(7)
+    expect(store.orders.countScope(2, oneFiat(2))).toBe(7)
   })
 
   it('a webhook for an order in an empty scope probes it at once', async () => {
@@ -170,9 +171,9 @@ describe('a fiat the service does not know, answered with its default fiat', () 
     // New TRY orders keep arriving in their own scope.
     for (let i = 41; i <= 60; i++) fake.put(1, 2, onramp(2000 + i, at(1000 + i), 4, 2))
     await clock.advance(2 * POLL)
-    expect(store.orders.countScope(1, 2)).toBe(60)
-    expect(store.orders.countScope(1, 1)).toBe(120)
-    expect(store.orders.countScope(1, 9)).toBe(0)
+    expect(store.orders.countScope(1, oneFiat(2))).toBe(60)
+    expect(store.orders.countScope(1, oneFiat(1))).toBe(120)
+    expect(store.orders.countScope(1, oneFiat(9))).toBe(0)
   })
 })
 
@@ -188,7 +189,7 @@ describe('a probe answered with another fiat’s record', () => {
     expect(scope(1, 2)?.probe).toBe('empty')
     expect(scope(1, 5)?.probe).toBe('active')
     await clock.advance(POLL)
-    expect(store.orders.countScope(1, 5)).toBe(8)
+    expect(store.orders.countScope(1, oneFiat(5))).toBe(8)
   })
 })
 
@@ -268,7 +269,7 @@ describe('a probe that errors', () => {
       monitor!.start()
       await clock.advance(1000)
       expect(scope(1, 3)!.probe).toBe('failed')
-      expect(store.orders.countScope(1, 3)).toBe(0)
+      expect(store.orders.countScope(1, oneFiat(3))).toBe(0)
       const gap = monitor!.coverage().gaps.find((g) => g.type === 1 && g.fiatType === 3)
       expect(gap).toMatchObject({ kind: 'probe' })
       expect(gap!.text).toMatch(/^Onramp AED: could not be probed \(.+\); orders there may be missing$/)
@@ -279,7 +280,7 @@ describe('a probe that errors', () => {
       failing = false
       await clock.advance(60_000)
       expect(scope(1, 3)!.probe).toBe('active')
-      expect(store.orders.countScope(1, 3)).toBe(30)
+      expect(store.orders.countScope(1, oneFiat(3))).toBe(30)
       expect(monitor!.coverage().gaps).toEqual([])
     })
   }
@@ -308,7 +309,7 @@ describe('"Try again now" while a probe is on the wire', () => {
     await now
     expect(scope(1, 3)!.probe).toBe('active')
     expect(monitor!.coverage().probeError).toBeNull()
-    expect(store.orders.countScope(1, 3)).toBe(30)
+    expect(store.orders.countScope(1, oneFiat(3))).toBe(30)
   })
 })
 
@@ -381,7 +382,7 @@ describe('completeness audit', () => {
     expect(counts.every((c) => c.priority === 'low')).toBe(true)
     expect([...repairPriorities]).toEqual(['low'])
     expect(scope(1, 1)!.audit).toMatchObject({ state: 'complete', serviceOrders: 120 })
-    expect(store.orders.countScope(1, 1)).toBe(120)
+    expect(store.orders.countScope(1, oneFiat(1))).toBe(120)
     expect(monitor!.coverage().gaps).toEqual([])
     expect(monitor!.coverage().spentLastHour.audit).toBeGreaterThanOrEqual(4)
   })
@@ -545,7 +546,7 @@ describe('a service that does not filter a type by fiat', () => {
         .filter((s) => s.type === 2)
         .map((s) => s.fiatType)
     ).toEqual([0])
-    expect(store.orders.countScope(2, null)).toBe(30)
+    expect(store.orders.countScope(2, EVERY_FIAT)).toBe(30)
     expect(scope(2, 0)!.probe).toBe('active')
   })
 })

@@ -7,7 +7,7 @@ import { OPEN_GROUPS, STATUS_GROUPS, knownStatuses } from '../../../../src/share
 import { buildOrderQuery } from '../../../../src/main/store/order-query'
 import { statusMatchesGroup } from '../../../support/status-group'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
-import type { OrderQuery, OrderRow, OrderSortKey } from '../../../../src/main/store/orders-repo'
+import type { StoredOrderQuery, StoredOrder, OrderSortKey } from '../../../../src/main/store/orders-repo'
 import { rng } from '../../../fixtures/crash/synthetic-history'
 import { offramp, onramp } from './order-fixtures'
 
@@ -69,11 +69,11 @@ afterAll(() => {
 })
 
 /** The same query answered by brute force over every row. */
-function reference(q: OrderQuery): OrderRow[] {
+function reference(q: StoredOrderQuery): StoredOrder[] {
   const all = [...store.orders.exportRows({ type: q.type })]
   const list = (v: number | readonly number[] | undefined): number[] | undefined =>
     v === undefined ? undefined : typeof v === 'number' ? [v] : [...v]
-  const date = (o: OrderRow): string => (q.dateField === 'updatedAt' ? o.updatedAt : o.createdAt)
+  const date = (o: StoredOrder): string => (q.dateField === 'updatedAt' ? o.updatedAt : o.createdAt)
   // Written apart from order-query.ts: lower-case ASCII as SQLite's lower() does.
   const fold = (v: string): string => v.replace(/[A-Z]/g, (c) => c.toLowerCase())
   const s = q.search === undefined ? '' : fold(q.search.trim())
@@ -95,7 +95,7 @@ function reference(q: OrderQuery): OrderRow[] {
   )
   const sort = q.sort ?? { key: 'createdAt', dir: 'desc' }
   const amount = (v: string | null): number | null => (v === null ? null : Number(v))
-  const key = (o: OrderRow): (string | number | null)[] => {
+  const key = (o: StoredOrder): (string | number | null)[] => {
     switch (sort.key) {
       case 'createdAt':
         return [o.createdAt, o.orderId]
@@ -129,7 +129,7 @@ function reference(q: OrderQuery): OrderRow[] {
   return rows
 }
 
-const ids = (rows: OrderRow[]): number[] => rows.map((r) => r.orderId)
+const ids = (rows: StoredOrder[]): number[] => rows.map((r) => r.orderId)
 
 describe('OrdersRepo.query', () => {
   it('defaults to newest first, windows of 100, with the total', () => {
@@ -140,7 +140,7 @@ describe('OrdersRepo.query', () => {
   })
 
   it('windows tile the ordered result exactly (no row twice, none missing)', () => {
-    const q: OrderQuery = { type: 2, sort: { key: 'status', dir: 'asc' }, statuses: [0, 1, 2, 4, 5, 99] }
+    const q: StoredOrderQuery = { type: 2, sort: { key: 'status', dir: 'asc' }, statuses: [0, 1, 2, 4, 5, 99] }
     const seen: number[] = []
     let total = -1
     for (let offset = 0; ; offset += 37) {
@@ -189,7 +189,7 @@ describe('OrdersRepo.query', () => {
 
   it('filters by status group with unknown statuses in "in progress"', () => {
     for (const g of STATUS_GROUPS) {
-      const q: OrderQuery = { type: 1, statusGroup: g, limit: 1000 }
+      const q: StoredOrderQuery = { type: 1, statusGroup: g, limit: 1000 }
       expect(ids(store.orders.query(q).rows)).toEqual(ids(reference(q)))
     }
     expect(
@@ -253,7 +253,7 @@ describe('OrdersRepo.query', () => {
         offset: sometimes(fc.integer({ min: 0, max: 60 })),
         limit: sometimes(fc.integer({ min: 1, max: 60 }))
       })
-      .map((q) => Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as unknown as OrderQuery)
+      .map((q) => Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as unknown as StoredOrderQuery)
     let nonEmptyWindows = 0
     fc.assert(
       fc.property(query, (q) => {
@@ -315,7 +315,7 @@ describe('OrdersRepo.query', () => {
           ran.length = 0
           // What toStoreFilter sends for the group: every status not known to end an order, or its list; gone orders left out.
           const known = knownStatuses(type)
-          const q: OrderQuery =
+          const q: StoredOrderQuery =
             statusGroup === 'in progress'
               ? { type, excludeStatuses: known.filter((st) => !statusMatchesGroup(type, st, 'in progress')), listed: true }
               : { type, statuses: known.filter((st) => statusMatchesGroup(type, st, statusGroup)), listed: true }

@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Sql } from '../../../../src/main/store/database'
+import type { Sql } from '../../../../src/main/store/sql'
 import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
 import { NO_FIAT } from '../../../../src/main/store/order-counts'
 import type { OnrampOrder } from '../../../../src/shared/api/schemas'
 import { offramp, onramp } from './order-fixtures'
+import { oneFiat } from '../../../../src/shared/domain/fiat-scope'
 
 let dir: string
 let store: LocalStore
@@ -338,7 +339,7 @@ describe('order counts (migration 12)', () => {
       { fiatType: null, orders: 1 },
       { fiatType: 1, orders: 1 }
     ])
-    expect(store.orders.countScope(1, 2)).toBe(2)
+    expect(store.orders.countScope(1, oneFiat(2))).toBe(2)
     expect(store.orders.query({ type: 1, statuses: [4], fiatType: 2 }).total).toBe(2)
     // -1 is an id a filter may ask for: it finds no order of no fiat.
     expect(store.orders.query({ type: 2, fiatType: -1 })).toEqual({ rows: [], total: 0, totalAtLeast: false })
@@ -348,12 +349,12 @@ describe('order counts (migration 12)', () => {
     store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: [1, 2, 3].map((orderId) => onramp({ orderId, status: 4 })) })
     store.orders.markGone(1, 3)
     const rebuilt = () => store.audit.list({ action: 'orders.counts_rebuilt' }).rows.map((e) => e.detail)
-    expect(store.orders.countScope(1, 1, { listedOnly: true, fromRows: true })).toBe(2)
+    expect(store.orders.countScope(1, oneFiat(1), { listedOnly: true, fromRows: true })).toBe(2)
     expect(rebuilt()).toEqual([])
     // A drift no trigger made (a write that bypassed them).
     sqlOf(store).run('UPDATE order_counts SET n = n + 5 WHERE type = 1 AND gone = 0')
-    expect(store.orders.countScope(1, 1, { listedOnly: true })).toBe(7)
-    expect(store.orders.countScope(1, 1, { listedOnly: true, fromRows: true })).toBe(2)
+    expect(store.orders.countScope(1, oneFiat(1), { listedOnly: true })).toBe(7)
+    expect(store.orders.countScope(1, oneFiat(1), { listedOnly: true, fromRows: true })).toBe(2)
     expect(kept(store)).toEqual(counted(store))
     expect(store.orders.query({ type: 1 }).total).toBe(3)
     expect(rebuilt()).toEqual([{ type: 1, fiatType: 1, kept: 7, counted: 2 }])
@@ -443,7 +444,7 @@ describe('confirmUnchanged', () => {
     })
     tick(60_000)
     const at = clock.toISOString()
-    expect(store.orders.confirmUnchanged(1, 1, '2024-04-01T00:00:00.000Z', at)).toBe(1)
+    expect(store.orders.confirmUnchanged(1, oneFiat(1), '2024-04-01T00:00:00.000Z', at)).toBe(1)
     expect(store.orders.get(1, 1)).toMatchObject({ statusConfirmedAt: at, statusConfirmedBy: 'history' })
     expect(store.orders.get(1, 2)!.statusConfirmedAt).not.toBe(at)
     expect(store.orders.get(1, 4)!.statusConfirmedAt).not.toBe(at)

@@ -1,0 +1,198 @@
+// Reading orders: one order and its status timeline, and what the orders table reads, a
+// window of a filter with its total (and every row of a filter, for an export). The SQL
+// comes from order-query.ts; what is decided here is which plan a window takes (walk the
+// sort's index, collect the search's matches, seek the statuses in the status index) and
+// which totals are kept until the next write.
+import type { OrderType } from '../../shared/ipc/contract'
+import { OPEN_GROUPS, statusGroupFilter } from '../../shared/domain/status'
+import type { Sql } from './sql'
+import { buildOrderQuery, searchProbes, type BuiltOrderQuery, type StoredOrderFilter, type StoredOrderQuery } from './order-query'
+import { toOrderEvent, toStoredOrder, type OrderDbRow, type OrderEvent, type OrderEventDbRow, type StoredOrder } from './stored-order'
+
+/**
+ * A searched column with this many matches makes the search broad (a first keystroke,
+ * "0x", a merchant id prefix every order shares): see order-query.ts's buildOrderQuery, `broad`.
+ */
+export const BROAD_SEARCH_MATCHES = 2000
+
+/**
+ * A broad search's matches are counted up to this many, no further: counting every order
+ * "0x" or "2" matches walked 100,000 index entries (and a million at that size) before its
+ * first page could be answered. The answer then says "at least" (totalAtLeast), and the
+ * table holds this many rows: an operator narrows such a search rather than scroll it.
+ */
+export const BROAD_TOTAL_CAP = 5000
+
+/** Facts about filters (totals, broad searches) kept between writes: enough for an operator switching between a few filters. */
+const MAX_CACHED_FACTS = 64
+
+/** How many index entries a broad search's window may walk (about 20 ms here) before its matching ids are collected instead. */
+const MAX_WALKED_ENTRIES = 30_000
+
+/**
+ * What one match costs a window driven by the status index, in walked index entries: it is
+ * sought, its row read for the sort key (that index does not hold updated_at or the
+ * amounts), then sorted with the others.
+ */
+const STATUS_PLAN_COST = 4
+
+export class OrderReads {
+  /**
+   * When a search is broad, how far a window may walk the sort's index, and what a match
+   * sought in the status index costs instead (tests lower them to cover every plan on a few orders).
+   */
+  searchPlan = {
+    broadMatches: BROAD_SEARCH_MATCHES,
+    maxWalkedEntries: MAX_WALKED_ENTRIES,
+    totalCap: BROAD_TOTAL_CAP,
+    statusMatchCost: STATUS_PLAN_COST
+  }
+  /** Totals and broad-search answers of recent filters, valid while the database's write stamp is unchanged. */
+  private facts: { stamp: string | null; byKey: Map<string, number> } = { stamp: null, byKey: new Map() }
+
+  constructor(private readonly sql: Sql) {}
+
+  get(type: OrderType, orderId: number): StoredOrder | undefined {
+    const r = this.sql.get<OrderDbRow>('SELECT * FROM orders WHERE type = ? AND order_id = ?', type, orderId)
+    return r ? toStoredOrder(r) : undefined
+  }
+
+  /** The observed status transitions of one order, oldest first. */
+  timeline(type: OrderType, orderId: number): OrderEvent[] {
+    return this.sql
+      .all<OrderEventDbRow>('SELECT * FROM order_events WHERE type = ? AND order_id = ? ORDER BY id', type, orderId)
+      .map(toOrderEvent)
+  }
+
+  count(type?: OrderType): number {
+    return (
+      (type === undefined
+        ? this.sql.value<number>('SELECT IFNULL(SUM(n), 0) FROM order_counts')
+        : this.sql.value<number>('SELECT IFNULL(SUM(n), 0) FROM order_counts WHERE type = ?', type)) ?? 0
+    )
+  }
+
+  /**
+   * One window of the orders table and the total matching the filter: every match, except
+   * for a broad search, whose count stops at BROAD_TOTAL_CAP (totalAtLeast: there are more).
+   */
+  query(q: StoredOrderQuery): { rows: StoredOrder[]; total: number; totalAtLeast: boolean } {
+    const broad = this.broadSearch(q)
+    const exact = this.presentStatuses(q)
+    const built = buildOrderQuery(exact, { broad, countCap: this.searchPlan.totalCap })
+    // The statements run back to back on the one connection: a write of this process cannot
+    // come between them. Another connection's commit can (each statement reads its own WAL
+    // snapshot), and then rows and total differ by that commit until the next query, which
+    // the write's notice brings.
+    const { total, atLeast } = this.cappedCount(built)
+    // The total is exact unless capped: a window past it holds nothing, and is not looked for.
+    if (!atLeast && built.offset >= total) return { rows: [], total, totalAtLeast: false }
+    const window = broad && !this.walkPays(q.type, built, total) ? buildOrderQuery(exact) : built
+    const rowsSql =
+      window.statusRowsSql !== null && !this.walkPays(q.type, window, total, this.searchPlan.statusMatchCost)
+        ? window.statusRowsSql
+        : window.rowsSql
+    const rows = this.sql.all<OrderDbRow>(rowsSql, ...window.params, window.limit, window.offset).map(toStoredOrder)
+    return { rows, total, totalAtLeast: atLeast }
+  }
+
+  /**
+   * The filter with its status conditions (a group, a list, an exclusion: "in progress" is
+   * every status not known to end an order) turned into the list of the statuses the type's
+   * orders hold now that pass them (order_counts, migration 12), the same orders: a list
+   * can be sought in the status index, an exclusion cannot. Without a status condition, or
+   * with a search (driven by its own matches), the filter as given.
+   */
+  private presentStatuses(q: StoredOrderQuery): StoredOrderQuery {
+    if (q.search?.trim() || (q.statusGroup === undefined && q.statuses === undefined && q.excludeStatuses === undefined)) return q
+    const group = q.statusGroup === undefined ? null : statusGroupFilter(q.type, q.statusGroup)
+    const held = this.sql
+      .all<{ status: number }>('SELECT DISTINCT status FROM order_counts WHERE type = ? AND n > 0 ORDER BY status', q.type)
+      .map((r) => r.status)
+    const statuses = held.filter(
+      (st) =>
+        (!group || group.in.includes(st) || (group.includeUnknown && !group.known.includes(st))) &&
+        (q.statuses === undefined || q.statuses.includes(st)) &&
+        (q.excludeStatuses === undefined || !q.excludeStatuses.includes(st))
+    )
+    const listed = q.listed || (q.statusGroup !== undefined && OPEN_GROUPS.includes(q.statusGroup))
+    return { ...q, statusGroup: undefined, excludeStatuses: undefined, statuses, ...(listed ? { listed: true } : {}) }
+  }
+
+  /** How many orders match the filter, every one (kept until the next write, as the query's totals are). */
+  total(filter: StoredOrderFilter): number {
+    return this.countOf(buildOrderQuery(filter, { broad: this.broadSearch(filter) }))
+  }
+
+  /** How many orders match the filter, as query() counts them: a broad search up to BROAD_TOTAL_CAP. */
+  totalUpTo(filter: StoredOrderFilter): { total: number; atLeast: boolean } {
+    return this.cappedCount(buildOrderQuery(filter, { broad: this.broadSearch(filter), countCap: this.searchPlan.totalCap }))
+  }
+
+  private cappedCount(built: BuiltOrderQuery): { total: number; atLeast: boolean } {
+    const cap = built.countCap
+    if (
+      cap !== null &&
+      built.countProbes.some(
+        (p) => this.fact(`probe|${p.sql}|${JSON.stringify(p.params)}`, () => this.sql.value<number>(p.sql, ...p.params) ?? 0) > cap
+      )
+    )
+      return { total: cap, atLeast: true }
+    const n = this.countOf(built)
+    return built.countCap !== null && n > built.countCap ? { total: built.countCap, atLeast: true } : { total: n, atLeast: false }
+  }
+
+  /**
+   * COUNT(*) of a filter walks every matching index entry (100,000 of them for a whole
+   * tab), while its first page is an index seek: so the totals are kept until the next
+   * write, and an operator going back to a filter (or to "any") does not count again.
+   */
+  private countOf(built: BuiltOrderQuery): number {
+    const key = `${built.countSql}|${built.countParams.map((p) => `${typeof p}:${String(p)}`).join('|')}`
+    return this.fact(key, () => this.sql.value<number>(built.countSql, ...built.countParams) ?? 0)
+  }
+
+  /** compute(), kept under key until the next write (computed afresh inside a transaction). */
+  private fact(key: string, compute: () => number): number {
+    const stamp = this.sql.writeStamp()
+    if (stamp === null) return compute()
+    if (stamp !== this.facts.stamp) this.facts = { stamp, byKey: new Map() }
+    let value = this.facts.byKey.get(key)
+    if (value === undefined) {
+      value = compute()
+      if (this.facts.byKey.size >= MAX_CACHED_FACTS) this.facts.byKey.clear()
+      this.facts.byKey.set(key, value)
+    }
+    return value
+  }
+
+  /**
+   * Whether a window is cheaper found by walking the sort's index than by collecting and
+   * sorting every match: the walk reads about (offset + limit) × (orders of the type /
+   * matches) entries; a match costs `perMatch` entries' time (a search's ids about two, an
+   * order sought in the status index STATUS_PLAN_COST). A window deep into a sparse result
+   * takes the matches.
+   */
+  private walkPays(type: OrderType, built: BuiltOrderQuery, total: number, perMatch = 2): boolean {
+    const walked = ((built.offset + built.limit) * this.countOf(buildOrderQuery({ type }))) / Math.max(1, total)
+    return walked <= Math.max(this.searchPlan.maxWalkedEntries, perMatch * total)
+  }
+
+  /**
+   * Whether the filter's search matches so many orders that walking the sort's index beats
+   * collecting them; probed once per search until the next write, not for every page.
+   */
+  private broadSearch(f: StoredOrderFilter): boolean {
+    const search = f.search?.trim()
+    if (!search) return false
+    const at = this.searchPlan.broadMatches
+    const probe = () => (searchProbes(f.type, search, at).some((p) => (this.sql.value<number>(p.sql, ...p.params) ?? 0) >= at) ? 1 : 0)
+    return this.fact(`broad|${at}|${f.type}|${search}`, probe) === 1
+  }
+
+  /** Every order matching the filter, one at a time (for CSV export). */
+  *exportRows(filter: StoredOrderFilter & Pick<StoredOrderQuery, 'sort'>): Generator<StoredOrder> {
+    const built = buildOrderQuery(filter, { unbounded: true, broad: this.broadSearch(filter) })
+    for (const r of this.sql.iterate<OrderDbRow>(built.rowsSql, ...built.params, built.limit, built.offset)) yield toStoredOrder(r)
+  }
+}
