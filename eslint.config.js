@@ -3,7 +3,10 @@
 // - src/shared imports no Node module and touches no DOM global;
 // - raw ipcMain / ipcRenderer only in the two IPC wrapper files;
 // - src/sandbox imports nothing of the client (src/main, src/shared/api): it is an
-//   independent reading of the spec, so a misreading in the client is not shared.
+//   independent reading of the spec, so a misreading in the client is not shared;
+// - the team hub (src/hub) and the browser harness (src/web) import nothing of each other:
+//   the hub is a production server, the harness a development one, and what both need
+//   lives below them (src/main, src/shared).
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import svelte from 'eslint-plugin-svelte'
@@ -98,6 +101,40 @@ export default tseslint.config(
             {
               group: ['**/main', '**/main/**', '**/shared/api', '**/shared/api/**'],
               message: "src/sandbox is an independent reading of the spec: it imports nothing of the client's (src/main, src/shared/api)."
+            }
+          ]
+        }
+      ]
+    }
+  },
+  {
+    files: ['src/hub/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            {
+              group: ['**/web', '**/web/**'],
+              message: 'src/hub imports nothing of the browser harness (src/web): what both need lives in src/main or src/shared.'
+            }
+          ]
+        }
+      ]
+    }
+  },
+  {
+    files: ['src/web/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            {
+              group: ['**/hub', '**/hub/**'],
+              message: 'src/web imports nothing of the team hub (src/hub): what both need lives in src/main or src/shared.'
             }
           ]
         }

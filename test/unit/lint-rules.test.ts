@@ -57,6 +57,25 @@ describe('lint: architecture rules', () => {
     expect(await problems("import { createHmac } from 'node:crypto'\nexport const h = createHmac\n", 'src/sandbox/probe.ts')).toEqual([])
   })
 
+  it('the team hub and the browser harness import nothing of each other', async () => {
+    expect(await problems("import { readBody } from '../web/server'\nexport const r = readBody\n", 'src/hub/probe.ts')).toEqual([
+      expect.stringMatching(/src\/hub imports nothing of the browser harness/)
+    ])
+    expect(
+      await problems("import { startWebHarness } from '../../web/server'\nexport const s = startWebHarness\n", 'src/hub/pg/probe.ts')
+    ).toEqual([expect.stringMatching(/src\/hub imports nothing of the browser harness/)])
+    expect(await problems("import { createHub } from '../hub/hub'\nexport const c = createHub\n", 'src/web/probe.ts')).toEqual([
+      expect.stringMatching(/src\/web imports nothing of the team hub/)
+    ])
+    // What both use lives below them, and names that merely contain the words are not the folders.
+    expect(await problems("import { readBody } from '../main/request-body'\nexport const r = readBody\n", 'src/hub/probe.ts')).toEqual([])
+    expect(await problems("import { readBody } from '../main/request-body'\nexport const r = readBody\n", 'src/web/probe.ts')).toEqual([])
+    expect(await problems("import { inbox } from '../main/webhooks/inbox'\nexport const i = inbox\n", 'src/hub/probe.ts')).toEqual([])
+    expect(
+      await problems("import { HubConnection } from '../main/team/hub-connection'\nexport const h = HubConnection\n", 'src/web/probe.ts')
+    ).toEqual([])
+  })
+
   it('the renderer reaches main only through the contract', async () => {
     expect(
       await problems("import { createServices } from '../../main/services'\nexport const c = createServices\n", 'src/renderer/src/probe.ts')
