@@ -9,6 +9,13 @@
 //   opens the database (database.ts runs the migrations, which rest on sql.ts);
 //   src/main/webhooks on those and abort.ts (it hands verified orders to an interface the
 //   monitor implements); src/main/monitor on those, src/main/webhooks and order-rows.ts.
+// - the team hub (src/hub) and the browser harness (src/web) import nothing of each other:
+//   the hub is a production server, the harness a development one, and what both need
+//   lives below them (src/main, src/shared).
+// - inside src/hub, what is one store's own (src/hub/pg, sqlite-backend.ts,
+//   sqlite-hub-store.ts) is imported only by the backends and the files that pick a store,
+//   so the rest of the hub runs the same code on either (pg/pg-connection.ts, the
+//   database's address, is the command line's too).
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import svelte from 'eslint-plugin-svelte'
@@ -84,6 +91,16 @@ const storeOpener = {
   message:
     'Inside src/main/store only local-store.ts opens the database (database.ts migrates it): the schema and the repositories rest on sql.ts.'
 }
+const hubNoWeb = {
+  group: ['**/web', '**/web/**'],
+  message: 'src/hub imports nothing of the browser harness (src/web): what both need lives in src/main or src/shared.'
+}
+// The files that pick the hub's store: the running hub's (hub-open.ts) and the command line's.
+const HUB_STORE_PICKERS = ['src/hub/hub-open.ts', 'src/hub/commands.ts', 'src/hub/backup-command.ts']
+const ownStoreMessage =
+  "src/hub reaches a store's own code through the backend (hub-backend.ts): only that store's backend and the files that pick a store (hub-open.ts, the commands) import src/hub/pg, sqlite-backend or sqlite-hub-store."
+const pgOwn = { group: ['**/pg/*', '!**/pg/pg-connection'], message: ownStoreMessage }
+const sqliteOwn = { group: ['**/sqlite-backend', '**/sqlite-hub-store'], message: ownStoreMessage }
 
 export default tseslint.config(
   {
@@ -190,6 +207,39 @@ export default tseslint.config(
             {
               group: ['**/main', '**/main/**', '**/shared/api', '**/shared/api/**'],
               message: "src/sandbox is an independent reading of the spec: it imports nothing of the client's (src/main, src/shared/api)."
+            }
+          ]
+        }
+      ]
+    }
+  },
+  {
+    files: ['src/hub/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [hubNoWeb, pgOwn, sqliteOwn] }] }
+  },
+  {
+    files: ['src/hub/pg/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [hubNoWeb, sqliteOwn] }] }
+  },
+  {
+    files: ['src/hub/sqlite-backend.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [hubNoWeb, pgOwn] }] }
+  },
+  {
+    files: HUB_STORE_PICKERS,
+    rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [hubNoWeb] }] }
+  },
+  {
+    files: ['src/web/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [noElectron],
+          patterns: [
+            {
+              group: ['**/hub', '**/hub/**'],
+              message: 'src/web imports nothing of the team hub (src/hub): what both need lives in src/main or src/shared.'
             }
           ]
         }

@@ -18,10 +18,11 @@ import { DATABASE_FILE, openProfileDatabase } from '../main/store/database'
 import { Sql } from '../main/store/sql'
 import { InputError, UsageError } from './cli-errors'
 import { HUB_DATABASE_FILE, openHubDatabase } from './hub-db'
-import { storeLocationOf, type CliIo, type StoreLocation } from './hub-paths'
+import { dataDirOf, type CliIo } from './hub-paths'
+import type { StoreKind } from './hub-store'
 import { DATA_DIR_OPTION, DATABASE_OPTIONS, resolveOptions } from './cli-options'
 import { databaseOf } from './database-option'
-import { displayUrl } from './pg/pg-connection'
+import { displayUrl, type PgTarget } from './pg/pg-connection'
 import { backupPostgres, pgRestoreCommand } from './pg/pg-backup'
 import pkg from '../../package.json' with { type: 'json' }
 
@@ -43,7 +44,7 @@ export interface BackupCounts {
 export interface BackupManifest {
   format: typeof MANIFEST_FORMAT
   version: 1
-  store: StoreLocation['kind']
+  store: StoreKind
   createdAt: string
   hubVersion: string
   /** hub.db's schema version and the order database's. */
@@ -203,55 +204,71 @@ export function restoreSqlite(dir: string, dataDir: string): BackupCounts {
 
 const LOCATION_OPTIONS = { 'data-dir': DATA_DIR_OPTION, ...DATABASE_OPTIONS } as const
 
-/** `DIR [--data-dir D | --database URL]`: the backup directory and the store, or a usage error showing `usage`. */
-function dirAndStore(args: string[], usage: string, needDataDir: boolean, io: CliIo): { dir: string; store: StoreLocation } {
-  const o = resolveOptions(args, LOCATION_OPTIONS, { allowPositionals: true, warn: (m) => io.err(`warning: ${m}`) })
-  const [dir] = o.positionals
-  if (!dir || o.positionals.length > 1) throw new UsageError(usage)
-  const database = databaseOf(o, (m) => io.err(`warning: ${m}`))
-  if (database) return { dir: resolve(dir), store: { kind: 'postgres', database } }
-  // restore names its data directory on the command line: never one from the environment.
-  if (needDataDir && !args.some((a) => a === '--data-dir' || a.startsWith('--data-dir='))) throw new UsageError(usage)
-  return { dir: resolve(dir), store: storeLocationOf({ dataDir: o.string('data-dir') }) }
+/** What backup and restore do with one store: hub.db's data directory or the PostgreSQL database. */
+interface BackupStore {
+  /** Writes the backup into `dir`, telling what it did; answers the exit code. */
+  backup(dir: string, io: CliIo): Promise<number>
+  restore(dir: string, io: CliIo): number
 }
 
-export async function backupCommand(args: string[], io: CliIo): Promise<number> {
-  const { dir, store } = dirAndStore(args, 'backup DIR [--data-dir D | --database URL]', false, io)
-  switch (store.kind) {
-    case 'sqlite': {
+/** A data directory: its SQLite databases copied online, and restored into a new data directory. */
+function dataDirStore(dataDir: string): BackupStore {
+  return {
+    async backup(dir, io) {
       const started = Date.now()
-      const m = backupSqlite(store.dataDir, dir)
-      io.out(`backed up ${store.dataDir} to ${dir} in ${Date.now() - started} ms: ${describeCounts(m.counts)}`)
+      const m = backupSqlite(dataDir, dir)
+      io.out(`backed up ${dataDir} to ${dir} in ${Date.now() - started} ms: ${describeCounts(m.counts)}`)
+      return 0
+    },
+    restore(dir, io) {
+      const counts = restoreSqlite(dir, dataDir)
+      io.out(`restored ${dir} into ${dataDir}: ${describeCounts(counts)}`)
+      io.out(`start the hub on it with serve --data-dir ${dataDir}`)
       return 0
     }
-    case 'postgres': {
-      const r = await backupPostgres(store.database, dir)
+  }
+}
+
+/** The PostgreSQL database several hubs share: pg_dump, and PostgreSQL's own tool to restore. */
+function databaseStore(database: PgTarget): BackupStore {
+  return {
+    async backup(dir, io) {
+      const r = await backupPostgres(database, dir)
       if (!r.ran) {
         io.out('pg_dump is not installed here: run this where it is (the password from PGPASSWORD or ~/.pgpass):')
         io.out(r.command)
         return 0
       }
-      io.out(
-        `backed up the PostgreSQL database ${displayUrl(store.database.url)} with pg_dump to ${r.file} in ${r.ms} ms (${r.bytes} bytes)`
-      )
+      io.out(`backed up the PostgreSQL database ${displayUrl(database.url)} with pg_dump to ${r.file} in ${r.ms} ms (${r.bytes} bytes)`)
       io.out(`restore into an empty database with: ${pgRestoreCommand(dir)}`)
       return 0
+    },
+    restore(dir) {
+      throw new InputError(
+        `a PostgreSQL backup is restored with PostgreSQL's own tool, into an empty database: ${pgRestoreCommand(dir, database.url)}`
+      )
     }
   }
 }
 
+/** `DIR [--data-dir D | --database URL]`: the backup directory and the store, or a usage error showing `usage`. */
+function dirAndStore(args: string[], usage: string, needDataDir: boolean, io: CliIo): { dir: string; store: BackupStore } {
+  const o = resolveOptions(args, LOCATION_OPTIONS, { allowPositionals: true, warn: (m) => io.err(`warning: ${m}`) })
+  const [dir] = o.positionals
+  if (!dir || o.positionals.length > 1) throw new UsageError(usage)
+  const database = databaseOf(o, (m) => io.err(`warning: ${m}`))
+  if (database) return { dir: resolve(dir), store: databaseStore(database) }
+  // restore names its data directory on the command line: never one from the environment.
+  if (needDataDir && !args.some((a) => a === '--data-dir' || a.startsWith('--data-dir='))) throw new UsageError(usage)
+  return { dir: resolve(dir), store: dataDirStore(dataDirOf(o.string('data-dir'))) }
+}
+
+export async function backupCommand(args: string[], io: CliIo): Promise<number> {
+  const { dir, store } = dirAndStore(args, 'backup DIR [--data-dir D | --database URL]', false, io)
+  return store.backup(dir, io)
+}
+
 export function restoreCommand(args: string[], io: CliIo): number {
   const { dir, store } = dirAndStore(args, 'restore DIR --data-dir D (a new data directory)', true, io)
-  switch (store.kind) {
-    case 'sqlite': {
-      const counts = restoreSqlite(dir, store.dataDir)
-      io.out(`restored ${dir} into ${store.dataDir}: ${describeCounts(counts)}`)
-      io.out(`start the hub on it with serve --data-dir ${store.dataDir}`)
-      return 0
-    }
-    case 'postgres':
-      throw new InputError(
-        `a PostgreSQL backup is restored with PostgreSQL's own tool, into an empty database: ${pgRestoreCommand(dir, store.database.url)}`
-      )
-  }
+  return store.restore(dir, io)
 }

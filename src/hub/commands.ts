@@ -112,11 +112,7 @@ async function operator(args: string[], io: CliIo): Promise<number> {
         if (!name || positionals.length > 1) throw new UsageError('operator revoke NAME')
         const op = await operators.revoke(name, { allowLastAdmin: true })
         audit.append(CLI_ACTOR, 'team:revokeOperator', { name: op.name })
-        io.out(
-          store.kind === 'postgres'
-            ? `revoked ${op.name}: every hub on this database refuses the token within a second and closes its event streams`
-            : `revoked ${op.name}: a running hub refuses the token from now on and closes its event streams`
-        )
+        io.out(`revoked ${op.name}: ${store.notes.revocation} and closes its event streams`)
         return 0
       }
     }

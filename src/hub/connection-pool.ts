@@ -1,5 +1,5 @@
-// Open connections counted per source and in all, with a fair answer when the pool is full
-// (issue 22: a stranger holding connections must not lock the team out). A source over its
+// Open connections counted per source and in all, with a fair answer when the pool is full,
+// so that a stranger holding connections cannot lock the team out. A source over its
 // own cap is refused. When the pool is full, a newcomer from a source holding fewer
 // connections than the largest holder takes the place of that holder's oldest connection,
 // which is closed: spreading an attack over a few addresses fills the pool with the

@@ -1,5 +1,5 @@
-// GET /events: one operator's Server-Sent Events stream (issue 22, item 3: one operator
-// cannot slow the others). A desktop that reconnects names the last event id it saw
+// GET /events: one operator's Server-Sent Events stream, bounded so that one operator
+// cannot slow the others down. A desktop that reconnects names the last event id it saw
 // (Last-Event-ID) and is sent the order changes it missed, from the database:
 //   - in batches of REPLAY_BATCH events, yielding to the event loop between batches and
 //     waiting for the socket to drain when the desktop reads slowly, so a replay never

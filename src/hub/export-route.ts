@@ -2,12 +2,12 @@
 // hub's database (the same writer as the desktop's own export). Anyone who may read orders
 // may export them; the total rows come first, in X-Rampdesk-Total, for progress.
 //
-// Audited twice (issue 22, item 4): when it starts (operator, filter, rows selected) and
-// when it ends (rows sent and the outcome: complete, aborted when the desktop went away, or
-// failed). A desktop that goes away mid-stream, or keeps the connection but reads nothing for
-// EXPORT_STALL_MS, ends the walk of the database: the writer's wait for the socket to drain is
-// cut, and the statement is reset (Sql.iterate), so nothing waits forever and no read
-// snapshot is held.
+// Audited twice, since an export takes the team's orders off the hub: when it starts
+// (operator, filter, rows selected) and when it ends (rows sent and the outcome: complete,
+// aborted when the desktop went away, or failed). A desktop that goes away mid-stream, or
+// keeps the connection but reads nothing for EXPORT_STALL_MS, ends the walk of the database:
+// the writer's wait for the socket to drain is cut, and the statement is reset
+// (Sql.iterate), so nothing waits forever and no read snapshot is held.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { exportTotal, writeOrdersCsv } from '../main/export/orders-csv'

@@ -1,5 +1,5 @@
-// The hub's listening socket, in front of its two HTTP servers (issue 22, item 2: no memory
-// or disk for strangers). Node's HTTP server has one header size limit for every path, but
+// The hub's listening socket, in front of its two HTTP servers, so that a stranger gets no
+// memory or disk of the hub's. Node's HTTP server has one header size limit for every path, but
 // only POST /webhook needs a large one (the service sends the whole body again, base64, in a
 // header: 4/3 of the body); every other path needs a few KiB. So the front
 // door reads each connection's first request line itself and hands the connection to one of

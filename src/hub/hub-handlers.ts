@@ -28,8 +28,7 @@ import {
 } from '../shared/ipc/contract'
 import { channelsOf, DUMMY_TO_ANY_URL, HUB_SETTING_KEYS, roleAtLeast } from '../shared/ipc/team-access'
 import type { HubTickers } from './hub-tickers'
-import type { PgDeliveryLog } from './pg/pg-delivery-log'
-import type { SyncAction } from './pg/pg-sync-requests'
+import type { DeliveryLog, SyncAction } from './hub-backend'
 import { toContractDelivery } from '../main/webhooks/inbox'
 import type { AuditLog, Awaitable, OperatorDirectory, PinStore } from './hub-store'
 import type { KeptStore } from './kept/kept-store'
@@ -63,8 +62,8 @@ export interface HubCore {
   relayTarget(): string | null
   /** Looks for due relays now (after an admin queued some again). */
   relayNow(): void
-  /** The delivery log the hubs on one PostgreSQL database share (absent: this hub's own). */
-  deliveryLog?: Pick<PgDeliveryLog, 'list'>
+  /** The delivery log desktops are shown: this hub's own, or the one the hubs on one PostgreSQL database share. */
+  deliveryLog: Pick<DeliveryLog, 'list'>
   /** Whether the team's copy holds every order: the leader's, on a hub that follows. */
   coverage(): Coverage
   /** The sync state per scope: the leader's, on a hub that follows (with this hub's write marks). */
@@ -218,7 +217,6 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
       return webhooks['webhooks:sendDummy']({ target: 'url', url: own })
     },
     'webhooks:deliveries': async (q) => {
-      if (!h.deliveryLog) return webhooks['webhooks:deliveries'](q)
       const r = await h.deliveryLog.list(q)
       return { total: r.total, rows: r.rows.map(toContractDelivery) }
     },

@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir, hostname } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { PgTarget } from './pg/pg-connection'
 
 export interface CliIo {
   out(line: string): void
@@ -14,17 +13,6 @@ export interface CliIo {
 
 export function dataDirOf(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   return resolve(flag || env.RAMPDESK_HUB_DATA_DIR || env.RAMPDESK_HUB_DATA || join(homedir(), '.rampdesk-hub'))
-}
-
-/**
- * The store a command works on: the data directory's hub.db, or the PostgreSQL database
- * several hubs share (--database). Each command that switches on `kind` says what it does
- * with it.
- */
-export type StoreLocation = { kind: 'sqlite'; dataDir: string } | { kind: 'postgres'; database: PgTarget }
-
-export function storeLocationOf(o: { dataDir?: string }, env: NodeJS.ProcessEnv = process.env): StoreLocation {
-  return { kind: 'sqlite', dataDir: dataDirOf(o.dataDir, env) }
 }
 
 /**

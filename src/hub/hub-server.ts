@@ -21,7 +21,7 @@
 // may have connections.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { invokeChannel } from '../main/handlers/invoke'
-import { readBody } from '../web/server'
+import { readBody } from '../main/request-body'
 import { channelNames, type ChannelName, type ErrorInfo } from '../shared/ipc/contract'
 import { channelAccess, roleMay } from '../shared/ipc/team-access'
 import { openEventStream, type OpenStream } from './event-stream'
@@ -98,7 +98,7 @@ function bearer(req: IncomingMessage): string | null {
   return m ? m[1]! : null
 }
 
-/** The body, or null when it is over `max` (the web harness's reader: drained, not buffered). */
+/** The body, or null when it is over `max` (drained, not buffered). */
 const readCapped = (req: IncomingMessage, max: number): Promise<string | null> =>
   readBody(req, max).catch((e: { status?: number }) => {
     if (e.status === 413) return null

@@ -58,6 +58,12 @@ export interface HubStore {
   readonly kind: StoreKind
   /** Where it is, for log lines: the data directory, or the database URL without its password. */
   readonly where: string
+  /**
+   * What whoever runs the hub is told of the store: its line in the start log (null for hub.db,
+   * which is in the data directory the log names already), and how a revoked token stops
+   * working (the command line says so).
+   */
+  readonly notes: { started: string | null; revocation: string }
   readonly operators: OperatorDirectory
   readonly audit: AuditLog
   readonly watches: PinStore

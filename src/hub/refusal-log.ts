@@ -1,8 +1,9 @@
-// Refusals in the hub's log without giving strangers the disk (issue 22, item 2). The first
-// refusal from a source in each minute is logged as it happens, with a clipped path at most;
-// the rest from that source in the minute are counted and summarised in one line when the
-// minute is over ("refused 1,204 more requests from 203.0.113.9 in the last 60 s: 401 ×1200,
-// 431 ×4"). The sources remembered are bounded: past the cap, the rest are counted together.
+// Refusals in the hub's log without giving strangers the disk: a flood of refused requests
+// must not become a flood of log lines. The first refusal from a source in each minute is
+// logged as it happens, with a clipped path at most; the rest from that source in the minute
+// are counted and summarised in one line when the minute is over ("refused 1,204 more
+// requests from 203.0.113.9 in the last 60 s: 401 ×1200, 431 ×4"). The sources remembered
+// are bounded: past the cap, the rest are counted together.
 import type { HubLog } from './hub-log'
 
 export interface RefusalLogOptions {

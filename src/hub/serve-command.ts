@@ -157,8 +157,8 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
     webhookUrl: hub.webhookUrl(),
     role: hub.role.current().role
   })
-  if (hub.store.kind === 'postgres')
-    hub.log.info(`hub store: PostgreSQL at ${hub.store.where}; ${hub.role.current().role} (${hub.role.current().detail})`, {
+  if (hub.store.notes.started !== null)
+    hub.log.info(`hub store: ${hub.store.notes.started}; ${hub.role.current().role} (${hub.role.current().detail})`, {
       store: hub.store.kind,
       database: hub.store.where,
       role: hub.role.current().role

@@ -41,6 +41,7 @@ export function openSqliteHubStore(dataDir: string, o: SqliteHubStoreOptions = {
   return {
     kind: 'sqlite',
     where: join(dataDir, HUB_DATABASE_FILE),
+    notes: { started: null, revocation: 'a running hub refuses the token from now on' },
     sql,
     operators: new OperatorStore(sql, now),
     audit: new HubAudit(sql, now),

@@ -17,6 +17,7 @@ import { extname, join, normalize, resolve, sep } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { channelNames, eventNames, ExportFileName, type ChannelName, type ContractHandlers, type EventName } from '../shared/ipc/contract'
 import { invokeChannel } from '../main/handlers/invoke'
+import { readBody } from '../main/request-body'
 import { CONTENT_SECURITY_POLICY } from '../shared/csp'
 import { isLoopbackHost } from '../shared/loopback'
 
@@ -115,33 +116,6 @@ function send(
     ...extra
   })
   res.end(body)
-}
-
-/**
- * The request body, refused past MAX_RPC_BODY. A body that is too large is still read to
- * its end (and dropped) rather than cut off: destroying the request mid-upload resets
- * the connection, and the client would see ECONNRESET instead of the 413.
- */
-export function readBody(req: IncomingMessage, max = MAX_RPC_BODY): Promise<string> {
-  const declared = Number(req.headers['content-length'] ?? NaN)
-  if (Number.isFinite(declared) && declared > max) {
-    // Node drains the unread body after the answer; nothing of it is buffered.
-    return Promise.reject(Object.assign(new Error('request body too large'), { status: 413 }))
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size <= max) chunks.push(c)
-      else chunks.length = 0
-    })
-    req.on('end', () => {
-      if (size > max) reject(Object.assign(new Error('request body too large'), { status: 413 }))
-      else resolve(Buffer.concat(chunks).toString('utf8'))
-    })
-    req.on('error', reject)
-  })
 }
 
 export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarness> {
@@ -265,7 +239,7 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
           )
         let raw: unknown
         try {
-          const text = await readBody(req)
+          const text = await readBody(req, MAX_RPC_BODY)
           raw = text.length ? JSON.parse(text) : {}
         } catch (e) {
           const status = (e as { status?: number }).status ?? 400

@@ -91,6 +91,57 @@ describe('lint: architecture rules', () => {
     expect(await problems("import { a } from './orders'\nexport const x = a\n", 'src/shared/ipc/contract/index.ts')).toEqual([])
   })
 
+  it('the team hub and the browser harness import nothing of each other', async () => {
+    expect(await problems("import { readBody } from '../web/server'\nexport const r = readBody\n", 'src/hub/probe.ts')).toEqual([
+      expect.stringMatching(/src\/hub imports nothing of the browser harness/)
+    ])
+    expect(
+      await problems("import { startWebHarness } from '../../web/server'\nexport const s = startWebHarness\n", 'src/hub/pg/probe.ts')
+    ).toEqual([expect.stringMatching(/src\/hub imports nothing of the browser harness/)])
+    expect(await problems("import { createHub } from '../hub/hub'\nexport const c = createHub\n", 'src/web/probe.ts')).toEqual([
+      expect.stringMatching(/src\/web imports nothing of the team hub/)
+    ])
+    // What both use lives below them, and names that merely contain the words are not the folders.
+    expect(await problems("import { readBody } from '../main/request-body'\nexport const r = readBody\n", 'src/hub/probe.ts')).toEqual([])
+    expect(await problems("import { readBody } from '../main/request-body'\nexport const r = readBody\n", 'src/web/probe.ts')).toEqual([])
+    expect(await problems("import { inbox } from '../main/webhooks/inbox'\nexport const i = inbox\n", 'src/hub/probe.ts')).toEqual([])
+    expect(
+      await problems("import { HubConnection } from '../main/team/hub-connection'\nexport const h = HubConnection\n", 'src/web/probe.ts')
+    ).toEqual([])
+  })
+
+  it("inside src/hub, a store's own code is imported only by its backend and the files that pick a store", async () => {
+    const own = /src\/hub reaches a store's own code through the backend/
+    const pgBackend = "import { openPgBackend } from './pg/pg-backend'\nexport const o = openPgBackend\n"
+    const sqliteBackend = "import { openSqliteBackend } from './sqlite-backend'\nexport const o = openSqliteBackend\n"
+    expect(await problems(pgBackend, 'src/hub/probe.ts')).toEqual([expect.stringMatching(own)])
+    expect(await problems(sqliteBackend, 'src/hub/probe.ts')).toEqual([expect.stringMatching(own)])
+    expect(
+      await problems("import { PgKeptStore } from '../pg/pg-kept-store'\nexport const k = PgKeptStore\n", 'src/hub/kept/probe.ts')
+    ).toEqual([expect.stringMatching(own)])
+    expect(
+      await problems(
+        "import { openSqliteHubStore } from '../sqlite-hub-store'\nexport const o = openSqliteHubStore\n",
+        'src/hub/pg/probe.ts'
+      )
+    ).toEqual([expect.stringMatching(own)])
+    expect(
+      await problems("import { openPgHubStore } from './pg/pg-hub-store'\nexport const o = openPgHubStore\n", 'src/hub/sqlite-backend.ts')
+    ).toEqual([expect.stringMatching(own)])
+    // The files that pick a store, a backend's own folder, and the database's address are allowed.
+    expect(await problems(pgBackend, 'src/hub/hub-open.ts')).toEqual([])
+    expect(await problems(sqliteBackend, 'src/hub/hub-open.ts')).toEqual([])
+    expect(
+      await problems("import { openPgHubStore } from './pg/pg-hub-store'\nexport const o = openPgHubStore\n", 'src/hub/commands.ts')
+    ).toEqual([])
+    expect(
+      await problems("import { startPgElection } from './pg-election'\nexport const s = startPgElection\n", 'src/hub/pg/probe.ts')
+    ).toEqual([])
+    expect(
+      await problems("import { isPostgresUrl } from './pg/pg-connection'\nexport const i = isPostgresUrl\n", 'src/hub/probe.ts')
+    ).toEqual([])
+  })
+
   it('the renderer reaches main only through the contract', async () => {
     expect(
       await problems("import { createServices } from '../../main/services'\nexport const c = createServices\n", 'src/renderer/src/probe.ts')

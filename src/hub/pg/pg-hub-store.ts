@@ -109,6 +109,10 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
   return {
     kind: 'postgres',
     where: displayUrl(o.target.url),
+    notes: {
+      started: `PostgreSQL at ${displayUrl(o.target.url)}`,
+      revocation: 'every hub on this database refuses the token within a second'
+    },
     pool,
     target: o.target,
     operators,

@@ -10,23 +10,17 @@
 // retries every scope by itself.
 import { hostname } from 'node:os'
 import type pg from 'pg'
+import type { SyncAction, SyncRequest } from '../hub-backend'
 import { leads, type HubRoleSource } from '../hub-role'
 import type { PgTarget } from './pg-connection'
 import { SOME_HUB_LEADS } from './pg-lease'
 import { listen, type PgListener } from './pg-listener'
 
+export type { SyncAction, SyncRequest }
+
 export const SYNC_REQUESTS_CHANNEL = 'rampdesk_sync_requests'
 
-/** sync:now, sync:audit, sync:resync. */
-export type SyncAction = 'now' | 'audit' | 'resync'
 const ACTIONS: readonly SyncAction[] = ['now', 'audit', 'resync']
-
-/** One relayed request: what, who asked, on which hub. */
-export interface SyncRequest {
-  action: SyncAction
-  operator: string
-  hub: string
-}
 
 /** How a hub names itself in a relayed request (the leader's log says where it was asked). */
 export const thisHub = (): string => `${hostname()} (pid ${process.pid})`

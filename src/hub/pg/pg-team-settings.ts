@@ -5,17 +5,11 @@
 // A hub that starts takes the team's settings before it syncs anything. Each hub's
 // settings.json keeps its copy, so a hub started without the database keeps the last ones.
 import type pg from 'pg'
-import { HUB_SETTING_KEYS, type HubSettingKey } from '../../shared/ipc/team-access'
-import type { Settings } from '../../shared/ipc/contract'
+import type { TeamSettings } from '../hub-backend'
 import type { PgTarget } from './pg-connection'
 import { listen, type PgListener } from './pg-listener'
 
 export const TEAM_SETTINGS_CHANNEL = 'rampdesk_team_settings'
-export type TeamSettings = Pick<Settings, HubSettingKey>
-
-export function teamPart(s: Settings): TeamSettings {
-  return Object.fromEntries(HUB_SETTING_KEYS.map((k) => [k, s[k]])) as TeamSettings
-}
 
 export class PgTeamSettings {
   private version = 0

@@ -1,4 +1,4 @@
-// The hub's side of the order feed on a PostgreSQL store (pg/pg-order-feed.ts): a round
+// The hub's side of the order feed on a PostgreSQL store (pg-order-feed.ts): a round
 // every half second, and at once on NOTIFY rampdesk_order_events, that applies what the
 // database has that this hub's order database lacks, publishes the leader's new events, and
 // streams to desktops every event now in both. At start the hub catches up before any
@@ -6,21 +6,22 @@
 // amount, a confirmation) go the same way by their version: the leader publishes them after
 // its events, a follower applies them after the events, in the same round, and tells its
 // desktops (rowsChanged) as the leader's sync does its own. The leader then writes where its
-// history sync stands (pg/pg-sync-position.ts), read before the round's rows were published.
+// history sync stands (pg-sync-position.ts), read before the round's rows were published.
 //
 // A round is a leader's or a follower's from its start to its end, one at a time. A hub
 // promoted to leader takes over (takeOver) before its monitor starts: it applies every event
 // and row the old leader published, then adopts the old leader's sync position, so ids go
 // on where the old leader stopped and its first sync reads on from the old leader's cursors.
-import type { Sql } from '../main/store/sql'
-import type { OrderType } from '../shared/ipc/contract'
-import type { HubLog } from './hub-log'
-import type { HubRoleSource } from './hub-role'
-import type { PgHubStore } from './pg/pg-hub-store'
-import { refusedAsLeader } from './pg/pg-lease'
-import { listen } from './pg/pg-listener'
-import { ORDER_EVENTS_CHANNEL, PgOrderFeed } from './pg/pg-order-feed'
-import { adoptPosition, localPosition, PgSyncPosition } from './pg/pg-sync-position'
+import type pg from 'pg'
+import type { Sql } from '../../main/store/sql'
+import type { OrderType } from '../../shared/ipc/contract'
+import type { HubLog } from '../hub-log'
+import type { HubRoleSource } from '../hub-role'
+import type { PgTarget } from './pg-connection'
+import { refusedAsLeader } from './pg-lease'
+import { listen } from './pg-listener'
+import { ORDER_EVENTS_CHANNEL, PgOrderFeed } from './pg-order-feed'
+import { adoptPosition, localPosition, PgSyncPosition } from './pg-sync-position'
 
 const ROUND_MS = 500
 
@@ -39,7 +40,8 @@ export interface OrderFeedLoop {
 }
 
 export interface OrderFeedOptions {
-  store: PgHubStore
+  pool: pg.Pool
+  target: PgTarget
   local: () => Sql
   role: Pick<HubRoleSource, 'current'>
   log: Pick<HubLog, 'error' | 'warn' | 'info'>
@@ -50,8 +52,8 @@ export interface OrderFeedOptions {
 }
 
 export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop> {
-  const feed = new PgOrderFeed(o.store.pool, o.local, o.role)
-  const position = new PgSyncPosition(o.store.pool, o.role)
+  const feed = new PgOrderFeed(o.pool, o.local, o.role)
+  const position = new PgSyncPosition(o.pool, o.role)
   const localMax = () => o.local().value<number>('SELECT MAX(id) FROM order_events') ?? 0
   // What this hub holds of the database's events: up to the lower of the two.
   let applied = Math.min(localMax(), await feed.publishedUpTo())
@@ -165,7 +167,7 @@ export async function startOrderFeed(o: OrderFeedOptions): Promise<OrderFeedLoop
 
   const timer = setInterval(() => void round(), ROUND_MS)
   timer.unref()
-  const listener = listen(o.store.target, [ORDER_EVENTS_CHANNEL], {
+  const listener = listen(o.target, [ORDER_EVENTS_CHANNEL], {
     notify: () => void round(),
     connected: () => void round(),
     error: (m) => o.log.error(m)

@@ -1,0 +1,76 @@
+// The hub's sweep, asked every second or so by its server: it prunes what the hub keeps past
+// its memory, drops the pins of operators revoked from another process, and as the leader
+// applies to its orders what reached the store without passing through its monitor.
+import type { AppSettings } from '../main/app-settings'
+import { ingestInto } from '../main/webhooks/inbox'
+import type { ProfileSession } from '../main/profile-session'
+import type { DeliveryLog, HubBackend } from './hub-backend'
+import type { HubLog } from './hub-log'
+import { leads, type HubRoleSource } from './hub-role'
+import type { HubStore } from './hub-store'
+import type { HubTickers } from './hub-tickers'
+import type { HubWebhooks } from './hub-webhooks'
+
+/** How often the audit log is pruned (hub-audit.ts: a year, a million entries). */
+const AUDIT_PRUNE_EVERY_MS = 60 * 60_000
+
+export interface HubSweepParts {
+  backend: Pick<HubBackend, 'leaderSweep'>
+  store: Pick<HubStore, 'audit' | 'watches'>
+  role: Pick<HubRoleSource, 'current'>
+  session: ProfileSession
+  settings: AppSettings
+  tickers: HubTickers
+  webhooks: HubWebhooks
+  deliveryLog: DeliveryLog
+  log: HubLog
+  now: () => number
+}
+
+export interface HubSweep {
+  /** One sweep, unless one is still running. */
+  sweep(): void
+  /** Resolves once the sweep under way (if any) is done. */
+  idle(): Promise<unknown>
+}
+
+export function hubSweep(p: HubSweepParts): HubSweep {
+  const { role, session, now, log } = p
+  const { audit, watches } = p.store
+  let auditPrunedAt = -Infinity
+  let sweeping: Promise<unknown> | null = null
+
+  async function sweepStore(): Promise<void> {
+    if (now() - auditPrunedAt >= AUDIT_PRUNE_EVERY_MS) {
+      auditPrunedAt = now()
+      await audit.prune()
+      if (leads(role)) await p.deliveryLog.prune(p.settings.get().inbox)
+    }
+    for (const name of await watches.orphans()) {
+      await watches.dropOperator(name, session.monitor)
+      p.tickers.forget(name)
+    }
+    if (leads(role)) {
+      // Deliveries any hub kept (or the spool handed over late) reach the leader's orders.
+      await p.webhooks.applyPending()
+      await p.backend.leaderSweep({
+        role,
+        monitorPins: () => session.store.watches.list(),
+        monitor: session.monitor,
+        apply: (w) => void ingestInto(session.monitor, w, log),
+        warn: (m) => log.warn(m)
+      })
+    }
+  }
+
+  return {
+    sweep() {
+      p.webhooks.sweep()
+      if (sweeping) return
+      sweeping = sweepStore()
+        .catch((e: unknown) => log.error(`the hub's sweep failed: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(() => (sweeping = null))
+    },
+    idle: () => sweeping ?? Promise.resolve()
+  }
+}
