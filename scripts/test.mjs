@@ -2,7 +2,7 @@
 // The one test command (npm test): every vitest suite, then the Playwright suites
 // (browser e2e on the system Chromium, and the _electron specs that skip without a
 // binary). Ends with one plain line summing all of them: "N passed, N failed[, N skipped]".
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
@@ -10,13 +10,14 @@ import { stripVTControlCharacters } from 'node:util'
 const outDir = join(process.cwd(), 'test-results')
 mkdirSync(outDir, { recursive: true })
 const vitestJson = join(outDir, 'vitest.json')
+const faultJson = join(outDir, 'vitest-fault.json')
 const playwrightJson = join(outDir, 'playwright.json')
 const reliabilitySummary = join(outDir, 'reliability-summary.jsonl')
 const attackSummary = join(outDir, 'hub-attack-summary.jsonl')
 const faultSummary = join(outDir, 'hub-fault-summary.jsonl')
-for (const f of [vitestJson, playwrightJson, reliabilitySummary, attackSummary, faultSummary]) rmSync(f, { force: true })
+for (const f of [vitestJson, faultJson, playwrightJson, reliabilitySummary, attackSummary, faultSummary]) rmSync(f, { force: true })
 
-const only = process.argv[2] // optional: "unit" or "e2e"
+const only = process.argv[2] // optional: "unit", "e2e" or "nofault" (everything but test/fault)
 const totals = { passed: 0, failed: 0, skipped: 0 }
 let crashed = []
 // Every failed test by file and name, printed just above the summary line: a CI log that
@@ -28,34 +29,88 @@ const firstLine = (m) =>
     .split('\n')
     .find((l) => l.trim()) ?? ''
 
-function run(cmd, args, env = {}) {
-  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } })
-  return r.status ?? 1
+/**
+ * Runs a command to its end. With a prefix, its output goes line by line with that prefix, so
+ * that a run beside another stays readable in the log.
+ */
+function run(cmd, args, env = {}, prefix = '') {
+  return new Promise((done) => {
+    const child = spawn(cmd, args, { stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit', env: { ...process.env, ...env } })
+    if (prefix) {
+      for (const stream of [child.stdout, child.stderr]) {
+        let rest = ''
+        stream.on('data', (b) => {
+          const lines = (rest + b.toString()).split('\n')
+          rest = lines.pop() ?? ''
+          for (const l of lines) process.stdout.write(`${prefix}${l}\n`)
+        })
+        stream.on('end', () => rest && process.stdout.write(`${prefix}${rest}\n`))
+      }
+    }
+    child.on('close', (code) => done(code ?? 1))
+  })
 }
 
-if (only !== 'e2e') {
-  const code = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestJson}`])
-  if (existsSync(vitestJson)) {
-    const r = JSON.parse(readFileSync(vitestJson, 'utf8'))
-    totals.passed += r.numPassedTests ?? 0
-    totals.failed += r.numFailedTests ?? 0
-    totals.skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0)
-    // A suite that failed to load has no tests but still failed.
-    if (code !== 0 && (r.numFailedTests ?? 0) === 0) crashed.push(`vitest exited ${code}`)
-    for (const file of r.testResults ?? []) {
-      const rel = String(file.name ?? '').replace(process.cwd() + '/', '')
-      for (const t of file.assertionResults ?? []) {
-        if (t.status === 'failed')
-          failedNames.push(`vitest ${rel} > ${t.fullName ?? t.title}: ${firstLine(t.failureMessages?.[0]).slice(0, 240)}`)
-      }
-      if ((file.assertionResults ?? []).length === 0 && file.status === 'failed')
-        failedNames.push(`vitest ${rel}: ${firstLine(file.message)}`)
+// Seconds spent per suite (the folder under test/) and the slowest files, printed at the end:
+// where CI's time goes is read from every run, not guessed.
+const suiteSeconds = new Map()
+const fileSeconds = []
+function spent(file, ms) {
+  const rel = file.replace(process.cwd() + '/', '')
+  const suite = rel.split('/').slice(0, 2).join('/')
+  suiteSeconds.set(suite, (suiteSeconds.get(suite) ?? 0) + ms / 1000)
+  fileSeconds.push([rel, ms / 1000])
+}
+
+/** Reads one vitest JSON report into the totals, the failed names and the time spent. */
+function readVitest(json, code, label) {
+  if (!existsSync(json)) {
+    if (code !== 0) crashed.push(`${label} exited ${code} without a report`)
+    return
+  }
+  const r = JSON.parse(readFileSync(json, 'utf8'))
+  totals.passed += r.numPassedTests ?? 0
+  totals.failed += r.numFailedTests ?? 0
+  totals.skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0)
+  // A suite that failed to load has no tests but still failed.
+  if (code !== 0 && (r.numFailedTests ?? 0) === 0) crashed.push(`${label} exited ${code}`)
+  for (const file of r.testResults ?? []) {
+    const rel = String(file.name ?? '').replace(process.cwd() + '/', '')
+    if (file.startTime && file.endTime) spent(rel, file.endTime - file.startTime)
+    for (const t of file.assertionResults ?? []) {
+      if (t.status === 'failed')
+        failedNames.push(`vitest ${rel} > ${t.fullName ?? t.title}: ${firstLine(t.failureMessages?.[0]).slice(0, 240)}`)
     }
-  } else if (code !== 0) crashed.push(`vitest exited ${code} without a report`)
+    if ((file.assertionResults ?? []).length === 0 && file.status === 'failed')
+      failedNames.push(`vitest ${rel}: ${firstLine(file.message)}`)
+  }
+}
+
+// The fault suite mostly waits (a database stopped for 30 s, a receiver away for 5 minutes) on
+// processes of its own: it runs beside the other vitest suites, which run one file at a time,
+// rather than after them. Its figures' bounds hold on two busy cores.
+const faultSuite = 'test/fault'
+if (only !== 'e2e') {
+  const [mainCode, faultCode] = await Promise.all([
+    run('npx', [
+      'vitest',
+      'run',
+      '--exclude',
+      `${faultSuite}/**`,
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${vitestJson}`
+    ]),
+    only === 'nofault'
+      ? Promise.resolve(0)
+      : run('npx', ['vitest', 'run', faultSuite, '--reporter=default', '--reporter=json', `--outputFile.json=${faultJson}`], {}, '[fault] ')
+  ])
+  readVitest(vitestJson, mainCode, 'vitest')
+  if (only !== 'nofault') readVitest(faultJson, faultCode, 'vitest (fault suite)')
 }
 
 if (only !== 'unit') {
-  const code = run('npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson })
+  const code = await run('npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson })
   if (existsSync(playwrightJson)) {
     const r = JSON.parse(readFileSync(playwrightJson, 'utf8'))
     const s = r.stats ?? {}
@@ -66,6 +121,10 @@ if (only !== 'unit') {
     const walk = (suite, path) => {
       for (const spec of suite.specs ?? []) {
         for (const t of spec.tests ?? []) {
+          spent(
+            `test/${spec.file}`,
+            (t.results ?? []).reduce((ms, x) => ms + (x.duration ?? 0), 0)
+          )
           if (t.status !== 'unexpected') continue
           const last = (t.results ?? []).at(-1)
           failedNames.push(
@@ -109,6 +168,18 @@ for (const [file, title] of [
     const figures = Object.entries(r.figures).map(([k, v]) => `${k} ${v}${r.bounds[k] ? ` (bound ${r.bounds[k]})` : ''}`)
     console.log(`- ${r.attack ?? r.scenario}: ${figures.join('; ')}`)
   }
+  console.log('')
+}
+
+// Per file, the playwright tests' times add up (one file's tests run one after another).
+if (suiteSeconds.size) {
+  const byFile = new Map()
+  for (const [f, sec] of fileSeconds) byFile.set(f, (byFile.get(f) ?? 0) + sec)
+  console.log('\nTime per suite (s)')
+  for (const [suite, sec] of [...suiteSeconds].sort((a, b) => b[1] - a[1])) console.log(`- ${suite}: ${sec.toFixed(0)}`)
+  console.log('Slowest files (s)')
+  for (const [f, sec] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`- ${f}: ${sec.toFixed(0)}`)
+  console.log(`(${faultSuite} runs beside the other vitest suites; the wall time is the larger of the two)`)
   console.log('')
 }
 
