@@ -168,7 +168,8 @@ export class ProfileSession {
       client,
       store,
       ...monitorSchedule(o.settings),
-      // Every scope the service holds orders in, found; checked; audited; kept fresh (issue 23).
+      // Every scope the service holds orders in, found, checked, audited and kept fresh: an order
+      // missing from the table must be one the app can name as possibly missing.
       discover: { fiats: () => fiatIdsNamedBy(config.snapshot()) },
       auditEveryMs: AUDIT_EVERY_MS,
       readings: new HistoryReadings({ load: () => facts.all('history'), save: (k, v) => facts.put('history', k, v) }, o.now),

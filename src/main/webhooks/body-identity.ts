@@ -57,8 +57,8 @@ export function readIdentity(body: Record<string, unknown>): BodyIdentity {
 /**
  * Whether a body gave a field that tells one order from another: when it was created, the
  * wallet, or the merchant's id for it. Coin, chain and fiat are shared by most of a
- * merchant's orders, so a body giving only those says nothing of which order it is
- * (review-23-d finding 5). (createdAt's zone is no field of its own.)
+ * merchant's orders, so a body giving only those says nothing of which order it is.
+ * (createdAt's zone is no field of its own.)
  */
 export function saysIdentity(b: BodyIdentity): boolean {
   return b.createdAt !== undefined || !!b.walletAddress || !!b.merchantRecognitionId
