@@ -380,7 +380,7 @@ export async function budgetBench(ctx: BenchContext): Promise<BenchLine> {
     baseline: {
       target: {
         r429Documented: 0,
-        r429History: 'as few as learning needs (at most 3, issue 10)',
+        r429History: 'as few as learning needs (at most 3)',
         longestQuoteWaitMs: QUOTE_TARGET_MS,
         longestResendWaitMs: QUOTE_TARGET_MS
       },

@@ -38,12 +38,12 @@ const SHORT_SEARCH_TARGET_MS = 300
 const HUMAN_KEY_DELAY_MS = 120
 const FRAME_TARGET_MS = 16.7
 const BUNDLE_TARGET_KB = 250
-/** The onramp rows the targets are set on (issue 12: 100,000). */
+/** The onramp rows the targets are set on. */
 const TARGET_ROWS = 100_000
 /**
  * The embedded simulator's orders (BENCH_RENDERER_ORDERS): 143,500 with seed 11 gives
  * about 100,000 onramp orders (in every fiat the sandbox uses: the app finds and syncs
- * each, issue 23), the orders view's first tab.
+ * each), the orders view's first tab.
  */
 const ORDERS = Number(process.env.BENCH_RENDERER_ORDERS ?? 143_500)
 const SEED = 11

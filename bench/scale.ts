@@ -13,7 +13,7 @@
 //     per new filter value and per search.
 // A live profile, because the app forgets the sandbox profile's orders whenever its
 // embedded simulator starts (src/main/store/sandbox-run.ts).
-// Ratios are to the 100,000-order line of the same run; targets from issue 25.
+// Ratios are to the 100,000-order line of the same run; the targets are docs/performance.md's.
 import { randomBytes } from 'node:crypto'
 import { readdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'

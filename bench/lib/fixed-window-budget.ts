@@ -1,4 +1,4 @@
-// The budget baseline a competent engineer would write (issue 13, benchmark 2): a
+// The budget baseline a competent engineer would write: a
 // counter per endpoint reset at every minute of the client's own clock, at the spec's
 // "10 requests per minute" for the six endpoints that document it and no limit for the
 // others; callers wait in one queue per endpoint, first come first served (no priority

@@ -1,4 +1,4 @@
-// The history baseline a competent engineer would write (issue 13, benchmark 3): a
+// The history baseline a competent engineer would write: a
 // since-cursor client. Each scope keeps a cursor, the newest updatedAt it committed; a
 // poll asks merchantHistory for `since` = that cursor (ASC, 500 a page), commits every
 // page with the cursor it leads to in one transaction (OrdersRepo.applyHistoryPage), and

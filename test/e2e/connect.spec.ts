@@ -1,4 +1,4 @@
-// "Connect to the live service" (issue 12 item 8) against the embedded simulator as the
+// "Connect to the live service" against the embedded simulator as the
 // live service: each failure an operator meets on the first run (network, wrong service
 // name, unknown key, wrong secret, clock) explained with what to do and the field to fix,
 // then the working settings tested, saved and switched to.

@@ -1,4 +1,4 @@
-// Every order, or a visible reason why not (issue 23), quiet until it matters (issue 34),
+// Every order, or a visible reason why not, quiet until it matters,
 // as the operator sees it in the browser harness: the orders view says in one line that
 // every order is here, each fiat's completeness on demand (Details), and the fiat filter
 // which fiats hold orders and how many; orders removed from the local database behind

@@ -1,4 +1,4 @@
-// Quotes follow the amount as it is typed (issue 12 item 1): asked once typing pauses,
+// Quotes follow the amount as it is typed: asked once typing pauses,
 // one request at a time with the latest answer shown, the amount the breakdown belongs
 // to named, the button asking again at once, and the stale time taken from main.
 import { expect, test, type Page, type Request, type Route } from '@playwright/test'

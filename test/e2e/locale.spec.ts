@@ -1,4 +1,4 @@
-// Numbers, money and dates follow the operator's locale (issue 12 item 5): the browser's
+// Numbers, money and dates follow the operator's locale: the browser's
 // language in the harness (the OS locale through app:info in Electron). The same orders
 // and the same quote in en-IN and en-US: lakh grouping (1,00,000.00 INR) against
 // thousands (100,000.00 INR), day-first dates against month-first.

@@ -1,4 +1,4 @@
-// The orders by keyboard (issue 34, item 9), at 1280x800 and 960x600: `/` and Ctrl+K go to
+// The orders by keyboard, at 1280x800 and 960x600: `/` and Ctrl+K go to
 // the search from anywhere (not while typing in another field); the skip link leads to it;
 // the first order is a few Tab stops from it (counted here) and ArrowDown reaches it; the
 // dates are one control: one Tab stop, a popover with presets and a from and a to date,

@@ -1,4 +1,4 @@
-// Proof kept quiet until it matters, and states that agree (issue 34, items 4 and 5), as
+// Proof kept quiet until it matters, and states that agree, as
 // an operator sees them at 1280x800, 960x600 and in the tray at 360x480: the first sync's
 // banner counts the orders already here (never "No orders synced yet" above rows); once
 // synced, fiats not yet checked are one line saying when the first check runs, not a block

@@ -1,4 +1,4 @@
-// The small things an operator trips over (issue 34, item 11), at 1280x800 and 960x600:
+// The small things an operator trips over, at 1280x800 and 960x600:
 // "1 order", not "1 orders"; a quote's limits written as amounts ("100 – 200,000 INR", not
 // "100 – 200000 INR"); the tickers' next refresh never stuck at "0 s" on first load.
 import { expect, test } from '@playwright/test'

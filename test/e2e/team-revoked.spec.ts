@@ -1,4 +1,4 @@
-// A revoked operator on a team hub (issue 34, items 4, 5 and 11): the tray at 360x480 says
+// A revoked operator on a team hub: the tray at 360x480 says
 // it once (not in its headline, its detail and a gap, and again in an error), in plain
 // words; the orders view's Export is disabled and says why, rather than failing when
 // pressed.

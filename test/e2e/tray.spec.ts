@@ -1,4 +1,4 @@
-// The tray tells the state (issue 12 item 2), through the contract the Electron tray
+// The tray tells the state, through the contract the Electron tray
 // uses (tray:state) and the popover that shows the same: orders needing attention with
 // their count, listed first; the service unreachable called offline before anything else,
 // and recovery. The icon and title glue is tested with electron mocked (test/electron).

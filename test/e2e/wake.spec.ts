@@ -1,4 +1,4 @@
-// The network coming back refetches at once (issue 12 item 3): the window's online event
+// The network coming back refetches at once: the window's online event
 // asks main (app:wake), which syncs orders now instead of at the next interval. (Sleep
 // and screen unlock reach the same app:wake from powerMonitor: test/electron.)
 import { expect, test } from '@playwright/test'

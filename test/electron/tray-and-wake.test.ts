@@ -1,4 +1,4 @@
-// The Electron glue of issue 12 items 2 and 3, with 'electron' replaced by recording fakes:
+// The Electron glue of the tray and of waking up, with 'electron' replaced by recording fakes:
 // the tray shows a state's icon variant for the OS theme, its title on macOS and its
 // tooltip, and follows a theme change; powerMonitor's resume and unlock-screen and the
 // network coming back each call wake().

@@ -238,7 +238,7 @@ interface FaultStep {
 
 // Faults on merchantHistory hold for a stretch of (fake) time rather than a number of
 // requests: the app spends that endpoint on nine scopes' polls, on probing the empty ones
-// and on audits (issue 23), so a count would be spent on whichever asked first.
+// and on audits, so a count would be spent on whichever asked first.
 const lifted = () => sb.control.clearFaults()
 const steps: FaultStep[] = [
   {

@@ -1,4 +1,4 @@
-// Security hardening (issue 11), each defence attacked end to end on the real main side
+// Security hardening, each defence attacked end to end on the real main side
 // (createServices on the embedded sandbox, a second sandbox as the live service, the real
 // secret store, the web harness) and seen to hold. One summary line per defence: what was
 // tried, what was checked, and what got through (nothing). The Electron shell's own

@@ -1,4 +1,4 @@
-// The team hub attacked from outside (issue 22): a sandbox in this process plays the
+// The team hub attacked from outside: a sandbox in this process plays the
 // merchant's service (so the test knows its secret and its ground truth), and the hub runs
 // as its own process exactly as a team lead starts it (`src/hub/cli.ts serve` on a live
 // merchant, the secret from a file, operators added with `operator add`). Attacks go over

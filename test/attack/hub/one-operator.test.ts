@@ -1,5 +1,5 @@
 // Attack: one operator (a viewer's token, stolen or a desktop gone wrong) trying to slow the
-// hub for everybody, and abandoning exports (issue 22, items 3 and 4). The hub holds over
+// hub for everybody, and abandoning exports. The hub holds over
 // 40,000 orders. Expected: another operator's app:info p95 under 1 s while the viewer holds 8
 // streams reconnecting from event 0 (and, separately, 8 streams replaying 10,000 events they
 // never read); an abandoned export audited within 10 s.

@@ -1,6 +1,6 @@
 // Attack: the hub in the merchant's webhook path (--forward-to) made to relay what the
-// signature does not cover, what the sender added, or the same delivery twice (issue 22,
-// item 1). The attacker holds a genuine signed payload: an admin had the service send a
+// signature does not cover, what the sender added, or the same delivery twice. The
+// attacker holds a genuine signed payload: an admin had the service send a
 // dummy to the attacker's URL (an operator may no longer do that), and the service's own
 // deliveries can be seen on the wire. Expected: forged bodies relayed 0, duplicate relays 0,
 // nothing relayed but the allowlisted headers, the relay's password in no log line, and a

@@ -1,5 +1,5 @@
 // Attack: reading the merchant's secret and API key off the hub's machine and answers as a
-// local user or an operator could (issue 22, item 5): the starting environment of every
+// local user or an operator could: the starting environment of every
 // process of `npm run hub` (/proc/<pid>/environ), the files it writes, and what app:info
 // tells each role.
 import { readdirSync, readFileSync, statSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// Attack: a stranger with no token against the hub process (issue 22, item 2): memory held
+// Attack: a stranger with no token against the hub process: memory held
 // by stalled connections with huge headers, disk filled with log lines about refused
 // requests, connections hogged from one address, malformed paths, slow TLS handshakes and
 // weak TLS. Expected: RSS growth under 150 MB with 300 stalled 1 MB-header connections while

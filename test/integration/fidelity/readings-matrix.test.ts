@@ -6,7 +6,7 @@
 // the sandbox's ground truth: no order missing, none stale, none extra. The sandbox is
 // an independent reading of the spec (its own schemas and HMAC check), not the client's twin.
 //
-// Then the readings of merchantHistory the client checks at run time (issue 23): since
+// Then the readings of merchantHistory the client checks at run time: since
 // and the order on createdAt, pages from 0 (a missing page read as the first or as page 1,
 // the second), ties ordered differently for each page size, a page size capped below the one asked for,
 // offramp listings ignoring fiatType, alone and together, × churn. There the sync runs as
@@ -116,7 +116,7 @@ describe('history sync under every reading of the spec', () => {
   })
 })
 
-/** The readings of issue 23, alone and together, each read differently from the spec's likeliest reading. */
+/** The readings the client checks at run time, alone and together, each read differently from the spec's likeliest reading. */
 const NEW_READINGS: { name: string; readings: ReadingsInput }[] = [
   { name: 'since on createdAt', readings: { historySince: 'createdAt' } },
   { name: 'order on createdAt', readings: { historyOrder: 'createdAt' } },

@@ -1,4 +1,4 @@
-// The desktop side of several hubs (issue 26): a Team profile naming two hubs, each a hub
+// The desktop side of several hubs: a Team profile naming two hubs, each a hub
 // process of its own in front of one merchant (the sandbox), on two data directories (the
 // second restored from a backup of the first, so the operator's token works on both; a
 // shared PostgreSQL store comes later). The desktop's real services use the first; the

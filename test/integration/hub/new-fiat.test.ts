@@ -1,4 +1,4 @@
-// Issue 23's "done when", the part about later orders, through the hub: after the first
+// Every order found, the part about later orders, through the hub: after the first
 // sync, an order appears in a fiat the service's configuration names but that held no
 // order (so the hub found it empty), nothing reveals it (no webhook reaches the hub, no
 // search), and a viewer connected to the hub sees it within one slow-probe interval,

@@ -1,4 +1,4 @@
-// The issue's failover scene (issue 26, "Done when"): two hub processes, started as
+// Failover with two hub processes, started as
 // docs/hub.md tells a team lead (`npm run hub -- serve --database postgres://…`), on one
 // throwaway PostgreSQL, in front of the service (a sandbox whose history answers are slowed
 // so that the first sync takes several seconds, behind a proxy that records every answer

@@ -1,4 +1,4 @@
-// Issue 23's "done when", over the real services and a real hub, with default settings:
+// Every order found, over the real services and a real hub, with default settings:
 // a sandbox holding onramp orders in INR, TRY, AED and BRL and offramp orders in INR and
 // TRY, numbering onramp and offramp apart (the same id in both). After the first sync the
 // desktop and a viewer of the hub show every order, per type and per fiat (asserted before

@@ -1,4 +1,4 @@
-// The merchantHistory readings of issue 23 over loopback, and the data options they are
+// The merchantHistory readings the client checks at run time, over loopback, and the data options they are
 // tested with: what `since` filters on and what the order sorts by (updatedAt or
 // createdAt), pages counted from 1 or 0, a pageSize capped below the one asked for,
 // offramp listings that ignore fiatType; orders in several fiats per type, and one order

@@ -36,7 +36,7 @@ describe('readings', () => {
     expect(d.paramTypes['merchantHistory.page']).toBe('strict')
   })
 
-  it('take the merchantHistory readings of issue 23 and leave the rest', () => {
+  it('take the merchantHistory readings the client checks and leave the rest', () => {
     const r = applyReadings(defaultReadings(), { historySince: 'createdAt', firstPage: 0, pageSizeCap: 100, offrampFiat: 'ignore' })
     expect(r).toMatchObject({ historySince: 'createdAt', historyOrder: 'updatedAt', firstPage: 0, pageSizeCap: 100, offrampFiat: 'ignore' })
     expect(applyReadings(r, { pageSizeCap: null }).pageSizeCap).toBeNull()

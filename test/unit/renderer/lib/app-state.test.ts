@@ -223,7 +223,7 @@ describe('app state', () => {
     syncAnswer = [scope(1, false)]
   })
 
-  it('a reload drops a scope merged away after its last event; one being added stays (review 23-d 8b)', async () => {
+  it('a reload drops a scope merged away after its last event; one being added stays', async () => {
     const { app } = mod
     syncAnswer = [scope(1, false), scope(2, false)]
     await app.load()

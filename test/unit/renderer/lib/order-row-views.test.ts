@@ -59,7 +59,7 @@ describe('orderRowView', () => {
     expect(orderRowView(row(), labels('en-US')).fiat.text).toBe('100,000.46')
   })
 
-  it('says after the status of an order the service no longer has that it is unlisted (review 23-d finding 6)', () => {
+  it('says after the status of an order the service no longer has that it is unlisted', () => {
     const listed = orderRowView(row({ status: 0, goneAt: null }), labels('en-US'))
     expect(listed.statusNote).toBe('')
     expect(listed.statusTitle).toBe('Created (status 0): The order was placed; no payment has been seen yet.')
