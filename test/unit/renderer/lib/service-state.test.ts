@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { problemNotice, serviceProblem, SLOW_AFTER_MS, type ServiceInputs } from '../../../../src/renderer/src/lib/service-state'
 import type { ErrorInfo, ScopeCoverage, TeamAccess } from '../../../../src/shared/ipc/contract'
-import { syncState } from '../../../support/sync-state'
+import { runningState, syncState } from '../../../support/sync-state'
 
 const err = (kind: string, extra: Partial<ErrorInfo> = {}): ErrorInfo => ({ kind, message: `${kind} happened`, retryable: false, ...extra })
 const synced = (lastError: ErrorInfo | null = null) => syncState({ type: 1, lastSuccessAt: 1, lastError })
@@ -79,7 +79,7 @@ describe('serviceProblem', () => {
   })
 
   it('says nothing was synced yet, and whether the first sync runs', () => {
-    expect(serviceProblem(inputs({ sync: [syncState({ type: 1, lastSuccessAt: null, running: true })] }))).toEqual({
+    expect(serviceProblem(inputs({ sync: [runningState({ type: 1, lastSuccessAt: null })] }))).toEqual({
       kind: 'never-synced',
       running: true
     })
