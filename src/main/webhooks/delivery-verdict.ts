@@ -1,6 +1,6 @@
 // What one webhook request is worth: the verdict the inbox stores and answers with.
 //
-// The rule (issue 22): a delivery is **verified** only when
+// The rule: a delivery is **verified** only when
 //   1. the HMAC-SHA512 over the x-<service>-payload header, exactly as received, matches
 //      the x-<service>-signature under the profile's secret (constant time);
 //   2. an order record is read from the signed payload (the {timestamp, body} wrapper's

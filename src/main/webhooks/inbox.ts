@@ -24,7 +24,7 @@
 // Nor is the exact-repeat cache applied to them: with no timestamp, the service's own
 // retry of an unchanged body is byte-identical, and refusing it would fail the delivery.
 //
-// Under abuse (issue 11, item 5), cheapest refusal first: a source over its socket cap is
+// Under abuse, cheapest refusal first: a source over its socket cap is
 // answered 503 at connect; over its request rate, 429; a request carrying an Origin (or
 // Sec-Fetch-Site) header comes from a web page in a browser, never from the service, and
 // is refused 403 before its body is read. None of these is stored (a flood must not turn

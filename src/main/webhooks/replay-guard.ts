@@ -1,4 +1,4 @@
-// The webhook inbox's replay window (issue 11, item 4). A verified payload whose
+// The webhook inbox's replay window. A verified payload whose
 // timestamp lies more than the window (5 min) from the service's clock is refused, and
 // within the window each exact payload is accepted once: a captured delivery can be
 // neither replayed later nor repeated now.

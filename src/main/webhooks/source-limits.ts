@@ -1,4 +1,4 @@
-// Per-source caps of the webhook inbox (issue 11, item 5): a token bucket of requests and
+// Per-source caps of the webhook inbox: a token bucket of requests and
 // a maximum of sockets held open at once, per source address, so one sender flooding or
 // holding connections cannot starve the service's deliveries from another address.
 //
