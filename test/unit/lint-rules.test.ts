@@ -210,54 +210,53 @@ describe('lint: architecture rules', () => {
     ])
   })
 
+  /** Each import, linted in `file`, is refused with `floor`'s message. */
+  async function refused(file: string, floor: RegExp, imports: string[]): Promise<void> {
+    for (const from of imports) expect(await problems(`${from}\nexport const x = 1\n`, file), from).toEqual([expect.stringMatching(floor)])
+  }
+
+  /** Each import, linted in `file`, passes. */
+  async function allowed(file: string, imports: string[]): Promise<void> {
+    for (const from of imports) expect(await problems(`${from}\nexport const x = 1\n`, file), from).toEqual([])
+  }
+
   it("the budget's carry declares the table it writes to: src/main/api/budget-carry.ts imports nothing of the store", async () => {
-    const floor = /src\/main\/api rests on src\/shared alone/
-    for (const from of [
+    await refused('src/main/api/budget-carry.ts', /src\/main\/api rests on src\/shared alone/, [
       "import { sqliteCarryTable } from '../store/budget-carry-table'",
       "import type { LocalStore } from '../store/local-store'"
-    ]) {
-      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/api/budget-carry.ts'), from).toEqual([expect.stringMatching(floor)])
-    }
+    ])
   })
 
   it('src/main/webhooks hands verified orders to an interface: it imports nothing of the monitor or above', async () => {
-    const floor = /src\/main\/webhooks rests on src\/shared, src\/main\/api, src\/main\/store, src\/main\/logging and abort.ts/
-    for (const from of [
+    const file = 'src/main/webhooks/inbox.ts'
+    await refused(file, /src\/main\/webhooks rests on src\/shared, src\/main\/api, src\/main\/store, src\/main\/logging and abort.ts/, [
       "import type { OrderMonitor } from '../monitor/order-monitor'",
       "import type { ProfileSession } from '../profile-session'",
       "import { toContractRow } from '../order-rows'",
       "import type { X } from '../../main/monitor/x'"
-    ]) {
-      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/webhooks/inbox.ts'), from).toEqual([expect.stringMatching(floor)])
-    }
-    for (const from of [
+    ])
+    await allowed(file, [
       "import type { VerifiedOrders } from './verified-orders'",
       "import type { WebhookDeliveriesRepo } from '../store/webhook-deliveries-repo'",
       "import { withTimeout } from '../abort'",
       "import { ApiError } from '../../shared/api/errors'"
-    ]) {
-      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/webhooks/inbox.ts'), from).toEqual([])
-    }
+    ])
   })
 
   it('src/main/monitor rests on the floors below it, never on what runs it', async () => {
-    const floor = /src\/main\/monitor rests on src\/shared, src\/main\/api, src\/main\/store/
-    for (const from of [
+    const file = 'src/main/monitor/probe.ts'
+    await refused(file, /src\/main\/monitor rests on src\/shared, src\/main\/api, src\/main\/store/, [
       "import type { ProfileSession } from '../profile-session'",
       "import { registerHandlers } from '../handlers/orders'",
       "import type { X } from '../team/x'",
       "import type { X } from '../../main/diagnostics/x'"
-    ]) {
-      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/monitor/probe.ts'), from).toEqual([expect.stringMatching(floor)])
-    }
-    for (const from of [
+    ])
+    await allowed(file, [
       "import type { VerifiedOrders } from '../webhooks/verified-orders'",
       "import type { OrdersRepo } from '../store/orders-repo'",
       "import type { Timers } from '../api/timers'",
       "import { toContractRow } from '../order-rows'",
       "import { HistorySync } from './history-sync'"
-    ]) {
-      expect(await problems(`${from}\nexport const x = 1\n`, 'src/main/monitor/probe.ts'), from).toEqual([])
-    }
+    ])
   })
 })

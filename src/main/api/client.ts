@@ -27,12 +27,14 @@ import {
   type OfframpOrder as OfframpRecord,
   type OnrampOrder as OnrampRecord
 } from '../../shared/api/schemas'
-import { isDecimalText, toDecimalString, type DecimalString } from '../../shared/money'
+import type { DecimalString } from '../../shared/money'
 import { SkewClock, type ClockSource } from './clock'
 import { ParamEncodings, type EncodingMap } from './param-encoding'
+import { jsonAmount } from './json-amount'
 import { describeShape } from './response-shape'
 import { RateBudget, type AcquireOptions } from './rate-budget'
 import { withRetry, type RetryOptions } from './retry'
+import { firstIssue, formatIssue } from './schema-issues'
 import { signRequest } from './signer'
 import { Transport, type HttpTransport, type TransportResponse } from './transport'
 import { z as zod } from 'zod'
@@ -591,43 +593,4 @@ function isWrongParameterType(e: unknown): e is ApiError {
 
 function serviceSays(f: ErrorEnvelope): string {
   return f.error ?? f.message ?? serviceErrorCodes[f.code] ?? `error ${f.code}`
-}
-
-/** An amount as the JSON number the spec wants, refused when the number would not say the same thing. */
-function jsonAmount(field: string, amount: DecimalString): number {
-  const n = Number(amount)
-  if (typeof amount !== 'string' || !isDecimalText(amount) || !Number.isFinite(n) || toDecimalString(n) !== toDecimalString(amount))
-    throw new ApiError({
-      kind: 'invalid_request',
-      endpoint: 'quotes',
-      path: field,
-      message: `${field} ${JSON.stringify(amount)} cannot be sent exactly as a JSON number`
-    })
-  return n
-}
-
-type Issue = z.core.$ZodIssue
-
-/** "path: message" of the first issue. */
-function formatIssue(issues: readonly Issue[]): string {
-  const { path, message } = firstIssue(issues)
-  return path ? `${path}: ${message}` : message
-}
-
-/** The first issue, descending into the union branch that got furthest, with its path as "data[3].updatedAt". */
-function firstIssue(issues: readonly Issue[], prefix: PropertyKey[] = []): { path: string; message: string } {
-  const deepest = (list: readonly Issue[], base: PropertyKey[]): { keys: PropertyKey[]; message: string } => {
-    const issue = list[0]
-    if (!issue) return { keys: base, message: 'invalid' }
-    const keys = [...base, ...issue.path]
-    if (issue.code === 'invalid_union' && issue.errors.length > 0)
-      return issue.errors.map((branch) => deepest(branch, keys)).reduce((best, b) => (b.keys.length > best.keys.length ? b : best))
-    return { keys, message: issue.message }
-  }
-  const { keys, message } = deepest(issues, prefix)
-  return { path: formatPath(keys), message }
-}
-
-function formatPath(keys: PropertyKey[]): string {
-  return keys.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${String(k)}` : String(k)), '')
 }

@@ -86,7 +86,7 @@ export async function probeFirstPage(
     }
     const again = await ask(1)
     // Orders moved between the requests, or nothing answered at all (an empty listing says
-    // nothing of how pages count: review 23-c item 9): inconclusive, backed off.
+    // nothing of how pages count): inconclusive, backed off.
     if (one !== again || (one === null && zero === null)) return { found: null, requests, first: null }
     if (zero === null || zero === one)
       return {
@@ -123,7 +123,7 @@ export async function probeSinceField(
   try {
     res = await client.historyPage(
       // The first page by its number once known: a service counting from 0 may answer a
-      // missing page as page 1, its second (review 23-b item 3).
+      // missing page as page 1, its second.
       { type: o.type, fiatType: o.fiatType, since, order: 'ASC', ...(o.page !== undefined ? { page: o.page } : {}), pageSize: o.pageSize },
       { priority: 'background', signal: o.signal }
     )

@@ -69,8 +69,8 @@ export interface PageObservation {
 export const RECHECK_MS = 24 * 60 * 60_000
 /**
  * After an inconclusive first-page check, the next waits this long, doubling with each
- * inconclusive answer up to RECHECK_MS (review 23-b item 9a: under churn the check can stay
- * inconclusive, and at every run of every scope it cost 3 requests, forever).
+ * inconclusive answer up to RECHECK_MS: under churn the check can stay inconclusive, and
+ * checked at every run of every scope it would cost 3 requests, forever.
  */
 export const FIRST_PAGE_BACKOFF_MS = 5 * 60_000
 const MAX_PAGE = 500
@@ -81,7 +81,7 @@ const MAX_SETTLED_ENDS = 64
  * any seen may be a cap that happens to equal the listing's size: new orders then hide
  * behind the same answer, and the audit's count, made at the same unknown cap, cannot see
  * them. Settled for the audit's default interval rather than a day, they are found within
- * 30 minutes, at two checks an hour for such a listing (review 23-d finding 7).
+ * 30 minutes, at two checks an hour for such a listing.
  */
 export const SETTLED_END_MS = 30 * 60_000
 

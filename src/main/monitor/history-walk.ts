@@ -177,7 +177,7 @@ export class Walk {
   ): Promise<{ res: HistoryResult; items: PageItem[] }> {
     this.signal?.throwIfAborted()
     // A service counting from 0 may answer a missing page as the spec's literal 1, its
-    // second page (review 23-b item 3): the first page is named once its number is known.
+    // second page: the first page is named once its number is known.
     const wire = page === 1 ? this.s.readings.firstPageWire() : await this.wireFor(since, page, size, order, known, oneBehind)
     let res: HistoryResult
     try {

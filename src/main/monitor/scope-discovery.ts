@@ -56,7 +56,7 @@ export interface DiscoveryOptions {
   /**
    * The page number of the service's first page once known (undefined: left out, the
    * spec's default). A service counting from 0 may answer a missing page as page 1, its
-   * second, and a scope holding one order would read as empty (review 23-b item 3).
+   * second, and a scope holding one order would read as empty.
    */
   firstPage?: () => number | undefined
 }

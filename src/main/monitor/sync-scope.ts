@@ -87,20 +87,21 @@ export function failuresOf(s: Scope): number {
 /** The scope as the contract shows it; `writeMark` names this start of the monitor and its writes. */
 export function stateOf(s: Scope, now: number, startId: string): SyncState {
   const p = s.phase
-  return {
+  const waiting = {
     type: s.type,
     fiatType: s.fiatType,
     cursor: s.cursor,
     lastSuccessAt: s.lastSuccessAt,
     nextRunAt: p.kind === 'running' ? null : p.nextRunAt,
     lagMs: s.lastSuccessAt === null ? null : Math.max(0, now - s.lastSuccessAt),
-    running: p.kind === 'running',
-    mode: p.kind === 'running' ? p.mode : null,
-    progress: p.kind === 'running' ? { ...p.progress } : null,
+    running: false as const,
+    mode: null,
+    progress: null,
     lastError: s.lastError,
     lastReconcileAt: s.lastReconcileAt,
     writeMark: `${startId}:${s.lastWrite}`
   }
+  return p.kind === 'running' ? { ...waiting, nextRunAt: null, running: true, mode: p.mode, progress: { ...p.progress } } : waiting
 }
 
 function parseStoredError(text: string | null): ApiErrorInfo | null {

@@ -55,7 +55,7 @@ export class WebhookIngest {
     // The body's updatedAt is the field the live notes say not to rely on: an older one
     // (a lagging internal field) does not hold the status back; the order's own stays. Its
     // own date says it is older than the snapshot held, so it does not stand over that
-    // snapshot ('partial': history at the same updatedAt has the last word; review 23-d 8a).
+    // snapshot ('partial': history at the same updatedAt has the last word).
     if (record.updatedAt < held.updatedAt) return this.statusAlone(held, record.status, 'partial')
     // A later one is not kept as the order's, or every history answer after it would look
     // older and be set aside.

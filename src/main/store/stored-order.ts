@@ -63,16 +63,7 @@ export const confirmedByOf = (source: StatusSource): ConfirmedBy =>
   source === 'sync' ? 'history' : source === 'watch' ? 'orderStatus' : 'webhook'
 
 /** A short description of an order, for change notifications. */
-export interface OrderSummary {
-  type: OrderType
-  orderId: number
-  status: number
-  fiatType: number | null
-  coinId: number
-  chainId: number
-  createdAt: string
-  updatedAt: string
-}
+export type OrderSummary = Pick<StoredOrder, 'type' | 'orderId' | 'status' | 'fiatType' | 'coinId' | 'chainId' | 'createdAt' | 'updatedAt'>
 
 export interface StatusChange {
   type: OrderType

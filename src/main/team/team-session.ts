@@ -235,7 +235,7 @@ export class TeamSession {
   }
 
   private offlineState(s: SyncState): SyncState {
-    return { ...s, running: false, nextRunAt: null, lastError: this.offlineError() }
+    return { ...s, running: false, nextRunAt: null, mode: null, progress: null, lastError: this.offlineError() }
   }
 
   private staleTick(t: TickerSnapshot): TickerSnapshot {

@@ -3,17 +3,12 @@
 import { z } from 'zod'
 import { ch, EpochMs, ErrorInfo, IdNum, none, ok, OrderType } from './primitives'
 
-export const SyncState = z.object({
+const SyncStateFields = {
   type: OrderType,
   fiatType: IdNum,
   cursor: z.string().nullable(),
   lastSuccessAt: EpochMs.nullable(),
-  nextRunAt: EpochMs.nullable(),
   lagMs: z.number().nullable(),
-  running: z.boolean(),
-  /** What the run in progress does: poll from the cursor, reconcile the recent window, or read everything again. */
-  mode: z.enum(['poll', 'reconcile', 'full']).nullable(),
-  progress: z.object({ pages: z.number(), orders: z.number() }).nullable(),
   lastError: ErrorInfo.nullable(),
   /** When the recent window was last read again end to end. */
   lastReconcileAt: EpochMs.nullable(),
@@ -24,7 +19,29 @@ export const SyncState = z.object({
    * leaves it out, and then every state counts as a change.
    */
   writeMark: z.string().optional()
-})
+}
+/**
+ * One scope's sync: waiting for its next run, or running with what the run does and how
+ * far it got. The fields are those every version has sent; only their combinations are
+ * held to what can be true (no mode without a run, no next run while one runs).
+ */
+export const SyncState = z.discriminatedUnion('running', [
+  z.object({
+    ...SyncStateFields,
+    running: z.literal(false),
+    nextRunAt: EpochMs.nullable(),
+    mode: z.null(),
+    progress: z.null()
+  }),
+  z.object({
+    ...SyncStateFields,
+    running: z.literal(true),
+    nextRunAt: z.null(),
+    /** What the run does: poll from the cursor, reconcile the recent window, or read everything again. */
+    mode: z.enum(['poll', 'reconcile', 'full']),
+    progress: z.object({ pages: z.number(), orders: z.number() })
+  })
+])
 export type SyncState = z.infer<typeof SyncState>
 
 /**

@@ -5,7 +5,7 @@ import { SyncRunLog, errorFields, logApiCall, logError, logWebhook } from '../..
 import type { Log, LogFields, LogLevel } from '../../../../src/main/logging/logger'
 import { ApiError } from '../../../../src/shared/api/errors'
 import type { WebhookDelivery } from '../../../../src/shared/ipc/contract'
-import { syncState } from '../../../support/sync-state'
+import { runningState, syncState } from '../../../support/sync-state'
 
 type Line = { level: LogLevel; msg: string; fields: LogFields }
 
@@ -118,7 +118,11 @@ describe('logWebhook', () => {
 })
 
 describe('SyncRunLog', () => {
-  const state = syncState
+  type Over = Parameters<typeof syncState>[0] & { running?: boolean; progress?: { pages: number; orders: number } }
+  const state = ({ running, progress, nextRunAt, ...o }: Over = {}) =>
+    running
+      ? runningState({ ...o, ...(progress ? { progress } : {}) })
+      : syncState({ ...o, ...(nextRunAt !== undefined ? { nextRunAt } : {}) })
 
   it('writes one line when a run ends, with its pages, orders and duration', () => {
     const log = memoryLog()

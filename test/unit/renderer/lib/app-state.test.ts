@@ -6,7 +6,7 @@ import type { BudgetEntry, ConfigSnapshot, Profile, Settings, SyncState } from '
 import { channelNames } from '../../../../src/shared/ipc/contract'
 import type * as AppStateModule from '../../../../src/renderer/src/lib/app-state.svelte'
 import type * as BridgeModule from '../../../../src/renderer/src/lib/bridge'
-import { syncState } from '../../../support/sync-state'
+import { runningState, syncState } from '../../../support/sync-state'
 
 const sandbox: Profile = {
   id: 'sandbox',
@@ -48,7 +48,7 @@ const config: ConfigSnapshot = {
   gatewayFee: {}
 }
 
-const scope = (fiatType: number, running: boolean): SyncState => syncState({ fiatType, running, mode: running ? 'poll' : null })
+const scope = (fiatType: number, running: boolean): SyncState => (running ? runningState({ fiatType }) : syncState({ fiatType }))
 const budget: BudgetEntry[] = [{ endpoint: 'priceTicker', limit: 10, usedInWindow: 2, queued: 0, nextSlotAt: null, blockedUntil: null }]
 
 let active = sandbox

@@ -11,7 +11,7 @@ import {
   type ServiceInputs
 } from '../../../../src/renderer/src/lib/service-state'
 import type { BudgetEntry, ErrorInfo, ScopeCoverage, TeamAccess } from '../../../../src/shared/ipc/contract'
-import { syncState } from '../../../support/sync-state'
+import { runningState, syncState } from '../../../support/sync-state'
 
 const err = (kind: string, extra: Partial<ErrorInfo> = {}): ErrorInfo => ({ kind, message: `${kind} happened`, retryable: false, ...extra })
 const synced = (lastError: ErrorInfo | null = null) => syncState({ type: 1, lastSuccessAt: 1, lastError })
@@ -80,7 +80,7 @@ describe('serviceProblem', () => {
         { ...scope, type: 2 as const, orders: 496 }
       ]
     }
-    const first = [syncState({ type: 1, lastSuccessAt: null, running: true })]
+    const first = [runningState({ type: 1, lastSuccessAt: null })]
     expect(neverSynced(first, held, 1)).toEqual({ kind: 'never-synced', running: true, orders: 500 })
     expect(neverSynced(first, held, 2).orders).toBe(496)
     expect(neverSynced(first, held).orders).toBe(996)
@@ -99,7 +99,7 @@ describe('serviceProblem', () => {
   })
 
   it('says nothing was synced yet, whether the first sync runs, and counts the orders it already brought', () => {
-    expect(serviceProblem(inputs({ sync: [syncState({ type: 1, lastSuccessAt: null, running: true })] }))).toEqual({
+    expect(serviceProblem(inputs({ sync: [runningState({ type: 1, lastSuccessAt: null })] }))).toEqual({
       kind: 'never-synced',
       running: true,
       orders: 0
@@ -183,7 +183,7 @@ describe('syncMarks', () => {
   it('during an outage says neither a budget wait nor a failing count: the notice names the service unreachable', () => {
     // Nine scopes failing, retrying (running) as the service does not answer.
     const sync = Array.from({ length: 9 }, (_, i) =>
-      syncState({ type: 1, fiatType: i + 1, lastSuccessAt: 1, lastError: down, running: i < 3 })
+      (i < 3 ? runningState : syncState)({ type: 1, fiatType: i + 1, lastSuccessAt: 1, lastError: down })
     )
     const budget = [queued('merchantHistory'), queued('orderStatus', { queued: 0, blockedUntil: 130_000 })]
     const problem = serviceProblem(inputs({ sync }))

@@ -12,7 +12,7 @@ import {
   type ProofWords
 } from '../../../../src/shared/domain/proof'
 import type { Coverage, CoverageGap, ScopeCoverage } from '../../../../src/shared/ipc/contract'
-import { syncState } from '../../../support/sync-state'
+import { runningState, syncState } from '../../../support/sync-state'
 
 const MIN = 60_000
 const now = Date.UTC(2026, 10, 25, 14, 30)
@@ -62,10 +62,7 @@ describe('proofStates and proofText', () => {
   })
 
   it('during the first sync counts what is here so far, never "not checked" beside rows', () => {
-    const sync = [
-      syncState({ type: 1, fiatType: 1, lastSuccessAt: null, running: true }),
-      syncState({ type: 1, fiatType: 2, lastSuccessAt: null })
-    ]
+    const sync = [runningState({ type: 1, fiatType: 1, lastSuccessAt: null }), syncState({ type: 1, fiatType: 2, lastSuccessAt: null })]
     const l = line({
       coverage: coverage([
         scope(1, { orders: 28_333, audit: { state: 'unchecked', checkedAt: null, nextAt: null } }),
@@ -82,7 +79,7 @@ describe('proofStates and proofText', () => {
         scope(1, { orders: 52_346, audit: { state: 'unchecked', checkedAt: null, nextAt: now + 4 * MIN } }),
         scope(2, { orders: 500, audit: { state: 'unchecked', checkedAt: null } })
       ]),
-      sync: [synced(1), syncState({ type: 1, fiatType: 2, lastSuccessAt: null, running: true })]
+      sync: [synced(1), runningState({ type: 1, fiatType: 2, lastSuccessAt: null })]
     })
     expect(partly.text).toBe('Syncing TRY orders: 52,846 orders here so far')
     expect(partly.more).toBe(1)
