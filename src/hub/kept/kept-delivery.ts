@@ -173,7 +173,7 @@ export function nextAfter(job: Pick<RelayJob, 'attempts' | 'windowFrom'>, a: Rel
   if (delivered(a.httpStatus)) return { kind: 'delivered' }
   // The receiver's answer itself is in the attempt: `why` says only why the tries stopped.
   if (!retryable(a.httpStatus)) return { kind: 'failed', why: 'the receiver refused it' }
-  const nextAt = now + relayBackoffMs(job.attempts + 1)
+  const nextAt = Math.ceil(now + relayBackoffMs(job.attempts + 1))
   if (nextAt > job.windowFrom + RELAY_RETRY_WINDOW_MS)
     return { kind: 'failed', why: `the receiver did not take it in ${RELAY_RETRY_WINDOW_MS / 3_600_000} h of tries` }
   return { kind: 'waiting', nextAt }

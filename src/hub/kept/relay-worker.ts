@@ -115,7 +115,8 @@ export async function startRelayWorker(o: RelayWorkerOptions): Promise<RelayWork
     const answer = await o.sender.send(job)
     const ms = monotonic() - started
     const attempt: RelayAttempt = { at: now(), hub: o.hub, ...answer, ms }
-    const storeNow = claimedAt.store + (monotonic() - claimedAt.local)
+    // Whole milliseconds: the stores keep times as integers (a bigint column on PostgreSQL).
+    const storeNow = Math.round(claimedAt.store + (monotonic() - claimedAt.local))
     const next = nextAfter(job, attempt, storeNow)
     const n = job.attempts + 1
     const what = `webhook relay of ${label(job)} to ${o.sender.target}: ${answerText(attempt)}`

@@ -13,6 +13,7 @@ import type { KeptStore } from '../../../../src/hub/kept/kept-store'
 import type { RelaySender } from '../../../../src/hub/webhook-relay'
 import type { HubLog } from '../../../../src/hub/hub-log'
 import { until } from '../../../support/until'
+import { STORE_KINDS, storeBench, unavailable } from '../../../support/hub-stores'
 
 let dir: string
 let hubStore: SqliteHubStore
@@ -160,5 +161,25 @@ describe('the relay worker', () => {
         /^ERROR could not record the relay of order 6 status 5: connect ECONNREFUSED; recorded when the store answers$/.test(l)
       )
     ).toBe(true)
+  })
+})
+
+// On both stores, with the hub's own clocks: the time of a next attempt is the store's clock
+// plus a monotonic interval (performance.now, with fractions of a millisecond), and the
+// store must take it; PostgreSQL keeps it in a bigint column.
+describe.each(STORE_KINDS)('the relay worker on %s, with real clocks', (kind) => {
+  describe.skipIf(unavailable(kind))('', () => {
+    const bench = storeBench(kind)
+    it('records each failed attempt and sends again until the receiver takes it', async () => {
+      const store = (await bench.open()).kept
+      await store.keep([delivery(7, 1)])
+      let failures = 2
+      const { sender, sent } = fakeSender(() => (failures-- > 0 ? null : 200))
+      worker = await startRelayWorker({ store, sender, hub: 'hub-a', log, pollMs: 20 })
+      await until(async () => (await store.relays(1)).rows[0]?.state.kind === 'delivered', 'delivered after two failures', 15_000)
+      expect(sent).toHaveLength(3)
+      expect((await store.relays(1)).rows[0]!.attempts).toBe(3)
+      expect(lines.filter((l) => l.startsWith('ERROR'))).toEqual([])
+    })
   })
 })
