@@ -33,6 +33,7 @@ import { toContractDelivery } from '../main/webhooks/inbox'
 import type { AuditLog, Awaitable, OperatorDirectory, PinStore } from './hub-store'
 import type { KeptStore } from './kept/kept-store'
 import { answerFilter } from './answer-filter'
+import type { HubClaims } from './hub-claims'
 
 /** A refresh this recent answers every further config:refresh: six operators pressing it spend the budget once. */
 export const CONFIG_REFRESH_COALESCE_MS = 60_000
@@ -45,6 +46,8 @@ export interface HubCore {
   settings: AppSettings
   tickers: HubTickers
   watches: PinStore
+  /** Claims and notes, shared by every hub on the store. */
+  claims: Pick<HubClaims, 'claim' | 'note'>
   operators: OperatorDirectory
   audit: AuditLog
   /** The URL the service delivers webhooks to (null until the hub listens). */
@@ -188,6 +191,9 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
       else await h.watches.unwatch(op.name, type, orderId, h.session.monitor)
       return { ok: true }
     },
+    'orders:claim': (input) =>
+      h.claims.claim(op.name, input, async (name) => (await h.operators.list()).some((o) => o.name.toLowerCase() === name.toLowerCase())),
+    'orders:note': (input) => h.claims.note(op.name, input),
     // On a hub that follows another, answered without keeping it: the leader keeps the orders.
     'orders:check': orders['orders:check'],
     'orders:unreadable': orders['orders:unreadable'],
