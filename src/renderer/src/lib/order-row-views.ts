@@ -29,6 +29,8 @@ export interface OrderRowView {
   updated: string
   /** The whole instant, seconds included. */
   updatedTitle: string
+  /** The operator handling the order ("handled by Ana"), or empty. */
+  handledBy: string
 }
 
 export interface AmountView {
@@ -87,7 +89,8 @@ export function orderRowView(r: OrderRow, l: RowLabels): OrderRowView {
     merchant: r.merchantRecognitionId ?? '—',
     merchantTitle: r.merchantRecognitionId ?? '',
     updated: dateTimeShort(r.updatedAt, l.locale, l.year ?? new Date().getFullYear()),
-    updatedTitle: dateTime(r.updatedAt, l.locale)
+    updatedTitle: dateTime(r.updatedAt, l.locale),
+    handledBy: r.handledBy ?? ''
   }
 }
 
