@@ -31,5 +31,9 @@ describe('claims and notes on a hub with hub.db', () => {
     const got = await f.call<{ claim: OrderClaim; notes: OrderNote[] }>(token, 'orders:get', ref)
     expect(got.claim.operator).toBe('ana')
     expect(got.notes.map((n) => [n.author, n.text])).toEqual([['ana', 'Asked the customer for another bank']])
+    // A viewer reads them, and may neither claim nor note.
+    expect((await f.rpc(token, 'orders:claim', { ...ref, action: 'release' })).status).toBe(403)
+    expect((await f.rpc(token, 'orders:note', { ...ref, text: 'mine' })).status).toBe(403)
+    expect((await f.call<{ notes: unknown[] }>(token, 'orders:get', ref)).notes).toHaveLength(1)
   })
 })
