@@ -83,6 +83,14 @@ test('an operator claims an order, notes it, sees the mark; a teammate’s note 
   await expect(row.getByTestId('handled-by').getByText('AN', { exact: true })).toBeVisible()
   await mkdir('test-results', { recursive: true })
   await page.screenshot({ path: 'test-results/claims-detail-1280.png' })
+  // At 960x600 the claim, its buttons and the note form stay inside the detail.
+  await page.setViewportSize({ width: 960, height: 600 })
+  const handling = detail.getByTestId('order-handling')
+  await handling.scrollIntoViewIfNeeded()
+  const [box, panel] = [await handling.boundingBox(), await detail.boundingBox()]
+  expect(box!.x + box!.width).toBeLessThanOrEqual(panel!.x + panel!.width)
+  await page.screenshot({ path: 'test-results/claims-detail-960.png' })
+  await page.setViewportSize({ width: 1280, height: 800 })
 
   // The search finds the order by its note.
   await detail.getByRole('button', { name: 'Close order details' }).click()
