@@ -21,6 +21,7 @@ import {
   type ContractHandlers,
   type Coverage,
   type SyncState,
+  type OrderRef,
   type OrderRow,
   type Profile,
   type Settings,
@@ -124,6 +125,10 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
   const orders = orderHandlers(base)
   const webhooks = webhookHandlers(base)
   const mine = (r: OrderRow): OrderRow => ({ ...r, watched: h.watches.has(op.name, r.type, r.orderId) })
+  /** Claims and notes are on orders the team's copy holds. */
+  const held = (r: OrderRef): void => {
+    if (!h.session.store.orders.get(r.type, r.orderId)) throw new ContractError('invalid_input', 'This order is not in the database')
+  }
   const syncing = (action: SyncAction) => async () => {
     await h.sync(action, op.name)
     return { ok: true as const }
@@ -191,9 +196,16 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
       else await h.watches.unwatch(op.name, type, orderId, h.session.monitor)
       return { ok: true }
     },
-    'orders:claim': (input) =>
-      h.claims.claim(op.name, input, async (name) => (await h.operators.list()).some((o) => o.name.toLowerCase() === name.toLowerCase())),
-    'orders:note': (input) => h.claims.note(op.name, input),
+    'orders:claim': (input) => {
+      held(input)
+      return h.claims.claim(op.name, input, async (name) =>
+        (await h.operators.list()).some((o) => o.name.toLowerCase() === name.toLowerCase())
+      )
+    },
+    'orders:note': (input) => {
+      held(input)
+      return h.claims.note(op.name, input)
+    },
     // On a hub that follows another, answered without keeping it: the leader keeps the orders.
     'orders:check': orders['orders:check'],
     'orders:unreadable': orders['orders:unreadable'],

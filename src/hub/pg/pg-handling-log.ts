@@ -5,10 +5,16 @@
 import type pg from 'pg'
 import { HANDLING_COLUMNS, handlingValues, toStoredHandling, type HandlingRow } from '../handling-rows'
 import type { HandlingLog } from '../hub-backend'
-import type { PgTarget } from './pg-connection'
+import { inTransaction, type PgTarget } from './pg-connection'
 import { listen, type PgListener } from './pg-listener'
 
 export const HANDLING_CHANNEL = 'rampdesk_handling'
+
+/**
+ * Held while an entry is kept: ids are then committed in the order they are given, so a hub
+ * reading "after the last id I copied" never passes over an id still being committed.
+ */
+const HANDLING_LOCK_KEY = 0x7264_6861_6e64
 
 /** How often a hub reads new entries without a notification. */
 const POLL_MS = 1_000
@@ -17,14 +23,16 @@ export function pgHandlingLog(pool: pg.Pool, target: PgTarget, onError: (m: stri
   let listener: PgListener | null = null
   let timer: NodeJS.Timeout | null = null
   return {
-    async append(e) {
-      const r = await pool.query<{ id: string }>(
-        `WITH kept AS (INSERT INTO order_handling (${HANDLING_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)
-         SELECT id, pg_notify($8, id::text) FROM kept`,
-        [...handlingValues(e), HANDLING_CHANNEL]
-      )
-      return Number(r.rows[0]!.id)
-    },
+    append: (e) =>
+      inTransaction(pool, async (c) => {
+        await c.query('SELECT pg_advisory_xact_lock($1)', [HANDLING_LOCK_KEY])
+        const r = await c.query<{ id: string }>(
+          `WITH kept AS (INSERT INTO order_handling (${HANDLING_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id)
+           SELECT id, pg_notify($8, id::text) FROM kept`,
+          [...handlingValues(e), HANDLING_CHANNEL]
+        )
+        return Number(r.rows[0]!.id)
+      }),
     async after(id, limit) {
       const r = await pool.query<HandlingRow>(`SELECT id, ${HANDLING_COLUMNS} FROM order_handling WHERE id > $1 ORDER BY id LIMIT $2`, [
         id,

@@ -21,6 +21,8 @@ describe('claims and notes on a hub with hub.db', () => {
     await waitUntil(() => stream.states.some((x) => x.connected), 5_000, 'the stream')
     await f.call(ana, 'orders:claim', { ...ref, action: 'claim' })
     const note = await f.call<OrderNote>(ana, 'orders:note', { ...ref, text: 'Asked the customer for another bank' })
+    const unknown = await f.rpc(ana, 'orders:note', { type: 2, orderId: 987654321, text: 'lost' })
+    expect(unknown.json?.error?.message).toBe('This order is not in the database')
     await stream.waitFor('order:handling', (p: EventPayload<'order:handling'>) => p.note?.id === note.id, 2_000)
     await stream.close()
     // The order database holds a copy only: emptied, the hub copies hub.db's entries again at start.
