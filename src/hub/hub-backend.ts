@@ -7,6 +7,7 @@
 // others, and the leader's writes and spends are fenced by its lease.
 import type { ApiClient } from '../main/api/client'
 import type { SharedReads } from '../main/api/shared-reads'
+import type { HandlingEntry } from '../main/store/order-claims-repo'
 import type { Sql } from '../main/store/sql'
 import type { StoredWebhookDelivery, WebhookDeliveryInput, WebhookDeliveriesRepo } from '../main/store/webhook-deliveries-repo'
 import type { WebhookRecord } from '../main/webhooks/delivery-verdict'
@@ -58,6 +59,24 @@ export interface HubBackend {
   orderFeed(o: OrderFeedOptions): HubOrderFeed
   /** The leader's sweep of what reached the store from other hubs: their pins, and the deliveries older hubs offered. */
   leaderSweep(o: LeaderSweepOptions): Promise<void>
+  /** Claims and notes on orders, as every hub on the store shares them. */
+  handlingLog(o: { onError(message: string): void }): HandlingLog
+}
+
+/** A claim, release, hand-over or note as the store holds it, with its id there (ascending in the order kept). */
+export interface StoredHandling {
+  id: number
+  entry: HandlingEntry
+}
+
+export interface HandlingLog {
+  /** Keeps an entry for every hub on the store; answers its id. */
+  append(e: HandlingEntry): Promise<number>
+  /** The entries kept after this id, oldest first. */
+  after(id: number, limit: number): Promise<StoredHandling[]>
+  /** Calls `changed` whenever another hub may have kept entries (never, where there is no other). */
+  watch(changed: () => void): void
+  close(): Promise<void>
 }
 
 export interface TeamSettingsSync {

@@ -35,6 +35,7 @@ export interface HubCoreParts {
   teamSettings: Pick<TeamSettingsSync, 'save'>
   tickers: HubTickers
   store: Pick<HubStore, 'operators' | 'audit' | 'watches' | 'kept'>
+  claims: HubCore['claims']
   sync: HubSync
   webhooks: HubWebhooks
   deliveryLog: DeliveryLog
@@ -61,6 +62,7 @@ export function hubCore(p: HubCoreParts): HubCore {
     settings: p.settings,
     tickers,
     watches,
+    claims: p.claims,
     operators,
     audit,
     webhookRefusals: () => p.webhooks.refusals(),

@@ -88,7 +88,19 @@ const MIGRATIONS: readonly string[] = [
      answer TEXT NOT NULL,
      ms INTEGER NOT NULL
    );
-   CREATE INDEX relay_attempts_kept ON relay_attempts (kept_id, id);`
+   CREATE INDEX relay_attempts_kept ON relay_attempts (kept_id, id);`,
+  // Claims and notes on orders (hub-claims.ts): every change, in the order kept; the hub
+  // copies them into its order database, which answers the reads.
+  `CREATE TABLE order_handling (
+     id INTEGER PRIMARY KEY,
+     type INTEGER NOT NULL,
+     order_id INTEGER NOT NULL,
+     kind TEXT NOT NULL CHECK (kind IN ('claim', 'release', 'hand', 'note')),
+     actor TEXT NOT NULL,
+     handler TEXT,
+     text TEXT,
+     at INTEGER NOT NULL
+   );`
 ]
 
 /** The schema version this hub migrates hub.db to. */

@@ -21,6 +21,7 @@ import {
   type ContractHandlers,
   type Coverage,
   type SyncState,
+  type OrderRef,
   type OrderRow,
   type Profile,
   type Settings,
@@ -33,6 +34,7 @@ import { toContractDelivery } from '../main/webhooks/inbox'
 import type { AuditLog, Awaitable, OperatorDirectory, PinStore } from './hub-store'
 import type { KeptStore } from './kept/kept-store'
 import { answerFilter } from './answer-filter'
+import type { HubClaims } from './hub-claims'
 
 /** A refresh this recent answers every further config:refresh: six operators pressing it spend the budget once. */
 export const CONFIG_REFRESH_COALESCE_MS = 60_000
@@ -45,6 +47,8 @@ export interface HubCore {
   settings: AppSettings
   tickers: HubTickers
   watches: PinStore
+  /** Claims and notes, shared by every hub on the store. */
+  claims: Pick<HubClaims, 'claim' | 'note'>
   operators: OperatorDirectory
   audit: AuditLog
   /** The URL the service delivers webhooks to (null until the hub listens). */
@@ -121,6 +125,10 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
   const orders = orderHandlers(base)
   const webhooks = webhookHandlers(base)
   const mine = (r: OrderRow): OrderRow => ({ ...r, watched: h.watches.has(op.name, r.type, r.orderId) })
+  /** Claims and notes are on orders the team's copy holds. */
+  const held = (r: OrderRef): void => {
+    if (!h.session.store.orders.get(r.type, r.orderId)) throw new ContractError('invalid_input', 'This order is not in the database')
+  }
   const syncing = (action: SyncAction) => async () => {
     await h.sync(action, op.name)
     return { ok: true as const }
@@ -187,6 +195,16 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
       if (watch) await h.watches.watch(op.name, type, orderId, h.session.monitor)
       else await h.watches.unwatch(op.name, type, orderId, h.session.monitor)
       return { ok: true }
+    },
+    'orders:claim': (input) => {
+      held(input)
+      return h.claims.claim(op.name, input, async (name) =>
+        (await h.operators.list()).some((o) => o.name.toLowerCase() === name.toLowerCase())
+      )
+    },
+    'orders:note': (input) => {
+      held(input)
+      return h.claims.note(op.name, input)
     },
     // On a hub that follows another, answered without keeping it: the leader keeps the orders.
     'orders:check': orders['orders:check'],

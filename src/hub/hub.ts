@@ -29,6 +29,7 @@ import { createHubWebhooks } from './hub-webhooks'
 import type { PgTarget } from './pg/pg-connection'
 import { readinessProbe, type Readiness } from './readiness'
 import { RefusalLog } from './refusal-log'
+import { HubClaims } from './hub-claims'
 import { storeCheck } from './store-check'
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
 import { UpstreamHealth } from './upstream-health'
@@ -162,6 +163,14 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     shareDelivery: (d) => deliveryLog.share(d)
   })
 
+  const claims = new HubClaims({
+    log: backend.handlingLog({ onError: (m) => log.error(m) }),
+    local: () => session.store.claims,
+    publish: (e) => events.publish(e),
+    now,
+    onError: (m) => log.error(m)
+  })
+
   const applySettings = settingsApplier(settings, session, tickers)
   teamSettings.watch(
     async (s) => void (await applySettings(s)),
@@ -179,6 +188,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     teamSettings,
     tickers,
     store,
+    claims,
     sync,
     webhooks,
     deliveryLog,
@@ -217,6 +227,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     }
   })
   await events.feed.start()
+  await claims.start()
   await session.start({ monitor: false })
   const follower = await followRole({ role, log, session, feed: events.feed, watches, onLeading: () => sync.nowLeading() })
   following = follower
@@ -276,6 +287,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await sync.close()
       await follower.stop()
       await events.feed.close()
+      await claims.close()
       await session.close()
       await sandbox?.close()
       await role.close()

@@ -4,7 +4,9 @@
 // sync actions; its delivery log is its order database's; and its order events go to
 // desktops as its monitor writes them, with the id of their row in order_events.
 import type { EventPayload, OrderRow, OrderType } from '../shared/ipc/contract'
-import { OWN_VIEW, type HubBackend, type HubOrderFeed, type OrderFeedOptions } from './hub-backend'
+import type { Sql } from '../main/store/sql'
+import { HANDLING_COLUMNS, handlingValues, toStoredHandling, type HandlingRow } from './handling-rows'
+import { OWN_VIEW, type HandlingLog, type HubBackend, type HubOrderFeed, type OrderFeedOptions } from './hub-backend'
 import type { HubLog } from './hub-log'
 import { soleHubRole } from './hub-role'
 import { openSqliteHubStore } from './sqlite-hub-store'
@@ -40,7 +42,24 @@ export function openSqliteBackend(o: SqliteBackendOptions): HubBackend {
     }),
     fenceBy: () => undefined,
     orderFeed: localOrderFeed,
-    leaderSweep: async () => undefined
+    leaderSweep: async () => undefined,
+    handlingLog: () => sqliteHandlingLog(store.sql)
+  }
+}
+
+/** Claims and notes in hub.db: only this hub writes them. */
+function sqliteHandlingLog(sql: Sql): HandlingLog {
+  return {
+    append: async (e) =>
+      Number(
+        sql.run(`INSERT INTO order_handling (${HANDLING_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`, ...handlingValues(e)).lastInsertRowid
+      ),
+    after: async (id, limit) =>
+      sql
+        .all<HandlingRow>(`SELECT id, ${HANDLING_COLUMNS} FROM order_handling WHERE id > ? ORDER BY id LIMIT ?`, id, limit)
+        .map(toStoredHandling),
+    watch: () => undefined,
+    close: async () => undefined
   }
 }
 

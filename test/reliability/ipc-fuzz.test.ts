@@ -56,6 +56,8 @@ const VALID: Record<ChannelName, unknown> = {
   'orders:get': { type: 2, orderId: 100001 },
   'orders:watch': { type: 1, orderId: 100001, watch: true },
   'orders:check': { type: 1, orderId: 100001 },
+  'orders:claim': { type: 1, orderId: 100001, action: 'hand', to: 'Ana' },
+  'orders:note': { type: 1, orderId: 100001, text: 'Customer called' },
   'orders:watched': {},
   'orders:export': { filter: { type: 1, from: '2025-01-01T00:00:00Z' } },
   'sync:state': {},

@@ -9,6 +9,7 @@ import type { HubLog } from '../hub-log'
 import { leads } from '../hub-role'
 import type { PgTarget } from './pg-connection'
 import { PgDeliveryLog } from './pg-delivery-log'
+import { pgHandlingLog } from './pg-handling-log'
 import { startPgElection } from './pg-election'
 import { openPgHubStore, type PgHubStore } from './pg-hub-store'
 import { PgLeaderCoverage } from './pg-leader-coverage'
@@ -102,7 +103,8 @@ export async function openPgBackend(o: PgBackendOptions): Promise<HubBackend> {
       await store.watches.reconcile(s.monitorPins(), s.monitor)
       // Deliveries a follower of an older version offered its leader (before deliveries were kept).
       await new PgWebhookInbox(pool, now, s.role).drain(s.apply, s.warn)
-    }
+    },
+    handlingLog: (h) => pgHandlingLog(pool, target, h.onError)
   }
 }
 

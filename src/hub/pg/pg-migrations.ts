@@ -222,6 +222,18 @@ export const PG_MIGRATIONS: readonly string[] = [
      json TEXT NOT NULL,
      epoch BIGINT NOT NULL,
      written_at BIGINT NOT NULL
+   );`,
+  // Claims and notes on orders (pg-handling-log.ts): every change, in the order kept; each
+  // hub copies them into its order database, which answers the reads.
+  `CREATE TABLE order_handling (
+     id BIGSERIAL PRIMARY KEY,
+     type SMALLINT NOT NULL,
+     order_id BIGINT NOT NULL,
+     kind TEXT NOT NULL CHECK (kind IN ('claim', 'release', 'hand', 'note')),
+     actor TEXT NOT NULL,
+     handler TEXT,
+     text TEXT,
+     at BIGINT NOT NULL
    );`
 ]
 

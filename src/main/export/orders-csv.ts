@@ -19,7 +19,7 @@ import { orderKindLabel } from '../../shared/domain/status'
 import type { StoredOrder } from '../store/orders-repo'
 
 export interface OrdersCsvExport {
-  store: Pick<LocalStore, 'orders'>
+  store: Pick<LocalStore, 'orders' | 'claims'>
   input: ExportInput
   /** The names of fiats, coins and chains (csvNamesOf the configuration). */
   names: CsvNameMappings
@@ -99,7 +99,7 @@ export interface CsvWriteOptions {
  * names are the API's unless the input asks for words.
  */
 export async function writeOrdersCsv(
-  store: Pick<LocalStore, 'orders'>,
+  store: Pick<LocalStore, 'orders' | 'claims'>,
   input: ExportInput,
   names: CsvNameMappings,
   out: Writable,
@@ -113,7 +113,13 @@ export async function writeOrdersCsv(
   // Leaving the loop (a throw included) returns the iterator, which resets the statements.
   for (const r of exportRows(store, input)) {
     signal?.throwIfAborted()
-    const row: OrderCsvRow = { type: r.type, record: r.record as OnrampOrder | OfframpOrder, fiatType: r.fiatType }
+    const row: OrderCsvRow = {
+      type: r.type,
+      record: r.record as OnrampOrder | OfframpOrder,
+      fiatType: r.fiatType,
+      handledBy: store.claims.claim(r.type, r.orderId)?.operator ?? null,
+      notes: store.claims.notes(r.type, r.orderId)
+    }
     const full = !out.write(csvRecord(row, columns))
     tally.rows++
     if (tally.rows % EXPORT_PROGRESS_EVERY === 0) onRows?.(tally.rows)

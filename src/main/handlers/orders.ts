@@ -2,10 +2,12 @@
 // its timeline, history records that could not be read, watching, the tray's
 // list (the watched orders, then what needs attention and the moving ones), and CSV export.
 import { exportOrdersCsv } from '../export/orders-csv'
+import { localOperator } from '../local-operator'
+import { claimEntry } from '../store/order-claims-repo'
 import { csvNamesOf } from '../../shared/domain/csv'
 import { toContractRow, toStoreFilter, toStoreSort } from '../order-rows'
 import type { LocalStore } from '../store/local-store'
-import type { OrderRef, OrderRow } from '../../shared/ipc/contract'
+import { ContractError, type OrderRef, type OrderRow } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice } from './context'
 
 /** How many of the most recently changed orders per type and group the tray lists beside the watched ones. */
@@ -36,7 +38,14 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
     'orders:query': async ({ filter, sort, offset, limit }) => {
       const s = await c.ready()
       const r = s.store.orders.query({ ...toStoreFilter(filter), sort: toStoreSort(sort), offset, limit })
-      const rows = r.rows.map((row) => toContractRow(row, s.store.watches.has(row.type, row.orderId)))
+      const handlers = s.store.claims.handlers(
+        filter.type,
+        r.rows.map((row) => row.orderId)
+      )
+      const rows = r.rows.map((row) => ({
+        ...toContractRow(row, s.store.watches.has(row.type, row.orderId)),
+        handledBy: handlers.get(row.orderId) ?? null
+      }))
       // An order id searched for and not held may be in a fiat not synced yet: its type's empty scopes are probed now.
       if (r.total === 0 && filter.search && /^\d+$/.test(filter.search.trim())) s.monitor.revealSearch(filter.type)
       // What the operator searched for may be an order of the other type: say how many.
@@ -49,8 +58,11 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
       const s = await c.ready()
       const row = s.store.orders.get(type, orderId)
       if (!row) return null
+      const claim = s.store.claims.claim(type, orderId)
       return {
-        row: toContractRow(row, s.store.watches.has(type, orderId)),
+        row: { ...toContractRow(row, s.store.watches.has(type, orderId)), handledBy: claim?.operator ?? null },
+        claim,
+        notes: s.store.claims.notes(type, orderId),
         record: row.record as Record<string, unknown>,
         timeline: s.store.orders
           .timeline(type, orderId)
@@ -67,6 +79,24 @@ export function orderHandlers(c: Pick<HandlerContext, 'ready' | 'audit' | 'emit'
       else s.monitor.unwatch(type, orderId)
       c.audit(watch ? 'order.watch' : 'order.unwatch', { type, orderId })
       return { ok: true }
+    },
+    'orders:claim': async (input) => {
+      const s = await c.ready()
+      if (!s.store.orders.get(input.type, input.orderId)) throw new ContractError('invalid_input', 'This order is not in the database')
+      const by = localOperator()
+      const change = s.store.claims.record(claimEntry(s.store.claims.claim(input.type, input.orderId), input, by, c.now()))!
+      c.audit(`order.${input.action}`, { type: input.type, orderId: input.orderId, ...(input.action === 'hand' ? { to: input.to } : {}) })
+      c.emit('order:handling', { type: input.type, orderId: input.orderId, claim: change.claim, by })
+      return { claim: change.claim }
+    },
+    'orders:note': async ({ type, orderId, text }) => {
+      const s = await c.ready()
+      if (!s.store.orders.get(type, orderId)) throw new ContractError('invalid_input', 'This order is not in the database')
+      const by = localOperator()
+      const change = s.store.claims.record({ type, orderId, kind: 'note', text, actor: by, at: c.now() })!
+      c.audit('order.note', { type, orderId })
+      c.emit('order:handling', { type, orderId, claim: change.claim, note: change.note, by })
+      return change.note!
     },
     'orders:check': async ({ type, orderId }) => {
       const s = await c.ready()

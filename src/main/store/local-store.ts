@@ -3,6 +3,7 @@
 import { AuditLogRepo } from './audit-log-repo'
 import { ConfigCacheRepo } from './config-cache-repo'
 import { openProfileDatabase, type OpenDatabaseOptions, type ProfileDatabase } from './database'
+import { OrderClaimsRepo } from './order-claims-repo'
 import { OrdersRepo } from './orders-repo'
 import { ServiceFactsRepo } from './service-facts-repo'
 import { SyncCursorsRepo } from './sync-cursors-repo'
@@ -22,6 +23,7 @@ export interface LocalStore {
   readonly webhookDeliveries: WebhookDeliveriesRepo
   readonly audit: AuditLogRepo
   readonly watches: WatchesRepo
+  readonly claims: OrderClaimsRepo
   close(): void
 }
 
@@ -51,6 +53,7 @@ export function openLocalStore(dir: string, opts: LocalStoreOptions = {}): Local
     webhookDeliveries: new WebhookDeliveriesRepo(sql, now),
     audit,
     watches: new WatchesRepo(sql, now),
+    claims: new OrderClaimsRepo(sql),
     close: () => database.close()
   }
 }

@@ -401,6 +401,34 @@ ${[1, 2].map(textIndexSql).join('')}${textIndexTriggersSql([1, 2])}    `
     // filter's total without search or dates is a sum over a few hundred rows instead of a
     // COUNT over every matching index entry (100-200 ms for a status group at 1,000,000).
     sql: ORDER_COUNTS_SCHEMA
+  },
+  {
+    version: 13,
+    name: 'order claims and notes',
+    // Who handles an order and the notes on it (order-claims-repo.ts): the log of every
+    // change, and the current claim per order for the table's mark and its search. On a team
+    // hub, source_id is the id of the entry in the hub's backend.
+    sql: `
+      CREATE TABLE order_handling (
+        id INTEGER PRIMARY KEY,
+        source_id INTEGER UNIQUE,
+        type INTEGER NOT NULL,
+        order_id INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('claim', 'release', 'hand', 'note')),
+        actor TEXT NOT NULL,
+        handler TEXT,
+        text TEXT,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX order_handling_order ON order_handling (type, order_id, at);
+      CREATE TABLE order_claims (
+        type INTEGER NOT NULL,
+        order_id INTEGER NOT NULL,
+        operator TEXT NOT NULL,
+        since INTEGER NOT NULL,
+        PRIMARY KEY (type, order_id)
+      );
+    `
   }
 ]
 

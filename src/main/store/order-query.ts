@@ -181,7 +181,25 @@ function searchTests(t: SearchTerm): { sql: string; params: SqlValue[] } {
       params.push(...prefixRange(t.text))
     }
   }
+  for (const h of handlingTests(t)) {
+    tests.push(`EXISTS (SELECT 1 ${h.sql} AND m.type = orders.type AND m.order_id = orders.order_id)`)
+    params.push(...h.params)
+  }
   return { sql: `(${tests.map((x) => `(${x})`).join(' OR ')})`, params }
+}
+
+/**
+ * An order's notes (found anywhere in their text, three characters or more) and its
+ * handler's name (anywhere, or at its start below three), as FROM ... WHERE clauses on
+ * `m` (order-claims-repo.ts): an order holds a few notes at most, so they are read, not indexed.
+ */
+function handlingTests(t: SearchTerm): Array<{ sql: string; params: SqlValue[] }> {
+  if (!t.substring)
+    return [{ sql: 'FROM order_claims m WHERE lower(m.operator) >= ? AND lower(m.operator) < ?', params: prefixRange(t.text) }]
+  return [
+    { sql: 'FROM order_claims m WHERE instr(lower(m.operator), ?) > 0', params: [t.text] },
+    { sql: "FROM order_handling m WHERE m.kind = 'note' AND instr(lower(m.text), ?) > 0", params: [t.text] }
+  ]
 }
 
 /**
@@ -204,6 +222,12 @@ function searchIds(type: OrderType, t: SearchTerm): { sql: string; params: SqlVa
       sources.push(`SELECT id FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ?`)
       params.push(type, ...prefixRange(t.text))
     }
+  }
+  for (const h of handlingTests(t)) {
+    sources.push(
+      `SELECT o.id FROM orders o JOIN (SELECT m.type, m.order_id ${h.sql} AND m.type = ?) k ON o.type = k.type AND o.order_id = k.order_id`
+    )
+    params.push(...h.params, type)
   }
   return { sql: sources.join(' UNION '), params }
 }

@@ -23,6 +23,10 @@ export interface OrderCsvRow {
   type: OrderType
   record: OnrampOrder | OfframpOrder
   fiatType: number | null
+  /** Who handles the order (orders:claim), or null. */
+  handledBy?: string | null
+  /** The team's notes on it, oldest first. */
+  notes?: ReadonlyArray<{ author: string; at: number; text: string }>
 }
 
 export interface OrderCsvOptions {
@@ -113,6 +117,11 @@ const referenceId = plain('referenceId', 'Payment reference', [1])
 const transactionHash = plain('transactionHash', 'Transaction hash')
 const kind = def('typeLabel', 'Type', BOTH, (r) => orderKindLabel(r.type))
 const typeNumber = def('type', 'Type number', BOTH, (r) => r.type)
+const handledBy = def('handledBy', 'Handled by', BOTH, (r) => r.handledBy ?? '')
+// One line per note, oldest first: "2026-11-27T10:42:00.000Z Ana: Customer called".
+const notes = def('notes', 'Notes', BOTH, (r) =>
+  (r.notes ?? []).map((n) => `${new Date(n.at).toISOString()} ${n.author}: ${n.text}`).join('\n')
+)
 
 /** The columns each type had before headers in words, in their order. */
 const API_BEFORE: Record<OrderType, readonly Def[]> = {
@@ -185,7 +194,9 @@ const API_ADDED: readonly Def[] = [
   gasFeeCurrency,
   tdsFeeCurrency,
   fiatFeesTotal,
-  fiatFeesTotalCurrency
+  fiatFeesTotalCurrency,
+  handledBy,
+  notes
 ]
 
 /** With headers in words: what finance reads first, every amount followed by its currency. */
@@ -232,7 +243,9 @@ const WORDS_ORDER: readonly Def[] = [
   fiatFeesTotalCurrency,
   walletAddress,
   referenceId,
-  transactionHash
+  transactionHash,
+  handledBy,
+  notes
 ]
 
 /** The columns of an export holding `types`, in the order the headers choice gives them. */

@@ -64,6 +64,10 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   'orders:watch': 'operator',
   // Spends a request of the team's orderStatus budget at interactive priority.
   'orders:check': 'operator',
+  // Claims and notes coordinate the people who act on orders: an operator's, never a viewer's
+  // (a viewer reads both in orders:get).
+  'orders:claim': 'operator',
+  'orders:note': 'operator',
   'webhooks:sendDummy': 'operator',
   'webhooks:resend': 'operator',
   'webhooks:verify': 'operator',

@@ -29,6 +29,10 @@ export interface OrderRowView {
   updated: string
   /** The whole instant, seconds included. */
   updatedTitle: string
+  /** The operator handling the order ("handled by Ana"), or empty. */
+  handledBy: string
+  /** Their initials, for the table's mark ("AL" for "Ana Lopez", "AN" for "ana"). */
+  handlerMonogram: string
 }
 
 export interface AmountView {
@@ -87,8 +91,20 @@ export function orderRowView(r: OrderRow, l: RowLabels): OrderRowView {
     merchant: r.merchantRecognitionId ?? '—',
     merchantTitle: r.merchantRecognitionId ?? '',
     updated: dateTimeShort(r.updatedAt, l.locale, l.year ?? new Date().getFullYear()),
-    updatedTitle: dateTime(r.updatedAt, l.locale)
+    updatedTitle: dateTime(r.updatedAt, l.locale),
+    handledBy: r.handledBy ?? '',
+    handlerMonogram: monogram(r.handledBy ?? '')
   }
+}
+
+/** Initials of a name: of its first two words, or its first two letters. */
+export function monogram(name: string): string {
+  const words = name
+    .trim()
+    .split(/[\s._-]+/)
+    .filter(Boolean)
+  const letters = words.length >= 2 ? words[0]!.slice(0, 1) + words[1]!.slice(0, 1) : (words[0] ?? '').slice(0, 2)
+  return letters.toUpperCase()
 }
 
 /**

@@ -7,7 +7,7 @@
 // (recent-first-pages.ts): going back to one shows it at once, and its query still runs
 // and replaces it. Where the current filter's answer stands is one explicit phase.
 import { call } from './bridge'
-import type { ErrorInfo, OrderFilter, OrderRow, OrderSort } from '../../../shared/ipc/contract'
+import type { ErrorInfo, OrderFilter, OrderRow, OrderSort, OrderType } from '../../../shared/ipc/contract'
 import { errorInfoOf } from './app-state.svelte'
 import { afterPaint } from './after-paint'
 import { RecentFirstPages, type FirstPage } from './recent-first-pages'
@@ -213,10 +213,19 @@ export class OrderWindow {
       const i = rows.findIndex((r) => r.orderId === row.orderId && r.type === row.type)
       if (i >= 0) {
         const next = rows.slice()
-        next[i] = row
+        // An order event's row does not say who handles the order: the row keeps its handler.
+        next[i] = row.handledBy === undefined ? { ...row, handledBy: rows[i]!.handledBy } : row
         this.#pages.set(page, next)
         this.#bump(page)
       }
+    }
+  }
+
+  /** Who handles an order changed (order:handling): its row shows the new handler in place. */
+  patchHandler(type: OrderType, orderId: number, handledBy: string | null): void {
+    for (const rows of this.#pages.values()) {
+      const r = rows.find((x) => x.orderId === orderId && x.type === type)
+      if (r) this.patch({ ...r, handledBy })
     }
   }
 

@@ -14,7 +14,7 @@ import { configChannels, ConfigSnapshot } from './config'
 import { confirmChannels, ConfirmOutcome, ConfirmRequest } from './confirm'
 import { diagnosticsChannels } from './diagnostics'
 import { ContractError, type Envelope } from './envelope'
-import { ExportProgress, ordersChannels, OrderRow } from './orders'
+import { ExportProgress, OrderHandling, ordersChannels, OrderRow } from './orders'
 import { OrderRef } from './primitives'
 import { Profile, profilesChannels } from './profiles'
 import { quotesChannels } from './quotes'
@@ -34,13 +34,18 @@ export { ConfirmOutcome, ConfirmRequest } from './confirm'
 export { Diagnostics, EndpointDiagnostics } from './diagnostics'
 export { ContractError, toEnvelopeError, type Envelope } from './envelope'
 export {
+  ClaimInput,
   ExportFileName,
   ExportHeaders,
   ExportInput,
   ExportProgress,
   ExportResult,
+  NOTE_MAX_LENGTH,
   OrderCheck,
+  OrderClaim,
   OrderFilter,
+  OrderHandling,
+  OrderNote,
   OrderRow,
   OrderSort,
   StatusGroup,
@@ -119,7 +124,9 @@ export const events = {
   'notify:order': z.object({ title: z.string(), body: z.string(), order: OrderRef.optional() }),
   'coverage:changed': Coverage,
   /** A Team profile's line to its hub opened or dropped, or its role changed. */
-  'team:access': TeamAccess
+  'team:access': TeamAccess,
+  /** An order was claimed, released or handed over, or a note was added to it. */
+  'order:handling': OrderHandling
 } as const
 
 export type Events = typeof events

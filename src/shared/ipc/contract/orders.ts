@@ -48,9 +48,42 @@ export const OrderRow = z.object({
    * no longer lists (the row is kept; the completeness audit counts it no more). Null or
    * absent: listed (a hub of an older version leaves it out).
    */
-  goneAt: EpochMs.nullable().optional()
+  goneAt: EpochMs.nullable().optional(),
+  /** The operator handling the order (orders:claim), or null; absent from a hub of an older version. */
+  handledBy: z.string().nullable().optional()
 })
 export type OrderRow = z.infer<typeof OrderRow>
+
+/** Who handles an order, and since when (orders:claim). */
+export const OrderClaim = z.object({ operator: z.string(), since: EpochMs })
+export type OrderClaim = z.infer<typeof OrderClaim>
+
+/** A note an operator added to an order (orders:note). */
+export const OrderNote = z.object({ id: z.number().int(), author: z.string(), at: EpochMs, text: z.string() })
+export type OrderNote = z.infer<typeof OrderNote>
+
+/** The longest note an operator may add, in characters. */
+export const NOTE_MAX_LENGTH = 2000
+
+/** Taking an order on, letting it go, or handing it to a named operator. */
+export const ClaimInput = z.discriminatedUnion('action', [
+  OrderRef.extend({ action: z.literal('claim') }).strict(),
+  OrderRef.extend({ action: z.literal('release') }).strict(),
+  OrderRef.extend({ action: z.literal('hand'), to: z.string().trim().min(1).max(64) }).strict()
+])
+export type ClaimInput = z.infer<typeof ClaimInput>
+
+/** A claim or a note changed on an order: sent to every window (and through a hub, to every desktop of the team). */
+export const OrderHandling = z.object({
+  type: OrderType,
+  orderId: z.number().int(),
+  claim: OrderClaim.nullable(),
+  /** The note just added, when that is the change. */
+  note: OrderNote.optional(),
+  /** Who made the change. */
+  by: z.string()
+})
+export type OrderHandling = z.infer<typeof OrderHandling>
 
 export const TimelineEntry = z.object({
   at: EpochMs,
@@ -170,8 +203,28 @@ export const ordersChannels = {
   ),
   'orders:get': ch(
     OrderRef.strict(),
-    z.object({ row: OrderRow, record: z.record(z.string(), z.unknown()), timeline: z.array(TimelineEntry) }).nullable(),
-    'One order with every field and its timeline'
+    z
+      .object({
+        row: OrderRow,
+        record: z.record(z.string(), z.unknown()),
+        timeline: z.array(TimelineEntry),
+        /** Who handles the order (null: nobody); absent from a hub of an older version. */
+        claim: OrderClaim.nullable().optional(),
+        /** The order's notes, oldest first; absent from a hub of an older version. */
+        notes: z.array(OrderNote).optional()
+      })
+      .nullable(),
+    'One order with every field, its timeline, who handles it and its notes'
+  ),
+  'orders:claim': ch(
+    ClaimInput,
+    z.object({ claim: OrderClaim.nullable() }),
+    'Claim an order (handled by you from now), release it, or hand it to a named operator'
+  ),
+  'orders:note': ch(
+    OrderRef.extend({ text: z.string().trim().min(1).max(NOTE_MAX_LENGTH) }).strict(),
+    OrderNote,
+    'Add a note to an order (its author is you, its time now)'
   ),
   'orders:watch': ch(OrderRef.extend({ watch: z.boolean() }).strict(), ok, 'Watch an order, or stop watching it'),
   'orders:check': ch(

@@ -45,6 +45,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
       'operators',
       'order_confirmations',
       'order_events',
+      'order_handling',
       'order_rows',
       'rampdesk_hub_schema',
       'relay_attempts',

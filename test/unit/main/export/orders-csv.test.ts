@@ -86,6 +86,19 @@ describe('exportOrdersCsv', () => {
     expect(rows.map((x) => x['Order id'])).toEqual(['13'])
   })
 
+  it("writes each order's handler and notes from the database", async () => {
+    store.claims.record({ type: 2, orderId: 14, kind: 'claim', actor: 'Ana', at: AT })
+    store.claims.record({ type: 2, orderId: 14, kind: 'note', text: 'Refund sent by hand', actor: 'Ben', at: AT })
+    try {
+      const { rows } = await exported({ filter: { type: 2 }, headers: 'words' })
+      const byId = new Map(rows.map((r) => [r['Order id'], r]))
+      expect(byId.get('14')).toMatchObject({ 'Handled by': 'Ana', Notes: '2026-11-25T14:30:00.000Z Ben: Refund sent by hand' })
+      expect(byId.get('12')).toMatchObject({ 'Handled by': '', Notes: '' })
+    } finally {
+      store.database.sql.exec('DELETE FROM order_handling; DELETE FROM order_claims')
+    }
+  })
+
   it('names each file for what it holds', () => {
     expect(exportFileName({ filter: { type: 1 } }, AT)).toBe('rampdesk-onramp-2026-11-25T14-30-00-000Z.csv')
     expect(exportFileName({ filter: { type: 2 } }, AT)).toBe('rampdesk-offramp-2026-11-25T14-30-00-000Z.csv')

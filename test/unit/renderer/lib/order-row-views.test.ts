@@ -1,7 +1,7 @@
 // The orders table's row model: texts formatted as the locale writes them, unknown
 // statuses and missing values shown as such, and models kept per page array.
 import { describe, expect, it } from 'vitest'
-import { OrderRowViews, orderRowView, type RowLabels } from '../../../../src/renderer/src/lib/order-row-views'
+import { monogram, OrderRowViews, orderRowView, type RowLabels } from '../../../../src/renderer/src/lib/order-row-views'
 import type { OrderRow } from '../../../../src/shared/ipc/contract'
 
 function row(over: Partial<OrderRow> = {}): OrderRow {
@@ -114,5 +114,14 @@ describe('OrderRowViews', () => {
     patched[1] = row({ orderId: 100002, status: 5 })
     expect(views.at(patched, 1)).not.toBe(a)
     expect(views.at(patched, 1)?.status).toBe(5)
+  })
+})
+
+describe('the handler mark', () => {
+  it('is the initials of the first two words of the name, or its first two letters', () => {
+    expect(monogram('Ana Lopez')).toBe('AL')
+    expect(monogram('ana')).toBe('AN')
+    expect(monogram('ben.smith')).toBe('BS')
+    expect(monogram('')).toBe('')
   })
 })

@@ -114,13 +114,43 @@ const API_BEFORE: Record<OrderType, string[]> = {
   ]
 }
 
+describe('who handles an order and its notes', () => {
+  it('writes the handler and one line per note, oldest first, under "Handled by" and "Notes"; empty when there are none', () => {
+    const rows = table(
+      'words',
+      [1],
+      [
+        {
+          type: 1,
+          record: onramp,
+          fiatType: 1,
+          handledBy: 'Ana',
+          notes: [
+            { author: 'Ana', at: Date.UTC(2026, 10, 27, 10, 42), text: 'Customer called, "bank" said pending' },
+            { author: 'Ben', at: Date.UTC(2026, 10, 27, 11, 5), text: 'Asked for a new UTR' }
+          ]
+        },
+        { type: 1, record: onramp, fiatType: 1 }
+      ]
+    )
+    expect(rows[0]!['Handled by']).toBe('Ana')
+    expect(rows[0]!.Notes).toBe(
+      '2026-11-27T10:42:00.000Z Ana: Customer called, "bank" said pending\n2026-11-27T11:05:00.000Z Ben: Asked for a new UTR'
+    )
+    expect(rows[1]!['Handled by']).toBe('')
+    expect(rows[1]!.Notes).toBe('')
+  })
+})
+
 describe('orders CSV with the API names (the machine-readable option)', () => {
   it.each([1, 2] as const)('starts with the very columns a type-%i export had, in their order, and adds the new ones after', (type) => {
     const headers = headersOf('api', [type])
     expect(headers.slice(0, API_BEFORE[type].length)).toEqual(API_BEFORE[type])
     const added = headers.slice(API_BEFORE[type].length)
     expect(added.slice(0, 4)).toEqual(['type', 'typeLabel', 'statusWords', 'paymentTypeLabel'])
-    expect(added.at(-2)).toBe('fiatFeesTotal')
+    // Who handles the order and its notes came after the fee totals (the new ones go last).
+    expect(added.at(-4)).toBe('fiatFeesTotal')
+    expect(added.slice(-2)).toEqual(['handledBy', 'notes'])
     // One currency column per amount of the type, named after it.
     const amounts = API_BEFORE[type].filter((h) => /Amount|Quantity|Price|Fee$/.test(h))
     for (const a of amounts) expect(added, a).toContain(`${a}Currency`)

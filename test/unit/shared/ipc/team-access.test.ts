@@ -43,6 +43,8 @@ const PINNED: Record<ChannelName, ChannelAccess> = {
   'orders:get': 'viewer',
   'orders:watch': 'operator',
   'orders:check': 'operator',
+  'orders:claim': 'operator',
+  'orders:note': 'operator',
   'orders:watched': 'viewer',
   'orders:export': 'desktop',
   'orders:unreadable': 'viewer',
