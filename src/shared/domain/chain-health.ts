@@ -4,6 +4,7 @@
 // from the configuration's withdrawal-fee table (allGasFee, coin -> chain), so the flag
 // clears with the first configuration answer that says the chain recovered. Pure.
 import type { ConfigSnapshot, OrderRef, OrderType } from '../ipc/contract'
+import { chainName, coinName } from './names'
 import { counted } from './plural'
 
 export type ChainProblem = 'node_out_of_sync' | 'deposits_closed'
@@ -65,8 +66,8 @@ export function chainFlags(config: Health, open: readonly OpenOrderOnChain[]): C
       const on = touched.filter((o) => o.type === 1).length
       const off = touched.length - on
       const what = [on ? counted(on, 'withdrawal') : null, off ? counted(off, 'sale') : null].filter((x) => x !== null).join(' and ')
-      const coin = config.coins.find((c) => c.id === coinId)?.code ?? `coin #${coinId}`
-      const chain = config.chains.find((c) => c.id === chainId)?.symbol ?? `chain #${chainId}`
+      const coin = config.coins.find((c) => c.id === coinId)?.code.toUpperCase() ?? coinName(coinId)
+      const chain = config.chains.find((c) => c.id === chainId)?.symbol.toUpperCase() ?? chainName(chainId)
       flags.push({
         coinId,
         chainId,

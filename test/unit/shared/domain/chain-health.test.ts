@@ -13,9 +13,9 @@ const fee = (nodeInSync: number, depositEnable?: number) => ({
 })
 const config = (gasFees: ConfigSnapshot['gasFees']) => ({
   gasFees,
-  coins: [{ id: 54, code: 'USDT', name: 'Tether', tradeFloatPlaces: 2, networks: [3, 14] }],
+  coins: [{ id: 54, code: 'usdt', name: 'Tether', tradeFloatPlaces: 2, networks: [3, 14] }],
   chains: [
-    { id: 3, symbol: 'TRC20', name: 'Tron', detail: {} },
+    { id: 3, symbol: 'trc20', name: 'Tron', detail: {} },
     { id: 14, symbol: 'BEP20', name: 'BSC', detail: {} }
   ]
 })
@@ -41,9 +41,9 @@ describe('chainFlags', () => {
     expect(flags.map((f) => [f.chainId, f.problem, f.orders.map((o) => o.orderId)])).toEqual([[3, 'deposits_closed', [200]]])
     expect(flags[0]!.text).toBe('1 sale of USDT on TRC20 while its deposits are closed')
   })
-  it('names an unknown coin or chain by its id', () => {
+  it('writes coin and chain symbols in capitals, and an unknown coin or chain as #id', () => {
     const flags = chainFlags({ ...config({ '9': { '77': fee(0) } }) }, [{ type: 1, orderId: 1, coinId: 9, chainId: 77 }])
-    expect(flags[0]!.text).toBe('1 withdrawal of coin #9 on chain #77 while its node is out of sync')
+    expect(flags[0]!.text).toBe('1 withdrawal of #9 on #77 while its node is out of sync')
   })
   it('a chain the configuration does not list has no problem', () => {
     expect(chainProblems({}, 54, 3)).toEqual([])
