@@ -9,6 +9,7 @@ import type { AppSettings } from '../main/app-settings'
 import type { ProfileSession } from '../main/profile-session'
 import type { HandlerContext } from '../main/handlers/context'
 import { configHandlers } from '../main/handlers/config'
+import { alertHandlers } from '../main/handlers/alerts'
 import { quoteHandlers } from '../main/handlers/quotes'
 import { orderHandlers, trayRows } from '../main/handlers/orders'
 import { budgetHandlers } from '../main/handlers/sync'
@@ -251,6 +252,7 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
 
     // Counts in the tray are formatted in the hub's default locale (it has no OS locale to follow).
     ...trayHandlers({ ...base, shell: {} }),
+    ...alertHandlers(base),
     ...diagnosticsHandlers(base),
 
     'audit:list': async ({ limit }) => ({ rows: await h.audit.list(limit) }),

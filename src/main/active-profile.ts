@@ -9,7 +9,8 @@ import type { AppSettings } from './app-settings'
 import { ProfileSession, type SandboxOptions } from './profile-session'
 import { SANDBOX_PROFILE_ID, transportProblem, type ProfileStore } from './profiles/profile-store'
 import type { SecretStore } from './secrets/secret-store'
-import { orderNotification } from './notification-policy'
+import { orderNotification, stalledNotification } from './notification-policy'
+import { StalledNotices } from './alerts/stalled-notices'
 import type { ShellPort } from './handlers/context'
 import type { EventBus } from './event-bus'
 import { logError } from './logging/log-lines'
@@ -166,11 +167,18 @@ export class ActiveProfile {
     return this.simulator
   }
 
-  /** The events of one session: dropped once it has been replaced. Order changes may notify. */
+  /** The events of one session: dropped once it has been replaced. Order changes and newly stalled orders may notify. */
   private sessionEmit(gen: number) {
+    const stalled = new StalledNotices()
     return <E extends EventName>(event: E, payload: EventPayload<E>): void => {
       if (gen !== this.generation) return
       this.o.emit(event, payload)
+      if (event === 'alerts:changed') {
+        // Each stalled order once, whether this desktop or its hub raised it.
+        const fresh = stalled.take(payload as EventPayload<'alerts:changed'>)
+        if (this.o.settings.get().notify.needsAttention) for (const a of fresh) this.o.shell.notify(stalledNotification(a))
+        return
+      }
       if (event !== 'order:changed') return
       const n = orderNotification(this.o.settings.get().notify, payload as EventPayload<'order:changed'>)
       if (n) this.o.shell.notify(n)

@@ -3,7 +3,13 @@
 // atomically. No secret is ever part of it.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { DELIVERY_LOG_DEFAULTS, Settings, type SettingsPatch, type Settings as SettingsT } from '../shared/ipc/contract'
+import {
+  DEFAULT_STALLED_MINUTES,
+  DELIVERY_LOG_DEFAULTS,
+  Settings,
+  type SettingsPatch,
+  type Settings as SettingsT
+} from '../shared/ipc/contract'
 
 export const DEFAULT_SETTINGS: SettingsT = {
   theme: 'system',
@@ -18,6 +24,7 @@ export const DEFAULT_SETTINGS: SettingsT = {
   pinnedTickers: [],
   notify: { terminalSuccess: true, terminalFailure: true, needsAttention: true, anyChange: false, watchedOnly: false },
   allowPlaintextSecrets: false,
+  stalledMinutes: { ...DEFAULT_STALLED_MINUTES },
   inbox: { enabled: false, host: '127.0.0.1', port: 0, ...DELIVERY_LOG_DEFAULTS }
 }
 

@@ -1,7 +1,7 @@
 // Which order changes become a desktop notification, decided from the operator's
 // notification settings alone: a pure function, so every setting is unit-tested and the
 // shells only show what it returns.
-import type { EventPayload, OrderRef, Settings } from '../shared/ipc/contract'
+import type { EventPayload, OrderRef, Settings, StalledAlert } from '../shared/ipc/contract'
 import { orderKindLabel, statusInfo } from '../shared/domain/status'
 
 export interface OrderNotification {
@@ -27,5 +27,14 @@ export function orderNotification(notify: Settings['notify'], change: EventPaylo
     title: `${orderKindLabel(row.type)} order ${row.orderId}: ${info.label}`,
     body: oldStatus === null ? `New order. ${info.meaning}` : `${info.meaning} Before: ${statusInfo(row.type, oldStatus).label}.`,
     order: { type: row.type, orderId: row.orderId }
+  }
+}
+
+/** A stalled order, raised once per stall (alerts/stalled-notices.ts): what it waits on and what to tell the customer. */
+export function stalledNotification(a: StalledAlert): OrderNotification {
+  return {
+    title: `${orderKindLabel(a.order.type)} order ${a.order.orderId}: ${a.text}`,
+    body: a.tell,
+    order: a.order
   }
 }

@@ -23,6 +23,8 @@ import { ParamEncodings, type LearnedEncoding } from './api/param-encoding'
 import { RateBudget, type LearnedLimit } from './api/rate-budget'
 import { retryUnreadable } from './monitor/unreadable-retry'
 import { ConfigCache } from './config/config-cache'
+import { AlertTracker } from './alerts/alert-tracker'
+import { openOrders } from './store/open-orders'
 import { TickerService, type TickerHistoryStore } from './tickers/ticker-service'
 import { AUDIT_EVERY_MS, monitorSchedule, OrderMonitor } from './monitor/order-monitor'
 import { HistoryReadings } from './monitor/history-readings'
@@ -84,7 +86,8 @@ export class ProfileSession {
     readonly client: ApiClient,
     readonly config: ConfigCache,
     readonly tickers: TickerService,
-    readonly monitor: OrderMonitor
+    readonly monitor: OrderMonitor,
+    readonly alerts: AlertTracker
   ) {
     this.endpointLog = new EndpointLog(o.now)
     this.deliveryPruner = new DeliveryLogPruner({
@@ -138,6 +141,7 @@ export class ProfileSession {
     })
     retryUnreadable(store)
     let monitorRef: OrderMonitor | null = null
+    let alertsRef: AlertTracker | null = null
     const config = new ConfigCache({
       client,
       now: o.now,
@@ -150,6 +154,8 @@ export class ProfileSession {
       },
       onUpdate: (snap) => {
         o.emit('config:updated', snap)
+        // A chain reported unwell or recovered flags or clears its open orders at once.
+        alertsRef?.refresh()
         // New fiat ids in the configuration are probed for orders.
         monitorRef?.configChanged()
       },
@@ -182,7 +188,16 @@ export class ProfileSession {
       }
     })
     monitorRef = monitor
-    const s = new ProfileSession(o, log, syncRuns, store, client, config, tickers, monitor)
+    const alerts = new AlertTracker({
+      openOrders: () => openOrders(store.database.sql),
+      config: () => config.snapshot(),
+      thresholds: () => o.settings.stalledMinutes,
+      now: o.now,
+      changed: (list) => o.emit('alerts:changed', list),
+      poll: () => config.revalidate()
+    })
+    alertsRef = alerts
+    const s = new ProfileSession(o, log, syncRuns, store, client, config, tickers, monitor, alerts)
     s.encodings = encodings
     s.disposers.push(client.onRequest((e) => s.endpointLog.record(e)))
     s.disposers.push(client.budget.onChange(() => o.emit('budget:changed', { entries: s.budgetEntries() })))
@@ -201,6 +216,7 @@ export class ProfileSession {
     void this.config.get().catch(() => undefined)
     if (o.monitor ?? true) this.monitor.start()
     this.deliveryPruner.start()
+    this.alerts.start()
     if (this.o.settings.inbox.enabled) await this.startInbox(this.o.settings)
   }
 
@@ -291,6 +307,8 @@ export class ProfileSession {
 
   async applySettings(next: Settings, before: Settings): Promise<void> {
     this.o.settings = next
+    // New thresholds raise or clear stalled orders now, not at the next look.
+    if (JSON.stringify(next.stalledMinutes) !== JSON.stringify(before.stalledMinutes)) this.alerts.refresh()
     if (next.tickerPollSeconds !== before.tickerPollSeconds || next.tickerFiat !== before.tickerFiat) {
       this.tickers.configure({ pollMs: next.tickerPollSeconds * 1000, fiatType: next.tickerFiat })
     }
@@ -320,6 +338,7 @@ export class ProfileSession {
 
   async close(): Promise<void> {
     this.syncRuns.stop()
+    this.alerts.stop()
     for (const d of this.disposers.splice(0)) d()
     await Promise.allSettled([
       this.config.close(),

@@ -1,11 +1,17 @@
 // Keeps the tray current: after the events that can change what it tells (sync states,
-// orders created or changed, a profile switch) it asks tray:state again and hands the
+// orders created or changed, alerts raised or cleared, a profile switch) it asks tray:state again and hands the
 // answer to the shell when it changed. A burst of events (a history page stores hundreds
 // of orders) is one question, asked after a short pause, one at a time.
 import type { EventName, TrayState } from '../shared/ipc/contract'
 
 /** The events after which the tray may tell something else. */
-export const TRAY_EVENTS: ReadonlySet<EventName> = new Set<EventName>(['sync:state', 'order:created', 'order:changed', 'profile:changed'])
+export const TRAY_EVENTS: ReadonlySet<EventName> = new Set<EventName>([
+  'sync:state',
+  'order:created',
+  'order:changed',
+  'profile:changed',
+  'alerts:changed'
+])
 
 export interface TrayFollowerOptions {
   subscribe(listener: (event: EventName, payload: unknown) => void): () => void

@@ -25,6 +25,10 @@ export interface TrayInputs {
    * not simply so: said in the tooltip instead of the gaps' technical texts.
    */
   proof?: string | null
+  /** Orders stalled past their threshold (alerts:list). */
+  stalled?: number
+  /** Each unwell chain with open orders on it, in words ("7 withdrawals of USDT on TRC20 while its node is out of sync"). */
+  chains?: readonly string[]
 }
 
 /** Errors that mean the service (or a Team profile's hub) cannot be reached at all, rather than refusing or misanswering. */
@@ -57,6 +61,9 @@ export function trayState(i: TrayInputs): TrayState {
   const n = (x: number) => formatCount(x, i.locale)
   const attention = i.attention === 1 ? '1 order needs attention' : `${n(i.attention)} orders need attention`
   const progress = i.inProgress === 1 ? '1 order in progress' : `${n(i.inProgress)} orders in progress`
+  const stalled = i.stalled ?? 0
+  const chains = i.chains ?? []
+  const stalledLine = stalled === 1 ? '1 order stalled' : `${n(stalled)} orders stalled`
   const errors = i.sync.flatMap((s) => (s.lastError && !NOT_A_FAILURE.has(s.lastError.kind) ? [s.lastError] : []))
   const someone = errors.find((e) => Object.hasOwn(NEEDS_SOMEONE, e.kind))
   const unreachable = errors.find((e) => UNREACHABLE.has(e.kind))
@@ -91,6 +98,11 @@ export function trayState(i: TrayInputs): TrayState {
     level = 'attention'
     headline = attention
     title = `${n(i.attention)} need${i.attention === 1 ? 's' : ''} attention`
+  } else if (stalled > 0 || chains.length) {
+    // Stalled orders or an unwell chain need the operator even when no status says so.
+    level = 'attention'
+    headline = stalled > 0 ? stalledLine : (chains[0] as string)
+    title = stalled > 0 ? `${n(stalled)} stalled` : 'Chain trouble'
   } else if (i.inProgress > 0) {
     level = 'progress'
     headline = progress
@@ -104,6 +116,8 @@ export function trayState(i: TrayInputs): TrayState {
   // The tooltip says everything the icon cannot, most pressing first.
   const rest = [
     level !== 'attention' && i.attention > 0 ? attention : null,
+    stalled > 0 && headline !== stalledLine ? stalledLine : null,
+    ...chains.filter((c) => c !== headline),
     level !== 'progress' && i.inProgress > 0 ? progress : null
   ].filter((x): x is string => x !== null)
   if (i.proof) rest.push(i.proof)

@@ -206,6 +206,25 @@ export async function handleAdmin(
           })
         )
       }
+      case 'GET /chains':
+        return reply({ chains: service.chains.list() })
+      case 'POST /chains': {
+        const b = await jsonBody(req)
+        const flag = (v: unknown, name: string): 0 | 1 | undefined => {
+          if (v === undefined) return undefined
+          if (v === 0 || v === 1) return v
+          throw new SandboxError(400, `${name} must be 0 or 1`)
+        }
+        return reply(
+          service.chains.set({
+            coinId: b.coinId === undefined ? undefined : num(b.coinId, 'coinId'),
+            coinCode: typeof b.coinCode === 'string' ? b.coinCode : undefined,
+            chainId: num(b.chainId, 'chainId'),
+            nodeInSync: flag(b.nodeInSync, 'nodeInSync'),
+            depositEnable: flag(b.depositEnable, 'depositEnable')
+          })
+        )
+      }
       case 'GET /faults':
         return reply({ faults: service.faults.list() })
       case 'POST /faults': {

@@ -6,6 +6,7 @@
 // a reading a test can switch (readings.ts, docs/spec-readings.md).
 // The app starts it for the sandbox profile; tests, benchmarks and the demo use it;
 // src/sandbox/cli.ts runs it standalone (npm run sandbox).
+import type { ChainHealthRow, ChainHealthSpec } from './chain-health'
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import type { EndpointName } from './routes'
@@ -73,6 +74,8 @@ export interface SandboxControl {
   /** Sets the mid price of a coin in a fiat (default INR); buy and sell sit a 1.5% spread either side. */
   setPrice(p: { coinId?: number; coinCode?: string; fiatType?: number; price: string | number }): PriceRow
   prices(): PriceRow[]
+  /** Reports one coin's chain with its node out of sync or deposits closed (0), or recovered (1), from the next request on. */
+  setChainHealth(spec: ChainHealthSpec): ChainHealthRow
   setFault(endpoint: EndpointName | '*', spec: FaultSpec): void
   clearFaults(endpoint?: EndpointName | '*'): void
   faults(): Record<string, FaultSpec>
@@ -194,6 +197,7 @@ export async function startSandbox(opts: StartSandboxOptions = {}): Promise<Sand
     advanceOrder: (orderId, toStatus, type) => service.advanceOrder(orderId, toStatus, type),
     setPrice: (p) => service.setPrice(p),
     prices: () => service.priceRows(),
+    setChainHealth: (spec) => service.chains.set(spec),
     setFault: (endpoint, spec) => service.setFault(endpoint, spec),
     clearFaults: (endpoint) => service.faults.clear(endpoint),
     faults: () => service.faults.list(),

@@ -15,7 +15,6 @@ import {
   CHAIN_IDS,
   COINS,
   FIATS,
-  GAS,
   INR,
   MINIMUM_SELL_AMOUNT,
   OFFRAMP_LIMITS,
@@ -28,6 +27,7 @@ import {
 } from './catalogue'
 import { SandboxError, fail } from './errors'
 import { FaultInjector, type FaultSpec, type FaultTarget } from './faults'
+import { ChainHealth } from './chain-health'
 import { OrderGenerator, generateHistoricOrders, type CreateOrderSpec, type OrderFiats, type TickResult } from './order-generator'
 import { OFFRAMP, ONRAMP, pathAt } from './order-paths'
 import { OrderRenderer, WalletBook } from './order-render'
@@ -92,6 +92,8 @@ export class SandboxService {
   readonly renderer: OrderRenderer
   readonly generator: OrderGenerator
   readonly faults: FaultInjector
+  /** What a test set of chains' health over the catalogue (POST /__sandbox/chains). */
+  readonly chains = new ChainHealth()
   readonly webhooks: WebhookDispatcher
   readonly keys: Map<string, string>
   clockOffsetMs: number
@@ -221,7 +223,7 @@ export class SandboxService {
       COINS.map((c) => [
         String(c.id),
         Object.fromEntries(
-          Object.entries(GAS[c.code] ?? {}).map(([ch, g]) => [
+          this.chains.entries(c.code).map(([ch, g]) => [
             ch,
             {
               withdrawalFee: g.withdrawalFee,
@@ -240,10 +242,12 @@ export class SandboxService {
       COINS.map((c) => [
         String(c.id),
         Object.fromEntries(
-          Object.entries(GAS[c.code] ?? {}).map(([ch, g]) => [
-            CHAIN_DETAILS.get(Number(ch))?.nativeToken === c.id ? 'native' : ch,
-            { withdrawalFee: n(g.withdrawalFee), minimumWithdrawal: n(g.minimumWithdrawal), nodeInSync: g.nodeInSync }
-          ])
+          this.chains
+            .entries(c.code)
+            .map(([ch, g]) => [
+              CHAIN_DETAILS.get(Number(ch))?.nativeToken === c.id ? 'native' : ch,
+              { withdrawalFee: n(g.withdrawalFee), minimumWithdrawal: n(g.minimumWithdrawal), nodeInSync: g.nodeInSync }
+            ])
         )
       ])
     )
@@ -356,7 +360,7 @@ export class SandboxService {
           String(c.id),
           Object.fromEntries(
             c.offrampNetworks.map((ch) => {
-              const g = GAS[c.code]?.[ch]
+              const g = this.chains.entry(c.code, ch)
               return [
                 String(ch),
                 { depositFee: n(g?.depositFee ?? '0'), minimumDeposit: n(g?.minimumDeposit ?? '0'), nodeInSync: g?.nodeInSync ?? 1 }

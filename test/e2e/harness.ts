@@ -47,14 +47,17 @@ export async function startApp(
     seed?: number
     noKeychain?: boolean
     sandbox?: Omit<StartSandboxOptions, 'host' | 'port' | 'orders' | 'seed'>
+    /** One clock for the app and its sandbox (a test moves it to let time pass). */
+    now?: () => number
   } = {}
 ): Promise<E2eApp> {
   const safeStorage = opts.noKeychain ? undefined : memorySafeStorage({ backend: 'e2e_aes_gcm' })
   // What the terminal of npm run web would show: the codes of typed confirmations.
   const terminal: string[] = []
   const app = await startWebApp({
-    sandbox: { orders: opts.orders ?? 1500, seed: opts.seed ?? 7, ...opts.sandbox },
+    sandbox: { orders: opts.orders ?? 1500, seed: opts.seed ?? 7, ...opts.sandbox, ...(opts.now ? { now: opts.now } : {}) },
     services: {
+      ...(opts.now ? { now: opts.now } : {}),
       ...(safeStorage ? { safeStorage } : {}),
       ...(opts.noKeychain ? { keychain: false as const } : {}),
       confirmationCodes: { show: (line) => void terminal.push(line), shownIn: 'the terminal where npm run web runs' }

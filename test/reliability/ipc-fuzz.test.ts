@@ -78,6 +78,7 @@ const VALID: Record<ChannelName, unknown> = {
   'webhooks:relays': { limit: 20 },
   'webhooks:retryRelays': { ids: [1] },
   'tray:state': {},
+  'alerts:list': {},
   'webhooks:lastUrl': {},
   'confirm:answer': { id: 'no-such-request', code: '1234-5678' },
   'audit:list': { limit: 10 },

@@ -17,6 +17,7 @@ import { auditHandlers } from './audit'
 import { trayHandlers } from './tray'
 import { confirmHandlers } from './confirm'
 import { teamHandlers } from './team'
+import { alertHandlers } from './alerts'
 
 export function allHandlers(context: HandlerContext): ContractHandlers {
   return {
@@ -34,6 +35,7 @@ export function allHandlers(context: HandlerContext): ContractHandlers {
     ...auditHandlers(context),
     ...trayHandlers(context),
     ...confirmHandlers(context),
-    ...teamHandlers()
+    ...teamHandlers(),
+    ...alertHandlers(context)
   }
 }

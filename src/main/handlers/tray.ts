@@ -39,7 +39,10 @@ export function trayHandlers(c: Pick<HandlerContext, 'ready'> & { shell: Pick<Sh
       const coverage = s.monitor.coverage()
       const sync = s.monitor.states()
       const locale = c.shell.locale?.()
+      const alerts = s.alerts.list().alerts
       return trayState({
+        stalled: alerts.filter((a) => a.kind === 'stalled').length,
+        chains: alerts.flatMap((a) => (a.kind === 'chain' ? [a.text] : [])),
         gaps: coverage.gaps.map((g) => g.text),
         proof: trayProof(coverage, sync, Date.now(), locale),
         sync,

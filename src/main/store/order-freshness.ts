@@ -10,7 +10,7 @@ import type { Sql } from './sql'
 import { assertType } from './stored-order'
 
 /** The statuses of a type known to be terminal (integers from the status table: safe in SQL text). */
-function terminalStatuses(type: OrderType): number[] {
+export function terminalStatuses(type: OrderType): number[] {
   return knownStatuses(type).filter((st) => statusInfo(type, st).terminal)
 }
 

@@ -33,6 +33,8 @@ const BY_NAMESPACE: Record<Namespace, ChannelAccess> = {
   // What the tray tells at a glance: the sync states, the coverage's gaps and two counts of
   // orders, all of which a viewer reads anyway (sync:state, sync:coverage, orders:query).
   tray: 'viewer',
+  // Stalled orders and unwell chains: words about orders and configuration a viewer reads anyway.
+  alerts: 'viewer',
   // The service the hub talks to: its base URL, and per endpoint the hub's request history
   // (calls, failures, latencies, the service's last error). An operator's, who spends the
   // team's requests and needs to tell a slow service from a slow hub; never a viewer's.
@@ -124,7 +126,7 @@ export const hubChannels: readonly ChannelName[] = channelNames.filter((c) => ch
 
 /**
  * The settings a team hub keeps for the whole team (how its one monitor and its tickers
- * poll, how fresh open orders are kept); every other setting (theme, notifications, the
+ * poll, how fresh open orders are kept, when an open order counts as stalled); every other setting (theme, notifications, the
  * tray's pins, start at login, the fiats an operator prefers to see first) stays each
  * desktop's own. The hub syncs every fiat the service holds orders in, whatever any
  * desktop prefers.
@@ -134,6 +136,8 @@ export const HUB_SETTING_KEYS = [
   'reconcileHours',
   'watchPollSeconds',
   'tickerPollSeconds',
-  'freshnessMinutes'
+  'freshnessMinutes',
+  // When an open order counts as stalled: one answer for the whole team, set by an admin.
+  'stalledMinutes'
 ] as const
 export type HubSettingKey = (typeof HUB_SETTING_KEYS)[number]

@@ -282,3 +282,27 @@ describe('faults', () => {
     expect((await raw(sb, '/__sandbox/faults', { method: 'GET', headers: { [CONTROL_TOKEN_HEADER]: sb.controlToken } })).status).toBe(200)
   })
 })
+
+describe('chain health', () => {
+  const usdtTrc20 = async () => {
+    const gas = await data<Record<string, Record<string, { nodeInSync: number; depositEnable: number }>>>(sb, 'allGasFee')
+    return gas['54']?.['3']
+  }
+  it('a chain switched out of sync or closed is reported so by allGasFee from the next request, and back', async () => {
+    expect(await usdtTrc20()).toMatchObject({ nodeInSync: 1, depositEnable: 1 })
+    const set = await admin('POST', '/chains', { coinCode: 'usdt', chainId: 3, nodeInSync: 0 })
+    expect(set).toEqual({ status: 200, json: { coinId: 54, coinCode: 'usdt', chainId: 3, nodeInSync: 0, depositEnable: 1 } })
+    expect(await usdtTrc20()).toMatchObject({ nodeInSync: 0, depositEnable: 1 })
+    sb.control.setChainHealth({ coinId: 54, chainId: 3, depositEnable: 0 })
+    expect(await usdtTrc20()).toMatchObject({ nodeInSync: 0, depositEnable: 0 })
+    expect((await admin('GET', '/chains')).json).toEqual({
+      chains: [{ coinId: 54, coinCode: 'usdt', chainId: 3, nodeInSync: 0, depositEnable: 0 }]
+    })
+    await admin('POST', '/chains', { coinId: 54, chainId: 3, nodeInSync: 1, depositEnable: 1 })
+    expect(await usdtTrc20()).toMatchObject({ nodeInSync: 1, depositEnable: 1 })
+  })
+  it('refuses a chain the coin is not on and a health other than 0 or 1', async () => {
+    expect((await admin('POST', '/chains', { coinCode: 'usdt', chainId: 99, nodeInSync: 0 })).status).toBe(400)
+    expect((await admin('POST', '/chains', { coinCode: 'usdt', chainId: 3, nodeInSync: 2 })).status).toBe(400)
+  })
+})

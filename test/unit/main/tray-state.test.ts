@@ -139,3 +139,27 @@ describe('trayIconFile', () => {
     expect(trayIconFile('idle', 'light', 2)).toBe('tray-idle-light@2x.png')
   })
 })
+
+describe('trayState with stalled orders and unwell chains', () => {
+  const chain = '7 withdrawals of USDT on TRC20 while its node is out of sync'
+  it('needs the operator for stalled orders or an unwell chain even when no status does', () => {
+    expect(trayState({ sync: [sync()], attention: 0, inProgress: 3, stalled: 2, chains: [chain] })).toMatchObject({
+      level: 'attention',
+      icon: 'attention',
+      headline: '2 orders stalled',
+      title: '2 stalled',
+      tooltip: `Rampdesk · 2 orders stalled · ${chain} · 3 orders in progress`
+    })
+    expect(trayState({ sync: [sync()], attention: 0, inProgress: 0, stalled: 0, chains: [chain] })).toMatchObject({
+      level: 'attention',
+      headline: chain,
+      title: 'Chain trouble',
+      tooltip: `Rampdesk · ${chain}`
+    })
+  })
+  it('tells them after the orders needing attention', () => {
+    expect(trayState({ sync: [sync()], attention: 1, inProgress: 0, stalled: 1, chains: [chain] }).tooltip).toBe(
+      `Rampdesk · 1 order needs attention · 1 order stalled · ${chain}`
+    )
+  })
+})

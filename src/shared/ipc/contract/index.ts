@@ -6,6 +6,7 @@
 // Each namespace's schemas and channels live in a file of their own; this index puts the
 // channels and events together and is what the rest of the app imports.
 import { z } from 'zod'
+import { AlertList, alertsChannels } from './alerts'
 import { appChannels } from './app'
 import { auditChannels } from './audit'
 import { bankChannels } from './bank'
@@ -26,6 +27,7 @@ import { TickerTick, tickersChannels } from './tickers'
 import { trayChannels } from './tray'
 import { WebhookDelivery, webhooksChannels } from './webhooks'
 
+export { Alert, AlertKind, AlertList, ChainAlert, StalledAlert } from './alerts'
 export { ShellKind } from './app'
 export { AuditEntry } from './audit'
 export { BudgetEntry } from './budget'
@@ -66,7 +68,7 @@ export {
 } from './profiles'
 export { CompareRow, QuoteInput, QuoteResult } from './quotes'
 export { SecretBackend } from './secrets'
-export { DELIVERY_LOG_DEFAULTS, Settings, SettingsPatch } from './settings'
+export { DEFAULT_STALLED_MINUTES, DELIVERY_LOG_DEFAULTS, Settings, SettingsPatch, STALLED_KEY } from './settings'
 export { Coverage, CoverageGap, FreshnessInfo, HistoryReadingInfo, ScopeCoverage, SyncState } from './sync'
 export { OperatorName, TeamAccess, TeamOperator, TeamRole } from './team'
 export { TickerRow, TickerSnapshot, TickerTick, TickerView } from './tickers'
@@ -92,7 +94,8 @@ export const channels = {
   ...diagnosticsChannels,
   ...trayChannels,
   ...auditChannels,
-  ...teamChannels
+  ...teamChannels,
+  ...alertsChannels
 } as const
 
 export type Channels = typeof channels
@@ -126,7 +129,9 @@ export const events = {
   /** A Team profile's line to its hub opened or dropped, or its role changed. */
   'team:access': TeamAccess,
   /** An order was claimed, released or handed over, or a note was added to it. */
-  'order:handling': OrderHandling
+  'order:handling': OrderHandling,
+  /** The alerts changed (one raised or cleared, or a stalled order's minutes moved on). */
+  'alerts:changed': AlertList
 } as const
 
 export type Events = typeof events

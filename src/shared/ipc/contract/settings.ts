@@ -5,6 +5,29 @@ import { ch, IdNum, none } from './primitives'
 /** How long the webhook delivery log is kept unless the operator says otherwise. */
 export const DELIVERY_LOG_DEFAULTS = { keepDays: 30, keepDeliveries: 10_000 } as const
 
+/** A stalled-order threshold's key: "type:status" ("2:3"), or "type:*" for any other open status of the type. */
+export const STALLED_KEY = /^[12]:(\*|-?\d{1,4})$/
+
+/**
+ * The shipped thresholds, chosen from what each status means (docs/operator-guide.md,
+ * "Stalled orders"): the two offramp statuses that wait on a person (the service's manual
+ * review, the customer's alternate bank), the onramp steps that are normally minutes
+ * (deposit secured, withdrawal initiated), and a day for any other open status.
+ */
+export const DEFAULT_STALLED_MINUTES: Readonly<Record<string, number>> = {
+  // Offramp "over limit, held for manual review": a person at the service must act.
+  '2:3': 30,
+  // Offramp "user must provide an alternate bank": the customer must act; give them time.
+  '2:17': 120,
+  // Onramp "deposit secured": the fiat is in, buying the crypto normally follows in minutes.
+  '1:2': 30,
+  // Onramp "withdrawal initiated": a chain withdrawal normally lands within minutes.
+  '1:14': 20,
+  // Any other open status, either type: a day is never normal.
+  '1:*': 1440,
+  '2:*': 1440
+}
+
 const inboxFields = {
   enabled: z.boolean(),
   host: z.string().min(1).max(255),
@@ -37,6 +60,14 @@ export const Settings = z.object({
     watchedOnly: z.boolean()
   }),
   allowPlaintextSecrets: z.boolean(),
+  /**
+   * Minutes an open order may sit in one status before it is raised as stalled, keyed
+   * "type:status" or "type:*" (shared/domain/stalled.ts). Team-wide on a hub. Settings files
+   * and hubs from before it get the shipped thresholds.
+   */
+  stalledMinutes: z
+    .record(z.string().regex(STALLED_KEY, 'expected "type:status" or "type:*"'), z.number().int().min(1).max(43_200))
+    .default({ ...DEFAULT_STALLED_MINUTES }),
   // Settings files from before keepDays/keepDeliveries existed get the defaults.
   inbox: z.object({
     ...inboxFields,

@@ -31,6 +31,7 @@ const settings: Settings = {
   pinnedTickers: [],
   notify: { terminalSuccess: true, terminalFailure: true, needsAttention: true, anyChange: false, watchedOnly: false },
   allowPlaintextSecrets: false,
+  stalledMinutes: { '2:3': 30 },
   inbox: { enabled: false, host: '127.0.0.1', port: 0, keepDays: 30, keepDeliveries: 10_000 }
 }
 

@@ -3,6 +3,7 @@
 // earlier), would pass the type check.
 import { describe, expect, it } from 'vitest'
 import { channelNames } from '../../../../src/shared/ipc/contract'
+import { alertsChannels } from '../../../../src/shared/ipc/contract/alerts'
 import { appChannels } from '../../../../src/shared/ipc/contract/app'
 import { auditChannels } from '../../../../src/shared/ipc/contract/audit'
 import { bankChannels } from '../../../../src/shared/ipc/contract/bank'
@@ -22,6 +23,7 @@ import { trayChannels } from '../../../../src/shared/ipc/contract/tray'
 import { webhooksChannels } from '../../../../src/shared/ipc/contract/webhooks'
 
 const tables: Record<string, object> = {
+  alerts: alertsChannels,
   app: appChannels,
   audit: auditChannels,
   bank: bankChannels,

@@ -67,6 +67,7 @@ const PINNED: Record<ChannelName, ChannelAccess> = {
   'diagnostics:get': 'operator',
   'diagnostics:text': 'operator',
   'tray:state': 'viewer',
+  'alerts:list': 'viewer',
   'audit:list': 'admin',
   'team:access': 'viewer',
   'team:operators': 'admin',

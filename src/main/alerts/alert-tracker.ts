@@ -1,0 +1,105 @@
+// What needs a person now, for one profile's store: open orders stalled past their
+// threshold (shared/domain/stalled.ts) and open orders on a chain the configuration reports
+// unwell (shared/domain/chain-health.ts). Looked at on a timer and whenever the
+// configuration changes; 'alerts:changed' is emitted only when an alert is raised or
+// cleared or a chain's orders change, not as minutes pass (the views count from `since`).
+import type { Alert, AlertList, ConfigSnapshot } from '../../shared/ipc/contract'
+import { chainFlags } from '../../shared/domain/chain-health'
+import { stalledOrder, stalledText } from '../../shared/domain/stalled'
+import { statusInfo } from '../../shared/domain/status'
+import type { OpenOrder } from '../store/open-orders'
+
+export interface AlertTrackerOptions {
+  openOrders(): OpenOrder[]
+  /** The configuration as last read, or null before any. */
+  config(): ConfigSnapshot | null
+  thresholds(): Readonly<Record<string, number>>
+  now(): number
+  changed(list: AlertList): void
+  /** Asks the configuration again where it is due (its own time to live decides), before each timed look. */
+  poll?(): Promise<void>
+}
+
+/** How often the alerts are looked at: a stalled order is raised at most this late. */
+export const ALERT_EVERY_MS = 15_000
+
+export class AlertTracker {
+  /** When each chain alert was first seen, by its id: kept while it stands. */
+  private readonly chainSince = new Map<string, number>()
+  private lastKey = ''
+  private timer: NodeJS.Timeout | null = null
+
+  constructor(private readonly o: AlertTrackerOptions) {}
+
+  /** The alerts now, stalled orders first (longest first), then chains. */
+  list(): AlertList {
+    const now = this.o.now()
+    const open = this.o.openOrders()
+    const thresholds = this.o.thresholds()
+    const alerts: Alert[] = []
+    for (const o of open) {
+      const s = stalledOrder(thresholds, o, now)
+      if (!s) continue
+      alerts.push({
+        kind: 'stalled',
+        id: `stalled:${o.type}:${o.orderId}`,
+        order: { type: o.type, orderId: o.orderId },
+        status: o.status,
+        since: o.since,
+        thresholdMinutes: s.thresholdMinutes,
+        text: stalledText(s),
+        tell: statusInfo(o.type, o.status).tell
+      })
+    }
+    alerts.sort((a, b) => a.since - b.since)
+    const config = this.o.config()
+    const seen = new Set<string>()
+    for (const f of config ? chainFlags(config, open) : []) {
+      const id = `chain:${f.coinId}:${f.chainId}:${f.problem}`
+      seen.add(id)
+      if (!this.chainSince.has(id)) this.chainSince.set(id, now)
+      alerts.push({
+        kind: 'chain',
+        id,
+        coinId: f.coinId,
+        chainId: f.chainId,
+        problem: f.problem,
+        orders: f.orders,
+        since: this.chainSince.get(id)!,
+        text: f.text
+      })
+    }
+    for (const id of [...this.chainSince.keys()]) if (!seen.has(id)) this.chainSince.delete(id)
+    return { alerts, at: now }
+  }
+
+  /** Looks again; emits 'alerts:changed' when what stands differs from the last look. */
+  refresh(): AlertList {
+    const list = this.list()
+    const key = JSON.stringify(list.alerts.map((a) => (a.kind === 'stalled' ? [a.id, a.since, a.status] : [a.id, a.text])))
+    if (key !== this.lastKey) {
+      this.lastKey = key
+      this.o.changed(list)
+    }
+    return list
+  }
+
+  /** One timed look: the configuration where due, then the alerts. */
+  async tick(): Promise<AlertList> {
+    await this.o.poll?.().catch(() => undefined)
+    return this.refresh()
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => {
+      // A database closed while the session closes: the next session starts its own tracker.
+      this.tick().catch(() => undefined)
+    }, ALERT_EVERY_MS)
+    this.timer.unref()
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+  }
+}
