@@ -9,25 +9,11 @@ import { statusInfo } from '../shared/domain/status'
 import { applyReadings, copyReadings, defaultReadings, type ReadingsInput, type SandboxReadings } from './readings'
 import type { EndpointName } from './routes'
 import { sampleAddress, sampleTxHash } from './sample-addresses'
-import {
-  BANK_DETAILS,
-  CHAIN_DETAILS,
-  CHAIN_IDS,
-  COINS,
-  FIATS,
-  INR,
-  MINIMUM_SELL_AMOUNT,
-  OFFRAMP_LIMITS,
-  chainSymbolMapping,
-  findCoinByCode,
-  findCoinById,
-  minimumBuyAmountInr,
-  perCoinMinimum,
-  type CoinDef
-} from './catalogue'
+import { BANK_DETAILS, COINS, FIATS, INR, findCoinByCode, findCoinById, type CoinDef } from './catalogue'
 import { SandboxError, fail } from './errors'
 import { FaultInjector, type FaultSpec, type FaultTarget } from './faults'
 import { ChainHealth } from './chain-health'
+import * as configAnswers from './config-answers'
 import { OrderGenerator, generateHistoricOrders, type CreateOrderSpec, type OrderFiats, type TickResult } from './order-generator'
 import { OFFRAMP, ONRAMP, pathAt } from './order-paths'
 import { OrderRenderer, WalletBook } from './order-render'
@@ -163,15 +149,15 @@ export class SandboxService {
   handle(name: EndpointName, body: Record<string, unknown>, apiKey: string | null): Promise<unknown> | unknown {
     switch (name) {
       case 'allChainMapping':
-        return ok(this.chainMap())
+        return ok(configAnswers.chainMap())
       case 'allCoinLimits':
-        return ok(this.coinLimits(Number(body.fiatType)))
+        return ok(configAnswers.coinLimits(Number(body.fiatType), this.current.coinLimitsShape))
       case 'allGasFee':
-        return ok(this.gasFees())
+        return ok(configAnswers.gasFees(this.chains))
       case 'merchantHistory':
         return this.history(body)
       case 'allConfigMapping':
-        return ok(this.configMapping())
+        return ok(configAnswers.configMapping())
       case 'sendDummyWebhook':
         return this.sendDummy(apiKey as string, body.webhookUrl as string | undefined)
       case 'resendWebhook':
@@ -186,91 +172,16 @@ export class SandboxService {
       case 'orderStatus':
         return ok({ orderStatus: this.orderStatus(Number(body.orderId), Number(body.type)) })
       case 'limits':
-        return ok(this.limits(Number(body.type)))
+        return ok(configAnswers.limits(Number(body.type), this.current.limitsShape))
       case 'publicAllGasFee':
-        return ok({ allGasFee: this.publicGasFees() })
+        return ok({ allGasFee: configAnswers.publicGasFees(this.chains) })
       case 'bankDetails':
         return ok(BANK_DETAILS)
       case 'publicAllConfig':
-        return ok(this.publicConfig())
+        return ok(configAnswers.publicConfig(this.chains, this.prices))
       case 'currentTimestamp':
         return ok(this.serverNow())
     }
-  }
-
-  private chainMap(): Record<string, unknown> {
-    return Object.fromEntries(CHAIN_IDS.map((id) => [String(id), CHAIN_DETAILS.get(id)]))
-  }
-
-  /**
-   * Shape A ({onramp: {fiat: {min, max}}}) or shape B (coin -> chain -> the fiat amount
-   * limit, here each pair's minimum): per the coinLimitsShape reading; perFiat answers B
-   * for the fiats flagged perCoinLimits and A for the rest.
-   */
-  private coinLimits(fiatType: number): unknown {
-    const { fiat } = fiatOf(fiatType)
-    const shape = this.current.coinLimitsShape
-    if (shape === 'B' || (shape === 'perFiat' && fiat.perCoinLimits)) {
-      return Object.fromEntries(
-        COINS.map((c) => [String(c.id), Object.fromEntries(c.networks.map((ch) => [String(ch), n(perCoinMinimum(fiat, c, ch))]))])
-      )
-    }
-    return { onramp: { [String(fiat.id)]: { min: n(fiat.onramp.min), max: n(fiat.onramp.max) } } }
-  }
-
-  private gasFees(): unknown {
-    return Object.fromEntries(
-      COINS.map((c) => [
-        String(c.id),
-        Object.fromEntries(
-          this.chains.entries(c.code).map(([ch, g]) => [
-            ch,
-            {
-              withdrawalFee: g.withdrawalFee,
-              minimumWithdrawal: g.minimumWithdrawal,
-              nodeInSync: g.nodeInSync,
-              depositEnable: g.depositEnable
-            }
-          ])
-        )
-      ])
-    )
-  }
-
-  private publicGasFees(): unknown {
-    return Object.fromEntries(
-      COINS.map((c) => [
-        String(c.id),
-        Object.fromEntries(
-          this.chains
-            .entries(c.code)
-            .map(([ch, g]) => [
-              CHAIN_DETAILS.get(Number(ch))?.nativeToken === c.id ? 'native' : ch,
-              { withdrawalFee: n(g.withdrawalFee), minimumWithdrawal: n(g.minimumWithdrawal), nodeInSync: g.nodeInSync }
-            ])
-        )
-      ])
-    )
-  }
-
-  private configMapping(): unknown {
-    return {
-      fiatSymbolMapping: Object.fromEntries(FIATS.map((f) => [f.symbol, f.id])),
-      coinSymbolMapping: Object.fromEntries(COINS.map((c) => [c.code, c.idAsText ? String(c.id) : c.id])),
-      chainSymbolMapping: chainSymbolMapping()
-    }
-  }
-
-  /**
-   * Type 1 is {onramp: byFiat} (spec 4.13). Types 2 and 3 (not shown) per limitsShape:
-   * typeKeys {offramp: byFiat} and {onramp, offramp}; flat: byFiat itself and {"1": onramp, "2": offramp}.
-   */
-  private limits(type: number): unknown {
-    const onramp = Object.fromEntries(FIATS.map((f) => [String(f.id), { min: n(f.onramp.min), max: n(f.onramp.max) }]))
-    const offramp = Object.fromEntries(Object.entries(OFFRAMP_LIMITS).map(([k, v]) => [k, { min: n(v.min), max: n(v.max) }]))
-    if (type === 1) return { onramp }
-    if (this.current.limitsShape === 'flat') return type === 2 ? offramp : { '1': onramp, '2': offramp }
-    return type === 2 ? { offramp } : { onramp, offramp }
   }
 
   /**
@@ -322,57 +233,6 @@ export class SandboxService {
       clientFee: n(q.clientFee),
       gatewayFee: n(q.gatewayFee),
       tdsFee: n(q.tdsFee)
-    }
-  }
-
-  private publicConfig(): unknown {
-    const sellable = COINS.filter((c) => c.offrampNetworks.length > 0)
-    return {
-      allCoinConfig: Object.fromEntries(
-        COINS.map((c) => [
-          c.code,
-          {
-            coinId: c.id,
-            coinName: c.name,
-            coinIcon: `https://assets.sandbox.invalid/coins/${c.code}.png`,
-            balanceFloatPlaces: c.balanceDp,
-            tradeFloatPlaces: c.tradeDp,
-            markets: { decimals: { inr: 2, usdt: c.code === 'usdt' ? 2 : Math.min(8, c.tradeDp + 2) } },
-            networks: c.networks
-          }
-        ])
-      ),
-      networkConfig: this.chainMap(),
-      coinData: Object.fromEntries(
-        sellable.map((c) => {
-          const price = n(this.prices.price(COINS.indexOf(c), 0, 'sell'))
-          return [
-            String(c.id),
-            c.offrampNetworks.length > 1 ? Object.fromEntries(c.offrampNetworks.map((ch) => [String(ch), price])) : price
-          ]
-        })
-      ),
-      minimumBuyAmount: Object.fromEntries(
-        COINS.map((c) => [String(c.id), Object.fromEntries(c.networks.map((ch) => [String(ch), n(minimumBuyAmountInr(c, ch))]))])
-      ),
-      allGasFee: Object.fromEntries(
-        sellable.map((c) => [
-          String(c.id),
-          Object.fromEntries(
-            c.offrampNetworks.map((ch) => {
-              const g = this.chains.entry(c.code, ch)
-              return [
-                String(ch),
-                { depositFee: n(g?.depositFee ?? '0'), minimumDeposit: n(g?.minimumDeposit ?? '0'), nodeInSync: g?.nodeInSync ?? 1 }
-              ]
-            })
-          )
-        ])
-      ),
-      gatewayFee: Object.fromEntries(
-        FIATS.map((f) => [String(f.id), Object.fromEntries(Object.entries(f.gatewayFee).map(([k, v]) => [k, n(v)]))])
-      ),
-      minimumSellAmount: Object.fromEntries(Object.entries(MINIMUM_SELL_AMOUNT).map(([k, v]) => [k, n(v)]))
     }
   }
 
