@@ -101,7 +101,7 @@ it('checks a reading at most twice an hour, not at each poll, where since filter
   // lists the whole scope in one short page, the largest page seen. Whether such a page is
   // a cap was checked; the same answer again is no new question for half an hour (it cost
   // 119 checks an hour; settled for a day, a cap equal to the listing's size hid new orders
-  // that long: review 23-d finding 7).
+  // that long).
   const numbers = await secondHour([[1, 1, 60]], [1], { since: 'inclusive', tieOrder: 'orderId', sinceField: 'createdAt' })
   console.log(`cost per hour, since on createdAt: ${JSON.stringify(numbers)}`)
   expect(monitor!.readings.state().sinceField).toMatchObject({ value: 'createdAt', state: 'checked' })

@@ -603,7 +603,7 @@ describe('a completeness check that does not finish', () => {
   })
 })
 
-describe('a scope probe on a service counting pages from 0 whose missing page means page 1 (review 23-b item 3)', () => {
+describe('a scope probe on a service counting pages from 0 whose missing page means page 1', () => {
   it('names the first page once its number is known: a fiat holding one order is found, not read as empty', async () => {
     fake.readings = { since: 'inclusive', tieOrder: 'orderId', firstPage: 0, missingPage: 'one' }
     fake.put(1, 2, onramp(7000, at(5), 4, 2))

@@ -133,7 +133,7 @@ describe('FreshnessSweeper', () => {
   })
 })
 
-describe('the open orders the sweep reads (review: dueNow read every open order each tick)', () => {
+describe('the open orders the sweep reads', () => {
   /** One order of `type` at `status`, confirmed at `at` (null: never), gone at the service or not. */
   function put(type: 1 | 2, id: number, status: number, at: number | null, gone = false): void {
     const iso = at === null ? null : new Date(at).toISOString()

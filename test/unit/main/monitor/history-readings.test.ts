@@ -59,7 +59,7 @@ describe('a short first page checked to end its listing', () => {
     expect(r.ambiguousShort(400, 500, same)).toBe(true)
   })
 
-  it('hides no new orders for long behind a cap that equals the listing size (review 23-d finding 7)', () => {
+  it('hides no new orders for long behind a cap that equals the listing size', () => {
     // A service holding 60 records a page, not known yet, and a listing of exactly 60: the
     // next page is empty, so the page is settled as the end. New orders then come after
     // those 60 and page 1 answers the same 60: within the half hour that is taken as the

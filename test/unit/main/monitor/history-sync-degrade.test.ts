@@ -1,5 +1,5 @@
 // The history sync against services that read merchantHistory in ways it cannot pin down
-// in advance (issue 23's review, defects 1, 2, 3 and 9): `order` ignored, an empty page
+// in advance: `order` ignored, an empty page
 // answered with an error, page 0 refused with any status, `since` ignored. Each must end
 // with every order held and no failed run; what it costs is checked where it matters.
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -40,7 +40,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-describe('a service that ignores `order` (review defect 1)', () => {
+describe('a service that ignores `order`', () => {
   it.each([false, true])(
     'always newest first (probes %s): every order held, the reading remembered, polls keep working',
     async (probes) => {
@@ -90,7 +90,7 @@ describe('a service that ignores `order` (review defect 1)', () => {
   })
 })
 
-describe('a service that answers an empty page with an error (review defect 2)', () => {
+describe('a service that answers an empty page with an error', () => {
   it.each([404, 422, 400])('a short first page checked against a page 2 answered %i: page 1 is held, the run ends well', async (status) => {
     fake.readings = { ...base, emptyStatus: status }
     seed(30)
@@ -155,7 +155,7 @@ describe('a service that answers an empty page with an error (review defect 2)',
   })
 })
 
-describe('the completeness audit’s count against a service answering an empty page 404 (review defect 2)', () => {
+describe('the completeness audit’s count against a service answering an empty page 404', () => {
   it('a local count that is an exact number of pages: the page past it refused 404 counts as empty', async () => {
     fake.readings = { ...base, emptyStatus: 404 }
     seed(40)
@@ -164,7 +164,7 @@ describe('the completeness audit’s count against a service answering an empty 
   })
 })
 
-describe('page 0 refused in any way (review defect 3)', () => {
+describe('page 0 refused in any way', () => {
   it.each([422, 404, 409, 413])('a 1-based service refusing page 0 with %i: checked as 1-based, every order held', async (status) => {
     fake.readings = { ...base, pageZeroStatus: status }
     seed(40)
@@ -221,7 +221,7 @@ describe('page 0 refused in any way (review defect 3)', () => {
   )
 })
 
-describe('a service that ignores `since` (review defect 9)', () => {
+describe('a service that ignores `since`', () => {
   it('is read in full once; each poll after reads one page, and still sees changes to old orders', async () => {
     fake.readings = { ...base, sinceField: 'ignored' }
     seed(1000)
@@ -259,7 +259,7 @@ describe('an offset walk that fails part way (found on the way)', () => {
   )
 })
 
-describe('pages from 0 where a missing page means page 1, the spec’s literal default (review 23-b item 3)', () => {
+describe('pages from 0 where a missing page means page 1, the spec’s literal default', () => {
   const zeroOne: FakeReadings = { ...base, firstPage: 0, missingPage: 'one' }
 
   it('with the probes (as shipped): the base is found, every request names its page, and every order is held', async () => {
@@ -340,7 +340,7 @@ describe('pages from 0 where a missing page means page 1, the spec’s literal d
   )
 })
 
-describe('an inconclusive first-page check is backed off (review 23-b item 9a)', () => {
+describe('an inconclusive first-page check is backed off', () => {
   it('runs once, then after 5 min, 10 min, 20 min...: not 3 requests at every run of every scope', async () => {
     let t = Date.parse('2026-11-25T00:00:00.000Z')
     readings = new HistoryReadings(null, () => t)
@@ -374,7 +374,7 @@ describe('an inconclusive first-page check is backed off (review 23-b item 9a)',
   })
 })
 
-describe('ties ordered differently for each page size, a run longer than a page at one instant (review 23-b item 4)', () => {
+describe('ties ordered differently for each page size, a run longer than a page at one instant', () => {
   // SQL `ORDER BY updatedAt LIMIT n OFFSET m` with no tie-breaker: the spec's cutover
   // instant (4.4) shared by 1,200 orders, 300 after it.
   beforeEach(() => {
@@ -420,7 +420,7 @@ describe('ties ordered differently for each page size, a run longer than a page 
   })
 })
 
-describe('an empty listing refused as HTTP 200 carrying the envelope code 404 (review 23-c item 1)', () => {
+describe('an empty listing refused as HTTP 200 carrying the envelope code 404', () => {
   it.each([false, true])(
     'is an empty listing, not a failed run, for the keyset and the offset walk (order on createdAt: %s)',
     async (byCreation) => {
@@ -441,7 +441,7 @@ describe('an empty listing refused as HTTP 200 carrying the envelope code 404 (r
   )
 })
 
-describe('a first-page check on a listing with nothing in it (review 23-c item 9)', () => {
+describe('a first-page check on a listing with nothing in it', () => {
   it('is inconclusive and backed off, not "pages count from 1": a 0-based service is found once orders come', async () => {
     let t = Date.parse('2026-11-25T00:00:00.000Z')
     readings = new HistoryReadings(null, () => t)

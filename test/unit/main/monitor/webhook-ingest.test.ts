@@ -78,7 +78,7 @@ describe('ingestWebhook (a whole record)', () => {
     expect(world.store.orders.get(1, 2)).toMatchObject({ status: 4, statusSource: 'webhook', updatedAt: at(7000) })
     expect(world.of('order:terminal').map((t) => [t.row.orderId, t.status, t.source])).toEqual([[2, 4, 'webhook']])
     // Its own date says it is older than the snapshot held: it does not stand over that
-    // snapshot (review 23-d 8a). History at the same updatedAt has the last word, and the
+    // snapshot. History at the same updatedAt has the last word, and the
     // service's next change brings the completion.
     await monitor.resyncAll()
     expect(world.store.orders.get(1, 2)!.status).toBe(14)
@@ -154,7 +154,7 @@ describe('ingestWebhookStatus (a body that is no whole record)', () => {
     expect(world.of('order:changed')).toHaveLength(1)
   })
 
-  it('a dummy that is no whole record cannot pin an open order to a wrong terminal status (review-23-c finding 2)', async () => {
+  it('a dummy that is no whole record cannot pin an open order to a wrong terminal status', async () => {
     await monitor.syncNow()
     expect(world.store.orders.get(1, 11)).toMatchObject({ status: 0, updatedAt: at(11) })
     // A made-up order numbered 11: its createdAt written as SQL writes it, another wallet.
@@ -210,7 +210,7 @@ describe('ingestWebhookStatus (a body that is no whole record)', () => {
   })
 })
 
-describe('sameOrder (review-23-c finding 6)', () => {
+describe('sameOrder', () => {
   const held: HeldIdentity = {
     createdAt: '2024-03-01T10:00:00.123Z',
     coinId: 54,
