@@ -1,5 +1,5 @@
-// The completeness audit over a fake service and a real database, with an injected clock
-//: orders the service deleted (orderStatus answers 417) are kept,
+// The completeness audit over a fake service and a real database, with an injected clock:
+// orders the service deleted (orderStatus answers 417) are kept,
 // marked gone and counted no more, a few asked about at each check; a difference a full
 // read cannot close is read again on its back-off even while new orders grow both counts;
 // and the local count is taken before the service's, so a poll landing in between is no
