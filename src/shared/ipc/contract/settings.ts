@@ -38,6 +38,8 @@ const inboxFields = {
   keepDeliveries: z.number().int().min(100).max(1_000_000)
 }
 
+const StalledMinutes = z.record(z.string().regex(STALLED_KEY, 'expected "type:status" or "type:*"'), z.number().int().min(1).max(43_200))
+
 export const Settings = z.object({
   theme: z.enum(['system', 'light', 'dark']),
   startAtLogin: z.boolean(),
@@ -65,9 +67,7 @@ export const Settings = z.object({
    * "type:status" or "type:*" (shared/domain/stalled.ts). Team-wide on a hub. Settings files
    * and hubs from before it get the shipped thresholds.
    */
-  stalledMinutes: z
-    .record(z.string().regex(STALLED_KEY, 'expected "type:status" or "type:*"'), z.number().int().min(1).max(43_200))
-    .default({ ...DEFAULT_STALLED_MINUTES }),
+  stalledMinutes: StalledMinutes.default({ ...DEFAULT_STALLED_MINUTES }),
   // Settings files from before keepDays/keepDeliveries existed get the defaults.
   inbox: z.object({
     ...inboxFields,
@@ -77,7 +77,9 @@ export const Settings = z.object({
 })
 export type Settings = z.infer<typeof Settings>
 /** A patch's inbox may name only the fields it changes: the rest are kept (AppSettings.update merges). */
-export const SettingsPatch = Settings.extend({ inbox: z.object(inboxFields).partial() })
+// A patch names only what it changes: no field of it takes its default (a default there would
+// send the shipped thresholds to a hub with every viewer's change of theme).
+export const SettingsPatch = Settings.extend({ inbox: z.object(inboxFields).partial(), stalledMinutes: StalledMinutes })
   .partial()
   .strict()
 export type SettingsPatch = z.infer<typeof SettingsPatch>
