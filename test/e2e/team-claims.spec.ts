@@ -2,45 +2,24 @@
 // by you (ana) since 10:42"), adds a note, and sees the row marked in the orders table ("AN",
 // titled and named "handled by ana"); a note another operator adds through the hub appears in the open detail by
 // itself; the search finds the order by a note's text. Looked at 1280x800.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { mkdir } from 'node:fs/promises'
 import { expect, test } from '@playwright/test'
-import { startSandbox, type Sandbox } from '../../src/sandbox'
-import { createHub, type Hub } from '../../src/hub/hub'
-import { startHubServer, type HubServer } from '../../src/hub/hub-server'
 import { navigate, newTeamProfile, openView, startApp, type E2eApp } from './harness'
+import { startTeamHub, type E2eTeamHub } from './team-hub'
 
 let e: E2eApp
-let sandbox: Sandbox
-let hub: Hub
-let server: HubServer
-let hubDir: string
+let team: E2eTeamHub
+let hub: E2eTeamHub['hub']
+let server: E2eTeamHub['server']
 
 test.beforeAll(async () => {
-  sandbox = await startSandbox({ orders: 40, seed: 13, autoGenerate: false })
-  hubDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-claims-'))
-  hub = await createHub({
-    dataDir: hubDir,
-    version: '0.0.0-e2e',
-    merchant: {
-      kind: 'live',
-      baseUrl: sandbox.url,
-      serviceName: sandbox.serviceName,
-      apiKey: sandbox.apiKey,
-      apiSecret: sandbox.apiSecret
-    },
-    logWrite: () => undefined
-  })
-  server = await startHubServer({ hub, port: 0 })
+  team = await startTeamHub({ orders: 40, seed: 13 })
+  ;({ hub, server } = team)
   e = await startApp({ orders: 20 })
 })
 test.afterAll(async () => {
   await e?.close()
-  await server?.close()
-  await hub?.close()
-  await sandbox?.close()
-  if (hubDir) await rm(hubDir, { recursive: true, force: true })
+  await team?.close()
 })
 
 test('an operator claims an order, notes it, sees the mark; a teammate’s note arrives live; the search finds it', async ({ page }) => {

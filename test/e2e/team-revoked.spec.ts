@@ -2,46 +2,24 @@
 // it once (not in its headline, its detail and a gap, and again in an error), in plain
 // words; the orders view's Export is disabled and says why, rather than failing when
 // pressed.
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
-import { startSandbox, type Sandbox } from '../../src/sandbox'
-import { createHub, type Hub } from '../../src/hub/hub'
-import { startHubServer, type HubServer } from '../../src/hub/hub-server'
 import { layoutProblems } from './layout'
 import { navigate, newTeamProfile, openView, startApp, type E2eApp } from './harness'
+import { startTeamHub, type E2eTeamHub } from './team-hub'
 
 let e: E2eApp
-let sandbox: Sandbox
-let hub: Hub
-let server: HubServer
-let hubDir: string
+let team: E2eTeamHub
+let hub: E2eTeamHub['hub']
+let server: E2eTeamHub['server']
 
 test.beforeAll(async () => {
-  sandbox = await startSandbox({ orders: 300, seed: 9, autoGenerate: false })
-  hubDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub-'))
-  hub = await createHub({
-    dataDir: hubDir,
-    version: '0.0.0-e2e',
-    merchant: {
-      kind: 'live',
-      baseUrl: sandbox.url,
-      serviceName: sandbox.serviceName,
-      apiKey: sandbox.apiKey,
-      apiSecret: sandbox.apiSecret
-    },
-    logWrite: () => undefined
-  })
-  server = await startHubServer({ hub, port: 0 })
+  team = await startTeamHub({ orders: 300, seed: 9 })
+  ;({ hub, server } = team)
   e = await startApp({ orders: 20 })
 })
 test.afterAll(async () => {
   await e?.close()
-  await server?.close()
-  await hub?.close()
-  await sandbox?.close()
-  if (hubDir) await rm(hubDir, { recursive: true, force: true })
+  await team?.close()
 })
 
 async function joinTeam(page: Page, name: string, token: string): Promise<void> {

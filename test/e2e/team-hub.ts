@@ -1,0 +1,45 @@
+// A team hub for the browser specs: a sandbox playing the service, a hub on a data directory
+// of its own in front of it, and the hub's HTTP server on a free port. close() stops them in
+// the order they depend on each other and removes the data directory.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startSandbox, type Sandbox } from '../../src/sandbox'
+import { createHub, type Hub } from '../../src/hub/hub'
+import { startHubServer, type HubServer } from '../../src/hub/hub-server'
+
+export interface E2eTeamHub {
+  sandbox: Sandbox
+  hub: Hub
+  server: HubServer
+  close(): Promise<void>
+}
+
+export async function startTeamHub(o: { orders: number; seed: number }): Promise<E2eTeamHub> {
+  const sandbox = await startSandbox({ orders: o.orders, seed: o.seed, autoGenerate: false })
+  const dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub-'))
+  const hub = await createHub({
+    dataDir,
+    version: '0.0.0-e2e',
+    merchant: {
+      kind: 'live',
+      baseUrl: sandbox.url,
+      serviceName: sandbox.serviceName,
+      apiKey: sandbox.apiKey,
+      apiSecret: sandbox.apiSecret
+    },
+    logWrite: () => undefined
+  })
+  const server = await startHubServer({ hub, port: 0 })
+  return {
+    sandbox,
+    hub,
+    server,
+    async close() {
+      await server.close()
+      await hub.close()
+      await sandbox.close()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }
+}
