@@ -4,7 +4,7 @@
 // desktop of this hub as order:handling. An entry made on another hub of the database
 // reaches this one when the store says so (NOTIFY) or at the next poll, and is copied and
 // sent the same way; copying is in the order the store kept them, one run at a time.
-import { claimEntry, type HandlingEntry, type OrderClaimsRepo } from '../main/store/order-claims-repo'
+import { claimEntry, sameName, type HandlingEntry, type OrderClaimsRepo } from '../main/store/order-claims-repo'
 import { ContractError, type ClaimInput, type OrderClaim, type OrderNote } from '../shared/ipc/contract'
 import type { HandlingLog, HubEvent } from './hub-backend'
 
@@ -37,7 +37,14 @@ export class HubClaims {
       throw new ContractError('invalid_input', `${input.to} is not an operator of this team`)
     const current = this.o.local().claim(input.type, input.orderId)
     await this.keep(claimEntry(current, input, operator, this.o.now()))
-    return { claim: this.o.local().claim(input.type, input.orderId) }
+    const claim = this.o.local().claim(input.type, input.orderId)
+    // Somebody else's claim reached the store first (on another hub, in the same moment).
+    if (input.action === 'claim' && claim && !sameName(claim.operator, operator))
+      throw new ContractError(
+        'invalid_input',
+        `${claim.operator} took this order a moment before you: ask them, or they can hand it to you`
+      )
+    return { claim }
   }
 
   async note(operator: string, ref: { type: 1 | 2; orderId: number; text: string }): Promise<OrderNote> {

@@ -24,7 +24,7 @@ export interface HandlingChange {
   note?: OrderNote
 }
 
-const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
+export const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
 /**
  * The entry an operator's claim input makes, or why it is refused: an order handled by
@@ -101,7 +101,13 @@ export class OrderClaimsRepo {
     return this.sql.transaction(() => {
       if (sourceId !== null && this.sql.value<number>('SELECT 1 FROM order_handling WHERE source_id = ?', sourceId) === 1) return null
       const text = e.kind === 'note' ? e.text : null
-      const handler = e.kind === 'hand' ? e.to : e.kind === 'claim' ? e.actor : null
+      // Two operators may claim one order at the same moment on two hubs, each having seen it
+      // free: the store's order decides, the same on every copy. The first claim stands and a
+      // later one by somebody else changes nothing (it is kept in the history with the
+      // handler it left in place, so the copy's position still moves past it).
+      const holder = e.kind === 'claim' ? this.claim(e.type, e.orderId) : null
+      const lost = holder !== null && !sameName(holder.operator, e.actor)
+      const handler = lost ? holder.operator : e.kind === 'hand' ? e.to : e.kind === 'claim' ? e.actor : null
       const r = this.sql.run(
         'INSERT INTO order_handling (source_id, type, order_id, kind, actor, handler, text, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         sourceId,
@@ -124,6 +130,7 @@ export class OrderClaimsRepo {
             text: e.kind === 'note' ? e.text : ''
           })
         }
+      if (lost) return null
       if (handler === null) this.sql.run('DELETE FROM order_claims WHERE type = ? AND order_id = ?', e.type, e.orderId)
       else {
         // A claim renewed by its holder keeps its "since"; a hand-over starts a new one.

@@ -98,4 +98,31 @@ describe.skipIf(postgresUnavailable !== null)('claims and notes across two hubs 
     await onFollower.close()
     await onLeader.close()
   })
+
+  it('two operators claiming one order at the same moment on two hubs: one claim stands on both, the other is told who took it', async () => {
+    const cat = await hubs.a.addOperator('cat', 'operator')
+    const dan = await hubs.a.addOperator('dan', 'operator')
+    await waitUntil(async () => (await follower().rpc(dan, 'team:access')).status === 200, 3_000, 'the operators on both hubs')
+    const order = hubs.sandbox.control.createOrder({ type: 1, fiatType: 1, hold: true })
+    await leader().hub.session().monitor.syncNow()
+    await waitUntil(() => follower().hub.session().store.orders.get(1, order.orderId) !== undefined, 10_000, 'the order on the follower')
+    const ref = { type: 1, orderId: order.orderId }
+
+    // Each hub sees the order free and keeps its claim; the store's order decides.
+    const [byCat, byDan] = await Promise.all([
+      leader().rpc(cat, 'orders:claim', { ...ref, action: 'claim' }),
+      follower().rpc(dan, 'orders:claim', { ...ref, action: 'claim' })
+    ])
+    const answers = [byCat, byDan]
+    expect(answers.filter((a) => a.json?.ok === true)).toHaveLength(1)
+    const won = byCat.json?.ok === true ? 'cat' : 'dan'
+    const refused = answers.find((a) => a.json?.ok !== true)
+    expect(refused?.json?.error?.message).toMatch(new RegExp(`^${won} (took this order a moment before you|is handling this order)`))
+    for (const h of [leader(), follower()])
+      await waitUntil(
+        async () => (await h.call<{ claim: OrderClaim | null }>(cat, 'orders:get', ref)).claim?.operator === won,
+        LIVE_WITHIN_MS,
+        `${won}'s claim on both hubs`
+      )
+  })
 })

@@ -50,6 +50,17 @@ describe('OrderClaimsRepo', () => {
     expect(() => claimEntry(null, { ...ref, action: 'release' }, 'Ben', 2)).toThrow(/Nobody is handling/)
   })
 
+  it('keeps the first of two claims made at the same moment elsewhere: the later one changes nothing and the copy moves past it', () => {
+    expect(store.claims.record({ ...ref, kind: 'claim', actor: 'Ana', at: 1_000 }, 7)).toMatchObject({ claim: { operator: 'Ana' } })
+    // Ben's hub saw the order free too; his claim reaches this copy after Ana's.
+    expect(store.claims.record({ ...ref, kind: 'claim', actor: 'Ben', at: 1_001 }, 8)).toBeNull()
+    expect(store.claims.claim(1, 11)).toEqual({ operator: 'Ana', since: 1_000 })
+    expect(store.claims.lastSourceId()).toBe(8)
+    // A hand-over still moves it.
+    store.claims.record({ ...ref, kind: 'hand', to: 'Ben', actor: 'Ana', at: 2_000 }, 9)
+    expect(store.claims.claim(1, 11)).toEqual({ operator: 'Ben', since: 2_000 })
+  })
+
   it('lists notes oldest first with author and time', () => {
     store.claims.record({ ...ref, kind: 'note', text: 'second', actor: 'Ben', at: 2_000 })
     const first = store.claims.record({ ...ref, kind: 'note', text: 'Customer called about the bank', actor: 'Ana', at: 1_000 })!
