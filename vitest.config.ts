@@ -20,10 +20,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // One test file at a time, as they are calibrated: the real-time suites (the hub's
-    // failover, the soak, the attacks' latency bounds) share the machine's two cores with
-    // the processes they start. Vitest's default follows the CPUs the machine reports,
-    // which a container may report more of than it gives.
+    // One test file at a time unless told otherwise: the real-time suites (the hub's failover,
+    // the soak, the attacks' latency bounds) are calibrated for the machine's two cores shared
+    // with the processes they start. `npm test` (scripts/test.mjs) runs those in a lane of
+    // their own and the rest two files at a time. Vitest's default follows the CPUs the
+    // machine reports, which a container may report more of than it gives.
     maxWorkers: 1,
     restoreMocks: true
   }
