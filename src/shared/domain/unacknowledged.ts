@@ -59,7 +59,8 @@ export const orderKeyOf = (type: OrderType, orderId: number): string => `${type}
 
 /** "Completed 25 min ago; the merchant's system has not confirmed it" */
 export function unacknowledgedText(forMs: number): string {
-  return `Completed ${stalledFor(Math.max(0, forMs))} ago; the merchant's system has not confirmed it`
+  const when = forMs < 60_000 ? 'just now' : `${stalledFor(forMs)} ago`
+  return `Completed ${when}; the merchant's system has not confirmed it`
 }
 
 /** Why the merchant's system has not confirmed it, in words. */

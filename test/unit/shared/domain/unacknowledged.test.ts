@@ -92,5 +92,6 @@ describe('unacknowledged completions', () => {
     const b: CompletedOrder = { type: 2, orderId: 2, status: 6, completedAt: T0 }
     expect(list([a, b], T0 + 90 * MIN).map((x) => x.order.orderId)).toEqual([2, 1])
     expect(unacknowledgedText(125 * MIN)).toBe("Completed 2 h 5 min ago; the merchant's system has not confirmed it")
+    expect(unacknowledgedText(59_999)).toBe("Completed just now; the merchant's system has not confirmed it")
   })
 })
