@@ -3,7 +3,8 @@
 // hub, which relays them to a real receiver that answers 500 for one chosen order, 403 for
 // another and 200 for the rest; one more order completes before the service has any webhook
 // URL, so its notice never comes. After the grace period exactly those three orders are
-// listed as unacknowledged (alerts:list, the metric), each with why; the receiver answering
+// listed as unacknowledged (alerts:list, the metric), each with why, once the hub's clock is
+// moved past the 10 min grace period (and none before it); the receiver answering
 // 200 clears the retried one by itself; a resend (operator, audited; refused to a viewer)
 // relays the refused one again and clears it, and asks the service for the one never received,
 // whose notice then comes through the hub and clears it too.
@@ -11,11 +12,11 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Alert, ResendCompletion, UnacknowledgedAlert } from '../../../src/shared/ipc/contract'
+import { UNACKNOWLEDGED_GRACE_MS } from '../../../src/shared/domain/unacknowledged'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
 import { startHubFixture, waitUntil, type HubFixture } from './support'
 
-/** The grace period, compressed: the hub's default is 10 minutes. */
-const GRACE_MS = 3_000
+const MIN = 60_000
 
 interface Receiver {
   url: string
@@ -61,6 +62,8 @@ describe.each(stores)('unacknowledged completions on a hub on $name', ({ pg }) =
   let admin: string
   let operator: string
   let viewer: string
+  /** How far the hub's clock is ahead of this machine's: the grace period passes without waiting for it. */
+  let ahead = 0
 
   beforeAll(async () => {
     if (skip) return
@@ -68,7 +71,7 @@ describe.each(stores)('unacknowledged completions on a hub on $name', ({ pg }) =
     const database = pg ? { url: await (cluster = await startPostgres()).createDatabase() } : undefined
     f = await startHubFixture({
       sandbox: { orders: 0 },
-      hub: { forwardTo: receiver.url, unacknowledgedGraceMs: GRACE_MS, ...(database ? { database } : {}) }
+      hub: { forwardTo: receiver.url, now: () => Date.now() + ahead, ...(database ? { database } : {}) }
     })
     admin = await f.addOperator('ada', 'admin')
     operator = await f.addOperator('oli', 'operator')
@@ -86,9 +89,9 @@ describe.each(stores)('unacknowledged completions on a hub on $name', ({ pg }) =
    * the call is made again on a new one, as a desktop's connection would.
    */
   async function call<T>(token: string, channel: string, input: unknown = {}): Promise<T> {
-    for (;;) {
+    for (let tries = 1; ; tries++) {
       const a = await f.rpc(token, channel, input)
-      if (a.status === 421) continue
+      if (a.status === 421 && tries < 5) continue
       if (a.status !== 200 || !a.json?.ok) throw new Error(`${channel}: HTTP ${a.status} ${a.text.slice(0, 300)}`)
       return a.json.value as T
     }
@@ -117,19 +120,18 @@ describe.each(stores)('unacknowledged completions on a hub on $name', ({ pg }) =
         15_000,
         'the three notices relayed to the receiver'
       )
-      const doneAt = Date.now()
-
-      // Before the grace period nothing is raised, after it exactly the three.
+      // Within the grace period nothing is raised (the orders completed seconds ago), after it exactly the three.
       expect(await ids()).toEqual([])
-      await waitUntil(async () => (await ids()).length === 3, GRACE_MS + 20_000, 'three unacknowledged after the grace period')
-      expect(Date.now() - doneAt).toBeGreaterThanOrEqual(GRACE_MS - 1_000)
+      expect(await metric()).toBe(0)
+      ahead = UNACKNOWLEDGED_GRACE_MS + MIN
       expect(await ids()).toEqual([retried!, refused!, silent!].sort((a, b) => a - b))
       const byId = new Map((await unacknowledged()).map((a) => [a.order.orderId, a]))
       expect(byId.get(retried!)!.delivery).toMatchObject({ kind: 'sending' })
       expect(byId.get(refused!)!.delivery).toMatchObject({ kind: 'stopped', attempts: 1, lastAnswer: 'HTTP 403: "down"' })
       expect(byId.get(silent!)!.delivery).toEqual({ kind: 'not-received' })
-      expect(byId.get(silent!)!.text).toMatch(/^Completed (just now|\d+ min ago); the merchant's system has not confirmed it$/)
-      expect(await metric()).toBe(3)
+      expect(byId.get(silent!)!.text).toMatch(/^Completed 11 min ago; the merchant's system has not confirmed it$/)
+      // The gauge reads the list as the alerts last looked at it.
+      await waitUntil(async () => (await metric()) === 3, 20_000, 'the metric at 3')
 
       // The receiver takes the retried one: the relay's next try clears it, no resend needed.
       receiver.answers.set(retried!, 200)
