@@ -10,6 +10,7 @@ import type { HubStore } from './hub-store'
 import type { HubSync } from './hub-sync'
 import type { HubTickers } from './hub-tickers'
 import type { HubWebhooks } from './hub-webhooks'
+import { resendCompletion } from './unacknowledged'
 
 /** Applies a settings change to this hub: its file, its monitor's schedule, its ticker polls. */
 export function settingsApplier(
@@ -90,6 +91,7 @@ export function hubCore(p: HubCoreParts): HubCore {
     kept: p.store.kept,
     relayTarget: () => p.webhooks.relayTarget,
     relayNow: () => p.webhooks.relay?.wake(),
+    resendCompletion: (ref) => resendCompletion({ kept: p.store.kept, relay: p.webhooks.relay, session }, ref),
     deliveryLog: p.deliveryLog,
     async updateSettings(patch) {
       const next = await p.applySettings(patch)

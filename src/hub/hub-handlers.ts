@@ -67,6 +67,8 @@ export interface HubCore {
   relayTarget(): string | null
   /** Looks for due relays now (after an admin queued some again). */
   relayNow(): void
+  /** alerts:resend: a completion the merchant's system has not confirmed, relayed again (unacknowledged.ts). */
+  resendCompletion(ref: OrderRef): Promise<ChannelOutput<'alerts:resend'>>
   /** The delivery log desktops are shown: this hub's own, or the one the hubs on one PostgreSQL database share. */
   deliveryLog: Pick<DeliveryLog, 'list'>
   /** Whether the team's copy holds every order: the leader's, on a hub that follows. */
@@ -253,6 +255,7 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
     // Counts in the tray are formatted in the hub's default locale (it has no OS locale to follow).
     ...trayHandlers({ ...base, shell: {} }),
     ...alertHandlers(base),
+    'alerts:resend': (ref) => h.resendCompletion(ref),
     ...diagnosticsHandlers(base),
 
     'audit:list': async ({ limit }) => ({ rows: await h.audit.list(limit) }),

@@ -40,6 +40,8 @@ export interface MetricsSources {
   spooled(): { entries: number; bytes: number }
   /** The relay queue as the relay last read it (null: no --forward-to, or not read yet). */
   relayQueue(): RelayCounts | null
+  /** Completions the merchant's system has not confirmed past the grace period (null: no --forward-to). */
+  unacknowledged(): number | null
 }
 
 export class HubMetrics {
@@ -238,6 +240,15 @@ export class HubMetrics {
       (g) => {
         const q = src().relayQueue?.()
         if (q) g.set(q.oldestWaitingAt === null ? 0 : Math.max(0, (Date.now() - q.oldestWaitingAt) / 1000))
+      }
+    )
+    gauge(
+      'rampdesk_hub_unacknowledged_completions',
+      "Orders completed at the service whose notice the merchant's receiver has not answered 2xx, past the grace period (0 without --forward-to).",
+      [],
+      (g) => {
+        const n = src().unacknowledged?.()
+        if (n !== undefined && n !== null) g.set(n)
       }
     )
     gauge('rampdesk_hub_ready', "Each readiness check of /readyz (1 ok, 0 not), and 'all'.", ['check'], (g) => {

@@ -32,6 +32,7 @@ import { RefusalLog } from './refusal-log'
 import { HubClaims } from './hub-claims'
 import { storeCheck } from './store-check'
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
+import { hubCompletions } from './unacknowledged'
 import { UpstreamHealth } from './upstream-health'
 
 export type { HubEvent } from './hub-backend'
@@ -46,6 +47,8 @@ export interface HubOptions {
   version: string
   /** Relay every verified webhook delivery (what its signature covers, once) to this receiver. */
   forwardTo?: string
+  /** How long after completing an order's notice may still be on its way before it is raised (default UNACKNOWLEDGED_GRACE_MS). */
+  unacknowledgedGraceMs?: number
   /** The webhook spool's bound (default SPOOL_MAX_BYTES, 64 MiB). */
   spoolMaxBytes?: number
   /** Reverse proxies whose X-Forwarded-For names a webhook's sender (--trusted-proxy): its per-source limits apply to that sender. */
@@ -158,10 +161,25 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       metrics.delivery(d.verified)
       events.emit('webhook:delivery', d)
     },
-    onRelay: (outcome) => metrics.relay(outcome),
+    onRelay: (outcome) => {
+      metrics.relay(outcome)
+      // A notice the merchant's system took clears its order's alert now, not at the next look.
+      if (outcome === 'relayed') void session.alerts.look().catch(() => undefined)
+    },
     onKept: (where) => metrics.kept(where),
     shareDelivery: (d) => deliveryLog.share(d)
   })
+
+  const completions = hubCompletions({
+    kept: store.kept,
+    session,
+    relaying: webhooks.relay !== null,
+    startedAt: now(),
+    now,
+    graceMs: o.unacknowledgedGraceMs,
+    log
+  })
+  session.alerts.useUnacknowledged(completions)
 
   const claims = new HubClaims({
     log: backend.handlingLog({ onError: (m) => log.error(m) }),
@@ -217,6 +235,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   metrics.attach({
     spooled: () => webhooks.keeper.spooled(),
     relayQueue: () => webhooks.relay?.counts() ?? null,
+    unacknowledged: () => (webhooks.relay ? completions.current(now()).length : null),
     budget: () => session.client.budget.snapshot(),
     syncStates: () => session.monitor.states(),
     coverage: () => sync.coverage(),

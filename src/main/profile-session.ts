@@ -24,6 +24,7 @@ import { RateBudget, type LearnedLimit } from './api/rate-budget'
 import { retryUnreadable } from './monitor/unreadable-retry'
 import { ConfigCache } from './config/config-cache'
 import { AlertTracker } from './alerts/alert-tracker'
+import { inboxCompletions } from './alerts/unacknowledged-source'
 import { openOrders } from './store/open-orders'
 import { TickerService, type TickerHistoryStore } from './tickers/ticker-service'
 import { AUDIT_EVERY_MS, monitorSchedule, OrderMonitor } from './monitor/order-monitor'
@@ -70,6 +71,8 @@ export interface SessionOptions {
 export class ProfileSession {
   private inbox: RunningInbox | null = null
   private inboxError: string | null = null
+  /** When the inbox started listening in this run (the completions it should have received are compared from then). */
+  private inboxSince: number | null = null
   private readonly disposers: Array<() => void> = []
   /** The last call of each endpoint, for diagnostics. */
   private readonly endpointLog: EndpointLog
@@ -198,6 +201,8 @@ export class ProfileSession {
     })
     alertsRef = alerts
     const s = new ProfileSession(o, log, syncRuns, store, client, config, tickers, monitor, alerts)
+    // A team hub gives its own (its relay's log) in place of this one.
+    alerts.useUnacknowledged(inboxCompletions({ sql: () => store.database.sql, listeningSince: () => s.inboxSince, now: o.now }))
     s.encodings = encodings
     s.disposers.push(client.onRequest((e) => s.endpointLog.record(e)))
     s.disposers.push(client.budget.onChange(() => o.emit('budget:changed', { entries: s.budgetEntries() })))
@@ -286,6 +291,7 @@ export class ProfileSession {
         }
       })
       this.inboxError = null
+      this.inboxSince ??= this.o.now()
       this.log.info('webhook inbox listening', { url: this.inbox.url, warning: this.inbox.warning })
     } catch (e) {
       this.inboxError = `the inbox could not listen on ${settings.inbox.host}:${settings.inbox.port}: ${(e as Error).message}`
@@ -332,7 +338,10 @@ export class ProfileSession {
         await this.inbox?.close()
         this.inbox = null
         this.inboxError = null
+        this.inboxSince = null
       }
+      // The inbox started or stopped receiving: its completions are compared, or no longer.
+      void this.alerts.look().catch(() => undefined)
     }
   }
 

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startSandbox, type Sandbox } from '../../src/sandbox'
-import { createHub, type Hub } from '../../src/hub/hub'
+import { createHub, type Hub, type HubOptions } from '../../src/hub/hub'
 import { startHubServer, type HubServer } from '../../src/hub/hub-server'
 
 export interface E2eTeamHub {
@@ -15,7 +15,8 @@ export interface E2eTeamHub {
   close(): Promise<void>
 }
 
-export async function startTeamHub(o: { orders: number; seed: number }): Promise<E2eTeamHub> {
+/** `hub`: options of the hub beyond these (a relay to a receiver, a compressed grace period). */
+export async function startTeamHub(o: { orders: number; seed: number; hub?: Partial<HubOptions> }): Promise<E2eTeamHub> {
   const sandbox = await startSandbox({ orders: o.orders, seed: o.seed, autoGenerate: false })
   const dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub-'))
   const hub = await createHub({
@@ -28,7 +29,8 @@ export async function startTeamHub(o: { orders: number; seed: number }): Promise
       apiKey: sandbox.apiKey,
       apiSecret: sandbox.apiSecret
     },
-    logWrite: () => undefined
+    logWrite: () => undefined,
+    ...o.hub
   })
   const server = await startHubServer({ hub, port: 0 })
   return {

@@ -79,6 +79,7 @@ const VALID: Record<ChannelName, unknown> = {
   'webhooks:retryRelays': { ids: [1] },
   'tray:state': {},
   'alerts:list': {},
+  'alerts:resend': { type: 1, orderId: 100001 },
   'webhooks:lastUrl': {},
   'confirm:answer': { id: 'no-such-request', code: '1234-5678' },
   'audit:list': { limit: 10 },

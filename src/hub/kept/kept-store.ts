@@ -37,10 +37,32 @@ export interface KeptStore {
   unapplied(limit: number): Promise<Unapplied[]>
   /** Marks these applied; false when this hub no longer leads (nothing marked: the leading hub applies them). */
   markApplied(ids: readonly number[]): Promise<boolean>
+  /** The relays of these orders (order keys, kept-delivery.ts orderKey), each with its last attempt: what became of their notices. */
+  orderRelays(keys: readonly string[]): Promise<OrderRelayRow[]>
+  /** When the first delivery still kept for relay was received (epoch ms), or null: since when notices are relayed. */
+  relayingSince(): Promise<number | null>
+  /**
+   * Sends the order's newest kept delivery at one of these statuses to the receiver again, now,
+   * with a new retry window: 'queued'; 'sending' when one is in flight already; 'none' when
+   * none is kept.
+   */
+  requeueOrder(key: string, statuses: readonly number[]): Promise<'queued' | 'sending' | 'none'>
   /** Answers when the store answers (a cheap statement): is it back? */
   ping(): Promise<void>
   /** Forgets finished deliveries older than KEPT_MEMORY_MS. */
   prune(): Promise<number>
+}
+
+/** One kept delivery of an order, for what became of its notice. */
+export interface OrderRelayRow {
+  order_type: number | null
+  order_id: number | null
+  status: number | null
+  relay_state: string
+  attempts: number
+  received_at: number
+  a_http_status: number | null
+  a_answer: string | null
 }
 
 /** The columns both stores read a relay view from. */

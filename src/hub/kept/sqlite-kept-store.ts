@@ -15,7 +15,7 @@ import {
   type RelayNext
 } from './kept-delivery'
 import { keepOutcomeOf, relayCountsOf, relayJobOf, relayViewOf, type JobRow } from './kept-rows'
-import type { KeptStore, RelayViewRow, Unapplied } from './kept-store'
+import type { KeptStore, OrderRelayRow, RelayViewRow, Unapplied } from './kept-store'
 
 const VIEW_COLUMNS = `k.id, k.order_type, k.order_id, k.status, k.received_at, k.attempts, k.relay_state, k.next_at, k.claimed_by,
   k.next_at AS claim_until, k.finished_at, k.last_answer,
@@ -214,6 +214,47 @@ export class SqliteKeptStore implements KeptStore {
       for (const id of ids) this.sql.run('UPDATE kept_deliveries SET applied_at = ? WHERE id = ? AND applied_at IS NULL', at, id)
     })
     return true
+  }
+
+  async orderRelays(keys: readonly string[]): Promise<OrderRelayRow[]> {
+    const out: OrderRelayRow[] = []
+    // Through kept_order_status (order_key first), a few hundred keys per statement.
+    for (let i = 0; i < keys.length; i += 500) {
+      const part = keys.slice(i, i + 500)
+      out.push(
+        ...this.sql.all<OrderRelayRow>(
+          `SELECT k.order_type, k.order_id, k.status, k.relay_state, k.attempts, k.received_at,
+                  a.http_status AS a_http_status, a.answer AS a_answer
+             FROM kept_deliveries k ${LAST_ATTEMPT} WHERE k.order_key IN (${part.map(() => '?').join(', ')})`,
+          ...part
+        )
+      )
+    }
+    return out
+  }
+
+  async relayingSince(): Promise<number | null> {
+    return this.sql.value<number>("SELECT received_at FROM kept_deliveries WHERE relay_state <> 'none' ORDER BY id LIMIT 1") ?? null
+  }
+
+  async requeueOrder(key: string, statuses: readonly number[]): Promise<'queued' | 'sending' | 'none'> {
+    const at = this.now()
+    return this.sql.transaction(() => {
+      const rows = this.sql.all<{ id: number; status: number | null; relay_state: string }>(
+        'SELECT id, status, relay_state FROM kept_deliveries WHERE order_key = ? ORDER BY id DESC',
+        key
+      )
+      if (rows.some((r) => r.relay_state === 'sending')) return 'sending'
+      const newest = rows.find((r) => r.status !== null && statuses.includes(r.status))
+      if (!newest) return 'none'
+      this.sql.run(
+        "UPDATE kept_deliveries SET relay_state = 'waiting', next_at = ?, window_from = ?, finished_at = NULL, claimed_by = NULL WHERE id = ?",
+        at,
+        at,
+        newest.id
+      )
+      return 'queued'
+    })
   }
 
   async ping(): Promise<void> {

@@ -21,7 +21,7 @@ import {
   type RelayNext
 } from '../kept/kept-delivery'
 import { keepOutcomeOf, relayCountsOf, relayJobOf, relayViewOf, type JobRow } from '../kept/kept-rows'
-import type { KeptStore, RelayViewRow, Unapplied } from '../kept/kept-store'
+import type { KeptStore, OrderRelayRow, RelayViewRow, Unapplied } from '../kept/kept-store'
 import { DB_NOW_MS, inTransaction } from './pg-connection'
 import { asLeader, refusedAsLeader } from './pg-lease'
 import type { HubRoleSource } from '../hub-role'
@@ -225,6 +225,46 @@ export class PgKeptStore implements KeptStore {
       if (refusedAsLeader(e)) return false
       throw e
     }
+  }
+
+  async orderRelays(keys: readonly string[]): Promise<OrderRelayRow[]> {
+    if (!keys.length) return []
+    const r = await this.pool.query<OrderRelayRow>(
+      `SELECT k.order_type, k.order_id, k.status, k.relay_state, k.attempts, k.received_at,
+              a.http_status AS a_http_status, a.answer AS a_answer
+         FROM kept_deliveries k
+         LEFT JOIN LATERAL (SELECT http_status, answer FROM relay_attempts WHERE kept_id = k.id ORDER BY id DESC LIMIT 1) a ON true
+        WHERE k.order_key = ANY($1)`,
+      [keys]
+    )
+    return r.rows.map((x) => ({ ...x, order_id: x.order_id === null ? null : Number(x.order_id), received_at: Number(x.received_at) }))
+  }
+
+  async relayingSince(): Promise<number | null> {
+    const r = await this.pool.query<{ at: string }>(
+      "SELECT received_at AS at FROM kept_deliveries WHERE relay_state <> 'none' ORDER BY id LIMIT 1"
+    )
+    return r.rows[0] ? Number(r.rows[0].at) : null
+  }
+
+  async requeueOrder(key: string, statuses: readonly number[]): Promise<'queued' | 'sending' | 'none'> {
+    return inTransaction(this.pool, async (c) => {
+      // Serialised with the keeps of the order (the same advisory lock).
+      await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key])
+      const rows = await c.query<{ id: string; status: number | null; relay_state: string }>(
+        'SELECT id, status, relay_state FROM kept_deliveries WHERE order_key = $1 ORDER BY id DESC FOR UPDATE',
+        [key]
+      )
+      if (rows.rows.some((r) => r.relay_state === 'sending')) return 'sending'
+      const newest = rows.rows.find((r) => r.status !== null && statuses.includes(r.status))
+      if (!newest) return 'none'
+      await c.query(
+        `UPDATE kept_deliveries SET relay_state = 'waiting', next_at = ${DB_NOW_MS}, window_from = ${DB_NOW_MS}, finished_at = NULL,
+           claimed_by = NULL WHERE id = $1`,
+        [newest.id]
+      )
+      return 'queued'
+    })
   }
 
   async ping(): Promise<void> {

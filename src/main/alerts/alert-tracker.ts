@@ -1,6 +1,8 @@
 // What needs a person now, for one profile's store: open orders stalled past their
-// threshold (shared/domain/stalled.ts) and open orders on a chain the configuration reports
-// unwell (shared/domain/chain-health.ts). Looked at on a timer and whenever the
+// threshold (shared/domain/stalled.ts), open orders on a chain the configuration reports
+// unwell (shared/domain/chain-health.ts), and, where notices reach a hub that relays or a
+// desktop inbox, completions the merchant's system has not confirmed
+// (shared/domain/unacknowledged.ts, through an UnacknowledgedSource). Looked at on a timer and whenever the
 // configuration changes; 'alerts:changed' is emitted only when an alert is raised or
 // cleared or a chain's orders change, not as minutes pass (the views count from `since`).
 import type { Alert, AlertList, ConfigSnapshot } from '../../shared/ipc/contract'
@@ -8,6 +10,7 @@ import { chainFlags } from '../../shared/domain/chain-health'
 import { stalledOrder, stalledText } from '../../shared/domain/stalled'
 import { statusInfo } from '../../shared/domain/status'
 import type { OpenOrder } from '../store/open-orders'
+import type { UnacknowledgedSource } from './unacknowledged-source'
 
 export interface AlertTrackerOptions {
   openOrders(): OpenOrder[]
@@ -28,10 +31,16 @@ export class AlertTracker {
   private readonly chainSince = new Map<string, number>()
   private lastKey = ''
   private timer: NodeJS.Timeout | null = null
+  private unacknowledged: UnacknowledgedSource | null = null
 
   constructor(private readonly o: AlertTrackerOptions) {}
 
-  /** The alerts now, stalled orders first (longest first), then chains. */
+  /** Where the completions the merchant's system has not confirmed come from (a hub that relays, a desktop inbox). */
+  useUnacknowledged(source: UnacknowledgedSource | null): void {
+    this.unacknowledged = source
+  }
+
+  /** The alerts now, stalled orders first (longest first), then chains, then unconfirmed completions (longest first). */
   list(): AlertList {
     const now = this.o.now()
     const open = this.o.openOrders()
@@ -70,13 +79,18 @@ export class AlertTracker {
       })
     }
     for (const id of [...this.chainSince.keys()]) if (!seen.has(id)) this.chainSince.delete(id)
+    alerts.push(...(this.unacknowledged?.current(now) ?? []))
     return { alerts, at: now }
   }
 
   /** Looks again; emits 'alerts:changed' when what stands differs from the last look. */
   refresh(): AlertList {
     const list = this.list()
-    const key = JSON.stringify(list.alerts.map((a) => (a.kind === 'stalled' ? [a.id, a.since, a.status] : [a.id, a.text])))
+    const key = JSON.stringify(
+      list.alerts.map((a) =>
+        a.kind === 'stalled' ? [a.id, a.since, a.status] : a.kind === 'chain' ? [a.id, a.text] : [a.id, a.since, a.delivery.kind]
+      )
+    )
     if (key !== this.lastKey) {
       this.lastKey = key
       this.o.changed(list)
@@ -84,10 +98,16 @@ export class AlertTracker {
     return list
   }
 
-  /** One timed look: the configuration where due, then the alerts. */
+  /** Reads what the unconfirmed completions depend on again, then looks (alerts:list, and after a relay was answered). */
+  async look(): Promise<AlertList> {
+    await this.unacknowledged?.refresh()
+    return this.refresh()
+  }
+
+  /** One timed look: the configuration where due, the completions' notices, then the alerts. */
   async tick(): Promise<AlertList> {
     await this.o.poll?.().catch(() => undefined)
-    return this.refresh()
+    return this.look()
   }
 
   start(): void {

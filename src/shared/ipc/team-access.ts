@@ -70,6 +70,8 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   // (a viewer reads both in orders:get).
   'orders:claim': 'operator',
   'orders:note': 'operator',
+  // Sends a completion to the merchant's system again (the relay, or a request to the service).
+  'alerts:resend': 'operator',
   'webhooks:sendDummy': 'operator',
   'webhooks:resend': 'operator',
   'webhooks:verify': 'operator',

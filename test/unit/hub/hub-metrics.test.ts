@@ -96,3 +96,18 @@ describe('hub metrics', () => {
     expect(text).not.toContain('rampdesk_hub_sync_lag_seconds{')
   })
 })
+
+describe('the unacknowledged completions gauge', () => {
+  it("is the count the hub's alerts stand at while it relays, and 0 without a relay", async () => {
+    const m = new HubMetrics({ version: '1.2.3', store: 'sqlite' })
+    let n: number | null = 3
+    m.attach({ unacknowledged: () => n })
+    expect(line(await m.render(), 'rampdesk_hub_unacknowledged_completions')).toBe('rampdesk_hub_unacknowledged_completions 3')
+    n = 0
+    expect(line(await m.render(), 'rampdesk_hub_unacknowledged_completions')).toBe('rampdesk_hub_unacknowledged_completions 0')
+    n = 5
+    expect(line(await m.render(), 'rampdesk_hub_unacknowledged_completions')).toBe('rampdesk_hub_unacknowledged_completions 5')
+    n = null
+    expect(line(await m.render(), 'rampdesk_hub_unacknowledged_completions')).toBe('rampdesk_hub_unacknowledged_completions 0')
+  })
+})

@@ -1,11 +1,13 @@
 // The alerts of the active profile (alerts:list, kept current by alerts:changed): stalled
-// orders and open orders on an unwell chain, looked up by order for the table's mark, the
+// orders, open orders on an unwell chain and completions the merchant's system has not
+// confirmed, looked up by order for the table's mark, the
 // order's detail and the tray. How long an order has stalled is counted here from its
 // `since`, on the app's ticking clock, so the words move on between events.
 import { call, on } from './bridge'
 import { app, errorInfoOf } from './app-state.svelte'
 import { stalledFor, stalledText } from '../../../shared/domain/stalled'
-import type { Alert, ChainAlert, ErrorInfo, OrderType, StalledAlert } from '../../../shared/ipc/contract'
+import { unacknowledgedText } from '../../../shared/domain/unacknowledged'
+import type { Alert, ChainAlert, ErrorInfo, OrderType, StalledAlert, UnacknowledgedAlert } from '../../../shared/ipc/contract'
 
 const key = (type: OrderType, orderId: number) => `${type}:${orderId}`
 
@@ -15,6 +17,8 @@ class AlertsState {
   error = $state<ErrorInfo | null>(null)
   readonly stalledList = $derived(this.list.filter((a): a is StalledAlert => a.kind === 'stalled'))
   readonly chainList = $derived(this.list.filter((a): a is ChainAlert => a.kind === 'chain'))
+  readonly unacknowledgedList = $derived(this.list.filter((a): a is UnacknowledgedAlert => a.kind === 'unacknowledged'))
+  readonly #unacknowledged = $derived(new Map(this.unacknowledgedList.map((a) => [key(a.order.type, a.order.orderId), a])))
   readonly #stalled = $derived(new Map(this.stalledList.map((a) => [key(a.order.type, a.order.orderId), a])))
   /** Order key -> the chain alerts naming it (an object built anew with each list, never changed in place). */
   readonly #chains = $derived(
@@ -49,6 +53,15 @@ class AlertsState {
 
   stalled(type: OrderType, orderId: number): StalledAlert | undefined {
     return this.#stalled.get(key(type, orderId))
+  }
+
+  unacknowledged(type: OrderType, orderId: number): UnacknowledgedAlert | undefined {
+    return this.#unacknowledged.get(key(type, orderId))
+  }
+
+  /** "Completed 25 min ago; the merchant's system has not confirmed it", now. */
+  unacknowledgedLine(a: UnacknowledgedAlert): string {
+    return unacknowledgedText(app.now - a.since)
   }
 
   chains(type: OrderType, orderId: number): ChainAlert[] {

@@ -1,10 +1,11 @@
 // The alerts namespace: what needs a person now, worked out from the orders the store holds
-// and the configuration: orders stalled in a status longer than their threshold, and open
-// orders on a chain whose node is out of sync or whose deposits are closed.
+// and the configuration: orders stalled in a status longer than their threshold, open
+// orders on a chain whose node is out of sync or whose deposits are closed, and completed
+// orders the merchant's system never confirmed receiving (a hub that relays, a desktop inbox).
 import { z } from 'zod'
 import { ch, EpochMs, IdNum, none, OrderRef } from './primitives'
 
-export const AlertKind = z.enum(['stalled', 'chain'])
+export const AlertKind = z.enum(['stalled', 'chain', 'unacknowledged'])
 export type AlertKind = z.infer<typeof AlertKind>
 
 export const StalledAlert = z.object({
@@ -39,12 +40,68 @@ export const ChainAlert = z.object({
 })
 export type ChainAlert = z.infer<typeof ChainAlert>
 
-export const Alert = z.discriminatedUnion('kind', [StalledAlert, ChainAlert])
+/**
+ * Where a completion's notice stands between the service and the merchant's system.
+ * `not-received`: no notice of the completion reached the hub or inbox (the service's order
+ * list shows it completed). `not-passed-on`: received, not relayed (no relay where it came
+ * in). `sending`: relayed, the merchant's system has not accepted it yet, tries go on.
+ * `stopped`: the relay gave up (the receiver refused it, or a day of tries passed).
+ */
+export const CompletionDelivery = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('not-received') }),
+  z.object({ kind: z.literal('not-passed-on'), receivedAt: EpochMs }),
+  z.object({
+    kind: z.literal('sending'),
+    attempts: z.number().int().nonnegative(),
+    /** The receiver's last answer, technical ("HTTP 500: down"), for a tooltip; null before any. */
+    lastAnswer: z.string().nullable()
+  }),
+  z.object({ kind: z.literal('stopped'), attempts: z.number().int().nonnegative(), lastAnswer: z.string().nullable() })
+])
+export type CompletionDelivery = z.infer<typeof CompletionDelivery>
+
+export const UnacknowledgedAlert = z.object({
+  kind: z.literal('unacknowledged'),
+  /** Stable while the alert stands ("unacknowledged:1:123"). */
+  id: z.string(),
+  order: OrderRef,
+  /** The successful status it completed at. */
+  status: z.number().int(),
+  /** When the order completed (the service's time of its last change, never later than it was seen). */
+  since: EpochMs,
+  delivery: CompletionDelivery,
+  /** "Completed 25 min ago; the merchant's system has not confirmed it" */
+  text: z.string(),
+  /** Why, in words ("The service's notice never reached the hub"). */
+  why: z.string(),
+  /** What to tell the customer. */
+  tell: z.string()
+})
+export type UnacknowledgedAlert = z.infer<typeof UnacknowledgedAlert>
+
+export const Alert = z.discriminatedUnion('kind', [StalledAlert, ChainAlert, UnacknowledgedAlert])
 export type Alert = z.infer<typeof Alert>
 
 export const AlertList = z.object({ alerts: z.array(Alert), at: EpochMs })
 export type AlertList = z.infer<typeof AlertList>
 
+/** What a resend did: the kept notice queued to the merchant's system again, or the service asked to send it again. */
+export const ResendCompletion = z.object({
+  done: z.enum(['relay-queued', 'relay-sending', 'service-asked']),
+  /** In the operator's words. */
+  message: z.string()
+})
+export type ResendCompletion = z.infer<typeof ResendCompletion>
+
 export const alertsChannels = {
-  'alerts:list': ch(none, AlertList, 'What needs a person now: stalled orders and open orders on an unwell chain, each with its words')
+  'alerts:list': ch(
+    none,
+    AlertList,
+    "What needs a person now: stalled orders, open orders on an unwell chain, completions the merchant's system has not confirmed, each with its words"
+  ),
+  'alerts:resend': ch(
+    OrderRef.strict(),
+    ResendCompletion,
+    "Get an unconfirmed completion to the merchant's system again: a hub relays its kept notice again now; without one kept (or on a desktop, which passes nothing on) the service is asked to resend its webhook"
+  )
 } as const

@@ -68,6 +68,7 @@ const PINNED: Record<ChannelName, ChannelAccess> = {
   'diagnostics:text': 'operator',
   'tray:state': 'viewer',
   'alerts:list': 'viewer',
+  'alerts:resend': 'operator',
   'audit:list': 'admin',
   'team:access': 'viewer',
   'team:operators': 'admin',
