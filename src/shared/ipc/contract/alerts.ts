@@ -2,9 +2,9 @@
 // and the configuration: orders stalled in a status longer than their threshold, and open
 // orders on a chain whose node is out of sync or whose deposits are closed.
 import { z } from 'zod'
-import { ch, EpochMs, IdNum, none, OrderRef } from './primitives'
+import { ch, EpochMs, IdNum, none, OrderRef, OrderType } from './primitives'
 
-export const AlertKind = z.enum(['stalled', 'chain'])
+export const AlertKind = z.enum(['stalled', 'chain', 'gap'])
 export type AlertKind = z.infer<typeof AlertKind>
 
 export const StalledAlert = z.object({
@@ -39,12 +39,31 @@ export const ChainAlert = z.object({
 })
 export type ChainAlert = z.infer<typeof ChainAlert>
 
-export const Alert = z.discriminatedUnion('kind', [StalledAlert, ChainAlert])
+export const GapAlert = z.object({
+  kind: z.literal('gap'),
+  /** Stable while the alert stands ("gap:2:1"). */
+  id: z.string(),
+  type: OrderType,
+  fiatType: IdNum,
+  /** Orders the service holds there that the local copy lacks, at the last check (null: not counted). */
+  missing: z.number().int().nullable(),
+  /** Since when the app has seen the scope so (the check that first found it). */
+  since: EpochMs,
+  /** "Offramp EUR: 14 orders missing here, being read again" */
+  text: z.string()
+})
+export type GapAlert = z.infer<typeof GapAlert>
+
+export const Alert = z.discriminatedUnion('kind', [StalledAlert, ChainAlert, GapAlert])
 export type Alert = z.infer<typeof Alert>
 
 export const AlertList = z.object({ alerts: z.array(Alert), at: EpochMs })
 export type AlertList = z.infer<typeof AlertList>
 
 export const alertsChannels = {
-  'alerts:list': ch(none, AlertList, 'What needs a person now: stalled orders and open orders on an unwell chain, each with its words')
+  'alerts:list': ch(
+    none,
+    AlertList,
+    'What needs a person now: stalled orders, open orders on an unwell chain and orders missing from the copy, each with its words'
+  )
 } as const

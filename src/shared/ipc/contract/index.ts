@@ -27,7 +27,7 @@ import { TickerTick, tickersChannels } from './tickers'
 import { trayChannels } from './tray'
 import { WebhookDelivery, webhooksChannels } from './webhooks'
 
-export { Alert, AlertKind, AlertList, ChainAlert, StalledAlert } from './alerts'
+export { Alert, AlertKind, AlertList, ChainAlert, GapAlert, StalledAlert } from './alerts'
 export { ShellKind } from './app'
 export { AuditEntry } from './audit'
 export { BudgetEntry } from './budget'
