@@ -104,22 +104,20 @@ export function startAlertHooks(o: AlertHooksOptions): AlertHooks {
   let closed = false
   let dirty = true
   let reconciledAt = -Infinity
-  let woken: (() => void) | null = null
+  let wake: () => void = () => undefined
   let failing: string | null = null
   let idleWaiters: Array<() => void> = []
 
-  function sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(done, ms)
-      t.unref()
-      function done() {
-        clearTimeout(t)
-        woken = null
+  /** Waits `ms`, or until woken (an alert changed, or the hooks close). */
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      timer.unref()
+      wake = () => {
+        clearTimeout(timer)
         resolve()
       }
-      woken = done
     })
-  }
 
   async function sendAll(jobs: HookJob[]): Promise<void> {
     const hooks = new Map((await o.store.hooks()).map((h) => [h.id, h]))
@@ -184,13 +182,13 @@ export function startAlertHooks(o: AlertHooksOptions): AlertHooks {
   return {
     changed() {
       dirty = true
-      woken?.()
+      wake()
     },
     idle: () => new Promise<void>((resolve) => idleWaiters.push(resolve)),
     async close() {
       closed = true
       controller.abort()
-      woken?.()
+      wake()
       await running
       idleWaiters = []
     }

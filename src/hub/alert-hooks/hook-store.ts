@@ -8,7 +8,7 @@
 //   alert_hook_messages  one message per hook, alert, episode and event (unique): what makes
 //                        "sent once until it clears" hold across restarts and hubs
 //   alert_hook_attempts  every attempt at a message, with the receiver's answer
-import { delivered, relayBackoffMs, retryable } from '../kept/kept-delivery'
+import { nextAfter } from '../kept/kept-delivery'
 import type { HookEvent, HookFormat } from './hook-bodies'
 
 export type HookValue = string | number | null
@@ -91,14 +91,9 @@ export const HOOK_RETRY_WINDOW_MS = 60 * 60_000
 /** A claim on a message lasts this long: a hub killed mid-send frees it when it runs out. */
 export const HOOK_CLAIM_MS = 30_000
 
-/** The next step after an attempt that ended at `now`: the relay's back-off (1 s, 2 s, 4 s ... 30 s), within the window. */
+/** The next step after an attempt that ended at `now`: the relay's back-off (1 s, 2 s, 4 s ... 30 s), within the hour. */
 export function hookNextAfter(job: Pick<HookJob, 'attempts' | 'createdAt'>, a: Pick<HookAttempt, 'httpStatus'>, now: number): HookNext {
-  if (delivered(a.httpStatus)) return { kind: 'delivered' }
-  if (!retryable(a.httpStatus)) return { kind: 'failed', why: 'the receiver refused it' }
-  const nextAt = Math.ceil(now + relayBackoffMs(job.attempts + 1))
-  if (nextAt > job.createdAt + HOOK_RETRY_WINDOW_MS)
-    return { kind: 'failed', why: `the receiver did not take it in ${HOOK_RETRY_WINDOW_MS / 60_000} min of tries` }
-  return { kind: 'waiting', nextAt }
+  return nextAfter({ attempts: job.attempts, windowFrom: job.createdAt }, a, now, HOOK_RETRY_WINDOW_MS)
 }
 
 const n = (v: unknown): number => Number(v)
