@@ -21,6 +21,7 @@ import { openPgHubStore } from './pg/pg-hub-store'
 import { dataDirOf, type CliIo } from './hub-paths'
 import { OperatorError } from './operators'
 import { InputError } from './cli-errors'
+import { alertsCommand, ALERTS_HELP } from './alerts-command'
 
 export { UsageError } from './cli-options'
 export type { CliIo } from './hub-paths'
@@ -36,6 +37,7 @@ export const HELP = `Usage:
   npm run hub -- operator add NAME --role viewer|operator|admin [--data-dir DIR | --database URL]
   npm run hub -- operator list [--data-dir DIR | --database URL]
   npm run hub -- operator revoke NAME [--data-dir DIR | --database URL]
+${ALERTS_HELP}
   npm run hub -- backup DIR [--data-dir DIR]      an online backup, while the hub runs
   npm run hub -- backup DIR --database URL        pg_dump of the hub's PostgreSQL tables (or its command)
   npm run hub -- restore DIR --data-dir NEW_DIR   into a data directory that holds no hub
@@ -70,7 +72,7 @@ const OPERATOR_OPTIONS = {
 } as const satisfies Record<string, OptionSpec>
 
 /** The hub store a command works on: PostgreSQL with --database, else hub.db in the data directory. */
-async function openStoreFor(o: ResolvedOptions<keyof typeof OPERATOR_OPTIONS>, io: CliIo): Promise<HubStore> {
+async function openStoreFor(o: ResolvedOptions<'data-dir' | keyof typeof DATABASE_OPTIONS>, io: CliIo): Promise<HubStore> {
   const database = databaseOf(o, (m) => io.err(`warning: ${m}`))
   if (!database) return openSqliteHubStore(dataDirOf(o.string('data-dir')))
   return openPgHubStore({ target: database, live: false, onError: (m) => io.err(`error: ${m}`) })
@@ -134,12 +136,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./serve-command')).serve(args, io)
       case 'operator':
         return await operator(args, io)
+      case 'alerts':
+        return await alertsCommand(args, io, openStoreFor)
       case 'backup':
         return await backupCommand(args, io)
       case 'restore':
         return restoreCommand(args, io)
       default:
-        throw new UsageError(`unknown command ${command}: serve, operator, backup or restore`)
+        throw new UsageError(`unknown command ${command}: serve, operator, alerts, backup or restore`)
     }
   } catch (e) {
     const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith?.('ERR_PARSE_ARGS')

@@ -15,6 +15,7 @@ import type { Operator } from './operators'
 import type { WatchTarget } from './operator-watches'
 import type { ReadinessCheck } from './readiness'
 import type { KeptStore } from './kept/kept-store'
+import type { AlertHookStore } from './alert-hooks/hook-store'
 
 export type { Awaitable }
 
@@ -70,6 +71,8 @@ export interface HubStore {
   /** Verified webhook deliveries, kept before they are answered, and their relay (kept/). */
   readonly kept: KeptStore
   readonly budgetCarry: BudgetCarryStore
+  /** The outbound alert hooks an admin set, and what each was sent (alert-hooks/). */
+  readonly alertHooks: AlertHookStore
   /** The request budget shared with the other hubs on the store (PostgreSQL), or null: this hub's budget is the only one. */
   readonly sharedBudget: SharedBudget | null
   /** The readiness of the hub's own tables (the order database is checked beside it). */

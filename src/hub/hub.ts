@@ -33,6 +33,8 @@ import { HubClaims } from './hub-claims'
 import { storeCheck } from './store-check'
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
 import { hubCompletions } from './unacknowledged'
+import { startAlertHooks } from './alert-hooks/alert-hooks'
+import { coinName } from '../shared/domain/names'
 import { UpstreamHealth } from './upstream-health'
 
 export type { HubEvent } from './hub-backend'
@@ -250,6 +252,22 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   await session.start({ monitor: false })
   const follower = await followRole({ role, log, session, feed: events.feed, watches, onLeading: () => sync.nowLeading() })
   following = follower
+  // Alerts to the hooks an admin set (alert-hooks/): the leader raises and sends them.
+  const alertHooks = startAlertHooks({
+    store: store.alertHooks,
+    hub: hubIdOf(o.dataDir),
+    log,
+    now,
+    leads: () => leads(role),
+    alerts: () => session.alerts.list().alerts,
+    coinOf: (r) => {
+      const row = session.store.orders.get(r.type, r.orderId)
+      return row ? coinName(row.coinId) : null
+    }
+  })
+  const unhook = events.subscribe((e) => {
+    if (e.event === 'alerts:changed') alertHooks.changed()
+  })
   const sweeper = hubSweep({ backend, store, role, session, settings, tickers, webhooks, deliveryLog, log, now })
   const handlerCache = new Map<string, ContractHandlers>()
 
@@ -304,6 +322,8 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await shared.close()
       await teamSettings.close()
       await sync.close()
+      unhook()
+      await alertHooks.close()
       await follower.stop()
       await events.feed.close()
       await claims.close()

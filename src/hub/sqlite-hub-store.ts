@@ -12,6 +12,7 @@ import { SqliteKeptStore } from './kept/sqlite-kept-store'
 import { sqliteHubCheck } from './store-check'
 import { HUB_DATABASE_FILE } from './hub-db'
 import type { Sql } from '../main/store/sql'
+import { AlertHookStore } from './alert-hooks/hook-store'
 
 export interface SqliteHubStore extends HubStore {
   readonly kind: 'sqlite'
@@ -49,6 +50,10 @@ export function openSqliteHubStore(dataDir: string, o: SqliteHubStoreOptions = {
     kept: new SqliteKeptStore(keptSql, now),
     budgetCarry: new BudgetCarry(sqliteCarryTable(sql, o.onError), now),
     sharedBudget: null,
+    alertHooks: new AlertHookStore({
+      all: async <T>(text: string, params: Array<string | number | null>) => sql.all(text, ...params) as T[],
+      run: async (text, params) => sql.run(text, ...params).changes
+    }),
     check: () => sqliteHubCheck(sql),
     async close() {
       if (!closed) {

@@ -195,6 +195,7 @@ export class ProfileSession {
       openOrders: () => openOrders(store.database.sql),
       config: () => config.snapshot(),
       thresholds: () => o.settings.stalledMinutes,
+      coverage: () => monitor.coverage(),
       now: o.now,
       changed: (list) => o.emit('alerts:changed', list),
       poll: () => config.revalidate()

@@ -169,12 +169,17 @@ export function answerText(a: Pick<RelayAttempt, 'httpStatus' | 'answer'>): stri
  * The relay's next step after an attempt that ended at `now` (by the store's clock, the one
  * `windowFrom` was written with).
  */
-export function nextAfter(job: Pick<RelayJob, 'attempts' | 'windowFrom'>, a: RelayAttempt, now: number): RelayNext {
+export function nextAfter(
+  job: Pick<RelayJob, 'attempts' | 'windowFrom'>,
+  a: Pick<RelayAttempt, 'httpStatus'>,
+  now: number,
+  windowMs = RELAY_RETRY_WINDOW_MS
+): RelayNext {
   if (delivered(a.httpStatus)) return { kind: 'delivered' }
   // The receiver's answer itself is in the attempt: `why` says only why the tries stopped.
   if (!retryable(a.httpStatus)) return { kind: 'failed', why: 'the receiver refused it' }
   const nextAt = Math.ceil(now + relayBackoffMs(job.attempts + 1))
-  if (nextAt > job.windowFrom + RELAY_RETRY_WINDOW_MS)
-    return { kind: 'failed', why: `the receiver did not take it in ${RELAY_RETRY_WINDOW_MS / 3_600_000} h of tries` }
+  if (nextAt > job.windowFrom + windowMs)
+    return { kind: 'failed', why: `the receiver did not take it in ${windowMs / 3_600_000} h of tries` }
   return { kind: 'waiting', nextAt }
 }

@@ -17,6 +17,7 @@ import { OPERATORS_CHANNEL, PgOperators } from './pg-operators'
 import { PgKeptStore } from './pg-kept-store'
 import { PgSharedBudget } from './pg-shared-budget'
 import { PgWatches, WATCHES_CHANNEL } from './pg-watches'
+import { AlertHookStore, type HookSql } from '../alert-hooks/hook-store'
 
 /** How often the in-memory copies and the readiness are read again without a notification. */
 export const PG_REFRESH_MS = 1_000
@@ -121,6 +122,7 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
     kept: new PgKeptStore(keptPool),
     budgetCarry: new BudgetCarry(carry, now),
     sharedBudget: new PgSharedBudget(pool),
+    alertHooks: new AlertHookStore(pgHookSql(pool)),
     refresh: refreshOnce,
     check: () => ({ ...health, database: displayUrl(o.target.url) }),
     async close() {
@@ -133,5 +135,17 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
       await pool.end()
       await keptPool.end()
     }
+  }
+}
+
+/** The alert hooks' queries on PostgreSQL: their `?` placeholders numbered. */
+function pgHookSql(pool: pg.Pool): HookSql {
+  const numbered = (text: string) => {
+    let i = 0
+    return text.replace(/\?/g, () => `$${++i}`)
+  }
+  return {
+    all: async <T>(text: string, params: Array<string | number | null>) => (await pool.query(numbered(text), params)).rows as T[],
+    run: async (text, params) => (await pool.query(numbered(text), params)).rowCount ?? 0
   }
 }

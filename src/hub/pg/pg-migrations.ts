@@ -234,7 +234,53 @@ export const PG_MIGRATIONS: readonly string[] = [
      handler TEXT,
      text TEXT,
      at BIGINT NOT NULL
-   );`
+   );`,
+  // Outbound alert hooks (alert-hooks/hook-store.ts): the hooks, each alert's episodes (raised
+  // or cleared), one message per hook, alert, episode and event, and every attempt at one.
+  `CREATE TABLE alert_hooks (
+     id BIGSERIAL PRIMARY KEY,
+     url TEXT NOT NULL,
+     format TEXT NOT NULL CHECK (format IN ('slack', 'json')),
+     secret TEXT,
+     created_at BIGINT NOT NULL,
+     created_by TEXT NOT NULL
+   );
+   CREATE TABLE alert_episodes (
+     alert_id TEXT NOT NULL PRIMARY KEY,
+     episode INTEGER NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('raised', 'cleared')),
+     alert_json TEXT NOT NULL,
+     changed_at BIGINT NOT NULL
+   );
+   CREATE TABLE alert_hook_messages (
+     id BIGSERIAL PRIMARY KEY,
+     hook_id BIGINT NOT NULL,
+     alert_id TEXT NOT NULL,
+     episode INTEGER NOT NULL,
+     event TEXT NOT NULL CHECK (event IN ('raised', 'cleared', 'test')),
+     body TEXT NOT NULL,
+     state TEXT NOT NULL CHECK (state IN ('waiting', 'sending', 'delivered', 'failed')),
+     created_at BIGINT NOT NULL,
+     next_at BIGINT,
+     claimed_by TEXT,
+     claim_until BIGINT,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     finished_at BIGINT,
+     last_answer TEXT,
+     UNIQUE (hook_id, alert_id, episode, event)
+   );
+   CREATE INDEX alert_hook_due ON alert_hook_messages (next_at) WHERE state IN ('waiting', 'sending');
+   CREATE INDEX alert_hook_order ON alert_hook_messages (hook_id, alert_id, id);
+   CREATE TABLE alert_hook_attempts (
+     id BIGSERIAL PRIMARY KEY,
+     message_id BIGINT NOT NULL,
+     at BIGINT NOT NULL,
+     hub TEXT NOT NULL,
+     http_status INTEGER,
+     answer TEXT NOT NULL,
+     ms INTEGER NOT NULL
+   );
+   CREATE INDEX alert_hook_attempts_message ON alert_hook_attempts (message_id, id);`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

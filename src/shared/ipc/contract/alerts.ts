@@ -3,9 +3,9 @@
 // orders on a chain whose node is out of sync or whose deposits are closed, and completed
 // orders the merchant's system never confirmed receiving (a hub that relays, a desktop inbox).
 import { z } from 'zod'
-import { ch, EpochMs, IdNum, none, OrderRef } from './primitives'
+import { ch, EpochMs, IdNum, none, OrderRef, OrderType } from './primitives'
 
-export const AlertKind = z.enum(['stalled', 'chain', 'unacknowledged'])
+export const AlertKind = z.enum(['stalled', 'chain', 'unacknowledged', 'gap'])
 export type AlertKind = z.infer<typeof AlertKind>
 
 export const StalledAlert = z.object({
@@ -79,7 +79,22 @@ export const UnacknowledgedAlert = z.object({
 })
 export type UnacknowledgedAlert = z.infer<typeof UnacknowledgedAlert>
 
-export const Alert = z.discriminatedUnion('kind', [StalledAlert, ChainAlert, UnacknowledgedAlert])
+export const GapAlert = z.object({
+  kind: z.literal('gap'),
+  /** Stable while the alert stands ("gap:2:1"). */
+  id: z.string(),
+  type: OrderType,
+  fiatType: IdNum,
+  /** Orders the service holds there that the local copy lacks, at the last check (null: not counted). */
+  missing: z.number().int().nullable(),
+  /** Since when the app has seen the scope so (the check that first found it). */
+  since: EpochMs,
+  /** "Offramp EUR: 14 orders missing here, being read again" */
+  text: z.string()
+})
+export type GapAlert = z.infer<typeof GapAlert>
+
+export const Alert = z.discriminatedUnion('kind', [StalledAlert, ChainAlert, UnacknowledgedAlert, GapAlert])
 export type Alert = z.infer<typeof Alert>
 
 export const AlertList = z.object({ alerts: z.array(Alert), at: EpochMs })
@@ -97,7 +112,7 @@ export const alertsChannels = {
   'alerts:list': ch(
     none,
     AlertList,
-    "What needs a person now: stalled orders, open orders on an unwell chain, completions the merchant's system has not confirmed, each with its words"
+    "What needs a person now: stalled orders, open orders on an unwell chain, completions the merchant's system has not confirmed, orders missing from the copy, each with its words"
   ),
   'alerts:resend': ch(
     OrderRef.strict(),

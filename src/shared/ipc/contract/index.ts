@@ -27,7 +27,17 @@ import { TickerTick, tickersChannels } from './tickers'
 import { trayChannels } from './tray'
 import { WebhookDelivery, webhooksChannels } from './webhooks'
 
-export { Alert, AlertKind, AlertList, ChainAlert, CompletionDelivery, ResendCompletion, StalledAlert, UnacknowledgedAlert } from './alerts'
+export {
+  Alert,
+  AlertKind,
+  AlertList,
+  ChainAlert,
+  CompletionDelivery,
+  GapAlert,
+  ResendCompletion,
+  StalledAlert,
+  UnacknowledgedAlert
+} from './alerts'
 export { ShellKind } from './app'
 export { AuditEntry } from './audit'
 export { BudgetEntry } from './budget'

@@ -34,6 +34,10 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
     expect(await schemaVersion(p)).toBe(PG_SCHEMA_VERSION)
     const tables = await p.query<{ t: string }>("SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")
     expect(tables.rows.map((r) => r.t)).toEqual([
+      'alert_episodes',
+      'alert_hook_attempts',
+      'alert_hook_messages',
+      'alert_hooks',
       'audit',
       'budget_carry',
       'budget_sends',
