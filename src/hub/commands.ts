@@ -100,10 +100,12 @@ async function operator(args: string[], io: CliIo): Promise<number> {
       }
       case 'list': {
         const ops = await operators.list()
+        const oidc = await store.oidc.oidcNames()
         if (ops.length === 0) io.out('no operators')
+        // Operators who sign in through the team's identity provider get a fifth column, "oidc".
         for (const op of ops)
           io.out(
-            `${op.name}\t${op.role}\tadded ${new Date(op.createdAt).toISOString()}\tlast seen ${op.lastSeenAt ? new Date(op.lastSeenAt).toISOString() : 'never'}`
+            `${op.name}\t${op.role}\tadded ${new Date(op.createdAt).toISOString()}\tlast seen ${op.lastSeenAt ? new Date(op.lastSeenAt).toISOString() : 'never'}${oidc.has(op.name) ? '\toidc' : ''}`
           )
         return 0
       }

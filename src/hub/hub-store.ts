@@ -15,6 +15,7 @@ import type { Operator } from './operators'
 import type { WatchTarget } from './operator-watches'
 import type { ReadinessCheck } from './readiness'
 import type { KeptStore } from './kept/kept-store'
+import type { OidcStore } from './oidc/oidc-store'
 
 export type { Awaitable }
 
@@ -70,6 +71,8 @@ export interface HubStore {
   /** Verified webhook deliveries, kept before they are answered, and their relay (kept/). */
   readonly kept: KeptStore
   readonly budgetCarry: BudgetCarryStore
+  /** People signed in through the team's identity provider, and their sessions (oidc/). */
+  readonly oidc: OidcStore
   /** The request budget shared with the other hubs on the store (PostgreSQL), or null: this hub's budget is the only one. */
   readonly sharedBudget: SharedBudget | null
   /** The readiness of the hub's own tables (the order database is checked beside it). */

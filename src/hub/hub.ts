@@ -32,6 +32,7 @@ import { RefusalLog } from './refusal-log'
 import { HubClaims } from './hub-claims'
 import { storeCheck } from './store-check'
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
+import { withOidcSessions } from './oidc/oidc-sessions'
 import { UpstreamHealth } from './upstream-health'
 
 export type { HubEvent } from './hub-backend'
@@ -237,7 +238,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   return {
     log,
     refusals,
-    operators,
+    operators: withOidcSessions(operators, store.oidc),
     audit,
     store,
     profile,

@@ -12,6 +12,7 @@ import { SqliteKeptStore } from './kept/sqlite-kept-store'
 import { sqliteHubCheck } from './store-check'
 import { HUB_DATABASE_FILE } from './hub-db'
 import type { Sql } from '../main/store/sql'
+import { SqliteOidcStore } from './oidc/sqlite-oidc-store'
 
 export interface SqliteHubStore extends HubStore {
   readonly kind: 'sqlite'
@@ -49,6 +50,7 @@ export function openSqliteHubStore(dataDir: string, o: SqliteHubStoreOptions = {
     kept: new SqliteKeptStore(keptSql, now),
     budgetCarry: new BudgetCarry(sqliteCarryTable(sql, o.onError), now),
     sharedBudget: null,
+    oidc: new SqliteOidcStore(sql, now),
     check: () => sqliteHubCheck(sql),
     async close() {
       if (!closed) {

@@ -17,6 +17,7 @@ import { OPERATORS_CHANNEL, PgOperators } from './pg-operators'
 import { PgKeptStore } from './pg-kept-store'
 import { PgSharedBudget } from './pg-shared-budget'
 import { PgWatches, WATCHES_CHANNEL } from './pg-watches'
+import { PgOidcStore } from './pg-oidc-store'
 
 /** How often the in-memory copies and the readiness are read again without a notification. */
 export const PG_REFRESH_MS = 1_000
@@ -30,6 +31,7 @@ export interface PgHubStore extends HubStore {
   readonly watches: PgWatches
   readonly kept: PgKeptStore
   readonly sharedBudget: PgSharedBudget
+  readonly oidc: PgOidcStore
   /** Reads operators and pins again now (tests; the poll does it every second). */
   refresh(): Promise<void>
 }
@@ -67,12 +69,13 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
   const watches = new PgWatches(pool, now)
   const audit = new PgAudit(pool, now, onError)
   const carry = pgCarryTable(pool, onError)
+  const oidc = new PgOidcStore(pool, now, onError)
 
   let health: ReadinessCheck = { ok: false, detail: 'not checked yet' }
   let failing = false
   async function refresh(): Promise<void> {
     try {
-      const [version] = await Promise.all([schemaVersion(pool), operators.refresh(), watches.refresh()])
+      const [version] = await Promise.all([schemaVersion(pool), operators.refresh(), watches.refresh(), oidc.refresh()])
       health =
         version === PG_SCHEMA_VERSION
           ? { ok: true, detail: 'the PostgreSQL database answers, migrated', hubSchema: version }
@@ -121,6 +124,7 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
     kept: new PgKeptStore(keptPool),
     budgetCarry: new BudgetCarry(carry, now),
     sharedBudget: new PgSharedBudget(pool),
+    oidc,
     refresh: refreshOnce,
     check: () => ({ ...health, database: displayUrl(o.target.url) }),
     async close() {
