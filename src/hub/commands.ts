@@ -33,6 +33,9 @@ export const HELP = `Usage:
                        [--public-url URL] [--forward-to URL] [--rate-limit N]
                        [--log-format text|json] [--metrics-token-file F]
                        [--trusted-proxy CIDR[,CIDR]]
+                       [--oidc-issuer URL --oidc-client-id ID --oidc-client-secret-file F
+                        --oidc-role-claim CLAIM --oidc-roles admin=V,operator=V,viewer=V
+                        [--oidc-session-minutes 15] [--oidc-provider-name NAME]]
   npm run hub -- operator add NAME --role viewer|operator|admin [--data-dir DIR | --database URL]
   npm run hub -- operator list [--data-dir DIR | --database URL]
   npm run hub -- operator revoke NAME [--data-dir DIR | --database URL]
@@ -56,6 +59,8 @@ less safe, the environment variable RAMPDESK_API_SECRET. Never a flag.
   --trusted-proxy CIDR    reverse proxies (comma-separated addresses or CIDRs) whose
                           X-Forwarded-For names the client: caps and throttles count
                           each client behind them by its own address
+  --oidc-issuer URL       people sign in with this OpenID provider (docs/hub.md); the role
+                          from the values of --oidc-role-claim (e.g. groups) per --oidc-roles
   --port 0                picks a free port
 
 Every serve option also comes from the environment (a flag on the command line wins;
