@@ -8,6 +8,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { UsageError } from './cli-errors'
 import { readFirstLine } from './secret-input'
+import { OIDC_OPTIONS } from './oidc/oidc-options'
 
 export { UsageError } from './cli-errors'
 
@@ -81,7 +82,8 @@ export const SERVE_OPTIONS = {
     type: 'string',
     env: 'RAMPDESK_HUB_TRUSTED_PROXY',
     help: 'CIDR[,CIDR]: reverse proxies whose X-Forwarded-For names the client'
-  }
+  },
+  ...OIDC_OPTIONS
 } as const satisfies Record<string, OptionSpec>
 
 export type ServeOptionName = keyof typeof SERVE_OPTIONS

@@ -34,6 +34,9 @@ export const HELP = `Usage:
                        [--public-url URL] [--forward-to URL] [--rate-limit N]
                        [--log-format text|json] [--metrics-token-file F]
                        [--trusted-proxy CIDR[,CIDR]]
+                       [--oidc-issuer URL --oidc-client-id ID --oidc-client-secret-file F
+                        --oidc-role-claim CLAIM --oidc-roles admin=V,operator=V,viewer=V
+                        [--oidc-session-minutes 15] [--oidc-provider-name NAME]]
   npm run hub -- operator add NAME --role viewer|operator|admin [--data-dir DIR | --database URL]
   npm run hub -- operator list [--data-dir DIR | --database URL]
   npm run hub -- operator revoke NAME [--data-dir DIR | --database URL]
@@ -58,6 +61,8 @@ less safe, the environment variable RAMPDESK_API_SECRET. Never a flag.
   --trusted-proxy CIDR    reverse proxies (comma-separated addresses or CIDRs) whose
                           X-Forwarded-For names the client: caps and throttles count
                           each client behind them by its own address
+  --oidc-issuer URL       people sign in with this OpenID provider (docs/hub.md); the role
+                          from the values of --oidc-role-claim (e.g. groups) per --oidc-roles
   --port 0                picks a free port
 
 Every serve option also comes from the environment (a flag on the command line wins;
@@ -102,10 +107,12 @@ async function operator(args: string[], io: CliIo): Promise<number> {
       }
       case 'list': {
         const ops = await operators.list()
+        const oidc = await store.oidc.oidcNames()
         if (ops.length === 0) io.out('no operators')
+        // Operators who sign in through the team's identity provider get a fifth column, "oidc".
         for (const op of ops)
           io.out(
-            `${op.name}\t${op.role}\tadded ${new Date(op.createdAt).toISOString()}\tlast seen ${op.lastSeenAt ? new Date(op.lastSeenAt).toISOString() : 'never'}`
+            `${op.name}\t${op.role}\tadded ${new Date(op.createdAt).toISOString()}\tlast seen ${op.lastSeenAt ? new Date(op.lastSeenAt).toISOString() : 'never'}${oidc.has(op.name) ? '\toidc' : ''}`
           )
         return 0
       }

@@ -7,6 +7,7 @@ import Database from 'libsql'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Sql } from '../main/store/sql'
+import { OIDC_TABLES } from './oidc/oidc-tables'
 
 export const HUB_DATABASE_FILE = 'hub.db'
 
@@ -146,7 +147,11 @@ const MIGRATIONS: readonly string[] = [
      answer TEXT NOT NULL,
      ms INTEGER NOT NULL
    );
-   CREATE INDEX alert_hook_attempts_message ON alert_hook_attempts (message_id, id);`
+   CREATE INDEX alert_hook_attempts_message ON alert_hook_attempts (message_id, id);`,
+  // People signed in through the team's identity provider (oidc/): who each is at the
+  // provider, which operator row is theirs (operators.token_hash holds a marker no token
+  // hashes to), the short-lived state of sign-ins under way, and their sessions.
+  `${OIDC_TABLES}`
 ]
 
 /** The schema version this hub migrates hub.db to. */

@@ -36,6 +36,9 @@ import { RateCap } from './rate-cap'
 import type { RefusalKind } from './refusal-kinds'
 import { AuthThrottle } from './auth-throttle'
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
+import type { OidcConfig } from './oidc/oidc-config'
+import { OIDC_PATH, oidcRoutes } from './oidc/oidc-routes'
+import { OidcService } from './oidc/oidc-service'
 
 export interface HubServerOptions {
   hub: Hub
@@ -63,6 +66,10 @@ export interface HubServerOptions {
   trustedProxies?: TrustedProxies
   /** Failed tokens throttled per client and per token prefix (default: auth-throttle.ts's limits). */
   authThrottle?: AuthThrottle
+  /** Sign-in through the team's identity provider (/auth/oidc/*, oidc/); none by default. */
+  oidc?: OidcConfig
+  /** The hub's clock, for OIDC sessions (tests compress it). */
+  now?: () => number
 }
 
 export interface HubServer {
@@ -148,6 +155,22 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     hub.metrics.refusal(kind)
     refusals.refused(proxies.sourceOf(req), status, `${req.method ?? '?'} ${clipPath(req.url ?? '/')}: ${what}`)
   }
+
+  let publicUrl = ''
+  const oidc = o.oidc
+    ? oidcRoutes({
+        service: new OidcService({
+          config: o.oidc,
+          store: hub.store.oidc,
+          audit: hub.audit,
+          log: hub.log,
+          publicUrl: () => publicUrl,
+          now: o.now
+        }),
+        sourceOf: (req) => proxies.sourceOf(req),
+        refused: (req, status, what) => refused(req, status, 'sign_in', what)
+      })
+    : null
 
   const countFor = (name: string) => [...streams].filter((s) => s.operator === name).length
 
@@ -370,6 +393,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       }
       if (!admitProxied(req, res)) return
       if (OPS_PATHS.has(path)) return await serveOps(req, res, path, opsDeps)
+      if (oidc && (path === OIDC_PATH || path.startsWith(`${OIDC_PATH}/`))) return await oidc(req, res, path)
       if (route === 'rpc' || route === 'events' || route === 'export') {
         if (req.headers.origin !== undefined) {
           refused(req, 403, 'origin', 'a request with an Origin header (a web page)')
@@ -429,7 +453,8 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const urlHost = host.includes(':') ? `[${host}]` : host
   const url = `${scheme}://${urlHost}:${port}`
   const unspecified = host === '0.0.0.0' || host === '::'
-  hub.setPublicUrl(o.publicUrl ?? (unspecified ? `${scheme}://127.0.0.1:${port}` : url))
+  publicUrl = o.publicUrl ?? (unspecified ? `${scheme}://127.0.0.1:${port}` : url)
+  hub.setPublicUrl(publicUrl)
   if (!o.publicUrl && unspecified)
     hub.log.warn(
       `listening on every interface without --public-url: the webhook URL the hub offers (${hub.webhookUrl()}) only works on this machine`

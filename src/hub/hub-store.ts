@@ -16,6 +16,7 @@ import type { WatchTarget } from './operator-watches'
 import type { ReadinessCheck } from './readiness'
 import type { KeptStore } from './kept/kept-store'
 import type { AlertHookStore } from './alert-hooks/hook-store'
+import type { OidcStore } from './oidc/oidc-store'
 
 export type { Awaitable }
 
@@ -73,6 +74,8 @@ export interface HubStore {
   readonly budgetCarry: BudgetCarryStore
   /** The outbound alert hooks an admin set, and what each was sent (alert-hooks/). */
   readonly alertHooks: AlertHookStore
+  /** People signed in through the team's identity provider, and their sessions (oidc/). */
+  readonly oidc: OidcStore
   /** The request budget shared with the other hubs on the store (PostgreSQL), or null: this hub's budget is the only one. */
   readonly sharedBudget: SharedBudget | null
   /** The readiness of the hub's own tables (the order database is checked beside it). */

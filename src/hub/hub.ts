@@ -35,6 +35,7 @@ import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
 import { hubCompletions } from './unacknowledged'
 import { startAlertHooks } from './alert-hooks/alert-hooks'
 import { coinName } from '../shared/domain/names'
+import { withOidcSessions } from './oidc/oidc-sessions'
 import { UpstreamHealth } from './upstream-health'
 
 export type { HubEvent } from './hub-backend'
@@ -274,7 +275,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   return {
     log,
     refusals,
-    operators,
+    operators: withOidcSessions(operators, store.oidc),
     audit,
     store,
     profile,

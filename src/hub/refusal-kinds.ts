@@ -35,6 +35,8 @@ export const REFUSAL_KINDS = [
   /** A path the hub does not serve (404). */
   'not_found',
   /** /metrics without the metrics token, or from beyond loopback when none is set (401, 403). */
-  'metrics'
+  'metrics',
+  /** A sign-in through the identity provider refused: a bad start, a used or stale callback, too many from one source (400, 429). */
+  'sign_in'
 ] as const
 export type RefusalKind = (typeof REFUSAL_KINDS)[number]

@@ -11,6 +11,7 @@ import { dataDirOf, type CliIo } from './hub-paths'
 import { databaseOf } from './database-option'
 import { readFirstLine, readSecret } from './secret-input'
 import { parseTrustedProxies, type TrustedProxies } from './trusted-proxies'
+import { oidcConfigOf } from './oidc/oidc-options'
 import pkg from '../../package.json' with { type: 'json' }
 
 /** The shortest metrics token accepted: a guessable one would open the metrics to anyone. */
@@ -96,6 +97,7 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
   const trustedProxies = trustedProxiesOf(o)
   const dataDir = dataDirOf(o.string('data-dir'))
   const database = databaseOf(o, warn)
+  const oidc = oidcConfigOf(o, warn) ?? undefined
 
   // The listening line comes first, which scripts wait for: what the hub logs while it
   // starts (budget carried over from a restart, say) is held until it is out.
@@ -119,7 +121,8 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
         publicUrl,
         rateLimitPerMinute,
         metricsToken,
-        trustedProxies
+        trustedProxies,
+        oidc
       })
     } catch (e) {
       await hub.close()
@@ -172,6 +175,13 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
         trustedProxies: cidrs
       }
     )
+  }
+  if (oidc) {
+    const callback = `${(publicUrl ?? server.url).replace(/\/+$/, '')}/auth/oidc/callback`
+    hub.log.info(`sign-in through ${oidc.issuer} (${oidc.providerName}); the redirect URI to register there: ${callback}`, {
+      issuer: oidc.issuer,
+      redirectUri: callback
+    })
   }
   hub.log.info(
     metricsToken

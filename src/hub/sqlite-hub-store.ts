@@ -13,6 +13,7 @@ import { sqliteHubCheck } from './store-check'
 import { HUB_DATABASE_FILE } from './hub-db'
 import type { Sql } from '../main/store/sql'
 import { AlertHookStore } from './alert-hooks/hook-store'
+import { SqliteOidcStore } from './oidc/sqlite-oidc-store'
 
 export interface SqliteHubStore extends HubStore {
   readonly kind: 'sqlite'
@@ -54,6 +55,7 @@ export function openSqliteHubStore(dataDir: string, o: SqliteHubStoreOptions = {
       all: async <T>(text: string, params: Array<string | number | null>) => sql.all(text, ...params) as T[],
       run: async (text, params) => sql.run(text, ...params).changes
     }),
+    oidc: new SqliteOidcStore(sql, now),
     check: () => sqliteHubCheck(sql),
     async close() {
       if (!closed) {

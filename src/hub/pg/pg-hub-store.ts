@@ -18,6 +18,7 @@ import { PgKeptStore } from './pg-kept-store'
 import { PgSharedBudget } from './pg-shared-budget'
 import { PgWatches, WATCHES_CHANNEL } from './pg-watches'
 import { AlertHookStore, type HookSql } from '../alert-hooks/hook-store'
+import { PgOidcStore } from './pg-oidc-store'
 
 /** How often the in-memory copies and the readiness are read again without a notification. */
 export const PG_REFRESH_MS = 1_000
@@ -31,6 +32,7 @@ export interface PgHubStore extends HubStore {
   readonly watches: PgWatches
   readonly kept: PgKeptStore
   readonly sharedBudget: PgSharedBudget
+  readonly oidc: PgOidcStore
   /** Reads operators and pins again now (tests; the poll does it every second). */
   refresh(): Promise<void>
 }
@@ -68,12 +70,13 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
   const watches = new PgWatches(pool, now)
   const audit = new PgAudit(pool, now, onError)
   const carry = pgCarryTable(pool, onError)
+  const oidc = new PgOidcStore(pool, now, onError)
 
   let health: ReadinessCheck = { ok: false, detail: 'not checked yet' }
   let failing = false
   async function refresh(): Promise<void> {
     try {
-      const [version] = await Promise.all([schemaVersion(pool), operators.refresh(), watches.refresh()])
+      const [version] = await Promise.all([schemaVersion(pool), operators.refresh(), watches.refresh(), oidc.refresh()])
       health =
         version === PG_SCHEMA_VERSION
           ? { ok: true, detail: 'the PostgreSQL database answers, migrated', hubSchema: version }
@@ -123,6 +126,7 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
     budgetCarry: new BudgetCarry(carry, now),
     sharedBudget: new PgSharedBudget(pool),
     alertHooks: new AlertHookStore(pgHookSql(pool)),
+    oidc,
     refresh: refreshOnce,
     check: () => ({ ...health, database: displayUrl(o.target.url) }),
     async close() {

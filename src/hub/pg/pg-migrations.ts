@@ -6,6 +6,7 @@
 // touched.
 import type pg from 'pg'
 import { inTransaction } from './pg-connection'
+import { OIDC_TABLES } from '../oidc/oidc-tables'
 
 /** pg_advisory_xact_lock key of migrations ('rdhubmig' as a number). */
 export const MIGRATION_LOCK_KEY = 0x7264_6875_626d
@@ -280,7 +281,10 @@ export const PG_MIGRATIONS: readonly string[] = [
      answer TEXT NOT NULL,
      ms INTEGER NOT NULL
    );
-   CREATE INDEX alert_hook_attempts_message ON alert_hook_attempts (message_id, id);`
+   CREATE INDEX alert_hook_attempts_message ON alert_hook_attempts (message_id, id);`,
+  `-- People signed in through the team's identity provider (oidc/): their identities, the
+   -- state of sign-ins under way and their sessions.
+   ${OIDC_TABLES}`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

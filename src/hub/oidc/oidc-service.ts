@@ -1,0 +1,269 @@
+// Sign-in through the team's identity provider, from the desktop's first request to its
+// renewals. The desktop (its loopback listener, RFC 8252, or the web harness) opens
+// /auth/oidc/start in a browser with its own redirect URI, state and PKCE challenge; the hub
+// sends the browser to the provider with a state, a nonce and a PKCE challenge of its own,
+// kept sealed server-side for ten minutes and taken once; the provider sends the browser back
+// to /auth/oidc/callback; the hub checks the ID token, finds or creates the operator, opens a
+// session and sends the browser back to the desktop with a one-time hand-over code, which
+// only the desktop holding the PKCE verifier can redeem (POST /auth/oidc/token). A session's
+// access token lasts `sessionMs`; each renewal (POST /auth/oidc/refresh) asks the provider
+// again, and ends the session when it refuses or the person's claim gives no role, so a
+// person disabled at the provider loses access within one session.
+import { createHash, randomUUID } from 'node:crypto'
+import type { TeamRole } from '../../shared/ipc/contract'
+import type { AuditLog } from '../hub-store'
+import type { HubLog } from '../hub-log'
+import { noRoleMessage, roleOf, type OidcConfig } from './oidc-config'
+import { OidcProvider, type Claims, type ProviderTokens } from './oidc-provider'
+import { keyHash, randomSecret, seal, unseal } from './oidc-seal'
+import { ACCESS_PREFIX, REFRESH_PREFIX, type OidcStore } from './oidc-store'
+
+/** How long a sign-in may take at the provider, and a finished one wait for its desktop. */
+export const LOGIN_TTL_MS = 10 * 60_000
+export const HANDOFF_TTL_MS = 2 * 60_000
+
+interface PendingLogin {
+  nonce: string
+  verifier: string
+  redirectUri: string
+  desktopState: string
+  challenge: string
+}
+
+interface Handoff {
+  accessToken: string
+  refreshToken: string
+  expiresAt: number
+  operator: string
+  role: TeamRole
+  challenge: string
+}
+
+/** What a desktop holds after a sign-in or a renewal. */
+export interface OidcSession {
+  accessToken: string
+  refreshToken: string
+  expiresAt: number
+  operator: string
+  role: TeamRole
+}
+
+export type StartAnswer = { kind: 'redirect'; location: string } | { kind: 'refused'; status: number; message: string }
+export type CallbackAnswer = { kind: 'redirect'; location: string } | { kind: 'page'; status: number; message: string }
+export type SessionAnswer = { kind: 'ok'; session: OidcSession } | { kind: 'refused'; status: number; errorKind: string; message: string }
+
+/** A desktop's redirect URI: http on a loopback address with a port (RFC 8252 7.3), nothing else. */
+export function loopbackRedirect(uri: string): URL | null {
+  let u: URL
+  try {
+    u = new URL(uri)
+  } catch {
+    return null
+  }
+  if (u.protocol !== 'http:' || (u.hostname !== '127.0.0.1' && u.hostname !== '[::1]')) return null
+  if (u.port === '' || u.username || u.password || u.hash) return null
+  return u
+}
+
+const S256 = (verifier: string) => createHash('sha256').update(verifier, 'ascii').digest('base64url')
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/
+const DESKTOP_STATE = /^[A-Za-z0-9_-]{16,128}$/
+
+export interface OidcServiceOptions {
+  config: OidcConfig
+  store: OidcStore
+  audit: AuditLog
+  log: HubLog
+  /** The address the provider sends browsers back to (the hub's public URL). */
+  publicUrl(): string
+  now?: () => number
+}
+
+export class OidcService {
+  readonly provider: OidcProvider
+  private readonly now: () => number
+
+  constructor(private readonly o: OidcServiceOptions) {
+    this.provider = new OidcProvider(o.config)
+    this.now = o.now ?? Date.now
+  }
+
+  get callbackUrl(): string {
+    return `${this.o.publicUrl().replace(/\/+$/, '')}/auth/oidc/callback`
+  }
+
+  /** What a desktop is told before it offers "Sign in with …". */
+  info(): { provider: string; issuer: string; sessionMinutes: number } {
+    return {
+      provider: this.o.config.providerName,
+      issuer: this.o.config.issuer,
+      sessionMinutes: Math.round(this.o.config.sessionMs / 60_000)
+    }
+  }
+
+  async start(q: URLSearchParams): Promise<StartAnswer> {
+    const redirect = loopbackRedirect(q.get('redirect_uri') ?? '')
+    if (!redirect)
+      return {
+        kind: 'refused',
+        status: 400,
+        message: 'redirect_uri must be http://127.0.0.1:PORT/… or http://[::1]:PORT/… (a desktop on this machine)'
+      }
+    const challenge = q.get('code_challenge') ?? ''
+    const desktopState = q.get('state') ?? ''
+    if (!CHALLENGE.test(challenge) || q.get('code_challenge_method') !== 'S256')
+      return { kind: 'refused', status: 400, message: 'code_challenge (S256, 43 characters) is required' }
+    if (!DESKTOP_STATE.test(desktopState))
+      return { kind: 'refused', status: 400, message: 'state (16-128 URL-safe characters) is required' }
+    let req
+    try {
+      req = await this.provider.authorizationRequest(this.callbackUrl)
+    } catch (e) {
+      this.o.log.warn((e as Error).message)
+      return {
+        kind: 'refused',
+        status: 503,
+        message: `Sign-in is unavailable: ${this.o.config.providerName} does not answer the hub. Try again in a minute.`
+      }
+    }
+    const pending: PendingLogin = { nonce: req.nonce, verifier: req.verifier, redirectUri: redirect.href, desktopState, challenge }
+    await this.o.store.putPending(keyHash(req.state), seal(req.state, 'login', pending), this.now() + LOGIN_TTL_MS)
+    return { kind: 'redirect', location: req.url.href }
+  }
+
+  async callback(query: URLSearchParams): Promise<CallbackAnswer> {
+    const state = query.get('state') ?? ''
+    const sealed = state ? await this.o.store.takePending(keyHash(state), this.now()) : null
+    const login = sealed === null ? null : unseal<PendingLogin>(state, 'login', sealed)
+    if (!login)
+      return {
+        kind: 'page',
+        status: 400,
+        message: 'This sign-in link was already used or is too old. Start again from Rampdesk: Team, Sign in.'
+      }
+    const back = (params: Record<string, string>): CallbackAnswer => {
+      const u = new URL(login.redirectUri)
+      for (const [k, v] of Object.entries({ ...params, state: login.desktopState })) u.searchParams.set(k, v)
+      return { kind: 'redirect', location: u.href }
+    }
+    const refuse = (message: string, detail: Record<string, unknown>) => {
+      this.o.audit.append('(sign-in)', 'oidc:refused', { issuer: this.o.config.issuer, ...detail })
+      this.o.log.warn(`sign-in through ${this.o.config.issuer} refused: ${String(detail.reason ?? message)}`)
+      return back({ error: 'access_denied', error_description: message })
+    }
+    const callbackUrl = new URL(this.callbackUrl)
+    callbackUrl.search = query.toString()
+    const answer = await this.provider.exchange(callbackUrl, { state, nonce: login.nonce, verifier: login.verifier })
+    if (answer.kind === 'unreachable')
+      return refuse(`Sign-in did not finish: ${this.o.config.providerName} did not answer the hub. Try again in a minute.`, {
+        reason: answer.reason
+      })
+    if (answer.kind === 'refused')
+      return refuse(`${this.o.config.providerName} did not sign you in. Try again; if it happens again, tell your team lead.`, {
+        reason: answer.reason
+      })
+    const { claims, tokens } = answer
+    const role = roleOf(this.o.config, claims)
+    if (!role) return refuse(noRoleMessage(this.o.config), { subject: tokens.subject, reason: `no role in ${this.o.config.roleClaim}` })
+    const op = await this.o.store.signIn(
+      { issuer: this.o.config.issuer, subject: tokens.subject, preferredName: preferredName(claims), role },
+      this.now()
+    )
+    if (op.created) this.o.audit.append('(sign-in)', 'team:addOperator', { name: op.name, role, issuer: this.o.config.issuer })
+    else if (op.previousRole) this.o.audit.append('(sign-in)', 'oidc:roleChanged', { name: op.name, from: op.previousRole, to: role })
+    this.o.audit.append(op.name, 'oidc:signIn', { issuer: this.o.config.issuer, role })
+    this.o.log.info(`${op.name} (${role}) signed in through ${this.o.config.issuer}`, { operator: op.name, role })
+    const session = this.newTokens(op.name, role)
+    await this.o.store.createSession(
+      {
+        id: randomUUID(),
+        operatorKey: op.key,
+        accessHash: keyHash(session.accessToken),
+        accessExpiresAt: session.expiresAt,
+        refreshHash: keyHash(session.refreshToken),
+        sealed: seal(session.refreshToken, 'provider', tokens)
+      },
+      this.now()
+    )
+    const code = randomSecret()
+    const handoff: Handoff = { ...session, challenge: login.challenge }
+    await this.o.store.putPending(keyHash(code), seal(code, 'handoff', handoff), this.now() + HANDOFF_TTL_MS)
+    return back({ code })
+  }
+
+  /** The desktop redeems its hand-over code with its PKCE verifier. */
+  async redeem(code: string, verifier: string): Promise<SessionAnswer> {
+    const sealed = code ? await this.o.store.takePending(keyHash(code), this.now()) : null
+    const h = sealed === null ? null : unseal<Handoff>(code, 'handoff', sealed)
+    if (!h || S256(verifier) !== h.challenge)
+      return {
+        kind: 'refused',
+        status: 400,
+        errorKind: 'unauthorized',
+        message: 'This sign-in was already used, is too old or is not yours: sign in again.'
+      }
+    const { challenge: _, ...session } = h
+    return { kind: 'ok', session }
+  }
+
+  async refresh(refreshToken: string): Promise<SessionAnswer> {
+    const ended = (message: string): SessionAnswer => ({ kind: 'refused', status: 401, errorKind: 'session_ended', message })
+    const hash = keyHash(refreshToken)
+    const s = refreshToken.startsWith(REFRESH_PREFIX) ? await this.o.store.sessionByRefresh(hash) : null
+    const tokens = s ? unseal<ProviderTokens>(refreshToken, 'provider', s.sealed) : null
+    if (!s || s.ended || !tokens) return ended('Your sign-in has ended. Sign in again.')
+    if (!s.operator) return ended('Your access to this team was revoked. Ask your team lead.')
+    const close = async (reason: string, message: string) => {
+      await this.o.store.end(s.id, this.now())
+      this.o.audit.append(s.operator!.name, 'oidc:sessionEnded', { issuer: this.o.config.issuer, reason })
+      this.o.log.warn(`${s.operator!.name}'s session ended: ${reason}`, { operator: s.operator!.name })
+      return ended(message)
+    }
+    const answer = await this.provider.renew(tokens)
+    if (answer.kind === 'unreachable') {
+      this.o.log.warn(`could not renew ${s.operator.name}'s session: ${answer.reason}`)
+      return {
+        kind: 'refused',
+        status: 503,
+        errorKind: 'unavailable',
+        message: `${this.o.config.providerName} does not answer the hub, so your sign-in cannot be renewed. Try again in a minute.`
+      }
+    }
+    if (answer.kind === 'refused')
+      return close(`the provider refused: ${answer.reason}`, `${this.o.config.providerName} ended your sign-in. Sign in again.`)
+    const role = roleOf(this.o.config, answer.claims)
+    if (!role) return close(`no role in ${this.o.config.roleClaim}`, noRoleMessage(this.o.config))
+    if (role !== s.operator.role) {
+      await this.o.store.setRole(s.operatorKey, role)
+      this.o.audit.append('(sign-in)', 'oidc:roleChanged', { name: s.operator.name, from: s.operator.role, to: role })
+    }
+    const next = this.newTokens(s.operator.name, role)
+    const rotated = await this.o.store.rotate(s.id, hash, {
+      accessHash: keyHash(next.accessToken),
+      accessExpiresAt: next.expiresAt,
+      refreshHash: keyHash(next.refreshToken),
+      sealed: seal(next.refreshToken, 'provider', answer.tokens)
+    })
+    if (!rotated) return ended('Your sign-in has ended. Sign in again.')
+    return { kind: 'ok', session: next }
+  }
+
+  private newTokens(operator: string, role: TeamRole): OidcSession {
+    return {
+      accessToken: randomSecret(ACCESS_PREFIX),
+      refreshToken: randomSecret(REFRESH_PREFIX),
+      expiresAt: this.now() + this.o.config.sessionMs,
+      operator,
+      role
+    }
+  }
+}
+
+/** What to call a new operator: the provider's username, else the email, else the name, else the subject. */
+function preferredName(c: Claims): string {
+  for (const k of ['preferred_username', 'email', 'name', 'sub']) {
+    const v = c[k]
+    if (typeof v === 'string' && v.trim()) return v
+  }
+  return 'oidc-user'
+}

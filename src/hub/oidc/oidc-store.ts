@@ -1,0 +1,102 @@
+// What the hub keeps of sign-in through the team's identity provider, on either store: who
+// each person is at the provider and which operator they are here, the sign-ins under way,
+// and the sessions. An operator signed in this way is a row of `operators` like any other (it
+// is listed, audited, revoked the same way), whose token_hash is a marker no token hashes to:
+// nobody can present a bearer token for it, only a session's.
+import { randomBytes } from 'node:crypto'
+import type { Awaitable } from '../../main/api/budget-carry'
+import { OperatorName, type TeamRole } from '../../shared/ipc/contract'
+import type { Operator } from '../operators'
+
+/** Every OIDC operator's token_hash starts with this (a token's hash is 64 hex digits). */
+export const OIDC_MARKER = 'oidc:'
+export const newOidcMarker = (): string => OIDC_MARKER + randomBytes(24).toString('base64url')
+
+/** Session access tokens and refresh tokens start with these, so they are told from operator tokens at once. */
+export const ACCESS_PREFIX = 'rds_'
+export const REFRESH_PREFIX = 'rdr_'
+
+export const sessionShaped = (token: string): boolean => token.startsWith(ACCESS_PREFIX) && token.length <= 200
+
+export interface OidcPerson {
+  issuer: string
+  subject: string
+  /** What the operator is called when first created (preferred_username, email, name or subject). */
+  preferredName: string
+  role: TeamRole
+}
+
+export interface OidcOperator {
+  name: string
+  role: TeamRole
+  /** The operator row's token_hash (its marker). */
+  key: string
+  /** Created by this sign-in (first sign-in, or after a revocation). */
+  created: boolean
+  /** Its role before this sign-in, when it changed. */
+  previousRole: TeamRole | null
+}
+
+export interface NewSession {
+  id: string
+  operatorKey: string
+  accessHash: string
+  accessExpiresAt: number
+  refreshHash: string
+  sealed: string
+}
+
+export interface StoredSession {
+  id: string
+  operatorKey: string
+  sealed: string
+  ended: boolean
+  /** The operator, or null when it was revoked since. */
+  operator: { name: string; role: TeamRole } | null
+}
+
+export interface OidcStore {
+  /** Files a sealed value under a key, until `expiresAt`; drops the expired ones. */
+  putPending(key: string, sealed: string, expiresAt: number): Awaitable<void>
+  /** Takes a value once: null when there is none, it expired, or it was taken already. */
+  takePending(key: string, at: number): Awaitable<string | null>
+  /** The operator this person is: found, re-created after a revocation, or created; its role set to the claim's. */
+  signIn(p: OidcPerson, at: number): Awaitable<OidcOperator>
+  /** Sets the role of an OIDC operator (its provider's claim changed). */
+  setRole(operatorKey: string, role: TeamRole): Awaitable<void>
+  createSession(s: NewSession, at: number): Awaitable<void>
+  sessionByRefresh(refreshHash: string): Awaitable<StoredSession | null>
+  /** Replaces a session's tokens, if its refresh token is still the one given: false when another refresh came first. */
+  rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>): Awaitable<boolean>
+  end(id: string, at: number): Awaitable<void>
+  /** The operator holding this access token while its session stands, or null: answered at once. */
+  authenticate(accessHash: string): Operator | null
+  /** Whether the session behind this access token's hash still stands (open event streams ask). */
+  isActive(accessHash: string): boolean
+  /** The names of the operators who sign in through the provider. */
+  oidcNames(): Awaitable<Set<string>>
+}
+
+/** Sessions ended or lapsed this long ago are dropped. */
+export const SESSION_KEEP_MS = 30 * 24 * 60 * 60_000
+/** Drops the sessions ended, or not renewed, before the cut-off (given twice, ? or $1 $2). */
+export const PRUNE_SESSIONS =
+  'DELETE FROM oidc_sessions WHERE (ended_at IS NOT NULL AND ended_at < ?) OR (ended_at IS NULL AND access_expires_at < ?)'
+
+/** A name the operator rules accept, from what the provider calls the person. */
+export function operatorNameFrom(preferred: string): string {
+  let n = preferred
+    .trim()
+    .replace(/[^A-Za-z0-9._@-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 56)
+  if (!OperatorName.safeParse(n).success) n = 'oidc-user'
+  return n
+}
+
+/** The names to try for a new operator: the name, then name-2, name-3... */
+export function* nameCandidates(preferred: string): Generator<string> {
+  const base = operatorNameFrom(preferred)
+  yield base
+  for (let i = 2; i < 1000; i++) yield `${base}-${i}`
+}

@@ -1,0 +1,32 @@
+// The tables of sign-in through the team's identity provider, the same on hub.db and on
+// PostgreSQL (both take BIGINT and TEXT). This text is a migration on both stores: never edit
+// it; change the schema with a new migration at the end of each list.
+export const OIDC_TABLES = `CREATE TABLE oidc_identities (
+     issuer TEXT NOT NULL,
+     subject TEXT NOT NULL,
+     operator TEXT NOT NULL,
+     created_at BIGINT NOT NULL,
+     PRIMARY KEY (issuer, subject)
+   );
+   -- A sign-in under way (keyed by its state's hash) or a finished one waiting for its
+   -- desktop (keyed by the hand-over code's hash); sealed with the state or the code, which
+   -- only the browser carries. Taken once.
+   CREATE TABLE oidc_pending (
+     key TEXT NOT NULL PRIMARY KEY,
+     sealed TEXT NOT NULL,
+     expires_at BIGINT NOT NULL
+   );
+   -- A session: the hashes of its access token and of its refresh token, and the provider's
+   -- tokens sealed with the refresh token (which only the desktop holds). operator_key is the
+   -- operator row's token_hash: a revoked and re-created operator's old sessions match nothing.
+   CREATE TABLE oidc_sessions (
+     id TEXT NOT NULL PRIMARY KEY,
+     operator_key TEXT NOT NULL,
+     access_hash TEXT NOT NULL UNIQUE,
+     access_expires_at BIGINT NOT NULL,
+     refresh_hash TEXT NOT NULL UNIQUE,
+     sealed TEXT NOT NULL,
+     created_at BIGINT NOT NULL,
+     ended_at BIGINT
+   );
+   CREATE INDEX oidc_sessions_operator ON oidc_sessions (operator_key);`

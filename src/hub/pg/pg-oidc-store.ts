@@ -1,0 +1,211 @@
+// Sign-in through the identity provider in the PostgreSQL database several hubs share
+// (oidc-store.ts says what is kept). A request's session is checked against an in-memory copy
+// of the sessions that stand, read again with the operators (every second, and on
+// NOTIFY rampdesk_operators, which every change here sends): a session ended or an operator
+// revoked on any hub is refused on every hub within about a second.
+import type pg from 'pg'
+import { TeamRole } from '../../shared/ipc/contract'
+import { seenDue, toOperator, type Operator, type OperatorRow } from '../operators'
+import { inTransaction } from './pg-connection'
+import { OPERATORS_CHANNEL } from './pg-operators'
+import {
+  nameCandidates,
+  newOidcMarker,
+  OIDC_MARKER,
+  PRUNE_SESSIONS,
+  SESSION_KEEP_MS,
+  type NewSession,
+  type OidcOperator,
+  type OidcPerson,
+  type OidcStore,
+  type StoredSession
+} from '../oidc/oidc-store'
+
+/** pg_advisory_xact_lock key of OIDC sign-ins (they create operators). */
+const OIDC_LOCK_KEY = 0x7264_6f69_6463
+
+type SessionRow = OperatorRow & { operator_key: string; access_expires_at: string | number }
+
+const numbered = (sql: string): string => {
+  let i = 0
+  return sql.replace(/\?/g, () => `$${++i}`)
+}
+
+export class PgOidcStore implements OidcStore {
+  /** Standing sessions by access token hash, with their operator. */
+  private sessions = new Map<string, { row: OperatorRow; operatorKey: string; expiresAt: number }>()
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly now: () => number = Date.now,
+    private readonly onError: (message: string) => void = () => undefined
+  ) {}
+
+  async refresh(): Promise<void> {
+    const r = await this.pool.query<SessionRow>(
+      `SELECT o.name, o.role, o.created_at, o.last_seen_at, s.access_hash AS token_hash, s.operator_key, s.access_expires_at
+       FROM oidc_sessions s JOIN operators o ON o.token_hash = s.operator_key AND o.revoked_at IS NULL
+       WHERE s.ended_at IS NULL AND s.access_expires_at > $1`,
+      [this.now()]
+    )
+    this.sessions = new Map(
+      r.rows.map((row) => [
+        row.token_hash,
+        {
+          row: { ...row, created_at: Number(row.created_at), last_seen_at: row.last_seen_at === null ? null : Number(row.last_seen_at) },
+          operatorKey: row.operator_key,
+          expiresAt: Number(row.access_expires_at)
+        }
+      ])
+    )
+  }
+
+  private async changed(): Promise<void> {
+    await this.pool.query('SELECT pg_notify($1, $2)', [OPERATORS_CHANNEL, 'oidc'])
+    await this.refresh()
+  }
+
+  async putPending(key: string, sealed: string, expiresAt: number): Promise<void> {
+    await this.pool.query('DELETE FROM oidc_pending WHERE expires_at <= $1', [this.now()])
+    await this.pool.query('INSERT INTO oidc_pending (key, sealed, expires_at) VALUES ($1, $2, $3)', [key, sealed, expiresAt])
+  }
+
+  async takePending(key: string, at: number): Promise<string | null> {
+    // One DELETE ... RETURNING: of two hubs taking the same key at once, one gets it.
+    const r = await this.pool.query<{ sealed: string; expires_at: string }>(
+      'DELETE FROM oidc_pending WHERE key = $1 RETURNING sealed, expires_at',
+      [key]
+    )
+    const row = r.rows[0]
+    return row && Number(row.expires_at) > at ? row.sealed : null
+  }
+
+  async signIn(p: OidcPerson, at: number): Promise<OidcOperator> {
+    const op = await inTransaction(this.pool, async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock($1)', [OIDC_LOCK_KEY])
+      const known = (
+        await c.query<{ operator: string }>('SELECT operator FROM oidc_identities WHERE issuer = $1 AND subject = $2', [
+          p.issuer,
+          p.subject
+        ])
+      ).rows[0]?.operator
+      if (known !== undefined) {
+        const row = (
+          await c.query<OperatorRow & { revoked_at: string | null }>('SELECT * FROM operators WHERE lower(name) = lower($1)', [known])
+        ).rows[0]
+        if (row && row.revoked_at === null && row.token_hash.startsWith(OIDC_MARKER)) {
+          const previous = TeamRole.parse(row.role)
+          if (previous !== p.role) await c.query('UPDATE operators SET role = $1 WHERE token_hash = $2', [p.role, row.token_hash])
+          return { name: row.name, role: p.role, key: row.token_hash, created: false, previousRole: previous !== p.role ? previous : null }
+        }
+        if (!row || row.revoked_at !== null) return this.create(c, p, at, known)
+      }
+      return this.create(c, p, at, null)
+    })
+    await this.changed()
+    return op
+  }
+
+  private async create(c: pg.PoolClient, p: OidcPerson, at: number, reuse: string | null): Promise<OidcOperator> {
+    const free = async (n: string) =>
+      !(await c.query('SELECT 1 FROM operators WHERE lower(name) = lower($1) AND revoked_at IS NULL', [n])).rowCount &&
+      !(
+        await c.query('SELECT 1 FROM oidc_identities WHERE lower(operator) = lower($1) AND NOT (issuer = $2 AND subject = $3)', [
+          n,
+          p.issuer,
+          p.subject
+        ])
+      ).rowCount
+    let name: string | undefined = reuse !== null && (await free(reuse)) ? reuse : undefined
+    if (!name)
+      for (const n of nameCandidates(p.preferredName))
+        if (await free(n)) {
+          name = n
+          break
+        }
+    if (!name) throw new Error(`no free operator name for ${p.preferredName}`)
+    const key = newOidcMarker()
+    await c.query('DELETE FROM operators WHERE lower(name) = lower($1)', [name])
+    await c.query('INSERT INTO operators (name, role, token_hash, created_at) VALUES ($1, $2, $3, $4)', [name, p.role, key, at])
+    await c.query(
+      'INSERT INTO oidc_identities (issuer, subject, operator, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (issuer, subject) DO UPDATE SET operator = excluded.operator',
+      [p.issuer, p.subject, name, at]
+    )
+    return { name, role: p.role, key, created: true, previousRole: null }
+  }
+
+  async setRole(operatorKey: string, role: TeamRole): Promise<void> {
+    await this.pool.query('UPDATE operators SET role = $1 WHERE token_hash = $2', [role, operatorKey])
+    await this.changed()
+  }
+
+  async createSession(s: NewSession, at: number): Promise<void> {
+    await this.pool.query(numbered(PRUNE_SESSIONS), [at - SESSION_KEEP_MS, at - SESSION_KEEP_MS])
+    await this.pool.query(
+      'INSERT INTO oidc_sessions (id, operator_key, access_hash, access_expires_at, refresh_hash, sealed, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [s.id, s.operatorKey, s.accessHash, s.accessExpiresAt, s.refreshHash, s.sealed, at]
+    )
+    await this.changed()
+  }
+
+  async sessionByRefresh(refreshHash: string): Promise<StoredSession | null> {
+    const r = await this.pool.query<{
+      id: string
+      operator_key: string
+      sealed: string
+      ended_at: string | null
+      name: string | null
+      role: string | null
+    }>(
+      `SELECT s.id, s.operator_key, s.sealed, s.ended_at, o.name, o.role FROM oidc_sessions s
+       LEFT JOIN operators o ON o.token_hash = s.operator_key AND o.revoked_at IS NULL WHERE s.refresh_hash = $1`,
+      [refreshHash]
+    )
+    const row = r.rows[0]
+    if (!row) return null
+    return {
+      id: row.id,
+      operatorKey: row.operator_key,
+      sealed: row.sealed,
+      ended: row.ended_at !== null,
+      operator: row.name !== null && row.role !== null ? { name: row.name, role: TeamRole.parse(row.role) } : null
+    }
+  }
+
+  async rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>): Promise<boolean> {
+    const r = await this.pool.query(
+      'UPDATE oidc_sessions SET access_hash = $1, access_expires_at = $2, refresh_hash = $3, sealed = $4 WHERE id = $5 AND refresh_hash = $6 AND ended_at IS NULL',
+      [next.accessHash, next.accessExpiresAt, next.refreshHash, next.sealed, id, oldRefreshHash]
+    )
+    await this.changed()
+    return r.rowCount === 1
+  }
+
+  async end(id: string, at: number): Promise<void> {
+    await this.pool.query('UPDATE oidc_sessions SET ended_at = $1 WHERE id = $2 AND ended_at IS NULL', [at, id])
+    await this.changed()
+  }
+
+  authenticate(accessHash: string): Operator | null {
+    const s = this.sessions.get(accessHash)
+    const at = this.now()
+    if (!s || s.expiresAt <= at) return null
+    if (seenDue(s.row.last_seen_at, at)) {
+      s.row.last_seen_at = at
+      this.pool
+        .query('UPDATE operators SET last_seen_at = $1 WHERE token_hash = $2', [at, s.operatorKey])
+        .catch((e: unknown) => this.onError(`could not record when ${s.row.name} was last seen: ${(e as Error).message}`))
+    }
+    return toOperator(s.row)
+  }
+
+  isActive(accessHash: string): boolean {
+    const s = this.sessions.get(accessHash)
+    return s !== undefined && s.expiresAt > this.now()
+  }
+
+  async oidcNames(): Promise<Set<string>> {
+    const r = await this.pool.query<{ name: string }>("SELECT name FROM operators WHERE revoked_at IS NULL AND token_hash LIKE 'oidc:%'")
+    return new Set(r.rows.map((row) => row.name))
+  }
+}

@@ -1,0 +1,87 @@
+// What the hub keeps of sign-in through the identity provider, the same on both stores: a
+// person is one operator however often they sign in, never a token operator's name; a
+// revocation ends their sessions for good; a session made through one hub is honoured by
+// another on the same tables; a sign-in under way is taken once.
+import { describe, expect, it } from 'vitest'
+import { keyHash } from '../../../../src/hub/oidc/oidc-seal'
+import type { NewSession } from '../../../../src/hub/oidc/oidc-store'
+import { STORE_KINDS, storeBench, unavailable } from '../../../support/hub-stores'
+
+const person = { issuer: 'https://sso.example.com', subject: 'u-1', preferredName: 'ana', role: 'operator' as const }
+
+const session = (id: string, operatorKey: string, expiresAt: number): NewSession => ({
+  id,
+  operatorKey,
+  accessHash: keyHash(`rds_${id}`),
+  accessExpiresAt: expiresAt,
+  refreshHash: keyHash(`rdr_${id}`),
+  sealed: 'sealed'
+})
+
+describe.each(STORE_KINDS)('OIDC sign-ins on %s', (kind) => {
+  describe.skipIf(unavailable(kind))('', () => {
+    const bench = storeBench(kind)
+    let clock = 1_800_000_000_000
+    const now = () => clock
+    const refreshed = async (s: unknown) => void (await (s as { refresh?: () => Promise<void> }).refresh?.())
+
+    it("makes a person one operator, follows their role, and never takes a token operator's name", async () => {
+      const store = await bench.open({ now })
+      await store.operators.add('ana', 'viewer')
+      const first = await store.oidc.signIn(person, clock)
+      expect(first).toMatchObject({ name: 'ana-2', role: 'operator', created: true })
+      const again = await store.oidc.signIn({ ...person, role: 'admin' }, clock)
+      expect(again).toMatchObject({ name: 'ana-2', role: 'admin', key: first.key, created: false, previousRole: 'operator' })
+      expect((await store.operators.list()).map((o) => [o.name, o.role])).toEqual([
+        ['ana', 'viewer'],
+        ['ana-2', 'admin']
+      ])
+      expect(await store.oidc.oidcNames()).toEqual(new Set(['ana-2']))
+      // The marker is no token: nothing presented as a token reaches the OIDC operator.
+      expect(store.operators.authenticate(first.key)).toBeNull()
+    })
+
+    it('honours a session made through another hub, and ends it for good when the operator is revoked', async () => {
+      const a = await bench.open({ now })
+      const b = await bench.open({ now })
+      const op = await a.oidc.signIn(person, clock)
+      await a.oidc.createSession(session('s1', op.key, clock + 60_000), clock)
+      await refreshed(b)
+      expect(b.oidc.authenticate(keyHash('rds_s1'))).toMatchObject({ name: 'ana', role: 'operator', tokenHash: keyHash('rds_s1') })
+      expect(b.oidc.isActive(keyHash('rds_s1'))).toBe(true)
+      clock += 60_000
+      expect(b.oidc.authenticate(keyHash('rds_s1'))).toBeNull()
+      clock -= 60_000
+
+      await b.operators.revoke('ana', { allowLastAdmin: true })
+      await refreshed(a)
+      expect(a.oidc.authenticate(keyHash('rds_s1'))).toBeNull()
+      expect((await a.oidc.sessionByRefresh(keyHash('rdr_s1')))?.operator).toBeNull()
+      // Signed in again: a new operator row, and the old session stays dead.
+      const back = await a.oidc.signIn(person, clock)
+      expect(back).toMatchObject({ name: 'ana', created: true })
+      expect(back.key).not.toBe(op.key)
+      await refreshed(a)
+      expect(a.oidc.authenticate(keyHash('rds_s1'))).toBeNull()
+    })
+
+    it('rotates a session once, and takes a sign-in under way once and only before it expires', async () => {
+      const store = await bench.open({ now })
+      const op = await store.oidc.signIn(person, clock)
+      await store.oidc.createSession(session('s1', op.key, clock + 60_000), clock)
+      const next = { accessHash: keyHash('rds_s2'), accessExpiresAt: clock + 120_000, refreshHash: keyHash('rdr_s2'), sealed: 'sealed-2' }
+      expect(await store.oidc.rotate('s1', keyHash('rdr_s1'), next)).toBe(true)
+      expect(await store.oidc.rotate('s1', keyHash('rdr_s1'), { ...next, refreshHash: keyHash('rdr_s3') })).toBe(false)
+      expect(await store.oidc.sessionByRefresh(keyHash('rdr_s1'))).toBeNull()
+      expect(await store.oidc.sessionByRefresh(keyHash('rdr_s2'))).toMatchObject({ id: 's1', sealed: 'sealed-2', ended: false })
+      await store.oidc.end('s1', clock)
+      expect(await store.oidc.sessionByRefresh(keyHash('rdr_s2'))).toMatchObject({ ended: true })
+
+      await store.oidc.putPending('k1', 'v1', clock + 1_000)
+      await store.oidc.putPending('k2', 'v2', clock + 1_000)
+      expect(await store.oidc.takePending('k1', clock)).toBe('v1')
+      expect(await store.oidc.takePending('k1', clock)).toBeNull()
+      expect(await store.oidc.takePending('k2', clock + 1_000)).toBeNull()
+    })
+  })
+})
