@@ -3,22 +3,11 @@
 // directory (also while the hub runs: it reads each token afresh), and backs the data
 // directory up and restores it (backup-command.ts).
 import { CLI_ACTOR } from './hub-audit'
+import { auditCommand } from './audit-command'
 import { backupCommand, restoreCommand } from './backup-command'
-import {
-  DATA_DIR_OPTION,
-  DATABASE_OPTIONS,
-  envHelp,
-  resolveOptions,
-  SERVE_OPTIONS,
-  UsageError,
-  type OptionSpec,
-  type ResolvedOptions
-} from './cli-options'
-import { databaseOf } from './database-option'
-import type { HubStore } from './hub-store'
-import { openSqliteHubStore } from './sqlite-hub-store'
-import { openPgHubStore } from './pg/pg-hub-store'
-import { dataDirOf, type CliIo } from './hub-paths'
+import { openStoreFor } from './command-store'
+import { DATA_DIR_OPTION, DATABASE_OPTIONS, envHelp, resolveOptions, SERVE_OPTIONS, UsageError, type OptionSpec } from './cli-options'
+import type { CliIo } from './hub-paths'
 import { OperatorError } from './operators'
 import { InputError } from './cli-errors'
 
@@ -32,10 +21,14 @@ export const HELP = `Usage:
                        [--api-secret-file F | --api-secret-fd N] [--tls-cert F --tls-key F]
                        [--public-url URL] [--forward-to URL] [--rate-limit N]
                        [--log-format text|json] [--metrics-token-file F]
-                       [--trusted-proxy CIDR[,CIDR]]
+                       [--trusted-proxy CIDR[,CIDR]] [--audit-log PATH|syslog]
   npm run hub -- operator add NAME --role viewer|operator|admin [--data-dir DIR | --database URL]
   npm run hub -- operator list [--data-dir DIR | --database URL]
   npm run hub -- operator revoke NAME [--data-dir DIR | --database URL]
+  npm run hub -- audit export [--since ISO] [--format jsonl] [--data-dir DIR | --database URL]
+                                                  the audit log, one JSON line per entry, to stdout
+  npm run hub -- audit verify [--file F | --data-dir DIR | --database URL]
+                                                  checks the audit log's hash chain (exit 1: broken)
   npm run hub -- backup DIR [--data-dir DIR]      an online backup, while the hub runs
   npm run hub -- backup DIR --database URL        pg_dump of the hub's PostgreSQL tables (or its command)
   npm run hub -- restore DIR --data-dir NEW_DIR   into a data directory that holds no hub
@@ -56,6 +49,8 @@ less safe, the environment variable RAMPDESK_API_SECRET. Never a flag.
   --trusted-proxy CIDR    reverse proxies (comma-separated addresses or CIDRs) whose
                           X-Forwarded-For names the client: caps and throttles count
                           each client behind them by its own address
+  --audit-log PATH        a live copy of the audit log: each entry appended to PATH as a JSON
+                          line (reopened on SIGHUP), or syslog (/dev/log, else UDP 127.0.0.1:514)
   --port 0                picks a free port
 
 Every serve option also comes from the environment (a flag on the command line wins;
@@ -68,13 +63,6 @@ const OPERATOR_OPTIONS = {
   ...DATABASE_OPTIONS,
   role: { type: 'string', help: "the new operator's role" }
 } as const satisfies Record<string, OptionSpec>
-
-/** The hub store a command works on: PostgreSQL with --database, else hub.db in the data directory. */
-async function openStoreFor(o: ResolvedOptions<keyof typeof OPERATOR_OPTIONS>, io: CliIo): Promise<HubStore> {
-  const database = databaseOf(o, (m) => io.err(`warning: ${m}`))
-  if (!database) return openSqliteHubStore(dataDirOf(o.string('data-dir')))
-  return openPgHubStore({ target: database, live: false, onError: (m) => io.err(`error: ${m}`) })
-}
 
 async function operator(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args
@@ -134,12 +122,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await (await import('./serve-command')).serve(args, io)
       case 'operator':
         return await operator(args, io)
+      case 'audit':
+        return await auditCommand(args, io)
       case 'backup':
         return await backupCommand(args, io)
       case 'restore':
         return restoreCommand(args, io)
       default:
-        throw new UsageError(`unknown command ${command}: serve, operator, backup or restore`)
+        throw new UsageError(`unknown command ${command}: serve, operator, audit, backup or restore`)
     }
   } catch (e) {
     const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith?.('ERR_PARSE_ARGS')
