@@ -82,12 +82,11 @@ async function diagnose(source: VerifySource, expected: ChainLink, p: Presented,
     const x = other.entry
     if (typeof x === 'string' || other.place === p.place || x.prev_hash !== expected.hash) continue
     if (entryHash({ ...x, seq: want }) !== x.hash) continue
-    const renumbered = x.seq !== want ? ` (renumbered seq ${x.seq})` : ''
     return {
       ok: false,
       kind: 'reordered',
       at: `seq ${want}`,
-      message: `the entry chained as seq ${want} is at ${other.place}${renumbered}; ${p.place} (seq ${e.seq}) is where it belongs`
+      message: `the entry chained after seq ${expected.seq} is at ${other.place}, not at ${p.place}`
     }
   }
   if (holds && e.seq > want)
