@@ -38,7 +38,7 @@ function hub(args: string[]): { code: number; stdout: string; stderr: string } {
 
 const VERIFIED = /^audit log verified: (\d+) entries, head ([0-9a-f]{16}) \(seq (\d+)\)\n$/
 
-describe('audit export and verify on hub.db', { timeout: 90_000 }, () => {
+describe('audit export and verify on hub.db', { timeout: 180_000 }, () => {
   let data: string
   let exported: string
 
@@ -47,7 +47,7 @@ describe('audit export and verify on hub.db', { timeout: 90_000 }, () => {
     for (const name of ['ana', 'bo', 'cy', 'di'])
       expect(hub(['operator', 'add', name, '--role', 'viewer', '--data-dir', data]).code).toBe(0)
     exported = join(dir, 'export.jsonl')
-  })
+  }, 180_000)
 
   it('verifies the log and exports it; the export verifies as a file, with the same head', () => {
     const v = hub(['audit', 'verify', '--data-dir', data])
@@ -130,7 +130,7 @@ describe('audit export and verify on hub.db', { timeout: 90_000 }, () => {
   })
 })
 
-describe.skipIf(postgresUnavailable !== null)('audit verify on PostgreSQL', { timeout: 90_000 }, () => {
+describe.skipIf(postgresUnavailable !== null)('audit verify on PostgreSQL', { timeout: 180_000 }, () => {
   let cluster: PgCluster
   beforeAll(async () => {
     cluster = await startPostgres()
@@ -197,5 +197,5 @@ describe('serve --audit-log PATH', () => {
     expect(log).toContain(`copying the audit log to ${copy}`)
     child.kill('SIGTERM')
     await new Promise((r) => child.once('exit', r))
-  }, 120_000)
+  }, 180_000)
 })
