@@ -142,6 +142,9 @@ export class HubAudit {
     return { start: { seq: r.anchor_seq, hash: r.anchor_hash }, head: { seq: r.head_seq, hash: r.head_hash } }
   }
 
+  /** Every append is written before it returns. */
+  flush(): void {}
+
   /** Drops entries older than keepMs, then the oldest past maxEntries; answers how many went. */
   prune(keepMs = AUDIT_KEEP_MS, maxEntries = AUDIT_MAX_ENTRIES): number {
     return this.sql.transaction(() => {

@@ -41,6 +41,8 @@ export interface AuditLog {
   page(afterSeq: number, limit: number, sinceAt?: number): Awaitable<ChainedEntry[]>
   /** Where the chain starts and its head, as the store recorded them. */
   bounds(): Awaitable<ChainBounds>
+  /** Resolves once what was appended so far is written (or its failure reported). */
+  flush(): Awaitable<void>
 }
 
 export interface PinStore {

@@ -307,6 +307,8 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       health.close()
       untrack()
       await sweeper.idle()
+      // The last entries written first, so the copy has them before it closes.
+      await audit.flush()
       await auditCopy?.close()
       await store.close()
     }
