@@ -96,7 +96,7 @@ const hubNoWeb = {
   message: 'src/hub imports nothing of the browser harness (src/web): what both need lives in src/main or src/shared.'
 }
 // The files that pick the hub's store: the running hub's (hub-open.ts) and the command line's.
-const HUB_STORE_PICKERS = ['src/hub/hub-open.ts', 'src/hub/commands.ts', 'src/hub/backup-command.ts']
+const HUB_STORE_PICKERS = ['src/hub/hub-open.ts', 'src/hub/commands.ts', 'src/hub/command-store.ts', 'src/hub/backup-command.ts']
 const ownStoreMessage =
   "src/hub reaches a store's own code through the backend (hub-backend.ts): only that store's backend and the files that pick a store (hub-open.ts, the commands) import src/hub/pg, sqlite-backend or sqlite-hub-store."
 const pgOwn = { group: ['**/pg/*', '!**/pg/pg-connection'], message: ownStoreMessage }

@@ -83,7 +83,8 @@ export const SERVE_OPTIONS = {
     env: 'RAMPDESK_HUB_TRUSTED_PROXY',
     help: 'CIDR[,CIDR]: reverse proxies whose X-Forwarded-For names the client'
   },
-  ...OIDC_OPTIONS
+  ...OIDC_OPTIONS,
+  'audit-log': { type: 'string', env: 'RAMPDESK_HUB_AUDIT_LOG', help: 'PATH, syslog or syslog://HOST:PORT: a live copy of the audit log' }
 } as const satisfies Record<string, OptionSpec>
 
 export type ServeOptionName = keyof typeof SERVE_OPTIONS

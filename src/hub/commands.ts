@@ -3,22 +3,11 @@
 // directory (also while the hub runs: it reads each token afresh), and backs the data
 // directory up and restores it (backup-command.ts).
 import { CLI_ACTOR } from './hub-audit'
+import { auditCommand } from './audit-command'
 import { backupCommand, restoreCommand } from './backup-command'
-import {
-  DATA_DIR_OPTION,
-  DATABASE_OPTIONS,
-  envHelp,
-  resolveOptions,
-  SERVE_OPTIONS,
-  UsageError,
-  type OptionSpec,
-  type ResolvedOptions
-} from './cli-options'
-import { databaseOf } from './database-option'
-import type { HubStore } from './hub-store'
-import { openSqliteHubStore } from './sqlite-hub-store'
-import { openPgHubStore } from './pg/pg-hub-store'
-import { dataDirOf, type CliIo } from './hub-paths'
+import { openStoreFor } from './command-store'
+import { DATA_DIR_OPTION, DATABASE_OPTIONS, envHelp, resolveOptions, SERVE_OPTIONS, UsageError, type OptionSpec } from './cli-options'
+import type { CliIo } from './hub-paths'
 import { OperatorError } from './operators'
 import { InputError } from './cli-errors'
 import { alertsCommand, ALERTS_HELP } from './alerts-command'
@@ -33,7 +22,7 @@ export const HELP = `Usage:
                        [--api-secret-file F | --api-secret-fd N] [--tls-cert F --tls-key F]
                        [--public-url URL] [--forward-to URL] [--rate-limit N]
                        [--log-format text|json] [--metrics-token-file F]
-                       [--trusted-proxy CIDR[,CIDR]]
+                       [--trusted-proxy CIDR[,CIDR]] [--audit-log PATH|syslog]
                        [--oidc-issuer URL --oidc-client-id ID --oidc-client-secret-file F
                         --oidc-role-claim CLAIM --oidc-roles admin=V,operator=V,viewer=V
                         [--oidc-session-minutes 15] [--oidc-provider-name NAME]]
@@ -41,6 +30,10 @@ export const HELP = `Usage:
   npm run hub -- operator list [--data-dir DIR | --database URL]
   npm run hub -- operator revoke NAME [--data-dir DIR | --database URL]
 ${ALERTS_HELP}
+  npm run hub -- audit export [--since ISO] [--format jsonl] [--data-dir DIR | --database URL]
+                                                  the audit log, one JSON line per entry, to stdout
+  npm run hub -- audit verify [--file F | --data-dir DIR | --database URL]
+                                                  checks the audit log's hash chain (exit 1: broken)
   npm run hub -- backup DIR [--data-dir DIR]      an online backup, while the hub runs
   npm run hub -- backup DIR --database URL        pg_dump of the hub's PostgreSQL tables (or its command)
   npm run hub -- restore DIR --data-dir NEW_DIR   into a data directory that holds no hub
@@ -63,6 +56,8 @@ less safe, the environment variable RAMPDESK_API_SECRET. Never a flag.
                           each client behind them by its own address
   --oidc-issuer URL       people sign in with this OpenID provider (docs/hub.md); the role
                           from the values of --oidc-role-claim (e.g. groups) per --oidc-roles
+  --audit-log PATH        a live copy of the audit log: each entry appended to PATH as a JSON
+                          line (reopened on SIGHUP), or syslog (RFC 5424 over UDP to 127.0.0.1:514)
   --port 0                picks a free port
 
 Every serve option also comes from the environment (a flag on the command line wins;
@@ -75,13 +70,6 @@ const OPERATOR_OPTIONS = {
   ...DATABASE_OPTIONS,
   role: { type: 'string', help: "the new operator's role" }
 } as const satisfies Record<string, OptionSpec>
-
-/** The hub store a command works on: PostgreSQL with --database, else hub.db in the data directory. */
-async function openStoreFor(o: ResolvedOptions<'data-dir' | keyof typeof DATABASE_OPTIONS>, io: CliIo): Promise<HubStore> {
-  const database = databaseOf(o, (m) => io.err(`warning: ${m}`))
-  if (!database) return openSqliteHubStore(dataDirOf(o.string('data-dir')))
-  return openPgHubStore({ target: database, live: false, onError: (m) => io.err(`error: ${m}`) })
-}
 
 async function operator(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args
@@ -145,12 +133,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await operator(args, io)
       case 'alerts':
         return await alertsCommand(args, io, openStoreFor)
+      case 'audit':
+        return await auditCommand(args, io)
       case 'backup':
         return await backupCommand(args, io)
       case 'restore':
         return restoreCommand(args, io)
       default:
-        throw new UsageError(`unknown command ${command}: serve, operator, alerts, backup or restore`)
+        throw new UsageError(`unknown command ${command}: serve, operator, alerts, audit, backup or restore`)
     }
   } catch (e) {
     const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith?.('ERR_PARSE_ARGS')

@@ -8,11 +8,15 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Sql } from '../main/store/sql'
 import { OIDC_TABLES } from './oidc/oidc-tables'
+import { chainSqliteAudit } from './hub-audit'
 
 export const HUB_DATABASE_FILE = 'hub.db'
 
-/** Each entry brings the schema from version i to i + 1; never edit one that has shipped. */
-const MIGRATIONS: readonly string[] = [
+/**
+ * Each entry brings the schema from version i to i + 1; never edit one that has shipped. A
+ * function is a migration that needs more than SQL (hashing the rows there, say).
+ */
+const MIGRATIONS: ReadonlyArray<string | ((sql: Sql) => void)> = [
   `CREATE TABLE operators (
      name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
      role TEXT NOT NULL CHECK (role IN ('viewer', 'operator', 'admin')),
@@ -151,7 +155,11 @@ const MIGRATIONS: readonly string[] = [
   // People signed in through the team's identity provider (oidc/): who each is at the
   // provider, which operator row is theirs (operators.token_hash holds a marker no token
   // hashes to), the short-lived state of sign-ins under way, and their sessions.
-  `${OIDC_TABLES}`
+  `${OIDC_TABLES}`,
+  // The audit log chained by hash (audit-chain.ts): seq, prev_hash and hash on every entry,
+  // the entries already there chained in the order of their ids, and the chain's anchor and
+  // head in audit_chain.
+  chainSqliteAudit
 ]
 
 /** The schema version this hub migrates hub.db to. */
@@ -168,7 +176,11 @@ export function openHubDatabase(dataDir: string, busyTimeoutMs = 5_000): Sql {
     sql.transaction(() => {
       const version = sql.value<number>('PRAGMA user_version') ?? 0
       if (version > MIGRATIONS.length) throw new Error(`hub.db was written by a newer Rampdesk hub (schema ${version})`)
-      for (let v = version; v < MIGRATIONS.length; v++) sql.exec(MIGRATIONS[v]!)
+      for (let v = version; v < MIGRATIONS.length; v++) {
+        const m = MIGRATIONS[v]!
+        if (typeof m === 'string') sql.exec(m)
+        else m(sql)
+      }
       sql.exec(`PRAGMA user_version = ${MIGRATIONS.length}`)
     })
     return sql

@@ -55,6 +55,7 @@ export class HubMetrics {
   private readonly relays: Counter<'outcome'>
   private readonly deliveries: Counter<'verified'>
   private readonly keeps: Counter<'where'>
+  private readonly auditCopyFailures: Counter
 
   constructor(o: { version: string; store: string }) {
     const registers = [this.registry]
@@ -106,6 +107,11 @@ export class HubMetrics {
       ['outcome'],
       RELAY_OUTCOMES
     )
+    this.auditCopyFailures = new Counter({
+      name: 'rampdesk_hub_audit_copy_failures_total',
+      help: 'Attempts to write an audit entry to the live copy (--audit-log) that failed; the entry stays in the database and is copied again.',
+      registers
+    })
     this.keeps = counter(
       'rampdesk_hub_webhook_kept_total',
       'Verified webhook deliveries kept before they were answered 2xx, by where (store, spool), and those neither could keep (refused: answered 503).',
@@ -284,6 +290,10 @@ export class HubMetrics {
 
   kept(where: KeptWhere): void {
     this.keeps.inc({ where })
+  }
+
+  auditCopyFailed(): void {
+    this.auditCopyFailures.inc()
   }
 
   delivery(verified: boolean): void {

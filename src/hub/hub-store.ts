@@ -10,7 +10,8 @@ import type { Awaitable } from '../main/api/budget-carry'
 import type { RateBudget } from '../main/api/rate-budget'
 import type { SharedBudget } from '../main/api/shared-budget'
 import type { OrderRef, OrderType, TeamOperator } from '../shared/ipc/contract'
-import type { HubAuditEntry } from './hub-audit'
+import type { ChainedEntry } from './audit-chain'
+import type { ChainBounds, HubAuditEntry } from './hub-audit'
 import type { Operator } from './operators'
 import type { WatchTarget } from './operator-watches'
 import type { ReadinessCheck } from './readiness'
@@ -38,6 +39,12 @@ export interface AuditLog {
   list(limit: number): Awaitable<HubAuditEntry[]>
   /** Drops entries older than keepMs, then the oldest past maxEntries (defaults: a year, a million). */
   prune(keepMs?: number, maxEntries?: number): Awaitable<number>
+  /** The chained entries written after this seq, oldest first, from `sinceAt` (epoch ms) on (audit-chain.ts). */
+  page(afterSeq: number, limit: number, sinceAt?: number): Awaitable<ChainedEntry[]>
+  /** Where the chain starts and its head, as the store recorded them. */
+  bounds(): Awaitable<ChainBounds>
+  /** Resolves once what was appended so far is written (or its failure reported). */
+  flush(): Awaitable<void>
 }
 
 export interface PinStore {

@@ -5,6 +5,8 @@
 // stream reads (hub-events.ts). The store is hub.db or a PostgreSQL database several hubs
 // share, behind one backend (hub-backend.ts); the rest of the hub is the same on either.
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { startAuditCopy } from './audit-copy'
+import type { AuditCopyTarget } from './audit-sinks'
 import { join } from 'node:path'
 import { tickerHistoryStore, type ProfileSession } from '../main/profile-session'
 import { ingestInto } from '../main/webhooks/inbox'
@@ -65,6 +67,10 @@ export interface HubOptions {
    * Several hubs on one database give their election here.
    */
   role?: HubRoleSource
+  /** A live copy of the audit log (--audit-log): a file, or syslog. */
+  auditLog?: AuditCopyTarget
+  /** How often the live copy reads what is new (default a second). */
+  auditCopyPollMs?: number
   now?: () => number
 }
 
@@ -108,6 +114,8 @@ export interface Hub {
   spooled(): { entries: number; bytes: number }
   sandbox(): Sandbox | null
   session(): ProfileSession
+  /** Starts the live copy's file anew where it was (SIGHUP, after logrotate); nothing without one. */
+  reopenAuditLog(): Promise<void>
   close(): Promise<void>
 }
 
@@ -134,6 +142,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   const { store } = backend
   const { operators, audit, watches } = store
   const metrics = new HubMetrics({ version: o.version, store: store.kind })
+  const auditCopy = o.auditLog
+    ? await startAuditCopy({ audit, target: o.auditLog, log, onFailure: () => metrics.auditCopyFailed(), pollMs: o.auditCopyPollMs, now })
+    : null
   const tickers = new HubTickers({
     client: session.client,
     store: tickerHistoryStore(session.store),
@@ -311,6 +322,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     spooled: () => webhooks.keeper.spooled(),
     sandbox: () => sandbox,
     session: () => session,
+    reopenAuditLog: async () => auditCopy?.reopen(),
     // The receiver first, and what it shared with the other hubs written; then what talks to
     // them, the role's last change and the order feed it uses, the session and its service,
     // the role itself; the store, which all of these use, last.
@@ -335,6 +347,9 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       health.close()
       untrack()
       await sweeper.idle()
+      // The last entries written first, so the copy has them before it closes.
+      await audit.flush()
+      await auditCopy?.close()
       await store.close()
     }
   }

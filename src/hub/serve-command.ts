@@ -3,6 +3,7 @@
 // from a flag (flags show in `ps` and in shell history), and never printed.
 import { readFileSync } from 'node:fs'
 import { isHttpUrl } from '../shared/http-url'
+import { parseAuditLogTarget, type AuditCopyTarget } from './audit-sinks'
 import { SERVE_OPTIONS, UsageError, resolveOptions, type ResolvedOptions, type ServeOptionName } from './cli-options'
 import { createHub, type MerchantTarget } from './hub'
 import { createHubLog, LOG_FORMATS, type LogFormat } from './hub-log'
@@ -43,6 +44,14 @@ function trustedProxiesOf(o: Opts): TrustedProxies | undefined {
   } catch (e) {
     throw new UsageError(`${o.from('trusted-proxy')}: ${(e as Error).message}`)
   }
+}
+
+function auditLogOf(o: Opts): AuditCopyTarget | undefined {
+  const v = o.string('audit-log')
+  if (v === undefined) return undefined
+  const t = parseAuditLogTarget(v)
+  if (typeof t === 'string') throw new UsageError(`${o.from('audit-log')}: ${t}`)
+  return t
 }
 
 function logFormatOf(o: Opts): LogFormat {
@@ -98,6 +107,7 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
   const dataDir = dataDirOf(o.string('data-dir'))
   const database = databaseOf(o, warn)
   const oidc = oidcConfigOf(o, warn) ?? undefined
+  const auditLog = auditLogOf(o)
 
   // The listening line comes first, which scripts wait for: what the hub logs while it
   // starts (budget carried over from a restart, say) is held until it is out.
@@ -111,7 +121,17 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
   let hub
   let server
   try {
-    hub = await createHub({ dataDir, database, merchant, version: pkg.version, forwardTo, logWrite, logFormat: format, trustedProxies })
+    hub = await createHub({
+      dataDir,
+      database,
+      merchant,
+      version: pkg.version,
+      forwardTo,
+      logWrite,
+      logFormat: format,
+      trustedProxies,
+      auditLog
+    })
     try {
       server = await startHubServer({
         hub,
@@ -149,6 +169,9 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
   })
+  // logrotate renames the copy and signals: the next entry starts a new file. (Without a copy,
+  // SIGHUP stops the hub as it always has.)
+  if (auditLog) process.on('SIGHUP', () => void hub.reopenAuditLog())
   // Plain text, or in the json format a line whose msg it is.
   if (format === 'json') listenLog.info(`hub listening on ${server.url}`, { url: server.url })
   else io.out(`hub listening on ${server.url}`)

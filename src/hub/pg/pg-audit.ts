@@ -2,11 +2,15 @@
 // database: entries are queued in order and written by one writer. A failed write is logged
 // and tried again (every second, in order: nothing is dropped while the hub runs); close()
 // writes what is left, and writes each entry it could not write (already redacted) to the
-// hub's log if the database is gone by then, so no entry is lost silently.
+// hub's log if the database is gone by then, so no entry is lost silently. Each batch is
+// chained onto the log's head under its row lock (pg-audit-chain.ts), whichever hub writes.
 import type pg from 'pg'
 import { auditDetail } from '../../main/logging/redact'
-import { AUDIT_KEEP_MS, AUDIT_MAX_ENTRIES, type HubAuditEntry } from '../hub-audit'
+import type { ChainedEntry } from '../audit-chain'
+import { AUDIT_KEEP_MS, AUDIT_MAX_ENTRIES, type ChainBounds, type HubAuditEntry } from '../hub-audit'
 import type { AuditLog } from '../hub-store'
+import { appendChained, chainBounds, chainedPage, pruneChained } from './pg-audit-chain'
+import { inTransaction } from './pg-connection'
 
 interface Pending {
   at: number
@@ -50,12 +54,8 @@ export class PgAudit implements AuditLog {
     while (this.queue.length) {
       const batch = this.queue.slice(0, 100)
       try {
-        const values: unknown[] = []
-        const rows = batch.map((e, i) => {
-          values.push(e.at, e.operator, e.action, e.detailJson)
-          return `($${i * 4 + 1}, $${i * 4 + 2}, $${i * 4 + 3}, $${i * 4 + 4})`
-        })
-        await this.pool.query(`INSERT INTO audit (at, operator, action, detail_json) VALUES ${rows.join(', ')}`, values)
+        const rows = batch.map((e) => ({ at: e.at, operator: e.operator, action: e.action, detail_json: e.detailJson }))
+        await inTransaction(this.pool, (c) => appendChained(c, rows))
         this.queue.splice(0, batch.length)
         if (this.failing) this.onError(`the audit log is written again (${batch.length} held entries written)`)
         this.failing = false
@@ -86,7 +86,7 @@ export class PgAudit implements AuditLog {
   async list(limit: number): Promise<HubAuditEntry[]> {
     await this.flush()
     const r = await this.pool.query<{ id: number; at: number; operator: string; action: string; detail_json: string }>(
-      'SELECT id, at, operator, action, detail_json FROM audit ORDER BY id DESC LIMIT $1',
+      'SELECT id, at, operator, action, detail_json FROM audit ORDER BY seq DESC LIMIT $1',
       [limit]
     )
     return r.rows.map((row) => ({
@@ -99,11 +99,17 @@ export class PgAudit implements AuditLog {
   }
 
   async prune(keepMs = AUDIT_KEEP_MS, maxEntries = AUDIT_MAX_ENTRIES): Promise<number> {
-    const old = await this.pool.query('DELETE FROM audit WHERE at < $1', [this.now() - keepMs])
-    const gone = await this.pool.query<{ id: number }>('SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET $1', [maxEntries])
-    const newestGone = gone.rows[0]?.id
-    const over = newestGone === undefined ? { rowCount: 0 } : await this.pool.query('DELETE FROM audit WHERE id <= $1', [newestGone])
-    return (old.rowCount ?? 0) + (over.rowCount ?? 0)
+    await this.flush()
+    return inTransaction(this.pool, (c) => pruneChained(c, this.now() - keepMs, maxEntries))
+  }
+
+  /** The chained entries after this seq, oldest first, from `sinceAt` (epoch ms) on. */
+  async page(afterSeq: number, limit: number, sinceAt?: number): Promise<ChainedEntry[]> {
+    return chainedPage(this.pool, afterSeq, limit, sinceAt)
+  }
+
+  async bounds(): Promise<ChainBounds> {
+    return chainBounds(this.pool)
   }
 
   /** Writes what is queued; says how many entries could not be written. */

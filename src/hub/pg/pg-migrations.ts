@@ -5,13 +5,17 @@
 // that a newer hub migrated further is refused with the versions named, before anything is
 // touched.
 import type pg from 'pg'
+import { chainPgAudit } from './pg-audit-chain'
 import { inTransaction } from './pg-connection'
 import { OIDC_TABLES } from '../oidc/oidc-tables'
 
 /** pg_advisory_xact_lock key of migrations ('rdhubmig' as a number). */
 export const MIGRATION_LOCK_KEY = 0x7264_6875_626d
 
-export const PG_MIGRATIONS: readonly string[] = [
+/** A migration that needs more than SQL (hashing the rows there, say), run in the migration's transaction. */
+export type PgMigrationStep = (c: pg.PoolClient) => Promise<void>
+
+export const PG_MIGRATIONS: ReadonlyArray<string | PgMigrationStep> = [
   `CREATE TABLE operators (
      name TEXT NOT NULL PRIMARY KEY,
      role TEXT NOT NULL CHECK (role IN ('viewer', 'operator', 'admin')),
@@ -284,7 +288,11 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX alert_hook_attempts_message ON alert_hook_attempts (message_id, id);`,
   `-- People signed in through the team's identity provider (oidc/): their identities, the
    -- state of sign-ins under way and their sessions.
-   ${OIDC_TABLES}`
+   ${OIDC_TABLES}`,
+  // The audit log chained by hash (audit-chain.ts, pg-audit-chain.ts): seq, prev_hash and
+  // hash on every entry, the entries already there chained in the order of their ids, and
+  // the chain's anchor and head in audit_chain, whose row every append locks.
+  chainPgAudit
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length
@@ -307,7 +315,7 @@ export async function schemaVersion(c: pg.Pool | pg.PoolClient): Promise<number>
 }
 
 /** Brings the database to PG_SCHEMA_VERSION; answers the versions applied by this call. */
-export async function migrate(pool: pg.Pool, migrations: readonly string[] = PG_MIGRATIONS): Promise<number[]> {
+export async function migrate(pool: pg.Pool, migrations: ReadonlyArray<string | PgMigrationStep> = PG_MIGRATIONS): Promise<number[]> {
   return inTransaction(pool, async (c) => {
     await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
     await c.query(`CREATE TABLE IF NOT EXISTS rampdesk_hub_schema (
@@ -318,7 +326,9 @@ export async function migrate(pool: pg.Pool, migrations: readonly string[] = PG_
     if (at > migrations.length) throw new NewerSchemaError(at)
     const applied: number[] = []
     for (let v = at; v < migrations.length; v++) {
-      await c.query(migrations[v]!)
+      const m = migrations[v]!
+      if (typeof m === 'string') await c.query(m)
+      else await m(c)
       await c.query('INSERT INTO rampdesk_hub_schema (version) VALUES ($1)', [v + 1])
       applied.push(v + 1)
     }
