@@ -97,6 +97,10 @@ export class OrdersRepo {
     return this.reads.count(type)
   }
 
+  openGroupCounts(): ReturnType<OrderReads['openGroupCounts']> {
+    return this.reads.openGroupCounts()
+  }
+
   query(q: StoredOrderQuery): { rows: StoredOrder[]; total: number; totalAtLeast: boolean } {
     return this.reads.query(q)
   }
