@@ -287,12 +287,14 @@ export async function runChangeDetection(settings: PollSettings, open: number, t
     if (now) reconciling.add(scope)
     else reconciling.delete(scope)
   })
-  monitor.on('order:created', (row) => {
-    const k = key(row.type, row.orderId)
+  // The event names the order; its status is the store's, as a window would ask for it.
+  monitor.on('order:created', ({ type, orderId }) => {
+    const k = key(type, orderId)
     seen.add(k)
-    if (toPin.delete(k) && !statusInfo(row.type, row.status).terminal) {
+    const status = store.orders.get(type, orderId)?.status
+    if (toPin.delete(k) && status !== undefined && !statusInfo(type, status).terminal) {
       pinned.add(k)
-      monitor.watch(row.type, row.orderId)
+      monitor.watch(type, orderId)
     }
   })
   monitor.on('order:changed', (p) => oursSaw(key(p.row.type, p.row.orderId)))

@@ -5,6 +5,7 @@
 // and up to which id a replay may go, is the backend's order feed (hub-backend.ts).
 import type { ProfileSession } from '../main/profile-session'
 import { toContractRow } from '../main/order-rows'
+import { toStoredOrder, type OrderDbRow } from '../main/store/stored-order'
 import { statusInfo } from '../shared/domain/status'
 import type { EventName, EventPayload, OrderRow, OrderType, TickerTick } from '../shared/ipc/contract'
 import type { HubBackend, HubEvent, HubOrderFeed } from './hub-backend'
@@ -78,8 +79,11 @@ export class HubEvents {
     switch (e.event) {
       case 'ticker:tick':
         return (e.payload as TickerTick).fiatType === tickers.fiatFor(operator) ? e : null
-      case 'order:created':
-        return { ...e, payload: mine(e.payload as OrderRow) }
+      case 'order:created': {
+        // The key alone has no `watched` to set; a replayed event's deprecated row has.
+        const p = e.payload as EventPayload<'order:created'>
+        return p.status === undefined ? e : { ...e, payload: mine(p as OrderRow) }
+      }
       case 'order:changed': {
         const p = e.payload as EventPayload<'order:changed'>
         return { ...e, payload: { ...p, row: mine(p.row) } }
@@ -98,30 +102,38 @@ export class HubEvents {
     return this.feed.latestId()
   }
 
-  /** The order events after this id (up to `upTo`) from the order database, oldest first, and the id to continue after. */
+  /**
+   * The order events after this id (up to `upTo`) from the order database, oldest first, and
+   * the id to continue after; each with its order's row, read in the same query. An
+   * order:created replayed still carries the row, deprecated (a desktop's own carries its key).
+   */
   private eventsAfter(afterId: number, limit: number, upTo: number): { events: HubEvent[]; next: number | null } {
     const store = this.o.session().store
-    const rows = store.database.sql.all<{ id: number; type: number; order_id: number; old_status: number | null; new_status: number }>(
-      'SELECT id, type, order_id, old_status, new_status FROM order_events WHERE id > ? AND id <= ? ORDER BY id LIMIT ?',
+    const rows = store.database.sql.all<
+      OrderDbRow & { event_id: number; event_type: number; event_order_id: number; old_status: number | null; new_status: number }
+    >(
+      `SELECT e.id AS event_id, e.type AS event_type, e.order_id AS event_order_id, e.old_status, e.new_status, o.*
+         FROM order_events e LEFT JOIN orders o ON o.type = e.type AND o.order_id = e.order_id
+        WHERE e.id > ? AND e.id <= ? ORDER BY e.id LIMIT ?`,
       afterId,
       Number.isFinite(upTo) ? upTo : Number.MAX_SAFE_INTEGER,
       limit
     )
     const out: HubEvent[] = []
     for (const r of rows) {
-      const type = r.type as OrderType
-      const stored = store.orders.get(type, r.order_id)
-      if (!stored) continue
-      const row = toContractRow(stored, false)
-      if (r.old_status === null) out.push({ id: r.id, event: 'order:created', payload: row })
+      // An event of an order this database does not hold (the join found no row): nothing to send.
+      if (r.order_id === null) continue
+      const type = r.event_type as OrderType
+      const row = toContractRow(toStoredOrder(r), false)
+      if (r.old_status === null) out.push({ id: r.event_id, event: 'order:created', payload: row })
       else
         out.push({
-          id: r.id,
+          id: r.event_id,
           event: 'order:changed',
           payload: { row, oldStatus: r.old_status, newStatus: r.new_status, terminal: statusInfo(type, r.new_status).terminal }
         })
     }
-    return { events: out, next: rows.length < limit ? null : rows[rows.length - 1]!.id }
+    return { events: out, next: rows.length < limit ? null : rows[rows.length - 1]!.event_id }
   }
 
   /** No event reaches a listener from now on. */

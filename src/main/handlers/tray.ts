@@ -2,11 +2,10 @@
 // the sync states and how many orders need attention or are in progress, in the local
 // database, put in order by trayState(), with whether every order is here in one plain
 // line (shared/domain/proof.ts) when it is not simply so.
-import { toStoreFilter } from '../order-rows'
 import { trayState } from '../tray-state'
 import { proofStates, proofText } from '../../shared/domain/proof'
 import { fiatName } from '../../shared/domain/names'
-import type { Coverage, StatusGroup, SyncState } from '../../shared/ipc/contract'
+import type { Coverage, SyncState } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice, ShellPort } from './context'
 
 /** The tray's one line on the orders being here, or null when they are (or when only the hub's absence, said by the headline, is known). */
@@ -31,11 +30,8 @@ export function trayHandlers(c: Pick<HandlerContext, 'ready'> & { shell: Pick<Sh
   return {
     'tray:state': async () => {
       const s = await c.ready()
-      const count = (group: StatusGroup) =>
-        ([1, 2] as const).reduce(
-          (n, type) => n + s.store.orders.query({ ...toStoreFilter({ type, statusGroup: group }), limit: 1 }).total,
-          0
-        )
+      // One statement over order_counts for both groups of both types.
+      const counts = s.store.orders.openGroupCounts()
       const coverage = s.monitor.coverage()
       const sync = s.monitor.states()
       const locale = c.shell.locale?.()
@@ -46,8 +42,8 @@ export function trayHandlers(c: Pick<HandlerContext, 'ready'> & { shell: Pick<Sh
         gaps: coverage.gaps.map((g) => g.text),
         proof: trayProof(coverage, sync, Date.now(), locale),
         sync,
-        attention: count('needs attention'),
-        inProgress: count('in progress'),
+        attention: counts['needs attention'],
+        inProgress: counts['in progress'],
         locale
       })
     }

@@ -1,10 +1,13 @@
 // What the order monitor tells its listeners: the contract's events (forwarded to windows
-// through onEvent) and 'order:terminal' for notifications and the tray. An order's events
-// carry its row as the store holds it after the write.
+// through onEvent) and 'order:terminal' for notifications and the tray. order:created names
+// the order (its key): every receiver queries what it shows, so the order is not read back
+// for it. order:changed and order:terminal carry the row as the store holds it after the
+// write, which the windows patch in place and notifications word: the writer's own copy
+// when it has one, else read once here.
 import { statusInfo, type StatusTone } from '../../shared/domain/status'
 import type { Coverage, EventPayload, OrderRow, OrderType, StatusSource, SyncState } from '../../shared/ipc/contract'
 import type { LocalStore } from '../store/local-store'
-import type { OrderSummary, StatusChange } from '../store/orders-repo'
+import type { OrderSummary, StatusChange, StoredOrder } from '../store/orders-repo'
 import { toContractRow } from '../order-rows'
 
 export interface OrderTerminalEvent {
@@ -49,15 +52,17 @@ export class MonitorEventBus {
     for (const l of this.listeners.get(event) ?? []) (l as (p: MonitorEvents[E]) => void)(payload)
   }
 
-  /** An order was created by a sync. */
+  /** An order was created by a sync: its key. */
   created(c: OrderSummary): void {
-    const row = this.row(c.type, c.orderId)
-    if (row) this.emit('order:created', row)
+    this.emit('order:created', { type: c.type, orderId: c.orderId })
   }
 
-  /** An order's status was written; a terminal one is also 'order:terminal'. */
-  statusChanged(c: StatusChange, source: StatusSource): void {
-    const row = this.row(c.type, c.orderId)
+  /**
+   * An order's status was written; a terminal one is also 'order:terminal'. `written`: the
+   * order as the write left it, when the writer has it (not read again then).
+   */
+  statusChanged(c: StatusChange, source: StatusSource, written?: StoredOrder): void {
+    const row = written ? toContractRow(written, this.store.watches.has(c.type, c.orderId)) : this.row(c.type, c.orderId)
     if (!row) return
     const info = statusInfo(c.type, c.new)
     this.emit('order:changed', { row, oldStatus: c.old, newStatus: c.new, terminal: info.terminal })

@@ -13,7 +13,7 @@ import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { EVERY_FIAT_TYPE, fiatScope } from '../../shared/domain/fiat-scope'
 import type { Coverage, OrderCheck, OrderType, ScopeCoverage, Settings, StatusSource, SyncState } from '../../shared/ipc/contract'
 import type { LocalStore } from '../store/local-store'
-import type { StatusChange } from '../store/orders-repo'
+import type { StatusChange, StoredOrder } from '../store/orders-repo'
 import type { BodyIdentity } from '../webhooks/body-identity'
 import type { VerifiedOrders } from '../webhooks/verified-orders'
 import { HistorySync, type HistoryClient } from './history-sync'
@@ -252,7 +252,7 @@ export class OrderMonitor implements VerifiedOrders {
       signal: () => (this.started ? this.controller.signal : null),
       syncSoon: (type, fiat) => this.scheduler.syncSoon(type, fiat),
       reveal: (type, fiat) => (fiat === undefined ? this.discovery?.revealType(type) : this.discovery?.reveal(type, fiat, 'webhook')),
-      changed: (c, source) => this.statusChanged(c, source)
+      changed: (c, source, written) => this.statusChanged(c, source, written)
     })
     if (!this.discovery) this.setScopes(o.fiatTypes)
   }
@@ -513,8 +513,8 @@ export class OrderMonitor implements VerifiedOrders {
     }, 250)
   }
 
-  private statusChanged(c: StatusChange, source: StatusSource): void {
+  private statusChanged(c: StatusChange, source: StatusSource, written?: StoredOrder): void {
     this.watches.noteChange(c.type, c.orderId, c.new)
-    this.events.statusChanged(c, source)
+    this.events.statusChanged(c, source, written)
   }
 }

@@ -13,6 +13,9 @@
 //   snapshot of equal updatedAt (OrdersRepo), as a whole record's does. A body that gives no
 //   identity field at all applies nothing: orderStatus is asked about the order at once.
 // - An order not held is never created from a webhook: its scope is synced soon instead.
+//
+// The order is read once per webhook: the write starts from the copy held and answers the
+// row it wrote, which the change's event carries (OrdersRepo.applyRecordOver).
 import type { OfframpOrder, OnrampOrder } from '../../shared/api/schemas'
 import { statusInfo } from '../../shared/domain/status'
 import type { OrderType, StatusSource } from '../../shared/ipc/contract'
@@ -25,15 +28,15 @@ export type { WebhookOutcome, WebhookStatusOutcome } from '../webhooks/verified-
 
 export interface WebhookIngestOptions {
   client: Pick<WatchClient, 'orderStatus'>
-  orders: Pick<OrdersRepo, 'get' | 'applyRecord' | 'applyStatus'>
+  orders: Pick<OrdersRepo, 'get' | 'applyRecordOver' | 'applyStatusOver' | 'applyStatus'>
   /** The monitor's signal while it runs; null when stopped (nothing is asked then). */
   signal: () => AbortSignal | null
   /** Syncs soon the scopes of `type` (every scope when absent) that can hold `fiat` (any when absent). */
   syncSoon: (type?: OrderType, fiat?: number) => void
   /** A webhook named an order not held: look for its scope (of `fiat`, or every empty one of the type). */
   reveal: (type: OrderType, fiat: number | undefined) => void
-  /** A status was written: the monitor's events. */
-  changed: (c: StatusChange, source: StatusSource) => void
+  /** A status was written: the monitor's events (`written`: the order as the write left it, when the write answered it). */
+  changed: (c: StatusChange, source: StatusSource, written?: StoredOrder) => void
 }
 
 export class WebhookIngest {
@@ -60,8 +63,8 @@ export class WebhookIngest {
     // A later one is not kept as the order's, or every history answer after it would look
     // older and be set aside.
     const at = record.updatedAt > held.updatedAt ? { ...record, updatedAt: held.updatedAt } : record
-    const outcome = type === 1 ? orders.applyRecord(1, at as OnrampOrder, 'webhook') : orders.applyRecord(2, at as OfframpOrder, 'webhook')
-    if (outcome.kind === 'status') this.o.changed(outcome.change, 'webhook')
+    const outcome = orders.applyRecordOver(held, at, 'webhook')
+    if (outcome.kind === 'status') this.o.changed(outcome.change, 'webhook', outcome.written)
     return outcome.kind === 'created' ? 'updated' : outcome.kind
   }
 
@@ -111,9 +114,9 @@ export class WebhookIngest {
   private statusAlone(held: StoredOrder, status: number, match: WebhookMatch): 'status' | 'unchanged' | 'stale' {
     const nothing = this.unmoved(held, status)
     if (nothing) return nothing
-    const r = this.o.orders.applyStatus(held.type, held.orderId, status, 'webhook', undefined, match)
+    const r = this.o.orders.applyStatusOver(held, status, 'webhook', match)
     if (!r.change) return 'unchanged'
-    this.o.changed(r.change, 'webhook')
+    this.o.changed(r.change, 'webhook', r.written)
     return 'status'
   }
 

@@ -76,3 +76,15 @@ export function heldPerFiat(sql: Sql, type: number): { fiatType: number | null; 
     )
     .map((r) => ({ fiatType: r.fiat_type === NO_FIAT ? null : r.fiat_type, orders: r.n }))
 }
+
+/**
+ * Orders the service still lists (not gone) per type and status, from order_counts: one
+ * statement over a few hundred rows answers every status group of both types at once.
+ */
+export function listedPerStatus(sql: Sql): { type: number; status: number; orders: number }[] {
+  return sql
+    .all<{ type: number; status: number; n: number }>(
+      'SELECT type, status, SUM(n) AS n FROM order_counts WHERE gone = 0 GROUP BY type, status HAVING SUM(n) > 0'
+    )
+    .map((r) => ({ type: r.type, status: r.status, orders: r.n }))
+}

@@ -4,7 +4,8 @@
 // sort's index, collect the search's matches, seek the statuses in the status index) and
 // which totals are kept until the next write.
 import type { OrderType } from '../../shared/ipc/contract'
-import { OPEN_GROUPS, statusGroupFilter } from '../../shared/domain/status'
+import { OPEN_GROUPS, statusGroupFilter, statusInfo } from '../../shared/domain/status'
+import { listedPerStatus } from './order-counts'
 import type { Sql } from './sql'
 import { buildOrderQuery, searchProbes, type BuiltOrderQuery, type StoredOrderFilter, type StoredOrderQuery } from './order-query'
 import { toOrderEvent, toStoredOrder, type OrderDbRow, type OrderEvent, type OrderEventDbRow, type StoredOrder } from './stored-order'
@@ -36,6 +37,9 @@ const MAX_WALKED_ENTRIES = 30_000
  */
 const STATUS_PLAN_COST = 4
 
+/** The status groups of orders still going (OPEN_GROUPS). */
+export type OpenGroup = 'needs attention' | 'in progress'
+
 export class OrderReads {
   /**
    * When a search is broad, how far a window may walk the sort's index, and what a match
@@ -62,6 +66,16 @@ export class OrderReads {
     return this.sql
       .all<OrderEventDbRow>('SELECT * FROM order_events WHERE type = ? AND order_id = ? ORDER BY id', type, orderId)
       .map(toOrderEvent)
+  }
+
+  /** How many orders each open status group holds over both types, not counting those the service no longer lists (as the orders view's group filters count them). */
+  openGroupCounts(): Record<OpenGroup, number> {
+    const out: Record<OpenGroup, number> = { 'needs attention': 0, 'in progress': 0 }
+    for (const c of listedPerStatus(this.sql)) {
+      const group = statusInfo(c.type, c.status).group
+      if (group === 'needs attention' || group === 'in progress') out[group] += c.orders
+    }
+    return out
   }
 
   count(type?: OrderType): number {

@@ -15,20 +15,19 @@ import {
   confirmedByOf,
   int,
   summaryOf,
+  toStoredOrder,
+  type OrderDbRow,
   type OrderRecord,
   type OrderRecordOf,
   type OrderSummary,
-  type StatusChange
+  type StatusChange,
+  type StoredOrder,
+  type WebhookMatch
 } from './stored-order'
 import type { ListedRecord, SyncCursor, SyncCursorsRepo } from './sync-cursors-repo'
 import type { UnreadableInput, UnreadableOrdersRepo } from './unreadable-orders-repo'
 
-/**
- * How a verified webhook was matched to the order held under its id: 'whole', a whole
- * record whose identity fields all agreed; 'partial', a body that was no whole record,
- * matched on the few identity fields it gave (monitor/webhook-ingest.ts).
- */
-export type WebhookMatch = 'whole' | 'partial'
+export type { WebhookMatch } from './stored-order'
 
 export interface HistoryPage<T extends OrderType = OrderType> {
   type: T
@@ -78,12 +77,15 @@ export interface ApplyStatusResult {
   /** Whether the order is in the database (a watched order may not be synced yet). */
   known: boolean
   change: StatusChange | null
+  /** The order as a status change left it, from a write over an order the caller held (…Over). */
+  written?: StoredOrder
 }
 
 /** What applying one record did. */
 export type RecordOutcome =
   | { kind: 'created'; summary: OrderSummary }
-  | { kind: 'status'; summary: OrderSummary; change: StatusChange }
+  /** `written`: the order as the change left it, from a write over an order the caller held (applyRecordOver). */
+  | { kind: 'status'; summary: OrderSummary; change: StatusChange; written?: StoredOrder }
   | { kind: 'updated'; summary: OrderSummary }
   | { kind: 'unchanged' }
   | { kind: 'stale' }
@@ -94,6 +96,23 @@ const INSERT_ORDER = `INSERT INTO orders (type, order_id, ${DATA_COLUMNS.join(',
 const UPDATE_ORDER = `UPDATE orders SET ${DATA_COLUMNS.map((c) => `${c} = ?`).join(', ')}, status_source = ?, webhook_match = ?,
     last_changed_at = ?, status_confirmed_at = ?, status_confirmed_by = ?
   WHERE type = ? AND order_id = ?`
+const UPDATE_STATUS = `UPDATE orders SET status = ?, record_json = ?, content_hash = ?, status_source = ?, webhook_match = ?,
+    last_changed_at = ?, status_confirmed_at = ?, status_confirmed_by = ?
+  WHERE type = ? AND order_id = ?`
+/** What a write needs to know of the order it writes over. */
+type Existing = Pick<OrderDbRow, 'status' | 'updated_at' | 'content_hash' | 'status_source' | 'webhook_match' | 'fiat_type' | 'gone_at'>
+const SELECT_EXISTING =
+  'SELECT status, updated_at, content_hash, status_source, webhook_match, fiat_type, gone_at FROM orders WHERE type = ? AND order_id = ?'
+/** The order held, as the columns a write starts from. */
+const existingOf = (h: StoredOrder): Existing => ({
+  status: h.status,
+  updated_at: h.updatedAt,
+  content_hash: h.contentHash,
+  status_source: h.statusSource,
+  webhook_match: h.webhookMatch,
+  fiat_type: h.fiatType,
+  gone_at: h.goneAt
+})
 const CONFIRM = 'UPDATE orders SET status_confirmed_at = ?, status_confirmed_by = ? WHERE type = ? AND order_id = ?'
 const CLEAR_GONE = 'UPDATE orders SET gone_at = NULL WHERE type = ? AND order_id = ?'
 const INSERT_EVENT = `INSERT INTO order_events (type, order_id, at, order_updated_at, old_status, new_status, source)
@@ -189,6 +208,18 @@ export class OrderWrites {
   }
 
   /**
+   * applyRecord over the order the caller has just read under the record's id (and matched
+   * to it), in the same synchronous turn on this connection, so that nothing was written
+   * between: the write starts from that copy instead of reading the order again, and a
+   * status change answers the order as it left it (RETURNING), so a verified webhook reads
+   * its order once.
+   */
+  applyRecordOver(held: StoredOrder, record: OrderRecord, source: StatusSource, at: string = this.nowIso()): RecordOutcome {
+    if (record.orderId !== held.orderId) throw new RangeError(`record ${record.orderId} is not order ${held.orderId}`)
+    return this.sql.transaction(() => this.upsert(held.type, record, null, source, at, held))
+  }
+
+  /**
    * Records a status observed without a full record (an orderStatus poll for a watch, a
    * webhook's status alone). Updates the watch's last status whether or not the order is
    * stored. A webhook's status says how the webhook was matched to the order (default
@@ -205,55 +236,96 @@ export class OrderWrites {
     assertType(type)
     return this.sql.transaction(() => {
       this.sql.run('UPDATE watches SET last_status = ?, last_checked_at = ? WHERE type = ? AND order_id = ?', status, at, type, orderId)
-      const existing = this.sql.get<{ status: number; record_json: string; updated_at: string; gone_at: string | null }>(
-        'SELECT status, record_json, updated_at, gone_at FROM orders WHERE type = ? AND order_id = ?',
+      const existing = this.sql.get<{ status: number; record_json: string; gone_at: string | null }>(
+        'SELECT status, record_json, gone_at FROM orders WHERE type = ? AND order_id = ?',
         type,
         orderId
       )
       if (!existing) return { known: false, change: null }
-      // orderStatus answered about it, or a verified webhook named it: the service has it after all.
-      if (existing.gone_at) this.sql.run(CLEAR_GONE, type, orderId)
-      const by = confirmedByOf(source)
-      if (existing.status === status) {
-        this.sql.run(CONFIRM, at, by, type, orderId)
-        return { known: true, change: null }
-      }
-      const record = { ...(JSON.parse(existing.record_json) as Record<string, unknown>), status }
-      this.sql.run(
-        `UPDATE orders SET status = ?, record_json = ?, content_hash = ?, status_source = ?, webhook_match = ?, last_changed_at = ?,
-           status_confirmed_at = ?, status_confirmed_by = ? WHERE type = ? AND order_id = ?`,
-        status,
-        JSON.stringify(record),
-        contentHash(record),
-        source,
-        source === 'webhook' ? match : null,
-        at,
-        at,
-        by,
-        type,
-        orderId
-      )
-      this.sql.run(INSERT_EVENT, type, orderId, at, null, existing.status, status, source)
-      return { known: true, change: { type, orderId, old: existing.status, new: status } }
+      const held = { status: existing.status, goneAt: existing.gone_at, record: () => JSON.parse(existing.record_json) as OrderRecord }
+      return this.writeStatus(type, orderId, held, status, source, at, match, false)
     })
   }
 
-  private upsert(type: OrderType, incoming: OrderRecord, scopeFiatType: number | null, source: StatusSource, at: string): RecordOutcome {
+  /**
+   * applyStatus over the order the caller has just read (as applyRecordOver): not read
+   * again, and a change answers the order as it left it. The watch's last status is noted
+   * as applyStatus notes it.
+   */
+  applyStatusOver(
+    held: StoredOrder,
+    status: number,
+    source: Exclude<StatusSource, 'sync'>,
+    match: WebhookMatch,
+    at: string = this.nowIso()
+  ): ApplyStatusResult {
+    const { type, orderId } = held
+    return this.sql.transaction(() => {
+      this.sql.run('UPDATE watches SET last_status = ?, last_checked_at = ? WHERE type = ? AND order_id = ?', status, at, type, orderId)
+      return this.writeStatus(
+        type,
+        orderId,
+        { status: held.status, goneAt: held.goneAt, record: () => held.record },
+        status,
+        source,
+        at,
+        match,
+        true
+      )
+    })
+  }
+
+  /** A status observed without a record, written over the order as it is held (inside the caller's transaction). */
+  private writeStatus(
+    type: OrderType,
+    orderId: number,
+    existing: { status: number; goneAt: string | null; record: () => OrderRecord },
+    status: number,
+    source: Exclude<StatusSource, 'sync'>,
+    at: string,
+    match: WebhookMatch,
+    returning: boolean
+  ): ApplyStatusResult {
+    // orderStatus answered about it, or a verified webhook named it: the service has it after all.
+    if (existing.goneAt) this.sql.run(CLEAR_GONE, type, orderId)
+    const by = confirmedByOf(source)
+    if (existing.status === status) {
+      this.sql.run(CONFIRM, at, by, type, orderId)
+      return { known: true, change: null }
+    }
+    const record = { ...(existing.record() as Record<string, unknown>), status }
+    const values = [
+      status,
+      JSON.stringify(record),
+      contentHash(record),
+      source,
+      source === 'webhook' ? match : null,
+      at,
+      at,
+      by,
+      type,
+      orderId
+    ]
+    let written: OrderDbRow | undefined
+    if (returning) written = this.sql.get<OrderDbRow>(`${UPDATE_STATUS} RETURNING *`, ...values)
+    else this.sql.run(UPDATE_STATUS, ...values)
+    this.sql.run(INSERT_EVENT, type, orderId, at, null, existing.status, status, source)
+    const change = { type, orderId, old: existing.status, new: status }
+    return written ? { known: true, change, written: toStoredOrder(written) } : { known: true, change }
+  }
+
+  /** `held`: the order as the caller read it (applyRecordOver), written over without reading it again. */
+  private upsert(
+    type: OrderType,
+    incoming: OrderRecord,
+    scopeFiatType: number | null,
+    source: StatusSource,
+    at: string,
+    held?: StoredOrder
+  ): RecordOutcome {
     let record = incoming
     let hash = contentHash(record)
-    const existing = this.sql.get<{
-      status: number
-      updated_at: string
-      content_hash: string
-      status_source: StatusSource
-      webhook_match: WebhookMatch | null
-      fiat_type: number | null
-      gone_at: string | null
-    }>(
-      'SELECT status, updated_at, content_hash, status_source, webhook_match, fiat_type, gone_at FROM orders WHERE type = ? AND order_id = ?',
-      type,
-      record.orderId
-    )
+    const existing = held ? existingOf(held) : this.sql.get<Existing>(SELECT_EXISTING, type, record.orderId)
     // Listed again, or sent whole by a verified webhook: the service has it after all.
     if (existing?.gone_at) this.sql.run(CLEAR_GONE, type, record.orderId)
     const by = confirmedByOf(source)
@@ -290,8 +362,7 @@ export class OrderWrites {
     const statusSource: StatusSource = newSource ? source : existing.status_source
     // Offramp records may omit fiatType; keep the scope it was first synced in.
     const fiatScope = scopeFiatType ?? existing.fiat_type
-    this.sql.run(
-      UPDATE_ORDER,
+    const values = [
       ...columnValues(type, record, fiatScope, hash),
       statusSource,
       newSource ? match : existing.webhook_match,
@@ -300,10 +371,15 @@ export class OrderWrites {
       by,
       type,
       record.orderId
-    )
+    ]
+    // Over an order the caller held, a status change answers the row as written: its event carries it.
+    let written: OrderDbRow | undefined
+    if (held && statusChanged) written = this.sql.get<OrderDbRow>(`${UPDATE_ORDER} RETURNING *`, ...values)
+    else this.sql.run(UPDATE_ORDER, ...values)
     const summary = summaryOf(type, record, fiatScope)
     if (!statusChanged) return { kind: 'updated', summary }
     this.sql.run(INSERT_EVENT, type, record.orderId, at, record.updatedAt, existing.status, record.status, source)
-    return { kind: 'status', summary, change: { type, orderId: record.orderId, old: existing.status, new: record.status } }
+    const change = { type, orderId: record.orderId, old: existing.status, new: record.status }
+    return written ? { kind: 'status', summary, change, written: toStoredOrder(written) } : { kind: 'status', summary, change }
   }
 }

@@ -17,7 +17,7 @@ import {
   type WebhookMatch
 } from './order-writes'
 import type { Sql } from './sql'
-import type { OrderEvent, OrderRecordOf, StoredOrder } from './stored-order'
+import type { OrderEvent, OrderRecord, OrderRecordOf, StoredOrder } from './stored-order'
 import type { SyncCursorsRepo } from './sync-cursors-repo'
 import type { UnreadableOrdersRepo } from './unreadable-orders-repo'
 
@@ -72,6 +72,20 @@ export class OrdersRepo {
     return this.writes.applyRecord(type, record, source, at)
   }
 
+  applyRecordOver(held: StoredOrder, record: OrderRecord, source: StatusSource, at?: string): RecordOutcome {
+    return this.writes.applyRecordOver(held, record, source, at)
+  }
+
+  applyStatusOver(
+    held: StoredOrder,
+    status: number,
+    source: Exclude<StatusSource, 'sync'>,
+    match: WebhookMatch,
+    at?: string
+  ): ApplyStatusResult {
+    return this.writes.applyStatusOver(held, status, source, match, at)
+  }
+
   applyStatus(
     type: OrderType,
     orderId: number,
@@ -95,6 +109,10 @@ export class OrdersRepo {
 
   count(type?: OrderType): number {
     return this.reads.count(type)
+  }
+
+  openGroupCounts(): ReturnType<OrderReads['openGroupCounts']> {
+    return this.reads.openGroupCounts()
   }
 
   query(q: StoredOrderQuery): { rows: StoredOrder[]; total: number; totalAtLeast: boolean } {

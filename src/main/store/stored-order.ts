@@ -43,6 +43,8 @@ export interface StoredOrder {
   /** The full normalised record as received (unknown keys included). */
   record: OrderRecord
   statusSource: StatusSource
+  /** How a verified webhook that last set the status was matched to the order (null: no webhook did). */
+  webhookMatch: WebhookMatch | null
   firstSeenAt: string
   lastChangedAt: string
   contentHash: string
@@ -55,6 +57,13 @@ export interface StoredOrder {
   /** When orderStatus answered that the service no longer has this order (no longer listed either); null otherwise. */
   goneAt: string | null
 }
+
+/**
+ * How a verified webhook was matched to the order held under its id: 'whole', a whole
+ * record whose identity fields all agreed; 'partial', a body that was no whole record,
+ * matched on the few identity fields it gave (monitor/webhook-ingest.ts).
+ */
+export type WebhookMatch = 'whole' | 'partial'
 
 /** What confirmed a status: a history answer that included the order, a verified webhook, orderStatus. */
 export type ConfirmedBy = 'history' | 'webhook' | 'orderStatus'
@@ -127,6 +136,7 @@ export interface OrderDbRow {
   record_json: string
   content_hash: string
   status_source: StatusSource
+  webhook_match: WebhookMatch | null
   first_seen_at: string
   last_changed_at: string
   status_confirmed_at: string | null
@@ -257,6 +267,7 @@ export function toStoredOrder(r: OrderDbRow): StoredOrder {
     tdsFee: r.tds_fee,
     record: JSON.parse(r.record_json) as OrderRecord,
     statusSource: r.status_source,
+    webhookMatch: r.webhook_match ?? null,
     firstSeenAt: r.first_seen_at,
     lastChangedAt: r.last_changed_at,
     contentHash: r.content_hash,

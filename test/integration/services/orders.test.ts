@@ -220,7 +220,13 @@ describe('one order', () => {
     const before = h.lastSeq()
     await h.services.session().monitor.syncNow()
     const ev = await h.waitFor('order:created', (r) => r.orderId === o.orderId, before)
-    expect(ev).toMatchObject({ type: 2, merchantRecognitionId: 'brand-new', status: o.status, watched: false })
+    // The event names the order; what it holds is the query's.
+    expect(ev).toEqual({ type: 2, orderId: o.orderId })
+    expect((await h.call('orders:get', { type: 2, orderId: o.orderId }))?.row).toMatchObject({
+      merchantRecognitionId: 'brand-new',
+      status: o.status,
+      watched: false
+    })
     expect(h.events.filter((e) => e.seq > before && e.event === 'order:created')).toHaveLength(1)
     truth.push(o)
   })

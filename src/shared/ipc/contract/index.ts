@@ -15,7 +15,7 @@ import { configChannels, ConfigSnapshot } from './config'
 import { confirmChannels, ConfirmOutcome, ConfirmRequest } from './confirm'
 import { diagnosticsChannels } from './diagnostics'
 import { ContractError, type Envelope } from './envelope'
-import { ExportProgress, OrderHandling, ordersChannels, OrderRow } from './orders'
+import { ExportProgress, OrderCreated, OrderHandling, ordersChannels, OrderRow } from './orders'
 import { OrderRef } from './primitives'
 import { Profile, profilesChannels } from './profiles'
 import { quotesChannels } from './quotes'
@@ -55,6 +55,7 @@ export {
   NOTE_MAX_LENGTH,
   OrderCheck,
   OrderClaim,
+  OrderCreated,
   OrderFilter,
   OrderHandling,
   OrderNote,
@@ -121,7 +122,7 @@ export const events = {
   'sync:state': SyncState,
   'budget:changed': z.object({ entries: z.array(BudgetEntry) }),
   'ticker:tick': TickerTick,
-  'order:created': OrderRow,
+  'order:created': OrderCreated,
   'order:changed': z.object({ row: OrderRow, oldStatus: z.number().int().nullable(), newStatus: z.number().int(), terminal: z.boolean() }),
   'config:updated': ConfigSnapshot,
   'webhook:delivery': WebhookDelivery,

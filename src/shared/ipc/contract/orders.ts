@@ -54,6 +54,16 @@ export const OrderRow = z.object({
 })
 export type OrderRow = z.infer<typeof OrderRow>
 
+/**
+ * order:created: which order arrived, by its key (type and orderId), for the receiver to
+ * query what is true now (orders:query, orders:get). The row's other fields are optional
+ * and deprecated: a desktop's own writes send the key alone, a hub replaying events from its
+ * database still fills them this release, and a hub of an older version sends the whole row.
+ * A receiver reads the key only, so every one of these is the same event to it.
+ */
+export const OrderCreated = OrderRow.partial().extend(OrderRef.shape)
+export type OrderCreated = z.infer<typeof OrderCreated>
+
 /** Who handles an order, and since when (orders:claim). */
 export const OrderClaim = z.object({ operator: z.string(), since: EpochMs })
 export type OrderClaim = z.infer<typeof OrderClaim>

@@ -76,7 +76,7 @@ describe('OrderMonitor', () => {
     fake.change(1, 1, 1, 2, at(5001))
     fake.change(1, 1, 2, 4, at(5002))
     await clock.advance(POLL)
-    expect(of('order:created').map((r) => [r.orderId, r.status, r.watched])).toEqual([[5000, 0, false]])
+    expect(of('order:created')).toEqual([{ type: 1, orderId: 5000 }])
     expect(of('order:changed').map((c) => [c.row.orderId, c.oldStatus, c.newStatus, c.terminal])).toEqual([
       [1, 0, 2, false],
       [2, 0, 4, true]
