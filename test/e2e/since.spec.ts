@@ -19,8 +19,9 @@ async function snap(page: Page, name: string): Promise<void> {
 /** The window hidden or shown again, as when the operator switches to another window and back. */
 async function visibility(page: Page, state: 'hidden' | 'visible'): Promise<void> {
   await page.evaluate((s) => {
-    Object.defineProperty(document, 'visibilityState', { value: s, configurable: true })
-    document.dispatchEvent(new Event('visibilitychange'))
+    const doc = (globalThis as unknown as { document: EventTarget }).document
+    Object.defineProperty(doc, 'visibilityState', { value: s, configurable: true })
+    doc.dispatchEvent(new Event('visibilitychange'))
   }, state)
 }
 
