@@ -1,5 +1,6 @@
 // "Since you were here" on a Team profile, as an operator meets it: ana looks at the orders,
-// leaves the window (it is hidden); meanwhile an order fails at the service and ben notes
+// leaves the window (it is hidden, for three minutes of the window's clock: an absence under
+// two is none); meanwhile an order fails at the service and ben notes
 // another order through the hub. When ana's window is shown again, one summary says so in
 // words ("1 order failed, 1 note"), each line a link that opens the order's detail; her own
 // note is not in it; dismissing clears it, and it stays cleared after a reload. Looked at
@@ -47,6 +48,8 @@ test('a failure and a teammate’s note made while away are summarised, link to 
   await asAdmin['sync:now']({})
   await expect.poll(async () => [await held(2, failing), await held(1, noted)], { timeout: 20_000 }).toEqual([0, 0])
 
+  // The window's clock, so that the absence lasts minutes without the test waiting them.
+  await page.clock.install()
   await openView(page, e, 'settings')
   await newTeamProfile(page, 'Since desk', server.url)
   await page.getByTestId('secret-input').fill(ana.token)
@@ -63,7 +66,7 @@ test('a failure and a teammate’s note made while away are summarised, link to 
   const left = page.waitForResponse((r) => r.url().includes('/rpc/activity:seen'))
   await visibility(page, 'hidden')
   await left
-  await new Promise((r) => setTimeout(r, 20))
+  await page.clock.fastForward('03:00')
   sandbox.control.advanceOrder(failing, -1, 2)
   await asAdmin['sync:now']({})
   await expect.poll(() => held(2, failing), { timeout: 20_000 }).toBe(-1)

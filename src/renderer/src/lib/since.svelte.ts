@@ -2,8 +2,9 @@
 // again, or the first input after a while without any, which also covers a computer that
 // slept or was locked: no input reaches a window meanwhile), one summary of what changed
 // since they last looked (activity:since). Main keeps the last look per profile; it moves
-// forward when the operator dismisses the summary, or goes away with none standing (they saw
-// everything until then). Nothing to say is no summary.
+// forward while the operator is here with no summary standing (they see what happens live),
+// when they dismiss the summary, and when they go away with none standing. An absence under
+// MIN_AWAY_MS (a reload, a glance at another window) is no absence. Nothing to say is no summary.
 import { call } from './bridge'
 import { errorInfoOf } from './app-state.svelte'
 import type { ActivitySummary, ErrorInfo } from '../../../shared/ipc/contract'
@@ -11,6 +12,10 @@ import type { ActivitySummary, ErrorInfo } from '../../../shared/ipc/contract'
 /** Without input this long, the operator is away; their next input is a return. */
 export const IDLE_MS = 5 * 60_000
 const IDLE_CHECK_MS = 15_000
+/** Away for less than this, the operator has not been away: no summary. */
+export const MIN_AWAY_MS = 2 * 60_000
+/** How often the last look moves forward while the operator is here. */
+export const PRESENT_EVERY_MS = 30_000
 const INPUTS = ['pointerdown', 'keydown', 'wheel', 'mousemove', 'touchstart'] as const
 
 type SinceState =
@@ -43,10 +48,16 @@ class SinceYouWereHere {
         void this.away(this.#lastInput)
       }
     }, IDLE_CHECK_MS)
+    // Here, with the window shown and nothing standing: seen until now, so an app closed
+    // without a word (quit, crashed) still counts its absence from about when it went.
+    const present = setInterval(() => {
+      if (!this.#idle && document.visibilityState === 'visible') void this.away(Date.now())
+    }, PRESENT_EVERY_MS)
     document.addEventListener('visibilitychange', onVisibility)
     for (const e of INPUTS) window.addEventListener(e, onInput, { passive: true, capture: true })
     return () => {
       clearInterval(timer)
+      clearInterval(present)
       document.removeEventListener('visibilitychange', onVisibility)
       for (const e of INPUTS) window.removeEventListener(e, onInput, { capture: true })
     }
@@ -60,6 +71,10 @@ class SinceYouWereHere {
       const last = await call('activity:lastLooked', {})
       if (last.at === null) {
         await call('activity:seen', {})
+        if (seq === this.#seq) this.state = { kind: 'quiet' }
+        return
+      }
+      if (Date.now() - last.at < MIN_AWAY_MS) {
         if (seq === this.#seq) this.state = { kind: 'quiet' }
         return
       }
@@ -94,9 +109,9 @@ class SinceYouWereHere {
     }
   }
 
-  /** The operator leaves: with no summary standing, they saw everything until `at`. */
+  /** Seen until `at`, unless a summary is standing or being asked for (it would be lost). */
   private async away(at: number): Promise<void> {
-    if (this.state.kind === 'shown') return
+    if (this.state.kind !== 'quiet') return
     await call('activity:seen', { at: Math.floor(at) }).catch(() => undefined)
   }
 }

@@ -1,9 +1,10 @@
 // "Since you were here" in the window, through the real contract (contractBridge): the first
 // look on a profile only starts counting; a summary with something to say is shown and one
-// with nothing is not (and moves the last look); dismissing marks the summary's moment seen;
-// going away (the window hidden, or 5 min without input) keeps the last look at the moment
-// the operator left, but not while a summary is still unread; the next input after idle, or
-// the window shown again, asks again.
+// with nothing is not (and moves the last look); an absence under 2 min is none; dismissing
+// marks the summary's moment seen; while the operator is here the last look follows every
+// 30 s; going away (the window hidden, or 5 min without input) keeps the last look at the
+// moment the operator left, but not while a summary is still unread; the next input after
+// idle, or the window shown again, asks again.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { contractBridge } from '../../../support/contract-bridge'
 import type { ActivitySummary } from '../../../../src/shared/ipc/contract'
@@ -77,10 +78,10 @@ describe('since you were here', () => {
   })
 
   it('shows a summary with something to say until dismissed, then marks its moment seen', async () => {
-    lastLooked = T0 - 60_000
+    lastLooked = T0 - 10 * 60_000
     answer = some(T0)
     await mod.since.look()
-    expect(asked).toEqual([T0 - 60_000])
+    expect(asked).toEqual([T0 - 10 * 60_000])
     expect(mod.since.state).toEqual({ kind: 'shown', summary: answer })
     expect(seen).toEqual([])
     await mod.since.dismiss()
@@ -88,8 +89,17 @@ describe('since you were here', () => {
     expect(seen).toEqual([T0])
   })
 
+  it('shows nothing after an absence under 2 min, and keeps the last look', async () => {
+    lastLooked = Date.now() - mod.MIN_AWAY_MS + 1_000
+    answer = some(Date.now())
+    await mod.since.look()
+    expect(mod.since.state).toEqual({ kind: 'quiet' })
+    expect(asked).toEqual([])
+    expect(seen).toEqual([])
+  })
+
   it('shows nothing when there is nothing to say, and moves the last look to the answer’s moment', async () => {
-    lastLooked = T0
+    lastLooked = T0 - 10 * 60_000
     answer = nothing(T0 + 5_000)
     await mod.since.look()
     expect(mod.since.state).toEqual({ kind: 'quiet' })
@@ -104,6 +114,9 @@ describe('since you were here', () => {
     listeners.get('visibilitychange')!()
     await settle()
     expect(seen).toEqual([Date.now()])
+    // Hidden three minutes: the last look stays where the operator left.
+    await vi.advanceTimersByTimeAsync(3 * 60_000)
+    expect(seen).toHaveLength(1)
     // Shown again: asked, and something to say.
     answer = some(Date.now())
     doc.visibilityState = 'visible'
@@ -116,14 +129,21 @@ describe('since you were here', () => {
     expect(seen).toEqual([])
     await mod.since.dismiss()
     answer = nothing(Date.now())
-    // Idle with nothing standing: seen until the last input, not until the idle was noticed.
+    // Here with nothing standing: the last look follows every 30 s.
     seen.length = 0
     const lastInput = Date.now()
     listeners.get('keydown')!()
     await settle()
     seen.length = 0
+    await vi.advanceTimersByTimeAsync(mod.PRESENT_EVERY_MS)
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toBeGreaterThan(lastInput)
+    // Idle: seen until the last input (not until the idle was noticed), and no more after.
     await vi.advanceTimersByTimeAsync(mod.IDLE_MS + 20_000)
-    expect(seen).toEqual([lastInput])
+    expect(seen.at(-1)).toBe(lastInput)
+    const n = seen.length
+    await vi.advanceTimersByTimeAsync(5 * mod.PRESENT_EVERY_MS)
+    expect(seen).toHaveLength(n)
     // The next input is a return: asked again.
     asked.length = 0
     answer = nothing(Date.now())
