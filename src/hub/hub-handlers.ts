@@ -10,6 +10,7 @@ import type { ProfileSession } from '../main/profile-session'
 import type { HandlerContext } from '../main/handlers/context'
 import { configHandlers } from '../main/handlers/config'
 import { alertHandlers } from '../main/handlers/alerts'
+import { activitySince } from '../main/handlers/activity'
 import { quoteHandlers } from '../main/handlers/quotes'
 import { orderHandlers, trayRows } from '../main/handlers/orders'
 import { budgetHandlers } from '../main/handlers/sync'
@@ -256,6 +257,10 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
     ...trayHandlers({ ...base, shell: {} }),
     ...alertHandlers(base),
     'alerts:resend': (ref) => h.resendCompletion(ref),
+    // Claims and notes by the other operators of the team (the hub's copy of its backend's log).
+    'activity:since': async ({ since }) => activitySince(h.session, op.name, since, h.now()),
+    'activity:lastLooked': desktopOnly('activity:lastLooked'),
+    'activity:seen': desktopOnly('activity:seen'),
     ...diagnosticsHandlers(base),
 
     'audit:list': async ({ limit }) => ({ rows: await h.audit.list(limit) }),

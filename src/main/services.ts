@@ -4,6 +4,7 @@
 // src/main/handlers/ (handlers/all.ts puts them together); a Team profile's channels go to
 // its hub (team/team-routing.ts). Both shells (src/main/electron, src/web) serve
 // `handlers` and forward `subscribe`; tests drive it.
+import { LastLooked } from './activity/last-looked'
 import { AppSettings } from './app-settings'
 import type { SandboxOptions, ProfileSession } from './profile-session'
 import { ProfileStore } from './profiles/profile-store'
@@ -132,7 +133,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     version: o.version,
     shellKind: o.shellKind,
     exportDir: o.exportDir,
-    logDir: support.dir
+    logDir: support.dir,
+    lastLooked: new LastLooked(o.dataDir)
   }
 
   // With a Team profile active, the hub answers what it serves.

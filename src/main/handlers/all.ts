@@ -18,6 +18,7 @@ import { trayHandlers } from './tray'
 import { confirmHandlers } from './confirm'
 import { teamHandlers } from './team'
 import { alertHandlers } from './alerts'
+import { activityHandlers } from './activity'
 
 export function allHandlers(context: HandlerContext): ContractHandlers {
   return {
@@ -36,6 +37,7 @@ export function allHandlers(context: HandlerContext): ContractHandlers {
     ...trayHandlers(context),
     ...confirmHandlers(context),
     ...teamHandlers(),
-    ...alertHandlers(context)
+    ...alertHandlers(context),
+    ...activityHandlers(context)
   }
 }

@@ -3,6 +3,7 @@
 // is defined once here; each handler module takes the few members it uses (a Pick of it),
 // so what a namespace depends on is written in its signature.
 import type { AppSettings } from '../app-settings'
+import type { LastLooked } from '../activity/last-looked'
 import type { ProfileSession } from '../profile-session'
 import type { ProfileStore } from '../profiles/profile-store'
 import type { SecretStore } from '../secrets/secret-store'
@@ -81,6 +82,8 @@ export interface HandlerContext {
   exportDir: string
   /** Where the support log is written. */
   logDir: string
+  /** When the operator last looked at each profile (the summary of what changed since). */
+  lastLooked: LastLooked
 }
 
 /** The handlers of the channels named `<namespace>:…`: one missing is a type error. */

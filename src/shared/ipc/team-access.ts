@@ -35,6 +35,9 @@ const BY_NAMESPACE: Record<Namespace, ChannelAccess> = {
   tray: 'viewer',
   // Stalled orders and unwell chains: words about orders and configuration a viewer reads anyway.
   alerts: 'viewer',
+  // What changed while an operator was away: failed orders, alerts, claims and notes, all of
+  // which a viewer reads anyway (orders:get, alerts:list).
+  activity: 'viewer',
   // The service the hub talks to: its base URL, and per endpoint the hub's request history
   // (calls, failures, latencies, the service's last error). An operator's, who spends the
   // team's requests and needs to tell a slow service from a slow hub; never a viewer's.
@@ -88,6 +91,9 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   'sync:resync': 'admin',
   // Counts every scope at the service now (and repairs what is missing): a few requests per scope.
   'sync:audit': 'operator',
+  // When this operator last looked: kept by each desktop per profile (one operator of one hub).
+  'activity:lastLooked': 'desktop',
+  'activity:seen': 'desktop',
   'team:operators': 'admin',
   'team:addOperator': 'admin',
   'team:revokeOperator': 'admin'

@@ -6,6 +6,7 @@
 // Each namespace's schemas and channels live in a file of their own; this index puts the
 // channels and events together and is what the rest of the app imports.
 import { z } from 'zod'
+import { activityChannels } from './activity'
 import { AlertList, alertsChannels } from './alerts'
 import { appChannels } from './app'
 import { auditChannels } from './audit'
@@ -27,6 +28,7 @@ import { TickerTick, tickersChannels } from './tickers'
 import { trayChannels } from './tray'
 import { WebhookDelivery, webhooksChannels } from './webhooks'
 
+export { ACTIVITY_MAX_DAYS, ACTIVITY_MAX_ITEMS, ActivityGroup, ActivityInput, ActivityItem, ActivitySummary, LastLooked } from './activity'
 export {
   Alert,
   AlertKind,
@@ -106,7 +108,8 @@ export const channels = {
   ...trayChannels,
   ...auditChannels,
   ...teamChannels,
-  ...alertsChannels
+  ...alertsChannels,
+  ...activityChannels
 } as const
 
 export type Channels = typeof channels

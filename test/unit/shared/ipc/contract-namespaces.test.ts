@@ -3,6 +3,7 @@
 // earlier), would pass the type check.
 import { describe, expect, it } from 'vitest'
 import { channelNames } from '../../../../src/shared/ipc/contract'
+import { activityChannels } from '../../../../src/shared/ipc/contract/activity'
 import { alertsChannels } from '../../../../src/shared/ipc/contract/alerts'
 import { appChannels } from '../../../../src/shared/ipc/contract/app'
 import { auditChannels } from '../../../../src/shared/ipc/contract/audit'
@@ -23,6 +24,7 @@ import { trayChannels } from '../../../../src/shared/ipc/contract/tray'
 import { webhooksChannels } from '../../../../src/shared/ipc/contract/webhooks'
 
 const tables: Record<string, object> = {
+  activity: activityChannels,
   alerts: alertsChannels,
   app: appChannels,
   audit: auditChannels,
