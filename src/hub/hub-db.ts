@@ -11,7 +11,7 @@ import { Sql } from '../main/store/sql'
 export const HUB_DATABASE_FILE = 'hub.db'
 
 /** Each entry brings the schema from version i to i + 1; never edit one that has shipped. */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE operators (
      name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
      role TEXT NOT NULL CHECK (role IN ('viewer', 'operator', 'admin')),
@@ -100,6 +100,17 @@ const MIGRATIONS: readonly string[] = [
      handler TEXT,
      text TEXT,
      at INTEGER NOT NULL
+   );`,
+  // Every token ends (token-expiry.ts). The tokens there already get 90 days from this
+  // upgrade, not an end that has passed: nobody is locked out by upgrading. A token replaced
+  // by `operator rotate` is remembered by its hash, to be refused as replaced, not unknown.
+  `ALTER TABLE operators ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE operators ADD COLUMN account TEXT NOT NULL DEFAULT 'person' CHECK (account IN ('person', 'service'));
+   UPDATE operators SET expires_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000 + 90 * 86400000;
+   CREATE TABLE replaced_tokens (
+     token_hash TEXT NOT NULL PRIMARY KEY,
+     name TEXT NOT NULL COLLATE NOCASE,
+     replaced_at INTEGER NOT NULL
    );`
 ]
 

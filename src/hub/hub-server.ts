@@ -36,6 +36,7 @@ import { RateCap } from './rate-cap'
 import type { RefusalKind } from './refusal-kinds'
 import { AuthThrottle } from './auth-throttle'
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
+import { refusalMessage } from './token-expiry'
 
 export interface HubServerOptions {
   hub: Hub
@@ -156,7 +157,13 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     // A valid token is looked up first and never throttled (auth-throttle.ts says why).
     const op = token ? hub.operators.authenticate(token) : null
     if (!op) {
-      const why = token ? 'this operator token is unknown or was revoked' : 'an operator token is required (Authorization: Bearer …)'
+      // A token that ended or was replaced is told which, so its holder knows what to ask for.
+      const ended = token ? hub.operators.refusalOf(token) : null
+      const why = ended
+        ? refusalMessage(ended)
+        : token
+          ? 'this operator token is unknown or was revoked'
+          : 'an operator token is required (Authorization: Bearer …)'
       const verdict = throttle.failed(proxies.sourceOf(req), token)
       req.resume()
       if (verdict.throttled) {
@@ -172,7 +179,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
             refusal(
               'unauthorized',
               `${why}; too many failed tokens ${verdict.by === 'source' ? 'from this address' : 'starting like this one'}: try again in ${seconds} s`,
-              { retryable: false }
+              { retryable: false, ...(ended ? { reason: ended.kind } : {}) }
             ),
             { 'Retry-After': String(seconds), 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"', Connection: 'close' }
           )
@@ -188,7 +195,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       sendJson(
         res,
         401,
-        refusal('unauthorized', why),
+        refusal('unauthorized', why, ended ? { reason: ended.kind } : {}),
         // A stranger's connection is not kept for the next try.
         { 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"', Connection: 'close' }
       )
@@ -250,6 +257,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     // Reads are not audited (six desktops poll every second); every action and its outcome is.
     if (channelAccess(name) !== 'viewer') {
       const detail: Record<string, unknown> = { input: raw, ok: envelope.ok }
+      if (op.account === 'service') detail.account = 'service'
       if (!envelope.ok) detail.error = envelope.error.message
       hub.audit.append(op.name, name, detail)
       hub.log.info(`${op.name} (${op.role}) ${name}: ${envelope.ok ? 'ok' : `failed: ${envelope.error.message}`}`, {

@@ -234,6 +234,17 @@ export const PG_MIGRATIONS: readonly string[] = [
      handler TEXT,
      text TEXT,
      at BIGINT NOT NULL
+   );`,
+  // Every token ends (token-expiry.ts). The tokens there already get 90 days from this
+  // upgrade, not an end that has passed: nobody is locked out by upgrading. A token replaced
+  // by `operator rotate` is remembered by its hash, to be refused as replaced, not unknown.
+  `ALTER TABLE operators ADD COLUMN expires_at BIGINT NOT NULL DEFAULT 0;
+   ALTER TABLE operators ADD COLUMN account TEXT NOT NULL DEFAULT 'person' CHECK (account IN ('person', 'service'));
+   UPDATE operators SET expires_at = (extract(epoch FROM now()) * 1000)::bigint + 90 * 86400000::bigint;
+   CREATE TABLE replaced_tokens (
+     token_hash TEXT NOT NULL PRIMARY KEY,
+     name TEXT NOT NULL,
+     replaced_at BIGINT NOT NULL
    );`
 ]
 

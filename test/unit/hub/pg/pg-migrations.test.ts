@@ -49,6 +49,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
       'order_rows',
       'rampdesk_hub_schema',
       'relay_attempts',
+      'replaced_tokens',
       'shared_reads',
       'team_settings',
       'webhook_deliveries',
