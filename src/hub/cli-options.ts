@@ -81,6 +81,11 @@ export const SERVE_OPTIONS = {
     type: 'string',
     env: 'RAMPDESK_HUB_TRUSTED_PROXY',
     help: 'CIDR[,CIDR]: reverse proxies whose X-Forwarded-For names the client'
+  },
+  'require-second-factor': {
+    type: 'string',
+    env: 'RAMPDESK_HUB_REQUIRE_SECOND_FACTOR',
+    help: 'admins: admins prove a TOTP code per session (none: only the enrolled, before redirecting actions)'
   }
 } as const satisfies Record<string, OptionSpec>
 

@@ -22,6 +22,7 @@ import { dataDirOf, type CliIo } from './hub-paths'
 import { OperatorError } from './operators'
 import { InputError } from './cli-errors'
 import { endsText, parseExpiresIn, utcMoment } from './token-expiry'
+import { totpCommand } from './totp-command'
 
 export { UsageError } from './cli-options'
 export type { CliIo } from './hub-paths'
@@ -33,10 +34,11 @@ export const HELP = `Usage:
                        [--api-secret-file F | --api-secret-fd N] [--tls-cert F --tls-key F]
                        [--public-url URL] [--forward-to URL] [--rate-limit N]
                        [--log-format text|json] [--metrics-token-file F]
-                       [--trusted-proxy CIDR[,CIDR]]
+                       [--trusted-proxy CIDR[,CIDR]] [--require-second-factor admins]
   npm run hub -- operator add NAME --role viewer|operator|admin [--expires-in 90d] [--service]
                                    [--data-dir DIR | --database URL]
   npm run hub -- operator rotate NAME [--expires-in 90d] [--data-dir DIR | --database URL]
+  npm run hub -- operator totp enrol NAME [--data-dir DIR | --database URL]
   npm run hub -- operator list [--data-dir DIR | --database URL]
   npm run hub -- operator revoke NAME [--data-dir DIR | --database URL]
   npm run hub -- backup DIR [--data-dir DIR]      an online backup, while the hub runs
@@ -63,6 +65,10 @@ less safe, the environment variable RAMPDESK_API_SECRET. Never a flag.
   --expires-in 90d        how long an operator's token lasts: days (30d) or weeks (12w),
                           at most 365d; 90d unless given; never is refused
   --service               a service account, for automation: no interactive sign-in
+  --require-second-factor admins
+                          admins prove a code from their authenticator app once per
+                          session (12 h) and again before setting the webhook URL or
+                          adding an admin (operator totp enrol NAME enrols one)
 
 Every serve option also comes from the environment (a flag on the command line wins;
 *_FILE: the first line of that file, for values that may hold a credential):
@@ -88,8 +94,8 @@ async function operator(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args
   const o = resolveOptions(rest, OPERATOR_OPTIONS, { allowPositionals: true, warn: (m) => io.err(`warning: ${m}`) })
   const positionals = o.positionals
-  if (sub !== 'add' && sub !== 'rotate' && sub !== 'list' && sub !== 'revoke')
-    throw new UsageError(`unknown operator command ${sub ?? '(none)'}: add, rotate, list or revoke`)
+  if (sub !== 'add' && sub !== 'rotate' && sub !== 'list' && sub !== 'revoke' && sub !== 'totp')
+    throw new UsageError(`unknown operator command ${sub ?? '(none)'}: add, rotate, list, revoke or totp`)
   const expiresIn = o.string('expires-in')
   const lifetimeMs = expiresIn === undefined ? undefined : parseExpiresIn(expiresIn)
   if (expiresIn !== undefined && sub !== 'add' && sub !== 'rotate') throw new UsageError('--expires-in goes with operator add or rotate')
@@ -98,6 +104,8 @@ async function operator(args: string[], io: CliIo): Promise<number> {
   try {
     const { operators, audit } = store
     switch (sub) {
+      case 'totp':
+        return await totpCommand(store, positionals, io)
       case 'add': {
         const [name] = positionals
         const role = o.string('role')

@@ -111,6 +111,20 @@ export const MIGRATIONS: readonly string[] = [
      token_hash TEXT NOT NULL PRIMARY KEY,
      name TEXT NOT NULL COLLATE NOCASE,
      replaced_at INTEGER NOT NULL
+   );`,
+  // TOTP second factors (second-factor.ts): the secret, the last step taken (a code is taken
+  // once), and one-time recovery codes as SHA-256 hashes.
+  `CREATE TABLE second_factors (
+     name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+     secret TEXT NOT NULL,
+     enrolled_at INTEGER NOT NULL,
+     last_step INTEGER NOT NULL
+   );
+   CREATE TABLE recovery_codes (
+     name TEXT NOT NULL COLLATE NOCASE,
+     code_hash TEXT NOT NULL,
+     used_at INTEGER,
+     PRIMARY KEY (name, code_hash)
    );`
 ]
 

@@ -37,6 +37,7 @@ import type { RefusalKind } from './refusal-kinds'
 import { AuthThrottle } from './auth-throttle'
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
 import { refusalMessage } from './token-expiry'
+import { SECOND_FACTOR_HEADER, SecondFactorGate, type SecondFactorPolicy } from './second-factor-gate'
 
 export interface HubServerOptions {
   hub: Hub
@@ -64,6 +65,8 @@ export interface HubServerOptions {
   trustedProxies?: TrustedProxies
   /** Failed tokens throttled per client and per token prefix (default: auth-throttle.ts's limits). */
   authThrottle?: AuthThrottle
+  /** Who must prove a second factor per session (default none: only the enrolled, before redirecting actions). */
+  requireSecondFactor?: SecondFactorPolicy
 }
 
 export interface HubServer {
@@ -142,6 +145,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const refusals = hub.refusals
   const proxies = o.trustedProxies ?? NO_TRUSTED_PROXIES
   const throttle = o.authThrottle ?? new AuthThrottle({ log: hub.log })
+  const secondFactor = new SecondFactorGate({ policy: o.requireSecondFactor ?? 'none', store: hub.store.secondFactors })
   /** Requests open now per client behind a trusted proxy (the front door counts every other peer's connections). */
   const proxiedOpen = new Map<string, number>()
   /** A refusal worth a log line (summarised per source) as well as its count. */
@@ -252,6 +256,16 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       raw = text.length ? JSON.parse(text) : {}
     } catch {
       return sendJson(res, 400, refusal('invalid_input', 'body is not JSON'))
+    }
+    const code = req.headers[SECOND_FACTOR_HEADER]
+    const gate = await secondFactor.check(op, name, raw, typeof code === 'string' ? code : undefined, (by) =>
+      hub.audit.append(op.name, 'secondFactor:proven', { by })
+    )
+    if (gate) {
+      hub.metrics.refusal('role')
+      hub.audit.append(op.name, 'refused', { channel: name, secondFactor: gate.kind })
+      hub.log.warn(`refused ${name} to ${op.name}: ${gate.message}`, { operator: op.name, channel: name })
+      return sendJson(res, 403, refusal(gate.kind, gate.message))
     }
     const envelope = await invokeChannel(hub.handlersFor(op), name, raw)
     // Reads are not audited (six desktops poll every second); every action and its outcome is.

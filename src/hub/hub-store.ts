@@ -13,6 +13,7 @@ import type { OrderRef, OrderType, TeamOperator } from '../shared/ipc/contract'
 import type { HubAuditEntry } from './hub-audit'
 import type { NewTokenOptions, Operator } from './operators'
 import type { TokenRefusal } from './token-expiry'
+import type { SecondFactorStore } from './second-factor'
 import type { WatchTarget } from './operator-watches'
 import type { ReadinessCheck } from './readiness'
 import type { KeptStore } from './kept/kept-store'
@@ -71,6 +72,8 @@ export interface HubStore {
   readonly notes: { started: string | null; revocation: string }
   readonly operators: OperatorDirectory
   readonly audit: AuditLog
+  /** TOTP enrolments and recovery codes (second-factor.ts). */
+  readonly secondFactors: SecondFactorStore
   readonly watches: PinStore
   /** Verified webhook deliveries, kept before they are answered, and their relay (kept/). */
   readonly kept: KeptStore

@@ -125,6 +125,9 @@ export class OperatorStore {
       const existing = this.sql.get<{ revoked_at: number | null }>('SELECT revoked_at FROM operators WHERE name = ?', n.name)
       if (existing && existing.revoked_at === null) throw operatorExists(n.name)
       this.sql.run('DELETE FROM operators WHERE name = ?', n.name)
+      // A new start for a revoked name: the last holder's second factor is not theirs.
+      this.sql.run('DELETE FROM second_factors WHERE name = ?', n.name)
+      this.sql.run('DELETE FROM recovery_codes WHERE name = ?', n.name)
       this.sql.run(
         'INSERT INTO operators (name, role, token_hash, created_at, expires_at, account) VALUES (?, ?, ?, ?, ?, ?)',
         n.name,

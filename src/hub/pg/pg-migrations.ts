@@ -245,6 +245,21 @@ export const PG_MIGRATIONS: readonly string[] = [
      token_hash TEXT NOT NULL PRIMARY KEY,
      name TEXT NOT NULL,
      replaced_at BIGINT NOT NULL
+   );`,
+  // TOTP second factors (second-factor.ts): the secret, the last step taken (a code is taken
+  // once), and one-time recovery codes as SHA-256 hashes.
+  `CREATE TABLE second_factors (
+     name TEXT NOT NULL,
+     secret TEXT NOT NULL,
+     enrolled_at BIGINT NOT NULL,
+     last_step BIGINT NOT NULL
+   );
+   CREATE UNIQUE INDEX second_factors_name_nocase ON second_factors (lower(name));
+   CREATE TABLE recovery_codes (
+     name TEXT NOT NULL,
+     code_hash TEXT NOT NULL,
+     used_at BIGINT,
+     PRIMARY KEY (name, code_hash)
    );`
 ]
 

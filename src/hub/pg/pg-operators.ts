@@ -75,6 +75,9 @@ export class PgOperators implements OperatorDirectory {
       const existing = await c.query('SELECT 1 FROM operators WHERE lower(name) = lower($1) AND revoked_at IS NULL', [n.name])
       if (existing.rowCount) throw operatorExists(n.name)
       await c.query('DELETE FROM operators WHERE lower(name) = lower($1)', [n.name])
+      // A new start for a revoked name: the last holder's second factor is not theirs.
+      await c.query('DELETE FROM second_factors WHERE lower(name) = lower($1)', [n.name])
+      await c.query('DELETE FROM recovery_codes WHERE lower(name) = lower($1)', [n.name])
       await c.query('INSERT INTO operators (name, role, token_hash, created_at, expires_at, account) VALUES ($1, $2, $3, $4, $5, $6)', [
         n.name,
         n.role,

@@ -135,6 +135,22 @@ describe('npm run hub', () => {
     })
   })
 
+  it('enrols a second factor: a QR code, the otpauth URI, the secret and ten recovery codes, never for a service account', () => {
+    const data = join(dir, 'totp')
+    expect(run(['operator', 'add', 'ada', '--role', 'admin', '--data-dir', data]).code).toBe(0)
+    const enrol = run(['operator', 'totp', 'enrol', 'ada', '--data-dir', data])
+    expect(enrol.code).toBe(0)
+    expect(enrol.stdout).toMatch(/^enrolled a second factor for ada/)
+    expect(enrol.stdout).toMatch(/[▀▄█]/)
+    expect(enrol.stdout).toMatch(/^or add it by hand: otpauth:\/\/totp\/Rampdesk%20hub:ada%40rampdesk-hub\?.*secret=[A-Z2-7]+/m)
+    expect(enrol.stdout.match(/^ {2}[0-9a-f]{5}-[0-9a-f]{5}$/gm)).toHaveLength(10)
+    expect(run(['operator', 'add', 'bot', '--role', 'admin', '--service', '--data-dir', data]).code).toBe(0)
+    expect(run(['operator', 'totp', 'enrol', 'bot', '--data-dir', data])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/bot is a service account/)
+    })
+  })
+
   it('refuses the secret as a flag, and a live merchant without one', () => {
     const flag = run(['serve', ...live(), '--api-secret', sandbox.apiSecret, '--data-dir', join(dir, 'x')])
     expect(flag.code).toBe(2)

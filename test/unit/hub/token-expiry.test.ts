@@ -2,7 +2,7 @@
 // and refuses the old one at once, as replaced; an ended token is refused as expired, each
 // with the words and the moment; an upgrade gives the tokens already there 90 days from then.
 import Database from 'libsql'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -79,15 +79,15 @@ describe('tokens that end', () => {
     expect(() => store.rotate('cy')).toThrow(/no active operator named "cy" to rotate/)
   })
 
-  it('gives the tokens already there 90 days from the upgrade, never an end that has passed', () => {
+  it('gives the tokens already there 90 days from the upgrade, never an end that has passed', async () => {
     sql.close()
     // A hub.db as the release before token expiry left it, with an operator in it.
     const oldDir = join(dir, 'before')
-    sql = openHubDatabase(oldDir)
-    sql.close()
+    await mkdir(oldDir)
     const db = new Database(join(oldDir, HUB_DATABASE_FILE))
-    db.exec('DROP TABLE replaced_tokens; ALTER TABLE operators DROP COLUMN account; ALTER TABLE operators DROP COLUMN expires_at')
-    db.exec(`PRAGMA user_version = ${MIGRATIONS.length - 1}`)
+    const upTo = MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE replaced_tokens'))
+    for (const m of MIGRATIONS.slice(0, upTo)) db.exec(m)
+    db.exec(`PRAGMA user_version = ${upTo}`)
     db.prepare('INSERT INTO operators (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)').run(
       'old',
       'admin',
