@@ -84,7 +84,12 @@ export const SERVE_OPTIONS = {
     help: 'CIDR[,CIDR]: reverse proxies whose X-Forwarded-For names the client'
   },
   ...OIDC_OPTIONS,
-  'audit-log': { type: 'string', env: 'RAMPDESK_HUB_AUDIT_LOG', help: 'PATH, syslog or syslog://HOST:PORT: a live copy of the audit log' }
+  'audit-log': { type: 'string', env: 'RAMPDESK_HUB_AUDIT_LOG', help: 'PATH, syslog or syslog://HOST:PORT: a live copy of the audit log' },
+  'require-second-factor': {
+    type: 'string',
+    env: 'RAMPDESK_HUB_REQUIRE_SECOND_FACTOR',
+    help: 'admins: admins prove a TOTP code per session (none: only the enrolled, before redirecting actions)'
+  }
 } as const satisfies Record<string, OptionSpec>
 
 export type ServeOptionName = keyof typeof SERVE_OPTIONS

@@ -11,6 +11,8 @@ import type { CliIo } from './hub-paths'
 import { OperatorError } from './operators'
 import { InputError } from './cli-errors'
 import { alertsCommand, ALERTS_HELP } from './alerts-command'
+import { endsText, parseExpiresIn, utcMoment } from './token-expiry'
+import { totpCommand } from './totp-command'
 
 export { UsageError } from './cli-options'
 export type { CliIo } from './hub-paths'
@@ -23,10 +25,14 @@ export const HELP = `Usage:
                        [--public-url URL] [--forward-to URL] [--rate-limit N]
                        [--log-format text|json] [--metrics-token-file F]
                        [--trusted-proxy CIDR[,CIDR]] [--audit-log PATH|syslog]
+                       [--require-second-factor admins]
                        [--oidc-issuer URL --oidc-client-id ID --oidc-client-secret-file F
                         --oidc-role-claim CLAIM --oidc-roles admin=V,operator=V,viewer=V
                         [--oidc-session-minutes 15] [--oidc-provider-name NAME]]
-  npm run hub -- operator add NAME --role viewer|operator|admin [--data-dir DIR | --database URL]
+  npm run hub -- operator add NAME --role viewer|operator|admin [--expires-in 90d] [--service]
+                                   [--data-dir DIR | --database URL]
+  npm run hub -- operator rotate NAME [--expires-in 90d] [--data-dir DIR | --database URL]
+  npm run hub -- operator totp enrol NAME [--data-dir DIR | --database URL]
   npm run hub -- operator list [--data-dir DIR | --database URL]
   npm run hub -- operator revoke NAME [--data-dir DIR | --database URL]
 ${ALERTS_HELP}
@@ -59,37 +65,74 @@ less safe, the environment variable RAMPDESK_API_SECRET. Never a flag.
   --audit-log PATH        a live copy of the audit log: each entry appended to PATH as a JSON
                           line (reopened on SIGHUP), or syslog (RFC 5424 over UDP to 127.0.0.1:514)
   --port 0                picks a free port
+  --expires-in 90d        how long an operator's token lasts: days (30d) or weeks (12w),
+                          at most 365d; 90d unless given; never is refused
+  --service               a service account, for automation: no interactive sign-in
+  --require-second-factor admins
+                          admins prove a code from their authenticator app once per
+                          session (12 h) and again before setting the webhook URL or
+                          adding an admin (operator totp enrol NAME enrols one)
 
 Every serve option also comes from the environment (a flag on the command line wins;
 *_FILE: the first line of that file, for values that may hold a credential):
 ${envHelp(SERVE_OPTIONS)}`
 
-/** The options of `operator add|list|revoke`. */
+/** The options of `operator add|rotate|list|revoke`. */
 const OPERATOR_OPTIONS = {
   'data-dir': DATA_DIR_OPTION,
   ...DATABASE_OPTIONS,
-  role: { type: 'string', help: "the new operator's role" }
+  role: { type: 'string', help: "the new operator's role" },
+  'expires-in': { type: 'string', help: 'how long the token lasts (90d)' },
+  service: { type: 'boolean', help: 'a service account, for automation' }
 } as const satisfies Record<string, OptionSpec>
 
 async function operator(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args
   const o = resolveOptions(rest, OPERATOR_OPTIONS, { allowPositionals: true, warn: (m) => io.err(`warning: ${m}`) })
   const positionals = o.positionals
-  if (sub !== 'add' && sub !== 'list' && sub !== 'revoke')
-    throw new UsageError(`unknown operator command ${sub ?? '(none)'}: add, list or revoke`)
+  if (sub !== 'add' && sub !== 'rotate' && sub !== 'list' && sub !== 'revoke' && sub !== 'totp')
+    throw new UsageError(`unknown operator command ${sub ?? '(none)'}: add, rotate, list, revoke or totp`)
+  const expiresIn = o.string('expires-in')
+  const lifetimeMs = expiresIn === undefined ? undefined : parseExpiresIn(expiresIn)
+  if (expiresIn !== undefined && sub !== 'add' && sub !== 'rotate') throw new UsageError('--expires-in goes with operator add or rotate')
+  if (o.flag('service') && sub !== 'add') throw new UsageError('--service goes with operator add')
   const store = await openStoreFor(o, io)
   try {
     const { operators, audit } = store
     switch (sub) {
+      case 'totp':
+        return await totpCommand(store, positionals, io)
       case 'add': {
         const [name] = positionals
         const role = o.string('role')
         if (!name || positionals.length > 1) throw new UsageError('operator add NAME --role viewer|operator|admin')
         if (!role) throw new UsageError('operator add needs --role viewer|operator|admin')
-        const { operator: op, token } = await operators.add(name, role)
-        audit.append(CLI_ACTOR, 'team:addOperator', { name: op.name, role: op.role })
-        io.out(`added operator ${op.name} (${op.role})`)
-        io.out(`token (shown this once, stored only as a hash; give it to ${op.name} for their Team profile):`)
+        const service = o.flag('service')
+        const { operator: op, token } = await operators.add(name, role, { lifetimeMs, account: service ? 'service' : 'person' })
+        const expiresAt = op.expiresAt ?? 0
+        audit.append(CLI_ACTOR, 'team:addOperator', {
+          name: op.name,
+          role: op.role,
+          expiresAt,
+          ...(service ? { account: 'service' } : {})
+        })
+        io.out(`added ${service ? 'service account' : 'operator'} ${op.name} (${op.role}), token expires ${utcMoment(expiresAt)}`)
+        io.out(
+          service
+            ? `token (shown this once, stored only as a hash; put it where the automation reads its secrets):`
+            : `token (shown this once, stored only as a hash; give it to ${op.name} for their Team profile):`
+        )
+        io.out(token)
+        return 0
+      }
+      case 'rotate': {
+        const [name] = positionals
+        if (!name || positionals.length > 1) throw new UsageError('operator rotate NAME [--expires-in 90d]')
+        const { operator: op, token } = await operators.rotate(name, { lifetimeMs })
+        const expiresAt = op.expiresAt ?? 0
+        audit.append(CLI_ACTOR, 'team:rotateOperator', { name: op.name, expiresAt })
+        io.out(`rotated ${op.name}: the old token is refused from now on; the new one expires ${utcMoment(expiresAt)}`)
+        io.out(`token (shown this once, stored only as a hash; give it to ${op.name} in place of the old one):`)
         io.out(token)
         return 0
       }
@@ -97,10 +140,19 @@ async function operator(args: string[], io: CliIo): Promise<number> {
         const ops = await operators.list()
         const oidc = await store.oidc.oidcNames()
         if (ops.length === 0) io.out('no operators')
-        // Operators who sign in through the team's identity provider get a fifth column, "oidc".
+        const now = Date.now()
         for (const op of ops)
           io.out(
-            `${op.name}\t${op.role}\tadded ${new Date(op.createdAt).toISOString()}\tlast seen ${op.lastSeenAt ? new Date(op.lastSeenAt).toISOString() : 'never'}${oidc.has(op.name) ? '\toidc' : ''}`
+            [
+              op.name,
+              op.role,
+              `added ${new Date(op.createdAt).toISOString()}`,
+              `last seen ${op.lastSeenAt ? new Date(op.lastSeenAt).toISOString() : 'never'}`,
+              // Added after the columns scripts already read, so they keep reading them.
+              endsText(op.expiresAt ?? 0, now),
+              // People who sign in through the team's identity provider hold no token of their own.
+              oidc.has(op.name) ? 'oidc' : op.account === 'service' ? 'service account' : 'person'
+            ].join('\t')
           )
         return 0
       }

@@ -16,7 +16,7 @@ export const HUB_DATABASE_FILE = 'hub.db'
  * Each entry brings the schema from version i to i + 1; never edit one that has shipped. A
  * function is a migration that needs more than SQL (hashing the rows there, say).
  */
-const MIGRATIONS: ReadonlyArray<string | ((sql: Sql) => void)> = [
+export const MIGRATIONS: ReadonlyArray<string | ((sql: Sql) => void)> = [
   `CREATE TABLE operators (
      name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
      role TEXT NOT NULL CHECK (role IN ('viewer', 'operator', 'admin')),
@@ -159,7 +159,32 @@ const MIGRATIONS: ReadonlyArray<string | ((sql: Sql) => void)> = [
   // The audit log chained by hash (audit-chain.ts): seq, prev_hash and hash on every entry,
   // the entries already there chained in the order of their ids, and the chain's anchor and
   // head in audit_chain.
-  chainSqliteAudit
+  chainSqliteAudit,
+  // Every token ends (token-expiry.ts). The tokens there already get 90 days from this
+  // upgrade, not an end that has passed: nobody is locked out by upgrading. A token replaced
+  // by `operator rotate` is remembered by its hash, to be refused as replaced, not unknown.
+  `ALTER TABLE operators ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE operators ADD COLUMN account TEXT NOT NULL DEFAULT 'person' CHECK (account IN ('person', 'service'));
+   UPDATE operators SET expires_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000 + 90 * 86400000;
+   CREATE TABLE replaced_tokens (
+     token_hash TEXT NOT NULL PRIMARY KEY,
+     name TEXT NOT NULL COLLATE NOCASE,
+     replaced_at INTEGER NOT NULL
+   );`,
+  // TOTP second factors (second-factor.ts): the secret, the last step taken (a code is taken
+  // once), and one-time recovery codes as SHA-256 hashes.
+  `CREATE TABLE second_factors (
+     name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+     secret TEXT NOT NULL,
+     enrolled_at INTEGER NOT NULL,
+     last_step INTEGER NOT NULL
+   );
+   CREATE TABLE recovery_codes (
+     name TEXT NOT NULL COLLATE NOCASE,
+     code_hash TEXT NOT NULL,
+     used_at INTEGER,
+     PRIMARY KEY (name, code_hash)
+   );`
 ]
 
 /** The schema version this hub migrates hub.db to. */

@@ -266,7 +266,7 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
     'audit:list': async ({ limit }) => ({ rows: await h.audit.list(limit) }),
 
     'team:access': async () => ({
-      team: { hubUrl: h.publicUrl() ?? '', operator: op.name, role: op.role, connected: true },
+      team: { hubUrl: h.publicUrl() ?? '', operator: op.name, role: op.role, connected: true, expiresAt: op.expiresAt },
       channels: channelsOf(op.role)
     }),
     'team:operators': async () => ({ operators: await h.operators.list() }),

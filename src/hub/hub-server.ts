@@ -39,6 +39,8 @@ import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
 import type { OidcConfig } from './oidc/oidc-config'
 import { OIDC_PATH, oidcRoutes } from './oidc/oidc-routes'
 import { OidcService } from './oidc/oidc-service'
+import { refusalMessage } from './token-expiry'
+import { SECOND_FACTOR_HEADER, SecondFactorGate, type SecondFactorPolicy } from './second-factor-gate'
 
 export interface HubServerOptions {
   hub: Hub
@@ -70,6 +72,8 @@ export interface HubServerOptions {
   oidc?: OidcConfig
   /** The hub's clock, for OIDC sessions (tests compress it). */
   now?: () => number
+  /** Who must prove a second factor per session (default none: only the enrolled, before redirecting actions). */
+  requireSecondFactor?: SecondFactorPolicy
 }
 
 export interface HubServer {
@@ -148,6 +152,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const refusals = hub.refusals
   const proxies = o.trustedProxies ?? NO_TRUSTED_PROXIES
   const throttle = o.authThrottle ?? new AuthThrottle({ log: hub.log })
+  const secondFactor = new SecondFactorGate({ policy: o.requireSecondFactor ?? 'none', store: hub.store.secondFactors })
   /** Requests open now per client behind a trusted proxy (the front door counts every other peer's connections). */
   const proxiedOpen = new Map<string, number>()
   /** A refusal worth a log line (summarised per source) as well as its count. */
@@ -179,7 +184,13 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     // A valid token is looked up first and never throttled (auth-throttle.ts says why).
     const op = token ? hub.operators.authenticate(token) : null
     if (!op) {
-      const why = token ? 'this operator token is unknown or was revoked' : 'an operator token is required (Authorization: Bearer …)'
+      // A token that ended or was replaced is told which, so its holder knows what to ask for.
+      const ended = token ? hub.operators.refusalOf(token) : null
+      const why = ended
+        ? refusalMessage(ended)
+        : token
+          ? 'this operator token is unknown or was revoked'
+          : 'an operator token is required (Authorization: Bearer …)'
       const verdict = throttle.failed(proxies.sourceOf(req), token)
       req.resume()
       if (verdict.throttled) {
@@ -195,7 +206,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
             refusal(
               'unauthorized',
               `${why}; too many failed tokens ${verdict.by === 'source' ? 'from this address' : 'starting like this one'}: try again in ${seconds} s`,
-              { retryable: false }
+              { retryable: false, ...(ended ? { reason: ended.kind } : {}) }
             ),
             { 'Retry-After': String(seconds), 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"', Connection: 'close' }
           )
@@ -211,7 +222,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       sendJson(
         res,
         401,
-        refusal('unauthorized', why),
+        refusal('unauthorized', why, ended ? { reason: ended.kind } : {}),
         // A stranger's connection is not kept for the next try.
         { 'WWW-Authenticate': 'Bearer realm="rampdesk-hub"', Connection: 'close' }
       )
@@ -269,10 +280,21 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     } catch {
       return sendJson(res, 400, refusal('invalid_input', 'body is not JSON'))
     }
+    const code = req.headers[SECOND_FACTOR_HEADER]
+    const gate = await secondFactor.check(op, name, raw, typeof code === 'string' ? code : undefined, (by) =>
+      hub.audit.append(op.name, 'secondFactor:proven', { by })
+    )
+    if (gate) {
+      hub.metrics.refusal('role')
+      hub.audit.append(op.name, 'refused', { channel: name, secondFactor: gate.kind })
+      hub.log.warn(`refused ${name} to ${op.name}: ${gate.message}`, { operator: op.name, channel: name })
+      return sendJson(res, 403, refusal(gate.kind, gate.message))
+    }
     const envelope = await invokeChannel(hub.handlersFor(op), name, raw)
     // Reads are not audited (six desktops poll every second); every action and its outcome is.
     if (channelAccess(name) !== 'viewer') {
       const detail: Record<string, unknown> = { input: raw, ok: envelope.ok }
+      if (op.account === 'service') detail.account = 'service'
       if (!envelope.ok) detail.error = envelope.error.message
       hub.audit.append(op.name, name, detail)
       hub.log.info(`${op.name} (${op.role}) ${name}: ${envelope.ok ? 'ok' : `failed: ${envelope.error.message}`}`, {

@@ -12,7 +12,9 @@ import type { SharedBudget } from '../main/api/shared-budget'
 import type { OrderRef, OrderType, TeamOperator } from '../shared/ipc/contract'
 import type { ChainedEntry } from './audit-chain'
 import type { ChainBounds, HubAuditEntry } from './hub-audit'
-import type { Operator } from './operators'
+import type { NewTokenOptions, Operator } from './operators'
+import type { TokenRefusal } from './token-expiry'
+import type { SecondFactorStore } from './second-factor'
 import type { WatchTarget } from './operator-watches'
 import type { ReadinessCheck } from './readiness'
 import type { KeptStore } from './kept/kept-store'
@@ -24,13 +26,17 @@ export type { Awaitable }
 export type StoreKind = 'sqlite' | 'postgres'
 
 export interface OperatorDirectory {
-  add(name: string, role: string): Awaitable<{ operator: TeamOperator; token: string }>
+  add(name: string, role: string, o?: NewTokenOptions): Awaitable<{ operator: TeamOperator; token: string }>
+  /** A new token for an active operator; the old one is refused from then on, as replaced. */
+  rotate(name: string, o?: Pick<NewTokenOptions, 'lifetimeMs'>): Awaitable<{ operator: TeamOperator; token: string }>
   list(): Awaitable<TeamOperator[]>
   revoke(name: string, opts?: { allowLastAdmin?: boolean }): Awaitable<TeamOperator>
   /** The active operator holding this token, or null: answered at once, on every request. */
   authenticate(token: string): Operator | null
   /** Whether the token behind this hash is still valid (open event streams ask this every second). */
   isActive(tokenHash: string): boolean
+  /** Why authenticate() refused a token that once worked (it ended, or was replaced), answered at once; null otherwise. */
+  refusalOf(token: string): TokenRefusal | null
 }
 
 export interface AuditLog {
@@ -75,6 +81,8 @@ export interface HubStore {
   readonly notes: { started: string | null; revocation: string }
   readonly operators: OperatorDirectory
   readonly audit: AuditLog
+  /** TOTP enrolments and recovery codes (second-factor.ts). */
+  readonly secondFactors: SecondFactorStore
   readonly watches: PinStore
   /** Verified webhook deliveries, kept before they are answered, and their relay (kept/). */
   readonly kept: KeptStore

@@ -1,6 +1,7 @@
 // `npm run hub -- serve`: runs the hub for one merchant until SIGINT or SIGTERM. Every
 // option may come from its RAMPDESK_HUB_* variable (cli-options.ts); the API secret never
 // from a flag (flags show in `ps` and in shell history), and never printed.
+import { SECOND_FACTOR_POLICIES, type SecondFactorPolicy } from './second-factor-gate'
 import { readFileSync } from 'node:fs'
 import { isHttpUrl } from '../shared/http-url'
 import { parseAuditLogTarget, type AuditCopyTarget } from './audit-sinks'
@@ -108,6 +109,9 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
   const database = databaseOf(o, warn)
   const oidc = oidcConfigOf(o, warn) ?? undefined
   const auditLog = auditLogOf(o)
+  const secondFactorPolicy = o.string('require-second-factor') ?? 'none'
+  if (!(SECOND_FACTOR_POLICIES as readonly string[]).includes(secondFactorPolicy))
+    throw new UsageError(`--require-second-factor takes ${SECOND_FACTOR_POLICIES.join(' or ')}, not ${JSON.stringify(secondFactorPolicy)}`)
 
   // The listening line comes first, which scripts wait for: what the hub logs while it
   // starts (budget carried over from a restart, say) is held until it is out.
@@ -142,7 +146,8 @@ export async function serve(args: string[], io: CliIo): Promise<number> {
         rateLimitPerMinute,
         metricsToken,
         trustedProxies,
-        oidc
+        oidc,
+        requireSecondFactor: secondFactorPolicy as SecondFactorPolicy
       })
     } catch (e) {
       await hub.close()

@@ -8,6 +8,7 @@ import { openHubConnection, openHubDatabase } from './hub-db'
 import type { HubStore } from './hub-store'
 import { OperatorWatches } from './operator-watches'
 import { OperatorStore } from './operators'
+import { SqliteSecondFactors } from './sqlite-second-factor'
 import { SqliteKeptStore } from './kept/sqlite-kept-store'
 import { sqliteHubCheck } from './store-check'
 import { HUB_DATABASE_FILE } from './hub-db'
@@ -47,6 +48,7 @@ export function openSqliteHubStore(dataDir: string, o: SqliteHubStoreOptions = {
     sql,
     operators: new OperatorStore(sql, now),
     audit: new HubAudit(sql, now),
+    secondFactors: new SqliteSecondFactors(sql),
     watches: new OperatorWatches(sql, now),
     kept: new SqliteKeptStore(keptSql, now),
     budgetCarry: new BudgetCarry(sqliteCarryTable(sql, o.onError), now),

@@ -8,6 +8,7 @@
 // Diagnostics and the support log). Pure, so every precedence is unit-tested.
 import { toErrorInfo } from '../shared/api/errors'
 import { operatorErrorText } from '../shared/api/error-words'
+import { refusalWords } from '../shared/access-end'
 import type { SyncState, TrayIcon, TrayLevel, TrayState } from '../shared/ipc/contract'
 
 export interface TrayInputs {
@@ -78,7 +79,8 @@ export function trayState(i: TrayInputs): TrayState {
   let title: string
   if (someone) {
     level = 'failing'
-    const n = NEEDS_SOMEONE[someone.kind]!
+    const ended = refusalWords(someone.kind === 'access_revoked' ? someone.reason : null)
+    const n = ended ?? NEEDS_SOMEONE[someone.kind]!
     ;({ headline, title } = n)
     detail = `${n.todo}${since}`
   } else if (unreachable) {

@@ -15,6 +15,7 @@ import { listen, type PgListener } from './pg-listener'
 import { migrate, PG_SCHEMA_VERSION, schemaVersion } from './pg-migrations'
 import { OPERATORS_CHANNEL, PgOperators } from './pg-operators'
 import { PgKeptStore } from './pg-kept-store'
+import { PgSecondFactors } from './pg-second-factor'
 import { PgSharedBudget } from './pg-shared-budget'
 import { PgWatches, WATCHES_CHANNEL } from './pg-watches'
 import { AlertHookStore, type HookSql } from '../alert-hooks/hook-store'
@@ -121,6 +122,7 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
     target: o.target,
     operators,
     audit,
+    secondFactors: new PgSecondFactors(pool),
     watches,
     kept: new PgKeptStore(keptPool),
     budgetCarry: new BudgetCarry(carry, now),

@@ -292,7 +292,33 @@ export const PG_MIGRATIONS: ReadonlyArray<string | PgMigrationStep> = [
   // The audit log chained by hash (audit-chain.ts, pg-audit-chain.ts): seq, prev_hash and
   // hash on every entry, the entries already there chained in the order of their ids, and
   // the chain's anchor and head in audit_chain, whose row every append locks.
-  chainPgAudit
+  chainPgAudit,
+  // Every token ends (token-expiry.ts). The tokens there already get 90 days from this
+  // upgrade, not an end that has passed: nobody is locked out by upgrading. A token replaced
+  // by `operator rotate` is remembered by its hash, to be refused as replaced, not unknown.
+  `ALTER TABLE operators ADD COLUMN expires_at BIGINT NOT NULL DEFAULT 0;
+   ALTER TABLE operators ADD COLUMN account TEXT NOT NULL DEFAULT 'person' CHECK (account IN ('person', 'service'));
+   UPDATE operators SET expires_at = (extract(epoch FROM now()) * 1000)::bigint + 90 * 86400000::bigint;
+   CREATE TABLE replaced_tokens (
+     token_hash TEXT NOT NULL PRIMARY KEY,
+     name TEXT NOT NULL,
+     replaced_at BIGINT NOT NULL
+   );`,
+  // TOTP second factors (second-factor.ts): the secret, the last step taken (a code is taken
+  // once), and one-time recovery codes as SHA-256 hashes.
+  `CREATE TABLE second_factors (
+     name TEXT NOT NULL,
+     secret TEXT NOT NULL,
+     enrolled_at BIGINT NOT NULL,
+     last_step BIGINT NOT NULL
+   );
+   CREATE UNIQUE INDEX second_factors_name_nocase ON second_factors (lower(name));
+   CREATE TABLE recovery_codes (
+     name TEXT NOT NULL,
+     code_hash TEXT NOT NULL,
+     used_at BIGINT,
+     PRIMARY KEY (name, code_hash)
+   );`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

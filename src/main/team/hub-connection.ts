@@ -13,7 +13,7 @@
 // the stream stay on one hub: when either moves, the other follows.
 import type { Dispatcher } from 'undici'
 import { Agent, request } from '../api/undici-parts'
-import { eventNames, type ChannelName, type Envelope, type EventName } from '../../shared/ipc/contract'
+import { eventNames, type ChannelName, type Envelope, type ErrorInfo, type EventName } from '../../shared/ipc/contract'
 import { channelAccess } from '../../shared/ipc/team-access'
 import pkg from '../../../package.json' with { type: 'json' }
 
@@ -106,6 +106,8 @@ export class HubConnection {
   lastError: string | null = null
   /** The hub refused the operator token (unknown or revoked): trying again will not help until it changes. */
   refused = false
+  /** Why, when the hub said the token ended or was replaced. */
+  refusedReason: ErrorInfo['reason'] | null = null
 
   constructor(private readonly o: HubConnectionOptions) {
     const trim = (u: string) => u.replace(/\/+$/, '')
@@ -205,7 +207,15 @@ export class HubConnection {
       const env = JSON.parse(text) as Envelope<unknown>
       // 401: the token is unknown or was revoked; the operator needs a new one, not a retry.
       if (env && typeof env === 'object' && env.ok === false && tokenRefused(r.statusCode, env.error))
-        return { ok: false, error: { kind: 'access_revoked', message: env.error.message, retryable: false } }
+        return {
+          ok: false,
+          error: {
+            kind: 'access_revoked',
+            message: env.error.message,
+            retryable: false,
+            ...(env.error.reason ? { reason: env.error.reason } : {})
+          }
+        }
       if (env && typeof env === 'object' && typeof env.ok === 'boolean') return env
     } catch {
       // Not the hub's JSON: a proxy's error page, say.
@@ -257,6 +267,7 @@ export class HubConnection {
   private setState(connected: boolean, error: string | null, refused = false): void {
     const changed = connected !== this.connected || error !== this.lastError || refused !== this.refused
     this.refused = refused
+    if (!refused) this.refusedReason = null
     this.connected = connected
     this.lastError = error
     if (changed) this.o.onState?.(connected, error)
@@ -353,8 +364,11 @@ export class HubConnection {
       } catch {
         // keep the generic text
       }
-      if (tokenRefused(r.statusCode, error)) this.setState(false, `the team hub refused this operator token: ${message}`, true)
-      else this.setState(false, message)
+      if (tokenRefused(r.statusCode, error)) {
+        const reason = (error as { reason?: unknown }).reason
+        this.refusedReason = reason === 'expired' || reason === 'replaced' ? reason : null
+        this.setState(false, `the team hub refused this operator token: ${message}`, true)
+      } else this.setState(false, message)
       return false
     }
     this.setState(true, null)

@@ -155,7 +155,9 @@ export class TeamSession {
         operator: known?.operator ?? '',
         role: known?.role ?? 'viewer',
         connected: this.connection.connected,
-        line: this.connection.connected ? 'connected' : this.connection.refused ? 'revoked' : 'unreachable'
+        line: this.connection.connected ? 'connected' : this.connection.refused ? 'revoked' : 'unreachable',
+        ...(known?.expiresAt !== undefined ? { expiresAt: known.expiresAt } : {}),
+        ...(this.connection.refused && this.connection.refusedReason ? { refusal: this.connection.refusedReason } : {})
       },
       // Until the hub has said, offer what every operator may do: the rest would only be refused.
       channels: [
@@ -225,7 +227,8 @@ export class TeamSession {
       return {
         kind: 'access_revoked',
         message: this.connection.lastError ?? 'the team hub refused this operator token',
-        retryable: false
+        retryable: false,
+        ...(this.connection.refusedReason ? { reason: this.connection.refusedReason } : {})
       }
     return {
       kind: 'hub_unreachable',

@@ -4,6 +4,7 @@
 // the technical sentence, for Diagnostics, tooltips and the support log.
 import { endpointNames } from './endpoints'
 import { serviceErrorCodes, type ApiErrorInfo } from './errors'
+import { refusalSentence } from '../access-end'
 
 /** Just enough of an error to word it: an ErrorInfo from IPC, an ApiErrorInfo in main. */
 export type ErrorLike = Pick<ApiErrorInfo, 'message'> & {
@@ -15,6 +16,7 @@ export type ErrorLike = Pick<ApiErrorInfo, 'message'> & {
   path?: string
   skewMs?: number
   bounds?: ApiErrorInfo['bounds']
+  reason?: ApiErrorInfo['reason']
 }
 
 /** The local time of day to the second ("14:05:10"), when no writer of the operator's locale is given. */
@@ -96,6 +98,7 @@ export function operatorErrorText(e: ErrorLike, o: { time?: (ms: number) => stri
     case 'hub_unreachable':
       return "Your team's hub is unreachable. Rampdesk reconnects by itself; if it stays away, ask your team's admin whether the hub is running."
     case 'access_revoked':
+      if (e.reason) return refusalSentence(e)!
       return "Your access was revoked: ask your team's admin for a new operator token, then store it in Settings → Credentials."
     case 'api':
     case 'http': {

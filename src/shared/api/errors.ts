@@ -1,6 +1,7 @@
 // One error taxonomy for every failure of a call to the service, whether it happened
 // on the wire, at the service, in our own rate budget or in schema validation. Errors
 // cross IPC as plain ApiErrorInfo objects; explainError turns one into plain words.
+import { refusalSentence } from '../access-end'
 
 export type ApiErrorKind =
   | 'network' // connection refused, reset, DNS
@@ -35,6 +36,8 @@ export interface ApiErrorInfo {
   skewMs?: number
   /** Amounts the refusal's text names as the service's minimum or maximum (a quote out of bounds). */
   bounds?: ServiceBounds
+  /** For access_revoked: the hub said the token ended or was replaced (not revoked). */
+  reason?: 'expired' | 'replaced'
   /** Whether retrying later may succeed. */
   retryable: boolean
 }
@@ -203,6 +206,7 @@ export function explainError(i: ApiErrorInfo): string {
     case 'hub_unreachable':
       return `Your team's hub cannot be reached${where}: ${i.message}. Rampdesk reconnects by itself; if it stays away, ask your team's admin whether the hub is running.`
     case 'access_revoked':
+      if (i.reason) return `${refusalSentence(i)}`
       return `Your access was revoked${where} — ask your team's admin for a new operator token, then store it in Settings → Credentials (${i.message}).`
     case 'api': {
       const meaning = i.code !== undefined ? serviceErrorCodes[i.code] : undefined

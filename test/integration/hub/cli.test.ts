@@ -103,13 +103,52 @@ describe('npm run hub', () => {
     expect(add.code).toBe(0)
     const lines = add.stdout.trim().split('\n')
     expect(lines.at(-1)).toMatch(/^rdh_[A-Za-z0-9_-]{43}$/)
-    expect(run(['operator', 'list', '--data-dir', data]).stdout).toMatch(/^ana\toperator\tadded .*\tlast seen never$/m)
+    expect(run(['operator', 'list', '--data-dir', data]).stdout).toMatch(
+      /^ana\toperator\tadded .*\tlast seen never\texpires [^\t]+\tperson$/m
+    )
     expect(run(['operator', 'add', 'bo', '--role', 'owner', '--data-dir', data])).toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/role must be one of/)
     })
     expect(run(['operator', 'revoke', 'ana', '--data-dir', data])).toMatchObject({ code: 0 })
     expect(run(['operator', 'list', '--data-dir', data]).stdout.trim()).toBe('no operators')
+  })
+
+  it('gives tokens an end, rotates one (the new token the last line), adds a service account, and refuses --expires-in never', () => {
+    const data = join(dir, 'expiry')
+    const add = run(['operator', 'add', 'bot', '--role', 'operator', '--service', '--expires-in', '12w', '--data-dir', data])
+    expect(add.code).toBe(0)
+    expect(add.stdout).toMatch(/^added service account bot \(operator\), token expires \d+ \w{3} \d{4} \d\d:\d\d UTC$/m)
+    const listed = run(['operator', 'list', '--data-dir', data]).stdout
+    const expires = new Date(/\texpires (\S+)\tservice account$/m.exec(listed)![1]!).getTime()
+    expect(Math.abs(expires - (Date.now() + 84 * 86_400_000))).toBeLessThan(60_000)
+    const old = add.stdout.trim().split('\n').at(-1)!
+    const rotated = run(['operator', 'rotate', 'bot', '--data-dir', data])
+    expect(rotated).toMatchObject({ code: 0, stdout: expect.stringMatching(/^rotated bot: the old token is refused from now on/) })
+    const token = rotated.stdout.trim().split('\n').at(-1)!
+    expect(token).toMatch(/^rdh_[A-Za-z0-9_-]{43}$/)
+    expect(token).not.toBe(old)
+    expect(run(['operator', 'rotate', 'nobody', '--data-dir', data])).toMatchObject({ code: 2, stderr: expect.stringMatching(/to rotate/) })
+    expect(run(['operator', 'add', 'eve', '--role', 'viewer', '--expires-in', 'never', '--data-dir', data])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/every hub token ends/)
+    })
+  })
+
+  it('enrols a second factor: a QR code, the otpauth URI, the secret and ten recovery codes, never for a service account', () => {
+    const data = join(dir, 'totp')
+    expect(run(['operator', 'add', 'ada', '--role', 'admin', '--data-dir', data]).code).toBe(0)
+    const enrol = run(['operator', 'totp', 'enrol', 'ada', '--data-dir', data])
+    expect(enrol.code).toBe(0)
+    expect(enrol.stdout).toMatch(/^enrolled a second factor for ada/)
+    expect(enrol.stdout).toMatch(/[▀▄█]/)
+    expect(enrol.stdout).toMatch(/^or add it by hand: otpauth:\/\/totp\/Rampdesk%20hub:ada%40rampdesk-hub\?.*secret=[A-Z2-7]+/m)
+    expect(enrol.stdout.match(/^ {2}[0-9a-f]{5}-[0-9a-f]{5}$/gm)).toHaveLength(10)
+    expect(run(['operator', 'add', 'bot', '--role', 'admin', '--service', '--data-dir', data]).code).toBe(0)
+    expect(run(['operator', 'totp', 'enrol', 'bot', '--data-dir', data])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/bot is a service account/)
+    })
   })
 
   it('refuses the secret as a flag, and a live merchant without one', () => {

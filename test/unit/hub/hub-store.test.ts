@@ -32,7 +32,14 @@ describe.each(STORE_KINDS)('the hub store on %s', (kind) => {
     it('authenticates a token, not a prefix or a variant, and lists operators by name', async () => {
       const { operators } = await bench.open({ now })
       const { token, operator } = await operators.add('ana', 'operator')
-      expect(operator).toEqual({ name: 'ana', role: 'operator', createdAt: clock, lastSeenAt: null })
+      expect(operator).toEqual({
+        name: 'ana',
+        role: 'operator',
+        createdAt: clock,
+        lastSeenAt: null,
+        expiresAt: clock + 90 * 86_400_000,
+        account: 'person'
+      })
       await operators.add('Bo', 'admin')
       expect(operators.authenticate(token)).toMatchObject({ name: 'ana', role: 'operator', tokenHash: hashToken(token) })
       expect(operators.authenticate(token.slice(0, -1))).toBeNull()

@@ -27,7 +27,14 @@ afterEach(async () => {
 describe('OperatorStore', () => {
   it('issues a 32-byte random token and keeps only its hash', async () => {
     const { operator, token } = store.add('ana', 'viewer')
-    expect(operator).toEqual({ name: 'ana', role: 'viewer', createdAt: clock, lastSeenAt: null })
+    expect(operator).toEqual({
+      name: 'ana',
+      role: 'viewer',
+      createdAt: clock,
+      lastSeenAt: null,
+      expiresAt: clock + 90 * 86_400_000,
+      account: 'person'
+    })
     expect(token.startsWith(TOKEN_PREFIX)).toBe(true)
     expect(Buffer.from(token.slice(TOKEN_PREFIX.length), 'base64url')).toHaveLength(32)
     expect(store.add('bo', 'viewer').token).not.toBe(token)

@@ -5,6 +5,7 @@
 // has been awaited), most pressing first. Pure, so each state is unit-tested; the views
 // show it (ServiceNotice in the header, the orders table, the quote form).
 import { counted } from '../../../shared/domain/plural'
+import { refusalSentence, refusalWords } from '../../../shared/access-end'
 import type { BudgetEntry, Coverage, ErrorInfo, SyncState, TeamAccess } from '../../../shared/ipc/contract'
 
 export type ServiceProblem =
@@ -135,13 +136,22 @@ export interface ProblemNotice {
 /** The problem in the operator's words, with the one action that helps (none where only waiting helps). `count` writes a number in the operator's locale. */
 export function problemNotice(p: ServiceProblem, count: (n: number) => string = (n) => n.toLocaleString('en-US')): ProblemNotice {
   switch (p.kind) {
-    case 'revoked':
+    case 'revoked': {
+      const ended = p.error ? refusalSentence(p.error) : null
+      if (ended)
+        return {
+          title: refusalWords(p.error?.reason)!.title,
+          text: ended,
+          action: { kind: 'go', href: '#/settings', label: 'Open Settings' },
+          tone: 'failure'
+        }
       return {
         title: 'Your access was revoked',
         text: "The team hub no longer accepts this desktop's operator token. Ask your team's admin for a new one and store it in Settings → Credentials.",
         action: { kind: 'go', href: '#/settings', label: 'Open Settings' },
         tone: 'failure'
       }
+    }
     case 'hub-down':
       return {
         title: "Your team's hub cannot be reached",

@@ -31,6 +31,8 @@ export const ErrorInfo = z.object({
   skewMs: z.number().optional(),
   /** A quote refused out of bounds: the minimum and/or maximum the service's text named. */
   bounds: z.object({ minimum: z.string().optional(), maximum: z.string().optional(), unit: z.string().optional() }).optional(),
+  /** A team hub refused a token that once worked: it ended, or a rotation replaced it (access_revoked). */
+  reason: z.enum(['expired', 'replaced']).optional(),
   retryable: z.boolean()
 })
 export type ErrorInfo = z.infer<typeof ErrorInfo>

@@ -16,7 +16,11 @@ export const TeamOperator = z.object({
   name: z.string(),
   role: TeamRole,
   createdAt: EpochMs,
-  lastSeenAt: EpochMs.nullable()
+  lastSeenAt: EpochMs.nullable(),
+  /** When its token stops working (hubs before token expiry do not say). */
+  expiresAt: EpochMs.optional(),
+  /** A person at a desktop, or a service account for automation (no interactive sign-in). */
+  account: z.enum(['person', 'service']).optional()
 })
 export type TeamOperator = z.infer<typeof TeamOperator>
 
@@ -30,7 +34,11 @@ export const TeamAccess = z.object({
       /** The desktop's event stream from the hub is open. */
       connected: z.boolean(),
       /** The line to the hub: open, the hub out of reach, or this operator's token refused (unknown or revoked). */
-      line: z.enum(['connected', 'unreachable', 'revoked']).optional()
+      line: z.enum(['connected', 'unreachable', 'revoked']).optional(),
+      /** When this operator's token stops working (hubs before token expiry do not say). */
+      expiresAt: EpochMs.optional(),
+      /** Why the hub refuses the token, when it ended or was replaced (line 'revoked'). */
+      refusal: z.enum(['expired', 'replaced']).optional()
     })
     .nullable(),
   channels: z.array(z.string())

@@ -1,0 +1,102 @@
+// What the hub asks of a second factor, and when. A desktop proves it by sending a current code
+// (or a recovery code) in the X-Rampdesk-Second-Factor header of any request; the hub then
+// holds that token's session proven for SESSION_MS, in this hub's memory (another hub, or a
+// restart, asks again). With `--require-second-factor admins`, an admin whose session is not
+// proven may do what an operator may, and no more, until it is. The actions that redirect money
+// or webhooks (setting the webhook URL, adding an admin) ask more: a code from the last
+// FRESH_MS, from anyone enrolled and from every admin where it is required. A service account
+// cannot enrol, so where it is required an admin service account cannot take admin actions.
+import type { ChannelName } from '../shared/ipc/contract'
+import { channelAccess } from '../shared/ipc/team-access'
+import type { Operator } from './operators'
+import { checkSecondFactor, type SecondFactorStore } from './second-factor'
+
+export type SecondFactorPolicy = 'none' | 'admins'
+export const SECOND_FACTOR_POLICIES: readonly SecondFactorPolicy[] = ['none', 'admins']
+export const SECOND_FACTOR_HEADER = 'x-rampdesk-second-factor'
+/** How long a proven session lasts. */
+export const SESSION_MS = 12 * 3_600_000
+/** How recent a code the actions that redirect money or webhooks ask for. */
+export const FRESH_MS = 5 * 60_000
+
+/** The actions that redirect money or webhooks, in words; null for every other. */
+export function redirectingAction(channel: ChannelName, input: unknown): string | null {
+  if (channel === 'webhooks:setUrl') return 'setting the webhook URL'
+  if (channel === 'team:addOperator' && (input as { role?: unknown } | null)?.role === 'admin') return 'adding an admin'
+  return null
+}
+
+export interface GateRefusal {
+  kind: 'second_factor_required' | 'second_factor_invalid'
+  message: string
+}
+
+const WHY = {
+  not_enrolled: 'has no second factor enrolled (npm run hub -- operator totp enrol NAME)',
+  wrong: 'the second-factor code is wrong',
+  replayed: 'that second-factor code was already used: wait for the next one'
+} as const
+
+export class SecondFactorGate {
+  /** When each token's session was last proven, by token hash. */
+  private readonly proofs = new Map<string, number>()
+
+  constructor(private readonly o: { policy: SecondFactorPolicy; store: SecondFactorStore; now?: () => number }) {}
+
+  get policy(): SecondFactorPolicy {
+    return this.o.policy
+  }
+
+  private now(): number {
+    return (this.o.now ?? Date.now)()
+  }
+
+  /**
+   * Checks a request: a code sent is verified first (a wrong one is refused whatever the
+   * channel); answers null when the request may go on, else why not. `proven` is called when a
+   * code was taken, for the audit.
+   */
+  async check(
+    op: Operator,
+    channel: ChannelName,
+    input: unknown,
+    code: string | undefined,
+    proven: (by: 'totp' | 'recovery') => void = () => undefined
+  ): Promise<GateRefusal | null> {
+    const at = this.now()
+    if (code !== undefined) {
+      const r = await checkSecondFactor(this.o.store, op.name, code, at)
+      if (!r.ok) return { kind: 'second_factor_invalid', message: r.why === 'not_enrolled' ? `${op.name} ${WHY.not_enrolled}` : WHY[r.why] }
+      this.proofs.set(op.tokenHash, at)
+      proven(r.by)
+    }
+    const required = this.o.policy === 'admins' && op.role === 'admin'
+    const action = redirectingAction(channel, input)
+    if (!required && action === null) return null
+    if (required && op.account === 'service' && channelAccess(channel) === 'admin')
+      return {
+        kind: 'second_factor_required',
+        message: `this hub requires a second factor for admin actions, and ${op.name} is a service account, which cannot prove one`
+      }
+    const provenAt = this.proofs.get(op.tokenHash)
+    if (action !== null) {
+      if (!required && (await this.o.store.secretOf(op.name)) === null) return null
+      if (provenAt !== undefined && at - provenAt <= FRESH_MS) return null
+      return {
+        kind: 'second_factor_required',
+        message: `${action} needs a code from your authenticator app from the last ${FRESH_MS / 60_000} minutes`
+      }
+    }
+    if (channelAccess(channel) !== 'admin') return null
+    if (provenAt !== undefined && at - provenAt <= SESSION_MS) return null
+    if ((await this.o.store.secretOf(op.name)) === null)
+      return {
+        kind: 'second_factor_required',
+        message: `this hub requires a second factor for admins, and ${op.name} has none enrolled yet: ask your team lead to run operator totp enrol ${op.name}`
+      }
+    return {
+      kind: 'second_factor_required',
+      message: 'this hub requires a second factor for admins: enter the code from your authenticator app'
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// A second factor for token operators where there is no identity provider: TOTP (RFC 6238,
+// the codes of any authenticator app) through the otpauth package, and ten one-time recovery
+// codes. The TOTP secret is kept in the hub's store and never logged, returned or shown again
+// after enrolment; recovery codes are kept as SHA-256 hashes only. A code is accepted one step
+// either side of now (clocks drift), and once: the store takes the step only if it is later
+// than the last one taken for that operator, in one statement, so two hubs on one database
+// cannot both accept it. What the hub asks of whom, and when, is second-factor-gate.ts.
+import { createHash, randomBytes } from 'node:crypto'
+import { Secret, TOTP } from 'otpauth'
+import type { Awaitable } from '../main/api/budget-carry'
+
+export const TOTP_PERIOD_S = 30
+/** Steps accepted either side of now. */
+export const TOTP_WINDOW = 1
+const RECOVERY_CODES = 10
+
+export interface SecondFactorStore {
+  /** Enrols (or enrols again, replacing the secret and every recovery code). */
+  enrol(name: string, secret: string, recoveryHashes: readonly string[], at: number): Awaitable<void>
+  /** The operator's secret (base32), or null when not enrolled. */
+  secretOf(name: string): Awaitable<string | null>
+  /** Takes this step for the operator if it is later than the last one taken; answers whether it did. */
+  takeStep(name: string, step: number): Awaitable<boolean>
+  /** Marks an unused recovery code used; answers whether there was one. */
+  useRecoveryCode(name: string, hash: string, at: number): Awaitable<boolean>
+  /** Drops the operator's enrolment (when it is revoked). */
+  remove(name: string): Awaitable<void>
+}
+
+export interface Enrolment {
+  /** base32: what an authenticator takes typed in. */
+  secret: string
+  /** otpauth://totp/…: what the QR code holds. */
+  uri: string
+  /** Shown once; each signs in once in place of a code. */
+  recoveryCodes: string[]
+}
+
+const totpOf = (secret: string, label = 'operator') =>
+  new TOTP({ issuer: 'Rampdesk hub', label, algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD_S, secret: Secret.fromBase32(secret) })
+
+export const hashRecoveryCode = (code: string): string =>
+  createHash('sha256').update(code.trim().toLowerCase().replace(/[\s-]/g, ''), 'utf8').digest('hex')
+
+/** A new secret (160 bits, as RFC 4226 recommends), its URI and recovery codes; nothing is stored yet. */
+export function newEnrolment(name: string, hubLabel: string): Enrolment {
+  const secret = new Secret({ size: 20 }).base32
+  const totp = totpOf(secret, `${name}@${hubLabel}`)
+  const recoveryCodes = Array.from({ length: RECOVERY_CODES }, () => {
+    const hex = randomBytes(5).toString('hex')
+    return `${hex.slice(0, 5)}-${hex.slice(5)}`
+  })
+  return { secret, uri: totp.toString(), recoveryCodes }
+}
+
+/** Enrols an operator: keeps the secret and the recovery codes' hashes, answers what to show once. */
+export async function enrolSecondFactor(store: SecondFactorStore, name: string, hubLabel: string, at: number): Promise<Enrolment> {
+  const e = newEnrolment(name, hubLabel)
+  await store.enrol(name, e.secret, e.recoveryCodes.map(hashRecoveryCode), at)
+  return e
+}
+
+/** How a second factor was proven, or why not. */
+export type SecondFactorCheck = { ok: true; by: 'totp' | 'recovery' } | { ok: false; why: 'not_enrolled' | 'wrong' | 'replayed' }
+
+/** Checks a six-digit code (or a recovery code) for this operator at `at` (ms). */
+export async function checkSecondFactor(store: SecondFactorStore, name: string, code: string, at: number): Promise<SecondFactorCheck> {
+  const secret = await store.secretOf(name)
+  if (secret === null) return { ok: false, why: 'not_enrolled' }
+  const c = code.trim()
+  if (/^\d{6}$/.test(c)) {
+    const delta = totpOf(secret).validate({ token: c, timestamp: at, window: TOTP_WINDOW })
+    if (delta === null) return { ok: false, why: 'wrong' }
+    const step = Math.floor(at / 1000 / TOTP_PERIOD_S) + delta
+    return (await store.takeStep(name, step)) ? { ok: true, by: 'totp' } : { ok: false, why: 'replayed' }
+  }
+  if (/^[0-9a-f]{5}-?[0-9a-f]{5}$/i.test(c) && (await store.useRecoveryCode(name, hashRecoveryCode(c), at)))
+    return { ok: true, by: 'recovery' }
+  return { ok: false, why: 'wrong' }
+}
