@@ -23,14 +23,15 @@ import { buildRenderer } from '../src/web/build-renderer'
 import { startSandbox } from '../src/sandbox'
 import { launchChromium, VIEWPORT, viewUrl } from './lib/browser'
 import { bundle, startWorker } from './lib/child'
+import { benchSize } from './lib/smoke'
 import { repeated, round } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { warmDataDir, type WarmData } from './lib/warm-app'
 import type { MainStartFigures, StartCommand } from './startup-worker'
 
-export const WARM_ORDERS = Number(process.env.BENCH_WARM_ORDERS ?? 143_500)
-const SMALL_ORDERS = 1_000
-const MAIN_RUNS = 3
+export const WARM_ORDERS = benchSize('BENCH_WARM_ORDERS', 143_500, 500)
+const SMALL_ORDERS = benchSize(null, 1_000, 100)
+const MAIN_RUNS = benchSize(null, 3, 1)
 const ROOT = resolve(import.meta.dirname, '..')
 
 interface StartupFigures {
