@@ -16,11 +16,14 @@
 // support log the app ships, until the orders view's first orders:query is answered.
 // Three runs, each in a new process; median and spread. Beside it, the embedded
 // simulator's generation alone, also in a fresh process, which a live profile skips.
+//
+// 3. A fresh clone's first `npm run web` after `npm install`, to its URL (first-web.ts).
 import { spawn } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { buildRenderer } from '../src/web/build-renderer'
 import { startSandbox } from '../src/sandbox'
+import { firstWebBench } from './first-web'
 import { launchChromium, VIEWPORT, viewUrl } from './lib/browser'
 import { bundle, startWorker } from './lib/child'
 import { benchSize } from './lib/smoke'
@@ -186,7 +189,8 @@ export async function startupBench(ctx: BenchContext): Promise<BenchLine[]> {
       what: "the web harness line's launch to first rows (one run), which adds the harness's HTTP server, Chromium and the page to this"
     }
   }
-  return [harness, mainSide]
+  const firstWeb = await firstWebBench(ctx)
+  return [harness, mainSide, firstWeb]
 }
 
 export default startupBench
