@@ -33,6 +33,7 @@ import { TickerService } from '../src/main/tickers/ticker-service'
 import type { EndpointName } from '../src/shared/api/endpoints'
 import { ApiError } from '../src/shared/api/errors'
 import { startSandbox } from '../src/sandbox'
+import { benchSize } from './lib/smoke'
 import { round, summary } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { FixedWindowBudget } from './lib/fixed-window-budget'
@@ -41,10 +42,11 @@ import { VirtualClock } from './lib/virtual-clock'
 const HOUR = 3_600_000
 const MIN = 60_000
 const QUOTE_TARGET_MS = 1_000
-const SIM_MS = Number(process.env.BENCH_BUDGET_SIM_MS ?? HOUR)
-const BURST_FROM = 30 * MIN
-const BURST_TO = 35 * MIN
-const HISTORY_ORDERS = Number(process.env.BENCH_BUDGET_ORDERS ?? 60_000)
+const SIM_MS = benchSize('BENCH_BUDGET_SIM_MS', HOUR, 3 * MIN)
+/** The impatient minutes: 30-35 of the hour, the same share of a shorter simulation. */
+const BURST_FROM = (SIM_MS * 30) / 60
+const BURST_TO = (SIM_MS * 35) / 60
+const HISTORY_ORDERS = benchSize('BENCH_BUDGET_ORDERS', 60_000, 500)
 /** The sandbox's merchantHistory limit, which the spec does not show. */
 const HISTORY_LIMIT = 10
 /** How far the sandbox clock runs ahead of the client's. */
@@ -365,7 +367,7 @@ export async function budgetBench(ctx: BenchContext): Promise<BenchLine> {
   const history429 = ours.byEndpoint.merchantHistory?.r429 ?? 0
   return {
     bench: 'budget',
-    what: `${SIM_MS / MIN} simulated minutes (discrete-event clock shared by client and sandbox; each request delayed 20-300 ms simulated). Settings as shipped: history every ${SETTINGS.historyPollSeconds} s for fiat types [${SETTINGS.fiatTypes.join(', ')}] (onramp and offramp INR), pinned orders every ${SETTINGS.watchPollSeconds} s (${PINNED} pinned), tickers every ${SETTINGS.tickerPollSeconds} s, reconcile window ${SETTINGS.reconcileHours} h. Sandbox: its own limiter, fixed one-minute windows per API key, 10/min on the six documented endpoints and ${HISTORY_LIMIT}/min on merchantHistory (undocumented, learned by the client), sandbox clock ${SKEW_MS / 1000} s ahead of the client's; ${ours.historyOrders} orders in the synced scopes to page through (${HISTORY_ORDERS} in all). Also: config get every 1 min + refreshAll every 10 min, ticker fiat switch every 5 min, minutes 30-35 impatient (refreshAll every 4 s, fiat switch every 6 s). Operator: a quote every 3-6 s (20% compares across networks; config then quote, interactive), a webhook resend every 20-40 s (interactive)`,
+    what: `${SIM_MS / MIN} simulated minutes (discrete-event clock shared by client and sandbox; each request delayed 20-300 ms simulated). Settings as shipped: history every ${SETTINGS.historyPollSeconds} s for fiat types [${SETTINGS.fiatTypes.join(', ')}] (onramp and offramp INR), pinned orders every ${SETTINGS.watchPollSeconds} s (${PINNED} pinned), tickers every ${SETTINGS.tickerPollSeconds} s, reconcile window ${SETTINGS.reconcileHours} h. Sandbox: its own limiter, fixed one-minute windows per API key, 10/min on the six documented endpoints and ${HISTORY_LIMIT}/min on merchantHistory (undocumented, learned by the client), sandbox clock ${SKEW_MS / 1000} s ahead of the client's; ${ours.historyOrders} orders in the synced scopes to page through (${HISTORY_ORDERS} in all). Also: config get every 1 min + refreshAll every 10 min, ticker fiat switch every 5 min, minutes ${simMin(BURST_FROM)}-${simMin(BURST_TO)} impatient (refreshAll every 4 s, fiat switch every 6 s). Operator: a quote every 3-6 s (20% compares across networks; config then quote, interactive), a webhook resend every 20-40 s (interactive)`,
     simulatedMin: SIM_MS / MIN,
     realMs: ours.realMs,
     ...oursFig,

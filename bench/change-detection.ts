@@ -38,6 +38,7 @@ import { Settings, type OrderType } from '../src/shared/ipc/contract'
 import { ChangeLog, type ChangeLabel } from './lib/change-log'
 import { expectedQuantileMs, ordersCovered, perMinute, sweepMs } from './lib/per-order-budget'
 import { NETWORK_DELAY_MS, simulatedNetwork } from './lib/sim-network'
+import { benchList, benchSize } from './lib/smoke'
 import { round, summary } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { VirtualClock } from './lib/virtual-clock'
@@ -47,8 +48,11 @@ const T0 = Date.parse('2026-03-02T09:00:00.000Z')
 const CHANGE_SHARE_PER_MIN = 0.05
 const WATCHED_ORDERS = 5
 const WARMUP_MS = MIN
-const WINDOW_MS = Number(process.env.BENCH_CHANGES_SIM_MS ?? 60 * MIN)
-const OPEN_SIZES = [100, 1_000]
+const WINDOW_MS = benchSize('BENCH_CHANGES_SIM_MS', 60 * MIN, 3 * MIN)
+/** Open orders per run: the line's figures are the larger size's, the smaller beside them. */
+const OPEN_SIZES = benchList([100, 1_000], [100])
+/** Historical orders in the sandbox beside the open ones. */
+const HISTORY_ORDERS = benchSize(null, 2_000, 200)
 /** The sandbox generator's period (its default). */
 const TICK_MS = 2_000
 /** The monitor's requests: what the baseline's budget is made of. */
@@ -216,7 +220,7 @@ export async function runChangeDetection(settings: PollSettings, open: number, t
   const realStart = performance.now()
   const clock = new VirtualClock(T0)
   const random = mulberry32(open * 31 + settings.historyPollSeconds)
-  const sb = await startSandbox({ orders: 2_000, seed: 2, autoGenerate: false, createChance: 0, now: clock.now })
+  const sb = await startSandbox({ orders: HISTORY_ORDERS, seed: 2, autoGenerate: false, createChance: 0, now: clock.now })
   const store = openLocalStore(await mkdtemp(join(tmp, `changes-${settings.name}-${open}-`)))
   const client = new ApiClient({
     profileId: 'ours',
@@ -393,10 +397,11 @@ export async function runChangeDetection(settings: PollSettings, open: number, t
 
 const seconds = (s: PollSettings) => `history ${s.historyPollSeconds} s, watch ${s.watchPollSeconds} s`
 
-/** One line per settings: its figures at 1,000 open orders, 100 beside them. */
+/** One line per settings: its figures at the most open orders (1,000), the fewest (100) beside them. */
 function line(settings: PollSettings, runs: RunResult[]): BenchLine {
-  const big = runs.find((r) => r.openOrders === 1_000)!
-  const small = runs.find((r) => r.openOrders === 100)!
+  const byOpen = [...runs].sort((a, b) => a.openOrders - b.openOrders)
+  const small = byOpen[0]!
+  const big = byOpen[byOpen.length - 1]!
   const target = { unwatchedP95Ms: (settings.historyPollSeconds + 1) * 1000, watchedP95Ms: (settings.watchPollSeconds + 1) * 1000 }
   const at = (r: RunResult) => ({
     openOrders: r.openOrders,

@@ -21,25 +21,29 @@ import { openLocalStore, type LocalStore } from '../src/main/store/local-store'
 import type { OrderType } from '../src/shared/ipc/contract'
 import { startSandbox, type Sandbox } from '../src/sandbox'
 import { SinceCursorSync } from './lib/since-cursor-sync'
+import { benchList, benchSize } from './lib/smoke'
 import { diffAgainstTruth, type OrderFact, type TruthDiff } from './lib/truth-diff'
 import type { BenchContext, BenchLine } from './lib/types'
 
-const ORDERS = Number(process.env.BENCH_CUTOVER_ORDERS ?? 10_000)
+const ORDERS = benchSize('BENCH_CUTOVER_ORDERS', 10_000, 300)
 const CHURN = 5
 /** Polls after churn stops, until one completes (the app retries a failed run after 5 s, doubling). */
 const MAX_CLEAN_POLLS = 5
-const TIE_RUNS = [200, 200, 600, 200, 200]
+/** Runs of equal updatedAt; one longer than a page of 500 at every size. */
+const TIE_RUNS = benchList([200, 200, 600, 200, 200], [100, 600])
 const FIAT_TYPES = [1]
 const SCOPES: Array<{ type: OrderType; fiatType: number }> = [
   { type: 1, fiatType: 1 },
   { type: 2, fiatType: 1 }
 ]
-const READINGS = [
+const ALL_READINGS = [
   { since: 'inclusive', tieOrder: 'orderId' },
   { since: 'inclusive', tieOrder: 'hidden' },
   { since: 'exclusive', tieOrder: 'orderId' },
   { since: 'exclusive', tieOrder: 'hidden' }
 ] as const
+/** Every reading; at the smoke size two, which between them take each value of each. */
+const READINGS = benchList(ALL_READINGS, [ALL_READINGS[0], ALL_READINGS[3]])
 
 type ClientName = 'ours' | 'sinceCursor'
 

@@ -12,17 +12,18 @@ import { join } from 'node:path'
 import { CONTROL_TOKEN_HEADER, CUTOVER, startSandbox, type Sandbox } from '../src/sandbox'
 import { historyCutoverBench } from './history-cutover'
 import { startWorker } from './lib/child'
+import { benchSize } from './lib/smoke'
 import { ratio } from './lib/stats'
 import { requestFloor } from './lib/warm-app'
 import type { BenchContext, BenchLine } from './lib/types'
 import type { InitCommand, MemoryFigures, PollResult, ScopeCount, WorkerCommand } from './history-worker'
 
-const ORDERS = Number(process.env.BENCH_HISTORY_ORDERS ?? 100_000)
+const ORDERS = benchSize('BENCH_HISTORY_ORDERS', 100_000, 500)
 const FIAT_TYPES = [1, 2, 3, 4, 5, 6, 7, 8]
 const PAGE = 500
 const RSS_TARGET_MB = 150
 /** First syncs whose peak RSS is reported (BENCH_HISTORY_RSS_RUNS; the target holds for every one). */
-const RSS_RUNS = Math.max(1, Number(process.env.BENCH_HISTORY_RSS_RUNS ?? 1))
+const RSS_RUNS = Math.max(1, benchSize('BENCH_HISTORY_RSS_RUNS', 1, 1))
 const WORKER = join(import.meta.dirname, 'history-worker.ts')
 
 type Reply = MemoryFigures | PollResult | ScopeCount[] | { error: string } | { closed: true }

@@ -28,6 +28,7 @@ import { buildRenderer } from '../src/web/build-renderer'
 import type { OrderFilter } from '../src/shared/ipc/contract'
 import { SHORT_SEARCH_PAUSE_MS } from '../src/renderer/src/lib/search-pause'
 import { launchChromium, VIEWPORT, viewUrl } from './lib/browser'
+import { benchSize } from './lib/smoke'
 import { round, summary } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { filterValueSteps, searchTexts } from './lib/order-inputs'
@@ -45,13 +46,19 @@ const TARGET_ROWS = 100_000
  * about 100,000 onramp orders (in every fiat the sandbox uses: the app finds and syncs
  * each), the orders view's first tab.
  */
-const ORDERS = Number(process.env.BENCH_RENDERER_ORDERS ?? 143_500)
+const ORDERS = benchSize('BENCH_RENDERER_ORDERS', 143_500, 500)
 const SEED = 11
 /**
  * BENCH_RENDERER_ROUNDS=N repeats the filter changes and searches N times (default 1:
  * 44 changes and 22 searches), for a steadier p95 when comparing two versions.
  */
-const ROUNDS = Math.max(1, Number(process.env.BENCH_RENDERER_ROUNDS ?? 1) || 1)
+const ROUNDS = Math.max(1, benchSize('BENCH_RENDERER_ROUNDS', 1, 1) || 1)
+/** Passes over the filter steps per round (a value, then back to "any"). */
+const FILTER_PASSES = benchSize(null, 2, 1)
+/** Search texts of each length kept (all of them in a real run). */
+const SEARCH_TEXTS = benchSize(null, Infinity, 1)
+/** Frames measured: the idle loop, the steady scroll and the fling. */
+const FRAMES = { idle: benchSize(null, 120, 10), steady: benchSize(null, 300, 20), fling: benchSize(null, 150, 10) }
 /**
  * BENCH_RENDERER_STATIC=dir measures a renderer built before (its out/web), so two
  * versions can be compared in interleaved runs against the same main side.
@@ -336,7 +343,7 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]))
     /** Milliseconds a counter grew from a to b. */
     const spent = (a: Counters, b: Counters, name: string) => ((b[name] ?? 0) - (a[name] ?? 0)) * 1000
-    for (let round2 = 0; round2 < 2 * ROUNDS; round2++) {
+    for (let round2 = 0; round2 < FILTER_PASSES * ROUNDS; round2++) {
       for (const step of steps) {
         for (const s of [step, { ...step, text: 'any', value: undefined }]) {
           const filter: OrderFilter = s.value === undefined ? { type: 1 } : ({ type: 1, [s.key]: s.value } as OrderFilter)
@@ -368,7 +375,8 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       const r = (await h['orders:query']({ filter: { type: 1 }, sort: 'updatedAt:desc', offset, limit: 1 })).rows[0]
       if (r) rows.push(r)
     }
-    const texts = searchTexts(rows)
+    const found = searchTexts(rows)
+    const texts = { long: found.long.slice(0, SEARCH_TEXTS), short: found.short.slice(0, SEARCH_TEXTS) }
     const PACES = { atOnce: 0, human: HUMAN_KEY_DELAY_MS } as const
     type Pace = keyof typeof PACES
     const longMs: Record<Pace, number[]> = { atOnce: [], human: [] }
@@ -402,9 +410,9 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
     // ---- scrolling
     ctx.log('renderer: scrolling')
     await inPage(page, 'scrollTop')
-    const idle = await inPage(page, 'scrollFrames', 120, 0)
+    const idle = await inPage(page, 'scrollFrames', FRAMES.idle, 0)
     const m0 = await counters()
-    const steady = await inPage(page, 'scrollFrames', 300, 3 * 32)
+    const steady = await inPage(page, 'scrollFrames', FRAMES.steady, 3 * 32)
     const m1 = await counters()
     const perFrame = (name: string) => round(spent(m0, m1, name) / steady.frames.length, 2)
     const steadyBreakdown = {
@@ -414,7 +422,7 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       allTasks: perFrame('TaskDuration')
     }
     await cdp.detach()
-    const fling = await inPage(page, 'scrollFrames', 150, 60 * 32)
+    const fling = await inPage(page, 'scrollFrames', FRAMES.fling, 60 * 32)
     const heap = await heapMb(page)
 
     // ---- baseline heap: the settings view of the same app in a fresh page

@@ -6,52 +6,25 @@
 // benches; lib/results-file.ts). --scale-sizes (e.g. 10k,100k) sets the scale bench's
 // sizes, as BENCH_SCALE_SIZES does. Each run also has its own file, bench/results/runs/
 // <start time>.json, with the command and the load average.
+// --smoke runs every bench named (all by default) once at its smoke size (bench/lib/
+// smoke.ts: sizes in the hundreds, seconds each, the same code as the real run), marks
+// its lines "smoke": true and writes its files to a temporary directory instead of
+// bench/results; --results-dir DIR writes them to DIR.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import { machineInfo } from './lib/machine'
 import { writeResults, type ResultLine } from './lib/results-file'
-import type { Bench, BenchLine } from './lib/types'
-
-const BENCHES: Record<string, { describe: string; load: () => Promise<Bench> }> = {
-  history: {
-    describe: 'history sync of 100,000 orders vs the request floor and a since-cursor client; churn and ties at page boundaries',
-    load: async () => (await import('./history')).historyBench
-  },
-  changes: {
-    describe: 'change detection at the shipped and the minimum intervals, 100 and 1,000 open orders, vs per-order polling at our budget',
-    load: async () => (await import('./change-detection')).changeDetectionBench
-  },
-  budget: {
-    describe: 'one simulated hour of app traffic: 429s and the longest operator quote wait',
-    load: async () => (await import('./budget')).budgetBench
-  },
-  renderer: {
-    describe:
-      'orders view over 100,000 rows in Chromium, simulator generating: first rows, new-value filters, searches (short ones with their pause; typed at once and at 120 ms a key), scroll, heap, bundle',
-    load: async () => (await import('./renderer')).rendererBench
-  },
-  startup: {
-    describe: 'start-up on a warm database: the web harness launch to first rows, and the main-side services to first orders:query',
-    load: async () => (await import('./startup')).startupBench
-  },
-  sandbox: {
-    describe: 'sandbox merchantHistory p95 per page of 500 over 1,000,000 orders',
-    load: async () => (await import('./sandbox')).sandboxBench
-  },
-  scale: {
-    describe:
-      'the app at 10,000, 100,000 and 1,000,000 orders (--scale-sizes): first sync, peak RSS, database size, filter/search p95, start-up',
-    load: async () => (await import('./scale')).scaleBench
-  }
-}
+import { smokeRun } from './lib/smoke'
+import type { BenchLine } from './lib/types'
+import { BENCHES } from './registry'
 
 const RESULTS_DIR = join(import.meta.dirname, 'results')
 
 function usage(): string {
   return [
-    'Usage: npm run bench [-- name ...] [--scale-sizes 10000,100000,1000000]',
+    'Usage: npm run bench [-- name ...] [--scale-sizes 10000,100000,1000000] [--smoke] [--results-dir DIR]',
     '',
     ...Object.entries(BENCHES).map(([n, b]) => `  ${n.padEnd(9)} ${b.describe}`)
   ].join('\n')
@@ -62,7 +35,12 @@ async function main(): Promise<number> {
   try {
     parsed = parseArgs({
       allowPositionals: true,
-      options: { help: { type: 'boolean', short: 'h' }, 'scale-sizes': { type: 'string' } }
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        'scale-sizes': { type: 'string' },
+        smoke: { type: 'boolean' },
+        'results-dir': { type: 'string' }
+      }
     })
   } catch (e) {
     console.error(`${e instanceof Error ? e.message : String(e)}\n\n${usage()}`)
@@ -73,6 +51,9 @@ async function main(): Promise<number> {
     return 0
   }
   if (parsed.values['scale-sizes'] !== undefined) process.env.BENCH_SCALE_SIZES = parsed.values['scale-sizes']
+  // Set before any bench module is loaded: they read their sizes when they load.
+  if (parsed.values.smoke) process.env.BENCH_SMOKE = '1'
+  const smoke = smokeRun()
   const args = parsed.positionals
   const unknown = args.filter((a) => !(a in BENCHES))
   if (unknown.length) {
@@ -88,13 +69,14 @@ async function main(): Promise<number> {
   const fresh: ResultLine[] = []
   let failures = 0
   console.error(
-    `rampdesk bench: ${names.join(', ')} on ${machine.nproc} x ${machine.cpuModel}, ${machine.memoryGiB} GiB, load average ${loadAtStart.join(' ')}`
+    `rampdesk bench${smoke ? ' (smoke size: the figures say nothing about speed)' : ''}: ${names.join(', ')} on ${machine.nproc} x ${machine.cpuModel}, ${machine.memoryGiB} GiB, load average ${loadAtStart.join(' ')}`
   )
   try {
     for (const name of names) {
       const t0 = performance.now()
       const at = new Date().toISOString()
       const log = (m: string) => console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`)
+      log(`${name} started`)
       let lines: BenchLine[]
       try {
         const bench = await BENCHES[name]!.load()
@@ -107,8 +89,9 @@ async function main(): Promise<number> {
       }
       const durationMs = Math.round(performance.now() - t0)
       for (const line of lines) {
-        console.log(JSON.stringify(line))
-        fresh.push({ ...line, at, durationMs })
+        const marked = smoke ? { ...line, smoke: true } : line
+        console.log(JSON.stringify(marked))
+        fresh.push({ ...marked, at, durationMs })
       }
       log(`${name} took ${(durationMs / 1000).toFixed(1)} s`)
     }
@@ -119,7 +102,9 @@ async function main(): Promise<number> {
 
   const loadAverage = { atStart: loadAtStart, atEnd: loadavg().map((x) => Math.round(x * 100) / 100) }
   const command = process.argv.slice(2)
-  const written = await writeResults(RESULTS_DIR, {
+  // A smoke run's files never replace the committed ones.
+  const resultsDir = parsed.values['results-dir'] ?? (smoke ? await mkdtemp(join(tmpdir(), 'rampdesk-bench-smoke-results-')) : RESULTS_DIR)
+  const written = await writeResults(resultsDir, {
     fresh,
     ran: new Set(names),
     moduleOf: benchModuleOf,

@@ -5,16 +5,18 @@
 import { round, ratio } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { sandboxHistoryBench } from './sandbox-history'
+import { benchSize } from './lib/smoke'
 
-const ORDERS = Number(process.env.BENCH_SANDBOX_ORDERS ?? 1_000_000)
-const SMALL = 10_000
+const ORDERS = benchSize('BENCH_SANDBOX_ORDERS', 1_000_000, 500)
+const SMALL = benchSize(null, 10_000, 100)
+const REQUESTS = benchSize(null, 200, 40)
 const P95_TARGET_MS = 50
 
 export async function sandboxBench(ctx: BenchContext): Promise<BenchLine> {
   ctx.log(`sandbox: merchantHistory over ${ORDERS} orders`)
-  const big = await sandboxHistoryBench({ orders: ORDERS })
+  const big = await sandboxHistoryBench({ orders: ORDERS, requests: REQUESTS })
   ctx.log(`sandbox: the same over ${SMALL} orders`)
-  const small = await sandboxHistoryBench({ orders: SMALL })
+  const small = await sandboxHistoryBench({ orders: SMALL, requests: REQUESTS })
   return {
     bench: 'sandbox',
     what: `${big.requests} signed merchantHistory requests (after ${20} warm-up) over loopback, random type (60% onramp), random page within range, pageSize ${big.pageSize}, ASC or DESC, INR; one request at a time`,

@@ -20,6 +20,7 @@ import { join } from 'node:path'
 import { DATABASE_FILE } from '../src/main/store/database'
 import { PROFILES_DIR } from '../src/main/profiles/profile-store'
 import { startWorker } from './lib/child'
+import { benchList, benchSize } from './lib/smoke'
 import { ratio, summary } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { startSandbox } from '../src/sandbox'
@@ -27,15 +28,17 @@ import { fillDatabase, requestFloor } from './lib/warm-app'
 import type { ScaleCommand, ScaleQueryFigures } from './scale-worker'
 
 export const DEFAULT_SCALE_SIZES = [10_000, 100_000, 1_000_000]
-const REFERENCE = 100_000
+/** At the smoke size: the reference, then a larger size held to the growth and memory targets. */
+export const SMOKE_SCALE_SIZES = [200, 500]
+const REFERENCE = benchSize(null, 100_000, SMOKE_SCALE_SIZES[0]!)
 const SEED = 3
 const RSS_TARGET_MB = 200
-const RSS_TARGET_AT = 1_000_000
+const RSS_TARGET_AT = benchSize(null, 1_000_000, SMOKE_SCALE_SIZES[1]!)
 const GROWTH_TARGET = 1.5
 
-/** The sizes to run: BENCH_SCALE_SIZES (comma-separated, "100k" and "1M" allowed), else the three. */
+/** The sizes to run: BENCH_SCALE_SIZES (comma-separated, "100k" and "1M" allowed), else the three (the smoke's two). */
 export function scaleSizes(spec = process.env.BENCH_SCALE_SIZES): number[] {
-  if (!spec) return DEFAULT_SCALE_SIZES
+  if (!spec) return benchList(DEFAULT_SCALE_SIZES, SMOKE_SCALE_SIZES)
   const sizes = spec.split(',').map((s) => {
     const m = /^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$/.exec(s)
     const n = m ? Number(m[1]) * (m[2] ? (m[2].toLowerCase() === 'k' ? 1_000 : 1_000_000) : 1) : NaN

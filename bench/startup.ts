@@ -16,21 +16,25 @@
 // support log the app ships, until the orders view's first orders:query is answered.
 // Three runs, each in a new process; median and spread. Beside it, the embedded
 // simulator's generation alone, also in a fresh process, which a live profile skips.
+//
+// 3. A fresh clone's first `npm run web` after `npm install`, to its URL (first-web.ts).
 import { spawn } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { buildRenderer } from '../src/web/build-renderer'
 import { startSandbox } from '../src/sandbox'
+import { firstWebBench } from './first-web'
 import { launchChromium, VIEWPORT, viewUrl } from './lib/browser'
 import { bundle, startWorker } from './lib/child'
+import { benchSize } from './lib/smoke'
 import { repeated, round } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { warmDataDir, type WarmData } from './lib/warm-app'
 import type { MainStartFigures, StartCommand } from './startup-worker'
 
-export const WARM_ORDERS = Number(process.env.BENCH_WARM_ORDERS ?? 143_500)
-const SMALL_ORDERS = 1_000
-const MAIN_RUNS = 3
+export const WARM_ORDERS = benchSize('BENCH_WARM_ORDERS', 143_500, 500)
+const SMALL_ORDERS = benchSize(null, 1_000, 100)
+const MAIN_RUNS = benchSize(null, 3, 1)
 const ROOT = resolve(import.meta.dirname, '..')
 
 interface StartupFigures {
@@ -185,7 +189,8 @@ export async function startupBench(ctx: BenchContext): Promise<BenchLine[]> {
       what: "the web harness line's launch to first rows (one run), which adds the harness's HTTP server, Chromium and the page to this"
     }
   }
-  return [harness, mainSide]
+  const firstWeb = await firstWebBench(ctx)
+  return [harness, mainSide, firstWeb]
 }
 
 export default startupBench

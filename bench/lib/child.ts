@@ -5,6 +5,7 @@
 // without esbuild it falls back to tsx and says so. Messages go both ways over the fork
 // IPC channel as JSON.
 import { fork, type ChildProcess } from 'node:child_process'
+import { rename } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import type * as Esbuild from 'esbuild'
 
@@ -12,12 +13,25 @@ const ROOT = resolve(import.meta.dirname, '../..')
 /** Inside the repository, so the bundle resolves its external packages from node_modules. */
 const BUNDLE_DIR = join(ROOT, 'out', 'bench')
 
+/** Each entry's bundle, made once per process: a bench starts the same worker many times. */
+const bundles = new Map<string, Promise<string | null>>()
+
 /**
  * Bundles an entry point to plain ESM JavaScript in out/bench (two levels below the
  * repository root, so code that finds the root from its own directory still does);
- * returns its path, or null when esbuild is unavailable.
+ * returns its path, or null when esbuild is unavailable. Bundled once per process.
  */
-export async function bundle(entry: string): Promise<string | null> {
+export function bundle(entry: string): Promise<string | null> {
+  let p = bundles.get(entry)
+  if (!p) {
+    p = build(entry)
+    bundles.set(entry, p)
+    p.catch(() => bundles.delete(entry))
+  }
+  return p
+}
+
+async function build(entry: string): Promise<string | null> {
   let esbuild: typeof Esbuild
   try {
     esbuild = await import('esbuild')
@@ -25,9 +39,12 @@ export async function bundle(entry: string): Promise<string | null> {
     return null
   }
   const outfile = join(BUNDLE_DIR, basename(entry).replace(/\.ts$/, '.mjs'))
+  // Written aside, then renamed over the bundle: another bench process running beside
+  // this one (the smoke test runs two at a time) may be starting the same worker.
+  const aside = `${outfile}.${process.pid}.tmp`
   await esbuild.build({
     entryPoints: [entry],
-    outfile,
+    outfile: aside,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -37,6 +54,7 @@ export async function bundle(entry: string): Promise<string | null> {
     // Bundled CommonJS helpers (libsql's loader) still call require.
     banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" }
   })
+  await rename(aside, outfile)
   return outfile
 }
 

@@ -16,7 +16,7 @@ function newestMtime(dir: string): number {
   return newest
 }
 
-function rendererIsFresh(outDir = WEB_OUT_DIR): boolean {
+export function rendererIsFresh(outDir = WEB_OUT_DIR): boolean {
   const index = join(outDir, 'index.html')
   if (!existsSync(index)) return false
   const built = statSync(index).mtimeMs
