@@ -10,11 +10,12 @@ import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { storeSource } from '../../../src/hub/audit-command'
 import { verifyChain } from '../../../src/hub/audit-verify'
-import { HubAudit } from '../../../src/hub/hub-audit'
-import { openHubDatabase } from '../../../src/hub/hub-db'
+import { chainSqliteAudit, HubAudit } from '../../../src/hub/hub-audit'
+import { MIGRATIONS, openHubDatabase } from '../../../src/hub/hub-db'
 import { PgAudit } from '../../../src/hub/pg/pg-audit'
 import { openPool } from '../../../src/hub/pg/pg-connection'
 import { migrate, PG_MIGRATIONS } from '../../../src/hub/pg/pg-migrations'
+import { chainPgAudit } from '../../../src/hub/pg/pg-audit-chain'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
 
 describe.skipIf(postgresUnavailable !== null)('the audit chain on a shared PostgreSQL database', () => {
@@ -61,7 +62,9 @@ describe.skipIf(postgresUnavailable !== null)('the audit chain on a shared Postg
   it('chains, on migrating, the entries an older hub wrote, in the order of their ids', async () => {
     const url = await cluster.createDatabase()
     const p = poolOn(url)
-    await migrate(p, PG_MIGRATIONS.slice(0, -1))
+    // The schema as it stood before the chain, whatever migrations came after it.
+    const chainAt = PG_MIGRATIONS.indexOf(chainPgAudit)
+    await migrate(p, PG_MIGRATIONS.slice(0, chainAt))
     for (let i = 0; i < 5; i++)
       await p.query('INSERT INTO audit (at, operator, action, detail_json) VALUES ($1, $2, $3, $4)', [
         1_700_000_000_000 + i,
@@ -69,7 +72,7 @@ describe.skipIf(postgresUnavailable !== null)('the audit chain on a shared Postg
         'team:addOperator',
         JSON.stringify({ name: `op${i}` })
       ])
-    expect(await migrate(p)).toEqual([PG_MIGRATIONS.length])
+    expect(await migrate(p)).toEqual(Array.from({ length: PG_MIGRATIONS.length - chainAt }, (_, i) => chainAt + 1 + i))
     const audit = new PgAudit(p)
     expect(await verifyChain(await storeSource(audit))).toMatchObject({ ok: true, entries: 5, head: { seq: 5 } })
     expect((await audit.page(0, 10)).map((e) => e.detail.name)).toEqual(['op0', 'op1', 'op2', 'op3', 'op4'])
@@ -81,20 +84,23 @@ describe.skipIf(postgresUnavailable !== null)('the audit chain on a shared Postg
 })
 
 describe("hub.db's migration to the chained log", () => {
-  it('chains the entries a hub.db of schema 5 holds, in the order of their ids', async () => {
+  it('chains the entries a hub.db of the schema before the chain holds, in the order of their ids', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rampdesk-audit-migrate-'))
     try {
-      // hub.db as a hub before the chain left it: the audit table of its first version.
+      // hub.db as a hub before the chain left it: every migration before the chain's.
+      const chainAt = MIGRATIONS.indexOf(chainSqliteAudit)
       const old = new Database(join(dir, 'hub.db'))
-      old.exec(`CREATE TABLE audit (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, operator TEXT NOT NULL, action TEXT NOT NULL, detail_json TEXT NOT NULL);
-        CREATE INDEX audit_at ON audit (at);`)
+      for (const m of MIGRATIONS.slice(0, chainAt)) {
+        if (typeof m !== 'string') throw new Error('a migration before the chain is SQL')
+        old.exec(m)
+      }
       for (const [id, name] of [
         [3, 'c'],
         [1, 'a'],
         [2, 'b']
       ] as const)
         old.prepare('INSERT INTO audit VALUES (?, ?, ?, ?, ?)').run(id, 1_700_000_000_000 + id, 'ada', 'x', JSON.stringify({ name }))
-      old.exec('PRAGMA user_version = 5')
+      old.exec(`PRAGMA user_version = ${chainAt}`)
       old.close()
       const sql = openHubDatabase(dir)
       try {
