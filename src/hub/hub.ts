@@ -37,6 +37,7 @@ import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
 import { hubCompletions } from './unacknowledged'
 import { startAlertHooks } from './alert-hooks/alert-hooks'
 import { coinName } from '../shared/domain/names'
+import { csvNamesOf } from '../shared/domain/csv'
 import { withOidcSessions } from './oidc/oidc-sessions'
 import { UpstreamHealth } from './upstream-health'
 
@@ -274,7 +275,8 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     alerts: () => session.alerts.list().alerts,
     coinOf: (r) => {
       const row = session.store.orders.get(r.type, r.orderId)
-      return row ? coinName(row.coinId) : null
+      // By the configuration's codes: without them a coin is only its number ("#54").
+      return row ? coinName(row.coinId, csvNamesOf(session.config.snapshot()).coin) : null
     }
   })
   const unhook = events.subscribe((e) => {

@@ -3,7 +3,8 @@
 // parked past its threshold once (the 500 retried after the back-off, both attempts recorded,
 // the body signed), nothing more while it stands, the test message when asked, a 'cleared'
 // when the order moves on, and a new message when it is raised again; on hub.db across a
-// restart of the hub, and on PostgreSQL with two hubs on one database (only one sends).
+// restart of the hub, and on PostgreSQL with two hubs on one database (only one sends). A
+// Slack hook beside it gets its body ({"text": ...}) once per alert.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -187,6 +188,45 @@ function scenario(name: string, start: (now: () => number) => Promise<Setup>, re
         `${name}: ${receiver.got.length} requests received (${receiver.got.filter((g) => g.status === 500).length} answered 500), ` +
           `${mine('raised').length} raised attempts, ${mine('cleared').length} cleared for order ${o.orderId}`
       )
+    })
+
+    it('a Slack hook gets an alert as a Slack incoming-webhook body, once', async () => {
+      const slack: string[] = []
+      const server: Server = createServer((req, res) => {
+        let body = ''
+        req.on('data', (c: Buffer) => (body += c.toString()))
+        req.on('end', () => {
+          slack.push(body)
+          res.end('ok')
+        })
+      })
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/services/T000/B000/slack-secret`
+        writeFileSync(join(dir, 'slack-url'), url + '\n', { mode: 0o600 })
+        const added = await cli(['alerts', 'add-hook', '--url-file', join(dir, 'slack-url'), '--format', 'slack', ...s.storeArgs])
+        expect(added.code, added.err).toBe(0)
+        expect(added.out + added.err).not.toContain('slack-secret')
+
+        const o = s.sandbox.control.createOrder({ type: 2, fiatType: 1, path: 'alternate bank', hold: true })
+        s.sandbox.control.advanceOrder(o.orderId, 17, 2)
+        await leader().hub.session().monitor.syncNow()
+        t += 5 * MIN
+        leader().hub.session().alerts.refresh()
+        const about = () => slack.filter((b) => b.includes(`Order ${o.orderId} `))
+        await waitUntil(() => about().length === 1, 10_000, 'the Slack message')
+        for (let i = 0; i < 2; i++) {
+          t += 20_000
+          for (const h of s.hubs) h.hub.session().alerts.refresh()
+          await new Promise((r) => setTimeout(r, 600))
+        }
+        expect(about()).toHaveLength(1)
+        const body = JSON.parse(about()[0]!) as Record<string, unknown>
+        expect(Object.keys(body)).toEqual(['text'])
+        expect(body.text).toMatch(new RegExp(`^:warning: Order ${o.orderId} \\(offramp · [A-Z0-9]+\\) stalled 5 min in `))
+      } finally {
+        await new Promise((r) => server.close(() => r(undefined)))
+      }
     })
   })
 }
