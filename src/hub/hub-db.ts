@@ -184,7 +184,12 @@ export const MIGRATIONS: ReadonlyArray<string | ((sql: Sql) => void)> = [
      code_hash TEXT NOT NULL,
      used_at INTEGER,
      PRIMARY KEY (name, code_hash)
-   );`
+   );`,
+  // Wrong second-factor codes per operator and the lockout they lead to (second-factor.ts):
+  // kept beside the secret so that a restart does not forget them.
+  `ALTER TABLE second_factors ADD COLUMN wrong_count INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE second_factors ADD COLUMN wrong_since INTEGER;
+   ALTER TABLE second_factors ADD COLUMN locked_until INTEGER NOT NULL DEFAULT 0;`
 ]
 
 /** The schema version this hub migrates hub.db to. */

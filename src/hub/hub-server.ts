@@ -40,6 +40,7 @@ import type { OidcConfig } from './oidc/oidc-config'
 import { OIDC_PATH, oidcRoutes } from './oidc/oidc-routes'
 import { OidcService } from './oidc/oidc-service'
 import { refusalMessage } from './token-expiry'
+import { MAX_WRONG_CODES } from './second-factor'
 import { SECOND_FACTOR_HEADER, SecondFactorGate, type SecondFactorPolicy } from './second-factor-gate'
 
 export interface HubServerOptions {
@@ -281,9 +282,10 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       return sendJson(res, 400, refusal('invalid_input', 'body is not JSON'))
     }
     const code = req.headers[SECOND_FACTOR_HEADER]
-    const gate = await secondFactor.check(op, name, raw, typeof code === 'string' ? code : undefined, (by) =>
-      hub.audit.append(op.name, 'secondFactor:proven', { by })
-    )
+    const gate = await secondFactor.check(op, name, raw, typeof code === 'string' ? code : undefined, {
+      proven: (by) => hub.audit.append(op.name, 'secondFactor:proven', { by }),
+      lockedOut: (until) => hub.audit.append(op.name, 'secondFactor:lockedOut', { until, wrongCodes: MAX_WRONG_CODES })
+    })
     if (gate) {
       hub.metrics.refusal('role')
       hub.audit.append(op.name, 'refused', { channel: name, secondFactor: gate.kind })

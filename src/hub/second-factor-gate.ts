@@ -6,6 +6,8 @@
 // or webhooks (setting the webhook URL, adding an admin) ask more: a code from the last
 // FRESH_MS, from anyone enrolled and from every admin where it is required. A service account
 // cannot enrol, so where it is required an admin service account cannot take admin actions.
+// An operator locked out by wrong codes (second-factor.ts) is refused every code until the
+// lockout ends, and told until when.
 import type { ChannelName } from '../shared/ipc/contract'
 import { channelAccess } from '../shared/ipc/team-access'
 import type { Operator } from './operators'
@@ -27,8 +29,20 @@ export function redirectingAction(channel: ChannelName, input: unknown): string 
 }
 
 export interface GateRefusal {
-  kind: 'second_factor_required' | 'second_factor_invalid'
+  kind: 'second_factor_required' | 'second_factor_invalid' | 'second_factor_locked'
   message: string
+}
+
+/** What the hub records of codes: one taken, and an operator locked out (until, ms). */
+export interface GateEvents {
+  proven?: (by: 'totp' | 'recovery') => void
+  lockedOut?: (until: number) => void
+}
+
+/** When a lockout ends, in words: the minute after it, so that trying then works. */
+export function lockoutMessage(until: number): string {
+  const minute = new Date(Math.ceil(until / 60_000) * 60_000).toISOString().slice(11, 16)
+  return `Too many wrong codes: try again after ${minute} UTC, or ask your team lead`
 }
 
 const WHY = {
@@ -53,22 +67,27 @@ export class SecondFactorGate {
 
   /**
    * Checks a request: a code sent is verified first (a wrong one is refused whatever the
-   * channel); answers null when the request may go on, else why not. `proven` is called when a
-   * code was taken, for the audit.
+   * channel); answers null when the request may go on, else why not. `on` hears of a code
+   * taken and of a lockout begun, for the audit.
    */
   async check(
     op: Operator,
     channel: ChannelName,
     input: unknown,
     code: string | undefined,
-    proven: (by: 'totp' | 'recovery') => void = () => undefined
+    on: GateEvents = {}
   ): Promise<GateRefusal | null> {
     const at = this.now()
     if (code !== undefined) {
       const r = await checkSecondFactor(this.o.store, op.name, code, at)
-      if (!r.ok) return { kind: 'second_factor_invalid', message: r.why === 'not_enrolled' ? `${op.name} ${WHY.not_enrolled}` : WHY[r.why] }
+      if (!r.ok) {
+        if (r.why !== 'locked')
+          return { kind: 'second_factor_invalid', message: r.why === 'not_enrolled' ? `${op.name} ${WHY.not_enrolled}` : WHY[r.why] }
+        if (r.lockedNow) on.lockedOut?.(r.until)
+        return { kind: 'second_factor_locked', message: lockoutMessage(r.until) }
+      }
       this.proofs.set(op.tokenHash, at)
-      proven(r.by)
+      on.proven?.(r.by)
     }
     const required = this.o.policy === 'admins' && op.role === 'admin'
     const action = redirectingAction(channel, input)

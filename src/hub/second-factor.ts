@@ -5,6 +5,13 @@
 // either side of now (clocks drift), and once: the store takes the step only if it is later
 // than the last one taken for that operator, in one statement, so two hubs on one database
 // cannot both accept it. What the hub asks of whom, and when, is second-factor-gate.ts.
+//
+// Wrong codes are limited per operator, not only per request rate, so that a stolen token
+// cannot keep guessing: each code sent is counted in the store before it is checked (so
+// requests sent together cannot get past the count), a right code starts the count again,
+// and the MAX_WRONG_CODES-th wrong one in WRONG_CODE_WINDOW_MS locks the operator out for
+// LOCKOUT_MS, during which codes are refused unchecked. The count is kept beside the secret,
+// so every hub on one database, and a restarted hub, sees it.
 import { createHash, randomBytes } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
 import type { Awaitable } from '../main/api/budget-carry'
@@ -13,6 +20,15 @@ export const TOTP_PERIOD_S = 30
 /** Steps accepted either side of now. */
 export const TOTP_WINDOW = 1
 const RECOVERY_CODES = 10
+/** Wrong codes (or recovery codes) that lock an operator out... */
+export const MAX_WRONG_CODES = 5
+/** ...when sent within this long of the first of them... */
+export const WRONG_CODE_WINDOW_MS = 15 * 60_000
+/** ...for this long. */
+export const LOCKOUT_MS = 15 * 60_000
+
+/** Whether a code sent may be checked: it was counted; or not, while the operator is locked out. */
+export type CodeAttempt = { kind: 'counted' } | { kind: 'locked'; until: number } | { kind: 'not_enrolled' }
 
 export interface SecondFactorStore {
   /** Enrols (or enrols again, replacing the secret and every recovery code). */
@@ -23,6 +39,19 @@ export interface SecondFactorStore {
   takeStep(name: string, step: number): Awaitable<boolean>
   /** Marks an unused recovery code used; answers whether there was one. */
   useRecoveryCode(name: string, hash: string, at: number): Awaitable<boolean>
+  /**
+   * Counts a code about to be checked, in one statement, unless the operator is locked out
+   * at `at` or has MAX_WRONG_CODES counted in the WRONG_CODE_WINDOW_MS since the first.
+   */
+  countAttempt(name: string, at: number): Awaitable<CodeAttempt>
+  /**
+   * After a wrong code: when MAX_WRONG_CODES are counted in the window, locks the operator out
+   * until `at` + LOCKOUT_MS and starts the count again; answers that end, or null when this
+   * call did not lock.
+   */
+  lockIfSpent(name: string, at: number): Awaitable<number | null>
+  /** After a right code: the count starts again. */
+  clearAttempts(name: string): Awaitable<void>
   /** Drops the operator's enrolment (when it is revoked). */
   remove(name: string): Awaitable<void>
 }
@@ -60,13 +89,38 @@ export async function enrolSecondFactor(store: SecondFactorStore, name: string, 
   return e
 }
 
-/** How a second factor was proven, or why not. */
-export type SecondFactorCheck = { ok: true; by: 'totp' | 'recovery' } | { ok: false; why: 'not_enrolled' | 'wrong' | 'replayed' }
+/** How a second factor was proven, or why not. `lockedNow`: this code's refusal locked the operator out. */
+export type SecondFactorCheck =
+  | { ok: true; by: 'totp' | 'recovery' }
+  | { ok: false; why: 'not_enrolled' | 'wrong' | 'replayed' }
+  | { ok: false; why: 'locked'; until: number; lockedNow: boolean }
 
-/** Checks a six-digit code (or a recovery code) for this operator at `at` (ms). */
+/**
+ * Checks a six-digit code (or a recovery code) for this operator at `at` (ms), counting it
+ * against the lockout first; a replayed code counts as a wrong one.
+ */
 export async function checkSecondFactor(store: SecondFactorStore, name: string, code: string, at: number): Promise<SecondFactorCheck> {
   const secret = await store.secretOf(name)
   if (secret === null) return { ok: false, why: 'not_enrolled' }
+  const attempt = await store.countAttempt(name, at)
+  if (attempt.kind === 'not_enrolled') return { ok: false, why: 'not_enrolled' }
+  if (attempt.kind === 'locked') return { ok: false, why: 'locked', until: attempt.until, lockedNow: false }
+  const r = await verifyCode(store, name, secret, code, at)
+  if (r.ok) {
+    await store.clearAttempts(name)
+    return r
+  }
+  const until = await store.lockIfSpent(name, at)
+  return until === null ? r : { ok: false, why: 'locked', until, lockedNow: true }
+}
+
+async function verifyCode(
+  store: SecondFactorStore,
+  name: string,
+  secret: string,
+  code: string,
+  at: number
+): Promise<{ ok: true; by: 'totp' | 'recovery' } | { ok: false; why: 'wrong' | 'replayed' }> {
   const c = code.trim()
   if (/^\d{6}$/.test(c)) {
     const delta = totpOf(secret).validate({ token: c, timestamp: at, window: TOTP_WINDOW })

@@ -1,6 +1,6 @@
 // Second-factor enrolments in hub.db (second-factor.ts says what is kept and why).
 import type { Sql } from '../main/store/sql'
-import type { SecondFactorStore } from './second-factor'
+import { LOCKOUT_MS, MAX_WRONG_CODES, WRONG_CODE_WINDOW_MS, type CodeAttempt, type SecondFactorStore } from './second-factor'
 
 export class SqliteSecondFactors implements SecondFactorStore {
   constructor(private readonly sql: Sql) {}
@@ -26,6 +26,47 @@ export class SqliteSecondFactors implements SecondFactorStore {
       this.sql.run('UPDATE recovery_codes SET used_at = ? WHERE name = ? AND code_hash = ? AND used_at IS NULL', at, name, hash).changes ===
       1
     )
+  }
+
+  countAttempt(name: string, at: number): CodeAttempt {
+    const windowStart = at - WRONG_CODE_WINDOW_MS
+    const counted = this.sql.run(
+      `UPDATE second_factors SET
+         wrong_count = CASE WHEN wrong_since IS NULL OR wrong_since <= ? THEN 1 ELSE wrong_count + 1 END,
+         wrong_since = CASE WHEN wrong_since IS NULL OR wrong_since <= ? THEN ? ELSE wrong_since END
+       WHERE name = ? AND locked_until <= ? AND (wrong_since IS NULL OR wrong_since <= ? OR wrong_count < ?)`,
+      windowStart,
+      windowStart,
+      at,
+      name,
+      at,
+      windowStart,
+      MAX_WRONG_CODES
+    )
+    if (counted.changes === 1) return { kind: 'counted' }
+    const row = this.sql.get<{ locked_until: number }>('SELECT locked_until FROM second_factors WHERE name = ?', name)
+    if (row === undefined) return { kind: 'not_enrolled' }
+    // Not locked yet, but the window's codes are spent: the last of them is being checked
+    // (by this hub or another) and locks the operator out from about now if it is wrong.
+    return { kind: 'locked', until: row.locked_until > at ? row.locked_until : at + LOCKOUT_MS }
+  }
+
+  lockIfSpent(name: string, at: number): number | null {
+    const row = this.sql.get<{ locked_until: number }>(
+      `UPDATE second_factors SET locked_until = ?, wrong_count = 0, wrong_since = NULL
+       WHERE name = ? AND locked_until <= ? AND wrong_count >= ? AND wrong_since > ?
+       RETURNING locked_until`,
+      at + LOCKOUT_MS,
+      name,
+      at,
+      MAX_WRONG_CODES,
+      at - WRONG_CODE_WINDOW_MS
+    )
+    return row?.locked_until ?? null
+  }
+
+  clearAttempts(name: string): void {
+    this.sql.run('UPDATE second_factors SET wrong_count = 0, wrong_since = NULL WHERE name = ?', name)
   }
 
   remove(name: string): void {

@@ -318,7 +318,12 @@ export const PG_MIGRATIONS: ReadonlyArray<string | PgMigrationStep> = [
      code_hash TEXT NOT NULL,
      used_at BIGINT,
      PRIMARY KEY (name, code_hash)
-   );`
+   );`,
+  // Wrong second-factor codes per operator and the lockout they lead to (second-factor.ts):
+  // kept beside the secret so that every hub on the database, and a restarted one, sees them.
+  `ALTER TABLE second_factors ADD COLUMN wrong_count INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE second_factors ADD COLUMN wrong_since BIGINT;
+   ALTER TABLE second_factors ADD COLUMN locked_until BIGINT NOT NULL DEFAULT 0;`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

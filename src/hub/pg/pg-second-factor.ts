@@ -1,8 +1,9 @@
 // Second-factor enrolments in PostgreSQL, shared by every hub on it (second-factor.ts says what
 // is kept and why). A step is taken by one conditional UPDATE, so a code accepted by one hub is
-// refused as replayed by every other.
+// refused as replayed by every other; a code is counted against the lockout the same way, so
+// the count is one for every hub.
 import type pg from 'pg'
-import type { SecondFactorStore } from '../second-factor'
+import { LOCKOUT_MS, MAX_WRONG_CODES, WRONG_CODE_WINDOW_MS, type CodeAttempt, type SecondFactorStore } from '../second-factor'
 import { inTransaction } from './pg-connection'
 
 export class PgSecondFactors implements SecondFactorStore {
@@ -36,6 +37,42 @@ export class PgSecondFactors implements SecondFactorStore {
       [at, name, hash]
     )
     return r.rowCount === 1
+  }
+
+  async countAttempt(name: string, at: number): Promise<CodeAttempt> {
+    const counted = await this.pool.query(
+      `UPDATE second_factors SET
+         wrong_count = CASE WHEN wrong_since IS NULL OR wrong_since <= $2::bigint THEN 1 ELSE wrong_count + 1 END,
+         wrong_since = CASE WHEN wrong_since IS NULL OR wrong_since <= $2::bigint THEN $1::bigint ELSE wrong_since END
+       WHERE lower(name) = lower($3) AND locked_until <= $1::bigint
+         AND (wrong_since IS NULL OR wrong_since <= $2::bigint OR wrong_count < $4::int)`,
+      [at, at - WRONG_CODE_WINDOW_MS, name, MAX_WRONG_CODES]
+    )
+    if (counted.rowCount === 1) return { kind: 'counted' }
+    const r = await this.pool.query<{ locked_until: string }>('SELECT locked_until FROM second_factors WHERE lower(name) = lower($1)', [
+      name
+    ])
+    const row = r.rows[0]
+    if (row === undefined) return { kind: 'not_enrolled' }
+    // Not locked yet, but the window's codes are spent: the last of them is being checked
+    // (by this hub or another) and locks the operator out from about now if it is wrong.
+    const until = Number(row.locked_until)
+    return { kind: 'locked', until: until > at ? until : at + LOCKOUT_MS }
+  }
+
+  async lockIfSpent(name: string, at: number): Promise<number | null> {
+    const r = await this.pool.query<{ locked_until: string }>(
+      `UPDATE second_factors SET locked_until = $1::bigint, wrong_count = 0, wrong_since = NULL
+       WHERE lower(name) = lower($2) AND locked_until <= $3::bigint AND wrong_count >= $4::int AND wrong_since > $5::bigint
+       RETURNING locked_until`,
+      [at + LOCKOUT_MS, name, at, MAX_WRONG_CODES, at - WRONG_CODE_WINDOW_MS]
+    )
+    const row = r.rows[0]
+    return row === undefined ? null : Number(row.locked_until)
+  }
+
+  async clearAttempts(name: string): Promise<void> {
+    await this.pool.query('UPDATE second_factors SET wrong_count = 0, wrong_since = NULL WHERE lower(name) = lower($1)', [name])
   }
 
   async remove(name: string): Promise<void> {

@@ -3,6 +3,8 @@
 // told why; once enrolled, a current code in X-Rampdesk-Second-Factor proves the session, a
 // wrong or replayed code is refused, and setting the webhook URL asks for a code from the last
 // five minutes. Reads stay open to the admin meanwhile; a service account admin is refused.
+// Five wrong codes lock the operator out, audited, and the right code is then refused with
+// the lockout's end in words.
 import { Secret, TOTP } from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { enrolSecondFactor } from '../../../src/hub/second-factor'
@@ -51,6 +53,29 @@ describe('a hub that requires a second factor of admins', () => {
     expect((await f.rpc(token, 'team:operators')).status).toBe(200)
     const replay = await f.rpc(token, 'team:operators', {}, { [HEADER]: code })
     expect(replay.json?.error).toMatchObject({ kind: 'second_factor_invalid', message: expect.stringMatching(/already used/) })
+  })
+
+  it('locks an operator out after five wrong codes, says until when, and audits the lockout', async () => {
+    const token = await f.addOperator('guesser', 'operator')
+    const e = await enrolSecondFactor(f.hub.store.secondFactors, 'guesser', 'test', Date.now())
+    const totp = new TOTP({ secret: Secret.fromBase32(e.secret), digits: 6, period: 30 })
+    const now = Date.now()
+    const taken = [-60_000, -30_000, 0, 30_000, 60_000].map((d) => totp.generate({ timestamp: now + d }))
+    const wrong = Array.from({ length: 10 }, (_, i) => String(i * 111_111).padStart(6, '0')).filter((c) => !taken.includes(c))
+    const read = (code: string) => f.rpc(token, 'sync:state', {}, { [HEADER]: code })
+    for (const c of wrong.slice(0, 4)) expect((await read(c)).json?.error).toMatchObject({ kind: 'second_factor_invalid' })
+    const fifth = await read(wrong[4]!)
+    expect(fifth.status).toBe(403)
+    const message = /^Too many wrong codes: try again after \d\d:\d\d UTC, or ask your team lead$/
+    expect(fifth.json?.error).toMatchObject({ kind: 'second_factor_locked', message: expect.stringMatching(message) })
+    const right = await read(totp.generate())
+    expect(right.json?.error).toMatchObject({ kind: 'second_factor_locked', message: fifth.json?.error?.message })
+    const mine = (await f.hub.audit.list(50)).filter((a) => a.operator === 'guesser')
+    const lockouts = mine.filter((a) => a.action === 'secondFactor:lockedOut')
+    expect(lockouts).toHaveLength(1)
+    expect(lockouts[0]!.detail).toEqual({ until: expect.any(Number), wrongCodes: 5 })
+    expect(lockouts[0]!.detail.until as number).toBeGreaterThanOrEqual(now + 15 * 60_000)
+    expect(mine.some((a) => a.action === 'secondFactor:proven')).toBe(false)
   })
 
   it('refuses a service account admin the admin actions: it cannot prove a second factor', async () => {
