@@ -124,7 +124,7 @@ if (only !== 'e2e') {
   const [mainCode, timedCode, faultCode] = await Promise.all([
     // At a lower priority (and every process it starts): the timed files and the fault suite
     // get the cores first, so their bounds hold beside it; this lane takes what is left.
-    lane('vitest', [...exclude, '--maxWorkers=2'], vitestJson, '', 10),
+    lane('vitest', [...exclude, '--maxWorkers=2'], vitestJson, '', 5),
     lane('vitest (timed)', [...timedFiles, '--maxWorkers=1'], timedJson, '[timed] '),
     only === 'nofault' ? Promise.resolve(0) : lane('vitest (fault)', [faultSuite, '--maxWorkers=1'], faultJson, '[fault] ')
   ])
