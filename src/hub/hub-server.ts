@@ -33,6 +33,7 @@ import type { Route } from './hub-metrics'
 import type { Operator } from './operators'
 import { OPS_PATHS, serveOps, type OpsDeps } from './ops-routes'
 import { RateCap } from './rate-cap'
+import { sendJson } from './json-answer'
 import type { RefusalKind } from './refusal-kinds'
 import { AuthThrottle } from './auth-throttle'
 import { NO_TRUSTED_PROXIES, type TrustedProxies } from './trusted-proxies'
@@ -85,18 +86,6 @@ export interface HubServer {
   /** Open event streams per operator. */
   streams(): Map<string, number>
   close(): Promise<void>
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-    ...extra
-  })
-  res.end(text)
 }
 
 const refusal = (kind: string, message: string, extra: Partial<ErrorInfo> = {}) => ({

@@ -12,6 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { readBody } from '../../main/request-body'
 import { RateCap } from '../rate-cap'
+import { sendJson as json } from '../json-answer'
 import type { OidcService, SessionAnswer } from './oidc-service'
 
 export const OIDC_PATH = '/auth/oidc'
@@ -45,18 +46,6 @@ function redirect(res: ServerResponse, location: string): void {
   // No Referer to the provider or the desktop: the URL carries a state or a code.
   res.writeHead(302, { Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'Content-Length': 0 })
   res.end()
-}
-
-function json(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-    ...extra
-  })
-  res.end(text)
 }
 
 const failure = (kind: string, message: string, retryable = false) => ({ ok: false, error: { kind, message, retryable } })
