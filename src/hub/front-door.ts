@@ -255,8 +255,9 @@ export async function openFrontDoor(o: FrontDoorOptions): Promise<FrontDoor> {
       let start = 0
       while (start < head.length && (head[start] === 0x0d || head[start] === 0x0a)) start++
       const eol = head.indexOf(0x0a, start)
-      if (eol < 0) {
-        if (size <= MAX_REQUEST_LINE) return
+      if (eol < 0 && size <= MAX_REQUEST_LINE) return
+      // Over the limit whether the line came in pieces or in one packet with its end.
+      if (eol < 0 || eol - start > MAX_REQUEST_LINE) {
         done()
         o.onRefused({ source, kind: 'request_line_too_long', status: 414, what: `request line over ${MAX_REQUEST_LINE} bytes` })
         return refuseRaw(socket, 414, 'request line too long')
