@@ -17,6 +17,7 @@ interface Bucket {
 export class RateCap {
   private readonly buckets = new Map<string, Bucket>()
   private readonly now: () => number
+  private sweptAt = 0
 
   constructor(private readonly o: RateCapOptions) {
     this.now = o.now ?? Date.now
@@ -26,6 +27,12 @@ export class RateCap {
   take(key: string): number {
     const now = this.now()
     const perMs = this.o.perMinute / 60_000
+    // Keys come from strangers (addresses): a bucket full again is forgotten, so a flood from
+    // many addresses leaves at most the last minutes' worth behind.
+    if (now - this.sweptAt >= 60_000) {
+      this.sweptAt = now
+      for (const [k, old] of this.buckets) if (old.tokens + (now - old.at) * perMs >= this.o.burst) this.buckets.delete(k)
+    }
     const b = this.buckets.get(key) ?? { tokens: this.o.burst, at: now }
     b.tokens = Math.min(this.o.burst, b.tokens + (now - b.at) * perMs)
     b.at = now
@@ -35,6 +42,11 @@ export class RateCap {
       return 0
     }
     return Math.ceil((1 - b.tokens) / perMs)
+  }
+
+  /** Keys held now (full buckets are forgotten within a minute of being full). */
+  get size(): number {
+    return this.buckets.size
   }
 
   forget(key: string): void {
