@@ -56,6 +56,8 @@ export class HubMetrics {
   private readonly deliveries: Counter<'verified'>
   private readonly keeps: Counter<'where'>
   private readonly auditCopyFailures: Counter
+  private readonly oidcProvider: Counter<'stage'>
+  private readonly oidcDropped: Counter
 
   constructor(o: { version: string; store: string }) {
     const registers = [this.registry]
@@ -110,6 +112,17 @@ export class HubMetrics {
     this.auditCopyFailures = new Counter({
       name: 'rampdesk_hub_audit_copy_failures_total',
       help: 'Attempts to write an audit entry to the live copy (--audit-log) that failed; the entry stays in the database and is copied again.',
+      registers
+    })
+    this.oidcProvider = counter(
+      'rampdesk_hub_oidc_provider_failures_total',
+      'Times the identity provider did not answer the hub or answered nonsense, by stage (discovery at a sign-in start, sign_in, renewal).',
+      ['stage'],
+      ['discovery', 'sign_in', 'renewal']
+    )
+    this.oidcDropped = new Counter({
+      name: 'rampdesk_hub_oidc_pending_dropped_total',
+      help: 'Sign-ins under way dropped, oldest first, to keep them at their cap (a flood of /auth/oidc/start).',
       registers
     })
     this.keeps = counter(
@@ -294,6 +307,14 @@ export class HubMetrics {
 
   auditCopyFailed(): void {
     this.auditCopyFailures.inc()
+  }
+
+  oidcProviderFailed(stage: 'discovery' | 'sign_in' | 'renewal'): void {
+    this.oidcProvider.inc({ stage })
+  }
+
+  oidcPendingDropped(count: number): void {
+    this.oidcDropped.inc(count)
   }
 
   delivery(verified: boolean): void {

@@ -160,7 +160,9 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
           audit: hub.audit,
           log: hub.log,
           publicUrl: () => publicUrl,
-          now: o.now
+          now: o.now,
+          providerFailed: (stage) => hub.metrics.oidcProviderFailed(stage),
+          pendingDropped: (n) => hub.metrics.oidcPendingDropped(n)
         }),
         sourceOf: (req) => proxies.sourceOf(req),
         refused: (req, status, what) => refused(req, status, 'sign_in', what)

@@ -16,6 +16,8 @@ export interface Person {
 
 export interface TestProvider {
   issuer: string
+  /** Where it listens (its issuer unless one was given). */
+  listening: string
   clientId: string
   person: Person
   /** Changes the next ID token's claims before it is signed (once). */
@@ -27,9 +29,11 @@ export interface TestProvider {
   close(): Promise<void>
 }
 
-export async function startTestProvider(clientId = 'rampdesk-hub'): Promise<TestProvider> {
+/** `issuer`: the URL it calls itself (a proxy in front of it); its own address by default. */
+export async function startTestProvider(clientId = 'rampdesk-hub', o: { issuer?: string } = {}): Promise<TestProvider> {
   const server = new OAuth2Server()
   await server.issuer.keys.generate('RS256')
+  if (o.issuer) server.issuer.url = o.issuer
   await server.start(0, '127.0.0.1')
   const person: Person = { sub: 'u-1', username: 'ana', groups: [], disabled: false }
   let tamper: ((c: Record<string, unknown>) => void) | null = null
@@ -73,6 +77,7 @@ export async function startTestProvider(clientId = 'rampdesk-hub'): Promise<Test
   })
   return {
     issuer: server.issuer.url!,
+    listening: `http://127.0.0.1:${server.address().port}`,
     clientId,
     person,
     grants,

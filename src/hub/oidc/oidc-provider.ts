@@ -30,17 +30,46 @@ export interface AuthorizationRequest {
   verifier: string
 }
 
+/**
+ * How long the hub waits for each answer of the provider (discovery, token, userinfo), in
+ * seconds: a person at /auth/oidc/start or a desktop renewing is answered within about this.
+ */
+export const PROVIDER_TIMEOUT_S = 10
+
+/** A failure to reach the provider in words a support engineer acts on (never a token: errors carry none). */
+export function unreachableReason(e: unknown): string {
+  const chain: Array<Error & { code?: string }> = []
+  for (let c: unknown = e; c instanceof Error && chain.length < 5; c = c.cause) chain.push(c)
+  const has = (f: (x: Error & { code?: string }) => boolean) => chain.some(f)
+  if (has((x) => x.name === 'TimeoutError' || x.name === 'AbortError')) return `no answer within ${PROVIDER_TIMEOUT_S} s`
+  if (has((x) => x.code === 'ECONNREFUSED')) return 'connection refused (nothing listening)'
+  if (has((x) => x.code === 'ENOTFOUND' || x.code === 'EAI_AGAIN')) return 'its host name does not resolve'
+  if (has((x) => x.code === 'ECONNRESET' || x.code === 'UND_ERR_SOCKET')) return 'the connection was cut'
+  if (has((x) => x.code === 'OAUTH_TIMEOUT')) return `no answer within ${PROVIDER_TIMEOUT_S} s`
+  if (has((x) => x.code === 'OAUTH_RESPONSE_IS_NOT_JSON' || x.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM'))
+    return `an answer that is not OpenID (${chain[0]!.message})`
+  return chain.map((x) => x.message).join(': ')
+}
+
+/** openid-client's codes for a provider that did not answer, or answered something other than OpenID. */
+const NO_ANSWER_CODES = new Set(['OAUTH_TIMEOUT', 'OAUTH_ABORT', 'OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_RESPONSE_IS_NOT_CONFORM'])
+
+const PROVIDER_TROUBLE = new Set(['temporarily_unavailable', 'server_error'])
+
 /** The provider's own refusals, told from failures to reach it. */
 function answerOf(e: unknown): ProviderAnswer {
   const err = e as Error & { code?: string; error?: string; error_description?: string; cause?: unknown }
+  // A provider in trouble says so (5xx, temporarily_unavailable, server_error): that is no refusal of the person.
+  if (e instanceof client.ResponseBodyError && (e.status >= 500 || PROVIDER_TROUBLE.has(e.error)))
+    return { kind: 'unreachable', reason: `HTTP ${e.status} ${e.error}` }
   if (e instanceof client.ResponseBodyError || e instanceof client.AuthorizationResponseError)
     return { kind: 'refused', reason: `${err.error ?? 'refused'}${err.error_description ? `: ${err.error_description}` : ''}` }
   if (e instanceof client.WWWAuthenticateChallengeError) return { kind: 'refused', reason: 'the provider refused the token' }
   // openid-client's own checks (OAUTH_JWT_CLAIM_COMPARISON_FAILED, OAUTH_JWT_TIMESTAMP_CHECK_FAILED, a bad signature...).
-  const code = err.code ?? ''
-  if (code.startsWith('OAUTH_') && code !== 'OAUTH_RESPONSE_IS_NOT_JSON' && code !== 'OAUTH_RESPONSE_IS_NOT_CONFORM')
-    return { kind: 'refused', reason: err.message }
-  return { kind: 'unreachable', reason: err.message }
+  // A timeout is openid-client's too (OAUTH_TIMEOUT), but no answer: a provider that hangs must not end everyone's session.
+  const code = String(err.code ?? '')
+  if (code.startsWith('OAUTH_') && !NO_ANSWER_CODES.has(code)) return { kind: 'refused', reason: err.message }
+  return { kind: 'unreachable', reason: unreachableReason(e) }
 }
 
 export class OidcProvider {
@@ -53,7 +82,7 @@ export class OidcProvider {
     this.config ??= client
       .discovery(new URL(this.o.issuer), this.o.clientId, this.o.clientSecret, undefined, {
         execute: this.o.allowHttp ? [client.allowInsecureRequests] : [],
-        timeout: 10
+        timeout: PROVIDER_TIMEOUT_S
       })
       .then((c) => {
         // ID tokens from the token endpoint are checked against the provider's keys too.
@@ -62,7 +91,7 @@ export class OidcProvider {
       })
       .catch((e: unknown) => {
         this.config = null
-        throw new Error(`the identity provider at ${this.o.issuer} could not be reached: ${(e as Error).message}`, { cause: e })
+        throw new Error(`the identity provider at ${this.o.issuer} could not be reached: ${unreachableReason(e)}`, { cause: e })
       })
     return this.config
   }

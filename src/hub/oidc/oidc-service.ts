@@ -8,7 +8,10 @@
 // only the desktop holding the PKCE verifier can redeem (POST /auth/oidc/token). A session's
 // access token lasts `sessionMs`; each renewal (POST /auth/oidc/refresh) asks the provider
 // again, and ends the session when it refuses or the person's claim gives no role, so a
-// person disabled at the provider loses access within one session.
+// person disabled at the provider loses access within one session. A provider that does not
+// answer is not a person refused: a renewal then goes on without asking it, for an hour after
+// the person was last checked (OUTAGE_GRACE_MS), so an outage of the provider does not sign
+// the whole team out in the middle of their work.
 import { createHash, randomUUID } from 'node:crypto'
 import type { TeamRole } from '../../shared/ipc/contract'
 import type { AuditLog } from '../hub-store'
@@ -16,11 +19,20 @@ import type { HubLog } from '../hub-log'
 import { noRoleMessage, roleOf, type OidcConfig } from './oidc-config'
 import { OidcProvider, type Claims, type ProviderTokens } from './oidc-provider'
 import { keyHash, randomSecret, seal, unseal } from './oidc-seal'
-import { ACCESS_PREFIX, REFRESH_PREFIX, type OidcStore } from './oidc-store'
+import { ACCESS_PREFIX, HANDOFF_PREFIX, REFRESH_PREFIX, type OidcStore } from './oidc-store'
 
 /** How long a sign-in may take at the provider, and a finished one wait for its desktop. */
 export const LOGIN_TTL_MS = 10 * 60_000
 export const HANDOFF_TTL_MS = 2 * 60_000
+/**
+ * Sign-ins under way kept at most, hub-wide: anyone may start one, so a flood from many
+ * addresses drops the oldest rather than growing the store or refusing the next person. A
+ * person is at the provider for a minute or so; at the per-address cap (oidc-routes.ts) it
+ * takes over a hundred addresses to push their sign-in out in that time.
+ */
+export const MAX_PENDING_SIGN_INS = 1_000
+/** How long after a person was last checked with the provider a renewal goes on without it while the provider does not answer. */
+export const OUTAGE_GRACE_MS = 60 * 60_000
 
 interface PendingLogin {
   nonce: string
@@ -38,6 +50,12 @@ interface Handoff {
   role: TeamRole
   challenge: string
 }
+
+/** The provider's tokens as a session keeps them: with when the provider last said yes (older sessions have none). */
+type CheckedTokens = ProviderTokens & { checkedAt?: number }
+
+/** Where the provider failed: what a support engineer sees counted. */
+export type ProviderStage = 'discovery' | 'sign_in' | 'renewal'
 
 /** What a desktop holds after a sign-in or a renewal. */
 export interface OidcSession {
@@ -67,7 +85,8 @@ export function loopbackRedirect(uri: string): URL | null {
 
 const S256 = (verifier: string) => createHash('sha256').update(verifier, 'ascii').digest('base64url')
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/
-const DESKTOP_STATE = /^[A-Za-z0-9_-]{16,128}$/
+/** A desktop's state, and the shape of the hub's own (43 characters). */
+const STATE = /^[A-Za-z0-9_-]{16,128}$/
 
 export interface OidcServiceOptions {
   config: OidcConfig
@@ -77,15 +96,43 @@ export interface OidcServiceOptions {
   /** The address the provider sends browsers back to (the hub's public URL). */
   publicUrl(): string
   now?: () => number
+  /** The provider did not answer or answered nonsense (counted in /metrics). */
+  providerFailed?(stage: ProviderStage): void
+  /** Sign-ins under way dropped at the cap (counted in /metrics). */
+  pendingDropped?(count: number): void
 }
 
 export class OidcService {
   readonly provider: OidcProvider
   private readonly now: () => number
+  /** Lines about the provider or the cap, one a minute per subject (a flood writes a summary, not a line per request). */
+  private readonly said = new Map<string, { at: number; more: number }>()
 
   constructor(private readonly o: OidcServiceOptions) {
     this.provider = new OidcProvider(o.config)
     this.now = o.now ?? Date.now
+  }
+
+  private sayOnceAMinute(subject: string, message: string): void {
+    const t = Date.now()
+    const last = this.said.get(subject)
+    if (last && t - last.at < 60_000) {
+      last.more++
+      return
+    }
+    this.said.set(subject, { at: t, more: 0 })
+    this.o.log.warn(last?.more ? `${message} (and ${last.more} more like it in the minute before)` : message)
+  }
+
+  private providerDown(stage: ProviderStage, reason: string): void {
+    this.o.providerFailed?.(stage)
+    const during = { discovery: 'sign-in start', sign_in: 'sign-in', renewal: 'renewal' }[stage]
+    this.sayOnceAMinute(`provider ${stage}`, `identity provider ${this.o.config.issuer} failed at ${during}: ${reason}`)
+  }
+
+  /** What a person is shown when the provider does not answer the hub. */
+  private get noAnswer(): string {
+    return `${this.o.config.providerName} did not answer the hub. Try again in a minute; if it goes on, ask your team lead.`
   }
 
   get callbackUrl(): string {
@@ -113,27 +160,35 @@ export class OidcService {
     const desktopState = q.get('state') ?? ''
     if (!CHALLENGE.test(challenge) || q.get('code_challenge_method') !== 'S256')
       return { kind: 'refused', status: 400, message: 'code_challenge (S256, 43 characters) is required' }
-    if (!DESKTOP_STATE.test(desktopState))
-      return { kind: 'refused', status: 400, message: 'state (16-128 URL-safe characters) is required' }
+    if (!STATE.test(desktopState)) return { kind: 'refused', status: 400, message: 'state (16-128 URL-safe characters) is required' }
     let req
     try {
       req = await this.provider.authorizationRequest(this.callbackUrl)
     } catch (e) {
-      this.o.log.warn((e as Error).message)
-      return {
-        kind: 'refused',
-        status: 503,
-        message: `Sign-in is unavailable: ${this.o.config.providerName} does not answer the hub. Try again in a minute.`
-      }
+      this.providerDown('discovery', (e as Error).message)
+      return { kind: 'refused', status: 503, message: `Sign-in is unavailable: ${this.noAnswer}` }
     }
     const pending: PendingLogin = { nonce: req.nonce, verifier: req.verifier, redirectUri: redirect.href, desktopState, challenge }
-    await this.o.store.putPending(keyHash(req.state), seal(req.state, 'login', pending), this.now() + LOGIN_TTL_MS)
+    const dropped = await this.o.store.putPending(
+      keyHash(req.state),
+      seal(req.state, 'login', pending),
+      this.now() + LOGIN_TTL_MS,
+      MAX_PENDING_SIGN_INS
+    )
+    if (dropped > 0) {
+      this.o.pendingDropped?.(dropped)
+      this.sayOnceAMinute(
+        'cap',
+        `sign-ins under way at their cap (${MAX_PENDING_SIGN_INS}): the oldest are dropped (a flood of /auth/oidc/start?)`
+      )
+    }
     return { kind: 'redirect', location: req.url.href }
   }
 
   async callback(query: URLSearchParams): Promise<CallbackAnswer> {
     const state = query.get('state') ?? ''
-    const sealed = state ? await this.o.store.takePending(keyHash(state), this.now()) : null
+    // A state not even shaped like the hub's is refused before the store is asked.
+    const sealed = STATE.test(state) ? await this.o.store.takePending(keyHash(state), this.now()) : null
     const login = sealed === null ? null : unseal<PendingLogin>(state, 'login', sealed)
     if (!login)
       return {
@@ -154,10 +209,10 @@ export class OidcService {
     const callbackUrl = new URL(this.callbackUrl)
     callbackUrl.search = query.toString()
     const answer = await this.provider.exchange(callbackUrl, { state, nonce: login.nonce, verifier: login.verifier })
-    if (answer.kind === 'unreachable')
-      return refuse(`Sign-in did not finish: ${this.o.config.providerName} did not answer the hub. Try again in a minute.`, {
-        reason: answer.reason
-      })
+    if (answer.kind === 'unreachable') {
+      this.providerDown('sign_in', answer.reason)
+      return refuse(`Sign-in did not finish: ${this.noAnswer}`, { reason: `the provider did not answer: ${answer.reason}` })
+    }
     if (answer.kind === 'refused')
       return refuse(`${this.o.config.providerName} did not sign you in. Try again; if it happens again, tell your team lead.`, {
         reason: answer.reason
@@ -181,19 +236,19 @@ export class OidcService {
         accessHash: keyHash(session.accessToken),
         accessExpiresAt: session.expiresAt,
         refreshHash: keyHash(session.refreshToken),
-        sealed: seal(session.refreshToken, 'provider', tokens)
+        sealed: seal(session.refreshToken, 'provider', { ...tokens, checkedAt: this.now() } satisfies CheckedTokens)
       },
       this.now()
     )
     const code = randomSecret()
     const handoff: Handoff = { ...session, challenge: login.challenge }
-    await this.o.store.putPending(keyHash(code), seal(code, 'handoff', handoff), this.now() + HANDOFF_TTL_MS)
+    await this.o.store.putPending(HANDOFF_PREFIX + keyHash(code), seal(code, 'handoff', handoff), this.now() + HANDOFF_TTL_MS)
     return back({ code })
   }
 
   /** The desktop redeems its hand-over code with its PKCE verifier. */
   async redeem(code: string, verifier: string): Promise<SessionAnswer> {
-    const sealed = code ? await this.o.store.takePending(keyHash(code), this.now()) : null
+    const sealed = code ? await this.o.store.takePending(HANDOFF_PREFIX + keyHash(code), this.now()) : null
     const h = sealed === null ? null : unseal<Handoff>(code, 'handoff', sealed)
     if (!h || S256(verifier) !== h.challenge)
       return {
@@ -210,7 +265,7 @@ export class OidcService {
     const ended = (message: string): SessionAnswer => ({ kind: 'refused', status: 401, errorKind: 'session_ended', message })
     const hash = keyHash(refreshToken)
     const s = refreshToken.startsWith(REFRESH_PREFIX) ? await this.o.store.sessionByRefresh(hash) : null
-    const tokens = s ? unseal<ProviderTokens>(refreshToken, 'provider', s.sealed) : null
+    const tokens = s ? unseal<CheckedTokens>(refreshToken, 'provider', s.sealed) : null
     if (!s || s.ended || !tokens) return ended('Your sign-in has ended. Sign in again.')
     if (!s.operator) return ended('Your access to this team was revoked. Ask your team lead.')
     const close = async (reason: string, message: string) => {
@@ -219,14 +274,23 @@ export class OidcService {
       this.o.log.warn(`${s.operator!.name}'s session ended: ${reason}`, { operator: s.operator!.name })
       return ended(message)
     }
-    const answer = await this.provider.renew(tokens)
+    const { checkedAt, ...providerTokens } = tokens
+    const answer = await this.provider.renew(providerTokens)
     if (answer.kind === 'unreachable') {
-      this.o.log.warn(`could not renew ${s.operator.name}'s session: ${answer.reason}`)
+      this.providerDown('renewal', answer.reason)
+      if (checkedAt !== undefined && this.now() - checkedAt < OUTAGE_GRACE_MS) {
+        // Not a refusal of this person: they go on as they were, and are checked at the next renewal.
+        this.o.audit.append(s.operator.name, 'oidc:renewedUnchecked', { issuer: this.o.config.issuer, lastChecked: checkedAt })
+        return this.renewed(s, hash, s.operator.role, tokens)
+      }
+      this.o.log.warn(
+        `${s.operator.name}'s session was not renewed: the provider has not answered since ${new Date(checkedAt ?? 0).toISOString()}`
+      )
       return {
         kind: 'refused',
         status: 503,
         errorKind: 'unavailable',
-        message: `${this.o.config.providerName} does not answer the hub, so your sign-in cannot be renewed. Try again in a minute.`
+        message: `${this.noAnswer} Your sign-in cannot be renewed until it does.`
       }
     }
     if (answer.kind === 'refused')
@@ -237,14 +301,24 @@ export class OidcService {
       await this.o.store.setRole(s.operatorKey, role)
       this.o.audit.append('(sign-in)', 'oidc:roleChanged', { name: s.operator.name, from: s.operator.role, to: role })
     }
-    const next = this.newTokens(s.operator.name, role)
+    return this.renewed(s, hash, role, { ...answer.tokens, checkedAt: this.now() })
+  }
+
+  /** New tokens for a session, if its refresh token is still `hash` (another renewal may have come first). */
+  private async renewed(
+    s: { id: string; operator: { name: string } | null },
+    hash: string,
+    role: TeamRole,
+    tokens: CheckedTokens
+  ): Promise<SessionAnswer> {
+    const next = this.newTokens(s.operator!.name, role)
     const rotated = await this.o.store.rotate(s.id, hash, {
       accessHash: keyHash(next.accessToken),
       accessExpiresAt: next.expiresAt,
       refreshHash: keyHash(next.refreshToken),
-      sealed: seal(next.refreshToken, 'provider', answer.tokens)
+      sealed: seal(next.refreshToken, 'provider', tokens)
     })
-    if (!rotated) return ended('Your sign-in has ended. Sign in again.')
+    if (!rotated) return { kind: 'refused', status: 401, errorKind: 'session_ended', message: 'Your sign-in has ended. Sign in again.' }
     return { kind: 'ok', session: next }
   }
 

@@ -16,6 +16,15 @@ export const newOidcMarker = (): string => OIDC_MARKER + randomBytes(24).toStrin
 export const ACCESS_PREFIX = 'rds_'
 export const REFRESH_PREFIX = 'rdr_'
 
+/**
+ * Hand-over codes are filed under this prefix; sign-ins under way under their state's bare
+ * hash. Only the latter are capped: anyone may start a sign-in, only a person the provider
+ * signed in gets a hand-over code.
+ */
+export const HANDOFF_PREFIX = 'handoff:'
+/** The sign-ins under way beyond the newest `cap` (given once: ? or $1): the ones to drop. */
+export const BEYOND_CAP = `SELECT key FROM oidc_pending WHERE key NOT LIKE '${HANDOFF_PREFIX}%' ORDER BY expires_at DESC, key`
+
 export const sessionShaped = (token: string): boolean => token.startsWith(ACCESS_PREFIX) && token.length <= 200
 
 export interface OidcPerson {
@@ -56,8 +65,11 @@ export interface StoredSession {
 }
 
 export interface OidcStore {
-  /** Files a sealed value under a key, until `expiresAt`; drops the expired ones. */
-  putPending(key: string, sealed: string, expiresAt: number): Awaitable<void>
+  /**
+   * Files a sealed value under a key, until `expiresAt`; drops the expired ones and, given a
+   * cap, the oldest sign-ins under way beyond it. Answers how many it dropped so.
+   */
+  putPending(key: string, sealed: string, expiresAt: number, cap?: number): Awaitable<number>
   /** Takes a value once: null when there is none, it expired, or it was taken already. */
   takePending(key: string, at: number): Awaitable<string | null>
   /** The operator this person is: found, re-created after a revocation, or created; its role set to the claim's. */

@@ -4,6 +4,7 @@ import type { Sql } from '../../main/store/sql'
 import { TeamRole } from '../../shared/ipc/contract'
 import { seenDue, toOperator, type Operator, type OperatorRow } from '../operators'
 import {
+  BEYOND_CAP,
   nameCandidates,
   newOidcMarker,
   OIDC_MARKER,
@@ -26,9 +27,13 @@ export class SqliteOidcStore implements OidcStore {
     private readonly now: () => number = Date.now
   ) {}
 
-  putPending(key: string, sealed: string, expiresAt: number): void {
-    this.sql.run('DELETE FROM oidc_pending WHERE expires_at <= ?', this.now())
-    this.sql.run('INSERT INTO oidc_pending (key, sealed, expires_at) VALUES (?, ?, ?)', key, sealed, expiresAt)
+  putPending(key: string, sealed: string, expiresAt: number, cap?: number): number {
+    return this.sql.transaction(() => {
+      this.sql.run('DELETE FROM oidc_pending WHERE expires_at <= ?', this.now())
+      this.sql.run('INSERT INTO oidc_pending (key, sealed, expires_at) VALUES (?, ?, ?)', key, sealed, expiresAt)
+      if (cap === undefined) return 0
+      return this.sql.run(`DELETE FROM oidc_pending WHERE key IN (${BEYOND_CAP} LIMIT -1 OFFSET ?)`, cap).changes
+    })
   }
 
   takePending(key: string, at: number): string | null {

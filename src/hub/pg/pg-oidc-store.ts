@@ -9,6 +9,7 @@ import { seenDue, toOperator, type Operator, type OperatorRow } from '../operato
 import { inTransaction } from './pg-connection'
 import { OPERATORS_CHANNEL } from './pg-operators'
 import {
+  BEYOND_CAP,
   nameCandidates,
   newOidcMarker,
   OIDC_MARKER,
@@ -65,9 +66,13 @@ export class PgOidcStore implements OidcStore {
     await this.refresh()
   }
 
-  async putPending(key: string, sealed: string, expiresAt: number): Promise<void> {
+  async putPending(key: string, sealed: string, expiresAt: number, cap?: number): Promise<number> {
     await this.pool.query('DELETE FROM oidc_pending WHERE expires_at <= $1', [this.now()])
     await this.pool.query('INSERT INTO oidc_pending (key, sealed, expires_at) VALUES ($1, $2, $3)', [key, sealed, expiresAt])
+    if (cap === undefined) return 0
+    // Hubs sharing the database may insert at once: each keeps the newest `cap`, so the count stays bounded.
+    const r = await this.pool.query(`DELETE FROM oidc_pending WHERE key IN (${BEYOND_CAP} OFFSET $1)`, [cap])
+    return r.rowCount ?? 0
   }
 
   async takePending(key: string, at: number): Promise<string | null> {

@@ -4,7 +4,7 @@
 // another on the same tables; a sign-in under way is taken once.
 import { describe, expect, it } from 'vitest'
 import { keyHash } from '../../../../src/hub/oidc/oidc-seal'
-import type { NewSession } from '../../../../src/hub/oidc/oidc-store'
+import { HANDOFF_PREFIX, type NewSession } from '../../../../src/hub/oidc/oidc-store'
 import { STORE_KINDS, storeBench, unavailable } from '../../../support/hub-stores'
 
 const person = { issuer: 'https://sso.example.com', subject: 'u-1', preferredName: 'ana', role: 'operator' as const }
@@ -82,6 +82,18 @@ describe.each(STORE_KINDS)('OIDC sign-ins on %s', (kind) => {
       expect(await store.oidc.takePending('k1', clock)).toBe('v1')
       expect(await store.oidc.takePending('k1', clock)).toBeNull()
       expect(await store.oidc.takePending('k2', clock + 1_000)).toBeNull()
+
+      // At the cap, the oldest sign-ins under way go first; hand-overs are never counted nor dropped.
+      await store.oidc.putPending(`${HANDOFF_PREFIX}h1`, 'h', clock + 100)
+      expect(await store.oidc.putPending('s0', 'v0', clock + 5_000, 2)).toBe(0)
+      expect(await store.oidc.putPending('s1', 'v1', clock + 2_000, 2)).toBe(0)
+      expect(await store.oidc.putPending('s2', 'v2', clock + 9_000, 2)).toBe(1)
+      expect(await store.oidc.putPending('s3', 'v3', clock + 7_000, 2)).toBe(1)
+      expect(await store.oidc.takePending('s1', clock)).toBeNull()
+      expect(await store.oidc.takePending('s0', clock)).toBeNull()
+      expect(await store.oidc.takePending('s2', clock)).toBe('v2')
+      expect(await store.oidc.takePending('s3', clock)).toBe('v3')
+      expect(await store.oidc.takePending(`${HANDOFF_PREFIX}h1`, clock)).toBe('h')
     })
   })
 })
