@@ -13,8 +13,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { request } from 'undici'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Agent, request } from 'undici'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { PROVIDER_TIMEOUT_S } from '../../src/hub/oidc/oidc-provider'
 import { startHubProcess, type HubProcess } from '../attack/hub/hub-process'
 import { startTestProvider, type TestProvider } from '../support/oidc-provider'
@@ -32,12 +32,15 @@ let provider: TestProvider
 let hub: HubProcess
 let secretDir: string
 let operatorToken: string
+/** Each test's desktop and browser on an address of its own: the sign-in routes allow one address 20 requests at once. */
+let client: Agent | null = null
+let clients = 0
 /** Every code, state and token this test saw: none may be in the hub's log. */
 const seen: string[] = []
 
 async function get(url: string): Promise<{ status: number; location: string; text: string; ms: number }> {
   const t = performance.now()
-  const r = await request(url, { headersTimeout: 60_000 })
+  const r = await request(url, { headersTimeout: 60_000, dispatcher: client ?? undefined })
   const text = await r.body.text()
   return { status: r.statusCode, location: String(r.headers.location ?? ''), text, ms: performance.now() - t }
 }
@@ -51,7 +54,8 @@ async function post(
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
-    headersTimeout: 60_000
+    headersTimeout: 60_000,
+    dispatcher: client ?? undefined
   })
   return { status: r.statusCode, json: (await r.body.json()) as never, ms: performance.now() - t }
 }
@@ -134,7 +138,13 @@ beforeAll(async () => {
   operatorToken = hub.addOperator('ola', 'operator')
 }, 60_000)
 
+beforeEach(async () => {
+  await client?.close()
+  client = new Agent({ localAddress: `127.5.0.${++clients}` })
+})
+
 afterAll(async () => {
+  await client?.close()
   await hub?.stop()
   await provider?.close()
   await gate?.close()

@@ -199,6 +199,7 @@ describe.each(['sqlite', 'postgres'] as const)('sign-in floods on %s', (kind) =>
     const t0 = performance.now()
     const first = await pool([...startsFrom(direct.slice(0, 100), 22, hub.url), ...startsFrom(proxied, 22, proxy!.url)])
     // One client behind the proxy forging a new X-Forwarded-For each time: still one source.
+    const forgedFrom = performance.now()
     const forged = await pool(
       Array.from(
         { length: 100 },
@@ -206,6 +207,7 @@ describe.each(['sqlite', 'postgres'] as const)('sign-in floods on %s', (kind) =>
           get(`${proxy!.url}/auth/oidc/start?${desktopQuery().q}`, '127.3.0.1', { 'x-forwarded-for': `10.9.${i >> 8}.${i & 255}` })
       )
     )
+    const forgedMs = performance.now() - forgedFrom
     // A person starts, and is at the provider while 50 more addresses start 500 sign-ins.
     let during: Answer[] = []
     const person = await signIn(async () => {
@@ -216,7 +218,10 @@ describe.each(['sqlite', 'postgres'] as const)('sign-in floods on %s', (kind) =>
     const started = all.filter((a) => a.status === 302).length
     const limited = all.filter((a) => a.status === 429).length
     expect(all.filter((a) => a.status !== 302 && a.status !== 429)).toEqual([])
-    expect(forged.filter((a) => a.status === 302).length).toBe(20)
+    // Its burst of 20, and one more for each 2 s the batch took (30 a minute).
+    const forgedStarted = forged.filter((a) => a.status === 302).length
+    expect(forgedStarted).toBeGreaterThanOrEqual(20)
+    expect(forgedStarted).toBeLessThanOrEqual(20 + Math.ceil((forgedMs + 1) / 2_000))
     expect(started).toBeGreaterThan(MAX_PENDING_SIGN_INS * 2)
     expect(person.role).toBe('operator')
     const pendingAfter = await db.count('oidc_pending')
@@ -236,7 +241,7 @@ describe.each(['sqlite', 'postgres'] as const)('sign-in floods on %s', (kind) =>
         requests: all.length,
         started,
         limited429: limited,
-        forgedXffStarted: forged.filter((a) => a.status === 302).length,
+        forgedXffStarted: forgedStarted,
         pendingRowsAfter: pendingAfter,
         droppedCounted: dropped,
         rssGrowthMB: Math.round((rssAfter - rssBefore) / 1e5) / 10,
