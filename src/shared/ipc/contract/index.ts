@@ -20,6 +20,7 @@ import { ExportProgress, OrderCreated, OrderHandling, ordersChannels, OrderRow }
 import { OrderRef } from './primitives'
 import { Profile, profilesChannels } from './profiles'
 import { quotesChannels } from './quotes'
+import { secondFactorChannels } from './second-factor'
 import { secretsChannels } from './secrets'
 import { settingsChannels } from './settings'
 import { Coverage, SyncState, syncChannels } from './sync'
@@ -80,6 +81,7 @@ export {
   ProfileKind
 } from './profiles'
 export { CompareRow, QuoteInput, QuoteResult } from './quotes'
+export { SecondFactorCode, SecondFactorEnrolment, SecondFactorStatus, TotpCode } from './second-factor'
 export { SecretBackend } from './secrets'
 export { DEFAULT_STALLED_MINUTES, DELIVERY_LOG_DEFAULTS, Settings, SettingsPatch, STALLED_KEY } from './settings'
 export { Coverage, CoverageGap, FreshnessInfo, HistoryReadingInfo, ScopeCoverage, SyncState } from './sync'
@@ -108,6 +110,7 @@ export const channels = {
   ...trayChannels,
   ...auditChannels,
   ...teamChannels,
+  ...secondFactorChannels,
   ...alertsChannels,
   ...activityChannels
 } as const
