@@ -119,7 +119,7 @@ export class SecondFactorGate {
     if ((await this.o.store.secretOf(op.name)) === null)
       return {
         kind: 'second_factor_required',
-        message: `this hub requires a second factor for admins, and ${op.name} has none enrolled yet: ask your team lead to run operator totp enrol ${op.name}`
+        message: `this hub requires a second factor for admins, and ${op.name} has none enrolled yet: set one up in Settings (Sign-in code), or ask your team lead to run operator totp enrol ${op.name}`
       }
     return {
       kind: 'second_factor_required',
