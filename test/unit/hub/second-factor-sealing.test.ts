@@ -1,18 +1,20 @@
 // TOTP secrets at rest: what hub.db and PostgreSQL hold is sealed with second-factor.key (0600,
 // beside the database, not in it), so the raw row and the database file hold no secret; the
 // migration seals the rows an older hub kept in clear (found by identity in the migration
-// lists), and codes still check afterwards; a store given another key says so in words.
+// lists), and codes still check afterwards; a store given another key says so in words. On
+// PostgreSQL, an enrolment from a desktop is kept sealed and its recovery codes counted.
 import Database from 'libsql'
 import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Secret, TOTP } from 'otpauth'
+import { Secret, TOTP, URI } from 'otpauth'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { HUB_DATABASE_FILE, MIGRATIONS, openHubDatabase } from '../../../src/hub/hub-db'
 import { openPool } from '../../../src/hub/pg/pg-connection'
 import { migrate, PG_MIGRATIONS } from '../../../src/hub/pg/pg-migrations'
 import { PgSecondFactors, sealPgSecrets } from '../../../src/hub/pg/pg-second-factor'
 import { checkSecondFactor, enrolSecondFactor } from '../../../src/hub/second-factor'
+import { SecondFactorEnrolments } from '../../../src/hub/second-factor-enrolment'
 import { SECOND_FACTOR_KEY_FILE, secondFactorKeyIn } from '../../../src/hub/second-factor-key'
 import { sealSqliteSecrets, SqliteSecondFactors } from '../../../src/hub/sqlite-second-factor'
 import { Sql } from '../../../src/main/store/sql'
@@ -106,6 +108,16 @@ describe.skipIf(postgresUnavailable !== null)('TOTP secrets sealed in PostgreSQL
         expect(r.secret).not.toContain(e.secret)
       }
       expect(await checkSecondFactor(store, 'bo', codeAt(T0), T0)).toEqual({ ok: true, by: 'totp' })
+      // Enrolling from a desktop on this store: kept once confirmed, its recovery codes counted.
+      const enrolments = new SecondFactorEnrolments(store, () => T0)
+      const started = enrolments.start({ name: 'Cy', role: 'admin', createdAt: 0, lastSeenAt: null })
+      expect(await enrolments.status('cy')).toEqual({ enrolled: false, recoveryCodesLeft: 0 })
+      const phone = URI.parse(started.uri) as TOTP
+      await enrolments.confirm({ name: 'Cy', role: 'admin', createdAt: 0, lastSeenAt: null }, phone.generate({ timestamp: T0 }))
+      expect(await checkSecondFactor(store, 'CY', started.recoveryCodes[1]!, T0)).toEqual({ ok: true, by: 'recovery' })
+      expect(await enrolments.status('cy')).toEqual({ enrolled: true, recoveryCodesLeft: 9 })
+      const raw = (await pool.query<{ secret: string }>("SELECT secret FROM second_factors WHERE name = 'Cy'")).rows[0]!.secret
+      expect(raw).not.toContain(phone.secret.base32)
     } finally {
       await pool.end()
     }
