@@ -20,7 +20,6 @@ import { ExportProgress, OrderCreated, OrderHandling, ordersChannels, OrderRow }
 import { OrderRef } from './primitives'
 import { Profile, profilesChannels } from './profiles'
 import { quotesChannels } from './quotes'
-import { secondFactorChannels } from './second-factor'
 import { secretsChannels } from './secrets'
 import { settingsChannels } from './settings'
 import { Coverage, SyncState, syncChannels } from './sync'
@@ -110,7 +109,6 @@ export const channels = {
   ...trayChannels,
   ...auditChannels,
   ...teamChannels,
-  ...secondFactorChannels,
   ...alertsChannels,
   ...activityChannels
 } as const

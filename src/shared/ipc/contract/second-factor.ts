@@ -1,7 +1,8 @@
 // A team hub operator's own second factor (TOTP): whether it is enrolled, proving it for this
 // desktop's session (the code goes to the hub in a header, never in a body the hub audits),
 // and enrolling it from Settings: the hub makes a secret and recovery codes and keeps them
-// only once a code from the authenticator app shows it was added.
+// only once a code from the authenticator app shows it was added. Part of the team namespace
+// (team.ts spreads these channels into its table).
 import { z } from 'zod'
 import { ch, none } from './primitives'
 
