@@ -11,6 +11,7 @@
 // checks the backup again, copies it in, and opens it as the hub would (migrating a backup
 // of an older hub). A desktop that reconnects to the restored hub naming an event id it
 // never gave is sent `resync` (event-stream.ts) and reads its views again.
+import { SECOND_FACTOR_KEY_FILE } from './second-factor-key'
 import Database from 'libsql'
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -123,6 +124,12 @@ export function backupSqlite(dataDir: string, dir: string, now: () => Date = () 
   if (existsSync(join(dataDir, SETTINGS_FILE))) {
     writeFileSync(join(dir, SETTINGS_FILE), readFileSync(join(dataDir, SETTINGS_FILE)), { mode: 0o600 })
     files.push(SETTINGS_FILE)
+  }
+  // The key hub.db's second factors are sealed with: a backup without it restores operators
+  // whose authenticator codes no hub can check.
+  if (existsSync(join(dataDir, SECOND_FACTOR_KEY_FILE))) {
+    writeFileSync(join(dir, SECOND_FACTOR_KEY_FILE), readFileSync(join(dataDir, SECOND_FACTOR_KEY_FILE)), { mode: 0o600 })
+    files.push(SECOND_FACTOR_KEY_FILE)
   }
   // Deliveries answered 2xx that wait in the spool for the store: the hub moves them on its
   // next start, so a restored hub must have them too. (A line being written as the file is

@@ -5,11 +5,19 @@ import { dataDirOf, type CliIo } from './hub-paths'
 import type { HubStore } from './hub-store'
 import { openPgHubStore } from './pg/pg-hub-store'
 import { openSqliteHubStore } from './sqlite-hub-store'
+import { secondFactorKeyIn } from './second-factor-key'
 
 type StoreOptionName = keyof typeof DATABASE_OPTIONS | 'data-dir'
 
 export async function openStoreFor(o: ResolvedOptions<StoreOptionName>, io: CliIo): Promise<HubStore> {
   const database = databaseOf(o, (m) => io.err(`warning: ${m}`))
-  if (!database) return openSqliteHubStore(dataDirOf(o.string('data-dir')))
-  return openPgHubStore({ target: database, live: false, onError: (m) => io.err(`error: ${m}`) })
+  const dataDir = dataDirOf(o.string('data-dir'))
+  if (!database) return openSqliteHubStore(dataDir)
+  // TOTP secrets are sealed with the data directory's key, which every hub on the database shares.
+  return openPgHubStore({
+    target: database,
+    live: false,
+    onError: (m) => io.err(`error: ${m}`),
+    secondFactorKey: secondFactorKeyIn(dataDir)
+  })
 }

@@ -1,6 +1,7 @@
 // What every operator's handlers share (hub-handlers.ts's HubCore), put together from the
 // hub's parts: its session, settings, tickers and store, the sync as its desktops see it,
 // its webhooks, and the team's settings it shares with other hubs.
+import { SecondFactorEnrolments } from './second-factor-enrolment'
 import type { AppSettings } from '../main/app-settings'
 import type { ProfileSession } from '../main/profile-session'
 import type { Profile, Settings, SettingsPatch } from '../shared/ipc/contract'
@@ -35,7 +36,7 @@ export interface HubCoreParts {
   applySettings(patch: SettingsPatch): Promise<Settings>
   teamSettings: Pick<TeamSettingsSync, 'save'>
   tickers: HubTickers
-  store: Pick<HubStore, 'operators' | 'audit' | 'watches' | 'kept'>
+  store: Pick<HubStore, 'operators' | 'audit' | 'watches' | 'kept' | 'secondFactors'>
   claims: HubCore['claims']
   sync: HubSync
   webhooks: HubWebhooks
@@ -66,6 +67,7 @@ export function hubCore(p: HubCoreParts): HubCore {
     claims: p.claims,
     operators,
     audit,
+    secondFactors: new SecondFactorEnrolments(p.store.secondFactors, now),
     webhookRefusals: () => p.webhooks.refusals(),
     webhookUrl() {
       const url = p.publicUrl()

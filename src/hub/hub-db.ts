@@ -9,14 +9,16 @@ import { join } from 'node:path'
 import { Sql } from '../main/store/sql'
 import { OIDC_TABLES } from './oidc/oidc-tables'
 import { chainSqliteAudit } from './hub-audit'
+import { sealSqliteSecrets } from './sqlite-second-factor'
 
 export const HUB_DATABASE_FILE = 'hub.db'
 
 /**
  * Each entry brings the schema from version i to i + 1; never edit one that has shipped. A
- * function is a migration that needs more than SQL (hashing the rows there, say).
+ * function is a migration that needs more than SQL (hashing the rows there, say), given the
+ * data directory for what the hub keeps beside the database (its keys).
  */
-export const MIGRATIONS: ReadonlyArray<string | ((sql: Sql) => void)> = [
+export const MIGRATIONS: ReadonlyArray<string | ((sql: Sql, dataDir: string) => void)> = [
   `CREATE TABLE operators (
      name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
      role TEXT NOT NULL CHECK (role IN ('viewer', 'operator', 'admin')),
@@ -189,7 +191,9 @@ export const MIGRATIONS: ReadonlyArray<string | ((sql: Sql) => void)> = [
   // kept beside the secret so that a restart does not forget them.
   `ALTER TABLE second_factors ADD COLUMN wrong_count INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE second_factors ADD COLUMN wrong_since INTEGER;
-   ALTER TABLE second_factors ADD COLUMN locked_until INTEGER NOT NULL DEFAULT 0;`
+   ALTER TABLE second_factors ADD COLUMN locked_until INTEGER NOT NULL DEFAULT 0;`,
+  // TOTP secrets sealed at rest with second-factor.key beside hub.db (second-factor-key.ts).
+  sealSqliteSecrets
 ]
 
 /** The schema version this hub migrates hub.db to. */
@@ -209,7 +213,7 @@ export function openHubDatabase(dataDir: string, busyTimeoutMs = 5_000): Sql {
       for (let v = version; v < MIGRATIONS.length; v++) {
         const m = MIGRATIONS[v]!
         if (typeof m === 'string') sql.exec(m)
-        else m(sql)
+        else m(sql, dataDir)
       }
       sql.exec(`PRAGMA user_version = ${MIGRATIONS.length}`)
     })

@@ -5,6 +5,7 @@
 // audit log with names, its webhook URL, and the team's operators. Channels a desktop
 // answers itself are refused before they get here (see team-access.ts); they still
 // have a handler, which says so, because the contract's handler table is total.
+import type { SecondFactorEnrolments } from './second-factor-enrolment'
 import type { AppSettings } from '../main/app-settings'
 import type { ProfileSession } from '../main/profile-session'
 import type { HandlerContext } from '../main/handlers/context'
@@ -53,6 +54,8 @@ export interface HubCore {
   claims: Pick<HubClaims, 'claim' | 'note'>
   operators: OperatorDirectory
   audit: AuditLog
+  /** Each operator enrolling their own second factor (second-factor-enrolment.ts). */
+  secondFactors: SecondFactorEnrolments
   /** The URL the service delivers webhooks to (null until the hub listens). */
   webhookRefusals(): ChannelOutput<'webhooks:inbox'>['refused']
   webhookUrl(): string | null
@@ -274,6 +277,11 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
     'team:revokeOperator': async ({ name }) => {
       await h.revoke(name)
       return { ok: true }
-    }
+    },
+    // The code came in a header and was checked before this (second-factor-gate.ts).
+    'team:secondFactor': () => h.secondFactors.status(op.name),
+    'team:proveSecondFactor': desktopOnly('team:proveSecondFactor'),
+    'team:enrolSecondFactor': async () => h.secondFactors.start(op),
+    'team:confirmSecondFactor': ({ code }) => h.secondFactors.confirm(op, code)
   }
 }

@@ -1,6 +1,7 @@
 // The first steps of starting a hub, each undone if a later one fails: its backend (the
 // store), its role among the hubs on it, the team's settings, the reads it shares, and the
 // merchant's session, which emits onto the hub's event bus from the moment it opens.
+import { secondFactorKeyIn } from './second-factor-key'
 import { join } from 'node:path'
 import { AppSettings } from '../main/app-settings'
 import { ProfileSession } from '../main/profile-session'
@@ -46,7 +47,9 @@ export async function openHub(o: OpenHubOptions): Promise<OpenedHub> {
   const { sandbox } = o.merchant
   let backend: HubBackend
   try {
-    backend = o.database ? await openPgBackend({ target: o.database, now, log }) : openSqliteBackend({ dataDir: o.dataDir, now, log })
+    backend = o.database
+      ? await openPgBackend({ target: o.database, now, log, secondFactorKey: secondFactorKeyIn(o.dataDir) })
+      : openSqliteBackend({ dataDir: o.dataDir, now, log })
   } catch (e) {
     await sandbox?.close()
     throw e

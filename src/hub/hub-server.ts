@@ -42,7 +42,7 @@ import { OIDC_PATH, oidcRoutes } from './oidc/oidc-routes'
 import { OidcService } from './oidc/oidc-service'
 import { refusalMessage } from './token-expiry'
 import { MAX_WRONG_CODES } from './second-factor'
-import { SECOND_FACTOR_HEADER, SecondFactorGate, type SecondFactorPolicy } from './second-factor-gate'
+import { auditedInput, SECOND_FACTOR_HEADER, SecondFactorGate, type SecondFactorPolicy } from './second-factor-gate'
 
 export interface HubServerOptions {
   hub: Hub
@@ -286,7 +286,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
     const envelope = await invokeChannel(hub.handlersFor(op), name, raw)
     // Reads are not audited (six desktops poll every second); every action and its outcome is.
     if (channelAccess(name) !== 'viewer') {
-      const detail: Record<string, unknown> = { input: raw, ok: envelope.ok }
+      const detail: Record<string, unknown> = { input: auditedInput(name, raw), ok: envelope.ok }
       if (op.account === 'service') detail.account = 'service'
       if (!envelope.ok) detail.error = envelope.error.message
       hub.audit.append(op.name, name, detail)

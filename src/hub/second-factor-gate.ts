@@ -25,7 +25,14 @@ export const FRESH_MS = 5 * 60_000
 export function redirectingAction(channel: ChannelName, input: unknown): string | null {
   if (channel === 'webhooks:setUrl') return 'setting the webhook URL'
   if (channel === 'team:addOperator' && (input as { role?: unknown } | null)?.role === 'admin') return 'adding an admin'
+  // A stolen token must not swap the factor for its thief's: replacing one needs the old one.
+  if (channel === 'team:enrolSecondFactor') return 'replacing your second factor'
   return null
+}
+
+/** A channel's input as the audit keeps it: a code confirming an enrolment is not kept. */
+export function auditedInput(channel: ChannelName, input: unknown): unknown {
+  return channel === 'team:confirmSecondFactor' ? { code: '(withheld)' } : input
 }
 
 export interface GateRefusal {
@@ -99,7 +106,8 @@ export class SecondFactorGate {
       }
     const provenAt = this.proofs.get(op.tokenHash)
     if (action !== null) {
-      if (!required && (await this.o.store.secretOf(op.name)) === null) return null
+      // A first enrolment has no old factor to ask for.
+      if ((!required || channel === 'team:enrolSecondFactor') && (await this.o.store.secretOf(op.name)) === null) return null
       if (provenAt !== undefined && at - provenAt <= FRESH_MS) return null
       return {
         kind: 'second_factor_required',
@@ -111,7 +119,7 @@ export class SecondFactorGate {
     if ((await this.o.store.secretOf(op.name)) === null)
       return {
         kind: 'second_factor_required',
-        message: `this hub requires a second factor for admins, and ${op.name} has none enrolled yet: ask your team lead to run operator totp enrol ${op.name}`
+        message: `this hub requires a second factor for admins, and ${op.name} has none enrolled yet: set one up in Settings (Sign-in code), or ask your team lead to run operator totp enrol ${op.name}`
       }
     return {
       kind: 'second_factor_required',

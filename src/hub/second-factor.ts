@@ -52,6 +52,8 @@ export interface SecondFactorStore {
   lockIfSpent(name: string, at: number): Awaitable<number | null>
   /** After a right code: the count starts again. */
   clearAttempts(name: string): Awaitable<void>
+  /** Recovery codes the operator has not used yet. */
+  recoveryCodesLeft(name: string): Awaitable<number>
   /** Drops the operator's enrolment (when it is revoked). */
   remove(name: string): Awaitable<void>
 }
@@ -114,6 +116,13 @@ export async function checkSecondFactor(store: SecondFactorStore, name: string, 
   return until === null ? r : { ok: false, why: 'locked', until, lockedNow: true }
 }
 
+/** The step offset a six-digit code matches at `at` (within TOTP_WINDOW), or null. */
+export function totpDelta(secret: string, code: string, at: number): number | null {
+  const c = code.trim()
+  if (!/^\d{6}$/.test(c)) return null
+  return totpOf(secret).validate({ token: c, timestamp: at, window: TOTP_WINDOW })
+}
+
 async function verifyCode(
   store: SecondFactorStore,
   name: string,
@@ -123,7 +132,7 @@ async function verifyCode(
 ): Promise<{ ok: true; by: 'totp' | 'recovery' } | { ok: false; why: 'wrong' | 'replayed' }> {
   const c = code.trim()
   if (/^\d{6}$/.test(c)) {
-    const delta = totpOf(secret).validate({ token: c, timestamp: at, window: TOTP_WINDOW })
+    const delta = totpDelta(secret, c, at)
     if (delta === null) return { ok: false, why: 'wrong' }
     const step = Math.floor(at / 1000 / TOTP_PERIOD_S) + delta
     return (await store.takeStep(name, step)) ? { ok: true, by: 'totp' } : { ok: false, why: 'replayed' }

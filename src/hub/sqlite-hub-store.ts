@@ -1,5 +1,6 @@
 // The hub's own tables in hub.db (SQLite, in the data directory): the store of a hub that is
 // the only one on its data directory, and the default.
+import { secondFactorKeyIn } from './second-factor-key'
 import { join } from 'node:path'
 import { BudgetCarry } from '../main/api/budget-carry'
 import { sqliteCarryTable } from '../main/store/budget-carry-table'
@@ -48,7 +49,7 @@ export function openSqliteHubStore(dataDir: string, o: SqliteHubStoreOptions = {
     sql,
     operators: new OperatorStore(sql, now),
     audit: new HubAudit(sql, now),
-    secondFactors: new SqliteSecondFactors(sql),
+    secondFactors: new SqliteSecondFactors(sql, secondFactorKeyIn(dataDir)),
     watches: new OperatorWatches(sql, now),
     kept: new SqliteKeptStore(keptSql, now),
     budgetCarry: new BudgetCarry(sqliteCarryTable(sql, o.onError), now),

@@ -1,20 +1,35 @@
-// Second-factor enrolments in hub.db (second-factor.ts says what is kept and why).
+// Second-factor enrolments in hub.db (second-factor.ts says what is kept and why; the secret
+// is sealed with the data directory's key, second-factor-key.ts).
 import type { Sql } from '../main/store/sql'
 import { LOCKOUT_MS, MAX_WRONG_CODES, WRONG_CODE_WINDOW_MS, type CodeAttempt, type SecondFactorStore } from './second-factor'
+import { isSealedSecret, loadSecondFactorKey, openSecret, sealSecret, type SecondFactorKeyOf } from './second-factor-key'
+
+/** The migration that seals the secrets hub.db kept in clear before, with the data directory's key. */
+export function sealSqliteSecrets(sql: Sql, dataDir: string): void {
+  const rows = sql.all<{ name: string; secret: string }>('SELECT name, secret FROM second_factors').filter((r) => !isSealedSecret(r.secret))
+  if (!rows.length) return
+  const key = loadSecondFactorKey(dataDir)
+  for (const r of rows) sql.run('UPDATE second_factors SET secret = ? WHERE name = ?', sealSecret(key, r.secret), r.name)
+}
 
 export class SqliteSecondFactors implements SecondFactorStore {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly key: SecondFactorKeyOf
+  ) {}
 
   enrol(name: string, secret: string, recoveryHashes: readonly string[], at: number): void {
+    const sealed = sealSecret(this.key(), secret)
     this.sql.transaction(() => {
       this.remove(name)
-      this.sql.run('INSERT INTO second_factors (name, secret, enrolled_at, last_step) VALUES (?, ?, ?, 0)', name, secret, at)
+      this.sql.run('INSERT INTO second_factors (name, secret, enrolled_at, last_step) VALUES (?, ?, ?, 0)', name, sealed, at)
       for (const h of recoveryHashes) this.sql.run('INSERT INTO recovery_codes (name, code_hash) VALUES (?, ?)', name, h)
     })
   }
 
   secretOf(name: string): string | null {
-    return this.sql.value<string>('SELECT secret FROM second_factors WHERE name = ?', name) ?? null
+    const stored = this.sql.value<string>('SELECT secret FROM second_factors WHERE name = ?', name)
+    return stored === undefined ? null : openSecret(this.key(), stored, name)
   }
 
   takeStep(name: string, step: number): boolean {
@@ -67,6 +82,10 @@ export class SqliteSecondFactors implements SecondFactorStore {
 
   clearAttempts(name: string): void {
     this.sql.run('UPDATE second_factors SET wrong_count = 0, wrong_since = NULL WHERE name = ?', name)
+  }
+
+  recoveryCodesLeft(name: string): number {
+    return this.sql.value<number>('SELECT COUNT(*) FROM recovery_codes WHERE name = ? AND used_at IS NULL', name) ?? 0
   }
 
   remove(name: string): void {

@@ -89,7 +89,11 @@ const VALID: Record<ChannelName, unknown> = {
   'team:access': {},
   'team:operators': {},
   'team:addOperator': { name: 'ana', role: 'viewer' },
-  'team:revokeOperator': { name: 'ana' }
+  'team:revokeOperator': { name: 'ana' },
+  'team:secondFactor': {},
+  'team:proveSecondFactor': { code: '123456' },
+  'team:enrolSecondFactor': {},
+  'team:confirmSecondFactor': { code: '123456' }
 }
 
 const isValid = (c: ChannelName, v: unknown): boolean =>

@@ -10,7 +10,11 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import type { HubStore, StoreKind } from '../../src/hub/hub-store'
 import { openSqliteHubStore } from '../../src/hub/sqlite-hub-store'
 import { openPgHubStore } from '../../src/hub/pg/pg-hub-store'
+import { secondFactorKeyIn } from '../../src/hub/second-factor-key'
 import { postgresUnavailable, startPostgres, type PgCluster } from './postgres-cluster'
+
+/** The second-factor key the PostgreSQL stores share, as every hub on one database does. */
+const pgKey = secondFactorKeyIn(mkdtempSync(join(tmpdir(), 'rampdesk-hubstore-key-')))
 
 export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'postgres']
 
@@ -66,7 +70,7 @@ export function storeBench(kind: StoreKind): StoreBench {
     async open(o = {}) {
       const store =
         kind === 'postgres'
-          ? await openPgHubStore({ target: { url }, now: o.now, onError: o.onError })
+          ? await openPgHubStore({ target: { url }, now: o.now, onError: o.onError, secondFactorKey: pgKey })
           : openSqliteHubStore(dir, { now: o.now })
       opened.push(store)
       return store

@@ -2,7 +2,9 @@
 // PKCE verifier of a sign-in under way, the session handed over to a desktop, the provider's
 // refresh token. Each is sealed (AES-256-GCM) with a key derived from a random value only the
 // other side holds (the state in the browser's URL, the hand-over code, the desktop's refresh
-// token), and filed under that value's hash: the database alone opens none of them.
+// token), and filed under that value's hash: the database alone opens none of them. TOTP
+// secrets are sealed the same way with the key file the hub keeps beside its database
+// (second-factor-key.ts).
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
 
 const keyOf = (secret: string, purpose: string): Buffer =>

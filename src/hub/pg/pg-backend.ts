@@ -4,6 +4,7 @@
 // sync states, its configuration and price reads, the order events and rows it writes, the
 // sync actions a follower hands it, and the delivery log. What only the leader writes or
 // spends is fenced by its lease (pg-lease.ts).
+import type { SecondFactorKeyOf } from '../second-factor-key'
 import type { HubBackend, HubOrderFeed, OrderFeedOptions } from '../hub-backend'
 import type { HubLog } from '../hub-log'
 import { leads } from '../hub-role'
@@ -23,11 +24,13 @@ export interface PgBackendOptions {
   target: PgTarget
   now: () => number
   log: HubLog
+  /** The key TOTP secrets are sealed with: second-factor.key in this hub's data directory. */
+  secondFactorKey: SecondFactorKeyOf
 }
 
 export async function openPgBackend(o: PgBackendOptions): Promise<HubBackend> {
   const { target, now, log } = o
-  const store = await openPgHubStore({ target, now, onError: (m) => log.error(m) })
+  const store = await openPgHubStore({ target, now, onError: (m) => log.error(m), secondFactorKey: o.secondFactorKey })
   const { pool } = store
   return {
     store,

@@ -12,7 +12,8 @@ import { PgAudit } from './pg-audit'
 import { pgCarryTable } from './pg-budget-carry'
 import { displayUrl, openPool, pgErrorText, type PgTarget } from './pg-connection'
 import { listen, type PgListener } from './pg-listener'
-import { migrate, PG_SCHEMA_VERSION, schemaVersion } from './pg-migrations'
+import { migrate, PG_MIGRATIONS, PG_SCHEMA_VERSION, schemaVersion } from './pg-migrations'
+import { NO_SECOND_FACTOR_KEY, type SecondFactorKeyOf } from '../second-factor-key'
 import { OPERATORS_CHANNEL, PgOperators } from './pg-operators'
 import { PgKeptStore } from './pg-kept-store'
 import { PgSecondFactors } from './pg-second-factor'
@@ -45,12 +46,15 @@ export interface PgHubStoreOptions {
   /** Poll and listen for other hubs' changes (a hub); the command line does neither. */
   live?: boolean
   refreshMs?: number
+  /** The key TOTP secrets are sealed with (second-factor-key.ts); without one, enrolling fails in words. */
+  secondFactorKey?: SecondFactorKeyOf
 }
 
 export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> {
   const now = o.now ?? Date.now
   const onError = o.onError ?? (() => undefined)
   const pool = openPool(o.target)
+  const key = o.secondFactorKey ?? NO_SECOND_FACTOR_KEY
   // Webhook deliveries are kept on connections of their own that give up quickly: a delivery
   // the database cannot take within a second or so goes to the spool, and a stalled database
   // must not hold the connections everything else needs.
@@ -61,7 +65,7 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
   // An idle connection the server dropped is replaced on the next query; say why meanwhile.
   pool.on('error', (e) => onError(`a database connection was lost: ${pgErrorText(e, o.target)}`))
   try {
-    await migrate(pool)
+    await migrate(pool, PG_MIGRATIONS, { secondFactorKey: key })
   } catch (e) {
     await pool.end().catch(() => undefined)
     await keptPool.end().catch(() => undefined)
@@ -122,7 +126,7 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
     target: o.target,
     operators,
     audit,
-    secondFactors: new PgSecondFactors(pool),
+    secondFactors: new PgSecondFactors(pool, key),
     watches,
     kept: new PgKeptStore(keptPool),
     budgetCarry: new BudgetCarry(carry, now),

@@ -8,12 +8,19 @@ import type pg from 'pg'
 import { chainPgAudit } from './pg-audit-chain'
 import { inTransaction } from './pg-connection'
 import { OIDC_TABLES } from '../oidc/oidc-tables'
+import { NO_SECOND_FACTOR_KEY, type SecondFactorKeyOf } from '../second-factor-key'
+import { sealPgSecrets } from './pg-second-factor'
 
 /** pg_advisory_xact_lock key of migrations ('rdhubmig' as a number). */
 export const MIGRATION_LOCK_KEY = 0x7264_6875_626d
 
+/** What a migration may need beyond the database: the key the hub seals secrets with. */
+export interface PgMigrationContext {
+  secondFactorKey: SecondFactorKeyOf
+}
+
 /** A migration that needs more than SQL (hashing the rows there, say), run in the migration's transaction. */
-export type PgMigrationStep = (c: pg.PoolClient) => Promise<void>
+export type PgMigrationStep = (c: pg.PoolClient, ctx: PgMigrationContext) => Promise<void>
 
 export const PG_MIGRATIONS: ReadonlyArray<string | PgMigrationStep> = [
   `CREATE TABLE operators (
@@ -323,7 +330,9 @@ export const PG_MIGRATIONS: ReadonlyArray<string | PgMigrationStep> = [
   // kept beside the secret so that every hub on the database, and a restarted one, sees them.
   `ALTER TABLE second_factors ADD COLUMN wrong_count INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE second_factors ADD COLUMN wrong_since BIGINT;
-   ALTER TABLE second_factors ADD COLUMN locked_until BIGINT NOT NULL DEFAULT 0;`
+   ALTER TABLE second_factors ADD COLUMN locked_until BIGINT NOT NULL DEFAULT 0;`,
+  // TOTP secrets sealed at rest with the hub's second-factor.key (second-factor-key.ts).
+  sealPgSecrets
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length
@@ -346,7 +355,11 @@ export async function schemaVersion(c: pg.Pool | pg.PoolClient): Promise<number>
 }
 
 /** Brings the database to PG_SCHEMA_VERSION; answers the versions applied by this call. */
-export async function migrate(pool: pg.Pool, migrations: ReadonlyArray<string | PgMigrationStep> = PG_MIGRATIONS): Promise<number[]> {
+export async function migrate(
+  pool: pg.Pool,
+  migrations: ReadonlyArray<string | PgMigrationStep> = PG_MIGRATIONS,
+  ctx: PgMigrationContext = { secondFactorKey: NO_SECOND_FACTOR_KEY }
+): Promise<number[]> {
   return inTransaction(pool, async (c) => {
     await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY])
     await c.query(`CREATE TABLE IF NOT EXISTS rampdesk_hub_schema (
@@ -359,7 +372,7 @@ export async function migrate(pool: pg.Pool, migrations: ReadonlyArray<string | 
     for (let v = at; v < migrations.length; v++) {
       const m = migrations[v]!
       if (typeof m === 'string') await c.query(m)
-      else await m(c)
+      else await m(c, ctx)
       await c.query('INSERT INTO rampdesk_hub_schema (version) VALUES ($1)', [v + 1])
       applied.push(v + 1)
     }

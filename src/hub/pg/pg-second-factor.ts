@@ -4,23 +4,38 @@
 // the count is one for every hub.
 import type pg from 'pg'
 import { LOCKOUT_MS, MAX_WRONG_CODES, WRONG_CODE_WINDOW_MS, type CodeAttempt, type SecondFactorStore } from '../second-factor'
+import { isSealedSecret, openSecret, sealSecret, type SecondFactorKeyOf } from '../second-factor-key'
 import { inTransaction } from './pg-connection'
 
+/** The migration that seals the secrets kept in clear before, with this hub's key. */
+export async function sealPgSecrets(c: pg.PoolClient, ctx: { secondFactorKey: SecondFactorKeyOf }): Promise<void> {
+  const r = await c.query<{ name: string; secret: string }>('SELECT name, secret FROM second_factors')
+  const rows = r.rows.filter((row) => !isSealedSecret(row.secret))
+  if (!rows.length) return
+  const key = ctx.secondFactorKey()
+  for (const row of rows) await c.query('UPDATE second_factors SET secret = $1 WHERE name = $2', [sealSecret(key, row.secret), row.name])
+}
+
 export class PgSecondFactors implements SecondFactorStore {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly key: SecondFactorKeyOf
+  ) {}
 
   async enrol(name: string, secret: string, recoveryHashes: readonly string[], at: number): Promise<void> {
+    const sealed = sealSecret(this.key(), secret)
     await inTransaction(this.pool, async (c) => {
       await c.query('DELETE FROM second_factors WHERE lower(name) = lower($1)', [name])
       await c.query('DELETE FROM recovery_codes WHERE lower(name) = lower($1)', [name])
-      await c.query('INSERT INTO second_factors (name, secret, enrolled_at, last_step) VALUES ($1, $2, $3, 0)', [name, secret, at])
+      await c.query('INSERT INTO second_factors (name, secret, enrolled_at, last_step) VALUES ($1, $2, $3, 0)', [name, sealed, at])
       for (const h of recoveryHashes) await c.query('INSERT INTO recovery_codes (name, code_hash) VALUES ($1, $2)', [name, h])
     })
   }
 
   async secretOf(name: string): Promise<string | null> {
     const r = await this.pool.query<{ secret: string }>('SELECT secret FROM second_factors WHERE lower(name) = lower($1)', [name])
-    return r.rows[0]?.secret ?? null
+    const stored = r.rows[0]?.secret
+    return stored === undefined ? null : openSecret(this.key(), stored, name)
   }
 
   async takeStep(name: string, step: number): Promise<boolean> {
@@ -73,6 +88,14 @@ export class PgSecondFactors implements SecondFactorStore {
 
   async clearAttempts(name: string): Promise<void> {
     await this.pool.query('UPDATE second_factors SET wrong_count = 0, wrong_since = NULL WHERE lower(name) = lower($1)', [name])
+  }
+
+  async recoveryCodesLeft(name: string): Promise<number> {
+    const r = await this.pool.query<{ n: string }>(
+      'SELECT COUNT(*) AS n FROM recovery_codes WHERE lower(name) = lower($1) AND used_at IS NULL',
+      [name]
+    )
+    return Number(r.rows[0]?.n ?? 0)
   }
 
   async remove(name: string): Promise<void> {

@@ -7,11 +7,19 @@ const notTeam = (): never => {
   throw new Error('operators are managed on a team hub: switch to a Team profile of an admin first')
 }
 
+const noHub = (): never => {
+  throw new Error('a second factor is kept by a team hub: switch to a Team profile first')
+}
+
 export function teamHandlers(): HandlerSlice<'team'> {
   return {
     'team:access': async () => ({ team: null, channels: [...channelNames] }),
     'team:operators': async () => notTeam(),
     'team:addOperator': async () => notTeam(),
-    'team:revokeOperator': async () => notTeam()
+    'team:revokeOperator': async () => notTeam(),
+    'team:secondFactor': async () => noHub(),
+    'team:proveSecondFactor': async () => noHub(),
+    'team:enrolSecondFactor': async () => noHub(),
+    'team:confirmSecondFactor': async () => noHub()
   }
 }

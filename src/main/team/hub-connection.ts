@@ -49,6 +49,9 @@ export interface HubConnectionOptions {
   idleTimeoutMs?: number
 }
 
+/** The header a second-factor code travels in (the hub's second-factor-gate.ts reads it). */
+const SECOND_FACTOR_HEADER = 'x-rampdesk-second-factor'
+
 /** Ids remembered to drop the overlap the hub replays after a reconnect. */
 const SEEN_IDS = 5000
 const KNOWN_EVENTS = new Set<string>(eventNames)
@@ -169,8 +172,11 @@ export class HubConnection {
     }
   }
 
-  /** Calls a channel on the hub; answers its envelope, or the failure as one. */
-  async call(channel: ChannelName, input: unknown, signal?: AbortSignal): Promise<Envelope<unknown>> {
+  /**
+   * Calls a channel on the hub; answers its envelope, or the failure as one. `secondFactor`:
+   * a code the operator typed, sent in the hub's second-factor header (never in a body).
+   */
+  async call(channel: ChannelName, input: unknown, signal?: AbortSignal, secondFactor?: string): Promise<Envelope<unknown>> {
     let token: string
     try {
       token = await this.o.token()
@@ -181,7 +187,7 @@ export class HubConnection {
     const read = channelAccess(channel) === 'viewer'
     try {
       return await this.onSomeHub(
-        (base) => this.rpc(base, channel, input, token, signal),
+        (base) => this.rpc(base, channel, input, token, signal, secondFactor),
         (e) => !signal?.aborted && (read || neverReachedHub(e))
       )
     } catch (f) {
@@ -190,14 +196,22 @@ export class HubConnection {
     }
   }
 
-  private async rpc(base: string, channel: ChannelName, input: unknown, token: string, signal?: AbortSignal): Promise<Envelope<unknown>> {
+  private async rpc(
+    base: string,
+    channel: ChannelName,
+    input: unknown,
+    token: string,
+    signal?: AbortSignal,
+    secondFactor?: string
+  ): Promise<Envelope<unknown>> {
     const r = await request(`${base}/rpc/${channel}`, {
       method: 'POST',
       dispatcher: this.agent,
       headers: {
         authorization: `Bearer ${token}`,
         'content-type': 'application/json',
-        'user-agent': `rampdesk/${pkg.version}`
+        'user-agent': `rampdesk/${pkg.version}`,
+        ...(secondFactor !== undefined ? { [SECOND_FACTOR_HEADER]: secondFactor } : {})
       },
       body: JSON.stringify(input ?? {}),
       signal: signal ? AbortSignal.any([signal, this.controller.signal]) : this.controller.signal

@@ -198,6 +198,10 @@ export function routeTeam(local: ContractHandlers, r: TeamRouterContext): Contra
       const team = r.team()
       return team ? team.teamAccess() : local['team:access'](input)
     },
+    'team:proveSecondFactor': async (input) => {
+      const team = r.team()
+      return team ? team.proveSecondFactor(input.code) : local['team:proveSecondFactor'](input)
+    },
     'profiles:create': async (input) => {
       // Refused before it is saved: a token must not travel to a hub in clear.
       if (input.kind === 'team') for (const url of [input.baseUrl, ...(input.fallbackUrls ?? [])]) checkHubUrl(url)

@@ -139,6 +139,19 @@ export class TeamSession {
     throw new HubCallError(env.error)
   }
 
+  /**
+   * Proves this desktop's session with a code the operator typed: sent to the hub in its
+   * header on a read that only answers the second factor's state, so the hub's gate checks it
+   * (and counts it against the lockout) and holds the session proven. Never kept here.
+   */
+  async proveSecondFactor(code: string): Promise<ChannelOutput<'team:proveSecondFactor'>> {
+    const env = await this.connection.call('team:secondFactor', {}, undefined, code)
+    if (!env.ok) throw new HubCallError(env.error)
+    const status = env.value as ChannelOutput<'team:secondFactor'>
+    // The hub takes six digits as an authenticator's code and anything else as a recovery code.
+    return { by: /^\d{6}$/.test(code) ? 'totp' : 'recovery', recoveryCodesLeft: status.recoveryCodesLeft }
+  }
+
   /** This operator on the hub (what was last known while it is unreachable). */
   async teamAccess(): Promise<TeamAccess> {
     const env = await this.connection.call('team:access', {})

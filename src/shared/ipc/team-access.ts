@@ -96,7 +96,12 @@ const SINGLED_OUT: Partial<Record<ChannelName, ChannelAccess>> = {
   'activity:seen': 'desktop',
   'team:operators': 'admin',
   'team:addOperator': 'admin',
-  'team:revokeOperator': 'admin'
+  'team:revokeOperator': 'admin',
+  // The code travels from this desktop to its hub in a header (team-routing.ts), once asked for.
+  'team:proveSecondFactor': 'desktop',
+  // An operator's own second factor: those who act on orders; a viewer changes nothing.
+  'team:enrolSecondFactor': 'operator',
+  'team:confirmSecondFactor': 'operator'
 }
 
 /**

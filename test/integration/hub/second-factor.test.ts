@@ -31,7 +31,7 @@ describe('a hub that requires a second factor of admins', () => {
     const ops = await f.rpc(token, 'team:operators')
     expect(ops.status).toBe(403)
     expect(ops.json?.error?.message).toBe(
-      'this hub requires a second factor for admins, and nofactor has none enrolled yet: ask your team lead to run operator totp enrol nofactor'
+      'this hub requires a second factor for admins, and nofactor has none enrolled yet: set one up in Settings (Sign-in code), or ask your team lead to run operator totp enrol nofactor'
     )
     // What an operator may do stays open.
     expect((await f.rpc(token, 'sync:state')).status).toBe(200)

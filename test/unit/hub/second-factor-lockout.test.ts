@@ -3,6 +3,7 @@
 // code (or a recovery code) is refused unchecked; it ends on time; a right code before the
 // fifth starts the count again; the lockout outlasts a restart (hub.db) and is one for two
 // hubs on one PostgreSQL database, also for codes sent together; the gate says until when.
+import { mkdtempSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,8 +18,12 @@ import { PgSecondFactors } from '../../../src/hub/pg/pg-second-factor'
 import { checkSecondFactor, enrolSecondFactor, LOCKOUT_MS, type Enrolment } from '../../../src/hub/second-factor'
 import { SecondFactorGate } from '../../../src/hub/second-factor-gate'
 import { SqliteSecondFactors } from '../../../src/hub/sqlite-second-factor'
+import { secondFactorKeyIn } from '../../../src/hub/second-factor-key'
 import type { Sql } from '../../../src/main/store/sql'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
+
+/** The key the PostgreSQL hubs share (each hub's data directory holds the same file). */
+const pgKey = secondFactorKeyIn(mkdtempSync(join(tmpdir(), 'rampdesk-2fa-key-')))
 
 const T0 = Date.UTC(2026, 10, 28, 10, 26, 40)
 const MIN = 60_000
@@ -45,7 +50,7 @@ const wrongTimes = async (s: SqliteSecondFactors | PgSecondFactors, n: number, a
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rampdesk-hub-2fa-lock-'))
   sql = openHubDatabase(dir)
-  store = new SqliteSecondFactors(sql)
+  store = new SqliteSecondFactors(sql, secondFactorKeyIn(dir))
   e = await enrolSecondFactor(store, 'ada', 'test-hub', T0 - MIN)
 })
 afterEach(async () => {
@@ -101,7 +106,7 @@ describe('second-factor lockout', () => {
     await wrongTimes(store, 5, T0)
     sql.close()
     sql = openHubDatabase(dir)
-    store = new SqliteSecondFactors(sql)
+    store = new SqliteSecondFactors(sql, secondFactorKeyIn(dir))
     expect(await checkSecondFactor(store, 'ada', codeAt(T0 + MIN), T0 + MIN)).toEqual({
       ok: false,
       why: 'locked',
@@ -152,7 +157,7 @@ describe.skipIf(postgresUnavailable !== null)('second-factor lockout on PostgreS
     const url = await cluster.createDatabase()
     pools = [openPool({ url }, 'hub-x'), openPool({ url }, 'hub-y')]
     await migrate(pools[0]!)
-    ;[x, y] = pools.map((p) => new PgSecondFactors(p)) as [PgSecondFactors, PgSecondFactors]
+    ;[x, y] = pools.map((p) => new PgSecondFactors(p, pgKey)) as [PgSecondFactors, PgSecondFactors]
     e = await enrolSecondFactor(x, 'Ada', 'test-hub', T0 - MIN)
   })
   afterEach(async () => {

@@ -1,6 +1,7 @@
 // TOTP second factors on hub.db with a fixed clock: a current code is taken, a wrong one is
 // not, the same code is not taken twice, a code one step either side of now is taken and two
 // steps off is not; a recovery code works once; nothing is taken for an operator not enrolled.
+import { mkdtempSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,7 +15,11 @@ import { postgresUnavailable, startPostgres, type PgCluster } from '../../suppor
 import { openHubDatabase } from '../../../src/hub/hub-db'
 import { checkSecondFactor, enrolSecondFactor, type Enrolment } from '../../../src/hub/second-factor'
 import { SqliteSecondFactors } from '../../../src/hub/sqlite-second-factor'
+import { secondFactorKeyIn } from '../../../src/hub/second-factor-key'
 import type { Sql } from '../../../src/main/store/sql'
+
+/** The key the PostgreSQL hubs share (each hub's data directory holds the same file). */
+const pgKey = secondFactorKeyIn(mkdtempSync(join(tmpdir(), 'rampdesk-2fa-key-')))
 
 const T0 = Date.UTC(2026, 10, 28, 12, 0, 10)
 let dir: string
@@ -27,7 +32,7 @@ const codeAt = (ms: number) => new TOTP({ secret: Secret.fromBase32(e.secret), d
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rampdesk-hub-2fa-'))
   sql = openHubDatabase(dir)
-  store = new SqliteSecondFactors(sql)
+  store = new SqliteSecondFactors(sql, secondFactorKeyIn(dir))
   e = await enrolSecondFactor(store, 'ada', 'test-hub', T0)
 })
 afterEach(async () => {
@@ -99,7 +104,7 @@ describe.skipIf(postgresUnavailable !== null)('TOTP second factor on PostgreSQL,
   })
 
   it('takes a code on one hub and refuses it as replayed on the other; a recovery code once across both', async () => {
-    const [x, y] = pools.map((p) => new PgSecondFactors(p)) as [PgSecondFactors, PgSecondFactors]
+    const [x, y] = pools.map((p) => new PgSecondFactors(p, pgKey)) as [PgSecondFactors, PgSecondFactors]
     e = await enrolSecondFactor(x, 'Ada', 'test-hub', T0)
     const code = codeAt(T0)
     const both = await Promise.all([checkSecondFactor(x, 'ada', code, T0), checkSecondFactor(y, 'ADA', code, T0)])

@@ -88,7 +88,7 @@ describe('tokens that end', () => {
     const upTo = MIGRATIONS.findIndex((m) => typeof m === 'string' && m.includes('CREATE TABLE replaced_tokens'))
     for (const m of MIGRATIONS.slice(0, upTo)) {
       if (typeof m === 'string') db.exec(m)
-      else m(new SqlOf(db))
+      else m(new SqlOf(db), oldDir)
     }
     db.exec(`PRAGMA user_version = ${upTo}`)
     db.prepare('INSERT INTO operators (name, role, token_hash, created_at) VALUES (?, ?, ?, ?)').run(

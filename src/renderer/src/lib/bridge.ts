@@ -105,10 +105,18 @@ function httpBridge(): RampdeskBridge {
 export const bridge: RampdeskBridge = window.rampdesk ?? httpBridge()
 export const shell: ShellKind = window.rampdesk ? 'electron' : 'web'
 
+/** Asked when the team hub wants a second factor for a call: true once one proved the session. */
+let askSecondFactor: ((refusal: ErrorInfo) => Promise<boolean>) | null = null
+export function onSecondFactorNeeded(ask: (refusal: ErrorInfo) => Promise<boolean>): void {
+  askSecondFactor = ask
+}
+
 /** Calls a channel and returns its value, or throws UiError. */
 export async function call<C extends ChannelName>(channel: C, input: ChannelInput<C>): Promise<ChannelOutput<C>> {
   const fn = (bridge as unknown as Record<MethodName<C>, (i: unknown) => Promise<Envelope<ChannelOutput<C>>>>)[methodName(channel)]
-  const env = await fn(input)
+  let env = await fn(input)
+  // The hub wants a code first: asked for, then the same call once more.
+  if (!env.ok && env.error.kind === 'second_factor_required' && askSecondFactor && (await askSecondFactor(env.error))) env = await fn(input)
   if (!env.ok) throw new UiError(env.error)
   return env.value
 }

@@ -80,6 +80,7 @@ export {
   ProfileKind
 } from './profiles'
 export { CompareRow, QuoteInput, QuoteResult } from './quotes'
+export { SecondFactorCode, SecondFactorEnrolment, SecondFactorStatus, TotpCode } from './second-factor'
 export { SecretBackend } from './secrets'
 export { DEFAULT_STALLED_MINUTES, DELIVERY_LOG_DEFAULTS, Settings, SettingsPatch, STALLED_KEY } from './settings'
 export { Coverage, CoverageGap, FreshnessInfo, HistoryReadingInfo, ScopeCoverage, SyncState } from './sync'

@@ -1,6 +1,7 @@
 // The team namespace: a team hub's operators and roles, and this desktop's access to its hub.
 import { z } from 'zod'
 import { ch, EpochMs, none, ok } from './primitives'
+import { secondFactorChannels } from './second-factor'
 
 /** The three roles of a team hub's operators: each may do everything the one before it may. */
 export const TeamRole = z.enum(['viewer', 'operator', 'admin'])
@@ -57,5 +58,7 @@ export const teamChannels = {
     z.object({ name: OperatorName }).strict(),
     ok,
     "Revoke an operator's token at once, closing its event streams (admin)"
-  )
+  ),
+  // An operator's own second factor: the schemas in a file of their own.
+  ...secondFactorChannels
 } as const

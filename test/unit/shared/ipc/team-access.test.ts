@@ -76,7 +76,11 @@ const PINNED: Record<ChannelName, ChannelAccess> = {
   'team:access': 'viewer',
   'team:operators': 'admin',
   'team:addOperator': 'admin',
-  'team:revokeOperator': 'admin'
+  'team:revokeOperator': 'admin',
+  'team:secondFactor': 'viewer',
+  'team:proveSecondFactor': 'desktop',
+  'team:enrolSecondFactor': 'operator',
+  'team:confirmSecondFactor': 'operator'
 }
 
 describe('the role table, pinned', () => {
