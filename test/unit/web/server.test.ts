@@ -1,6 +1,6 @@
 // The browser harness's HTTP front (src/web/server.ts) over loopback with stand-in
 // handlers: the token-for-cookie exchange, the 401/403/415/404/413 refusals, the
-// invalid-input envelope, Server-Sent Events, static files confined to their root, the
+// invalid-input envelope, the answers' Server-Timing, Server-Sent Events, static files confined to their root, the
 // CSP on HTML, and CSV exports downloaded by their name only.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { request, type IncomingHttpHeaders } from 'node:http'
@@ -25,6 +25,7 @@ let unsubscribed = false
 const calls: Array<{ channel: string; input: unknown }> = []
 
 const SYNC_STATE = syncState({ lastSuccessAt: 1 })
+const SLOW_CHANNEL_MS = 40
 
 function handlers(): ContractHandlers {
   const out: Record<string, (i: unknown) => Promise<unknown>> = {}
@@ -33,6 +34,8 @@ function handlers(): ContractHandlers {
       calls.push({ channel: c, input })
       if (c === 'settings:get') return { theme: 'dark' }
       if (c === 'sync:state') return { states: [SYNC_STATE] }
+      // A channel that takes its time, for the answer's Server-Timing.
+      if (c === 'config:get') await new Promise((r) => setTimeout(r, SLOW_CHANNEL_MS))
       if (c === 'orders:get')
         throw Object.assign(new Error('the service refused the request'), { kind: 'api', code: 417, retryable: false })
       return { ok: true }
@@ -266,6 +269,20 @@ describe('rpc envelopes', () => {
       error: { kind: 'api', message: 'the service refused the request', code: 417, retryable: false }
     })
     expect(calls.at(-1)).toEqual({ channel: 'orders:get', input: { type: 1, orderId: 5 } })
+  })
+})
+
+describe('Server-Timing', () => {
+  it('an answer says how long its channel took (app) and the harness in all, the channel included', async () => {
+    const r = await rpc('config:get', {})
+    expect(r.status).toBe(200)
+    const timing = String(r.headers['server-timing'])
+    const dur = (name: string) => Number(new RegExp(`${name};dur=([0-9.]+)`).exec(timing)?.[1] ?? NaN)
+    expect(timing).toMatch(/^app;dur=[0-9.]+, harness;dur=[0-9.]+$/)
+    // Timers fire up to a ms early; the channel's wait is in app, and app within harness.
+    expect(dur('app')).toBeGreaterThanOrEqual(SLOW_CHANNEL_MS - 1)
+    expect(dur('harness')).toBeGreaterThanOrEqual(dur('app'))
+    expect(dur('harness')).toBeLessThan(10_000)
   })
 })
 

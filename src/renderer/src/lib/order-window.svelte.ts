@@ -7,7 +7,7 @@
 // (recent-first-pages.ts): going back to one shows it at once, and its query still runs
 // and replaces it. Where the current filter's answer stands is one explicit phase.
 import { call } from './bridge'
-import type { ErrorInfo, OrderFilter, OrderRow, OrderSort, OrderType } from '../../../shared/ipc/contract'
+import type { ChannelOutput, ErrorInfo, OrderFilter, OrderRow, OrderSort, OrderType } from '../../../shared/ipc/contract'
 import { errorInfoOf } from './app-state.svelte'
 import { afterPaint } from './after-paint'
 import { RecentFirstPages, type FirstPage } from './recent-first-pages'
@@ -98,6 +98,8 @@ export class OrderWindow {
   #lastRange: [number, number] = [0, 0]
   /** +1 scrolling down, -1 up: where the next pages are fetched ahead. */
   #direction = 1
+  /** A first page asked for ahead of its filter (prefetch): the reset to that filter takes its answer instead of asking again. */
+  #ahead: { key: string; mark: number; answer: Promise<ChannelOutput<'orders:query'>> } | null = null
 
   constructor(filter: OrderFilter) {
     this.#filter = filter
@@ -142,6 +144,20 @@ export class OrderWindow {
     this.#inflight.add(0)
     if (this.#firstInFlight >= FIRST_PAGES_IN_FLIGHT) this.#firstQueued = true
     else void this.#fetch(0)
+  }
+
+  /**
+   * Asks main now for the first page of a filter the view is about to show (a short search
+   * while its pause runs out), so the reset to it shows the answer without a round trip.
+   * Nothing shown changes; a reset to another filter leaves the answer unused.
+   */
+  prefetch(filter: OrderFilter, sort: OrderSort = this.#sort): void {
+    const key = JSON.stringify([filter, sort])
+    if (this.#ahead?.key === key) return
+    const answer = call('orders:query', { filter, sort, offset: 0, limit: PAGE_SIZE })
+    // Its failure is the reset's to show, if the reset comes; unused, it is dropped.
+    answer.catch(() => undefined)
+    this.#ahead = { key, mark: this.#recent.mark, answer }
   }
 
   /** The first page of a filter seen a moment ago, shown while its query runs again. */
@@ -268,10 +284,14 @@ export class OrderWindow {
     this.#inflight.add(page)
     this.fetches++
     if (page === 0) this.#firstInFlight++
-    const mark = this.#recent.mark
     const key = this.#key()
+    const ahead = page === 0 && this.#ahead?.key === key ? this.#ahead : null
+    if (page === 0) this.#ahead = null
+    // An answer asked for ahead counts from when it was asked: orders changed since then, it is stale.
+    const mark = ahead?.mark ?? this.#recent.mark
     try {
-      const r = await call('orders:query', { filter: this.#filter, sort: this.#sort, offset: page * PAGE_SIZE, limit: PAGE_SIZE })
+      const r = await (ahead?.answer ??
+        call('orders:query', { filter: this.#filter, sort: this.#sort, offset: page * PAGE_SIZE, limit: PAGE_SIZE }))
       // Orders changed while the query was on its way: its answer may predate the change.
       const current = !this.#recent.changedSince(mark)
       if (page === 0) this.#recent.remember(key, { rows: r.rows, total: r.total, totalAtLeast: r.totalAtLeast ?? false }, mark)

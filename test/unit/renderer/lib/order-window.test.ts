@@ -462,4 +462,38 @@ describe('OrderWindow', () => {
     expect(win.rowAt(5950)).toBeDefined()
     expect(win.rowAt(0)).toBeUndefined()
   })
+
+  it('a first page asked for ahead (a short search in its pause) is the answer of the reset to it, without asking again', async () => {
+    const win = new OrderWindow(onramp)
+    await visit(win, onramp)
+    const short: OrderFilter = { type: 1, search: '1' }
+    win.prefetch(short)
+    expect(pending.map((p) => p.query)).toEqual([{ filter: short, sort: 'updatedAt:desc', offset: 0, limit: PAGE_SIZE }])
+    // Asked again before the pause ends: still the one query.
+    win.prefetch(short)
+    expect(pending).toHaveLength(1)
+    // Nothing shown changes meanwhile.
+    expect(win.total).toBe(1000)
+    await pending.shift()!.release()
+    expect(win.total).toBe(1000)
+    // The pause ends: the answer is there already, and main is not asked for it again.
+    win.reset(short)
+    expect(pending).toHaveLength(0)
+    await settle()
+    expect(win.phase).not.toBe('previous')
+    expect(win.total).toBe(CAP)
+    expect(win.totalAtLeast).toBe(true)
+    expect(win.rowAt(0)?.orderId).toBe(100001)
+  })
+
+  it('a first page asked for ahead goes unused when the operator types on: the reset asks for its own filter', async () => {
+    const win = new OrderWindow(onramp)
+    await visit(win, onramp)
+    win.prefetch({ type: 1, search: '1' })
+    win.reset({ type: 1, search: '1002' })
+    expect(pending.map((p) => p.query.filter.search)).toEqual(['1', '1002'])
+    await drain()
+    expect(win.total).toBe(100)
+    expect(win.rowAt(0)?.orderId).toBe(100200)
+  })
 })
