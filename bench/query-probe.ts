@@ -6,6 +6,11 @@
 //   npx tsx bench/query-probe.ts fill <orders> <dir>      a database as the scale bench's
 //                                                         first sync makes one (sandbox of
 //                                                         seed 3, every fiat, not generating)
+//   npx tsx bench/query-probe.ts tenfold <dir>            that database's orders copied
+//                                                         nine more times (new row and
+//                                                         order ids, same texts): ten
+//                                                         times the orders in minutes,
+//                                                         every wallet ten times as many
 //   npx tsx bench/query-probe.ts measure <dir> [text ...] one JSON line per figure
 //   npx tsx bench/query-probe.ts plan <dir> [text ...]    each statement a search runs
 //                                                         (as orders:query asks it: the
@@ -95,6 +100,29 @@ if (cmd === 'fill') {
   } finally {
     store.close()
   }
+} else if (cmd === 'tenfold') {
+  const dir = args[0]
+  if (!dir) throw new Error('usage: tenfold <dir>')
+  const store = openLocalStore(dir)
+  const sql = store.database.sql
+  try {
+    const columns = sql.all<{ name: string }>('PRAGMA table_info(orders)').map((c) => c.name)
+    const maxId = sql.value<number>('SELECT MAX(id) FROM orders') ?? 0
+    const maxOrderId = sql.value<number>('SELECT MAX(order_id) FROM orders') ?? 0
+    // Order ids past every one held, a power of ten apart: a copy's id ends in the original's digits.
+    const step = 10 ** (String(maxOrderId).length + 1)
+    for (let k = 1; k <= 9; k++) {
+      const t = performance.now()
+      const values = columns.map((c) => (c === 'id' ? `id + ${k * maxId}` : c === 'order_id' ? `order_id + ${k * step}` : c))
+      sql.transaction(() =>
+        sql.run(`INSERT INTO orders (${columns.join(', ')}) SELECT ${values.join(', ')} FROM orders WHERE id <= ?`, maxId)
+      )
+      print({ copy: k, ms: ms(t) })
+    }
+    print({ tenfold: dir, orders: store.orders.count() })
+  } finally {
+    store.close()
+  }
 } else if (cmd === 'plan') {
   const dir = args[0]
   if (!dir) throw new Error('usage: plan <dir> [search text ...]')
@@ -133,6 +161,6 @@ if (cmd === 'fill') {
   }
 } else {
   throw new Error(
-    'usage: npx tsx bench/query-probe.ts fill <orders> <dir> | measure <dir> [search text ...] | plan <dir> [search text ...]'
+    'usage: npx tsx bench/query-probe.ts fill <orders> <dir> | tenfold <dir> | measure <dir> [search text ...] | plan <dir> [search text ...]'
   )
 }
