@@ -6,7 +6,16 @@
 //   npx tsx bench/query-probe.ts fill <orders> <dir>      a database as the scale bench's
 //                                                         first sync makes one (sandbox of
 //                                                         seed 3, every fiat, not generating)
+//   npx tsx bench/query-probe.ts tenfold <dir>            that database's orders copied
+//                                                         nine more times (new row and
+//                                                         order ids, same texts): ten
+//                                                         times the orders in minutes,
+//                                                         every wallet ten times as many
 //   npx tsx bench/query-probe.ts measure <dir> [text ...] one JSON line per figure
+//   npx tsx bench/query-probe.ts plan <dir> [text ...]    each statement a search runs
+//                                                         (as orders:query asks it: the
+//                                                         onramp window, then the offramp
+//                                                         count), its time and its plan
 //
 // Each search is timed through OrdersRepo.query (onramp, newest first, first page of 100)
 // twice, each time after a write, so no total or probe is kept from before: the first
@@ -43,15 +52,20 @@ if (cmd === 'fill') {
   try {
     for (const search of args.slice(1)) {
       const times: number[] = []
+      const cpu: number[] = []
       let answer = { total: 0, totalAtLeast: false }
       for (let i = 0; i < 2; i++) {
         write()
         const t = performance.now()
+        const c = process.cpuUsage()
         const r = store.orders.query({ type: 1, search, sort: { key: 'updatedAt', dir: 'desc' }, limit: 100 })
+        const used = process.cpuUsage(c)
         times.push(ms(t))
+        // This process's CPU time: on a shared machine, what the query cost apart from waiting for a CPU.
+        cpu.push(Math.round((used.user + used.system) / 100) / 10)
         answer = { total: r.total, totalAtLeast: r.totalAtLeast }
       }
-      print({ search, ...answer, firstMs: times[0], againMs: times[1] })
+      print({ search, ...answer, firstMs: times[0], againMs: times[1], firstCpuMs: cpu[0], againCpuMs: cpu[1] })
     }
     for (const type of [1, 2]) {
       let t = performance.now()
@@ -86,6 +100,67 @@ if (cmd === 'fill') {
   } finally {
     store.close()
   }
+} else if (cmd === 'tenfold') {
+  const dir = args[0]
+  if (!dir) throw new Error('usage: tenfold <dir>')
+  const store = openLocalStore(dir)
+  const sql = store.database.sql
+  try {
+    const columns = sql.all<{ name: string }>('PRAGMA table_info(orders)').map((c) => c.name)
+    const maxId = sql.value<number>('SELECT MAX(id) FROM orders') ?? 0
+    const maxOrderId = sql.value<number>('SELECT MAX(order_id) FROM orders') ?? 0
+    // Order ids past every one held, a power of ten apart: a copy's id ends in the original's digits.
+    const step = 10 ** (String(maxOrderId).length + 1)
+    for (let k = 1; k <= 9; k++) {
+      const t = performance.now()
+      const values = columns.map((c) => (c === 'id' ? `id + ${k * maxId}` : c === 'order_id' ? `order_id + ${k * step}` : c))
+      sql.transaction(() =>
+        sql.run(`INSERT INTO orders (${columns.join(', ')}) SELECT ${values.join(', ')} FROM orders WHERE id <= ?`, maxId)
+      )
+      print({ copy: k, ms: ms(t) })
+    }
+    print({ tenfold: dir, orders: store.orders.count() })
+  } finally {
+    store.close()
+  }
+} else if (cmd === 'plan') {
+  const dir = args[0]
+  if (!dir) throw new Error('usage: plan <dir> [search text ...]')
+  const store = openLocalStore(dir)
+  const sql = store.database.sql
+  const statements: Array<{ text: string; params: unknown[]; ms: number }> = []
+  for (const method of ['all', 'value', 'get'] as const) {
+    const original = sql[method].bind(sql) as (text: string, ...params: unknown[]) => unknown
+    ;(sql as unknown as Record<string, unknown>)[method] = (text: string, ...params: unknown[]) => {
+      const t = performance.now()
+      const out = original(text, ...params)
+      if (!/^(SELECT total_changes|PRAGMA data_version)/.test(text)) statements.push({ text, params, ms: ms(t) })
+      return out
+    }
+  }
+  try {
+    for (const search of args.slice(1)) {
+      sql.run('UPDATE orders SET last_changed_at = last_changed_at WHERE id = (SELECT MIN(id) FROM orders)')
+      statements.length = 0
+      const t = performance.now()
+      const r = store.orders.query({ type: 1, search, sort: { key: 'updatedAt', dir: 'desc' }, limit: 100 })
+      const other = store.orders.totalUpTo({ type: 2, search })
+      const total = ms(t)
+      const ran = statements.splice(0)
+      print({ search, total: r.total, totalAtLeast: r.totalAtLeast, otherTypeTotal: other.total, ms: total, statements: ran.length })
+      for (const s of ran) {
+        const plan = sql.raw
+          .prepare(`EXPLAIN QUERY PLAN ${s.text}`)
+          .all(...(s.params as never[]))
+          .map((p) => (p as { detail: string }).detail)
+        print({ search, ms: s.ms, sql: s.text.replace(/\s+/g, ' ').slice(0, 400), plan })
+      }
+    }
+  } finally {
+    store.close()
+  }
 } else {
-  throw new Error('usage: npx tsx bench/query-probe.ts fill <orders> <dir> | measure <dir> [search text ...]')
+  throw new Error(
+    'usage: npx tsx bench/query-probe.ts fill <orders> <dir> | tenfold <dir> | measure <dir> [search text ...] | plan <dir> [search text ...]'
+  )
 }

@@ -202,38 +202,63 @@ function handlingTests(t: SearchTerm): Array<{ sql: string; params: SqlValue[] }
   ]
 }
 
+/** One source of a search's matching ids: a SELECT of `id`. */
+export interface SearchSource {
+  sql: string
+  params: SqlValue[]
+  /** Counted by searchProbes (whether a search is broad): the order ids and the texts, not the handlers and notes. */
+  probed: boolean
+}
+
 /**
- * The ids of the orders of one type the search matches, as a union of indexed lookups
- * (SQLite would otherwise scan): the narrow plan takes them, and a search with no other
- * filter is counted on them alone, without reading an order.
+ * Each source of the ids of the orders of one type the search matches, an indexed lookup
+ * each (SQLite would otherwise scan): the order id ranges, the trigram index or one
+ * lower(...) range per column, an order's handler and notes.
+ */
+export function searchSources(type: OrderType, t: SearchTerm): SearchSource[] {
+  const sources: SearchSource[] = []
+  const ids = orderIdTest(t)
+  if (ids) sources.push({ sql: `SELECT id FROM orders WHERE type = ? AND (${ids.sql})`, params: [type, ...ids.params], probed: true })
+  if (t.substring) {
+    sources.push({
+      sql: `SELECT rowid AS id FROM ${textIndex(type)} WHERE ${textIndex(type)} MATCH ?`,
+      params: [phrase(t.text)],
+      probed: true
+    })
+  } else {
+    for (const col of SEARCH_COLUMNS)
+      sources.push({
+        sql: `SELECT id FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ?`,
+        params: [type, ...prefixRange(t.text)],
+        probed: true
+      })
+  }
+  for (const h of handlingTests(t))
+    sources.push({
+      sql: `SELECT o.id FROM orders o JOIN (SELECT m.type, m.order_id ${h.sql} AND m.type = ?) k ON o.type = k.type AND o.order_id = k.order_id`,
+      params: [...h.params, type],
+      probed: false
+    })
+  return sources
+}
+
+/**
+ * The ids of the orders of one type the search matches, as a union of its sources: the
+ * narrow plan takes them, and a search with no other filter is counted on them alone,
+ * without reading an order.
  */
 function searchIds(type: OrderType, t: SearchTerm): { sql: string; params: SqlValue[] } {
-  const sources: string[] = []
-  const params: SqlValue[] = []
-  for (const [from, to] of t.orderIds) {
-    sources.push('SELECT id FROM orders WHERE type = ? AND order_id BETWEEN ? AND ?')
-    params.push(type, from, to)
-  }
-  if (t.substring) {
-    sources.push(`SELECT rowid AS id FROM ${textIndex(type)} WHERE ${textIndex(type)} MATCH ?`)
-    params.push(phrase(t.text))
-  } else {
-    for (const col of SEARCH_COLUMNS) {
-      sources.push(`SELECT id FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ?`)
-      params.push(type, ...prefixRange(t.text))
-    }
-  }
-  for (const h of handlingTests(t)) {
-    sources.push(
-      `SELECT o.id FROM orders o JOIN (SELECT m.type, m.order_id ${h.sql} AND m.type = ?) k ON o.type = k.type AND o.order_id = k.order_id`
-    )
-    params.push(...h.params, type)
-  }
-  return { sql: sources.join(' UNION '), params }
+  const sources = searchSources(type, t)
+  return { sql: sources.map((s) => s.sql).join(' UNION '), params: sources.flatMap((s) => s.params) }
 }
+
+/** Membership in a JSON array of order row ids (bound as one value): a set SQLite builds once per statement. */
+export const IN_ID_SET = 'id IN (SELECT value FROM json_each(?))'
 
 export interface BuiltOrderQuery {
   where: string
+  /** The filter is the type and a search, nothing else. */
+  searchOnly: boolean
   params: SqlValue[]
   /** Counts the matches; for a broad search given a `countCap`, up to countCap + 1 of them. */
   countSql: string
@@ -257,6 +282,13 @@ export interface BuiltOrderQuery {
    * would read most of the type's orders to find one page.
    */
   statusRowsSql: string | null
+  /**
+   * With an idSet: rowsSql found by walking the sort's index and testing each entry's id
+   * against the set, for a search with so many matches that reading and sorting every one
+   * costs more than the walk (OrderReads.query decides); null otherwise. Takes params
+   * (whose search value is the set), then LIMIT and OFFSET.
+   */
+  setWalkRowsSql: string | null
   limit: number
   offset: number
 }
@@ -282,25 +314,11 @@ function ints(name: string, v: number | readonly number[]): number[] {
  */
 export const NOT_GONE = 'NOT IN (SELECT id FROM orders WHERE gone_at IS NOT NULL)'
 
-/**
- * unbounded: no window (LIMIT -1), for exports.
- * broad: the search matches many orders (searchProbes). A narrow search is driven by its
- * matching ids (the trigram index or one index range per column, and the order id
- * ranges, unioned), then sorted: cheap for a few
- * hundred. A broad one would union and sort tens of thousands (a quarter of a second for
- * "0x" over 100,000 orders, blocking main while the operator types on); it walks the sort
- * key's index instead and tests each order, stopping at the window's end.
- */
-export function buildOrderQuery(
-  q: StoredOrderQuery,
-  opts: { unbounded?: boolean; broad?: boolean; countCap?: number } = {}
-): BuiltOrderQuery {
-  if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
-  const search = q.search?.trim()
-  const broad = !!search && !!opts.broad
-  // With a narrow search, the few matching ids drive the query; a unary + keeps SQLite
-  // from scanning a filter column's index instead (c() marks the column references).
-  const c = (column: string): string => (search && !broad ? `+${column}` : column)
+/** The filter's conditions (the search apart) and the same on order_counts, with their values. */
+function filterConditions(q: StoredOrderQuery, plus: boolean): { conds: string[]; countsConds: string[]; params: SqlValue[] } {
+  // When the search's few matching ids drive the query, a unary + keeps SQLite from
+  // scanning a filter column's index instead (c() marks the column references).
+  const c = (column: string): string => (plus ? `+${column}` : column)
   const conds: string[] = [`${c('type')} = ?`]
   const params: SqlValue[] = [q.type]
   // The same conditions on order_counts (migration 12), whose columns have the filter
@@ -347,14 +365,44 @@ export function buildOrderQuery(
     push(`${c(dateColumn)} < ?`)
     params.push(isoBound('to', q.to))
   }
+  return { conds, countsConds, params }
+}
+
+/**
+ * unbounded: no window (LIMIT -1), for exports.
+ * broad: the search matches many orders (searchProbes). A narrow search is driven by its
+ * matching ids (the trigram index or one index range per column, and the order id
+ * ranges, unioned), then sorted: cheap for a few
+ * hundred. A broad one would union and sort tens of thousands (a quarter of a second for
+ * "0x" over 100,000 orders, blocking main while the operator types on); it walks the sort
+ * key's index instead and tests each order, stopping at the window's end.
+ * idSet: the search's matching ids, already collected (search-set.ts), as a JSON array:
+ * the search is membership in it, and setWalkRowsSql walks the sort's index testing it.
+ */
+export function buildOrderQuery(
+  q: StoredOrderQuery,
+  opts: { unbounded?: boolean; broad?: boolean; countCap?: number; idSet?: string } = {}
+): BuiltOrderQuery {
+  if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
+  const search = q.search?.trim()
   const term = search ? searchTerm(search) : null
+  const idSet = term && opts.idSet !== undefined ? opts.idSet : null
+  const broad = !!search && !!opts.broad && idSet === null
+  const { conds, countsConds, params } = filterConditions(q, !!search && !broad)
   // Only the type and a search: counted on the matching ids alone.
   const searchOnly = term !== null && conds.length === 1
   const ids = term ? searchIds(q.type, term) : null
-  if (term && ids) {
-    const t = broad ? searchTests(term) : { sql: `id IN (${ids.sql})`, params: ids.params }
-    conds.push(t.sql)
-    params.push(...t.params)
+  const searchCond: { sql: string; params: SqlValue[] } | null =
+    term && ids
+      ? idSet !== null
+        ? { sql: IN_ID_SET, params: [idSet] }
+        : broad
+          ? searchTests(term)
+          : { sql: `id IN (${ids.sql})`, params: ids.params }
+      : null
+  if (searchCond) {
+    conds.push(searchCond.sql)
+    params.push(...searchCond.params)
   }
   const where = conds.join(' AND ')
   const sort = q.sort ?? { key: 'createdAt', dir: 'desc' }
@@ -374,12 +422,16 @@ export function buildOrderQuery(
     throw new RangeError(`limit must be 1..${MAX_QUERY_LIMIT}`)
   }
   if (!Number.isInteger(offset) || offset < 0) throw new RangeError('offset must be a non-negative integer')
-  const counted = searchOnly && ids ? { sql: ids.sql, params: ids.params } : { sql: `SELECT 1 FROM orders WHERE ${where}`, params }
-  const countCap = broad && opts.countCap !== undefined ? opts.countCap : null
+  const counted =
+    searchOnly && ids && idSet === null ? { sql: ids.sql, params: ids.params } : { sql: `SELECT 1 FROM orders WHERE ${where}`, params }
+  const countCap = (broad || idSet !== null) && opts.countCap !== undefined ? opts.countCap : null
   const fromCounts = !term && q.from === undefined && q.to === undefined
   const statusList = !term && q.statuses !== undefined && q.statuses.length > 0
+  // The same conditions without the unary +, so that they are tested on the sort index's entries.
+  const walkWhere = idSet !== null ? [...filterConditions(q, false).conds, IN_ID_SET].join(' AND ') : null
   return {
     where,
+    searchOnly,
     params,
     countSql: fromCounts
       ? `SELECT IFNULL(SUM(n), 0) FROM order_counts WHERE ${countsConds.join(' AND ')}`
@@ -388,11 +440,17 @@ export function buildOrderQuery(
         : `SELECT COUNT(*) FROM (SELECT 1 FROM (${counted.sql}) LIMIT ?)`,
     countParams: fromCounts || countCap === null ? counted.params : [...counted.params, countCap + 1],
     countCap,
-    countProbes: countCap !== null && searchOnly && search ? searchProbes(q.type, search, countCap + 1) : [],
+    countProbes: countCap !== null && searchOnly && search && idSet === null ? searchProbes(q.type, search, countCap + 1) : [],
     rowsSql: broad
       ? `SELECT * FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`
       : // The window's ids come from a covering index scan; only those rows are read.
         `SELECT * FROM orders WHERE id IN (SELECT id FROM orders WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
+    setWalkRowsSql:
+      walkWhere === null
+        ? null
+        : // The sort's index walked in order, each entry tested against the set (covering: no
+          // order is read but the window's), stopping at the window's end.
+          `SELECT * FROM orders WHERE id IN (SELECT id FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${walkWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
     statusRowsSql: statusList
       ? `SELECT * FROM orders WHERE id IN (SELECT id FROM orders INDEXED BY orders_by_status WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`
       : null,

@@ -380,7 +380,8 @@ describe('order counts (migration 12)', () => {
       fiatType: 1,
       records: Array.from({ length: 20 }, (_, i) => onramp({ orderId: i + 1, walletAddress: `0xab${i}` }))
     })
-    Object.assign(store.orders.searchPlan, { broadMatches: 1, totalCap: 5 })
+    // Not collected (search-set.ts): the plan for a search with too many matches to collect.
+    Object.assign(store.orders.searchPlan, { broadMatches: 1, totalCap: 5, setBound: 0 })
     const sql = sqlOf(store)
     const statements: string[] = []
     const value = sql.value.bind(sql)
@@ -391,6 +392,32 @@ describe('order counts (migration 12)', () => {
     store.orders.searchPlan.totalCap = 50
     expect(store.orders.query({ type: 1, search: '0x' })).toMatchObject({ total: 20, totalAtLeast: false })
     expect(statements.filter((t) => t.includes('UNION'))).toHaveLength(1)
+  })
+
+  it("find every source's matches of a search, each order once, whichever plan answers: order ids, texts, values starting with it", () => {
+    const at = (i: number) => new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString()
+    store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: [
+        onramp({ orderId: 7701, updatedAt: at(1) }),
+        // Its wallet and its reference both hold the text: found once.
+        onramp({ orderId: 12, walletAddress: '0xb7701c', merchantRecognitionId: 'mr-7701', updatedAt: at(2) }),
+        onramp({ orderId: 13, walletAddress: '77ab', updatedAt: at(3) }),
+        onramp({ orderId: 14, merchantRecognitionId: '77-x', updatedAt: at(4) }),
+        ...Array.from({ length: 30 }, (_, i) => onramp({ orderId: 100 + i, updatedAt: at(10 + i) }))
+      ]
+    })
+    const shipped = { ...store.orders.searchPlan }
+    for (const plan of [{}, { maxWalkedEntries: 1_000_000 }, { maxWalkedEntries: 0, setMatchCost: 0 }]) {
+      Object.assign(store.orders.searchPlan, shipped, plan)
+      const found = (search: string) => store.orders.query({ type: 1, search, sort: { key: 'updatedAt', dir: 'asc' } })
+      expect(found('7701'), JSON.stringify(plan)).toMatchObject({ total: 2, totalAtLeast: false })
+      expect(found('7701').rows.map((r) => r.orderId)).toEqual([7701, 12])
+      // One or two characters: an order id, a wallet and a reference starting with them.
+      expect(found('77').rows.map((r) => r.orderId)).toEqual([7701, 13, 14])
+      expect(store.orders.totalUpTo({ type: 1, search: '77' })).toEqual({ total: 3, atLeast: false })
+    }
   })
 
   it("find a sparse status list's window in the status index, and answer a window past the total without looking", () => {
