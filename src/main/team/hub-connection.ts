@@ -79,6 +79,11 @@ function tokenRefused(status: number, error: unknown): boolean {
   return status === 401 || (status === 429 && (error as { kind?: unknown } | null)?.kind === 'unauthorized')
 }
 
+/** A session from the identity provider that the hub ended (oidc-session.ts's SignInEnded). */
+function signedOut(e: unknown): e is Error {
+  return e instanceof Error && (e as { signedOut?: unknown }).signedOut === true
+}
+
 /** Whether a failed request never reached the hub (the connection was refused or not made). */
 export function neverReachedHub(e: unknown): boolean {
   const code = errorCode(e)
@@ -175,6 +180,10 @@ export class HubConnection {
     try {
       token = await this.o.token()
     } catch (e) {
+      if (signedOut(e)) {
+        this.signOut(e)
+        return { ok: false, error: { kind: 'access_revoked', message: e.message, retryable: false, reason: 'signed-out' } }
+      }
       return { ok: false, error: { kind: 'missing_secret', message: (e as Error).message, retryable: false } }
     }
     // A read may be asked again of another hub whatever broke; an action only if it never got there.
@@ -273,6 +282,12 @@ export class HubConnection {
     if (changed) this.o.onState?.(connected, error)
   }
 
+  /** The hub ended this desktop's sign-in: refused like a revoked token, with the hub's words, until a new sign-in. */
+  private signOut(e: Error): void {
+    this.refusedReason = 'signed-out'
+    this.setState(false, e.message, true)
+  }
+
   private async run(): Promise<void> {
     const min = this.o.minRetryMs ?? 500
     const max = this.o.maxRetryMs ?? 10_000
@@ -319,7 +334,14 @@ export class HubConnection {
    * a HubFailure when the hub did not answer, anything else when no request could be made.
    */
   private async streamOnce(): Promise<boolean> {
-    const token = await this.o.token()
+    let token: string
+    try {
+      token = await this.o.token()
+    } catch (e) {
+      if (!signedOut(e)) throw e
+      this.signOut(e)
+      return false
+    }
     const base = this.hubUrl
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
