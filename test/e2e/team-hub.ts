@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startSandbox, type Sandbox } from '../../src/sandbox'
 import { createHub, type Hub, type HubOptions } from '../../src/hub/hub'
-import { startHubServer, type HubServer } from '../../src/hub/hub-server'
+import { startHubServer, type HubServer, type HubServerOptions } from '../../src/hub/hub-server'
 
 export interface E2eTeamHub {
   sandbox: Sandbox
@@ -15,8 +15,16 @@ export interface E2eTeamHub {
   close(): Promise<void>
 }
 
-/** `hub`: options of the hub beyond these (a relay to a receiver, a compressed grace period). */
-export async function startTeamHub(o: { orders: number; seed: number; hub?: Partial<HubOptions> }): Promise<E2eTeamHub> {
+/**
+ * `hub`: options of the hub beyond these (a relay to a receiver, a compressed grace period);
+ * `server`: of its HTTP server (sign-in through an identity provider).
+ */
+export async function startTeamHub(o: {
+  orders: number
+  seed: number
+  hub?: Partial<HubOptions>
+  server?: Partial<Omit<HubServerOptions, 'hub' | 'port'>>
+}): Promise<E2eTeamHub> {
   const sandbox = await startSandbox({ orders: o.orders, seed: o.seed, autoGenerate: false })
   const dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub-'))
   const hub = await createHub({
@@ -32,7 +40,7 @@ export async function startTeamHub(o: { orders: number; seed: number; hub?: Part
     logWrite: () => undefined,
     ...o.hub
   })
-  const server = await startHubServer({ hub, port: 0 })
+  const server = await startHubServer({ ...o.server, hub, port: 0 })
   return {
     sandbox,
     hub,
