@@ -56,7 +56,12 @@ export class ActiveProfile {
   readonly credentials: TeamCredentials
 
   constructor(private readonly o: ActiveProfileOptions) {
-    this.credentials = new TeamCredentials({ secrets: o.secrets, now: o.now, dispatcher: o.team?.dispatcher })
+    this.credentials = new TeamCredentials({
+      secrets: o.secrets,
+      now: o.now,
+      dispatcher: o.team?.dispatcher,
+      onRenewed: (id) => (this.hub?.profile.id === id ? this.hub.connection.tokenRenewed() : undefined)
+    })
   }
 
   /** The embedded simulator, once the sandbox profile has started it. */

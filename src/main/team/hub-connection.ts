@@ -282,6 +282,26 @@ export class HubConnection {
     if (changed) this.o.onState?.(connected, error)
   }
 
+  /**
+   * The token was renewed (a session from the identity provider): the hub closes a stream
+   * opened with the old one, so it is opened again with the new one at once, and the windows
+   * never see the line drop.
+   */
+  tokenRenewed(): void {
+    if (!this.streamAbort) return
+    this.moving = true
+    this.streamAbort.abort()
+  }
+
+  /** Whether the stream that ended was opened with a token since renewed: it is opened again at once, not reported dropped. */
+  private async renewedSince(token: string): Promise<boolean> {
+    if (!this.running) return false
+    const now = await this.o.token().catch(() => null)
+    if (now === null || now === token) return false
+    this.moving = true
+    return true
+  }
+
   /** The hub ended this desktop's sign-in: refused like a revoked token, with the hub's words, until a new sign-in. */
   private signOut(e: Error): void {
     this.refusedReason = 'signed-out'
@@ -353,14 +373,14 @@ export class HubConnection {
     this.streamAbort = abort
     this.streamBase = base
     try {
-      return await this.readStream(base, headers, abort.signal)
+      return await this.readStream(base, headers, abort.signal, token)
     } finally {
       this.streamAbort = null
       this.streamBase = null
     }
   }
 
-  private async readStream(base: string, headers: Record<string, string>, moved: AbortSignal): Promise<boolean> {
+  private async readStream(base: string, headers: Record<string, string>, moved: AbortSignal, token: string): Promise<boolean> {
     let r: Dispatcher.ResponseData
     try {
       r = await request(`${base}/events`, {
@@ -421,9 +441,10 @@ export class HubConnection {
           else if (field === 'id' && /^\d+$/.test(value)) id = Number(value)
         }
       }
-      this.setState(false, `the team hub at ${base} closed the event stream`)
+      if (!(await this.renewedSince(token))) this.setState(false, `the team hub at ${base} closed the event stream`)
     } catch (e) {
-      if (this.running && !moved.aborted) this.setState(false, `the event stream from ${base} broke (${(e as Error).message})`)
+      if (this.running && !moved.aborted && !(await this.renewedSince(token)))
+        this.setState(false, `the event stream from ${base} broke (${(e as Error).message})`)
     }
     return true
   }

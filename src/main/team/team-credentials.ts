@@ -63,6 +63,8 @@ export interface TeamCredentialsOptions {
   secrets: SecretStore
   now?: () => number
   dispatcher?: Dispatcher
+  /** A profile's session was renewed (its hub closes streams opened with the old token). */
+  onRenewed?(profileId: string): void
 }
 
 export class TeamCredentials {
@@ -168,6 +170,7 @@ export class TeamCredentials {
           if (this.held.get(profile.id) !== held) return
           if (next) {
             refreshTokens.add(next.refreshToken)
+            this.o.onRenewed?.(profile.id)
             await this.o.secrets.set(profile.id, sessionSecret(next))
             return
           }

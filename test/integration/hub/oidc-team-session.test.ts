@@ -110,10 +110,21 @@ describe('a Team profile signed in through the identity provider', () => {
     expect(first, JSON.stringify(first)).toMatchObject({ ok: true })
     expect(provider.grants.filter((g) => g === 'refresh_token')).toHaveLength(0)
 
+    await expect.poll(async () => (await access()).connected, { timeout: 10_000 }).toBe(true)
+    // From here the windows must not see the line drop: the hub closes the stream opened with the old token.
+    const drops: unknown[] = []
+    services.subscribe((event, payload) => {
+      if (event === 'team:access' && !(payload as TeamAccess).team?.connected) drops.push(payload)
+    })
+
     // Half a minute before the access token lapses, the next call renews it with the hub (which asks the provider).
     offset += SESSION_MS - 30_000
     expect(await call('orders:query', Q)).toMatchObject({ ok: true })
     expect(provider.grants.filter((g) => g === 'refresh_token')).toHaveLength(1)
+    // The stream was opened again with the renewed token before the hub's check (every 100 ms) closed the old one.
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(drops).toEqual([])
+    expect(await access()).toMatchObject({ connected: true, line: 'connected' })
     // Past the first token's end: the renewed one is the one in use.
     offset += 60_000
     expect(await call('orders:query', Q)).toMatchObject({ ok: true })
