@@ -7,7 +7,7 @@
 // allowRemote) and is reached by a per-launch name, <random>.localhost, which browsers
 // resolve to loopback themselves: its cookie is sent to no other loopback server (cookies
 // ignore ports, so one set for 127.0.0.1 would be), and only that name passes the Host
-// check (DNS rebinding). The printed token is exchanged for a session id of its own in an
+// check (DNS rebinding), but for a sign-in coming back to 127.0.0.1 (sign-in-return.ts). The printed token is exchanged for a session id of its own in an
 // HttpOnly SameSite=Strict cookie, so the cookie never carries the token, and a foreign
 // Origin is refused (cross-site requests).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
