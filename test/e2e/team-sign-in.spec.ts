@@ -12,6 +12,8 @@ import { startTestProvider, type TestProvider } from '../support/oidc-provider'
 let e: E2eApp
 let team: E2eTeamHub
 let provider: TestProvider
+/** The desktop's clock ahead of the hub's: its session looks about to lapse, so it is renewed at the next call. */
+let ahead = 0
 
 test.describe.configure({ mode: 'serial' })
 
@@ -33,7 +35,7 @@ test.beforeAll(async () => {
       }
     }
   })
-  e = await startApp({ orders: 10 })
+  e = await startApp({ orders: 10, now: () => Date.now() + ahead })
 })
 test.afterAll(async () => {
   await e?.close()
@@ -48,7 +50,8 @@ async function shots(page: Page, name: string, about: Locator): Promise<void> {
     [960, 600]
   ] as const) {
     await page.setViewportSize({ width, height })
-    expect(await layoutProblems(page), `${name} at ${width}x${height}`).toEqual([])
+    // The orders table fits its columns to the new width once it has measured it.
+    await expect.poll(() => layoutProblems(page), { message: `${name} at ${width}x${height}`, timeout: 5_000 }).toEqual([])
     await about.scrollIntoViewIfNeeded()
     await page.screenshot({ path: `test-results/screenshots/${name}-${width}x${height}.png` })
   }
@@ -92,4 +95,28 @@ test('a person whose groups give no role is back in Settings with the refusal in
   // Nothing changed hands: the profile that was active before stays active.
   await expect(page.getByTestId('team-operator')).toHaveText('ana · operator')
   await shots(page, 'sign-in-refused', page.getByTestId('sign-in-state'))
+})
+
+test('when the provider disables the person, the app says the sign-in ended and offers to sign in again', async ({ page }) => {
+  test.setTimeout(120_000)
+  provider.person.groups = ['rd-operators']
+  provider.person.disabled = true
+  ahead = 15 * 60_000
+  await openView(page, e, 'orders')
+  await expect(page.getByTestId('hub-offline')).toHaveText('sign-in ended', { timeout: 30_000 })
+  await expect(page.getByText('Test IdP ended your sign-in. Sign in again from Settings → Credentials.').first()).toBeVisible()
+  await expect(page.getByTestId('export-why')).toHaveText('Export needs you signed in to the team hub: sign in again')
+  await shots(page, 'sign-in-ended-orders', page.getByTestId('hub-offline'))
+
+  await navigate(page, 'settings')
+  await page.getByRole('button', { name: 'Credentials of Team SSO' }).click()
+  await expect(page.getByTestId('sign-in-state')).toHaveText('Your sign-in has ended: Test IdP ended your sign-in. Sign in again.')
+  await shots(page, 'sign-in-ended-settings', page.getByTestId('sign-in-state'))
+
+  provider.person.disabled = false
+  ahead = 0
+  await page.getByTestId('team-sign-in').getByRole('button', { name: 'Sign in with Test IdP' }).click()
+  await expect(page).toHaveURL(/#\/orders$/, { timeout: 30_000 })
+  await expect(page.getByTestId('team-operator')).toHaveText('ana · operator', { timeout: 15_000 })
+  await expect(page.getByTestId('hub-offline')).toHaveCount(0, { timeout: 15_000 })
 })

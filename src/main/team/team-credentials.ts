@@ -72,6 +72,8 @@ export class TeamCredentials {
   /** Profiles whose session the hub ended, or whose last sign-in was refused: the words to show. */
   private readonly outcome = new Map<string, Extract<ProfileSignIn, { kind: 'ended' | 'refused' }>>()
   private readonly pending = new Map<string, PendingRedirect>()
+  /** Refresh tokens of sessions the hub ended: a copy read before it was deleted is not renewed again. */
+  private readonly ended = new Set<string>()
   private readonly now: () => number
 
   constructor(private readonly o: TeamCredentialsOptions) {
@@ -92,6 +94,8 @@ export class TeamCredentials {
       this.held.delete(profile.id)
       return stored
     }
+    const o = this.outcome.get(profile.id)
+    if (o?.kind === 'ended' && this.ended.has(tokens.refreshToken)) throw new SignInEnded(o.message)
     return this.sessionOf(profile, tokens).session.token()
   }
 
@@ -99,7 +103,7 @@ export class TeamCredentials {
   async state(profile: Profile): Promise<ProfileSignIn> {
     const stored = await this.o.secrets.get(profile.id).catch(() => null)
     const tokens = stored === null ? null : parseSessionSecret(stored)
-    if (tokens) {
+    if (tokens && !this.ended.has(tokens.refreshToken)) {
       const s = this.sessionOf(profile, tokens).session.current
       if (s.kind === 'signed-in') return { kind: 'signed-in', operator: s.tokens.operator, role: s.tokens.role as TeamRole }
       return { kind: 'ended', message: s.message }
@@ -111,6 +115,7 @@ export class TeamCredentials {
   async store(profile: Profile, tokens: OidcSessionTokens): Promise<void> {
     await this.o.secrets.set(profile.id, sessionSecret(tokens))
     this.outcome.delete(profile.id)
+    this.ended.clear()
     this.held.delete(profile.id)
     this.sessionOf(profile, tokens)
   }
@@ -175,6 +180,7 @@ export class TeamCredentials {
             return
           }
           const s = held.session.current
+          for (const t of refreshTokens) this.ended.add(t)
           this.outcome.set(profile.id, {
             kind: 'ended',
             message: s.kind === 'ended' ? s.message : 'Your sign-in has ended. Sign in again.'

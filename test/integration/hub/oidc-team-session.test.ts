@@ -135,7 +135,7 @@ describe('a Team profile signed in through the identity provider', () => {
     const refused = await call('orders:query', Q)
     expect(refused).toMatchObject({
       ok: false,
-      error: { kind: 'access_revoked', message: 'Test IdP ended your sign-in. Sign in again.' }
+      error: { kind: 'access_revoked', reason: 'signed-out', message: 'Test IdP ended your sign-in. Sign in again.' }
     })
     await expect.poll(async () => (await access()).line, { timeout: 10_000 }).toBe('revoked')
     expect(await access()).toMatchObject({ refusal: 'signed-out', connected: false })
