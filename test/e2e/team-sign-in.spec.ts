@@ -7,7 +7,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test'
 import { layoutProblems } from './layout'
 import { navigate, newTeamProfile, openView, startApp, type E2eApp } from './harness'
 import { startTeamHub, type E2eTeamHub } from './team-hub'
-import { startTestProvider, type TestProvider } from '../support/oidc-provider'
+import { hubOidcConfig, startTestProvider, type TestProvider } from '../support/oidc-provider'
 
 let e: E2eApp
 let team: E2eTeamHub
@@ -23,16 +23,7 @@ test.beforeAll(async () => {
     orders: 40,
     seed: 5,
     server: {
-      oidc: {
-        issuer: provider.issuer,
-        clientId: provider.clientId,
-        clientSecret: 'a-client-secret',
-        roleClaim: 'groups',
-        roles: { admin: ['rd-admins'], operator: ['rd-operators'], viewer: ['rd-viewers'] },
-        sessionMs: 15 * 60_000,
-        providerName: 'Test IdP',
-        allowHttp: true
-      }
+      oidc: hubOidcConfig(provider)
     }
   })
   e = await startApp({ orders: 10, now: () => Date.now() + ahead })

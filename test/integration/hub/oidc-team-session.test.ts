@@ -10,12 +10,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, type Dispatcher } from 'undici'
-import type { OidcConfig } from '../../../src/hub/oidc/oidc-config'
 import { createServices, type Services } from '../../../src/main/services'
 import { invokeChannel } from '../../../src/main/handlers/invoke'
 import type { ChannelInput, ChannelName, Envelope, TeamAccess } from '../../../src/shared/ipc/contract'
 import { memorySafeStorage } from '../../support/memory-safe-storage'
-import { startTestProvider, type TestProvider } from '../../support/oidc-provider'
+import { hubOidcConfig, startTestProvider, type TestProvider } from '../../support/oidc-provider'
 import { startHubFixture, type HubFixture } from './support'
 
 const SESSION_MS = 15 * 60_000
@@ -59,16 +58,7 @@ describe('a Team profile signed in through the identity provider', () => {
     offset = 0
     seen.length = 0
     provider = await startTestProvider()
-    const oidc: OidcConfig = {
-      issuer: provider.issuer,
-      clientId: provider.clientId,
-      clientSecret: 'a-client-secret',
-      roleClaim: 'groups',
-      roles: { admin: ['rd-admins'], operator: ['rd-operators'], viewer: ['rd-viewers'] },
-      sessionMs: SESSION_MS,
-      providerName: 'Test IdP',
-      allowHttp: true
-    }
+    const oidc = hubOidcConfig(provider, SESSION_MS)
     f = await startHubFixture({ sandbox: { orders: 3 }, hub: { now: clock }, server: { oidc, now: clock, streamCheckMs: 100 } })
     dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-oidc-desktop-'))
     services = await createServices({
