@@ -164,6 +164,8 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
     'profiles:update': desktopOnly('profiles:update'),
     'profiles:delete': desktopOnly('profiles:delete'),
     'profiles:switch': desktopOnly('profiles:switch'),
+    'profiles:signInInfo': desktopOnly('profiles:signInInfo'),
+    'profiles:signIn': desktopOnly('profiles:signIn'),
     'secrets:status': desktopOnly('secrets:status'),
     'secrets:set': desktopOnly('secrets:set'),
     'secrets:delete': desktopOnly('secrets:delete'),

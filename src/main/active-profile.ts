@@ -16,6 +16,7 @@ import type { EventBus } from './event-bus'
 import { logError } from './logging/log-lines'
 import type { Log } from './logging/logger'
 import { TeamSession, type TeamSessionOptions } from './team/team-session'
+import { TeamCredentials } from './team/team-credentials'
 import { startSandbox, type Sandbox } from '../sandbox'
 import type { EventName, EventPayload, Profile, TickerView } from '../shared/ipc/contract'
 import { ApiError } from '../shared/api/errors'
@@ -51,8 +52,17 @@ export class ActiveProfile {
   private hub: TeamSession | null = null
   private generation = 0
   private switching: Promise<unknown> = Promise.resolve()
+  /** Team profiles' pasted tokens and sessions from the identity provider (renewed as they lapse). */
+  readonly credentials: TeamCredentials
 
-  constructor(private readonly o: ActiveProfileOptions) {}
+  constructor(private readonly o: ActiveProfileOptions) {
+    this.credentials = new TeamCredentials({
+      secrets: o.secrets,
+      now: o.now,
+      dispatcher: o.team?.dispatcher,
+      onRenewed: (id) => (this.hub?.profile.id === id ? this.hub.connection.tokenRenewed() : undefined)
+    })
+  }
 
   /** The embedded simulator, once the sandbox profile has started it. */
   sandbox(): Sandbox | null {
@@ -90,9 +100,9 @@ export class ActiveProfile {
     return s
   }
 
-  /** A Team profile's operator token, stored where a live profile keeps its secret. */
+  /** A Team profile's operator token (or its session's access token), stored where a live profile keeps its secret. */
   async tokenFor(profile: Profile): Promise<string> {
-    const s = await this.o.secrets.get(profile.id)
+    const s = await this.credentials.tokenFor(profile)
     if (!s)
       throw new ApiError({
         kind: 'missing_secret',

@@ -20,6 +20,7 @@ import type { Log } from './logging/logger'
 import { NotConfirmedError, TypedConfirmations, type ConfirmationPrompt } from './confirmations'
 import type { TeamSession, TeamSessionOptions } from './team/team-session'
 import { routeTeam } from './team/team-routing'
+import type { RedirectOutcome } from './team/team-credentials'
 import type { Sandbox } from '../sandbox'
 import type { ContractHandlers, ShellKind } from '../shared/ipc/contract'
 
@@ -61,6 +62,11 @@ export interface Services {
   openedUrls: string[]
   /** The support log (silent when the services run without one). */
   log: Log
+  /** A shell without a system browser (the harness): where a sign-in's page comes back, and its return. */
+  signInReturn: {
+    setRedirectUri(uri: string | null): void
+    finish(query: URLSearchParams): Promise<RedirectOutcome>
+  }
 }
 
 export async function createServices(o: ServicesOptions): Promise<Services> {
@@ -115,6 +121,7 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     if (!confirmed) throw new NotConfirmedError(prompt)
   }
 
+  let signInRedirect: string | null = null
   const context: HandlerContext = {
     ready: () => active.ready(),
     activeProfile: () => profiles.active(),
@@ -134,7 +141,8 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     shellKind: o.shellKind,
     exportDir: o.exportDir,
     logDir: support.dir,
-    lastLooked: new LastLooked(o.dataDir)
+    lastLooked: new LastLooked(o.dataDir),
+    teamSignIn: { credentials: active.credentials, redirectUri: () => signInRedirect, dispatcher: o.team?.dispatcher }
   }
 
   // With a Team profile active, the hub answers what it serves.
@@ -168,6 +176,17 @@ export async function createServices(o: ServicesOptions): Promise<Services> {
     },
     sandbox: () => active.sandbox(),
     session: () => active.session(),
-    teamSession: () => active.team()
+    teamSession: () => active.team(),
+    signInReturn: {
+      setRedirectUri: (uri) => void (signInRedirect = uri),
+      async finish(query) {
+        const r = await active.credentials.finishRedirect(query, (id) => profiles.get(id))
+        if (r.kind === 'signed-in') {
+          audit('secret.set', { profileId: r.profileId, via: 'sign-in through the identity provider' })
+          await active.switchTo(r.profileId)
+        }
+        return r
+      }
+    }
   }
 }

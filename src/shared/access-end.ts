@@ -17,7 +17,7 @@ export function accessEndingWarning(expiresAt: number | undefined, now: number, 
 }
 
 /** Why a hub refuses a token that once worked (ErrorInfo's reason). */
-export type RefusalReason = 'expired' | 'replaced'
+export type RefusalReason = 'expired' | 'replaced' | 'signed-out'
 
 export interface RefusalWords {
   /** A notice's title. */
@@ -38,6 +38,11 @@ const WORDS: Record<RefusalReason, RefusalWords> = {
     title: 'Your operator token was replaced',
     headline: 'Your token was replaced: ask for the new one',
     todo: 'Store the new operator token in Settings → Credentials.'
+  },
+  'signed-out': {
+    title: 'Your sign-in has ended',
+    headline: 'Your sign-in ended: sign in again',
+    todo: 'Sign in again from Settings → Credentials.'
   }
 }
 
@@ -50,6 +55,9 @@ export function refusalWords(reason: RefusalReason | null | undefined): RefusalW
 export function refusalSentence(e: { message: string; reason?: RefusalReason }): string | null {
   const w = refusalWords(e.reason)
   if (!w) return null
-  const hub = e.message.replace(/^the team hub refused this operator token: /, '')
+  const hub = e.message
+    .replace(/^the team hub refused this operator token: /, '')
+    // A sign-in the hub ended says "Sign in again" itself; the todo says where.
+    .replace(/\.?\s*Sign in again\.?$/, '')
   return `${hub.charAt(0).toUpperCase()}${hub.slice(1)}. ${w.todo}`
 }

@@ -61,8 +61,10 @@ export async function startWebApp(opts: WebAppOptions = {}): Promise<WebApp> {
       host: opts.host,
       port: opts.port,
       allowRemote: opts.allowRemote,
-      exportDir
+      exportDir,
+      signIn: services.signInReturn
     })
+    services.signInReturn.setRedirectUri(harness.signInRedirectUri)
   } catch (e) {
     await services?.close().catch(() => undefined)
     if (temp) await rm(dataDir, { recursive: true, force: true })

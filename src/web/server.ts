@@ -7,7 +7,7 @@
 // allowRemote) and is reached by a per-launch name, <random>.localhost, which browsers
 // resolve to loopback themselves: its cookie is sent to no other loopback server (cookies
 // ignore ports, so one set for 127.0.0.1 would be), and only that name passes the Host
-// check (DNS rebinding). The printed token is exchanged for a session id of its own in an
+// check (DNS rebinding), but for a sign-in coming back to 127.0.0.1 (sign-in-return.ts). The printed token is exchanged for a session id of its own in an
 // HttpOnly SameSite=Strict cookie, so the cookie never carries the token, and a foreign
 // Origin is refused (cross-site requests).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
@@ -20,6 +20,7 @@ import { invokeChannel } from '../main/handlers/invoke'
 import { readBody } from '../main/request-body'
 import { CONTENT_SECURITY_POLICY } from '../shared/csp'
 import { isLoopbackHost } from '../shared/loopback'
+import { SIGN_IN_BACK, SIGN_IN_DONE, signInBack, signInDone, type SignInReturn } from './sign-in-return'
 
 const CSP = CONTENT_SECURITY_POLICY
 
@@ -53,6 +54,8 @@ export interface WebHarnessOptions {
   allowRemote?: boolean
   /** The folder CSV exports are written to (GET /exports/<file>); absent: no downloads. */
   exportDir?: string
+  /** Finishes a sign-in through a team hub's identity provider whose page came back to /oidc/done. */
+  signIn?: SignInReturn
 }
 
 export interface WebHarness {
@@ -69,6 +72,8 @@ export interface WebHarness {
   /** Another URL browsers may use: http://HOST:PORT/ when bound beyond loopback with allowRemote. */
   remoteUrl: string | null
   server: Server
+  /** Where a sign-in's page comes back to (the hub accepts loopback addresses only); null when bound elsewhere. */
+  signInRedirectUri: string | null
   close(): Promise<void>
 }
 
@@ -132,6 +137,8 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
   const sessions = new Map<string, number>()
   let port = 0
 
+  /** The hub sends a sign-in's page back to an address, never a name: 127.0.0.1 or [::1] where the harness listens. */
+  const loopbackHostPort = (): string | null => (host === '127.0.0.1' || host === '::1' ? hostPort(host) : null)
   const hostPort = (h: string): string => `${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}`
   // Only the per-launch name; with allowRemote also the one address given (bindProblem refused wildcards).
   const allowedHosts = () => new Set([hostPort(hostname), ...(isLoopbackHost(host) ? [] : [hostPort(host)])])
@@ -207,6 +214,10 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
 
   const server = createServer(async (req, res) => {
     try {
+      if (opts.signIn && (req.url ?? '').startsWith(SIGN_IN_DONE) && req.headers.host === loopbackHostPort())
+        return await signInDone(req, res, opts.signIn, `http://${hostPort(hostname)}`)
+      if (req.method === 'GET' && (req.url ?? '').startsWith(SIGN_IN_BACK) && allowedHosts().has(req.headers.host ?? ''))
+        return signInBack(res, new URL(req.url ?? '/', 'http://x').searchParams)
       // DNS rebinding: the Host header must name this loopback listener.
       if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, '{"error":"foreign host"}')
       const url = new URL(req.url ?? '/', `http://${req.headers.host}`)
@@ -311,6 +322,7 @@ export async function startWebHarness(opts: WebHarnessOptions): Promise<WebHarne
     port,
     hostname,
     listenUrl: `http://${hostPort(host)}/`,
+    signInRedirectUri: loopbackHostPort() ? `http://${loopbackHostPort()}${SIGN_IN_DONE}` : null,
     remoteUrl: isLoopbackHost(host) ? null : `http://${hostPort(host)}/`,
     server,
     async close() {

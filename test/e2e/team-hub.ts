@@ -15,7 +15,7 @@ export interface E2eTeamHub {
   close(): Promise<void>
 }
 
-/** `hub`: options of the hub beyond these (a relay to a receiver, a compressed grace period); `server`: of its server (a second factor required). */
+/** `hub`: options of the hub beyond these (a relay to a receiver, a compressed grace period); `server`: of its server (a second factor required, sign-in through an identity provider). */
 export async function startTeamHub(o: {
   orders: number
   seed: number

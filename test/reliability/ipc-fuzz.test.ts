@@ -37,6 +37,8 @@ const VALID: Record<ChannelName, unknown> = {
   'profiles:update': { id: 'sandbox', patch: { name: 'Other' } },
   'profiles:delete': { id: 'some-profile' },
   'profiles:switch': { id: 'sandbox' },
+  'profiles:signInInfo': { id: 'sandbox' },
+  'profiles:signIn': { id: 'sandbox' },
   'profiles:test': { baseUrl: 'http://127.0.0.1:9', serviceName: 'service', apiKey: 'key-1', secret: 'abcdefgh12' },
   'secrets:status': { profileId: 'sandbox' },
   'secrets:set': { profileId: 'sandbox', secret: 'abcdefgh12' },

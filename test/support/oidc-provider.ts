@@ -5,6 +5,7 @@
 // a renewal refused (the person disabled at the provider).
 import { createSign, generateKeyPairSync } from 'node:crypto'
 import { OAuth2Server } from 'oauth2-mock-server'
+import type { OidcConfig } from '../../src/hub/oidc/oidc-config'
 
 export interface Person {
   sub: string
@@ -88,5 +89,19 @@ export async function startTestProvider(clientId = 'rampdesk-hub', o: { issuer?:
       forge = true
     },
     close: () => server.stop()
+  }
+}
+
+/** A hub's sign-in configuration for this provider: groups rd-admins, rd-operators and rd-viewers give the roles. */
+export function hubOidcConfig(p: Pick<TestProvider, 'issuer' | 'clientId'>, sessionMs = 15 * 60_000): OidcConfig {
+  return {
+    issuer: p.issuer,
+    clientId: p.clientId,
+    clientSecret: 'a-client-secret',
+    roleClaim: 'groups',
+    roles: { admin: ['rd-admins'], operator: ['rd-operators'], viewer: ['rd-viewers'] },
+    sessionMs,
+    providerName: 'Test IdP',
+    allowHttp: true
   }
 }

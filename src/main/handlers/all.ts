@@ -4,6 +4,7 @@ import type { ContractHandlers } from '../../shared/ipc/contract'
 import type { HandlerContext } from './context'
 import { appHandlers } from './app'
 import { profileHandlers } from './profiles'
+import { signInHandlers } from './sign-in'
 import { secretHandlers } from './secrets'
 import { settingsHandlers } from './settings'
 import { configHandlers } from './config'
@@ -24,6 +25,7 @@ export function allHandlers(context: HandlerContext): ContractHandlers {
   return {
     ...appHandlers(context),
     ...profileHandlers(context),
+    ...signInHandlers(context),
     ...secretHandlers(context),
     ...settingsHandlers(context),
     ...configHandlers(context),

@@ -7,6 +7,8 @@ import type { LastLooked } from '../activity/last-looked'
 import type { ProfileSession } from '../profile-session'
 import type { ProfileStore } from '../profiles/profile-store'
 import type { SecretStore } from '../secrets/secret-store'
+import type { TeamCredentials } from '../team/team-credentials'
+import type { Dispatcher } from 'undici'
 import type { AuditAction } from '../store/audit-log-repo'
 import type { OrderNotification } from '../notification-policy'
 import type { Confirm, ConfirmationPrompt, TypedConfirmations } from '../confirmations'
@@ -84,6 +86,11 @@ export interface HandlerContext {
   logDir: string
   /** When the operator last looked at each profile (the summary of what changed since). */
   lastLooked: LastLooked
+  /**
+   * Team profiles' credentials, and where a sign-in through the hub's identity provider comes
+   * back to: null in the desktop (a loopback listener of its own), the harness's /oidc/done.
+   */
+  teamSignIn: { credentials: TeamCredentials; redirectUri(): string | null; dispatcher?: Dispatcher }
 }
 
 /** The handlers of the channels named `<namespace>:…`: one missing is a type error. */

@@ -6,10 +6,11 @@
 import { checkConnection } from '../connection-check'
 import { profileOrigins, SANDBOX_PROFILE_ID } from '../profiles/profile-store'
 import type { HandlerContext, HandlerSlice } from './context'
+import type { SignInChannel } from './sign-in'
 
 export function profileHandlers(
   c: Pick<HandlerContext, 'profiles' | 'activeProfile' | 'switchTo' | 'audit' | 'now'>
-): HandlerSlice<'profiles'> {
+): Omit<HandlerSlice<'profiles'>, SignInChannel> {
   return {
     'profiles:list': async () => ({ profiles: c.profiles.list(), activeId: c.activeProfile().id }),
     'profiles:create': async (input) => {

@@ -82,6 +82,11 @@ function tokenRefused(status: number, error: unknown): boolean {
   return status === 401 || (status === 429 && (error as { kind?: unknown } | null)?.kind === 'unauthorized')
 }
 
+/** A session from the identity provider that the hub ended (oidc-session.ts's SignInEnded). */
+function signedOut(e: unknown): e is Error {
+  return e instanceof Error && (e as { signedOut?: unknown }).signedOut === true
+}
+
 /** Whether a failed request never reached the hub (the connection was refused or not made). */
 export function neverReachedHub(e: unknown): boolean {
   const code = errorCode(e)
@@ -181,6 +186,10 @@ export class HubConnection {
     try {
       token = await this.o.token()
     } catch (e) {
+      if (signedOut(e)) {
+        this.signOut(e)
+        return { ok: false, error: { kind: 'access_revoked', message: e.message, retryable: false, reason: 'signed-out' } }
+      }
       return { ok: false, error: { kind: 'missing_secret', message: (e as Error).message, retryable: false } }
     }
     // A read may be asked again of another hub whatever broke; an action only if it never got there.
@@ -287,6 +296,32 @@ export class HubConnection {
     if (changed) this.o.onState?.(connected, error)
   }
 
+  /**
+   * The token was renewed (a session from the identity provider): the hub closes a stream
+   * opened with the old one, so it is opened again with the new one at once, and the windows
+   * never see the line drop.
+   */
+  tokenRenewed(): void {
+    if (!this.streamAbort) return
+    this.moving = true
+    this.streamAbort.abort()
+  }
+
+  /** Whether the stream that ended was opened with a token since renewed: it is opened again at once, not reported dropped. */
+  private async renewedSince(token: string): Promise<boolean> {
+    if (!this.running) return false
+    const now = await this.o.token().catch(() => null)
+    if (now === null || now === token) return false
+    this.moving = true
+    return true
+  }
+
+  /** The hub ended this desktop's sign-in: refused like a revoked token, with the hub's words, until a new sign-in. */
+  private signOut(e: Error): void {
+    this.refusedReason = 'signed-out'
+    this.setState(false, e.message, true)
+  }
+
   private async run(): Promise<void> {
     const min = this.o.minRetryMs ?? 500
     const max = this.o.maxRetryMs ?? 10_000
@@ -333,7 +368,14 @@ export class HubConnection {
    * a HubFailure when the hub did not answer, anything else when no request could be made.
    */
   private async streamOnce(): Promise<boolean> {
-    const token = await this.o.token()
+    let token: string
+    try {
+      token = await this.o.token()
+    } catch (e) {
+      if (!signedOut(e)) throw e
+      this.signOut(e)
+      return false
+    }
     const base = this.hubUrl
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
@@ -345,14 +387,14 @@ export class HubConnection {
     this.streamAbort = abort
     this.streamBase = base
     try {
-      return await this.readStream(base, headers, abort.signal)
+      return await this.readStream(base, headers, abort.signal, token)
     } finally {
       this.streamAbort = null
       this.streamBase = null
     }
   }
 
-  private async readStream(base: string, headers: Record<string, string>, moved: AbortSignal): Promise<boolean> {
+  private async readStream(base: string, headers: Record<string, string>, moved: AbortSignal, token: string): Promise<boolean> {
     let r: Dispatcher.ResponseData
     try {
       r = await request(`${base}/events`, {
@@ -413,9 +455,10 @@ export class HubConnection {
           else if (field === 'id' && /^\d+$/.test(value)) id = Number(value)
         }
       }
-      this.setState(false, `the team hub at ${base} closed the event stream`)
+      if (!(await this.renewedSince(token))) this.setState(false, `the team hub at ${base} closed the event stream`)
     } catch (e) {
-      if (this.running && !moved.aborted) this.setState(false, `the event stream from ${base} broke (${(e as Error).message})`)
+      if (this.running && !moved.aborted && !(await this.renewedSince(token)))
+        this.setState(false, `the event stream from ${base} broke (${(e as Error).message})`)
     }
     return true
   }

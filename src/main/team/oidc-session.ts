@@ -7,6 +7,15 @@
 import type { Dispatcher } from 'undici'
 import { postJson, SignInError, type OidcSessionTokens } from './oidc-sign-in'
 
+/** The hub ended the session: only signing in again helps (hub-connection.ts reports it as such). */
+export class SignInEnded extends SignInError {
+  readonly signedOut = true
+  constructor(message: string) {
+    super(message)
+    this.name = 'SignInEnded'
+  }
+}
+
 /** Renewed this long before it lapses, so no request goes out with a token about to lapse. */
 export const RENEW_BEFORE_MS = 60_000
 
@@ -38,7 +47,7 @@ export class HubSession {
   /** The access token for the next request, renewed first when it is about to lapse. */
   token(): Promise<string> {
     const s = this.state
-    if (s.kind === 'ended') return Promise.reject(new SignInError(s.message))
+    if (s.kind === 'ended') return Promise.reject(new SignInEnded(s.message))
     if (s.tokens.expiresAt - RENEW_BEFORE_MS > this.now()) return Promise.resolve(s.tokens.accessToken)
     // One renewal however many requests want a token meanwhile (a refresh token is good once).
     this.renewing ??= this.renew(s.tokens).finally(() => (this.renewing = null))
@@ -62,7 +71,7 @@ export class HubSession {
       const message = error?.message ?? 'Your sign-in has ended. Sign in again.'
       this.state = { kind: 'ended', message }
       await this.o.save(null)
-      throw new SignInError(message)
+      throw new SignInEnded(message)
     }
     // The hub or the provider does not answer now: the session stands, the next request tries again.
     throw new SignInError(error?.message ?? 'The team hub could not renew your sign-in just now. Trying again shortly.')

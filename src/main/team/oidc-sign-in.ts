@@ -63,27 +63,47 @@ export interface SignInOptions {
   timeoutMs?: number
 }
 
+/** A sign-in's secrets, kept by whoever waits for the browser to come back. */
+export interface SignInSecrets {
+  state: string
+  verifier: string
+}
+
+export const newSignIn = (): SignInSecrets => ({
+  state: randomBytes(24).toString('base64url'),
+  verifier: randomBytes(32).toString('base64url')
+})
+
+/** The hub's page that starts a sign-in whose browser comes back to `redirectUri`. */
+export function signInStartUrl(hubUrl: string, redirectUri: string, s: SignInSecrets): string {
+  const q = new URLSearchParams({
+    redirect_uri: redirectUri,
+    state: s.state,
+    code_challenge: createHash('sha256').update(s.verifier, 'ascii').digest('base64url'),
+    code_challenge_method: 'S256'
+  })
+  return `${base(hubUrl)}/auth/oidc/start?${q}`
+}
+
+/** Redeems the hand-over code the browser brought back, with the sign-in's verifier. */
+export async function redeemSignIn(hubUrl: string, code: string, verifier: string, dispatcher?: Dispatcher): Promise<OidcSessionTokens> {
+  const r = await postJson(`${base(hubUrl)}/auth/oidc/token`, { code, verifier }, dispatcher)
+  const value = r.json?.value as OidcSessionTokens | undefined
+  if (r.status !== 200 || !value) {
+    const error = r.json?.error as { message?: string } | undefined
+    throw new SignInError(error?.message ?? 'The team hub did not finish the sign-in. Try again.')
+  }
+  return value
+}
+
 export async function signInThroughBrowser(o: SignInOptions): Promise<OidcSessionTokens> {
-  const verifier = randomBytes(32).toString('base64url')
-  const state = randomBytes(24).toString('base64url')
-  const listener = await openLoopbackListener({ state, timeoutMs: o.timeoutMs })
+  const secrets = newSignIn()
+  const listener = await openLoopbackListener({ state: secrets.state, timeoutMs: o.timeoutMs })
   try {
-    const q = new URLSearchParams({
-      redirect_uri: listener.redirectUri,
-      state,
-      code_challenge: createHash('sha256').update(verifier, 'ascii').digest('base64url'),
-      code_challenge_method: 'S256'
-    })
-    await o.openExternal(`${base(o.hubUrl)}/auth/oidc/start?${q}`)
+    await o.openExternal(signInStartUrl(o.hubUrl, listener.redirectUri, secrets))
     const back = await listener.result
     if (back.kind === 'error') throw new SignInError(back.message)
-    const r = await postJson(`${base(o.hubUrl)}/auth/oidc/token`, { code: back.code, verifier }, o.dispatcher)
-    const value = r.json?.value as OidcSessionTokens | undefined
-    if (r.status !== 200 || !value) {
-      const error = r.json?.error as { message?: string } | undefined
-      throw new SignInError(error?.message ?? 'The team hub did not finish the sign-in. Try again.')
-    }
-    return value
+    return await redeemSignIn(o.hubUrl, back.code, secrets.verifier, o.dispatcher)
   } finally {
     listener.close()
   }

@@ -37,6 +37,11 @@ export class HubCallError extends Error {
     this.retryable = info.retryable
     this.httpStatus = info.httpStatus
   }
+
+  /** The hub's answer as it came (with why a token was refused), for the envelope. */
+  toInfo(): ErrorInfo {
+    return this.info
+  }
 }
 
 export interface TeamSessionOptions {

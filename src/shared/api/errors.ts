@@ -37,7 +37,7 @@ export interface ApiErrorInfo {
   /** Amounts the refusal's text names as the service's minimum or maximum (a quote out of bounds). */
   bounds?: ServiceBounds
   /** For access_revoked: the hub said the token ended or was replaced (not revoked). */
-  reason?: 'expired' | 'replaced'
+  reason?: 'expired' | 'replaced' | 'signed-out'
   /** Whether retrying later may succeed. */
   retryable: boolean
 }

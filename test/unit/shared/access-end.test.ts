@@ -39,4 +39,19 @@ describe('refusal words', () => {
     expect(refusalSentence({ message: 'this operator token is unknown or was revoked' })).toBeNull()
     expect(refusalWords(undefined)).toBeNull()
   })
+
+  it('says a sign-in the hub ended once, with where to sign in again', () => {
+    expect(refusalSentence({ message: 'Test IdP ended your sign-in. Sign in again.', reason: 'signed-out' })).toBe(
+      'Test IdP ended your sign-in. Sign in again from Settings → Credentials.'
+    )
+    expect(
+      refusalSentence({
+        message: 'Your account at https://sso.example.com has no Rampdesk role: ask your team lead to add you to one of: rd-viewers',
+        reason: 'signed-out'
+      })
+    ).toBe(
+      'Your account at https://sso.example.com has no Rampdesk role: ask your team lead to add you to one of: rd-viewers. Sign in again from Settings → Credentials.'
+    )
+    expect(refusalWords('signed-out')?.title).toBe('Your sign-in has ended')
+  })
 })

@@ -31,8 +31,11 @@ export const ErrorInfo = z.object({
   skewMs: z.number().optional(),
   /** A quote refused out of bounds: the minimum and/or maximum the service's text named. */
   bounds: z.object({ minimum: z.string().optional(), maximum: z.string().optional(), unit: z.string().optional() }).optional(),
-  /** A team hub refused a token that once worked: it ended, or a rotation replaced it (access_revoked). */
-  reason: z.enum(['expired', 'replaced']).optional(),
+  /**
+   * A team hub refused a token that once worked: it ended, or a rotation replaced it, or the
+   * hub ended a sign-in through its identity provider (access_revoked).
+   */
+  reason: z.enum(['expired', 'replaced', 'signed-out']).optional(),
   retryable: z.boolean()
 })
 export type ErrorInfo = z.infer<typeof ErrorInfo>

@@ -2,6 +2,7 @@
 // connection test run before one is saved.
 import { z } from 'zod'
 import { ch, ErrorInfo, HttpUrl, none, ok } from './primitives'
+import { HubSignInOffer, ProfileSignIn, SignInStarted } from './sign-in'
 
 export const ProfileId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'invalid profile id')
 export type ProfileId = z.infer<typeof ProfileId>
@@ -109,5 +110,15 @@ export const profilesChannels = {
     ConnectionInput,
     ConnectionCheck,
     'Test a live connection before saving it: reach the service, then sign one call; each failure explained with what to do'
+  ),
+  'profiles:signInInfo': ch(
+    ProfileSelector,
+    z.object({ offer: HubSignInOffer, signIn: ProfileSignIn }),
+    "A Team profile's hub: whether it signs people in through an identity provider (and its name), and this profile's sign-in"
+  ),
+  'profiles:signIn': ch(
+    ProfileSelector,
+    SignInStarted,
+    "Sign a Team profile in through its hub's identity provider (the system browser and a loopback redirect; in the browser harness, a redirect of the page); the session is kept in the keychain, never shown"
   )
 } as const

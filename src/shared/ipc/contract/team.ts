@@ -38,8 +38,8 @@ export const TeamAccess = z.object({
       line: z.enum(['connected', 'unreachable', 'revoked']).optional(),
       /** When this operator's token stops working (hubs before token expiry do not say). */
       expiresAt: EpochMs.optional(),
-      /** Why the hub refuses the token, when it ended or was replaced (line 'revoked'). */
-      refusal: z.enum(['expired', 'replaced']).optional()
+      /** Why the hub refuses the token, when it ended or was replaced, or the sign-in ended (line 'revoked'). */
+      refusal: z.enum(['expired', 'replaced', 'signed-out']).optional()
     })
     .nullable(),
   channels: z.array(z.string())

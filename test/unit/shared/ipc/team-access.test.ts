@@ -24,6 +24,8 @@ const PINNED: Record<ChannelName, ChannelAccess> = {
   'profiles:update': 'desktop',
   'profiles:delete': 'desktop',
   'profiles:switch': 'desktop',
+  'profiles:signInInfo': 'desktop',
+  'profiles:signIn': 'desktop',
   'profiles:test': 'desktop',
   'secrets:status': 'desktop',
   'secrets:set': 'desktop',

@@ -1,0 +1,78 @@
+// profiles:signInInfo and profiles:signIn — a Team profile signed in through its hub's
+// identity provider instead of a pasted token. The desktop opens the system browser and waits
+// on a one-shot loopback listener (team/oidc-sign-in.ts); the browser harness, which has no
+// system browser, sends its own page to the hub and takes it back at its /oidc/done
+// (web/server.ts). Either way the session is stored as the profile's credential and the
+// profile becomes the active one; the window learns who signed in, never a token.
+import { hubSignIn, signInThroughBrowser } from '../team/oidc-sign-in'
+import { transportProblem } from '../profiles/profile-store'
+import { ContractError, type HubSignInOffer, type Profile } from '../../shared/ipc/contract'
+import type { HandlerContext, HandlerSlice } from './context'
+
+export type SignInChannel = 'profiles:signInInfo' | 'profiles:signIn'
+
+/** A failure the window shows in these words (ErrorInfo's kind and message). */
+const failure = (kind: string, message: string, retryable = false): Error => Object.assign(new Error(message), { kind, retryable })
+
+type SignInContext = Pick<HandlerContext, 'profiles' | 'switchTo' | 'shell' | 'audit' | 'teamSignIn' | 'shellKind'>
+
+function teamProfile(c: SignInContext, id: string): Profile {
+  const p = c.profiles.get(id)
+  if (!p) throw new ContractError('invalid_input', `no profile ${id}`)
+  if (p.kind !== 'team') throw new ContractError('invalid_input', 'Only a Team profile signs in through its hub')
+  const problem = transportProblem(p)
+  if (problem) throw new ContractError('invalid_input', `The team hub cannot be reached this way: ${problem}`)
+  return p
+}
+
+async function offerOf(c: SignInContext, p: Profile): Promise<HubSignInOffer> {
+  try {
+    const info = await hubSignIn(p.baseUrl, { dispatcher: c.teamSignIn.dispatcher })
+    return info ? { kind: 'provider', provider: info.provider, sessionMinutes: info.sessionMinutes } : { kind: 'tokens-only' }
+  } catch (e) {
+    const cause = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e)
+    return { kind: 'unreachable', message: `The team hub at ${p.baseUrl} did not answer (${cause}).` }
+  }
+}
+
+export function signInHandlers(c: SignInContext): Pick<HandlerSlice<'profiles'>, SignInChannel> {
+  const { credentials } = c.teamSignIn
+  return {
+    'profiles:signInInfo': async ({ id }) => {
+      const p = teamProfile(c, id)
+      const [offer, signIn] = await Promise.all([offerOf(c, p), credentials.state(p)])
+      return { offer, signIn }
+    },
+    'profiles:signIn': async ({ id }) => {
+      const p = teamProfile(c, id)
+      const offer = await offerOf(c, p)
+      if (offer.kind === 'unreachable') throw failure('hub_unreachable', offer.message, true)
+      if (offer.kind === 'tokens-only')
+        throw failure(
+          'sign_in_unavailable',
+          'This team hub signs no one in through an identity provider: paste the operator token its admin gave you'
+        )
+      const back = c.teamSignIn.redirectUri()
+      if (back) return { kind: 'redirect', url: credentials.beginRedirect(p, back) }
+      // The harness has no system browser: its page goes, and it can only come back to this computer.
+      if (c.shellKind === 'web')
+        throw failure('sign_in_unavailable', 'Sign-in through the provider works in the browser harness only when it listens on 127.0.0.1')
+      let tokens
+      try {
+        tokens = await signInThroughBrowser({
+          hubUrl: p.baseUrl,
+          openExternal: (url) => c.shell.openExternal(url),
+          dispatcher: c.teamSignIn.dispatcher
+        })
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e)
+        credentials.refused(p.id, message)
+        throw failure('sign_in_refused', message)
+      }
+      await credentials.store(p, tokens)
+      c.audit('secret.set', { profileId: p.id, via: `sign-in through ${offer.provider}` })
+      await c.switchTo(p.id)
+      return { kind: 'signed-in', operator: tokens.operator, role: tokens.role as 'viewer' | 'operator' | 'admin' }
+    }
+  }
+}

@@ -1,0 +1,168 @@
+// A desktop's Team profile signed in through the hub's identity provider, end to end through
+// the real services (createServices) and a real hub, with an OpenID provider on loopback and
+// the system browser a client that follows redirects: "Sign in with" (profiles:signIn) makes
+// the profile active with the claim's role, no token pasted; every hub call carries the
+// session's access token, renewed before it lapses (a compressed clock); when the provider
+// disables the person, the line says in words that the sign-in ended, the stored session is
+// gone, and signing in again works. Nothing of the session reaches the window's answers.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { request, type Dispatcher } from 'undici'
+import { createServices, type Services } from '../../../src/main/services'
+import { invokeChannel } from '../../../src/main/handlers/invoke'
+import type { ChannelInput, ChannelName, Envelope, TeamAccess } from '../../../src/shared/ipc/contract'
+import { memorySafeStorage } from '../../support/memory-safe-storage'
+import { hubOidcConfig, startTestProvider, type TestProvider } from '../../support/oidc-provider'
+import { startHubFixture, type HubFixture } from './support'
+
+const SESSION_MS = 15 * 60_000
+const Q = { filter: { type: 1 as const }, offset: 0, limit: 5 }
+
+/** The system browser: follows every redirect to the end, as a person's would. */
+async function browse(url: string): Promise<void> {
+  let next: string | null = url
+  while (next) {
+    const r: Dispatcher.ResponseData = await request(next)
+    await r.body.text()
+    next = r.statusCode === 302 ? String(r.headers.location) : null
+  }
+}
+
+describe('a Team profile signed in through the identity provider', () => {
+  let provider: TestProvider
+  let f: HubFixture
+  let services: Services
+  let dataDir: string
+  let offset = 0
+  const clock = () => Date.now() + offset
+  /** Every answer the window got, to look for the session's tokens in. */
+  const seen: string[] = []
+
+  async function call<C extends ChannelName>(channel: C, input: ChannelInput<C>): Promise<Envelope<unknown>> {
+    const env = await invokeChannel(services.handlers, channel, input)
+    seen.push(JSON.stringify(env))
+    return env
+  }
+  async function value<C extends ChannelName>(channel: C, input: ChannelInput<C>): Promise<unknown> {
+    const env = await call(channel, input)
+    if (!env.ok) throw new Error(`${channel}: ${env.error.message}`)
+    return env.value
+  }
+  async function access(): Promise<NonNullable<TeamAccess['team']>> {
+    return ((await value('team:access', {})) as TeamAccess).team!
+  }
+
+  beforeEach(async () => {
+    offset = 0
+    seen.length = 0
+    provider = await startTestProvider()
+    const oidc = hubOidcConfig(provider, SESSION_MS)
+    f = await startHubFixture({ sandbox: { orders: 3 }, hub: { now: clock }, server: { oidc, now: clock, streamCheckMs: 100 } })
+    dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-oidc-desktop-'))
+    services = await createServices({
+      dataDir,
+      exportDir: join(dataDir, 'exports'),
+      version: '0.0.0-test',
+      shellKind: 'electron',
+      safeStorage: memorySafeStorage(),
+      keychain: false,
+      now: clock,
+      sandbox: { orders: 2, autoGenerate: false },
+      shell: { openExternal: browse },
+      team: { minRetryMs: 100, maxRetryMs: 400 }
+    })
+    await services.start()
+  })
+  afterEach(async () => {
+    await services?.close()
+    await f?.close()
+    await provider?.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+
+  it('signs in with the role the claim gives, renews before the session lapses, and says in words when the provider ends it', async () => {
+    provider.person.groups = ['rd-operators']
+    const profile = (await value('profiles:create', { name: 'Team SSO', baseUrl: f.url, kind: 'team' })) as { id: string }
+    expect(await value('profiles:signInInfo', { id: profile.id })).toEqual({
+      offer: { kind: 'provider', provider: 'Test IdP', sessionMinutes: 15 },
+      signIn: { kind: 'none' }
+    })
+
+    expect(await value('profiles:signIn', { id: profile.id })).toEqual({ kind: 'signed-in', operator: 'ana', role: 'operator' })
+    expect(services.teamSession()?.profile.id).toBe(profile.id)
+    expect(await access()).toMatchObject({ operator: 'ana', role: 'operator' })
+    expect(await value('profiles:signInInfo', { id: profile.id })).toMatchObject({
+      signIn: { kind: 'signed-in', operator: 'ana', role: 'operator' }
+    })
+    const first = await call('orders:query', Q)
+    expect(first, JSON.stringify(first)).toMatchObject({ ok: true })
+    expect(provider.grants.filter((g) => g === 'refresh_token')).toHaveLength(0)
+
+    await expect.poll(async () => (await access()).connected, { timeout: 10_000 }).toBe(true)
+    // From here the windows must not see the line drop: the hub closes the stream opened with the old token.
+    const drops: unknown[] = []
+    services.subscribe((event, payload) => {
+      if (event === 'team:access' && !(payload as TeamAccess).team?.connected) drops.push(payload)
+    })
+
+    // Half a minute before the access token lapses, the next call renews it with the hub (which asks the provider).
+    offset += SESSION_MS - 30_000
+    expect(await call('orders:query', Q)).toMatchObject({ ok: true })
+    expect(provider.grants.filter((g) => g === 'refresh_token')).toHaveLength(1)
+    // The stream was opened again with the renewed token before the hub's check (every 100 ms) closed the old one.
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(drops).toEqual([])
+    expect(await access()).toMatchObject({ connected: true, line: 'connected' })
+    // Past the first token's end: the renewed one is the one in use.
+    offset += 60_000
+    expect(await call('orders:query', Q)).toMatchObject({ ok: true })
+
+    // Disabled at the provider: at the next renewal the hub ends the session.
+    provider.person.disabled = true
+    offset += SESSION_MS
+    const refused = await call('orders:query', Q)
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { kind: 'access_revoked', reason: 'signed-out', message: 'Test IdP ended your sign-in. Sign in again.' }
+    })
+    await expect.poll(async () => (await access()).line, { timeout: 10_000 }).toBe('revoked')
+    expect(await access()).toMatchObject({ refusal: 'signed-out', connected: false })
+    expect(await value('profiles:signInInfo', { id: profile.id })).toMatchObject({
+      signIn: { kind: 'ended', message: 'Test IdP ended your sign-in. Sign in again.' }
+    })
+    // The session is gone from the secret store: nothing is left to renew with.
+    expect(await value('secrets:status', { profileId: profile.id })).toMatchObject({ has: false })
+
+    // Back at the provider: signing in again opens the line again.
+    provider.person.disabled = false
+    expect(await value('profiles:signIn', { id: profile.id })).toEqual({ kind: 'signed-in', operator: 'ana', role: 'operator' })
+    await expect.poll(async () => (await access()).line, { timeout: 10_000 }).toBe('connected')
+
+    // No answer to the window carried a session token (rds_ access, rdr_ refresh).
+    expect(seen.join('\n')).not.toMatch(/rd[sr]_/)
+  })
+
+  it('keeps a refused sign-in’s words for the profile, and leaves the active profile as it was', async () => {
+    provider.person.groups = ['everyone']
+    const profile = (await value('profiles:create', { name: 'Team none', baseUrl: f.url, kind: 'team' })) as { id: string }
+    const env = await call('profiles:signIn', { id: profile.id })
+    const words = `Your account at ${provider.issuer} has no Rampdesk role: ask your team lead to add you to one of: rd-admins, rd-operators, rd-viewers`
+    expect(env).toMatchObject({ ok: false, error: { kind: 'sign_in_refused', message: words } })
+    expect(await value('profiles:signInInfo', { id: profile.id })).toMatchObject({ signIn: { kind: 'refused', message: words } })
+    expect(services.teamSession()).toBeNull()
+    expect(await value('secrets:status', { profileId: profile.id })).toMatchObject({ has: false })
+  })
+
+  it('says a hub that signs no one in through a provider takes pasted tokens', async () => {
+    const plain = await startHubFixture({ sandbox: { orders: 1 } })
+    try {
+      const profile = (await value('profiles:create', { name: 'Team tokens', baseUrl: plain.url, kind: 'team' })) as { id: string }
+      expect(await value('profiles:signInInfo', { id: profile.id })).toEqual({ offer: { kind: 'tokens-only' }, signIn: { kind: 'none' } })
+      expect(await call('profiles:signIn', { id: profile.id })).toMatchObject({ ok: false, error: { kind: 'sign_in_unavailable' } })
+    } finally {
+      await plain.close()
+    }
+  })
+})
