@@ -134,8 +134,9 @@ export interface AuditOptions {
   /**
    * While true no check starts (the operator's checkNow aside); wake() when it turns false.
    * The monitor holds the checks while a scope's first sync fills the merchantHistory lane:
-   * a count waiting behind those pages would read as a slow service (overdue at
-   * AUDIT_OVERDUE_MS), and proves nothing of a scope still being read.
+   * a count would wait behind its pages (up to two windows a request, lane-scheduler.ts),
+   * showing "checking" all along, and once aged go before them; the operator's proof waits
+   * for every first sync anyway, so the checks lose nothing by coming after.
    */
   hold?: () => boolean
 }
