@@ -19,6 +19,7 @@
 import { mkdtemp } from 'node:fs/promises'
 import { join } from 'node:path'
 import { benchList } from './lib/smoke'
+import { scaleSizes } from './scale'
 import { runShippedMonitor, type ShippedRun } from './lib/shipped-monitor'
 import { ratio } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
@@ -30,15 +31,9 @@ const TARGET_MS = 2 * 60_000
 const TARGET_AT = 100_000
 const SEED = 7
 
-/** The sizes to run: BENCH_COMPLETE_SIZES (comma-separated, "100k" and "1M" allowed), else the three (the smoke's one). */
+/** The sizes to run: BENCH_COMPLETE_SIZES (read as --scale-sizes is: "100k" and "1M" allowed), else the three (the smoke's one). */
 export function completeSizes(spec = process.env.BENCH_COMPLETE_SIZES): number[] {
-  if (!spec) return benchList(DEFAULT_COMPLETE_SIZES, SMOKE_COMPLETE_SIZES)
-  return spec.split(',').map((s) => {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$/.exec(s)
-    const n = m ? Number(m[1]) * (m[2] ? (m[2].toLowerCase() === 'k' ? 1_000 : 1_000_000) : 1) : NaN
-    if (!Number.isInteger(n) || n < 1) throw new Error(`completeness sizes: ${JSON.stringify(s)} is not a number of orders`)
-    return n
-  })
+  return spec ? scaleSizes(spec) : benchList(DEFAULT_COMPLETE_SIZES, SMOKE_COMPLETE_SIZES)
 }
 
 const sec = (ms: number | null): number | null => (ms === null ? null : Math.round(ms / 100) / 10)
