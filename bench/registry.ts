@@ -16,6 +16,11 @@ export const BENCHES: Record<string, { describe: string; load: () => Promise<Ben
     describe: 'one simulated hour of app traffic: 429s and the longest operator quote wait',
     load: async () => (await import('./budget')).budgetBench
   },
+  completeness: {
+    describe:
+      'a fresh profile at 10,000, 100,000 and 1,000,000 orders (BENCH_COMPLETE_SIZES), shipped settings and budget, simulated clock: completeAfterFirstSyncMs',
+    load: async () => (await import('./completeness')).completenessBench
+  },
   renderer: {
     describe:
       'orders view over 100,000 rows in Chromium, simulator generating: first rows, new-value filters, searches (short ones with their pause; typed at once and at 120 ms a key), scroll, heap, bundle',

@@ -131,6 +131,14 @@ export interface AuditOptions {
   onChange?: () => void
   /** Each request the audit makes (history pages to count, orderStatus about an unlisted order). */
   onRequest?: () => void
+  /**
+   * While true no check starts (the operator's checkNow aside); wake() when it turns false.
+   * The monitor holds the checks while a scope's first sync fills the merchantHistory lane:
+   * a count would wait behind its pages (up to two windows a request, lane-scheduler.ts),
+   * showing "checking" all along, and once aged go before them; the operator's proof waits
+   * for every first sync anyway, so the checks lose nothing by coming after.
+   */
+  hold?: () => boolean
 }
 
 interface Tracked extends AuditState {
@@ -183,7 +191,8 @@ export class CompletenessAudit {
       now: this.now,
       timers: o.timers,
       // A count stuck in a request is given up so other scopes are checked; a repair goes on in the background.
-      timeoutMs: CHECK_TIMEOUT_MS
+      timeoutMs: CHECK_TIMEOUT_MS,
+      ready: () => !(o.hold?.() ?? false)
     })
   }
 
@@ -223,6 +232,11 @@ export class CompletenessAudit {
         unclosed: null,
         unlisted: []
       })
+    this.loop.schedule()
+  }
+
+  /** What held the checks (AuditOptions.hold) may have ended: those due run now. */
+  wake(): void {
     this.loop.schedule()
   }
 

@@ -3,8 +3,9 @@
 // for the next due item, a loop that runs every item due and re-arms when it ends, and a
 // run now that joins the loop in progress. An item that takes longer than `timeoutMs` has
 // its signal aborted and the loop moves on (it is not run again until it has ended), so
-// one stuck request never holds up the others. What an item is and what running it does
-// are the caller's.
+// one stuck request never holds up the others. While the caller says the loop must hold
+// (`ready` false), nothing starts and no timer is armed: the caller calls schedule() when
+// that ends. What an item is and what running it does are the caller's.
 import type { Timers } from '../api/rate-budget'
 import { realTimers } from './watches'
 
@@ -31,6 +32,8 @@ export class DueLoop<T extends DueItem> {
       timers?: Timers
       /** The longest an item may run before its signal is aborted and the loop moves on. Default: no limit. */
       timeoutMs?: number
+      /** Whether items may start now (default always); runNow() does not wait for it. */
+      ready?: () => boolean
     }
   ) {
     this.timers = o.timers ?? realTimers
@@ -55,6 +58,7 @@ export class DueLoop<T extends DueItem> {
   schedule(): void {
     if (!this.signal || this.signal.aborted || this.loop) return
     this.disarm()
+    if (!this.ready()) return
     let next = Infinity
     for (const it of this.o.items()) if (it.nextAt !== null) next = Math.min(next, it.nextAt)
     if (next === Infinity) return
@@ -77,11 +81,15 @@ export class DueLoop<T extends DueItem> {
     await this.idle()
     if (!this.signal || this.signal.aborted) return
     this.disarm()
-    await this.runLoop()
+    await this.runLoop(true)
   }
 
-  private runLoop(): Promise<void> {
-    this.loop = this.runDue().finally(() => {
+  private ready(): boolean {
+    return this.o.ready?.() ?? true
+  }
+
+  private runLoop(asked = false): Promise<void> {
+    this.loop = this.runDue(asked).finally(() => {
       this.loop = null
       this.schedule()
     })
@@ -93,9 +101,11 @@ export class DueLoop<T extends DueItem> {
     this.timer = undefined
   }
 
-  private async runDue(): Promise<void> {
+  /** Every item due, earliest first; `asked` (runNow) runs them though the loop should hold. */
+  private async runDue(asked: boolean): Promise<void> {
     for (;;) {
       if (!this.signal || this.signal.aborted) return
+      if (!asked && !this.ready()) return
       const now = this.o.now()
       let due: T | null = null
       for (const it of this.o.items())

@@ -51,6 +51,8 @@ export function monitorSchedule(
 export const SCOPE_PROBE_EVERY_MS = 10 * 60_000
 /** How often each synced scope is audited for completeness. */
 export const AUDIT_EVERY_MS = 30 * 60_000
+/** How long after a start the scopes synced before it are first audited (at most AUDIT_EVERY_MS). */
+export const RESTART_AUDIT_DELAY_MS = 5 * 60_000
 
 export interface OrderMonitorOptions {
   client: MonitorClient
@@ -176,10 +178,16 @@ export class OrderMonitor implements VerifiedOrders {
       reveal: (type, fiat) => this.discovery?.reveal(type, fiat, 'record'),
       created: (c) => this.events.created(c),
       statusChanged: (c, source) => this.statusChanged(c, source),
-      syncState: (state) => this.events.emit('sync:state', state),
+      syncState: (state) => {
+        this.events.emit('sync:state', state)
+        // A run ended: the checks held while first syncs ran may go now.
+        if (!state.running) this.audit?.wake()
+      },
       coverageChanged: () => this.coverageChanged(),
-      // A few minutes, so a restart does not audit every scope at once with the first syncs.
-      firstAuditDelay: () => Math.min(this.o.auditEveryMs ?? 0, 5 * 60_000)
+      // After a first sync: at once (the audit holds it until no first sync is left), so the
+      // operator reads "All orders here" soon after the orders arrive, not minutes later.
+      // After a restart: a few minutes, so the scopes are not all audited with the first polls.
+      firstAuditDelay: (after) => (after === 'firstSync' ? 0 : Math.min(this.o.auditEveryMs ?? 0, RESTART_AUDIT_DELAY_MS))
     })
     this.discovery = o.discover
       ? new ScopeDiscovery({
@@ -215,7 +223,8 @@ export class OrderMonitor implements VerifiedOrders {
             now: this.now,
             timers: this.timers,
             onChange: () => this.coverageChanged(),
-            onRequest: () => this.spend.add('audit')
+            onRequest: () => this.spend.add('audit'),
+            hold: () => this.scheduler.inFirstSync()
           })
         : null
     this.freshness =

@@ -42,8 +42,8 @@ export interface ScopeSchedulerOptions {
   statusChanged: (c: StatusChange, source: StatusSource) => void
   syncState: (s: SyncState) => void
   coverageChanged: () => void
-  /** How long after a scope's first success (or the start) it is first audited. */
-  firstAuditDelay: () => number
+  /** How long after a scope's first success ('firstSync'), or after the start for a scope synced before ('start'), it is first audited. */
+  firstAuditDelay: (after: 'start' | 'firstSync') => number
 }
 
 /** How often, at most, the orders held are told while a first sync writes them. */
@@ -68,6 +68,15 @@ export class ScopeScheduler {
   states(): SyncState[] {
     const now = this.o.now()
     return [...this.scopes.values()].map((s) => stateOf(s, now, this.o.startId))
+  }
+
+  /**
+   * Whether a scope is in its first sync: never read to its end, and running or waiting
+   * for its turn (one whose first sync failed and backs off is not: it may fail for long).
+   */
+  inFirstSync(): boolean {
+    for (const s of this.scopes.values()) if (s.lastSuccessAt === null && (s.phase.kind === 'running' || s.lastError === null)) return true
+    return false
   }
 
   /** Runs in progress, to wait for. */
@@ -104,7 +113,7 @@ export class ScopeScheduler {
     if (fiatType !== EVERY_FIAT_TYPE && this.o.fiatIgnored(type)) return this.addScope(type, EVERY_FIAT_TYPE)
     const s = newScope(type, fiatType, this.o.store.syncCursors.get(type, fiatType))
     this.scopes.set(k, s)
-    if (s.lastSuccessAt !== null) this.o.track(type, fiatType, this.o.now() + this.o.firstAuditDelay())
+    if (s.lastSuccessAt !== null) this.o.track(type, fiatType, this.o.now() + this.o.firstAuditDelay('start'))
     if (this.o.running().started) this.arm(s, 0)
     this.o.coverageChanged()
   }
@@ -258,7 +267,7 @@ export class ScopeScheduler {
         read = true
         const at = this.o.now()
         // First success of a scope: audited from now on.
-        if (s.lastSuccessAt === null) this.o.track(s.type, s.fiatType, at + this.o.firstAuditDelay())
+        if (s.lastSuccessAt === null) this.o.track(s.type, s.fiatType, at + this.o.firstAuditDelay('firstSync'))
         s.lastError = null
         s.lastSuccessAt = at
         const nextRunAt = at + this.historyPollMs
