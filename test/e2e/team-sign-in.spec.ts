@@ -57,6 +57,10 @@ test('a person whose groups give the operator role signs in through the provider
   const card = page.getByTestId('team-sign-in')
   await expect(card).toContainText('This hub signs you in through Test IdP: there is no token to paste.', { timeout: 15_000 })
   await shots(page, 'sign-in-offered', card)
+  // The credentials beside it say there is no token to paste, not that the hub will refuse.
+  await expect(page.getByTestId('secret-status')).toHaveText(
+    'Not signed in: sign in with Test IdP above, or paste an operator token your team lead gave you.'
+  )
 
   await card.getByRole('button', { name: 'Sign in with Test IdP' }).click()
   // Through the hub and the provider, and back to the harness: its orders, on the team profile.
@@ -68,6 +72,8 @@ test('a person whose groups give the operator role signs in through the provider
 
   await navigate(page, 'settings')
   await expect(page.getByTestId('sign-in-state')).toHaveText('Signed in through Test IdP as ana (operator).')
+  await expect(page.getByTestId('secret-status')).toContainText('You are signed in through Test IdP; the sign-in is kept in')
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible()
   // The window never holds the session: the token fields stay write-only and empty.
   expect(await page.content()).not.toMatch(/rds_|rdr_/)
 })
