@@ -163,13 +163,7 @@ async function simulateHour(kind: ClientKind, tmp: string): Promise<HourResult> 
   const config = new ConfigCache({
     client,
     now: clock.now,
-    store: {
-      get: (k) => {
-        const c = store.configCache.get(k)
-        return c ? { json: JSON.stringify(c.value), fetchedAt: Date.parse(c.fetchedAt) } : undefined
-      },
-      put: (k, json, fetchedAt) => void store.configCache.put(k, JSON.parse(json), { fetchedAt: new Date(fetchedAt).toISOString() })
-    },
+    store: store.configCache.forConfigCache(),
     coinLimitFiats: () => [...SETTINGS.fiatTypes, SETTINGS.tickerFiat]
   })
   const tickers = new TickerService({

@@ -120,13 +120,7 @@ export async function runShippedMonitor(o: { orders: number; seed: number; dbDir
   const config = new ConfigCache({
     client,
     now: clock.now,
-    store: {
-      get: (k) => {
-        const c = store.configCache.get(k)
-        return c ? { json: JSON.stringify(c.value), fetchedAt: Date.parse(c.fetchedAt) } : undefined
-      },
-      put: (k, json, fetchedAt) => void store.configCache.put(k, JSON.parse(json), { fetchedAt: new Date(fetchedAt).toISOString() })
-    },
+    store: store.configCache.forConfigCache(),
     onUpdate: () => monitor?.configChanged(),
     coinLimitFiats: () => [...DEFAULT_SETTINGS.fiatTypes, DEFAULT_SETTINGS.tickerFiat]
   })

@@ -148,13 +148,7 @@ export class ProfileSession {
     const config = new ConfigCache({
       client,
       now: o.now,
-      store: {
-        get: (key) => {
-          const c = store.configCache.get(key)
-          return c ? { json: JSON.stringify(c.value), fetchedAt: Date.parse(c.fetchedAt) } : undefined
-        },
-        put: (key, json, fetchedAt) => void store.configCache.put(key, JSON.parse(json), { fetchedAt: new Date(fetchedAt).toISOString() })
-      },
+      store: store.configCache.forConfigCache(),
       onUpdate: (snap) => {
         o.emit('config:updated', snap)
         // A chain reported unwell or recovered flags or clears its open orders at once.

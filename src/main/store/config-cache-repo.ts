@@ -18,6 +18,20 @@ export class ConfigCacheRepo {
     private readonly now: () => Date = () => new Date()
   ) {}
 
+  /** This cache as the service configuration's cache reads it: the JSON text and when it was fetched, in ms. */
+  forConfigCache(): {
+    get(key: string): { json: string; fetchedAt: number } | undefined
+    put(key: string, json: string, fetchedAt: number): void
+  } {
+    return {
+      get: (key) => {
+        const c = this.get(key)
+        return c ? { json: JSON.stringify(c.value), fetchedAt: Date.parse(c.fetchedAt) } : undefined
+      },
+      put: (key, json, fetchedAt) => void this.put(key, JSON.parse(json), { fetchedAt: new Date(fetchedAt).toISOString() })
+    }
+  }
+
   get<T = unknown>(key: string): CachedConfig<T> | undefined {
     const r = this.sql.get<{ key: string; json: string; fetched_at: string; etag: string | null; hash: string }>(
       'SELECT key, json, fetched_at, etag, hash FROM config_cache WHERE key = ?',
