@@ -350,7 +350,7 @@ export async function runChangeDetection(settings: PollSettings, open: number, t
       unwatched: figures(log, 'ours', 'unwatched'),
       watched: figures(log, 'ours', 'watched')
     }
-    await monitor.stop()
+    await clock.finish(monitor.stop(), "the monitor's stop()")
 
     // The baseline goes on at the hour's average rate until it has seen every change.
     const monitorRequests = MONITOR_ENDPOINTS.reduce((n, e) => n + (oursSent[e] ?? 0), 0)

@@ -234,9 +234,7 @@ export async function runShippedMonitor(o: { orders: number; seed: number; dbDir
     }
   } finally {
     // Stopping waits for runs in flight, which move on the virtual clock: it runs meanwhile.
-    const stopped = Promise.allSettled([config.close(), m.stop()])
-    await clock.runUntil(clock.now() + 60_000)
-    await stopped
+    await clock.finish(Promise.allSettled([config.close(), m.stop()]), "the monitor's stop()")
     await client.close()
     store.close()
     await sb.close()

@@ -90,11 +90,12 @@ export class VirtualClock {
     }
   }
 
-  /** Runs timers in virtual-time order until `until`; returns the number fired. */
-  async runUntil(until: number): Promise<number> {
+  /** Runs timers in virtual-time order until `until` (or until `enough()` says so); returns the number fired. */
+  async runUntil(until: number, enough: () => boolean = () => false): Promise<number> {
     let fired = 0
     for (;;) {
       await this.settle()
+      if (enough()) return fired
       const next = this.queue[0]
       if (!next || next.at > until) break
       this.queue.shift()
@@ -105,5 +106,23 @@ export class VirtualClock {
     }
     this.t = Math.max(this.t, until)
     return fired
+  }
+
+  /**
+   * Waits for `work` (a monitor's stop, say) on this clock. It gets the event loop first, so
+   * work that ends by itself leaves the clock where it was; work that waits on the clock (a
+   * request's simulated network delay) then gets up to `limitMs` of simulated time; past that
+   * it is named as a hang instead of being awaited for ever with the clock standing still.
+   */
+  async finish<T>(work: Promise<T>, what: string, limitMs = 60_000): Promise<T> {
+    let done = false
+    const watched = work.finally(() => {
+      done = true
+    })
+    watched.catch(() => undefined)
+    await this.runUntil(this.t, () => done)
+    if (!done) await this.runUntil(this.t + limitMs, () => done)
+    if (!done) throw new Error(`${what} did not end within ${limitMs / 1000} s of simulated time`)
+    return watched
   }
 }

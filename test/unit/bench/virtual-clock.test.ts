@@ -1,6 +1,7 @@
 // The benchmarks' discrete-event clock: timers in virtual-time order, no virtual time
 // passing while a tracked request is in flight, sleeps that can be aborted, and the
-// client's RateBudget paced by it exactly as by a real clock.
+// client's RateBudget paced by it exactly as by a real clock; and work (a monitor's stop)
+// awaited on it without waiting for ever.
 import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { VirtualClock } from '../../../bench/lib/virtual-clock'
@@ -91,5 +92,40 @@ describe('VirtualClock', () => {
     expect(granted.slice(0, 10)).toEqual(Array(10).fill(0))
     // The budget's window is the service's 60 s plus one second of margin.
     expect(granted[10]).toBe(61_000)
+  })
+})
+
+describe('VirtualClock.finish', () => {
+  it('leaves the clock where it was for work that ends by itself', async () => {
+    const clock = new VirtualClock(1_000)
+    let ticks = 0
+    clock.schedule(() => ticks++, 5_000)
+    await expect(clock.finish(Promise.resolve('stopped'), 'a stop')).resolves.toBe('stopped')
+    expect(clock.now()).toBe(1_000)
+    expect(ticks).toBe(0)
+  })
+
+  it('runs the clock for work that waits on it, and stops once it has ended', async () => {
+    const clock = new VirtualClock(0)
+    let ticks = 0
+    clock.schedule(() => ticks++, 30_000)
+    await clock.finish(clock.sleep(2_000), 'a stop waiting on a simulated delay')
+    expect(clock.now()).toBe(2_000)
+    // The timer after the work's end was not run on its behalf.
+    expect(ticks).toBe(0)
+  })
+
+  it('names work that does not end within its simulated limit instead of waiting for ever', async () => {
+    const clock = new VirtualClock(0)
+    const never = new Promise<void>(() => undefined)
+    await expect(clock.finish(never, "the monitor's stop()", 10_000)).rejects.toThrow(
+      "the monitor's stop() did not end within 10 s of simulated time"
+    )
+    expect(clock.now()).toBe(10_000)
+  })
+
+  it("passes on the work's failure", async () => {
+    const clock = new VirtualClock(0)
+    await expect(clock.finish(Promise.reject(new Error('refused')), 'a stop')).rejects.toThrow('refused')
   })
 })
