@@ -1,8 +1,8 @@
 // Proof kept quiet until it matters, and states that agree, as
 // an operator sees them at 1280x800, 960x600 and in the tray at 360x480: the first sync's
 // banner counts the orders already here (never "No orders synced yet" above rows); once
-// synced, fiats not yet checked are one line saying when the first check runs, not a block
-// of "not checked yet"; every order here is one quiet line in the orders view and nothing
+// synced, the first checks run at once and say so in one line, not a block of "not checked
+// yet"; every order here is one quiet line in the orders view and nothing
 // in the tray, each fiat on demand (Details); an outage is the service unreachable, said
 // once, never a budget wait, with no error code, endpoint name or library word anywhere
 // the operator reads (they stay in Diagnostics).
@@ -41,7 +41,7 @@ const stateText = async (page: Page): Promise<string> =>
 const TECHNICAL =
   /ECONN|UND_ERR|socket|other side closed|fetch failed|merchantHistory|orderStatus|\bprob(e|ed)\b|\(api |\b(400|500|502|503)\b/i
 
-test('the first sync counts what is here; fiats not checked yet are one line; all here is one quiet line, none in the tray', async ({
+test('the first sync counts what is here; the first checks are one line; all here is one quiet line, none in the tray', async ({
   page,
   context
 }) => {
@@ -67,27 +67,27 @@ test('the first sync counts what is here; fiats not checked yet are one line; al
   expect(seen, 'the banner counted the orders of the first sync').toBeGreaterThan(0)
   console.log(`first sync banner: "Syncing: ${seen.toLocaleString('en-US')} orders so far"`)
 
-  // The sync done: no block of per-fiat "not checked yet" beside the rows, one line saying when the check runs.
+  // The sync done, the first checks follow at once: one line while they run (never a block of
+  // per-fiat "not checked yet" beside the rows), then one quiet line.
   e.control.clearFaults()
   await expect(banner).toHaveCount(0, { timeout: 120_000 })
   const proof = page.getByTestId('orders-proof')
-  await expect(proof).toHaveAttribute('data-proof', 'unchecked', { timeout: 60_000 })
   await expect(proof.getByRole('status')).toHaveText(
-    /^Orders not yet checked against the service: first check at .+ \(in (about \d+ min|under a minute)\)$/
+    /^(Checking that every order is here: \d+ of \d+ fiats? done( · .+)?|✓\s*All orders here · checked .+)$/,
+    { timeout: 60_000 }
   )
   expect(await readable(page)).not.toMatch(/\d orders?, not checked yet/)
   await expect(proof).toHaveCount(1)
-  await shot(page, 'orders-unchecked')
+  await shot(page, 'orders-checking')
   const tray = await context.newPage()
   await tray.setViewportSize({ width: 360, height: 480 })
   await openView(tray, e, 'tray')
-  await expect(tray.getByTestId('tray-proof')).toHaveCount(1, { timeout: 20_000 })
-  await expect(tray.getByTestId('tray-proof')).toContainText('not yet checked against the service')
+  await expect(proof).toHaveAttribute('data-proof', 'complete', { timeout: 120_000 })
 
   // Each fiat on demand: Details, with a check now.
   await page.getByTestId('proof-details').click()
   const perFiat = page.getByTestId('orders-coverage')
-  await expect(perFiat.locator('li[data-scope="1:1"]')).toContainText(/^INR [\d,]+ orders · not checked yet/)
+  await expect(perFiat.locator('li[data-scope="1:1"]')).toContainText(/^INR [\d,]+ orders · complete, checked/)
   await page.setViewportSize({ width: 960, height: 600 })
   // The table lays its columns out again for the new width first.
   await expect.poll(() => layoutProblems(page), { message: 'orders with the per-fiat detail at 960x600' }).toEqual([])
