@@ -16,6 +16,7 @@ import { Agent, request } from '../api/undici-parts'
 import { eventNames, type ChannelName, type Envelope, type ErrorInfo, type EventName } from '../../shared/ipc/contract'
 import { channelAccess } from '../../shared/ipc/team-access'
 import pkg from '../../../package.json' with { type: 'json' }
+import { SignInError } from './oidc-sign-in'
 
 export interface HubConnectionOptions {
   /** The hub's base URL, e.g. https://hub.example.com or http://127.0.0.1:8790. */
@@ -190,6 +191,11 @@ export class HubConnection {
         this.signOut(e)
         return { ok: false, error: { kind: 'access_revoked', message: e.message, retryable: false, reason: 'signed-out' } }
       }
+      // A renewal the hub or its identity provider could not make just now (the session stands
+      // and the next request tries again): the line is down for a while, no credential is missing.
+      if (e instanceof SignInError) return { ok: false, error: { kind: 'hub_unreachable', message: e.message, retryable: true } }
+      if (errorCode(e) !== undefined)
+        return { ok: false, error: { kind: 'hub_unreachable', message: this.unreachable(e), retryable: true } }
       return { ok: false, error: { kind: 'missing_secret', message: (e as Error).message, retryable: false } }
     }
     // A read may be asked again of another hub whatever broke; an action only if it never got there.

@@ -5,11 +5,13 @@
 //   - a call whose connection is refused goes to the next hub at once, and the next calls stay there;
 //   - a read that broke after it was sent is asked again of the next hub; an action is not
 //     (it may have been carried out), and says so as a network error;
-//   - with one hub, nothing changes.
+//   - with one hub, nothing changes;
+//   - a sign-in that could not be renewed just now is the line down for a while, not a missing token.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { HubConnection } from '../../../../src/main/team/hub-connection'
+import { SignInError } from '../../../../src/main/team/oidc-sign-in'
 
 interface FakeHub {
   url: string
@@ -215,5 +217,32 @@ describe('a hub that refuses the token', () => {
     c.start()
     await until(() => c.lastError !== null)
     expect(c.refused).toBe(false)
+  })
+})
+
+describe('a token that cannot be had for a call', () => {
+  const withToken = (token: () => Promise<string>): HubConnection => {
+    const c = new HubConnection({ hubUrl: 'http://127.0.0.1:9', token, onEvent: () => undefined })
+    connections.push(c)
+    return c
+  }
+
+  it('is the line down for a while, in the hub’s words, when the hub or its provider could not renew a sign-in just now', async () => {
+    const words = 'Test IdP did not answer the hub. Try again in a minute; if it goes on, ask your team lead.'
+    const env = await withToken(() => Promise.reject(new SignInError(words))).call('orders:query', {})
+    expect(env).toEqual({ ok: false, error: { kind: 'hub_unreachable', message: words, retryable: true } })
+  })
+
+  it('is the line down for a while when the renewal never reached the hub', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' })
+    const env = await withToken(() => Promise.reject(refused)).call('orders:query', {})
+    expect(env.ok).toBe(false)
+    expect(!env.ok && env.error.kind).toBe('hub_unreachable')
+    expect(!env.ok && env.error.retryable).toBe(true)
+  })
+
+  it('is a missing credential when none is stored', async () => {
+    const env = await withToken(() => Promise.reject(new Error('no operator token stored for this profile'))).call('orders:query', {})
+    expect(!env.ok && env.error.kind).toBe('missing_secret')
   })
 })
