@@ -4,7 +4,7 @@
 // system browser, sends its own page to the hub and takes it back at its /oidc/done
 // (web/server.ts). Either way the session is stored as the profile's credential and the
 // profile becomes the active one; the window learns who signed in, never a token.
-import { hubSignIn, signInThroughBrowser } from '../team/oidc-sign-in'
+import { hubSignIn, SignInError, signInThroughBrowser } from '../team/oidc-sign-in'
 import { transportProblem } from '../profiles/profile-store'
 import { ContractError, type HubSignInOffer, type Profile } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice } from './context'
@@ -30,8 +30,12 @@ async function offerOf(c: SignInContext, p: Profile): Promise<HubSignInOffer> {
     const info = await hubSignIn(p.baseUrl, { dispatcher: c.teamSignIn.dispatcher })
     return info ? { kind: 'provider', provider: info.provider, sessionMinutes: info.sessionMinutes } : { kind: 'tokens-only' }
   } catch (e) {
-    const cause = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e)
-    return { kind: 'unreachable', message: `The team hub at ${p.baseUrl} did not answer (${cause}).` }
+    // The library's words (ECONNREFUSED and the like) are for Diagnostics, not for this card.
+    if (e instanceof SignInError) return { kind: 'unreachable', message: e.message }
+    return {
+      kind: 'unreachable',
+      message: `The team hub at ${p.baseUrl} did not answer. Check its address, or ask your team lead whether it is running.`
+    }
   }
 }
 

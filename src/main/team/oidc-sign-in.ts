@@ -32,11 +32,18 @@ export class SignInError extends Error {
 
 const base = (hubUrl: string) => hubUrl.replace(/\/+$/, '')
 
-/** How the hub signs people in, or null when it takes pasted tokens only. */
+/** How the hub signs people in, or null when it takes pasted tokens only; throws when that cannot be told now. */
 export async function hubSignIn(hubUrl: string, o: { dispatcher?: Dispatcher } = {}): Promise<HubSignIn | null> {
   const r = await request(`${base(hubUrl)}/auth/oidc`, { dispatcher: o.dispatcher, headersTimeout: 10_000, bodyTimeout: 10_000 })
   const body = (await r.body.json().catch(() => null)) as { ok?: boolean; value?: HubSignIn } | null
-  return r.statusCode === 200 && body?.ok && body.value ? body.value : null
+  if (r.statusCode === 200 && body?.ok && body.value) return body.value
+  // Only a hub without the route takes tokens alone; a busy hub or a proxy's error page says nothing about it.
+  if (r.statusCode === 404) return null
+  throw new SignInError(
+    r.statusCode === 429
+      ? `The team hub at ${base(hubUrl)} is busy just now. Try again in a minute.`
+      : `The team hub at ${base(hubUrl)} did not answer as a Rampdesk hub. Try again in a minute; if it goes on, ask your team lead.`
+  )
 }
 
 export async function postJson(
