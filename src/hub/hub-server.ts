@@ -142,7 +142,7 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
   const refusals = hub.refusals
   const proxies = o.trustedProxies ?? NO_TRUSTED_PROXIES
   const throttle = o.authThrottle ?? new AuthThrottle({ log: hub.log })
-  const secondFactor = new SecondFactorGate({ policy: o.requireSecondFactor ?? 'none', store: hub.store.secondFactors })
+  const secondFactor = new SecondFactorGate({ policy: o.requireSecondFactor ?? 'none', store: hub.store.secondFactors, now: o.now })
   /** Requests open now per client behind a trusted proxy (the front door counts every other peer's connections). */
   const proxiedOpen = new Map<string, number>()
   /** A refusal worth a log line (summarised per source) as well as its count. */

@@ -18,6 +18,11 @@ export interface Operator extends TeamOperator {
   tokenHash: string
   expiresAt: number
   account: AccountKind
+  /**
+   * The provider sign-in behind the request, for an operator signed in through the identity
+   * provider: its access token (tokenHash) changes at every renewal, this does not.
+   */
+  sessionId?: string
 }
 
 /** What `operator add` may ask beside the name and role. */
@@ -92,7 +97,7 @@ export const toOperator = (r: OperatorRow): Operator => ({
   tokenHash: r.token_hash
 })
 
-export const publicOf = ({ tokenHash: _, ...op }: Operator): TeamOperator => op
+export const publicOf = ({ tokenHash: _, sessionId: __, ...op }: Operator): TeamOperator => op
 
 /** The end of a token issued at `at`. */
 export const expiryOf = (at: number, o: NewTokenOptions): number => at + (o.lifetimeMs ?? DEFAULT_LIFETIME_MS)

@@ -1,7 +1,9 @@
 // What the hub asks of a second factor, and when. A desktop proves it by sending a current code
 // (or a recovery code) in the X-Rampdesk-Second-Factor header of any request; the hub then
 // holds that token's session proven for SESSION_MS, in this hub's memory (another hub, or a
-// restart, asks again). With `--require-second-factor admins`, an admin whose session is not
+// restart, asks again). For an operator signed in through the identity provider the session is
+// the sign-in, not its access token, which renewal replaces every few minutes: a new sign-in
+// proves again. With `--require-second-factor admins`, an admin whose session is not
 // proven may do what an operator may, and no more, until it is. The actions that redirect money
 // or webhooks (setting the webhook URL, adding an admin) ask more: a code from the last
 // FRESH_MS, from anyone enrolled and from every admin where it is required. A service account
@@ -58,8 +60,11 @@ const WHY = {
   replayed: 'that second-factor code was already used: wait for the next one'
 } as const
 
+/** What a proof is held by: the provider sign-in, else the token (a session id is no token hash: 64 hex digits). */
+const proofKey = (op: Operator): string => (op.sessionId !== undefined ? `session:${op.sessionId}` : op.tokenHash)
+
 export class SecondFactorGate {
-  /** When each token's session was last proven, by token hash. */
+  /** When each session was last proven, by proofKey. */
   private readonly proofs = new Map<string, number>()
 
   constructor(private readonly o: { policy: SecondFactorPolicy; store: SecondFactorStore; now?: () => number }) {}
@@ -93,7 +98,7 @@ export class SecondFactorGate {
         if (r.lockedNow) on.lockedOut?.(r.until)
         return { kind: 'second_factor_locked', message: lockoutMessage(r.until) }
       }
-      this.proofs.set(op.tokenHash, at)
+      this.proofs.set(proofKey(op), at)
       on.proven?.(r.by)
     }
     const required = this.o.policy === 'admins' && op.role === 'admin'
@@ -104,7 +109,7 @@ export class SecondFactorGate {
         kind: 'second_factor_required',
         message: `this hub requires a second factor for admin actions, and ${op.name} is a service account, which cannot prove one`
       }
-    const provenAt = this.proofs.get(op.tokenHash)
+    const provenAt = this.proofs.get(proofKey(op))
     if (action !== null) {
       // A first enrolment has no old factor to ask for.
       if ((!required || channel === 'team:enrolSecondFactor') && (await this.o.store.secretOf(op.name)) === null) return null

@@ -17,7 +17,7 @@ import {
   type StoredSession
 } from './oidc-store'
 
-const SESSION_OPERATOR = `SELECT o.name, o.role, o.created_at, o.last_seen_at, s.access_hash AS token_hash, s.operator_key
+const SESSION_OPERATOR = `SELECT o.name, o.role, o.created_at, o.last_seen_at, s.access_hash AS token_hash, s.operator_key, s.id AS session_id
   FROM oidc_sessions s JOIN operators o ON o.token_hash = s.operator_key AND o.revoked_at IS NULL
   WHERE s.access_hash = ? AND s.ended_at IS NULL AND s.access_expires_at > ?`
 
@@ -151,13 +151,13 @@ export class SqliteOidcStore implements OidcStore {
 
   authenticate(accessHash: string): Operator | null {
     const at = this.now()
-    const row = this.sql.get<OperatorRow & { operator_key: string }>(SESSION_OPERATOR, accessHash, at)
+    const row = this.sql.get<OperatorRow & { operator_key: string; session_id: string }>(SESSION_OPERATOR, accessHash, at)
     if (!row) return null
     if (seenDue(row.last_seen_at, at)) {
       this.sql.run('UPDATE operators SET last_seen_at = ? WHERE token_hash = ?', at, row.operator_key)
       row.last_seen_at = at
     }
-    return toOperator(row)
+    return { ...toOperator(row), sessionId: row.session_id }
   }
 
   isActive(accessHash: string): boolean {

@@ -25,7 +25,7 @@ import {
 /** pg_advisory_xact_lock key of OIDC sign-ins (they create operators). */
 const OIDC_LOCK_KEY = 0x7264_6f69_6463
 
-type SessionRow = OperatorRow & { operator_key: string; access_expires_at: string | number }
+type SessionRow = OperatorRow & { operator_key: string; session_id: string; access_expires_at: string | number }
 
 const numbered = (sql: string): string => {
   let i = 0
@@ -34,7 +34,7 @@ const numbered = (sql: string): string => {
 
 export class PgOidcStore implements OidcStore {
   /** Standing sessions by access token hash, with their operator. */
-  private sessions = new Map<string, { row: OperatorRow; operatorKey: string; expiresAt: number }>()
+  private sessions = new Map<string, { row: OperatorRow; operatorKey: string; sessionId: string; expiresAt: number }>()
 
   constructor(
     private readonly pool: pg.Pool,
@@ -44,7 +44,7 @@ export class PgOidcStore implements OidcStore {
 
   async refresh(): Promise<void> {
     const r = await this.pool.query<SessionRow>(
-      `SELECT o.name, o.role, o.created_at, o.last_seen_at, s.access_hash AS token_hash, s.operator_key, s.access_expires_at
+      `SELECT o.name, o.role, o.created_at, o.last_seen_at, s.access_hash AS token_hash, s.operator_key, s.id AS session_id, s.access_expires_at
        FROM oidc_sessions s JOIN operators o ON o.token_hash = s.operator_key AND o.revoked_at IS NULL
        WHERE s.ended_at IS NULL AND s.access_expires_at > $1`,
       [this.now()]
@@ -55,6 +55,7 @@ export class PgOidcStore implements OidcStore {
         {
           row: { ...row, created_at: Number(row.created_at), last_seen_at: row.last_seen_at === null ? null : Number(row.last_seen_at) },
           operatorKey: row.operator_key,
+          sessionId: row.session_id,
           expiresAt: Number(row.access_expires_at)
         }
       ])
@@ -201,7 +202,7 @@ export class PgOidcStore implements OidcStore {
         .query('UPDATE operators SET last_seen_at = $1 WHERE token_hash = $2', [at, s.operatorKey])
         .catch((e: unknown) => this.onError(`could not record when ${s.row.name} was last seen: ${(e as Error).message}`))
     }
-    return toOperator(s.row)
+    return { ...toOperator(s.row), sessionId: s.sessionId }
   }
 
   isActive(accessHash: string): boolean {

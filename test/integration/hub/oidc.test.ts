@@ -2,13 +2,17 @@
 // (test/support/oidc-provider.ts), on hub.db and on PostgreSQL: the role from the claim's
 // values, a person without one refused with the message saying so, the ID token's checks
 // (audience, nonce, expiry), a used sign-in refused, and a person disabled at the provider
-// out within one session (the hub's clock moved on past the session's end).
+// out within one session (the hub's clock moved on past the session's end). Where admins must
+// prove a second factor, a code proves the sign-in, which renewals keep; a new sign-in asks again.
 import { createHash, randomBytes } from 'node:crypto'
+import { Secret, TOTP } from 'otpauth'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { runCli } from '../../../src/hub/commands'
 import type { OidcConfig } from '../../../src/hub/oidc/oidc-config'
 import type { StoreKind } from '../../../src/hub/hub-store'
+import type { SecondFactorPolicy } from '../../../src/hub/second-factor-gate'
+import { enrolSecondFactor } from '../../../src/hub/second-factor'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
 import { startTestProvider, type TestProvider } from '../../support/oidc-provider'
 import { startHubFixture, type HubFixture } from './support'
@@ -16,6 +20,7 @@ import { startHubFixture, type HubFixture } from './support'
 const SESSION_MS = 15 * 60_000
 const ROLES = { admin: ['rd-admins'], operator: ['rd-operators'], viewer: ['rd-viewers'] }
 const DESKTOP = 'http://127.0.0.1:9/done'
+const HEADER = 'x-rampdesk-second-factor'
 
 interface Session {
   accessToken: string
@@ -53,10 +58,8 @@ describe.each(['sqlite', 'postgres'] as StoreKind[])('OIDC sign-in on %s', (kind
   afterAll(async () => {
     await cluster?.stop()
   })
-  beforeEach(async (ctx) => {
-    if (kind === 'postgres' && !cluster) return ctx.skip()
-    offset = 0
-    provider = await startTestProvider()
+  /** Starts the hub on a fresh store (a database of its own on PostgreSQL). */
+  async function open(requireSecondFactor: SecondFactorPolicy = 'none'): Promise<void> {
     const oidc: OidcConfig = {
       issuer: provider.issuer,
       clientId: provider.clientId,
@@ -68,7 +71,14 @@ describe.each(['sqlite', 'postgres'] as StoreKind[])('OIDC sign-in on %s', (kind
       allowHttp: true
     }
     const database = cluster ? { url: await cluster.createDatabase() } : undefined
-    f = await startHubFixture({ sandbox: { orders: 3 }, hub: { now: clock, database }, server: { oidc, now: clock } })
+    f = await startHubFixture({ sandbox: { orders: 3 }, hub: { now: clock, database }, server: { oidc, now: clock, requireSecondFactor } })
+  }
+
+  beforeEach(async (ctx) => {
+    if (kind === 'postgres' && !cluster) return ctx.skip()
+    offset = 0
+    provider = await startTestProvider()
+    await open()
   })
   afterEach(async () => {
     await f?.close()
@@ -253,5 +263,38 @@ describe.each(['sqlite', 'postgres'] as StoreKind[])('OIDC sign-in on %s', (kind
     if (cluster) await (f.hub.store as unknown as { refresh(): Promise<void> }).refresh()
     expect((await f.rpc(s.accessToken, 'team:access')).status).toBe(401)
     expect((await refresh(s.refreshToken)).json.error!.message).toBe('Your access to this team was revoked. Ask your team lead.')
+  })
+
+  it('asks a provider-signed-in admin for a second factor once per sign-in, not at every renewal', async () => {
+    await f.close()
+    await open('admins')
+    provider.person.groups = ['rd-admins']
+    const s = await signedIn()
+    const e = await enrolSecondFactor(f.hub.store.secondFactors, 'ana', 'test', clock())
+    const totp = new TOTP({ secret: Secret.fromBase32(e.secret), digits: 6, period: 30 })
+    const admin = (token: string, headers: Record<string, string> = {}) => f.rpc(token, 'team:operators', {}, headers)
+    expect((await admin(s.accessToken)).json?.error).toMatchObject({ kind: 'second_factor_required' })
+    expect((await admin(s.accessToken, { [HEADER]: totp.generate({ timestamp: clock() }) })).status).toBe(200)
+
+    // Renewed three times, each just before the access token lapses: a new token each time, never a new code.
+    let refreshToken = s.refreshToken
+    for (let i = 0; i < 3; i++) {
+      offset += SESSION_MS - 60_000
+      const renewed = await refresh(refreshToken)
+      expect(renewed.status).toBe(200)
+      const next = renewed.json.value!
+      if (cluster) await (f.hub.store as unknown as { refresh(): Promise<void> }).refresh()
+      const r = await admin(next.accessToken)
+      expect(r.status, r.text).toBe(200)
+      refreshToken = next.refreshToken
+    }
+
+    // A new sign-in proves again.
+    const again = await signedIn()
+    expect(again.operator).toBe('ana')
+    expect((await admin(again.accessToken)).json?.error).toMatchObject({
+      kind: 'second_factor_required',
+      message: 'this hub requires a second factor for admins: enter the code from your authenticator app'
+    })
   })
 })
