@@ -4,6 +4,8 @@
 // secret store). When the hub says the session ended (the provider refused, the person has
 // no role any more, the operator was revoked), the saved session is dropped and every request
 // fails with the hub's reason, which ends with "Sign in again" or says whom to ask.
+// Hubs that share one database can each renew the session: a renewal goes to the first of the
+// profile's hubs that answers, in the profile's order, so the session outlives its first hub.
 import type { Dispatcher } from 'undici'
 import { postJson, SignInError, type OidcSessionTokens } from './oidc-sign-in'
 
@@ -23,6 +25,8 @@ export type SessionState = { kind: 'signed-in'; tokens: OidcSessionTokens } | { 
 
 export interface HubSessionOptions {
   hubUrl: string
+  /** The profile's other hubs, asked in this order when the ones before do not answer. */
+  fallbackUrls?: readonly string[]
   tokens: OidcSessionTokens
   /** Keeps the renewed session (null: it ended) where the profile's credential is kept. */
   save(tokens: OidcSessionTokens | null): Promise<void>
@@ -55,25 +59,35 @@ export class HubSession {
   }
 
   private async renew(tokens: OidcSessionTokens): Promise<string> {
-    const r = await postJson(
-      `${this.o.hubUrl.replace(/\/+$/, '')}/auth/oidc/refresh`,
-      { refreshToken: tokens.refreshToken },
-      this.o.dispatcher
-    )
-    const value = r.json?.value as OidcSessionTokens | undefined
-    if (r.status === 200 && value) {
-      this.state = { kind: 'signed-in', tokens: value }
-      await this.o.save(value)
-      return value.accessToken
+    const urls = [...new Set([this.o.hubUrl, ...(this.o.fallbackUrls ?? [])].map((u) => u.replace(/\/+$/, '')))]
+    let words: string | undefined
+    for (const url of urls) {
+      let r: Awaited<ReturnType<typeof postJson>>
+      try {
+        r = await postJson(`${url}/auth/oidc/refresh`, { refreshToken: tokens.refreshToken }, this.o.dispatcher)
+      } catch {
+        continue // Unreachable: the next hub may answer.
+      }
+      const value = r.json?.value as OidcSessionTokens | undefined
+      if (r.status === 200 && value) {
+        this.state = { kind: 'signed-in', tokens: value }
+        await this.o.save(value)
+        return value.accessToken
+      }
+      const error = r.json?.error as { kind?: string; message?: string } | undefined
+      if (r.status === 401) {
+        // The person was refused: another hub would refuse them too (one database, one provider).
+        const message = error?.message ?? 'Your sign-in has ended. Sign in again.'
+        this.state = { kind: 'ended', message }
+        await this.o.save(null)
+        throw new SignInEnded(message)
+      }
+      words = error?.message ?? words
+      // A 5xx (the provider did not answer this hub included: the next hub reaches it its own way,
+      // and a 503 leaves the refresh token unspent) moves on; any other answer is this hub's last word.
+      if (r.status < 500) break
     }
-    const error = r.json?.error as { kind?: string; message?: string } | undefined
-    if (r.status === 401) {
-      const message = error?.message ?? 'Your sign-in has ended. Sign in again.'
-      this.state = { kind: 'ended', message }
-      await this.o.save(null)
-      throw new SignInEnded(message)
-    }
-    // The hub or the provider does not answer now: the session stands, the next request tries again.
-    throw new SignInError(error?.message ?? 'The team hub could not renew your sign-in just now. Trying again shortly.')
+    // No hub renewed it now: the session stands, the next request tries again.
+    throw new SignInError(words ?? 'The team hub could not renew your sign-in just now. Trying again shortly.')
   }
 }

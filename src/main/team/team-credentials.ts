@@ -40,7 +40,8 @@ export function parseSessionSecret(secret: string): OidcSessionTokens | null {
 }
 
 interface Held {
-  hubUrl: string
+  /** The profile's hubs, in order, when the session was made: a changed list makes a new one. */
+  hubs: string
   session: HubSession
   /** Every refresh token this session has held: a stored copy with one of them is this session. */
   refreshTokens: Set<string>
@@ -161,13 +162,15 @@ export class TeamCredentials {
 
   private sessionOf(profile: Profile, tokens: OidcSessionTokens): Held {
     const h = this.held.get(profile.id)
-    if (h && h.hubUrl === profile.baseUrl && h.refreshTokens.has(tokens.refreshToken)) return h
+    const hubs = [profile.baseUrl, ...(profile.fallbackUrls ?? [])].join(' ')
+    if (h && h.hubs === hubs && h.refreshTokens.has(tokens.refreshToken)) return h
     const refreshTokens = new Set([tokens.refreshToken])
     const held: Held = {
-      hubUrl: profile.baseUrl,
+      hubs,
       refreshTokens,
       session: new HubSession({
         hubUrl: profile.baseUrl,
+        fallbackUrls: profile.fallbackUrls,
         tokens,
         dispatcher: this.o.dispatcher,
         now: this.now,

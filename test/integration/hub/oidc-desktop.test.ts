@@ -3,6 +3,8 @@
 // the way a browser does) goes to the hub, the provider and back to the desktop's loopback
 // listener; the session then works, is renewed before it lapses, and ends with the hub's
 // words when the provider disables the person.
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, type Dispatcher } from 'undici'
 import type { OidcConfig } from '../../../src/hub/oidc/oidc-config'
@@ -25,6 +27,18 @@ function browser(visited: string[]) {
       next = r.statusCode === 302 ? String(r.headers.location) : null
     }
   }
+}
+
+/** A listener on loopback answering every request with `status` and `body`; `hits` counts them. */
+async function answering(status: number, body: unknown): Promise<{ url: string; hits: string[]; close(): Promise<void> }> {
+  const hits: string[] = []
+  const server: Server = createServer((req, res) => {
+    hits.push(req.url ?? '')
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return { url, hits, close: () => new Promise<void>((r) => server.close(() => r())) }
 }
 
 describe('signing a desktop in through the identity provider', () => {
@@ -82,6 +96,53 @@ describe('signing a desktop in through the identity provider', () => {
     await expect(session.token()).rejects.toThrow('Test IdP ended your sign-in. Sign in again.')
     expect(session.current).toEqual({ kind: 'ended', message: 'Test IdP ended your sign-in. Sign in again.' })
     expect(saved.at(-1)).toBeNull()
+  })
+
+  it('renews through the first of the profile’s hubs that answers, and stops at the first that refuses the person', async () => {
+    provider.person.groups = ['rd-operators']
+    const tokens = await signInThroughBrowser({ hubUrl: f.url, openExternal: browser([]) })
+    // The profile's first hub is gone (nothing listens there any more), its second cannot reach the provider.
+    const gone = await answering(200, {})
+    await gone.close()
+    const noProvider = await answering(503, { ok: false, error: { kind: 'unavailable', message: 'The provider does not answer.' } })
+    const saved: Array<OidcSessionTokens | null> = []
+    const session = new HubSession({
+      hubUrl: gone.url,
+      fallbackUrls: [noProvider.url, f.url],
+      tokens,
+      save: async (t) => void saved.push(t),
+      now: clock
+    })
+    try {
+      offset += SESSION_MS - 30_000
+      const renewed = await session.token()
+      expect(renewed).not.toBe(tokens.accessToken)
+      expect(noProvider.hits).toEqual(['/auth/oidc/refresh'])
+      expect(saved).toHaveLength(1)
+      expect((await f.rpc(renewed, 'team:access')).status).toBe(200)
+    } finally {
+      await noProvider.close()
+    }
+
+    // A hub that refuses the person ends the session: the hubs after it are not asked.
+    const after = await answering(200, {})
+    try {
+      const ending = new HubSession({
+        hubUrl: f.url,
+        fallbackUrls: [after.url],
+        tokens: saved[0]!,
+        save: async (t) => void saved.push(t),
+        now: clock
+      })
+      provider.person.disabled = true
+      offset += SESSION_MS
+      await expect(ending.token()).rejects.toThrow('Test IdP ended your sign-in. Sign in again.')
+      expect(ending.current.kind).toBe('ended')
+      expect(after.hits).toEqual([])
+      expect(saved.at(-1)).toBeNull()
+    } finally {
+      await after.close()
+    }
   })
 
   it('tells a person with no role why, in the browser and in the app', async () => {
