@@ -103,8 +103,17 @@ export async function openPgHubStore(o: PgHubStoreOptions): Promise<PgHubStore> 
   let closed = false
   let timer: NodeJS.Timeout | null = null
   let listener: PgListener | null = null
+  // One refresh at a time; one asked for while another runs starts after it, never joins it:
+  // the running one may have read before the change its caller wants to see was committed.
   let refreshing: Promise<void> | null = null
-  const refreshOnce = () => (refreshing ??= refresh().finally(() => (refreshing = null)))
+  let queued: Promise<void> | null = null
+  const refreshOnce = (): Promise<void> => {
+    if (!refreshing) return (refreshing = refresh().finally(() => (refreshing = null)))
+    return (queued ??= refreshing.then(() => {
+      queued = null
+      return refreshOnce()
+    }))
+  }
   if (o.live ?? true) {
     timer = setInterval(() => void refreshOnce(), o.refreshMs ?? PG_REFRESH_MS)
     timer.unref()

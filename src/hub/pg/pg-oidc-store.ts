@@ -42,13 +42,20 @@ export class PgOidcStore implements OidcStore {
     private readonly onError: (message: string) => void = () => undefined
   ) {}
 
+  /** Refreshes started and the last one applied: an earlier read that ends later never overwrites a later one. */
+  private refreshesStarted = 0
+  private refreshApplied = 0
+
   async refresh(): Promise<void> {
+    const mine = ++this.refreshesStarted
     const r = await this.pool.query<SessionRow>(
       `SELECT o.name, o.role, o.created_at, o.last_seen_at, s.access_hash AS token_hash, s.operator_key, s.id AS session_id, s.access_expires_at
        FROM oidc_sessions s JOIN operators o ON o.token_hash = s.operator_key AND o.revoked_at IS NULL
        WHERE s.ended_at IS NULL AND s.access_expires_at > $1`,
       [this.now()]
     )
+    if (mine < this.refreshApplied) return
+    this.refreshApplied = mine
     this.sessions = new Map(
       r.rows.map((row) => [
         row.token_hash,
