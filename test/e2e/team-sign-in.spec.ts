@@ -43,7 +43,8 @@ async function shots(page: Page, name: string, about: Locator): Promise<void> {
     await page.setViewportSize({ width, height })
     // The orders table fits its columns to the new width once it has measured it.
     await expect.poll(() => layoutProblems(page), { message: `${name} at ${width}x${height}`, timeout: 5_000 }).toEqual([])
-    await about.scrollIntoViewIfNeeded()
+    // The card may be drawn again as the hub answers: find it again rather than fail on the old one.
+    await expect(async () => about.scrollIntoViewIfNeeded({ timeout: 2_000 })).toPass({ timeout: 10_000 })
     await page.screenshot({ path: `test-results/screenshots/${name}-${width}x${height}.png` })
   }
   await page.setViewportSize({ width: 1280, height: 800 })

@@ -14,7 +14,14 @@ export type SignInChannel = 'profiles:signInInfo' | 'profiles:signIn'
 /** A failure the window shows in these words (ErrorInfo's kind and message). */
 const failure = (kind: string, message: string, retryable = false): Error => Object.assign(new Error(message), { kind, retryable })
 
-type SignInContext = Pick<HandlerContext, 'profiles' | 'switchTo' | 'shell' | 'audit' | 'teamSignIn' | 'shellKind'>
+type SignInContext = Pick<HandlerContext, 'profiles' | 'switchTo' | 'shell' | 'audit' | 'teamSignIn' | 'shellKind' | 'now'>
+
+/**
+ * How long a hub's answer on how it signs people in is reused: Settings asks for it from two cards
+ * at every visit, and the hub caps its sign-in routes per client, so asking each time would spend
+ * the allowance a sign-in itself needs.
+ */
+const OFFER_REUSE_MS = 30_000
 
 function teamProfile(c: SignInContext, id: string): Profile {
   const p = c.profiles.get(id)
@@ -25,7 +32,19 @@ function teamProfile(c: SignInContext, id: string): Profile {
   return p
 }
 
-async function offerOf(c: SignInContext, p: Profile): Promise<HubSignInOffer> {
+type KnownOffers = Map<string, { offer: HubSignInOffer; at: number }>
+
+/** The hub's offer, reused for a while when it answered (an unreachable hub is asked again each time). */
+async function offerOf(c: SignInContext, p: Profile, known: KnownOffers): Promise<HubSignInOffer> {
+  const kept = known.get(p.baseUrl)
+  if (kept && c.now() - kept.at < OFFER_REUSE_MS) return kept.offer
+  const offer = await askOffer(c, p)
+  if (offer.kind === 'unreachable') known.delete(p.baseUrl)
+  else known.set(p.baseUrl, { offer, at: c.now() })
+  return offer
+}
+
+async function askOffer(c: SignInContext, p: Profile): Promise<HubSignInOffer> {
   try {
     const info = await hubSignIn(p.baseUrl, { dispatcher: c.teamSignIn.dispatcher })
     return info ? { kind: 'provider', provider: info.provider, sessionMinutes: info.sessionMinutes } : { kind: 'tokens-only' }
@@ -41,15 +60,16 @@ async function offerOf(c: SignInContext, p: Profile): Promise<HubSignInOffer> {
 
 export function signInHandlers(c: SignInContext): Pick<HandlerSlice<'profiles'>, SignInChannel> {
   const { credentials } = c.teamSignIn
+  const known: KnownOffers = new Map()
   return {
     'profiles:signInInfo': async ({ id }) => {
       const p = teamProfile(c, id)
-      const [offer, signIn] = await Promise.all([offerOf(c, p), credentials.state(p)])
+      const [offer, signIn] = await Promise.all([offerOf(c, p, known), credentials.state(p)])
       return { offer, signIn }
     },
     'profiles:signIn': async ({ id }) => {
       const p = teamProfile(c, id)
-      const offer = await offerOf(c, p)
+      const offer = await offerOf(c, p, known)
       if (offer.kind === 'unreachable') throw failure('hub_unreachable', offer.message, true)
       if (offer.kind === 'tokens-only')
         throw failure(
