@@ -85,6 +85,25 @@ function receipts(ds: readonly Delivery[]): { counts: Map<number, number>; forei
 
 const allReceived = (ds: readonly Delivery[]) => [...receipts(ds).counts.values()].every((n) => n >= 1)
 
+/** Waits for every delivery to reach the receiver; if they do not, the failure says how many did and what each hub last said. */
+async function untilRelayed(ds: readonly Delivery[], what: string): Promise<void> {
+  try {
+    await until(() => allReceived(ds), what, 60_000, 200)
+  } catch (e) {
+    const got = [...receipts(ds).counts.values()].filter((n) => n >= 1).length
+    const said = hubs.map((h, i) => {
+      let alive = true
+      try {
+        process.kill(h.pid, 0)
+      } catch {
+        alive = false
+      }
+      return `hub ${i} (${alive ? 'running' : 'gone'}), its last lines:\n${h.output().split('\n').slice(-70).join('\n')}`
+    })
+    throw new Error(`${(e as Error).message}: ${got} of ${ds.length} relayed\n${said.join('\n')}`)
+  }
+}
+
 /** The receiver got each delivery with the headers the service signed it with, as sent. */
 function headersIntact(ds: readonly Delivery[]): boolean {
   const byBody = new Map(ds.map((d) => [d.body, d]))
@@ -134,7 +153,7 @@ describe.skipIf(postgresUnavailable !== null)('the hub loses nothing it answered
     await sleep(Math.max(0, 30_000 - (Date.now() - stoppedAt)))
     await cluster.restart()
     const backAt = Date.now()
-    await until(() => allReceived(ds), 'every delivery relayed after PostgreSQL came back', 60_000, 200)
+    await untilRelayed(ds, 'every delivery relayed after PostgreSQL came back')
     const relayedMs = Date.now() - backAt
     await until(async () => (await storedCount(ds.map((d) => d.orderId))).logged === 50, 'every delivery in the shared log', 10_000, 200)
     await sleep(2_000) // a duplicate relay would come by now
@@ -185,7 +204,7 @@ describe.skipIf(postgresUnavailable !== null)('the hub loses nothing it answered
       for (const p of pids) process.kill(p, 'SIGCONT')
     }
     const resumedAt = Date.now()
-    await until(() => allReceived(ds), 'every delivery relayed after PostgreSQL resumed', 60_000, 200)
+    await untilRelayed(ds, 'every delivery relayed after PostgreSQL resumed')
     const { counts } = receipts(ds)
     const twice = [...counts.values()].filter((n) => n > 1).length
     recordFault(
@@ -205,7 +224,7 @@ describe.skipIf(postgresUnavailable !== null)('the hub loses nothing it answered
   }, 120_000)
 
   it(
-    `a relaying hub killed mid-relay, then the receiver away ${RECEIVER_AWAY_MS / 60_000} min: every delivery relayed byte for byte within 60 s of its return`,
+    `a relaying hub killed mid-relay, then the receiver away ${RECEIVER_AWAY_MS % 60_000 === 0 ? `${RECEIVER_AWAY_MS / 60_000} min` : `${RECEIVER_AWAY_MS / 1000} s`}: every delivery relayed byte for byte within 60 s of its return`,
     async () => {
       // The receiver answers slowly, so relays are in flight whenever the hub is killed.
       receiver.set({ delayMs: 400 })
@@ -222,7 +241,10 @@ describe.skipIf(postgresUnavailable !== null)('the hub loses nothing it answered
       await victim.stop().catch(() => undefined)
       hubs[0] = await startHub(dirs[0]!)
       const restartMs = Date.now() - killedAt
-      await until(() => allReceived(first.filter((_, i) => answers[i]!.status === 200)), 'the relays the kill cut short', 60_000, 200)
+      await untilRelayed(
+        first.filter((_, i) => answers[i]!.status === 200),
+        'the relays the kill cut short'
+      )
 
       // The receiver goes away; deliveries keep coming, to both hubs.
       receiver.set({ delayMs: 0 })
@@ -235,7 +257,7 @@ describe.skipIf(postgresUnavailable !== null)('the hub loses nothing it answered
       await receiver.up()
       const backAt = Date.now()
       const accepted = [...first.filter((_, i) => answers[i]!.status === 200), ...second]
-      await until(() => allReceived(accepted), 'every delivery relayed after the receiver came back', 60_000, 200)
+      await untilRelayed(accepted, 'every delivery relayed after the receiver came back')
       const relayedMs = Date.now() - backAt
       await sleep(2_000)
       const { counts, foreign } = receipts(accepted)

@@ -66,7 +66,15 @@ export function openPool(
     // A process paused inside a transaction (SIGSTOP, a stalled VM) holds its locks only this long.
     if (timeouts.idleInTransactionMs) config.options = `-c idle_in_transaction_session_timeout=${timeouts.idleInTransactionMs}`
   }
-  return new pg.Pool({ ...config, max, idleTimeoutMillis: 30_000 })
+  const pool = new pg.Pool({ ...config, max, idleTimeoutMillis: 30_000 })
+  // The pool listens for an idle connection's errors and the caller for a checked-out one's,
+  // but between the two a connection has no listener: handed out inside the read that also
+  // carries the server's "terminating connection" (a restart, a shutdown), its error would be
+  // an uncaught exception that ends the hub. This listener keeps it heard for the connection's
+  // whole life; the error still reaches the pool's or the caller's listener, and a connection
+  // that failed is dropped at its release.
+  pool.on('connect', (c) => c.on('error', () => undefined))
+  return pool
 }
 
 /**
@@ -78,12 +86,20 @@ export function openPool(
  * (or could not roll back) is destroyed, not returned.
  */
 export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect()
   let broken: Error | undefined
   const onError = (e: Error): void => {
     broken ??= e
   }
-  c.on('error', onError)
+  // Listening from the moment the pool hands the connection over (its callback runs then; an
+  // awaited promise would resume only after the rest of the read that handed it over, which may
+  // carry the connection's own error).
+  const c = await new Promise<pg.PoolClient>((ok, fail) =>
+    pool.connect((e, client) => {
+      if (e || !client) return fail(e ?? new Error('the database gave no connection'))
+      client.on('error', onError)
+      ok(client)
+    })
+  )
   try {
     await c.query('BEGIN')
     const out = await fn(c)
