@@ -2,6 +2,8 @@
 // npm run build:hub: the team hub as one ES module, dist/hub/cli.js, that runs with node and
 // the production dependencies only (no tsx, no devDependencies, no Electron):
 //   node dist/hub/cli.js serve …   (beside a node_modules from `npm ci --omit=dev`)
+// `--out DIR` builds into DIR instead (npm test builds the hub its tests start there; DIR must
+// be inside the checkout, where the packages resolve from its node_modules).
 // Our TypeScript is bundled by esbuild; every package stays an import, resolved at run time
 // from node_modules (libsql is native; the rest are what package.json's dependencies pin).
 // The build fails when the bundle imports a package that is not a production dependency,
@@ -9,10 +11,11 @@
 import { build } from 'esbuild'
 import { builtinModules } from 'node:module'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 
 const root = resolve(import.meta.dirname, '..')
-const out = join(root, 'dist', 'hub')
+const outAt = process.argv.indexOf('--out')
+const out = outAt > 0 && process.argv[outAt + 1] ? resolve(process.argv[outAt + 1]) : join(root, 'dist', 'hub')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const production = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})])
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]))
@@ -69,4 +72,4 @@ const manifest = {
 }
 writeFileSync(join(out, 'package.json'), JSON.stringify(manifest, null, 2) + '\n')
 const bytes = result.metafile.outputs[Object.keys(result.metafile.outputs).find((f) => f.endsWith('cli.js'))].bytes
-console.log(`built dist/hub/cli.js (${Math.round(bytes / 1024)} KiB); it imports ${[...used].sort().join(', ')}`)
+console.log(`built ${relative(root, join(out, 'cli.js'))} (${Math.round(bytes / 1024)} KiB); it imports ${[...used].sort().join(', ')}`)

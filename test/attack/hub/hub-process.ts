@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { request } from 'undici'
 import { startSandbox, type Sandbox, type StartSandboxOptions } from '../../../src/sandbox'
+import { hubCliArgs } from '../../support/hub-cli'
 
 export const REPO_ROOT = resolve(__dirname, '../../..')
 export const ATTACK_SUMMARY = join(REPO_ROOT, 'test-results', 'hub-attack-summary.jsonl')
@@ -62,7 +63,7 @@ export interface HubProcessOptions {
 }
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  execFileSync(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', ...args], {
+  execFileSync(process.execPath, hubCliArgs(args), {
     cwd: REPO_ROOT,
     env: { ...process.env, RAMPDESK_API_SECRET: '', ...env },
     stdio: 'pipe'
@@ -91,9 +92,7 @@ export async function startHubProcess(o: HubProcessOptions = {}): Promise<HubPro
     '0',
     ...(o.args ?? [])
   ]
-  const [command, argv] = o.viaNpm
-    ? ['npm', ['run', '--silent', 'hub', '--', ...serveArgs]]
-    : [process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', ...serveArgs]]
+  const [command, argv] = o.viaNpm ? ['npm', ['run', '--silent', 'hub', '--', ...serveArgs]] : [process.execPath, hubCliArgs(serveArgs)]
   const child: ChildProcessWithoutNullStreams = spawn(command, argv, {
     cwd: REPO_ROOT,
     env: { ...process.env, RAMPDESK_API_SECRET: via === 'env' ? sandbox.apiSecret : '', ...o.env },

@@ -23,6 +23,7 @@ import { MAX_PENDING_SIGN_INS } from '../../../src/hub/oidc/oidc-service'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
 import { startTestProvider, type TestProvider } from '../../support/oidc-provider'
 import { percentile, rawExchange, recordAttack, REPO_ROOT, startHubProcess, type HubProcess } from './hub-process'
+import { hubCliArgs } from '../../support/hub-cli'
 
 const PROXY_FROM = '127.0.0.60'
 const DESKTOP = 'http://127.0.0.1:9/done'
@@ -345,9 +346,5 @@ describe.each(['sqlite', 'postgres'] as const)('sign-in floods on %s', (kind) =>
 })
 
 function execHubCli(args: string[]): string {
-  return execFileSync(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', ...args], { cwd: REPO_ROOT, stdio: 'pipe' })
-    .toString('utf8')
-    .trim()
-    .split('\n')
-    .at(-1)!
+  return execFileSync(process.execPath, hubCliArgs(args), { cwd: REPO_ROOT, stdio: 'pipe' }).toString('utf8').trim().split('\n').at(-1)!
 }

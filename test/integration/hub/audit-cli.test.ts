@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
 import { waitUntil } from './support'
+import { hubCliArgs } from '../../support/hub-cli'
 
 const running = new Set<ChildProcessWithoutNullStreams>()
 let dir: string
@@ -28,7 +29,7 @@ afterEach(() => {
 
 function hub(args: string[]): { code: number; stdout: string; stderr: string } {
   try {
-    const stdout = execFileSync(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', ...args], { stdio: 'pipe' }).toString('utf8')
+    const stdout = execFileSync(process.execPath, hubCliArgs(args), { stdio: 'pipe' }).toString('utf8')
     return { code: 0, stdout, stderr: '' }
   } catch (e) {
     const x = e as { status: number; stdout: Buffer; stderr: Buffer }
@@ -161,7 +162,7 @@ describe('serve --audit-log PATH', () => {
     const copy = join(dir, 'live-copy', 'audit.jsonl')
     rmSync(join(dir, 'live-copy'), { recursive: true, force: true })
     execFileSync('mkdir', ['-p', join(dir, 'live-copy')])
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', 'serve', '--sandbox', '--port', '0', '--data-dir', data], {
+    const child = spawn(process.execPath, hubCliArgs(['serve', '--sandbox', '--port', '0', '--data-dir', data]), {
       env: { ...process.env, RAMPDESK_HUB_AUDIT_LOG: copy },
       stdio: 'pipe'
     })

@@ -13,14 +13,15 @@ import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { REPO_ROOT, startHubProcess, type HubProcess } from '../../attack/hub/hub-process'
 import type { BackupManifest } from '../../../src/hub/backup-command'
+import { hubCliArgs } from '../../support/hub-cli'
 
 const run = promisify(execFile)
-const cli = (args: string[]) => run(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', ...args], { cwd: REPO_ROOT })
+const cli = (args: string[]) => run(process.execPath, hubCliArgs(args), { cwd: REPO_ROOT })
 const cliSync = (args: string[]): { code: number; out: string } => {
   try {
     return {
       code: 0,
-      out: execFileSync(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', ...args], { cwd: REPO_ROOT, stdio: 'pipe' }).toString()
+      out: execFileSync(process.execPath, hubCliArgs(args), { cwd: REPO_ROOT, stdio: 'pipe' }).toString()
     }
   } catch (e) {
     const x = e as { status: number; stderr: Buffer }

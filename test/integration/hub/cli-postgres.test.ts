@@ -13,6 +13,7 @@ import { runCli } from '../../../src/hub/commands'
 import { findPgDump, pgDumpCommand } from '../../../src/hub/pg/pg-backup'
 import { startSandbox, type Sandbox } from '../../../src/sandbox'
 import { postgresUnavailable, startPostgres, type PgCluster } from '../../support/postgres-cluster'
+import { hubCliArgs } from '../../support/hub-cli'
 
 const PASSWORD = 'never-print-this-pw-5d41'
 
@@ -70,15 +71,11 @@ describe.skipIf(postgresUnavailable !== null)('npm run hub on PostgreSQL', () =>
 
   it('serves from RAMPDESK_HUB_DATABASE: a token added from the command line works, and the log shows no password', async () => {
     const token = (await cli(['operator', 'add', 'otto', '--role', 'operator', '--database', url])).out.at(-1)!
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/hub/cli.ts', 'serve', '--sandbox', '--port', '0', '--data-dir', join(dir, 'serve')],
-      {
-        cwd: process.cwd(),
-        env: { ...process.env, RAMPDESK_HUB_DATABASE: withPassword },
-        stdio: 'pipe'
-      }
-    )
+    const child = spawn(process.execPath, hubCliArgs(['serve', '--sandbox', '--port', '0', '--data-dir', join(dir, 'serve')]), {
+      cwd: process.cwd(),
+      env: { ...process.env, RAMPDESK_HUB_DATABASE: withPassword },
+      stdio: 'pipe'
+    })
     let all = ''
     child.stderr.on('data', (c: Buffer) => (all += c.toString('utf8')))
     try {

@@ -11,6 +11,7 @@ import { Agent, request } from 'undici'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type Sandbox } from '../../../src/sandbox'
 import { HubConnection } from '../../../src/main/team/hub-connection'
+import { hubCliArgs } from '../../support/hub-cli'
 
 const running = new Set<ChildProcessWithoutNullStreams>()
 let sandbox: Sandbox
@@ -31,7 +32,7 @@ afterEach(() => {
 
 function run(args: string[], env: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
   try {
-    const stdout = execFileSync(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', ...args], {
+    const stdout = execFileSync(process.execPath, hubCliArgs(args), {
       cwd: process.cwd(),
       env: { ...process.env, ...env },
       stdio: 'pipe'
@@ -51,7 +52,7 @@ interface Served {
 
 /** Starts `serve`; with `signalAtListening`, sends it that signal the moment its first line is read. */
 async function serve(args: string[], env: Record<string, string> = {}, signalAtListening?: NodeJS.Signals): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', 'serve', ...args], {
+  const child = spawn(process.execPath, hubCliArgs(['serve', ...args]), {
     cwd: process.cwd(),
     env: { ...process.env, ...env },
     stdio: 'pipe'

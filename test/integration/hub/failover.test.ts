@@ -15,6 +15,7 @@ import { statusInfo } from '../../../src/shared/domain/status'
 import type { TeamAccess } from '../../../src/shared/ipc/contract'
 import { REPO_ROOT, startHubProcess, type HubProcess } from '../../attack/hub/hub-process'
 import { startTeamDesktop, waitUntil, type TeamDesktop } from './support'
+import { hubCliArgs } from '../../support/hub-cli'
 
 const dir = mkdtempSync(join(tmpdir(), 'rampdesk-hub-failover-'))
 let service: Sandbox | null = null
@@ -27,8 +28,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const cli = (args: string[]) =>
-  execFileSync(process.execPath, ['--import', 'tsx', 'src/hub/cli.ts', ...args], { cwd: REPO_ROOT, stdio: 'pipe' }).toString()
+const cli = (args: string[]) => execFileSync(process.execPath, hubCliArgs(args), { cwd: REPO_ROOT, stdio: 'pipe' }).toString()
 
 describe('a Team profile with two hubs', () => {
   it('moves to the second hub within 10 s of the first being killed, and says so', async () => {
