@@ -21,7 +21,7 @@ import { mkdtemp } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { ApiClient, type RequestEvent } from '../src/main/api/client'
+import type { RequestEvent } from '../src/main/api/client'
 import { SkewClock } from '../src/main/api/clock'
 import { RateBudget, type LearnedLimit } from '../src/main/api/rate-budget'
 import { DEFAULT_SETTINGS } from '../src/main/app-settings'
@@ -38,6 +38,7 @@ import { round, summary } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { FixedWindowBudget } from './lib/fixed-window-budget'
 import { VirtualClock } from './lib/virtual-clock'
+import { sandboxClient } from './lib/sandbox-client'
 
 const HOUR = 3_600_000
 const MIN = 60_000
@@ -137,12 +138,8 @@ async function simulateHour(kind: ClientKind, tmp: string): Promise<HourResult> 
     },
     close: () => net.close()
   }
-  const client = new ApiClient({
+  const client = sandboxClient(sb, {
     profileId: 'sim',
-    baseUrl: sb.url,
-    serviceName: sb.serviceName,
-    apiKey: sb.apiKey,
-    getSecret: async () => sb.apiSecret,
     budget,
     clock: new SkewClock({ now: clock.now }),
     transport: delayed,

@@ -24,7 +24,7 @@
 // into the number of orders such polling can cover at our p95.
 import { mkdtemp } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ApiClient } from '../src/main/api/client'
+import type { ApiClient } from '../src/main/api/client'
 import { SkewClock } from '../src/main/api/clock'
 import { RateBudget } from '../src/main/api/rate-budget'
 import { DEFAULT_SETTINGS } from '../src/main/app-settings'
@@ -42,6 +42,7 @@ import { benchList, benchSize } from './lib/smoke'
 import { round, summary } from './lib/stats'
 import type { BenchContext, BenchLine } from './lib/types'
 import { VirtualClock } from './lib/virtual-clock'
+import { sandboxClient } from './lib/sandbox-client'
 
 const MIN = 60_000
 const T0 = Date.parse('2026-03-02T09:00:00.000Z')
@@ -107,12 +108,8 @@ class PerOrderPoller {
     random: () => number,
     private readonly onChange: (k: string) => void
   ) {
-    this.client = new ApiClient({
+    this.client = sandboxClient(sb, {
       profileId: 'per-order',
-      baseUrl: sb.url,
-      serviceName: sb.serviceName,
-      apiKey: sb.apiKey,
-      getSecret: async () => sb.apiSecret,
       // Its pace is the grants; the client's own budget must not pace it a second time.
       budget: new RateBudget({ profileId: 'per-order', defaultLimitPerMinute: 1e9, now: clock.now, timers: clock.timers }),
       clock: new SkewClock({ now: clock.now }),
@@ -222,12 +219,8 @@ export async function runChangeDetection(settings: PollSettings, open: number, t
   const random = mulberry32(open * 31 + settings.historyPollSeconds)
   const sb = await startSandbox({ orders: HISTORY_ORDERS, seed: 2, autoGenerate: false, createChance: 0, now: clock.now })
   const store = openLocalStore(await mkdtemp(join(tmp, `changes-${settings.name}-${open}-`)))
-  const client = new ApiClient({
+  const client = sandboxClient(sb, {
     profileId: 'ours',
-    baseUrl: sb.url,
-    serviceName: sb.serviceName,
-    apiKey: sb.apiKey,
-    getSecret: async () => sb.apiSecret,
     budget: new RateBudget({ profileId: 'ours', now: clock.now, timers: clock.timers }),
     clock: new SkewClock({ now: clock.now }),
     transport: simulatedNetwork(clock, random),

@@ -14,7 +14,6 @@
 // (lib/since-cursor-sync.ts). Both run in this process over loopback, one at a time.
 import { mkdtemp } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ApiClient } from '../src/main/api/client'
 import { RateBudget } from '../src/main/api/rate-budget'
 import { OrderMonitor } from '../src/main/monitor/order-monitor'
 import { openLocalStore, type LocalStore } from '../src/main/store/local-store'
@@ -24,6 +23,7 @@ import { SinceCursorSync } from './lib/since-cursor-sync'
 import { benchList, benchSize } from './lib/smoke'
 import { diffAgainstTruth, type OrderFact, type TruthDiff } from './lib/truth-diff'
 import type { BenchContext, BenchLine } from './lib/types'
+import { sandboxClient } from './lib/sandbox-client'
 
 const ORDERS = benchSize('BENCH_CUTOVER_ORDERS', 10_000, 300)
 const CHURN = 5
@@ -95,12 +95,8 @@ function truthFacts(sb: Sandbox): OrderFact[] {
 async function runClient(name: ClientName, readings: (typeof READINGS)[number], tmp: string): Promise<RunResult> {
   const sb = await cutoverSandbox(readings)
   const store = openLocalStore(await mkdtemp(join(tmp, `cutover-${name}-`)))
-  const client = new ApiClient({
+  const client = sandboxClient(sb, {
     profileId: 'bench',
-    baseUrl: sb.url,
-    serviceName: sb.serviceName,
-    apiKey: sb.apiKey,
-    getSecret: async () => sb.apiSecret,
     // The sandbox enforces no merchantHistory limit here: the point is what is read, not pacing.
     budget: new RateBudget({ profileId: 'bench', defaultLimitPerMinute: 1_000_000 })
   })

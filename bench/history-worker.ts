@@ -2,13 +2,14 @@
 // (ApiClient, OrderMonitor with HistorySync, the profile's SQLite store) and nothing
 // else, so its RSS and heap are theirs alone. It also hosts the since-cursor baseline
 // client (lib/since-cursor-sync.ts), run in a process of its own the same way.
-import { ApiClient } from '../src/main/api/client'
+import type { ApiClient } from '../src/main/api/client'
 import { RateBudget } from '../src/main/api/rate-budget'
 import { OrderMonitor } from '../src/main/monitor/order-monitor'
 import { openLocalStore, type LocalStore } from '../src/main/store/local-store'
 import type { OrderType } from '../src/shared/ipc/contract'
 import { serveWorker } from './lib/child'
 import { SinceCursorSync } from './lib/since-cursor-sync'
+import { sandboxClient } from './lib/sandbox-client'
 
 export interface InitCommand {
   cmd: 'init'
@@ -88,12 +89,8 @@ serveWorker<WorkerCommand>(async (m) => {
       // The merchantHistory lane is opened wide for both clients: the service documents no
       // limit for it and the point here is the work done, not the budget's pacing.
       const budget = new RateBudget({ profileId: 'bench', defaultLimitPerMinute: 1_000_000 })
-      const client = new ApiClient({
+      const client = sandboxClient(m, {
         profileId: 'bench',
-        baseUrl: m.url,
-        serviceName: m.serviceName,
-        apiKey: m.apiKey,
-        getSecret: async () => m.apiSecret,
         budget
       })
       client.onRequest((e) => {

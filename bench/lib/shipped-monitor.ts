@@ -6,7 +6,7 @@
 // settings' schedule), against a sandbox that holds the client to the same limits on
 // merchantHistory and orderStatus. What the operator would read is taken from the proof
 // line (src/shared/domain/proof.ts) at every coverage and sync change.
-import { ApiClient, type RequestEvent } from '../../src/main/api/client'
+import type { RequestEvent } from '../../src/main/api/client'
 import { SkewClock } from '../../src/main/api/clock'
 import { DEFAULT_LIMIT_PER_MINUTE, RateBudget, type LearnedLimit } from '../../src/main/api/rate-budget'
 import { Transport } from '../../src/main/api/transport'
@@ -22,6 +22,7 @@ import { fiatScope } from '../../src/shared/domain/fiat-scope'
 import { proofStates } from '../../src/shared/domain/proof'
 import type { OrderType } from '../../src/shared/ipc/contract'
 import { VirtualClock } from './virtual-clock'
+import { sandboxClient } from './sandbox-client'
 
 const MIN = 60_000
 /** Given up this long (simulated) after the first sync without a proof: reported as null. */
@@ -90,12 +91,8 @@ export async function runShippedMonitor(o: { orders: number; seed: number; dbDir
     limits: { load: () => facts.all<LearnedLimit>('limit'), save: (k, v) => facts.put('limit', k, v) }
   })
   const net = clock.track(new Transport())
-  const client = new ApiClient({
+  const client = sandboxClient(sb, {
     profileId: 'bench',
-    baseUrl: sb.url,
-    serviceName: sb.serviceName,
-    apiKey: sb.apiKey,
-    getSecret: async () => sb.apiSecret,
     budget,
     clock: new SkewClock({ now: clock.now }),
     transport: {
