@@ -11,8 +11,28 @@ import { startHubServer, type HubServer, type HubServerOptions } from '../../src
 export interface E2eTeamHub {
   sandbox: Sandbox
   hub: Hub
+  /** Its data directory. */
+  dataDir: string
+  /** The hub's server; a spec that stops it and starts another puts the new one here, for close(). */
   server: HubServer
   close(): Promise<void>
+}
+
+/** A hub of the sandbox's merchant on a data directory (another hub of the same team: a data directory restored from a backup). */
+export function hubOfSandbox(sandbox: Sandbox, dataDir: string, o: Partial<HubOptions> = {}): Promise<Hub> {
+  return createHub({
+    dataDir,
+    version: '0.0.0-e2e',
+    merchant: {
+      kind: 'live',
+      baseUrl: sandbox.url,
+      serviceName: sandbox.serviceName,
+      apiKey: sandbox.apiKey,
+      apiSecret: sandbox.apiSecret
+    },
+    logWrite: () => undefined,
+    ...o
+  })
 }
 
 /** `hub`: options of the hub beyond these (a relay to a receiver, a compressed grace period); `server`: of its server (a second factor required, sign-in through an identity provider). */
@@ -24,29 +44,18 @@ export async function startTeamHub(o: {
 }): Promise<E2eTeamHub> {
   const sandbox = await startSandbox({ orders: o.orders, seed: o.seed, autoGenerate: false })
   const dataDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub-'))
-  const hub = await createHub({
-    dataDir,
-    version: '0.0.0-e2e',
-    merchant: {
-      kind: 'live',
-      baseUrl: sandbox.url,
-      serviceName: sandbox.serviceName,
-      apiKey: sandbox.apiKey,
-      apiSecret: sandbox.apiSecret
-    },
-    logWrite: () => undefined,
-    ...o.hub
-  })
-  const server = await startHubServer({ ...o.server, hub, port: 0 })
-  return {
+  const hub = await hubOfSandbox(sandbox, dataDir, o.hub)
+  const team: E2eTeamHub = {
     sandbox,
     hub,
-    server,
+    dataDir,
+    server: await startHubServer({ ...o.server, hub, port: 0 }),
     async close() {
-      await server.close()
+      await team.server.close()
       await hub.close()
       await sandbox.close()
       await rm(dataDir, { recursive: true, force: true })
     }
   }
+  return team
 }

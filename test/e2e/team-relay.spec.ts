@@ -4,20 +4,12 @@
 // delivery went through. Looked at 1280x800 and 960x600.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
-import { startSandbox, type Sandbox } from '../../src/sandbox'
-import { createHub, type Hub } from '../../src/hub/hub'
-import { startHubServer, type HubServer } from '../../src/hub/hub-server'
 import { navigate, newTeamProfile, openView, shot, startApp, type E2eApp } from './harness'
+import { startTeamHub, type E2eTeamHub } from './team-hub'
 
 let e: E2eApp
-let sandbox: Sandbox
-let hub: Hub
-let server: HubServer
-let hubDir: string
+let team: E2eTeamHub
 let receiver: Server
 let receiverStatus = 403
 const received: string[] = []
@@ -32,38 +24,24 @@ test.beforeAll(async () => {
     })
   })
   await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok))
-  sandbox = await startSandbox({ orders: 50, seed: 11, autoGenerate: false })
-  hubDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-relay-'))
-  hub = await createHub({
-    dataDir: hubDir,
-    version: '0.0.0-e2e',
-    merchant: {
-      kind: 'live',
-      baseUrl: sandbox.url,
-      serviceName: sandbox.serviceName,
-      apiKey: sandbox.apiKey,
-      apiSecret: sandbox.apiSecret
-    },
-    forwardTo: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/merchant/hook`,
-    logWrite: () => undefined
+  team = await startTeamHub({
+    orders: 50,
+    seed: 11,
+    hub: { forwardTo: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/merchant/hook` }
   })
-  server = await startHubServer({ hub, port: 0 })
   e = await startApp({ orders: 20 })
 })
 test.afterAll(async () => {
   await e?.close()
-  await server?.close()
-  await hub?.close()
-  await sandbox?.close()
+  await team?.close()
   await new Promise<void>((ok) => (receiver ? receiver.close(() => ok()) : ok()))
-  if (hubDir) await rm(hubDir, { recursive: true, force: true })
 })
 
 test('an admin sees a delivery the receiver refused, and sends it again once the receiver is fixed', async ({ page }) => {
-  const admin = await hub.operators.add('ada', 'admin')
-  const handlers = hub.handlersFor(admin.operator)
+  const admin = await team.hub.operators.add('ada', 'admin')
+  const handlers = team.hub.handlersFor(admin.operator)
   await openView(page, e, 'settings')
-  await newTeamProfile(page, 'Relay desk', server.url)
+  await newTeamProfile(page, 'Relay desk', team.server.url)
   await page.getByTestId('secret-input').fill(admin.token)
   await page.getByRole('button', { name: 'Store token' }).click()
   await expect(page.getByTestId('secret-status')).toContainText('The operator token is stored', { timeout: 15_000 })
@@ -71,9 +49,9 @@ test('an admin sees a delivery the receiver refused, and sends it again once the
   await expect(page.getByTestId('profile-kind')).toHaveText('TEAM', { timeout: 15_000 })
 
   // The service sends the hub a dummy; the receiver refuses it (a wrong secret on its side).
-  await handlers['webhooks:setUrl']({ url: hub.webhookUrl()! })
+  await handlers['webhooks:setUrl']({ url: team.hub.webhookUrl()! })
   await handlers['webhooks:sendDummy']({ target: 'inbox' })
-  await sandbox.control.deliveriesIdle()
+  await team.sandbox.control.deliveriesIdle()
 
   await navigate(page, 'webhooks')
   const card = page.getByTestId('relay-card')

@@ -8,56 +8,31 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
-import { startSandbox, type Sandbox } from '../../src/sandbox'
-import { createHub, type Hub } from '../../src/hub/hub'
-import { startHubServer, type HubServer } from '../../src/hub/hub-server'
+import { startHubServer } from '../../src/hub/hub-server'
 import { backupSqlite, restoreSqlite } from '../../src/hub/backup-command'
 import { navigate, newTeamProfile, openView, shot, startApp, type E2eApp } from './harness'
+import { hubOfSandbox, startTeamHub, type E2eTeamHub } from './team-hub'
 
 let e: E2eApp
-let sandbox: Sandbox
-let hub: Hub
-let server: HubServer
-let hubDir: string
-
-/** A hub of the sandbox's merchant on a data directory. */
-const hubOn = (dataDir: string): Promise<Hub> =>
-  createHub({
-    dataDir,
-    version: '0.0.0-e2e',
-    merchant: {
-      kind: 'live',
-      baseUrl: sandbox.url,
-      serviceName: sandbox.serviceName,
-      apiKey: sandbox.apiKey,
-      apiSecret: sandbox.apiSecret
-    },
-    logWrite: () => undefined
-  })
+let team: E2eTeamHub
 
 test.beforeAll(async () => {
-  sandbox = await startSandbox({ orders: 300, seed: 9, autoGenerate: false })
-  hubDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub-'))
-  hub = await hubOn(hubDir)
-  server = await startHubServer({ hub, port: 0 })
+  team = await startTeamHub({ orders: 300, seed: 9 })
   e = await startApp({ orders: 20 })
 })
 test.afterAll(async () => {
   await e?.close()
-  await server?.close()
-  await hub?.close()
-  await sandbox?.close()
-  if (hubDir) await rm(hubDir, { recursive: true, force: true })
+  await team?.close()
 })
 
 async function joinTeam(page: Page, name: string, token: string): Promise<void> {
   await navigate(page, 'settings')
-  await newTeamProfile(page, name, server.url)
+  await newTeamProfile(page, name, team.server.url)
   await page.getByTestId('secret-input').fill(token)
   await page.getByRole('button', { name: 'Store token' }).click()
   await expect(page.getByTestId('secret-status')).toContainText('The operator token is stored', { timeout: 15_000 })
   await page.getByRole('button', { name: 'Test connection' }).click()
-  await expect(page.getByTestId('test-result')).toContainText(`Connected to the team hub at ${server.url} as`, { timeout: 15_000 })
+  await expect(page.getByTestId('test-result')).toContainText(`Connected to the team hub at ${team.server.url} as`, { timeout: 15_000 })
   await page.getByRole('button', { name: `Switch to ${name}` }).click()
   await expect(page.getByTestId('profile-kind')).toHaveText('TEAM', { timeout: 15_000 })
 }
@@ -67,7 +42,7 @@ test('a viewer works through the hub, with what the role lacks disabled and expl
   page.on('response', async (r) => {
     if (r.url().includes('/rpc/')) bodies.push(await r.text().catch(() => ''))
   })
-  const token = (await hub.operators.add('vera', 'viewer')).token
+  const token = (await team.hub.operators.add('vera', 'viewer')).token
   await openView(page, e, 'settings')
   await joinTeam(page, 'Team desk', token)
   await expect(page.getByTestId('team-operator')).toHaveText('vera · viewer')
@@ -107,16 +82,16 @@ test('a viewer works through the hub, with what the role lacks disabled and expl
   await expect(page.getByRole('spinbutton', { name: /Order history every/ })).toBeDisabled()
 
   expect(bodies.length).toBeGreaterThan(5)
-  for (const b of bodies) expect(b).not.toContain(sandbox.apiSecret)
-  expect(await page.content()).not.toContain(sandbox.apiSecret)
+  for (const b of bodies) expect(b).not.toContain(team.sandbox.apiSecret)
+  expect(await page.content()).not.toContain(team.sandbox.apiSecret)
   // Nor the service's address, and the desktop asked the hub for nothing the role lacks.
-  for (const b of bodies) expect(b).not.toContain(sandbox.url)
-  const refused = (await hub.audit.list(500)).filter((r) => r.operator === 'vera' && r.action === 'refused')
+  for (const b of bodies) expect(b).not.toContain(team.sandbox.url)
+  const refused = (await team.hub.audit.list(500)).filter((r) => r.operator === 'vera' && r.action === 'refused')
   expect(refused.map((r) => r.detail.channel)).toEqual([])
 })
 
 test('an operator sends dummies to the hub only; a dummy to another URL is an admin’s, and says why', async ({ page }) => {
-  const token = (await hub.operators.add('olive', 'operator')).token
+  const token = (await team.hub.operators.add('olive', 'operator')).token
   await openView(page, e, 'settings')
   await joinTeam(page, 'Team olive', token)
   await navigate(page, 'webhooks')
@@ -125,11 +100,11 @@ test('an operator sends dummies to the hub only; a dummy to another URL is an ad
   await expect(form.getByTestId('dummy-url-role')).toContainText('needs the admin role on the team hub')
   await form.getByRole('button', { name: 'Send dummy' }).click()
   // Sent to the hub's own address, which the hub names.
-  await expect(form.getByRole('status')).toContainText(`${server.url}/webhook`, { timeout: 15_000 })
+  await expect(form.getByRole('status')).toContainText(`${team.server.url}/webhook`, { timeout: 15_000 })
 })
 
 test('an admin adds an operator, sees the token once, and revokes it', async ({ page }) => {
-  const token = (await hub.operators.add('ada', 'admin')).token
+  const token = (await team.hub.operators.add('ada', 'admin')).token
   await openView(page, e, 'settings')
   await joinTeam(page, 'Team admin', token)
   await expect(page.getByTestId('team-operator')).toHaveText('ada · admin')
@@ -142,30 +117,30 @@ test('an admin adds an operator, sees the token once, and revokes it', async ({ 
   const issued = page.getByTestId('issued-token')
   await expect(issued).toContainText('Token for newbie')
   const shown = (await issued.locator('code').textContent())!.trim()
-  expect(hub.operators.authenticate(shown)?.name).toBe('newbie')
+  expect(team.hub.operators.authenticate(shown)?.name).toBe('newbie')
   await shot(page, 'team-admin')
 
   page.once('dialog', (d) => void d.accept())
   await card.getByRole('button', { name: 'Revoke newbie' }).click()
   await expect(card.getByRole('table', { name: 'Operators' })).not.toContainText('newbie')
-  expect(hub.operators.authenticate(shown)).toBeNull()
+  expect(team.hub.operators.authenticate(shown)).toBeNull()
 
   // The audit names who did it.
-  const audit = (await hub.audit.list(50)).map((r) => `${r.operator} ${r.action}`)
+  const audit = (await team.hub.audit.list(50)).map((r) => `${r.operator} ${r.action}`)
   expect(audit).toContain('ada team:addOperator')
   expect(audit).toContain('ada team:revokeOperator')
 })
 
 test('a revoked operator is told their access was revoked and whom to ask, with no promise of a retry', async ({ page }) => {
-  const token = (await hub.operators.add('rita', 'viewer')).token
-  const admin = (await hub.operators.add('root-rita', 'admin')).token
+  const token = (await team.hub.operators.add('rita', 'viewer')).token
+  const admin = (await team.hub.operators.add('root-rita', 'admin')).token
   await openView(page, e, 'settings')
   await joinTeam(page, 'Team rita', token)
   await navigate(page, 'orders')
   await expect(page.locator('tr[data-order]').first()).toBeVisible({ timeout: 30_000 })
 
   // The admin revokes the token, as the team card does (the hub closes rita's streams at once).
-  const r = await fetch(`${server.url}/rpc/team:revokeOperator`, {
+  const r = await fetch(`${team.server.url}/rpc/team:revokeOperator`, {
     method: 'POST',
     headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'rita' })
@@ -190,15 +165,15 @@ test('a revoked operator is told their access was revoked and whom to ask, with 
 })
 
 test('the orders view comes back by itself when the hub does', async ({ page }) => {
-  const token = (await hub.operators.add('otto', 'operator')).token
+  const token = (await team.hub.operators.add('otto', 'operator')).token
   await openView(page, e, 'settings')
   await joinTeam(page, 'Team outage', token)
   await navigate(page, 'orders')
   await expect(page.locator('tr[data-order]').first()).toBeVisible({ timeout: 30_000 })
 
   // The hub goes away; a filter changed meanwhile cannot be answered and says so.
-  const port = Number(new URL(server.url).port)
-  await server.close()
+  const port = Number(new URL(team.server.url).port)
+  await team.server.close()
   await expect(page.getByTestId('profile-kind')).toHaveText('TEAM')
   const note = page.getByRole('alert').filter({ hasText: 'Orders' }).filter({ hasText: 'unreachable' })
   await expect(async () => {
@@ -211,7 +186,7 @@ test('the orders view comes back by itself when the hub does', async ({ page }) 
 
   // It comes back with nothing written meanwhile (the same sync marks): the view asks
   // again on its own, without the operator touching anything.
-  server = await startHubServer({ hub, port })
+  team.server = await startHubServer({ hub: team.hub, port })
   await expect(note).toBeHidden({ timeout: 30_000 })
   await expect(page.locator('tr[data-order]').first()).toBeVisible()
   // With the operator's filter still set, and its rows.
@@ -224,13 +199,13 @@ test('a profile with two hubs says which one it is on, and moves to the other wh
   test.setTimeout(150_000)
   // A second hub of the same merchant, on a data directory restored from the first's backup
   // (the same operators; several hubs on one database come with PostgreSQL).
-  const token = (await hub.operators.add('hana', 'operator')).token
+  const token = (await team.hub.operators.add('hana', 'operator')).token
   const secondDir = await mkdtemp(join(tmpdir(), 'rampdesk-e2e-hub2-'))
-  backupSqlite(hubDir, join(secondDir, 'backup'))
+  backupSqlite(team.dataDir, join(secondDir, 'backup'))
   restoreSqlite(join(secondDir, 'backup'), join(secondDir, 'data'))
-  const second = await hubOn(join(secondDir, 'data'))
+  const second = await hubOfSandbox(team.sandbox, join(secondDir, 'data'))
   const secondServer = await startHubServer({ hub: second, port: 0 })
-  const first = await startHubServer({ hub, port: 0 })
+  const first = await startHubServer({ hub: team.hub, port: 0 })
   try {
     await page.setViewportSize({ width: 1280, height: 800 })
     await openView(page, e, 'settings')
