@@ -193,7 +193,31 @@ export const MIGRATIONS: ReadonlyArray<string | ((sql: Sql, dataDir: string) => 
    ALTER TABLE second_factors ADD COLUMN wrong_since INTEGER;
    ALTER TABLE second_factors ADD COLUMN locked_until INTEGER NOT NULL DEFAULT 0;`,
   // TOTP secrets sealed at rest with second-factor.key beside hub.db (second-factor-key.ts).
-  sealSqliteSecrets
+  sealSqliteSecrets,
+  // Which session took a code (it may send it again when an answer was lost), enrolments under
+  // way (the secret sealed like an enrolled one) and the enrolments started, and proven
+  // sessions: kept in the store so that another hub, or a restarted one, carries on
+  // (second-factor.ts, second-factor-enrolment.ts, second-factor-gate.ts).
+  `ALTER TABLE second_factors ADD COLUMN last_step_by TEXT;
+   ALTER TABLE recovery_codes ADD COLUMN used_by TEXT;
+   CREATE TABLE second_factor_pending (
+     name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+     secret TEXT NOT NULL,
+     recovery_hashes TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     wrong INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE TABLE second_factor_starts (
+     name TEXT NOT NULL COLLATE NOCASE,
+     started_at INTEGER NOT NULL
+   );
+   CREATE INDEX second_factor_starts_name ON second_factor_starts (name, started_at);
+   CREATE TABLE second_factor_proofs (
+     proof TEXT NOT NULL PRIMARY KEY,
+     name TEXT NOT NULL COLLATE NOCASE,
+     proven_at INTEGER NOT NULL
+   );
+   CREATE INDEX second_factor_proofs_at ON second_factor_proofs (proven_at);`
 ]
 
 /** The schema version this hub migrates hub.db to. */

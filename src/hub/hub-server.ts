@@ -281,7 +281,8 @@ export async function startHubServer(o: HubServerOptions): Promise<HubServer> {
       hub.metrics.refusal('role')
       hub.audit.append(op.name, 'refused', { channel: name, secondFactor: gate.kind })
       hub.log.warn(`refused ${name} to ${op.name}: ${gate.message}`, { operator: op.name, channel: name })
-      return sendJson(res, 403, refusal(gate.kind, gate.message))
+      const { kind, message, ...detail } = gate
+      return sendJson(res, 403, refusal(kind, message, detail))
     }
     const envelope = await invokeChannel(hub.handlersFor(op), name, raw)
     // Reads are not audited (six desktops poll every second); every action and its outcome is.

@@ -30,6 +30,7 @@ import { HubTickers } from './hub-tickers'
 import { createHubWebhooks } from './hub-webhooks'
 import type { PgTarget } from './pg/pg-connection'
 import { readinessProbe, type Readiness } from './readiness'
+import { watchSecondFactorKey } from './second-factor-health'
 import { RefusalLog } from './refusal-log'
 import { HubClaims } from './hub-claims'
 import { storeCheck } from './store-check'
@@ -237,6 +238,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
   const unmeter = session.client.onRequest((e) => metrics.upstream(e))
   const health = new UpstreamHealth(session.client, now)
   upstream = health
+  const secondFactorKey = await watchSecondFactorKey({ store: store.secondFactors, log })
   const readiness = readinessProbe({
     store: storeCheck(
       store.kind,
@@ -245,6 +247,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     ),
     upstream: () => health.check(),
     role,
+    secondFactorKey: () => secondFactorKey.check(),
     now
   })
   metrics.attach({
@@ -257,7 +260,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     role: () => role.current(),
     ready: () => {
       const r = readiness()
-      return { all: r.ok, store: r.checks.store.ok, upstream: r.checks.upstream.ok }
+      return { all: r.ok, store: r.checks.store.ok, upstream: r.checks.upstream.ok, secondFactorKey: r.checks.secondFactorKey?.ok ?? true }
     }
   })
   await events.feed.start()
@@ -347,6 +350,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
       await role.close()
       unmeter()
       health.close()
+      secondFactorKey.close()
       untrack()
       await sweeper.idle()
       // The last entries written first, so the copy has them before it closes.

@@ -133,6 +133,7 @@ export class OperatorStore {
       // A new start for a revoked name: the last holder's second factor is not theirs.
       this.sql.run('DELETE FROM second_factors WHERE name = ?', n.name)
       this.sql.run('DELETE FROM recovery_codes WHERE name = ?', n.name)
+      this.sql.run('DELETE FROM second_factor_pending WHERE name = ?', n.name)
       this.sql.run(
         'INSERT INTO operators (name, role, token_hash, created_at, expires_at, account) VALUES (?, ?, ?, ?, ?, ?)',
         n.name,

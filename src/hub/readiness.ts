@@ -2,7 +2,9 @@
 //   - store: the hub's store answers a query and its schema is the one this hub migrates to;
 //   - upstream: the merchant's service answered the hub's latest request (upstream-health.ts);
 //   - role: leader or follower (hub-role.ts), with the lease's epoch when it leads on
-//     PostgreSQL. Either serves desktops: a follower is ready.
+//     PostgreSQL. Either serves desktops: a follower is ready;
+//   - secondFactorKey: the hub's second-factor.key opens the second factors in its store
+//     (second-factor-health.ts): a hub that cannot check codes is not sent desktops.
 // The answer is worked out at most once a second however often it is asked, so a stranger
 // hammering /readyz costs a cached object, not queries.
 import type { HubRole, HubRoleSource } from './hub-role'
@@ -16,13 +18,14 @@ export interface ReadinessCheck {
 export interface Readiness {
   ok: boolean
   role: HubRole
-  checks: { store: ReadinessCheck; upstream: ReadinessCheck; role: ReadinessCheck }
+  checks: { store: ReadinessCheck; upstream: ReadinessCheck; role: ReadinessCheck; secondFactorKey?: ReadinessCheck }
 }
 
 export interface ReadinessSources {
   store(): ReadinessCheck
   upstream(): ReadinessCheck
   role: Pick<HubRoleSource, 'current'>
+  secondFactorKey?: () => ReadinessCheck
   now?: () => number
   /** How long an answer is reused. Default 1 s. */
   cacheMs?: number
@@ -55,9 +58,14 @@ export function readinessProbe(s: ReadinessSources): () => Readiness {
         since: role.since,
         // The lease this hub leads under (hubs on PostgreSQL): a takeover raises it.
         ...(role.role === 'leader' && role.lease ? { epoch: role.lease.epoch } : {})
-      }
+      },
+      ...(s.secondFactorKey ? { secondFactorKey: guarded(s.secondFactorKey) } : {})
     }
-    const value: Readiness = { ok: checks.store.ok && checks.upstream.ok && checks.role.ok, role: role.role, checks }
+    const value: Readiness = {
+      ok: checks.store.ok && checks.upstream.ok && checks.role.ok && (checks.secondFactorKey?.ok ?? true),
+      role: role.role,
+      checks
+    }
     cached = { at, value }
     return value
   }

@@ -63,17 +63,93 @@ export function sealSecret(key: SecondFactorKey, secret: string): string {
   return `${PREFIX}${key.id}:${seal(key.secret, PURPOSE, secret)}`
 }
 
-/** The secret (base32); throws in words when another key sealed it or it was tampered with. */
+/**
+ * What a desktop is told when this hub's key does not open a stored second factor: not that
+ * the operator is not enrolled, nor that the code is wrong, but that the hub cannot check
+ * codes, in words for the operator; the team lead reads the key file's name in the hub's log.
+ */
+export const KEY_MISMATCH_WORDS = 'The hub cannot check second-factor codes right now: ask your team lead (its key file does not match).'
+
+/**
+ * A stored second factor this hub's key does not open: another key sealed it, or it was
+ * altered. Its message (for the hub's log) names the key file; toInfo() is what a desktop is
+ * sent (kind second_factor_unavailable).
+ */
+export class SecondFactorKeyMismatch extends Error {
+  readonly kind = 'second_factor_unavailable'
+  readonly retryable = false
+  constructor(
+    message: string,
+    readonly operator: string,
+    /** The key file of this hub. */
+    readonly file: string,
+    /** Which key sealed it (null when the key matched but the secret did not open: altered). */
+    readonly sealedWith: string | null
+  ) {
+    super(message)
+    this.name = 'SecondFactorKeyMismatch'
+  }
+
+  toInfo(): { kind: string; message: string; retryable: boolean; secondFactor: 'key_mismatch' } {
+    return { kind: this.kind, message: KEY_MISMATCH_WORDS, retryable: false, secondFactor: 'key_mismatch' }
+  }
+}
+
+/** Which key sealed a stored secret (its id), or null when it is not sealed. */
+export function sealedKeyId(stored: string): string | null {
+  if (!isSealedSecret(stored)) return null
+  const rest = stored.slice(PREFIX.length)
+  return rest.slice(0, rest.indexOf(':'))
+}
+
+/** The secret (base32); throws SecondFactorKeyMismatch when another key sealed it or it was tampered with. */
 export function openSecret(key: SecondFactorKey, stored: string, name: string): string {
   if (!isSealedSecret(stored)) throw new Error(`the second factor of ${name} is not sealed: the hub's store was not migrated`)
   const rest = stored.slice(PREFIX.length)
   const colon = rest.indexOf(':')
   const id = rest.slice(0, colon)
   if (id !== key.id)
-    throw new Error(
-      `the second factor of ${name} was sealed with another key (id ${id}) than ${key.file} (id ${key.id}): copy second-factor.key from the hub that enrolled it`
+    throw new SecondFactorKeyMismatch(
+      `the second factor of ${name} was sealed with another key (id ${id}) than ${key.file} (id ${key.id}): copy second-factor.key from the hub that enrolled it`,
+      name,
+      key.file,
+      id
     )
   const secret = unseal<string>(key.secret, PURPOSE, rest.slice(colon + 1))
-  if (typeof secret !== 'string') throw new Error(`the second factor of ${name} does not open with ${key.file}: it was altered`)
+  if (typeof secret !== 'string')
+    throw new SecondFactorKeyMismatch(`the second factor of ${name} does not open with ${key.file}: it was altered`, name, key.file, null)
   return secret
+}
+
+/** Opens stored secrets for a store, and tells those listening of each that does not open. */
+export class KeyMismatchHeard {
+  readonly listeners: ((e: SecondFactorKeyMismatch) => void)[] = []
+
+  constructor(private readonly key: SecondFactorKeyOf) {}
+
+  open(stored: string, name: string): string {
+    try {
+      return openSecret(this.key(), stored, name)
+    } catch (e) {
+      if (e instanceof SecondFactorKeyMismatch) for (const l of this.listeners) l(e)
+      throw e
+    }
+  }
+
+  /** The rows whose secret does not open (without telling the listeners: the caller reports them). */
+  unopenable(rows: readonly { name: string; secret: string }[]): SecondFactorKeyMismatch[] {
+    const sealed = rows.filter((r) => isSealedSecret(r.secret))
+    if (!sealed.length) return []
+    const key = this.key()
+    const found: SecondFactorKeyMismatch[] = []
+    for (const r of sealed) {
+      try {
+        openSecret(key, r.secret, r.name)
+      } catch (e) {
+        if (e instanceof SecondFactorKeyMismatch) found.push(e)
+        else throw e
+      }
+    }
+    return found
+  }
 }

@@ -12,9 +12,14 @@
 // and the MAX_WRONG_CODES-th wrong one in WRONG_CODE_WINDOW_MS locks the operator out for
 // LOCKOUT_MS, during which codes are refused unchecked. The count is kept beside the secret,
 // so every hub on one database, and a restarted hub, sees it.
-import { createHash, randomBytes } from 'node:crypto'
+//
+// A code is taken once, but the store keeps which session took it: the same session sending
+// the same code again (its answer was lost and the desktop asked another hub) is answered as
+// the first time, while any other session is refused it as replayed.
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
 import type { Awaitable } from '../main/api/budget-carry'
+import type { SecondFactorKeyMismatch } from './second-factor-key'
 
 export const TOTP_PERIOD_S = 30
 /** Steps accepted either side of now. */
@@ -27,6 +32,18 @@ export const WRONG_CODE_WINDOW_MS = 15 * 60_000
 /** ...for this long. */
 export const LOCKOUT_MS = 15 * 60_000
 
+/** How long after a recovery code was used the session that used it may send it again. */
+export const RESEND_MS = (2 * TOTP_WINDOW + 1) * TOTP_PERIOD_S * 1000
+
+/** An enrolment under way (second-factor-enrolment.ts), as the store gives it back: opened. */
+export interface PendingEnrolment {
+  secret: string
+  recoveryHashes: string[]
+  expiresAt: number
+  /** Wrong codes sent to confirm it. */
+  wrong: number
+}
+
 /** Whether a code sent may be checked: it was counted; or not, while the operator is locked out. */
 export type CodeAttempt = { kind: 'counted' } | { kind: 'locked'; until: number } | { kind: 'not_enrolled' }
 
@@ -35,10 +52,13 @@ export interface SecondFactorStore {
   enrol(name: string, secret: string, recoveryHashes: readonly string[], at: number): Awaitable<void>
   /** The operator's secret (base32), or null when not enrolled. */
   secretOf(name: string): Awaitable<string | null>
-  /** Takes this step for the operator if it is later than the last one taken; answers whether it did. */
-  takeStep(name: string, step: number): Awaitable<boolean>
-  /** Marks an unused recovery code used; answers whether there was one. */
-  useRecoveryCode(name: string, hash: string, at: number): Awaitable<boolean>
+  /**
+   * Takes this step for the operator, for the session `by`, if it is later than the last one
+   * taken, or if `by` took this very step last (the same code sent again); answers whether it did.
+   */
+  takeStep(name: string, step: number, by: string): Awaitable<boolean>
+  /** Marks an unused recovery code used by `by` (or one `by` used within RESEND_MS); answers whether there was one. */
+  useRecoveryCode(name: string, hash: string, at: number, by: string): Awaitable<boolean>
   /**
    * Counts a code about to be checked, in one statement, unless the operator is locked out
    * at `at` or has MAX_WRONG_CODES counted in the WRONG_CODE_WINDOW_MS since the first.
@@ -56,6 +76,29 @@ export interface SecondFactorStore {
   recoveryCodesLeft(name: string): Awaitable<number>
   /** Drops the operator's enrolment (when it is revoked). */
   remove(name: string): Awaitable<void>
+
+  /** Keeps an enrolment under way (the secret sealed), replacing any earlier one of the operator's. */
+  putPending(name: string, p: Omit<PendingEnrolment, 'wrong'>): Awaitable<void>
+  /** The enrolment under way, expired or not, or null. */
+  pendingOf(name: string): Awaitable<PendingEnrolment | null>
+  /** Counts a wrong code sent to confirm it; answers the count (0: there is none). */
+  pendingWrong(name: string): Awaitable<number>
+  dropPending(name: string): Awaitable<void>
+  /**
+   * Records an enrolment started at `at` unless `max` were started since `since` (older ones
+   * are forgotten); answers null when recorded, else when the oldest of those was started.
+   */
+  recordStart(name: string, at: number, since: number, max: number): Awaitable<number | null>
+
+  /** Holds the session `proof` (a hash) proven at `at`, and forgets every proof from before `forgetBefore`. */
+  prove(proof: string, name: string, at: number, forgetBefore: number): Awaitable<void>
+  /** When the session `proof` was last proven, or null. */
+  provenAt(proof: string): Awaitable<number | null>
+
+  /** The stored second factors (enrolled or under way) this hub's key does not open: empty when all open. */
+  unopenable(): Awaitable<SecondFactorKeyMismatch[]>
+  /** Hears of each stored second factor found not to open when it was needed. */
+  onKeyMismatch(listener: (e: SecondFactorKeyMismatch) => void): void
 }
 
 export interface Enrolment {
@@ -99,15 +142,23 @@ export type SecondFactorCheck =
 
 /**
  * Checks a six-digit code (or a recovery code) for this operator at `at` (ms), counting it
- * against the lockout first; a replayed code counts as a wrong one.
+ * against the lockout first; a replayed code counts as a wrong one. `by`: the session sending
+ * it (a hash), which may send a code it was answered for once more; a caller that names none
+ * (the command line) is a session of its own that never sends one again.
  */
-export async function checkSecondFactor(store: SecondFactorStore, name: string, code: string, at: number): Promise<SecondFactorCheck> {
+export async function checkSecondFactor(
+  store: SecondFactorStore,
+  name: string,
+  code: string,
+  at: number,
+  by: string = randomUUID()
+): Promise<SecondFactorCheck> {
   const secret = await store.secretOf(name)
   if (secret === null) return { ok: false, why: 'not_enrolled' }
   const attempt = await store.countAttempt(name, at)
   if (attempt.kind === 'not_enrolled') return { ok: false, why: 'not_enrolled' }
   if (attempt.kind === 'locked') return { ok: false, why: 'locked', until: attempt.until, lockedNow: false }
-  const r = await verifyCode(store, name, secret, code, at)
+  const r = await verifyCode(store, name, secret, code, at, by)
   if (r.ok) {
     await store.clearAttempts(name)
     return r
@@ -128,16 +179,17 @@ async function verifyCode(
   name: string,
   secret: string,
   code: string,
-  at: number
+  at: number,
+  by: string
 ): Promise<{ ok: true; by: 'totp' | 'recovery' } | { ok: false; why: 'wrong' | 'replayed' }> {
   const c = code.trim()
   if (/^\d{6}$/.test(c)) {
     const delta = totpDelta(secret, c, at)
     if (delta === null) return { ok: false, why: 'wrong' }
     const step = Math.floor(at / 1000 / TOTP_PERIOD_S) + delta
-    return (await store.takeStep(name, step)) ? { ok: true, by: 'totp' } : { ok: false, why: 'replayed' }
+    return (await store.takeStep(name, step, by)) ? { ok: true, by: 'totp' } : { ok: false, why: 'replayed' }
   }
-  if (/^[0-9a-f]{5}-?[0-9a-f]{5}$/i.test(c) && (await store.useRecoveryCode(name, hashRecoveryCode(c), at)))
+  if (/^[0-9a-f]{5}-?[0-9a-f]{5}$/i.test(c) && (await store.useRecoveryCode(name, hashRecoveryCode(c), at, by)))
     return { ok: true, by: 'recovery' }
   return { ok: false, why: 'wrong' }
 }

@@ -332,7 +332,31 @@ export const PG_MIGRATIONS: ReadonlyArray<string | PgMigrationStep> = [
    ALTER TABLE second_factors ADD COLUMN wrong_since BIGINT;
    ALTER TABLE second_factors ADD COLUMN locked_until BIGINT NOT NULL DEFAULT 0;`,
   // TOTP secrets sealed at rest with the hub's second-factor.key (second-factor-key.ts).
-  sealPgSecrets
+  sealPgSecrets,
+  // Which session took a code (it may send it again when an answer was lost), enrolments under
+  // way (the secret sealed like an enrolled one) and the enrolments started, and proven
+  // sessions: shared by every hub on the database (second-factor.ts, second-factor-gate.ts).
+  `ALTER TABLE second_factors ADD COLUMN last_step_by TEXT;
+   ALTER TABLE recovery_codes ADD COLUMN used_by TEXT;
+   CREATE TABLE second_factor_pending (
+     name TEXT NOT NULL,
+     secret TEXT NOT NULL,
+     recovery_hashes TEXT NOT NULL,
+     expires_at BIGINT NOT NULL,
+     wrong INTEGER NOT NULL DEFAULT 0
+   );
+   CREATE UNIQUE INDEX second_factor_pending_name_nocase ON second_factor_pending (lower(name));
+   CREATE TABLE second_factor_starts (
+     name TEXT NOT NULL,
+     started_at BIGINT NOT NULL
+   );
+   CREATE INDEX second_factor_starts_name ON second_factor_starts (lower(name), started_at);
+   CREATE TABLE second_factor_proofs (
+     proof TEXT NOT NULL PRIMARY KEY,
+     name TEXT NOT NULL,
+     proven_at BIGINT NOT NULL
+   );
+   CREATE INDEX second_factor_proofs_at ON second_factor_proofs (proven_at);`
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

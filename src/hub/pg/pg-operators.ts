@@ -78,6 +78,7 @@ export class PgOperators implements OperatorDirectory {
       // A new start for a revoked name: the last holder's second factor is not theirs.
       await c.query('DELETE FROM second_factors WHERE lower(name) = lower($1)', [n.name])
       await c.query('DELETE FROM recovery_codes WHERE lower(name) = lower($1)', [n.name])
+      await c.query('DELETE FROM second_factor_pending WHERE lower(name) = lower($1)', [n.name])
       await c.query('INSERT INTO operators (name, role, token_hash, created_at, expires_at, account) VALUES ($1, $2, $3, $4, $5, $6)', [
         n.name,
         n.role,

@@ -5,6 +5,7 @@
 import { endpointNames } from './endpoints'
 import { serviceErrorCodes, type ApiErrorInfo } from './errors'
 import { refusalSentence } from '../access-end'
+import { secondFactorWords, type SecondFactorRefusal } from '../second-factor-words'
 
 /** Just enough of an error to word it: an ErrorInfo from IPC, an ApiErrorInfo in main. */
 export type ErrorLike = Pick<ApiErrorInfo, 'message'> & {
@@ -17,6 +18,8 @@ export type ErrorLike = Pick<ApiErrorInfo, 'message'> & {
   skewMs?: number
   bounds?: ApiErrorInfo['bounds']
   reason?: ApiErrorInfo['reason']
+  secondFactor?: SecondFactorRefusal
+  retryAt?: string
 }
 
 /** The local time of day to the second ("14:05:10"), when no writer of the operator's locale is given. */
@@ -43,7 +46,11 @@ export function isTechnicalText(text: string): boolean {
     /\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b/.test(text) ||
     /\b(socket|fetch failed|other side closed|getaddrinfo|TypeError|SyntaxError|Unexpected token|ZodError|undici)\b/i.test(text) ||
     /\bdata\[\d+\]/.test(text) ||
-    ENDPOINT.test(text)
+    ENDPOINT.test(text) ||
+    // A team hub's words for its command line and the sign-in protocol: for its log, not for the operator.
+    /\bnpm run\b|\boperator (totp|add|rotate|revoke)\b|\b(redirect_uri|code_challenge|code_verifier|client_id|id_token)\b|(^|\s)--[a-z][a-z-]+/.test(
+      text
+    )
   )
 }
 
@@ -62,8 +69,13 @@ function boundsWords(b: ApiErrorInfo['bounds']): string {
   return b.minimum !== undefined ? ` The service's minimum is ${b.minimum}${u}.` : ` The service's maximum is ${b.maximum}${u}.`
 }
 
-/** One or two plain sentences for the operator: what happened, and what Rampdesk does or they can do. */
-export function operatorErrorText(e: ErrorLike, o: { time?: (ms: number) => string } = {}): string {
+/**
+ * One or two plain sentences for the operator: what happened, and what Rampdesk does or they
+ * can do. `time`: a time of day to the second; `minute`: to the minute (a lockout's end).
+ */
+export function operatorErrorText(e: ErrorLike, o: { time?: (ms: number) => string; minute?: (ms: number) => string } = {}): string {
+  const secondFactor = secondFactorWords(e, o.minute ? { minute: o.minute } : {})
+  if (secondFactor !== null) return secondFactor
   const at = (ms: number | undefined): string | undefined =>
     ms && Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? (o.time ?? localTime)(ms) : undefined
   switch (e.kind) {

@@ -7,6 +7,7 @@
 // the real services with a Team profile on the hub.
 import { Secret, TOTP, URI } from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { operatorErrorText } from '../../../src/shared/api/error-words'
 import { startHubFixture, startTeamDesktop, type HubFixture, type TeamDesktop } from './support'
 
 const totpOf = (uri: string) => {
@@ -77,10 +78,41 @@ describe('second factor from a desktop', () => {
       const e = await other.call('team:enrolSecondFactor', {})
       await other.call('team:confirmSecondFactor', { code: totpOf(e.uri).generate() })
       expect(await other.call('team:proveSecondFactor', { code: e.recoveryCodes[3]! })).toEqual({ by: 'recovery', recoveryCodesLeft: 9 })
-      const used = await other.envelope('team:proveSecondFactor', { code: e.recoveryCodes[3]! })
-      expect(used.ok === false && used.error.kind).toBe('second_factor_invalid')
+      // Sent again by this desktop's session (an answer lost): answered alike, no second code spent.
+      expect(await other.call('team:proveSecondFactor', { code: e.recoveryCodes[3]! })).toEqual({ by: 'recovery', recoveryCodesLeft: 9 })
+      // From another session (the token rotated), it is used.
+      const { token: rotated } = await f.hub.store.operators.rotate('second')
+      const elsewhere = await startTeamDesktop(f.url, rotated, 'Second again')
+      try {
+        const used = await elsewhere.envelope('team:proveSecondFactor', { code: e.recoveryCodes[3]! })
+        expect(used.ok === false && used.error).toMatchObject({ kind: 'second_factor_invalid', secondFactor: 'wrong' })
+      } finally {
+        await elsewhere.close()
+      }
     } finally {
       await other.close()
+    }
+  })
+
+  it("carries a lockout's end to the desktop as an instant, said in the operator's clock", async () => {
+    const token = await f.addOperator('locked', 'operator')
+    const desk = await startTeamDesktop(f.url, token, 'Locked')
+    try {
+      const e = await desk.call('team:enrolSecondFactor', {})
+      const t = totpOf(e.uri)
+      await desk.call('team:confirmSecondFactor', { code: t.generate() })
+      const near = [-60_000, -30_000, 0, 30_000, 60_000].map((d) => t.generate({ timestamp: Date.now() + d }))
+      const wrong = Array.from({ length: 10 }, (_, i) => String(i * 111_111).padStart(6, '0')).filter((c) => !near.includes(c))
+      let last = await desk.envelope('team:proveSecondFactor', { code: wrong[0]! })
+      for (const c of wrong.slice(1, 5)) last = await desk.envelope('team:proveSecondFactor', { code: c })
+      const error = last.ok === false ? last.error : null
+      expect(error).toMatchObject({ kind: 'second_factor_locked', secondFactor: 'locked', retryAt: expect.any(String) })
+      const minute = (ms: number) =>
+        new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'Asia/Kolkata' }).format(ms)
+      const at = minute(Math.ceil(Date.parse(error!.retryAt!) / 60_000) * 60_000)
+      expect(operatorErrorText(error!, { minute })).toBe(`Too many wrong codes. Try again after ${at}.`)
+    } finally {
+      await desk.close()
     }
   })
 })

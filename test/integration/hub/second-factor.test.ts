@@ -49,10 +49,19 @@ describe('a hub that requires a second factor of admins', () => {
     const ok = await setUrl(token, { [HEADER]: code })
     expect(ok.status, ok.text).toBe(200)
     expect(ok.json?.ok).toBe(true)
-    // Proven for the session: admin reads need no code now; the same code again is a replay.
+    // Proven for the session: admin reads need no code now. The same code sent again by this
+    // session (its answer lost on the way) is answered as the first time; from another session
+    // (the token rotated: a new one) it is a replay.
     expect((await f.rpc(token, 'team:operators')).status).toBe(200)
-    const replay = await f.rpc(token, 'team:operators', {}, { [HEADER]: code })
-    expect(replay.json?.error).toMatchObject({ kind: 'second_factor_invalid', message: expect.stringMatching(/already used/) })
+    const again = await f.rpc(token, 'team:operators', {}, { [HEADER]: code })
+    expect(again.status, again.text).toBe(200)
+    const { token: rotated } = await f.hub.store.operators.rotate('withfactor')
+    const replay = await f.rpc(rotated, 'team:operators', {}, { [HEADER]: code })
+    expect(replay.json?.error).toMatchObject({
+      kind: 'second_factor_invalid',
+      message: expect.stringMatching(/already used/),
+      secondFactor: 'replayed'
+    })
   })
 
   it('locks an operator out after five wrong codes, says until when, and audits the lockout', async () => {
@@ -68,6 +77,10 @@ describe('a hub that requires a second factor of admins', () => {
     expect(fifth.status).toBe(403)
     const message = /^Too many wrong codes: try again after \d\d:\d\d UTC, or ask your team lead$/
     expect(fifth.json?.error).toMatchObject({ kind: 'second_factor_locked', message: expect.stringMatching(message) })
+    // The instant beside the words, for a desktop to say in its operator's time; the words name the minute after it.
+    const retryAt = Date.parse((fifth.json?.error as { retryAt?: string } | undefined)?.retryAt ?? '')
+    expect(retryAt).toBeGreaterThanOrEqual(now + 15 * 60_000)
+    expect(fifth.json?.error?.message).toContain(new Date(Math.ceil(retryAt / 60_000) * 60_000).toISOString().slice(11, 16))
     const right = await read(totp.generate())
     expect(right.json?.error).toMatchObject({ kind: 'second_factor_locked', message: fifth.json?.error?.message })
     const mine = (await f.hub.audit.list(50)).filter((a) => a.operator === 'guesser')

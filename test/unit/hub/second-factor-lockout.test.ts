@@ -133,11 +133,18 @@ describe('second-factor lockout', () => {
       now = T0 + i * 1_000
       expect(await gate.check(op, 'sync:state', {}, wrongAt(now), on)).toEqual({
         kind: 'second_factor_invalid',
-        message: 'the second-factor code is wrong'
+        message: 'the second-factor code is wrong',
+        secondFactor: 'wrong'
       })
     }
     now = T0 + 4_000
-    const locked = { kind: 'second_factor_locked', message: 'Too many wrong codes: try again after 10:42 UTC, or ask your team lead' }
+    const locked = {
+      kind: 'second_factor_locked',
+      message: 'Too many wrong codes: try again after 10:42 UTC, or ask your team lead',
+      secondFactor: 'locked',
+      // The instant, for a desktop to word in its operator's time; the words above stay for older ones.
+      retryAt: new Date(T0 + 4_000 + LOCKOUT_MS).toISOString()
+    }
     expect(await gate.check(op, 'sync:state', {}, wrongAt(now), on)).toEqual(locked)
     now = T0 + MIN
     expect(await gate.check(op, 'sync:state', {}, codeAt(now), on)).toEqual(locked)

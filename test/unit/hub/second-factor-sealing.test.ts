@@ -110,7 +110,7 @@ describe.skipIf(postgresUnavailable !== null)('TOTP secrets sealed in PostgreSQL
       expect(await checkSecondFactor(store, 'bo', codeAt(T0), T0)).toEqual({ ok: true, by: 'totp' })
       // Enrolling from a desktop on this store: kept once confirmed, its recovery codes counted.
       const enrolments = new SecondFactorEnrolments(store, () => T0)
-      const started = enrolments.start({ name: 'Cy', role: 'admin', createdAt: 0, lastSeenAt: null })
+      const started = await enrolments.start({ name: 'Cy', role: 'admin', createdAt: 0, lastSeenAt: null })
       expect(await enrolments.status('cy')).toEqual({ enrolled: false, recoveryCodesLeft: 0 })
       const phone = URI.parse(started.uri) as TOTP
       await enrolments.confirm({ name: 'Cy', role: 'admin', createdAt: 0, lastSeenAt: null }, phone.generate({ timestamp: T0 }))

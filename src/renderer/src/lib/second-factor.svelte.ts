@@ -2,9 +2,13 @@
 // call the hub refused waits while the dialog (SecondFactorDialog.svelte) asks, and is sent
 // again once a code proved the session; calls refused meanwhile wait for the same answer. An
 // operator with no second factor enrolled is not asked (there is no code to give): the
-// refusal is shown where it happened, as before. The code goes to main and on to the hub; it
-// is kept here only while typed and never logged.
+// refusal is shown where it happened, as before; a hub that cannot check codes at all (its
+// key file does not match) is said so, never taken for "not enrolled". The code goes to main
+// and on to the hub; it is kept here only while typed and never logged. Every refusal is in
+// the desktop's words (second-factor-words.ts), the hub's own message staying in Diagnostics.
 import type { ChannelOutput, ErrorInfo } from '../../../shared/ipc/contract'
+import { operatorErrorText } from '../../../shared/api/error-words'
+import { SECOND_FACTOR_WORDS, secondFactorWords } from '../../../shared/second-factor-words'
 
 /** The ErrorInfo a refused call carries (bridge.ts's UiError), or the error in words. */
 const infoOf = (e: unknown): ErrorInfo =>
@@ -19,16 +23,12 @@ type Status = () => Promise<ChannelOutput<'team:secondFactor'>>
 export type SecondFactorPrompt =
   { kind: 'closed' } | { kind: 'asking'; why: string; problem: string | null; busy: boolean } | { kind: 'recovered'; left: number }
 
-/** In words an operator on the phone can act on: what the hub said of a refused code. */
-export function codeProblem(e: ErrorInfo, typed: string): string {
-  if (e.kind === 'second_factor_locked') return e.message
-  if (e.kind === 'second_factor_invalid') {
-    if (/already used/.test(e.message)) return 'That code was just used. Wait for the next one (a new code comes every 30 seconds).'
-    if (!/^\d{6}$/.test(typed.trim())) return 'That recovery code is not right, or it was used already (each works once).'
-    if (/wrong/.test(e.message))
-      return 'That code is not right. Type the newest code your authenticator app shows; check that the phone’s clock is right.'
-  }
-  return e.message
+/** In words an operator on the phone can act on: what the hub said of a refused code. `minute`: the operator's clock. */
+export function codeProblem(e: ErrorInfo, typed: string | undefined, minute?: (ms: number) => string): string {
+  return (
+    secondFactorWords(e, { ...(typed !== undefined ? { typed } : {}), ...(minute ? { minute } : {}) }) ??
+    operatorErrorText(e, minute ? { minute } : {})
+  )
 }
 
 class SecondFactorAsk {
@@ -38,7 +38,8 @@ class SecondFactorAsk {
 
   constructor(
     private readonly prove: Prove,
-    private readonly status: Status
+    private readonly status: Status,
+    private readonly minute?: (ms: number) => string
   ) {}
 
   /** Asks for a code because of `refusal`; true once one proved the session, false when the operator cancelled. */
@@ -47,12 +48,16 @@ class SecondFactorAsk {
     this.waiting = (async () => {
       const enrolled = await this.status().then(
         (s) => s.enrolled,
-        () => false
+        (e: unknown) => {
+          // Not "not enrolled": the hub cannot tell, and the call fails with why.
+          if (infoOf(e).kind === 'second_factor_unavailable') throw e
+          return false
+        }
       )
       if (!enrolled) return false
       return new Promise<boolean>((resolve) => {
         this.settle = resolve
-        this.prompt = { kind: 'asking', why: refusal.message, problem: null, busy: false }
+        this.prompt = { kind: 'asking', why: secondFactorWords(refusal) ?? SECOND_FACTOR_WORDS.needed, problem: null, busy: false }
       })
     })().finally(() => {
       this.waiting = null
@@ -68,7 +73,7 @@ class SecondFactorAsk {
       if (r.by === 'recovery') this.prompt = { kind: 'recovered', left: r.recoveryCodesLeft }
       else this.done(true)
     } catch (e) {
-      if (this.prompt.kind === 'asking') this.prompt = { ...this.prompt, busy: false, problem: codeProblem(infoOf(e), code) }
+      if (this.prompt.kind === 'asking') this.prompt = { ...this.prompt, busy: false, problem: codeProblem(infoOf(e), code, this.minute) }
     }
   }
 
@@ -89,7 +94,7 @@ class SecondFactorAsk {
   }
 }
 
-export function secondFactorAsk(prove: Prove, status: Status): SecondFactorAsk {
-  return new SecondFactorAsk(prove, status)
+export function secondFactorAsk(prove: Prove, status: Status, minute?: (ms: number) => string): SecondFactorAsk {
+  return new SecondFactorAsk(prove, status, minute)
 }
 export type { SecondFactorAsk }

@@ -22,7 +22,19 @@ export function toEnvelopeError(e: unknown): ErrorInfo {
     const src = (e as { toInfo?: () => ErrorInfo }).toInfo?.() ?? (e as ErrorInfo)
     // Copy field by field: an Error's message is not an own enumerable property.
     const picked: Record<string, unknown> = { kind: src.kind, message: src.message, retryable: src.retryable ?? false }
-    for (const k of ['endpoint', 'httpStatus', 'code', 'origin', 'nextSlotAt', 'path', 'skewMs', 'bounds', 'reason'] as const)
+    for (const k of [
+      'endpoint',
+      'httpStatus',
+      'code',
+      'origin',
+      'nextSlotAt',
+      'path',
+      'skewMs',
+      'bounds',
+      'reason',
+      'secondFactor',
+      'retryAt'
+    ] as const)
       if (src[k] !== undefined) picked[k] = src[k]
     const r = ErrorInfo.safeParse(picked)
     if (r.success) return r.data

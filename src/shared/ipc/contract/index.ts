@@ -68,7 +68,7 @@ export {
   TimelineEntry,
   UnreadableOrder
 } from './orders'
-export { ErrorInfo, OrderRef, OrderType } from './primitives'
+export { ErrorInfo, OrderRef, OrderType, SecondFactorRefusal } from './primitives'
 export {
   ConnectionCause,
   ConnectionCheck,

@@ -2,6 +2,7 @@
 // order's type and reference, the error every channel may answer, and the channel helper.
 import { z } from 'zod'
 import { httpUrl } from '../../http-url'
+import { SECOND_FACTOR_REFUSALS } from '../../second-factor-words'
 
 /** A decimal string as main sends amounts: digits, an optional point and fraction, an optional minus. */
 export const Dec = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string')
@@ -18,6 +19,10 @@ export type OrderType = z.infer<typeof OrderType>
 /** One order: its type and id (ids are one sequence, but an id is only looked up under its type). */
 export const OrderRef = z.object({ type: OrderType, orderId: z.number().int() })
 export type OrderRef = z.infer<typeof OrderRef>
+
+/** Which of its refusals a team hub's second factor gave (second-factor-words.ts). */
+export const SecondFactorRefusal = z.enum(SECOND_FACTOR_REFUSALS)
+export type SecondFactorRefusal = z.infer<typeof SecondFactorRefusal>
 
 export const ErrorInfo = z.object({
   kind: z.string(),
@@ -36,6 +41,10 @@ export const ErrorInfo = z.object({
    * hub ended a sign-in through its identity provider (access_revoked).
    */
   reason: z.enum(['expired', 'replaced', 'signed-out']).optional(),
+  /** A team hub's second-factor refusal: which one (SecondFactorRefusal). */
+  secondFactor: SecondFactorRefusal.optional(),
+  /** When to try again (ISO 8601 instant), where a refusal says: a second-factor lockout's end, say. */
+  retryAt: z.iso.datetime({ offset: true }).optional(),
   retryable: z.boolean()
 })
 export type ErrorInfo = z.infer<typeof ErrorInfo>
