@@ -7,7 +7,7 @@ import Database from 'libsql'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Sql } from '../main/store/sql'
-import { OIDC_TABLES } from './oidc/oidc-tables'
+import { OIDC_PREVIOUS_REFRESH, OIDC_TABLES } from './oidc/oidc-tables'
 import { chainSqliteAudit } from './hub-audit'
 import { sealSqliteSecrets } from './sqlite-second-factor'
 
@@ -193,7 +193,9 @@ export const MIGRATIONS: ReadonlyArray<string | ((sql: Sql, dataDir: string) => 
    ALTER TABLE second_factors ADD COLUMN wrong_since INTEGER;
    ALTER TABLE second_factors ADD COLUMN locked_until INTEGER NOT NULL DEFAULT 0;`,
   // TOTP secrets sealed at rest with second-factor.key beside hub.db (second-factor-key.ts).
-  sealSqliteSecrets
+  sealSqliteSecrets,
+  // A session's refresh token before its last renewal, taken again for a short while (oidc/oidc-tables.ts).
+  OIDC_PREVIOUS_REFRESH
 ]
 
 /** The schema version this hub migrates hub.db to. */

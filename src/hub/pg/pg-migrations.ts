@@ -7,7 +7,7 @@
 import type pg from 'pg'
 import { chainPgAudit } from './pg-audit-chain'
 import { inTransaction } from './pg-connection'
-import { OIDC_TABLES } from '../oidc/oidc-tables'
+import { OIDC_PREVIOUS_REFRESH, OIDC_TABLES } from '../oidc/oidc-tables'
 import { NO_SECOND_FACTOR_KEY, type SecondFactorKeyOf } from '../second-factor-key'
 import { sealPgSecrets } from './pg-second-factor'
 
@@ -332,7 +332,9 @@ export const PG_MIGRATIONS: ReadonlyArray<string | PgMigrationStep> = [
    ALTER TABLE second_factors ADD COLUMN wrong_since BIGINT;
    ALTER TABLE second_factors ADD COLUMN locked_until BIGINT NOT NULL DEFAULT 0;`,
   // TOTP secrets sealed at rest with the hub's second-factor.key (second-factor-key.ts).
-  sealPgSecrets
+  sealPgSecrets,
+  // A session's refresh token before its last renewal, taken again for a short while (oidc/oidc-tables.ts).
+  OIDC_PREVIOUS_REFRESH
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length
