@@ -87,7 +87,8 @@ describe('a Team profile signed in through the identity provider', () => {
     const profile = (await value('profiles:create', { name: 'Team SSO', baseUrl: f.url, kind: 'team' })) as { id: string }
     expect(await value('profiles:signInInfo', { id: profile.id })).toEqual({
       offer: { kind: 'provider', provider: 'Test IdP', sessionMinutes: 15 },
-      signIn: { kind: 'none' }
+      signIn: { kind: 'none' },
+      waiting: false
     })
 
     expect(await value('profiles:signIn', { id: profile.id })).toEqual({ kind: 'signed-in', operator: 'ana', role: 'operator' })
@@ -144,6 +145,29 @@ describe('a Team profile signed in through the identity provider', () => {
     expect(seen.join('\n')).not.toMatch(/rd[sr]_/)
   })
 
+  it('signs out at the hub and here; with the hub out of reach, deletes the copy here and says when the session ends by itself', async () => {
+    provider.person.groups = ['rd-operators']
+    const profile = (await value('profiles:create', { name: 'Team SSO', baseUrl: f.url, kind: 'team' })) as { id: string }
+    await value('profiles:signIn', { id: profile.id })
+    expect(await value('profiles:signOut', { id: profile.id })).toEqual({ kind: 'signed-out' })
+    const out = (await f.hub.audit.list(20)).filter((e) => e.action === 'oidc:signedOut')
+    expect(out.map((e) => e.operator)).toEqual(['ana'])
+    expect(await value('secrets:status', { profileId: profile.id })).toMatchObject({ has: false })
+    expect(await value('profiles:signInInfo', { id: profile.id })).toMatchObject({ signIn: { kind: 'none' } })
+
+    await value('profiles:signIn', { id: profile.id })
+    await f.stopHub()
+    try {
+      const here = (await value('profiles:signOut', { id: profile.id })) as { kind: string; endsAt: number }
+      expect(here.kind).toBe('signed-out-here')
+      expect(Math.abs(here.endsAt - (clock() + SESSION_MS))).toBeLessThan(10_000)
+      expect(await value('secrets:status', { profileId: profile.id })).toMatchObject({ has: false })
+    } finally {
+      await f.startHub()
+    }
+    expect(seen.join('\n')).not.toMatch(/rd[sr]_/)
+  })
+
   it('keeps a refused sign-in’s words for the profile, and leaves the active profile as it was', async () => {
     provider.person.groups = ['everyone']
     const profile = (await value('profiles:create', { name: 'Team none', baseUrl: f.url, kind: 'team' })) as { id: string }
@@ -159,7 +183,11 @@ describe('a Team profile signed in through the identity provider', () => {
     const plain = await startHubFixture({ sandbox: { orders: 1 } })
     try {
       const profile = (await value('profiles:create', { name: 'Team tokens', baseUrl: plain.url, kind: 'team' })) as { id: string }
-      expect(await value('profiles:signInInfo', { id: profile.id })).toEqual({ offer: { kind: 'tokens-only' }, signIn: { kind: 'none' } })
+      expect(await value('profiles:signInInfo', { id: profile.id })).toEqual({
+        offer: { kind: 'tokens-only' },
+        signIn: { kind: 'none' },
+        waiting: false
+      })
       expect(await call('profiles:signIn', { id: profile.id })).toMatchObject({ ok: false, error: { kind: 'sign_in_unavailable' } })
     } finally {
       await plain.close()
