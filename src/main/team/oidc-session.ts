@@ -117,7 +117,7 @@ export class HubSession {
    */
   async signOut(): Promise<SignOutOutcome> {
     const s = this.state
-    this.state = { kind: 'ended', message: 'You signed out. Sign in again to go on.' }
+    this.state = { kind: 'ended', message: 'You signed out. Sign in again.' }
     if (s.kind === 'ended') return { kind: 'told' }
     let why = 'the team hub did not answer'
     for (const url of this.urls) {

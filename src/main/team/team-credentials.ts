@@ -13,6 +13,9 @@ import { newSignIn, redeemSignIn, signInStartUrl, steadyNow, type OidcSessionTok
 
 const MARK = 'rampdesk-oidc-session:v1:'
 
+/** Why a profile that signed out is not signed in (the card and the line to the hub say it). */
+export const SIGNED_OUT = 'You signed out. Sign in again.'
+
 /** A sign-in through a page redirect (the browser harness) this long at most, as the hub's own. */
 const REDIRECT_TTL_MS = 10 * 60_000
 const MAX_PENDING = 8
@@ -121,6 +124,8 @@ export class TeamCredentials {
     this.outcome.delete(profile.id)
     await this.o.secrets.delete(profile.id)
     if (!held) return { kind: 'signed-out' }
+    // The line to the hub says the sign-in ended, and why, rather than that no token is stored.
+    this.outcome.set(profile.id, { kind: 'ended', message: SIGNED_OUT })
     const s = held.session.current
     const told = await held.session.signOut()
     if (told.kind === 'told') return { kind: 'signed-out' }

@@ -112,7 +112,7 @@ describe('a desktop whose clock is not the hub’s', () => {
     expect(await session.signOut()).toEqual({ kind: 'told' })
     expect((await f.rpc(token, 'team:access')).status).toBe(401)
     expect((await f.hub.audit.list(10)).map((e) => e.action)).toContain('oidc:signedOut')
-    await expect(session.token()).rejects.toThrow('You signed out. Sign in again to go on.')
+    await expect(session.token()).rejects.toThrow('You signed out. Sign in again.')
 
     const other = await signedIn()
     await f.stopHub()

@@ -153,7 +153,12 @@ describe('a Team profile signed in through the identity provider', () => {
     const out = (await f.hub.audit.list(20)).filter((e) => e.action === 'oidc:signedOut')
     expect(out.map((e) => e.operator)).toEqual(['ana'])
     expect(await value('secrets:status', { profileId: profile.id })).toMatchObject({ has: false })
-    expect(await value('profiles:signInInfo', { id: profile.id })).toMatchObject({ signIn: { kind: 'none' } })
+    expect(await value('profiles:signInInfo', { id: profile.id })).toMatchObject({
+      signIn: { kind: 'ended', message: 'You signed out. Sign in again.' }
+    })
+    // The line to the hub says so too, not that no token is stored or the hub is away.
+    await expect.poll(async () => (await access()).line, { timeout: 10_000 }).toBe('revoked')
+    expect(await access()).toMatchObject({ refusal: 'signed-out' })
 
     await value('profiles:signIn', { id: profile.id })
     await f.stopHub()
