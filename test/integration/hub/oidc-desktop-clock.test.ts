@@ -5,24 +5,15 @@
 // gets it renewed once and the call sent again, and only a refused renewal says the sign-in
 // ended. Signing out tells the hub, or says it could not.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { request, type Dispatcher } from 'undici'
 import { HubConnection } from '../../../src/main/team/hub-connection'
 import { HubSession } from '../../../src/main/team/oidc-session'
 import { signInThroughBrowser, type OidcSessionTokens } from '../../../src/main/team/oidc-sign-in'
 import { hubOidcConfig, startTestProvider, type TestProvider } from '../../support/oidc-provider'
 import { startHubFixture, type HubFixture } from './support'
+import { browse } from './oidc-flow'
 
 const SESSION_MS = 15 * 60_000
 const MIN = 60_000
-
-async function browse(url: string): Promise<void> {
-  let next: string | null = url
-  while (next) {
-    const r: Dispatcher.ResponseData = await request(next)
-    await r.body.text()
-    next = r.statusCode === 302 ? String(r.headers.location) : null
-  }
-}
 
 describe('a desktop whose clock is not the hub’s', () => {
   let provider: TestProvider

@@ -3,7 +3,7 @@
 // hub's callback and the hand-over of the session to the desktop; and the desktop's POSTs.
 import { createHash, randomBytes } from 'node:crypto'
 import { expect } from 'vitest'
-import { request } from 'undici'
+import { request, type Dispatcher } from 'undici'
 
 /** The desktop's loopback redirect (nothing listens there: the hub's redirect is read, not followed). */
 export const DESKTOP = 'http://127.0.0.1:9/done'
@@ -69,4 +69,14 @@ export async function signIn(hubUrl: string, issuer: string): Promise<SignIn> {
   // The hand-over code is good once.
   expect((await post(`${hubUrl}/auth/oidc/token`, { code, verifier })).status).toBe(400)
   return { kind: 'ok', session: redeemed.json.value!, callback }
+}
+
+/** The system browser: follows every redirect to the end, as a person's would. */
+export async function browse(url: string): Promise<void> {
+  let next: string | null = url
+  while (next) {
+    const r: Dispatcher.ResponseData = await request(next)
+    await r.body.text()
+    next = r.statusCode === 302 ? String(r.headers.location) : null
+  }
 }

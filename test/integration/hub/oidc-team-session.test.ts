@@ -9,26 +9,16 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { request, type Dispatcher } from 'undici'
 import { createServices, type Services } from '../../../src/main/services'
 import { invokeChannel } from '../../../src/main/handlers/invoke'
 import type { ChannelInput, ChannelName, Envelope, TeamAccess } from '../../../src/shared/ipc/contract'
 import { memorySafeStorage } from '../../support/memory-safe-storage'
 import { hubOidcConfig, startTestProvider, type TestProvider } from '../../support/oidc-provider'
 import { startHubFixture, type HubFixture } from './support'
+import { browse } from './oidc-flow'
 
 const SESSION_MS = 15 * 60_000
 const Q = { filter: { type: 1 as const }, offset: 0, limit: 5 }
-
-/** The system browser: follows every redirect to the end, as a person's would. */
-async function browse(url: string): Promise<void> {
-  let next: string | null = url
-  while (next) {
-    const r: Dispatcher.ResponseData = await request(next)
-    await r.body.text()
-    next = r.statusCode === 302 ? String(r.headers.location) : null
-  }
-}
 
 describe('a Team profile signed in through the identity provider', () => {
   let provider: TestProvider
