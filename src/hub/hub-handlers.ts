@@ -166,6 +166,8 @@ function handlerTable(h: HubCore, op: TeamOperator): ContractHandlers {
     'profiles:switch': desktopOnly('profiles:switch'),
     'profiles:signInInfo': desktopOnly('profiles:signInInfo'),
     'profiles:signIn': desktopOnly('profiles:signIn'),
+    'profiles:cancelSignIn': desktopOnly('profiles:cancelSignIn'),
+    'profiles:signOut': desktopOnly('profiles:signOut'),
     'secrets:status': desktopOnly('secrets:status'),
     'secrets:set': desktopOnly('secrets:set'),
     'secrets:delete': desktopOnly('secrets:delete'),

@@ -100,9 +100,12 @@ export class ActiveProfile {
     return s
   }
 
-  /** A Team profile's operator token (or its session's access token), stored where a live profile keeps its secret. */
-  async tokenFor(profile: Profile): Promise<string> {
-    const s = await this.credentials.tokenFor(profile)
+  /**
+   * A Team profile's operator token (or its session's access token), stored where a live profile
+   * keeps its secret. `refused`: the token a hub just refused (a session's is renewed past it).
+   */
+  async tokenFor(profile: Profile, refused?: string): Promise<string> {
+    const s = await this.credentials.tokenFor(profile, refused)
     if (!s)
       throw new ApiError({
         kind: 'missing_secret',
@@ -198,7 +201,7 @@ export class ActiveProfile {
   private openTeam(profile: Profile): Promise<TeamSession> {
     return TeamSession.open({
       profile,
-      token: () => this.tokenFor(profile),
+      token: (refused) => this.tokenFor(profile, refused),
       emit: this.sessionEmit(++this.generation),
       connection: this.o.team
     })

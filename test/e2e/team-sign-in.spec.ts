@@ -2,7 +2,9 @@
 // to the team hub and an OpenID provider on loopback (oauth2-mock-server, which signs the
 // person in at once) and comes back. A person whose groups give a role lands on the orders,
 // signed in with that role; a person whose groups give none is back in Settings with the
-// hub's refusal in words. Screenshots at 1280x800 and 960x600 under test-results/.
+// hub's refusal in words. A sign-in the person walks away from (the provider's page left, the
+// tab closed) waits with Cancel, and cancelling ends it in words; signing out tells the hub.
+// Screenshots at 1280x800 and 960x600 under test-results/.
 import { expect, test, type Locator, type Page } from '@playwright/test'
 import { layoutProblems } from './layout'
 import { navigate, newTeamProfile, openView, startApp, type E2eApp } from './harness'
@@ -12,7 +14,7 @@ import { hubOidcConfig, startTestProvider, type TestProvider } from '../support/
 let e: E2eApp
 let team: E2eTeamHub
 let provider: TestProvider
-/** The desktop's clock ahead of the hub's: its session looks about to lapse, so it is renewed at the next call. */
+/** Time moved on for the desktop: its session is about to lapse, so it is renewed at the next call. */
 let ahead = 0
 
 test.describe.configure({ mode: 'serial' })
@@ -117,4 +119,53 @@ test('when the provider disables the person, the app says the sign-in ended and 
   await expect(page).toHaveURL(/#\/orders$/, { timeout: 30_000 })
   await expect(page.getByTestId('team-operator')).toHaveText('ana · operator', { timeout: 15_000 })
   await expect(page.getByTestId('hub-offline')).toHaveCount(0, { timeout: 15_000 })
+})
+
+test('a sign-in left at the provider waits with Cancel, and cancelling ends it in words', async ({ page }) => {
+  test.setTimeout(120_000)
+  provider.person.groups = ['rd-operators']
+  // The provider's sign-in page, where the person stops (this one would sign them in at once).
+  // Routed at the hub's start, the page's first request: Playwright routes no redirect's target.
+  const start = /\/auth\/oidc\/start\?/
+  await page.route(start, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Test IdP</title><p>Sign in to Test IdP</p>' })
+  )
+  await openView(page, e, 'settings')
+  await newTeamProfile(page, 'Team later', team.server.url)
+  await page.getByTestId('team-sign-in').getByRole('button', { name: 'Sign in with Test IdP' }).click()
+  await expect(page.getByText('Sign in to Test IdP')).toBeVisible({ timeout: 30_000 })
+  // Back to Rampdesk without signing in: the sign-in still waits, and says so.
+  await page.goBack()
+  await page.getByRole('button', { name: 'Credentials of Team later' }).click()
+  const card = page.getByTestId('team-sign-in')
+  await expect(card.getByTestId('sign-in-waiting')).toHaveText(/^Waiting for Test IdP in your browser…\s*Cancel$/, { timeout: 15_000 })
+  await expect(card.getByRole('button', { name: 'Sign in with Test IdP' })).toBeDisabled()
+  await shots(page, 'sign-in-waiting', card)
+
+  await card.getByRole('button', { name: 'Cancel' }).click()
+  await expect(card.getByTestId('sign-in-cancelled')).toHaveText('Sign-in cancelled.')
+  await expect(card.getByTestId('sign-in-waiting')).toHaveCount(0)
+  await expect(card.getByRole('button', { name: 'Sign in with Test IdP' })).toBeEnabled()
+  await shots(page, 'sign-in-cancelled', card)
+  // The provider's page coming back now finds the sign-in over.
+  await page.unroute(start)
+  await page.goForward()
+  await expect(page.getByText('This sign-in was not started by this Rampdesk, or it is over.')).toBeVisible({ timeout: 30_000 })
+})
+
+test('signing out ends the sign-in at the hub and says so', async ({ page }) => {
+  test.setTimeout(120_000)
+  await openView(page, e, 'settings')
+  await page.getByRole('button', { name: 'Credentials of Team SSO' }).click()
+  await expect(page.getByTestId('sign-in-state')).toHaveText('Signed in through Test IdP as ana (operator).', { timeout: 15_000 })
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await expect(page.getByTestId('credentials-message')).toHaveText(
+    'Signed out: the team hub ended your sign-in. Sign in with Test IdP again to go on.'
+  )
+  const audit = await team.hub.audit.list(20)
+  expect(audit.filter((x) => x.action === 'oidc:signedOut').map((x) => x.operator)).toEqual(['ana'])
+  // The header says the sign-in ended, not that the hub is away.
+  await expect(page.getByTestId('hub-offline')).toHaveText('sign-in ended', { timeout: 15_000 })
+  await expect(page.getByText('You signed out. Sign in again from Settings → Credentials.').first()).toBeVisible()
+  await shots(page, 'signed-out', page.getByTestId('credentials-message'))
 })

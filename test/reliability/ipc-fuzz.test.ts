@@ -39,6 +39,8 @@ const VALID: Record<ChannelName, unknown> = {
   'profiles:switch': { id: 'sandbox' },
   'profiles:signInInfo': { id: 'sandbox' },
   'profiles:signIn': { id: 'sandbox' },
+  'profiles:cancelSignIn': { id: 'sandbox' },
+  'profiles:signOut': { id: 'sandbox' },
   'profiles:test': { baseUrl: 'http://127.0.0.1:9', serviceName: 'service', apiKey: 'key-1', secret: 'abcdefgh12' },
   'secrets:status': { profileId: 'sandbox' },
   'secrets:set': { profileId: 'sandbox', secret: 'abcdefgh12' },

@@ -5,6 +5,7 @@
 //   GET  /auth/oidc/callback   the browser back from the provider, sent on to the desktop with a hand-over code
 //   POST /auth/oidc/token      the desktop redeems the code with its PKCE verifier: its session
 //   POST /auth/oidc/refresh    the desktop renews its session (the provider is asked again)
+//   POST /auth/oidc/sign-out   the desktop ends its session (its refresh token in the body, or its access token as Bearer)
 // The two GETs are browser pages: plain text, no script, never framed. The POSTs come from a
 // desktop, never a web page (a request with an Origin header is refused, as on /rpc). Every
 // source is held to a few sign-in requests a minute, so no stranger fills the store with
@@ -13,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { readBody } from '../../main/request-body'
 import { RateCap } from '../rate-cap'
 import { sendJson as json } from '../json-answer'
-import type { OidcService, SessionAnswer } from './oidc-service'
+import type { OidcService, SessionAnswer, SignOutAnswer } from './oidc-service'
 
 export const OIDC_PATH = '/auth/oidc'
 const MAX_BODY = 8 * 1024
@@ -69,6 +70,11 @@ export function oidcRoutes(o: OidcRoutesOptions): (req: IncomingMessage, res: Se
       ? json(res, 200, { ok: true, value: a.session })
       : json(res, a.status, failure(a.errorKind, a.message, a.status === 503), a.status === 503 ? { 'Retry-After': '30' } : {})
 
+  const signOutAnswer = (res: ServerResponse, a: SignOutAnswer) =>
+    a.kind === 'ok'
+      ? json(res, 200, { ok: true, value: { signedOut: true, wasActive: a.ended } })
+      : json(res, a.status, failure(a.errorKind, a.message))
+
   return async (req, res, path) => {
     const method = req.method ?? 'GET'
     const wait = cap.take(o.sourceOf(req))
@@ -94,7 +100,7 @@ export function oidcRoutes(o: OidcRoutesOptions): (req: IncomingMessage, res: Se
       if (a.kind === 'page') o.refused(req, a.status, 'sign-in callback refused')
       return a.kind === 'redirect' ? redirect(res, a.location) : page(res, a.status, a.message)
     }
-    if (route === `POST ${OIDC_PATH}/token` || route === `POST ${OIDC_PATH}/refresh`) {
+    if (route === `POST ${OIDC_PATH}/token` || route === `POST ${OIDC_PATH}/refresh` || route === `POST ${OIDC_PATH}/sign-out`) {
       if (req.headers.origin !== undefined) {
         o.refused(req, 403, 'a request with an Origin header (a web page)')
         req.resume()
@@ -104,6 +110,10 @@ export function oidcRoutes(o: OidcRoutesOptions): (req: IncomingMessage, res: Se
       const str = (k: string) => (typeof b?.[k] === 'string' ? (b[k] as string) : '')
       if (!b) return json(res, 400, failure('invalid_input', 'the body must be a JSON object (Content-Type: application/json)'))
       if (path.endsWith('/token')) return sessionAnswer(res, await service.redeem(str('code'), str('verifier')))
+      if (path.endsWith('/sign-out')) {
+        const auth = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? ''
+        return signOutAnswer(res, await service.signOut(str('refreshToken') || auth))
+      }
       return sessionAnswer(res, await service.refresh(str('refreshToken')))
     }
     o.refused(req, 404, 'no such sign-in path')

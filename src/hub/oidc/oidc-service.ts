@@ -6,12 +6,18 @@
 // to /auth/oidc/callback; the hub checks the ID token, finds or creates the operator, opens a
 // session and sends the browser back to the desktop with a one-time hand-over code, which
 // only the desktop holding the PKCE verifier can redeem (POST /auth/oidc/token). A session's
-// access token lasts `sessionMs`; each renewal (POST /auth/oidc/refresh) asks the provider
+// access token lasts `sessionMs` (each answer says so in seconds, expiresIn, for a desktop to
+// count on its own clock, and as the hub's instant, expiresAt); each renewal (POST
+// /auth/oidc/refresh) asks the provider
 // again, and ends the session when it refuses or the person's claim gives no role, so a
 // person disabled at the provider loses access within one session. A provider that does not
 // answer is not a person refused: a renewal then goes on without asking it, for an hour after
 // the person was last checked (OUTAGE_GRACE_MS), so an outage of the provider does not sign
-// the whole team out in the middle of their work.
+// the whole team out in the middle of their work. A renewal replaces the refresh token; the one
+// it replaced is taken again for RENEWAL_GRACE_MS and answered with the same session, so an
+// answer lost on the way (or a desktop that could not keep it) costs nobody their sign-in; after
+// that it is a copy in someone else's hands, and the session ends. POST /auth/oidc/sign-out ends
+// a session for the person holding it.
 import { createHash, randomUUID } from 'node:crypto'
 import type { TeamRole } from '../../shared/ipc/contract'
 import type { AuditLog } from '../hub-store'
@@ -19,7 +25,15 @@ import type { HubLog } from '../hub-log'
 import { noRoleMessage, roleOf, type OidcConfig } from './oidc-config'
 import { OidcProvider, type Claims, type ProviderTokens } from './oidc-provider'
 import { keyHash, randomSecret, seal, unseal } from './oidc-seal'
-import { ACCESS_PREFIX, HANDOFF_PREFIX, REFRESH_PREFIX, type OidcStore } from './oidc-store'
+import {
+  ACCESS_PREFIX,
+  HANDOFF_PREFIX,
+  REFRESH_PREFIX,
+  sessionShaped,
+  type OidcStore,
+  type PreviousSession,
+  type StoredSession
+} from './oidc-store'
 
 /** How long a sign-in may take at the provider, and a finished one wait for its desktop. */
 export const LOGIN_TTL_MS = 10 * 60_000
@@ -33,6 +47,12 @@ export const HANDOFF_TTL_MS = 2 * 60_000
 export const MAX_PENDING_SIGN_INS = 1_000
 /** How long after a person was last checked with the provider a renewal goes on without it while the provider does not answer. */
 export const OUTAGE_GRACE_MS = 60 * 60_000
+/**
+ * How long the refresh token a renewal replaced is taken again, answered with the session as that
+ * renewal left it: long enough for a desktop to retry a renewal whose answer it never got, short
+ * enough that a copy of the token found later is refused (and ends the session).
+ */
+export const RENEWAL_GRACE_MS = 60_000
 
 interface PendingLogin {
   nonce: string
@@ -61,14 +81,24 @@ export type ProviderStage = 'discovery' | 'sign_in' | 'renewal'
 export interface OidcSession {
   accessToken: string
   refreshToken: string
+  /** When the access token lapses, on the hub's clock (ms since the epoch). */
   expiresAt: number
   operator: string
   role: TeamRole
 }
 
+/** A session as answered: with the seconds its access token has left, which a desktop counts on its own clock. */
+export type AnsweredSession = OidcSession & { expiresIn: number }
+
 export type StartAnswer = { kind: 'redirect'; location: string } | { kind: 'refused'; status: number; message: string }
 export type CallbackAnswer = { kind: 'redirect'; location: string } | { kind: 'page'; status: number; message: string }
-export type SessionAnswer = { kind: 'ok'; session: OidcSession } | { kind: 'refused'; status: number; errorKind: string; message: string }
+export type SessionAnswer = { kind: 'ok'; session: AnsweredSession } | Refusal
+export type SignOutAnswer = { kind: 'ok'; ended: boolean } | Refusal
+type Refusal = { kind: 'refused'; status: number; errorKind: string; message: string }
+
+const ENDED = 'Your sign-in has ended. Sign in again.'
+const REVOKED = 'Your access to this team was revoked. Ask your team lead.'
+const ended = (message: string): Refusal => ({ kind: 'refused', status: 401, errorKind: 'session_ended', message })
 
 /** A desktop's redirect URI: http on a loopback address with a port (RFC 8252 7.3), nothing else. */
 export function loopbackRedirect(uri: string): URL | null {
@@ -258,16 +288,25 @@ export class OidcService {
         message: 'This sign-in was already used, is too old or is not yours: sign in again.'
       }
     const { challenge: _, ...session } = h
-    return { kind: 'ok', session }
+    return { kind: 'ok', session: this.answered(session) }
+  }
+
+  /** The session with the seconds left on its access token, counted now (never up: a desktop renews early rather than late). */
+  private answered(s: OidcSession): AnsweredSession {
+    return { ...s, expiresIn: Math.max(0, Math.floor((s.expiresAt - this.now()) / 1000)) }
   }
 
   async refresh(refreshToken: string): Promise<SessionAnswer> {
-    const ended = (message: string): SessionAnswer => ({ kind: 'refused', status: 401, errorKind: 'session_ended', message })
     const hash = keyHash(refreshToken)
-    const s = refreshToken.startsWith(REFRESH_PREFIX) ? await this.o.store.sessionByRefresh(hash) : null
-    const tokens = s ? unseal<CheckedTokens>(refreshToken, 'provider', s.sealed) : null
-    if (!s || s.ended || !tokens) return ended('Your sign-in has ended. Sign in again.')
-    if (!s.operator) return ended('Your access to this team was revoked. Ask your team lead.')
+    if (!refreshToken.startsWith(REFRESH_PREFIX)) return ended(ENDED)
+    const s = await this.o.store.sessionByRefresh(hash)
+    if (!s) {
+      const previous = await this.o.store.sessionByPreviousRefresh(hash)
+      return previous ? this.renewedAgain(previous, refreshToken) : ended(ENDED)
+    }
+    const tokens = unseal<CheckedTokens>(refreshToken, 'provider', s.sealed)
+    if (s.ended || !tokens) return ended(ENDED)
+    if (!s.operator) return ended(REVOKED)
     const close = async (reason: string, message: string) => {
       await this.o.store.end(s.id, this.now())
       this.o.audit.append(s.operator!.name, 'oidc:sessionEnded', { issuer: this.o.config.issuer, reason })
@@ -281,7 +320,7 @@ export class OidcService {
       if (checkedAt !== undefined && this.now() - checkedAt < OUTAGE_GRACE_MS) {
         // Not a refusal of this person: they go on as they were, and are checked at the next renewal.
         this.o.audit.append(s.operator.name, 'oidc:renewedUnchecked', { issuer: this.o.config.issuer, lastChecked: checkedAt })
-        return this.renewed(s, hash, s.operator.role, tokens)
+        return this.renewed(s, refreshToken, s.operator.role, tokens)
       }
       this.o.log.warn(
         `${s.operator.name}'s session was not renewed: the provider has not answered since ${new Date(checkedAt ?? 0).toISOString()}`
@@ -301,25 +340,77 @@ export class OidcService {
       await this.o.store.setRole(s.operatorKey, role)
       this.o.audit.append('(sign-in)', 'oidc:roleChanged', { name: s.operator.name, from: s.operator.role, to: role })
     }
-    return this.renewed(s, hash, role, { ...answer.tokens, checkedAt: this.now() })
+    return this.renewed(s, refreshToken, role, { ...answer.tokens, checkedAt: this.now() })
   }
 
-  /** New tokens for a session, if its refresh token is still `hash` (another renewal may have come first). */
-  private async renewed(
-    s: { id: string; operator: { name: string } | null },
-    hash: string,
-    role: TeamRole,
-    tokens: CheckedTokens
-  ): Promise<SessionAnswer> {
+  /**
+   * New tokens for a session, if its refresh token is still `refreshToken` (another renewal with
+   * the same token may have come first, on this hub or another: then its answer is this one's).
+   */
+  private async renewed(s: StoredSession, refreshToken: string, role: TeamRole, tokens: CheckedTokens): Promise<SessionAnswer> {
     const next = this.newTokens(s.operator!.name, role)
-    const rotated = await this.o.store.rotate(s.id, hash, {
-      accessHash: keyHash(next.accessToken),
-      accessExpiresAt: next.expiresAt,
-      refreshHash: keyHash(next.refreshToken),
-      sealed: seal(next.refreshToken, 'provider', tokens)
-    })
-    if (!rotated) return { kind: 'refused', status: 401, errorKind: 'session_ended', message: 'Your sign-in has ended. Sign in again.' }
-    return { kind: 'ok', session: next }
+    const hash = keyHash(refreshToken)
+    const rotated = await this.o.store.rotate(
+      s.id,
+      hash,
+      {
+        accessHash: keyHash(next.accessToken),
+        accessExpiresAt: next.expiresAt,
+        refreshHash: keyHash(next.refreshToken),
+        sealed: seal(next.refreshToken, 'provider', tokens)
+      },
+      { sealed: seal(refreshToken, 'renewed', next), until: this.now() + RENEWAL_GRACE_MS }
+    )
+    if (rotated) return { kind: 'ok', session: this.answered(next) }
+    const previous = await this.o.store.sessionByPreviousRefresh(hash)
+    return previous ? this.renewedAgain(previous, refreshToken) : ended(ENDED)
+  }
+
+  /**
+   * A refresh token a renewal already replaced: within RENEWAL_GRACE_MS the session as that
+   * renewal left it (the same tokens again, nothing asked of the provider); after it, a copy of
+   * the token used by someone else, it may be, so the session ends for everyone holding it.
+   */
+  private async renewedAgain(p: PreviousSession, refreshToken: string): Promise<SessionAnswer> {
+    if (p.ended) return ended(ENDED)
+    if (!p.operator) return ended(REVOKED)
+    const current = this.now() <= p.previousUntil ? unseal<OidcSession>(refreshToken, 'renewed', p.previousSealed) : null
+    if (current) return { kind: 'ok', session: this.answered(current) }
+    if (await this.o.store.end(p.id, this.now())) {
+      const reason = `a refresh token replaced over ${RENEWAL_GRACE_MS / 1000} s before was presented again`
+      this.o.audit.append(p.operator.name, 'oidc:refreshReused', { issuer: this.o.config.issuer, reason })
+      this.o.log.warn(`${p.operator.name}'s session ended: ${reason} (a copy of it in other hands?)`, { operator: p.operator.name })
+    }
+    return ended(
+      'Your sign-in was ended because an older copy of it was used again. Sign in again; if you did not expect this, tell your team lead.'
+    )
+  }
+
+  /**
+   * Ends the session holding this refresh token (its current one, or the one its last renewal
+   * replaced) or access token (lapsed or not): on every hub of the store, at once on this one
+   * and within about a second on the others.
+   */
+  async signOut(token: string): Promise<SignOutAnswer> {
+    const hash = keyHash(token)
+    let s: StoredSession | null = null
+    if (token.startsWith(REFRESH_PREFIX))
+      s = (await this.o.store.sessionByRefresh(hash)) ?? (await this.o.store.sessionByPreviousRefresh(hash))
+    else if (sessionShaped(token)) s = await this.o.store.sessionByAccess(hash)
+    if (!s)
+      return {
+        kind: 'refused',
+        status: 401,
+        errorKind: 'unauthorized',
+        message: 'This hub knows no such sign-in: there is nothing to sign out of.'
+      }
+    const stood = await this.o.store.end(s.id, this.now())
+    if (stood) {
+      const name = s.operator?.name ?? '(sign-in)'
+      this.o.audit.append(name, 'oidc:signedOut', { issuer: this.o.config.issuer })
+      this.o.log.info(`${name} signed out`, { operator: name })
+    }
+    return { kind: 'ok', ended: stood }
   }
 
   private newTokens(operator: string, role: TeamRole): OidcSession {

@@ -5,7 +5,7 @@
 // nobody can present a bearer token for it, only a session's.
 import { randomBytes } from 'node:crypto'
 import type { Awaitable } from '../../main/api/budget-carry'
-import { OperatorName, type TeamRole } from '../../shared/ipc/contract'
+import { OperatorName, TeamRole } from '../../shared/ipc/contract'
 import type { Operator } from '../operators'
 
 /** Every OIDC operator's token_hash starts with this (a token's hash is 64 hex digits). */
@@ -64,6 +64,51 @@ export interface StoredSession {
   operator: { name: string; role: TeamRole } | null
 }
 
+/** A session found by the refresh token it held before its last renewal. */
+export interface PreviousSession extends StoredSession {
+  /** The session's current tokens, sealed with that previous refresh token. */
+  previousSealed: string
+  /** Until when the previous refresh token is taken. */
+  previousUntil: number
+}
+
+/** What a renewal keeps of the refresh token it replaces (oidc-tables.ts, OIDC_PREVIOUS_REFRESH). */
+export interface PreviousRefresh {
+  sealed: string
+  until: number
+}
+
+/** A session as the lookups read it, with its operator when not revoked. */
+export interface SessionRow {
+  id: string
+  operator_key: string
+  sealed: string
+  ended_at: number | string | null
+  previous_sealed: string | null
+  previous_until: number | string | null
+  name: string | null
+  role: string | null
+}
+
+export function storedSession(r: SessionRow): StoredSession {
+  return {
+    id: r.id,
+    operatorKey: r.operator_key,
+    sealed: r.sealed,
+    ended: r.ended_at !== null,
+    operator: r.name !== null && r.role !== null ? { name: r.name, role: TeamRole.parse(r.role) } : null
+  }
+}
+
+export function previousSession(r: SessionRow): PreviousSession | null {
+  if (r.previous_sealed === null || r.previous_until === null) return null
+  return { ...storedSession(r), previousSealed: r.previous_sealed, previousUntil: Number(r.previous_until) }
+}
+
+/** The lookups' SELECT of a session and its operator (the WHERE is the caller's). */
+export const SESSION_LOOKUP = `SELECT s.id, s.operator_key, s.sealed, s.ended_at, s.previous_sealed, s.previous_until, o.name, o.role
+  FROM oidc_sessions s LEFT JOIN operators o ON o.token_hash = s.operator_key AND o.revoked_at IS NULL`
+
 export interface OidcStore {
   /**
    * Files a sealed value under a key, until `expiresAt`; drops the expired ones and, given a
@@ -78,9 +123,18 @@ export interface OidcStore {
   setRole(operatorKey: string, role: TeamRole): Awaitable<void>
   createSession(s: NewSession, at: number): Awaitable<void>
   sessionByRefresh(refreshHash: string): Awaitable<StoredSession | null>
-  /** Replaces a session's tokens, if its refresh token is still the one given: false when another refresh came first. */
-  rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>): Awaitable<boolean>
-  end(id: string, at: number): Awaitable<void>
+  /** The session whose refresh token before its last renewal hashes to this, ended or not. */
+  sessionByPreviousRefresh(refreshHash: string): Awaitable<PreviousSession | null>
+  /** The session that holds (or last held) this access token, lapsed, ended or not. */
+  sessionByAccess(accessHash: string): Awaitable<StoredSession | null>
+  /**
+   * Replaces a session's tokens, if its refresh token is still the one given: false when another
+   * refresh came first. `previous`: the replaced refresh token stays good for a while (else it is
+   * forgotten).
+   */
+  rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>, previous?: PreviousRefresh): Awaitable<boolean>
+  /** Ends a session; answers whether it stood until now. */
+  end(id: string, at: number): Awaitable<boolean>
   /** The operator holding this access token while its session stands, or null: answered at once. */
   authenticate(accessHash: string): Operator | null
   /** Whether the session behind this access token's hash still stands (open event streams ask). */

@@ -14,7 +14,13 @@ import {
   type OidcOperator,
   type OidcPerson,
   type OidcStore,
-  type StoredSession
+  type PreviousRefresh,
+  type PreviousSession,
+  type StoredSession,
+  previousSession,
+  type SessionRow,
+  SESSION_LOOKUP,
+  storedSession
 } from './oidc-store'
 
 const SESSION_OPERATOR = `SELECT o.name, o.role, o.created_at, o.last_seen_at, s.access_hash AS token_hash, s.operator_key, s.id AS session_id
@@ -109,44 +115,45 @@ export class SqliteOidcStore implements OidcStore {
   }
 
   sessionByRefresh(refreshHash: string): StoredSession | null {
-    const r = this.sql.get<{
-      id: string
-      operator_key: string
-      sealed: string
-      ended_at: number | null
-      name: string | null
-      role: string | null
-    }>(
-      `SELECT s.id, s.operator_key, s.sealed, s.ended_at, o.name, o.role FROM oidc_sessions s
-       LEFT JOIN operators o ON o.token_hash = s.operator_key AND o.revoked_at IS NULL WHERE s.refresh_hash = ?`,
-      refreshHash
-    )
-    if (!r) return null
-    return {
-      id: r.id,
-      operatorKey: r.operator_key,
-      sealed: r.sealed,
-      ended: r.ended_at !== null,
-      operator: r.name !== null && r.role !== null ? { name: r.name, role: TeamRole.parse(r.role) } : null
-    }
+    const r = this.sessionRow('refresh_hash', refreshHash)
+    return r && storedSession(r)
   }
 
-  rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>): boolean {
+  sessionByPreviousRefresh(refreshHash: string): PreviousSession | null {
+    const r = this.sessionRow('previous_refresh_hash', refreshHash)
+    return r && previousSession(r)
+  }
+
+  sessionByAccess(accessHash: string): StoredSession | null {
+    const r = this.sessionRow('access_hash', accessHash)
+    return r && storedSession(r)
+  }
+
+  private sessionRow(column: 'refresh_hash' | 'previous_refresh_hash' | 'access_hash', hash: string): SessionRow | null {
+    return this.sql.get<SessionRow>(`${SESSION_LOOKUP} WHERE s.${column} = ?`, hash) ?? null
+  }
+
+  rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>, previous?: PreviousRefresh): boolean {
     return (
       this.sql.run(
-        'UPDATE oidc_sessions SET access_hash = ?, access_expires_at = ?, refresh_hash = ?, sealed = ? WHERE id = ? AND refresh_hash = ? AND ended_at IS NULL',
+        `UPDATE oidc_sessions SET access_hash = ?, access_expires_at = ?, refresh_hash = ?, sealed = ?,
+           previous_refresh_hash = ?, previous_sealed = ?, previous_until = ?
+         WHERE id = ? AND refresh_hash = ? AND ended_at IS NULL`,
         next.accessHash,
         next.accessExpiresAt,
         next.refreshHash,
         next.sealed,
+        previous ? oldRefreshHash : null,
+        previous?.sealed ?? null,
+        previous?.until ?? null,
         id,
         oldRefreshHash
       ).changes === 1
     )
   }
 
-  end(id: string, at: number): void {
-    this.sql.run('UPDATE oidc_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL', at, id)
+  end(id: string, at: number): boolean {
+    return this.sql.run('UPDATE oidc_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL', at, id).changes === 1
   }
 
   authenticate(accessHash: string): Operator | null {

@@ -7,7 +7,7 @@
 import type pg from 'pg'
 import { chainPgAudit } from './pg-audit-chain'
 import { inTransaction } from './pg-connection'
-import { OIDC_TABLES } from '../oidc/oidc-tables'
+import { OIDC_PREVIOUS_REFRESH, OIDC_TABLES } from '../oidc/oidc-tables'
 import { NO_SECOND_FACTOR_KEY, type SecondFactorKeyOf } from '../second-factor-key'
 import { sealPgSecrets } from './pg-second-factor'
 
@@ -356,7 +356,9 @@ export const PG_MIGRATIONS: ReadonlyArray<string | PgMigrationStep> = [
      name TEXT NOT NULL,
      proven_at BIGINT NOT NULL
    );
-   CREATE INDEX second_factor_proofs_at ON second_factor_proofs (proven_at);`
+   CREATE INDEX second_factor_proofs_at ON second_factor_proofs (proven_at);`,
+  // A session's refresh token before its last renewal, taken again for a short while (oidc/oidc-tables.ts).
+  OIDC_PREVIOUS_REFRESH
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

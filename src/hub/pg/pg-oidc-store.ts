@@ -19,7 +19,13 @@ import {
   type OidcOperator,
   type OidcPerson,
   type OidcStore,
-  type StoredSession
+  type PreviousRefresh,
+  type PreviousSession,
+  previousSession,
+  SESSION_LOOKUP,
+  type SessionRow as LookupRow,
+  type StoredSession,
+  storedSession
 } from '../oidc/oidc-store'
 
 /** pg_advisory_xact_lock key of OIDC sign-ins (they create operators). */
@@ -162,41 +168,55 @@ export class PgOidcStore implements OidcStore {
   }
 
   async sessionByRefresh(refreshHash: string): Promise<StoredSession | null> {
-    const r = await this.pool.query<{
-      id: string
-      operator_key: string
-      sealed: string
-      ended_at: string | null
-      name: string | null
-      role: string | null
-    }>(
-      `SELECT s.id, s.operator_key, s.sealed, s.ended_at, o.name, o.role FROM oidc_sessions s
-       LEFT JOIN operators o ON o.token_hash = s.operator_key AND o.revoked_at IS NULL WHERE s.refresh_hash = $1`,
-      [refreshHash]
-    )
-    const row = r.rows[0]
-    if (!row) return null
-    return {
-      id: row.id,
-      operatorKey: row.operator_key,
-      sealed: row.sealed,
-      ended: row.ended_at !== null,
-      operator: row.name !== null && row.role !== null ? { name: row.name, role: TeamRole.parse(row.role) } : null
-    }
+    const r = await this.sessionRow('refresh_hash', refreshHash)
+    return r && storedSession(r)
   }
 
-  async rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>): Promise<boolean> {
+  async sessionByPreviousRefresh(refreshHash: string): Promise<PreviousSession | null> {
+    const r = await this.sessionRow('previous_refresh_hash', refreshHash)
+    return r && previousSession(r)
+  }
+
+  async sessionByAccess(accessHash: string): Promise<StoredSession | null> {
+    const r = await this.sessionRow('access_hash', accessHash)
+    return r && storedSession(r)
+  }
+
+  private async sessionRow(column: 'refresh_hash' | 'previous_refresh_hash' | 'access_hash', hash: string): Promise<LookupRow | null> {
+    return (await this.pool.query<LookupRow>(`${SESSION_LOOKUP} WHERE s.${column} = $1`, [hash])).rows[0] ?? null
+  }
+
+  async rotate(
+    id: string,
+    oldRefreshHash: string,
+    next: Omit<NewSession, 'id' | 'operatorKey'>,
+    previous?: PreviousRefresh
+  ): Promise<boolean> {
+    // One UPDATE with the old hash in its WHERE: of two hubs renewing with the same token at once, one rotates.
     const r = await this.pool.query(
-      'UPDATE oidc_sessions SET access_hash = $1, access_expires_at = $2, refresh_hash = $3, sealed = $4 WHERE id = $5 AND refresh_hash = $6 AND ended_at IS NULL',
-      [next.accessHash, next.accessExpiresAt, next.refreshHash, next.sealed, id, oldRefreshHash]
+      `UPDATE oidc_sessions SET access_hash = $1, access_expires_at = $2, refresh_hash = $3, sealed = $4,
+         previous_refresh_hash = $5, previous_sealed = $6, previous_until = $7
+       WHERE id = $8 AND refresh_hash = $9 AND ended_at IS NULL`,
+      [
+        next.accessHash,
+        next.accessExpiresAt,
+        next.refreshHash,
+        next.sealed,
+        previous ? oldRefreshHash : null,
+        previous?.sealed ?? null,
+        previous?.until ?? null,
+        id,
+        oldRefreshHash
+      ]
     )
     await this.changed()
     return r.rowCount === 1
   }
 
-  async end(id: string, at: number): Promise<void> {
-    await this.pool.query('UPDATE oidc_sessions SET ended_at = $1 WHERE id = $2 AND ended_at IS NULL', [at, id])
+  async end(id: string, at: number): Promise<boolean> {
+    const r = await this.pool.query('UPDATE oidc_sessions SET ended_at = $1 WHERE id = $2 AND ended_at IS NULL', [at, id])
     await this.changed()
+    return r.rowCount === 1
   }
 
   authenticate(accessHash: string): Operator | null {

@@ -1,15 +1,17 @@
-// profiles:signInInfo and profiles:signIn — a Team profile signed in through its hub's
-// identity provider instead of a pasted token. The desktop opens the system browser and waits
-// on a one-shot loopback listener (team/oidc-sign-in.ts); the browser harness, which has no
-// system browser, sends its own page to the hub and takes it back at its /oidc/done
-// (web/server.ts). Either way the session is stored as the profile's credential and the
-// profile becomes the active one; the window learns who signed in, never a token.
-import { hubSignIn, SignInError, signInThroughBrowser } from '../team/oidc-sign-in'
+// profiles:signInInfo, profiles:signIn, profiles:cancelSignIn and profiles:signOut — a Team
+// profile signed in through its hub's identity provider instead of a pasted token. The desktop
+// opens the system browser and waits on a one-shot loopback listener (team/oidc-sign-in.ts),
+// until the browser comes back or the person cancels; the browser harness, which has no system
+// browser, sends its own page to the hub and takes it back at its /oidc/done (web/server.ts).
+// Either way the session is stored as the profile's credential and the profile becomes the
+// active one; the window learns who signed in, never a token. Signing out tells the hub to end
+// the session when it can be reached, and deletes the stored copy whether or not.
+import { hubSignIn, SignInCancelled, SignInError, signInThroughBrowser } from '../team/oidc-sign-in'
 import { transportProblem } from '../profiles/profile-store'
 import { ContractError, type HubSignInOffer, type Profile } from '../../shared/ipc/contract'
 import type { HandlerContext, HandlerSlice } from './context'
 
-export type SignInChannel = 'profiles:signInInfo' | 'profiles:signIn'
+export type SignInChannel = 'profiles:signInInfo' | 'profiles:signIn' | 'profiles:cancelSignIn' | 'profiles:signOut'
 
 /** A failure the window shows in these words (ErrorInfo's kind and message). */
 const failure = (kind: string, message: string, retryable = false): Error => Object.assign(new Error(message), { kind, retryable })
@@ -61,11 +63,31 @@ async function askOffer(c: SignInContext, p: Profile): Promise<HubSignInOffer> {
 export function signInHandlers(c: SignInContext): Pick<HandlerSlice<'profiles'>, SignInChannel> {
   const { credentials } = c.teamSignIn
   const known: KnownOffers = new Map()
+  /** Sign-ins waiting for the system browser, by profile: aborted to cancel. */
+  const waiting = new Map<string, AbortController>()
   return {
     'profiles:signInInfo': async ({ id }) => {
       const p = teamProfile(c, id)
       const [offer, signIn] = await Promise.all([offerOf(c, p, known), credentials.state(p)])
-      return { offer, signIn }
+      return { offer, signIn, waiting: waiting.has(p.id) || credentials.redirectPending(p.id) }
+    },
+    'profiles:cancelSignIn': async ({ id }) => {
+      const p = teamProfile(c, id)
+      const w = waiting.get(p.id)
+      w?.abort()
+      const redirect = credentials.cancelRedirect(p.id)
+      return { cancelled: w !== undefined || redirect }
+    },
+    'profiles:signOut': async ({ id }) => {
+      const p = teamProfile(c, id)
+      const r = await credentials.signOut(p)
+      c.audit('secret.delete', {
+        profileId: p.id,
+        via: 'sign-out',
+        hubTold: r.kind === 'signed-out',
+        ...(r.kind === 'signed-out-here' ? { why: r.why } : {})
+      })
+      return r.kind === 'signed-out' ? { kind: 'signed-out' } : { kind: 'signed-out-here', endsAt: r.endsAt }
     },
     'profiles:signIn': async ({ id }) => {
       const p = teamProfile(c, id)
@@ -81,17 +103,26 @@ export function signInHandlers(c: SignInContext): Pick<HandlerSlice<'profiles'>,
       // The harness has no system browser: its page goes, and it can only come back to this computer.
       if (c.shellKind === 'web')
         throw failure('sign_in_unavailable', 'Sign-in through the provider works in the browser harness only when it listens on 127.0.0.1')
+      // A second "Sign in" while one waits replaces it (its listener closes).
+      waiting.get(p.id)?.abort()
+      const abort = new AbortController()
+      waiting.set(p.id, abort)
       let tokens
       try {
         tokens = await signInThroughBrowser({
           hubUrl: p.baseUrl,
           openExternal: (url) => c.shell.openExternal(url),
-          dispatcher: c.teamSignIn.dispatcher
+          dispatcher: c.teamSignIn.dispatcher,
+          signal: abort.signal
         })
       } catch (e) {
+        // Cancelled: nothing was refused, so the card keeps no words of it.
+        if (e instanceof SignInCancelled) throw failure('sign_in_cancelled', e.message)
         const message = e instanceof Error ? e.message : String(e)
         credentials.refused(p.id, message)
         throw failure('sign_in_refused', message)
+      } finally {
+        if (waiting.get(p.id) === abort) waiting.delete(p.id)
       }
       await credentials.store(p, tokens)
       c.audit('secret.set', { profileId: p.id, via: `sign-in through ${offer.provider}` })

@@ -29,8 +29,12 @@ export interface HubConnectionOptions {
   connectTimeoutMs?: number
   /** How long the event stream's answer may take to begin before the hub counts as not answering. Default 10 s. */
   streamHeadersTimeoutMs?: number
-  /** The operator's token (from the keychain), asked for each request and never kept. */
-  token: () => Promise<string>
+  /**
+   * The operator's token (from the keychain), asked for each request and never kept. `refused`:
+   * the token the hub just refused: a session from the identity provider is renewed past it (an
+   * operator token comes back the same, and is refused as it was).
+   */
+  token: (refused?: string) => Promise<string>
   onEvent(event: EventName, payload: unknown): void
   /**
    * The hub could not replay what this desktop missed (it was too far behind, or the hub's
@@ -117,6 +121,8 @@ export class HubConnection {
   refused = false
   /** Why, when the hub said the token ended or was replaced. */
   refusedReason: ErrorInfo['reason'] | null = null
+  /** The token the last renewal after a refusal gave (renewedPast). */
+  private renewedAfterRefusal: string | null = null
 
   constructor(private readonly o: HubConnectionOptions) {
     const trim = (u: string) => u.replace(/\/+$/, '')
@@ -200,14 +206,55 @@ export class HubConnection {
     }
     // A read may be asked again of another hub whatever broke; an action only if it never got there.
     const read = channelAccess(channel) === 'viewer'
+    const send = async (t: string): Promise<Envelope<unknown>> => {
+      try {
+        return await this.onSomeHub(
+          (base) => this.rpc(base, channel, input, t, signal, secondFactor),
+          (e) => !signal?.aborted && (read || neverReachedHub(e))
+        )
+      } catch (f) {
+        const { cause, base } = f as HubFailure
+        return { ok: false, error: { kind: 'hub_unreachable', message: this.unreachable(cause, base), retryable: true } }
+      }
+    }
+    const env = await send(token)
+    if (env.ok) this.tokenWorked(token)
+    if (env.ok || env.error.kind !== 'access_revoked') return env
+    // Refused: a session's access token may have lapsed before this desktop expected (its clock
+    // jumped, the hub's store was restored). Renewed once and sent again; "revoked" only when the
+    // renewal is refused too. A refused call did nothing, so sending it again does nothing twice.
+    const renewed = await this.renewedPast(token)
+    if (renewed.kind === 'ended') return renewed.envelope
+    if (renewed.kind !== 'token') return env
+    const again = await send(renewed.token)
+    if (again.ok) this.tokenWorked(renewed.token)
+    return again
+  }
+
+  /** A token the hub took: once refused, it may be renewed past again. */
+  private tokenWorked(token: string): void {
+    if (token === this.renewedAfterRefusal) this.renewedAfterRefusal = null
+  }
+
+  /** A token newer than `refused`, or the session's end, or nothing better (an operator token, a renewal that failed). */
+  private async renewedPast(
+    refused: string
+  ): Promise<{ kind: 'token'; token: string } | { kind: 'ended'; envelope: Envelope<unknown> } | { kind: 'none' }> {
+    // A token that came from such a renewal and is refused before the hub ever took it is not
+    // renewed again: a hub that refuses every token must not be answered with a renewal per request.
+    if (refused === this.renewedAfterRefusal) return { kind: 'none' }
     try {
-      return await this.onSomeHub(
-        (base) => this.rpc(base, channel, input, token, signal, secondFactor),
-        (e) => !signal?.aborted && (read || neverReachedHub(e))
-      )
-    } catch (f) {
-      const { cause, base } = f as HubFailure
-      return { ok: false, error: { kind: 'hub_unreachable', message: this.unreachable(cause, base), retryable: true } }
+      const t = await this.o.token(refused)
+      if (t === refused) return { kind: 'none' }
+      this.renewedAfterRefusal = t
+      return { kind: 'token', token: t }
+    } catch (e) {
+      if (!signedOut(e)) return { kind: 'none' }
+      this.signOut(e)
+      return {
+        kind: 'ended',
+        envelope: { ok: false, error: { kind: 'access_revoked', message: e.message, retryable: false, reason: 'signed-out' } }
+      }
     }
   }
 
@@ -426,6 +473,15 @@ export class HubConnection {
       } catch {
         // keep the generic text
       }
+      // A session's access token refused: renewed once, and the stream opened again at once with the new one.
+      if (tokenRefused(r.statusCode, error) && this.running) {
+        const renewed = await this.renewedPast(token)
+        if (renewed.kind === 'ended') return false
+        if (renewed.kind === 'token') {
+          this.moving = true
+          return false
+        }
+      }
       if (tokenRefused(r.statusCode, error)) {
         const reason = (error as { reason?: unknown }).reason
         this.refusedReason = reason === 'expired' || reason === 'replaced' ? reason : null
@@ -433,6 +489,7 @@ export class HubConnection {
       } else this.setState(false, message)
       return false
     }
+    this.tokenWorked(token)
     this.setState(true, null)
     let buffer = ''
     let event = 'message'

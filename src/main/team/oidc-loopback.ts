@@ -3,17 +3,20 @@
 // back from the hub with the sign-in's state, and closes. It answers nothing else: another
 // path, another method, another Host (a page of another site rebinding its name to
 // 127.0.0.1), or a state that is not this sign-in's, and a request that carries an Origin
-// header, are refused and do not end the wait. It gives up after `timeoutMs`.
+// header, are refused and do not end the wait. It gives up after `timeoutMs`, or when the person
+// cancels the sign-in.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type LoopbackResult = { kind: 'code'; code: string } | { kind: 'error'; message: string }
+export type LoopbackResult = { kind: 'code'; code: string } | { kind: 'error'; message: string } | { kind: 'cancelled' }
 
 export interface LoopbackListener {
   /** The redirect URI to give the hub: http://127.0.0.1:PORT/oidc/done. */
   readonly redirectUri: string
   /** The browser's return, once. */
   readonly result: Promise<LoopbackResult>
+  /** Stops waiting: the result is `cancelled` (unless the browser came back first) and the listener closes. */
+  cancel(): void
   close(): void
 }
 
@@ -80,5 +83,9 @@ export async function openLoopbackListener(o: { state: string; timeoutMs?: numbe
     server.close()
     server.closeIdleConnections()
   }
-  return { redirectUri: `http://127.0.0.1:${port}${PATH}`, result, close }
+  function cancel(): void {
+    if (!done) settle({ kind: 'cancelled' })
+    close()
+  }
+  return { redirectUri: `http://127.0.0.1:${port}${PATH}`, result, cancel, close }
 }

@@ -6,8 +6,11 @@
 // fails with the hub's reason, which ends with "Sign in again" or says whom to ask.
 // Hubs that share one database can each renew the session: a renewal goes to the first of the
 // profile's hubs that answers, in the profile's order, so the session outlives its first hub.
+// When it lapses is counted on this desktop's own clock from the hub's expiresIn (oidc-sign-in.ts,
+// receivedSession), never by comparing the hub's clock with this one; and a hub that refuses the
+// access token all the same (a clock jumped, a hub restored) gets it renewed once, not "revoked".
 import type { Dispatcher } from 'undici'
-import { postJson, SignInError, type OidcSessionTokens } from './oidc-sign-in'
+import { postJson, receivedSession, SignInError, steadyNow, type OidcSessionTokens } from './oidc-sign-in'
 
 /** The hub ended the session: only signing in again helps (hub-connection.ts reports it as such). */
 export class SignInEnded extends SignInError {
@@ -31,8 +34,12 @@ export interface HubSessionOptions {
   /** Keeps the renewed session (null: it ended) where the profile's credential is kept. */
   save(tokens: OidcSessionTokens | null): Promise<void>
   dispatcher?: Dispatcher
+  /** The desktop's clock (steady by default: the system clock set back or forward does not move it). */
   now?: () => number
 }
+
+/** What signing out told the hub. */
+export type SignOutOutcome = { kind: 'told' } | { kind: 'not-told'; why: string }
 
 export class HubSession {
   private state: SessionState
@@ -41,37 +48,49 @@ export class HubSession {
 
   constructor(private readonly o: HubSessionOptions) {
     this.state = { kind: 'signed-in', tokens: o.tokens }
-    this.now = o.now ?? Date.now
+    this.now = o.now ?? steadyNow
   }
 
   get current(): SessionState {
     return this.state
   }
 
-  /** The access token for the next request, renewed first when it is about to lapse. */
-  token(): Promise<string> {
+  /**
+   * The access token for the next request, renewed first when it is about to lapse, or when a
+   * hub just refused it (`refused`: that token; renewed once, whatever this desktop's clock says).
+   */
+  token(refused?: string): Promise<string> {
     const s = this.state
     if (s.kind === 'ended') return Promise.reject(new SignInEnded(s.message))
-    if (s.tokens.expiresAt - RENEW_BEFORE_MS > this.now()) return Promise.resolve(s.tokens.accessToken)
+    const stale = refused !== undefined && refused === s.tokens.accessToken
+    if (!stale && s.tokens.expiresAt - RENEW_BEFORE_MS > this.now()) return Promise.resolve(s.tokens.accessToken)
     // One renewal however many requests want a token meanwhile (a refresh token is good once).
     this.renewing ??= this.renew(s.tokens).finally(() => (this.renewing = null))
     return this.renewing
   }
 
+  private get urls(): string[] {
+    return [...new Set([this.o.hubUrl, ...(this.o.fallbackUrls ?? [])].map((u) => u.replace(/\/+$/, '')))]
+  }
+
   private async renew(tokens: OidcSessionTokens): Promise<string> {
-    const urls = [...new Set([this.o.hubUrl, ...(this.o.fallbackUrls ?? [])].map((u) => u.replace(/\/+$/, '')))]
     let words: string | undefined
-    for (const url of urls) {
+    for (const url of this.urls) {
       let r: Awaited<ReturnType<typeof postJson>>
+      const sentAt = this.now()
       try {
         r = await postJson(`${url}/auth/oidc/refresh`, { refreshToken: tokens.refreshToken }, this.o.dispatcher)
       } catch {
         continue // Unreachable: the next hub may answer.
       }
-      const value = r.json?.value as OidcSessionTokens | undefined
-      if (r.status === 200 && value) {
+      const answered = r.json?.value as OidcSessionTokens | undefined
+      if (r.status === 200 && answered) {
+        const value = receivedSession(answered, sentAt)
         this.state = { kind: 'signed-in', tokens: value }
-        await this.o.save(value)
+        // Kept or not, the session is renewed and goes on here: a keychain that failed to keep it
+        // is written again at the next renewal (and a copy restarted from the old one is answered
+        // the same session by the hub for a minute after this renewal).
+        await this.o.save(value).catch(() => undefined)
         return value.accessToken
       }
       const error = r.json?.error as { kind?: string; message?: string } | undefined
@@ -89,5 +108,28 @@ export class HubSession {
     }
     // No hub renewed it now: the session stands, the next request tries again.
     throw new SignInError(words ?? 'The team hub could not renew your sign-in just now. Trying again shortly.')
+  }
+
+  /**
+   * Asks the hubs, in order, to end the session (POST /auth/oidc/sign-out): told when one
+   * answered that it ended, or that there was nothing to end; not told when none could be asked.
+   * Either way this session is over here.
+   */
+  async signOut(): Promise<SignOutOutcome> {
+    const s = this.state
+    this.state = { kind: 'ended', message: 'You signed out. Sign in again.' }
+    if (s.kind === 'ended') return { kind: 'told' }
+    let why = 'the team hub did not answer'
+    for (const url of this.urls) {
+      try {
+        const r = await postJson(`${url}/auth/oidc/sign-out`, { refreshToken: s.tokens.refreshToken }, this.o.dispatcher, 10_000)
+        // 401: the hub knows no such session (it ended already): nothing is left to end.
+        if (r.status === 200 || r.status === 401) return { kind: 'told' }
+        why = `the team hub answered HTTP ${r.status}`
+      } catch {
+        // Unreachable: the next hub may answer.
+      }
+    }
+    return { kind: 'not-told', why }
   }
 }

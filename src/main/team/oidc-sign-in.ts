@@ -17,9 +17,28 @@ export interface HubSignIn {
 export interface OidcSessionTokens {
   accessToken: string
   refreshToken: string
+  /** When the access token lapses, on this desktop's clock (see receivedSession). */
   expiresAt: number
   operator: string
   role: string
+}
+
+/**
+ * A clock that moves on steadily while the app runs (a system clock set back or forward does not
+ * move it), in the units of Date.now so that a session's end can be kept across a restart.
+ */
+export const steadyNow = (): number => performance.timeOrigin + performance.now()
+
+/**
+ * The session a hub answered, its end counted on this desktop's clock: `expiresIn` seconds from
+ * when the request was sent (the hub started counting before its answer left, so this errs
+ * early, never late). A hub that sends no expiresIn (older than this desktop) gives its own
+ * instant, which is only right while the two clocks agree.
+ */
+export function receivedSession(value: OidcSessionTokens & { expiresIn?: unknown }, sentAt: number): OidcSessionTokens {
+  const { accessToken, refreshToken, operator, role } = value
+  const expiresAt = typeof value.expiresIn === 'number' && value.expiresIn >= 0 ? sentAt + value.expiresIn * 1000 : value.expiresAt
+  return { accessToken, refreshToken, expiresAt, operator, role }
 }
 
 /** A sign-in that did not happen, in words for the operator. */
@@ -49,15 +68,16 @@ export async function hubSignIn(hubUrl: string, o: { dispatcher?: Dispatcher } =
 export async function postJson(
   url: string,
   body: unknown,
-  dispatcher?: Dispatcher
+  dispatcher?: Dispatcher,
+  timeoutMs = 30_000
 ): Promise<{ status: number; json: Record<string, unknown> | null }> {
   const r = await request(url, {
     method: 'POST',
     dispatcher,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
-    headersTimeout: 30_000,
-    bodyTimeout: 30_000
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs
   })
   return { status: r.statusCode, json: (await r.body.json().catch(() => null)) as Record<string, unknown> | null }
 }
@@ -68,6 +88,9 @@ export interface SignInOptions {
   openExternal(url: string): Promise<void>
   dispatcher?: Dispatcher
   timeoutMs?: number
+  /** Aborted: the person cancelled the sign-in. */
+  signal?: AbortSignal
+  now?: () => number
 }
 
 /** A sign-in's secrets, kept by whoever waits for the browser to come back. */
@@ -93,25 +116,50 @@ export function signInStartUrl(hubUrl: string, redirectUri: string, s: SignInSec
 }
 
 /** Redeems the hand-over code the browser brought back, with the sign-in's verifier. */
-export async function redeemSignIn(hubUrl: string, code: string, verifier: string, dispatcher?: Dispatcher): Promise<OidcSessionTokens> {
+export async function redeemSignIn(
+  hubUrl: string,
+  code: string,
+  verifier: string,
+  dispatcher?: Dispatcher,
+  now: () => number = steadyNow
+): Promise<OidcSessionTokens> {
+  const sentAt = now()
   const r = await postJson(`${base(hubUrl)}/auth/oidc/token`, { code, verifier }, dispatcher)
   const value = r.json?.value as OidcSessionTokens | undefined
   if (r.status !== 200 || !value) {
     const error = r.json?.error as { message?: string } | undefined
     throw new SignInError(error?.message ?? 'The team hub did not finish the sign-in. Try again.')
   }
-  return value
+  return receivedSession(value, sentAt)
+}
+
+/** What a sign-in ends with when the person cancelled it. */
+export const SIGN_IN_CANCELLED = 'Sign-in cancelled.'
+
+/** The person cancelled the sign-in (nothing was refused: no words to keep on the card). */
+export class SignInCancelled extends SignInError {
+  readonly cancelled = true
+  constructor() {
+    super(SIGN_IN_CANCELLED)
+    this.name = 'SignInCancelled'
+  }
 }
 
 export async function signInThroughBrowser(o: SignInOptions): Promise<OidcSessionTokens> {
+  if (o.signal?.aborted) throw new SignInCancelled()
   const secrets = newSignIn()
   const listener = await openLoopbackListener({ state: secrets.state, timeoutMs: o.timeoutMs })
+  // Cancelled: the listener closes at once (a browser coming back later finds nothing) and the wait ends.
+  const cancel = () => listener.cancel()
+  o.signal?.addEventListener('abort', cancel, { once: true })
   try {
     await o.openExternal(signInStartUrl(o.hubUrl, listener.redirectUri, secrets))
     const back = await listener.result
+    if (back.kind === 'cancelled') throw new SignInCancelled()
     if (back.kind === 'error') throw new SignInError(back.message)
-    return await redeemSignIn(o.hubUrl, back.code, secrets.verifier, o.dispatcher)
+    return await redeemSignIn(o.hubUrl, back.code, secrets.verifier, o.dispatcher, o.now)
   } finally {
+    o.signal?.removeEventListener('abort', cancel)
     listener.close()
   }
 }

@@ -9,9 +9,12 @@ import type { Dispatcher } from 'undici'
 import type { Profile, ProfileSignIn, TeamRole } from '../../shared/ipc/contract'
 import type { SecretStore } from '../secrets/secret-store'
 import { HubSession, SignInEnded } from './oidc-session'
-import { newSignIn, redeemSignIn, signInStartUrl, type OidcSessionTokens, type SignInSecrets } from './oidc-sign-in'
+import { newSignIn, redeemSignIn, signInStartUrl, steadyNow, type OidcSessionTokens, type SignInSecrets } from './oidc-sign-in'
 
 const MARK = 'rampdesk-oidc-session:v1:'
+
+/** Why a profile that signed out is not signed in (the card and the line to the hub say it). */
+export const SIGNED_OUT = 'You signed out. Sign in again.'
 
 /** A sign-in through a page redirect (the browser harness) this long at most, as the hub's own. */
 const REDIRECT_TTL_MS = 10 * 60_000
@@ -55,6 +58,9 @@ interface PendingRedirect {
   until: number
 }
 
+/** Signing out: the hub was told and ended the session, or only this desktop's copy is gone (the hub could not be asked). */
+export type SignOutResult = { kind: 'signed-out' } | { kind: 'signed-out-here'; endsAt: number; why: string }
+
 export type RedirectOutcome =
   | { kind: 'signed-in'; profileId: string; operator: string; role: TeamRole }
   | { kind: 'refused'; profileId: string; message: string }
@@ -78,11 +84,14 @@ export class TeamCredentials {
   private readonly now: () => number
 
   constructor(private readonly o: TeamCredentialsOptions) {
-    this.now = o.now ?? Date.now
+    this.now = o.now ?? steadyNow
   }
 
-  /** The token for the profile's next hub request: a pasted one as stored, a session's current access token. */
-  async tokenFor(profile: Profile): Promise<string | null> {
+  /**
+   * The token for the profile's next hub request: a pasted one as stored, a session's current
+   * access token (renewed first when `refused`, the token a hub just refused, is that one).
+   */
+  async tokenFor(profile: Profile, refused?: string): Promise<string | null> {
     const stored = await this.o.secrets.get(profile.id)
     if (stored === null) {
       this.held.delete(profile.id)
@@ -97,7 +106,47 @@ export class TeamCredentials {
     }
     const o = this.outcome.get(profile.id)
     if (o?.kind === 'ended' && this.ended.has(tokens.refreshToken)) throw new SignInEnded(o.message)
-    return this.sessionOf(profile, tokens).session.token()
+    return this.sessionOf(profile, tokens).session.token(refused)
+  }
+
+  /**
+   * Signs the profile out: a session is ended at its hub (best effort: a hub that cannot be
+   * asked is said so, with when the session ends by itself), and the stored credential, a
+   * session or a pasted token, is deleted.
+   */
+  async signOut(profile: Profile): Promise<SignOutResult> {
+    const stored = await this.o.secrets.get(profile.id)
+    const tokens = stored === null ? null : parseSessionSecret(stored)
+    const held = tokens && !this.ended.has(tokens.refreshToken) ? this.sessionOf(profile, tokens) : null
+    // Gone here first: a request meanwhile finds no credential (not the session, to renew it), and
+    // a renewal already under way stores nothing (its session is no longer the one held).
+    this.held.delete(profile.id)
+    this.outcome.delete(profile.id)
+    await this.o.secrets.delete(profile.id)
+    if (!held) return { kind: 'signed-out' }
+    // The line to the hub says the sign-in ended, and why, rather than that no token is stored.
+    this.outcome.set(profile.id, { kind: 'ended', message: SIGNED_OUT })
+    const s = held.session.current
+    const told = await held.session.signOut()
+    if (told.kind === 'told') return { kind: 'signed-out' }
+    return { kind: 'signed-out-here', why: told.why, endsAt: s.kind === 'signed-in' ? s.tokens.expiresAt : tokens!.expiresAt }
+  }
+
+  /** Whether a sign-in through a page redirect is under way for this profile (the browser harness). */
+  redirectPending(profileId: string): boolean {
+    const at = this.now()
+    return [...this.pending.values()].some((p) => p.profileId === profileId && p.until > at)
+  }
+
+  /** Cancels the profile's sign-ins through a page redirect: a page coming back with one of them finds it over. */
+  cancelRedirect(profileId: string): boolean {
+    let any = false
+    for (const [state, p] of this.pending)
+      if (p.profileId === profileId) {
+        this.pending.delete(state)
+        any = true
+      }
+    return any
   }
 
   /** This profile's sign-in through the provider, as it stands. */
@@ -152,7 +201,7 @@ export class TeamCredentials {
     const error = query.get('error_description') ?? query.get('error')
     if (!code || error) return refuse(error ?? 'The sign-in did not finish. Try again.')
     try {
-      const tokens = await redeemSignIn(p.hubUrl, code, p.secrets.verifier, this.o.dispatcher)
+      const tokens = await redeemSignIn(p.hubUrl, code, p.secrets.verifier, this.o.dispatcher, this.now)
       await this.store(profile, tokens)
       return { kind: 'signed-in', profileId: profile.id, operator: tokens.operator, role: tokens.role as TeamRole }
     } catch (e) {

@@ -46,8 +46,8 @@ export class HubCallError extends Error {
 
 export interface TeamSessionOptions {
   profile: Profile
-  /** The operator token, from the secret store; throws when none is stored. */
-  token: () => Promise<string>
+  /** The operator token, from the secret store; throws when none is stored. `refused`: the token a hub just refused. */
+  token: (refused?: string) => Promise<string>
   emit: <E extends EventName>(event: E, payload: EventPayload<E>) => void
   /** For tests: an undici dispatcher, extra CA certificates, reconnect pauses. */
   connection?: Partial<

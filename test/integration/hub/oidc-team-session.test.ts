@@ -9,26 +9,16 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { request, type Dispatcher } from 'undici'
 import { createServices, type Services } from '../../../src/main/services'
 import { invokeChannel } from '../../../src/main/handlers/invoke'
 import type { ChannelInput, ChannelName, Envelope, TeamAccess } from '../../../src/shared/ipc/contract'
 import { memorySafeStorage } from '../../support/memory-safe-storage'
 import { hubOidcConfig, startTestProvider, type TestProvider } from '../../support/oidc-provider'
 import { startHubFixture, type HubFixture } from './support'
+import { browse } from './oidc-flow'
 
 const SESSION_MS = 15 * 60_000
 const Q = { filter: { type: 1 as const }, offset: 0, limit: 5 }
-
-/** The system browser: follows every redirect to the end, as a person's would. */
-async function browse(url: string): Promise<void> {
-  let next: string | null = url
-  while (next) {
-    const r: Dispatcher.ResponseData = await request(next)
-    await r.body.text()
-    next = r.statusCode === 302 ? String(r.headers.location) : null
-  }
-}
 
 describe('a Team profile signed in through the identity provider', () => {
   let provider: TestProvider
@@ -87,7 +77,8 @@ describe('a Team profile signed in through the identity provider', () => {
     const profile = (await value('profiles:create', { name: 'Team SSO', baseUrl: f.url, kind: 'team' })) as { id: string }
     expect(await value('profiles:signInInfo', { id: profile.id })).toEqual({
       offer: { kind: 'provider', provider: 'Test IdP', sessionMinutes: 15 },
-      signIn: { kind: 'none' }
+      signIn: { kind: 'none' },
+      waiting: false
     })
 
     expect(await value('profiles:signIn', { id: profile.id })).toEqual({ kind: 'signed-in', operator: 'ana', role: 'operator' })
@@ -144,6 +135,34 @@ describe('a Team profile signed in through the identity provider', () => {
     expect(seen.join('\n')).not.toMatch(/rd[sr]_/)
   })
 
+  it('signs out at the hub and here; with the hub out of reach, deletes the copy here and says when the session ends by itself', async () => {
+    provider.person.groups = ['rd-operators']
+    const profile = (await value('profiles:create', { name: 'Team SSO', baseUrl: f.url, kind: 'team' })) as { id: string }
+    await value('profiles:signIn', { id: profile.id })
+    expect(await value('profiles:signOut', { id: profile.id })).toEqual({ kind: 'signed-out' })
+    const out = (await f.hub.audit.list(20)).filter((e) => e.action === 'oidc:signedOut')
+    expect(out.map((e) => e.operator)).toEqual(['ana'])
+    expect(await value('secrets:status', { profileId: profile.id })).toMatchObject({ has: false })
+    expect(await value('profiles:signInInfo', { id: profile.id })).toMatchObject({
+      signIn: { kind: 'ended', message: 'You signed out. Sign in again.' }
+    })
+    // The line to the hub says so too, not that no token is stored or the hub is away.
+    await expect.poll(async () => (await access()).line, { timeout: 10_000 }).toBe('revoked')
+    expect(await access()).toMatchObject({ refusal: 'signed-out' })
+
+    await value('profiles:signIn', { id: profile.id })
+    await f.stopHub()
+    try {
+      const here = (await value('profiles:signOut', { id: profile.id })) as { kind: string; endsAt: number }
+      expect(here.kind).toBe('signed-out-here')
+      expect(Math.abs(here.endsAt - (clock() + SESSION_MS))).toBeLessThan(10_000)
+      expect(await value('secrets:status', { profileId: profile.id })).toMatchObject({ has: false })
+    } finally {
+      await f.startHub()
+    }
+    expect(seen.join('\n')).not.toMatch(/rd[sr]_/)
+  })
+
   it('keeps a refused sign-in’s words for the profile, and leaves the active profile as it was', async () => {
     provider.person.groups = ['everyone']
     const profile = (await value('profiles:create', { name: 'Team none', baseUrl: f.url, kind: 'team' })) as { id: string }
@@ -159,7 +178,11 @@ describe('a Team profile signed in through the identity provider', () => {
     const plain = await startHubFixture({ sandbox: { orders: 1 } })
     try {
       const profile = (await value('profiles:create', { name: 'Team tokens', baseUrl: plain.url, kind: 'team' })) as { id: string }
-      expect(await value('profiles:signInInfo', { id: profile.id })).toEqual({ offer: { kind: 'tokens-only' }, signIn: { kind: 'none' } })
+      expect(await value('profiles:signInInfo', { id: profile.id })).toEqual({
+        offer: { kind: 'tokens-only' },
+        signIn: { kind: 'none' },
+        waiting: false
+      })
       expect(await call('profiles:signIn', { id: profile.id })).toMatchObject({ ok: false, error: { kind: 'sign_in_unavailable' } })
     } finally {
       await plain.close()

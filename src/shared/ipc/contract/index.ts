@@ -82,7 +82,7 @@ export {
 export { CompareRow, QuoteInput, QuoteResult } from './quotes'
 export { SecondFactorCode, SecondFactorEnrolment, SecondFactorStatus, TotpCode } from './second-factor'
 export { SecretBackend } from './secrets'
-export { HubSignInOffer, ProfileSignIn, SignInStarted } from './sign-in'
+export { HubSignInOffer, ProfileSignIn, SignInStarted, SignOutResult } from './sign-in'
 export { DEFAULT_STALLED_MINUTES, DELIVERY_LOG_DEFAULTS, Settings, SettingsPatch, STALLED_KEY } from './settings'
 export { Coverage, CoverageGap, FreshnessInfo, HistoryReadingInfo, ScopeCoverage, SyncState } from './sync'
 export { OperatorName, TeamAccess, TeamOperator, TeamRole } from './team'

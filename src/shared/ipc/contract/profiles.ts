@@ -2,7 +2,7 @@
 // connection test run before one is saved.
 import { z } from 'zod'
 import { ch, ErrorInfo, HttpUrl, none, ok } from './primitives'
-import { HubSignInOffer, ProfileSignIn, SignInStarted } from './sign-in'
+import { HubSignInOffer, ProfileSignIn, SignInStarted, SignOutResult } from './sign-in'
 
 export const ProfileId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'invalid profile id')
 export type ProfileId = z.infer<typeof ProfileId>
@@ -113,12 +113,22 @@ export const profilesChannels = {
   ),
   'profiles:signInInfo': ch(
     ProfileSelector,
-    z.object({ offer: HubSignInOffer, signIn: ProfileSignIn }),
-    "A Team profile's hub: whether it signs people in through an identity provider (and its name), and this profile's sign-in"
+    z.object({ offer: HubSignInOffer, signIn: ProfileSignIn, waiting: z.boolean() }),
+    "A Team profile's hub: whether it signs people in through an identity provider (and its name), this profile's sign-in, and whether one is under way (waiting for the browser)"
   ),
   'profiles:signIn': ch(
     ProfileSelector,
     SignInStarted,
     "Sign a Team profile in through its hub's identity provider (the system browser and a loopback redirect; in the browser harness, a redirect of the page); the session is kept in the keychain, never shown"
+  ),
+  'profiles:cancelSignIn': ch(
+    ProfileSelector,
+    z.object({ cancelled: z.boolean() }),
+    "Cancel a Team profile's sign-in under way: the loopback listener closes and profiles:signIn fails with sign_in_cancelled ('Sign-in cancelled.'); in the browser harness, a page coming back finds the sign-in over. cancelled: whether one was under way"
+  ),
+  'profiles:signOut': ch(
+    ProfileSelector,
+    SignOutResult,
+    'Sign a Team profile out: its session is ended at the hub (POST /auth/oidc/sign-out; best effort) and the stored credential deleted; a pasted token is deleted'
   )
 } as const

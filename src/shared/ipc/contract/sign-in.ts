@@ -1,8 +1,8 @@
 // A Team profile signed in through its hub's identity provider instead of a pasted operator
 // token: whether the hub offers it (and the provider's name, for "Sign in with …"), this
-// profile's sign-in as it stands, and how a sign-in began (the channels are profiles:signInInfo
-// and profiles:signIn). The session's tokens stay in the main process and the keychain: nothing
-// here carries them.
+// profile's sign-in as it stands, how a sign-in began, and how signing out went (the channels
+// are profiles:signInInfo, profiles:signIn, profiles:cancelSignIn and profiles:signOut). The
+// session's tokens stay in the main process and the keychain: nothing here carries them.
 import { z } from 'zod'
 import { TeamRole } from './team'
 
@@ -36,3 +36,14 @@ export const SignInStarted = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('redirect'), url: z.string().url() })
 ])
 export type SignInStarted = z.infer<typeof SignInStarted>
+
+export const SignOutResult = z.discriminatedUnion('kind', [
+  /** The hub ended the session (or there was none), and this desktop's copy is deleted. */
+  z.object({ kind: z.literal('signed-out') }),
+  /**
+   * This desktop's copy is deleted, but no hub of the profile could be told: the session there
+   * ends by itself when its access lapses (`endsAt`, ms since the epoch), as nothing can renew it.
+   */
+  z.object({ kind: z.literal('signed-out-here'), endsAt: z.number() })
+])
+export type SignOutResult = z.infer<typeof SignOutResult>

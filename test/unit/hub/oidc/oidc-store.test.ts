@@ -1,7 +1,8 @@
 // What the hub keeps of sign-in through the identity provider, the same on both stores: a
 // person is one operator however often they sign in, never a token operator's name; a
 // revocation ends their sessions for good; a session made through one hub is honoured by
-// another on the same tables; a sign-in under way is taken once.
+// another on the same tables; a sign-in under way is taken once; the refresh token a renewal
+// replaced is found again, by any hub, until the next renewal.
 import { describe, expect, it } from 'vitest'
 import { keyHash } from '../../../../src/hub/oidc/oidc-seal'
 import { HANDOFF_PREFIX, type NewSession } from '../../../../src/hub/oidc/oidc-store'
@@ -77,6 +78,8 @@ describe.each(STORE_KINDS)('OIDC sign-ins on %s', (kind) => {
       await store.oidc.end('s1', clock)
       expect(await store.oidc.sessionByRefresh(keyHash('rdr_s2'))).toMatchObject({ ended: true })
 
+      expect(await store.oidc.end('s1', clock)).toBe(false)
+
       await store.oidc.putPending('k1', 'v1', clock + 1_000)
       await store.oidc.putPending('k2', 'v2', clock + 1_000)
       expect(await store.oidc.takePending('k1', clock)).toBe('v1')
@@ -94,6 +97,33 @@ describe.each(STORE_KINDS)('OIDC sign-ins on %s', (kind) => {
       expect(await store.oidc.takePending('s2', clock)).toBe('v2')
       expect(await store.oidc.takePending('s3', clock)).toBe('v3')
       expect(await store.oidc.takePending(`${HANDOFF_PREFIX}h1`, clock)).toBe('h')
+    })
+
+    it('keeps the refresh token a renewal replaced, with the sealed session and its deadline, for another hub to find', async () => {
+      const a = await bench.open({ now })
+      const b = await bench.open({ now })
+      const op = await a.oidc.signIn(person, clock)
+      await a.oidc.createSession(session('s1', op.key, clock + 60_000), clock)
+      const next = { accessHash: keyHash('rds_s2'), accessExpiresAt: clock + 120_000, refreshHash: keyHash('rdr_s2'), sealed: 'sealed-2' }
+      expect(await a.oidc.rotate('s1', keyHash('rdr_s1'), next, { sealed: 'current-session', until: clock + 60_000 })).toBe(true)
+      expect(await b.oidc.sessionByPreviousRefresh(keyHash('rdr_s1'))).toMatchObject({
+        id: 's1',
+        ended: false,
+        operator: { name: 'ana', role: 'operator' },
+        previousSealed: 'current-session',
+        previousUntil: clock + 60_000
+      })
+      expect(await b.oidc.sessionByAccess(keyHash('rds_s2'))).toMatchObject({ id: 's1', sealed: 'sealed-2' })
+      expect(await b.oidc.sessionByAccess(keyHash('rds_s1'))).toBeNull()
+      // A renewal without a grace forgets the token it replaced; the one before is forgotten at the next.
+      const third = { ...next, accessHash: keyHash('rds_s3'), refreshHash: keyHash('rdr_s3') }
+      expect(await b.oidc.rotate('s1', keyHash('rdr_s2'), third)).toBe(true)
+      expect(await a.oidc.sessionByPreviousRefresh(keyHash('rdr_s1'))).toBeNull()
+      expect(await a.oidc.sessionByPreviousRefresh(keyHash('rdr_s2'))).toBeNull()
+      // Ended through one hub: the other says so, and ends it no second time.
+      expect(await b.oidc.end('s1', clock)).toBe(true)
+      expect(await a.oidc.sessionByAccess(keyHash('rds_s3'))).toMatchObject({ ended: true })
+      expect(await a.oidc.end('s1', clock)).toBe(false)
     })
   })
 })

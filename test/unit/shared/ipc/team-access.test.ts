@@ -26,6 +26,8 @@ const PINNED: Record<ChannelName, ChannelAccess> = {
   'profiles:switch': 'desktop',
   'profiles:signInInfo': 'desktop',
   'profiles:signIn': 'desktop',
+  'profiles:cancelSignIn': 'desktop',
+  'profiles:signOut': 'desktop',
   'profiles:test': 'desktop',
   'secrets:status': 'desktop',
   'secrets:set': 'desktop',
