@@ -90,15 +90,12 @@ function readVitest(json, code, label) {
 
 // Three vitest lanes side by side, each timed:
 // - the fault suite mostly waits (a database stopped for 30 s, a receiver away for 5 minutes)
-//   on processes and clusters of its own, two files at a time (the receiver's 5 minutes away
-//   alone are longer than the rest of the suite);
+//   on processes of its own, one file at a time: two at once (at the lanes' higher priority)
+//   starve the correctness lane, the longest, of the cores it needs;
 // - the files whose figures are held to wall-clock bounds (the attacks' latencies, the
 //   reliability canary, leases, failover, the soak) run one at a time, never two at once;
 // - everything else runs two files at a time: correctness, not timing, is what they check.
 const faultSuite = 'test/fault'
-// Beside the fault suite, which leaves a core idle most of its time: files that wait on
-// processes of their own and hold no wall-clock bound (the secret canary's child app).
-const waitingFiles = ['test/reliability/canary.test.ts']
 const timedFiles = [
   'test/attack/',
   'test/reliability/',
@@ -129,14 +126,13 @@ if (only !== 'e2e') {
   const hubCli = join(process.cwd(), 'node_modules', '.cache', 'rampdesk-hub-test', 'cli.js')
   if ((await run(process.execPath, ['scripts/build-hub.mjs', '--out', dirname(hubCli)])) === 0) process.env.RAMPDESK_TEST_HUB_CLI = hubCli
   else crashed.push('the hub could not be built for its tests (node scripts/build-hub.mjs)')
-  const exclude = [`${faultSuite}/`, ...waitingFiles, ...timedFiles].flatMap((f) => ['--exclude', asGlob(f)])
-  const notWaiting = only === 'nofault' ? [] : waitingFiles.flatMap((f) => ['--exclude', f])
+  const exclude = [`${faultSuite}/`, ...timedFiles].flatMap((f) => ['--exclude', asGlob(f)])
   const [mainCode, timedCode, faultCode] = await Promise.all([
     // At a lower priority (and every process it starts): the timed files and the fault suite
     // get the cores first, so their bounds hold beside it; this lane takes what is left.
     lane('vitest', [...exclude, '--maxWorkers=2'], vitestJson, '', 5),
-    lane('vitest (timed)', [...timedFiles, ...notWaiting, '--maxWorkers=1'], timedJson, '[timed] '),
-    only === 'nofault' ? Promise.resolve(0) : lane('vitest (fault)', [faultSuite, ...waitingFiles, '--maxWorkers=2'], faultJson, '[fault] ')
+    lane('vitest (timed)', [...timedFiles, '--maxWorkers=1'], timedJson, '[timed] '),
+    only === 'nofault' ? Promise.resolve(0) : lane('vitest (fault)', [faultSuite, '--maxWorkers=1'], faultJson, '[fault] ')
   ])
   readVitest(vitestJson, mainCode, 'vitest')
   readVitest(timedJson, timedCode, 'vitest (timed lane)')

@@ -60,7 +60,9 @@ export class ActiveProfile {
       secrets: o.secrets,
       now: o.now,
       dispatcher: o.team?.dispatcher,
-      onRenewed: (id) => (this.hub?.profile.id === id ? this.hub.connection.tokenRenewed() : undefined)
+      onRenewed: (id) => (this.hub?.profile.id === id ? this.hub.connection.tokenRenewed() : undefined),
+      // Left unkept, the next start would present a replaced refresh token and be signed out.
+      onSaveFailed: (id, e) => logError(o.log, 'renewed sign-in could not be kept in the secret store', e, { profile: id })
     })
   }
 

@@ -120,52 +120,56 @@ test('warns of the token ending, sets up the authenticator from Settings, and as
   expect(text).not.toMatch(/second_factor|x-rampdesk|HTTP \d{3}|team:/i)
 })
 
-test("says a lockout's end on the operator's clock, and that a hub whose key does not match cannot check codes", async ({ page }) => {
-  test.setTimeout(180_000)
-  const { token } = await team.hub.operators.add('guard', 'admin')
-  const enrolled = await enrolSecondFactor(team.hub.store.secondFactors, 'guard', 'e2e', Date.now())
-  const phone = new TOTP({ secret: Secret.fromBase32(enrolled.secret), digits: 6, period: 30 })
-  await openView(page, e, 'settings')
-  await navigate(page, 'settings')
-  await newTeamProfile(page, 'Guard', team.server.url)
-  await page.getByTestId('secret-input').fill(token)
-  await page.getByRole('button', { name: 'Store token' }).click()
-  await expect(page.getByTestId('secret-status')).toContainText('The operator token is stored', { timeout: 15_000 })
-  await page.getByRole('button', { name: 'Switch to Guard' }).click()
-  await expect(page.getByTestId('profile-kind')).toHaveText('TEAM')
+test.describe(() => {
+  // A zone away from the hub's UTC, so that a time written in UTC cannot pass for the operator's.
+  test.use({ timezoneId: 'Asia/Kolkata' })
+  test("says a lockout's end on the operator's clock, and that a hub whose key does not match cannot check codes", async ({ page }) => {
+    test.setTimeout(180_000)
+    const { token } = await team.hub.operators.add('guard', 'admin')
+    const enrolled = await enrolSecondFactor(team.hub.store.secondFactors, 'guard', 'e2e', Date.now())
+    const phone = new TOTP({ secret: Secret.fromBase32(enrolled.secret), digits: 6, period: 30 })
+    await openView(page, e, 'settings')
+    await navigate(page, 'settings')
+    await newTeamProfile(page, 'Guard', team.server.url)
+    await page.getByTestId('secret-input').fill(token)
+    await page.getByRole('button', { name: 'Store token' }).click()
+    await expect(page.getByTestId('secret-status')).toContainText('The operator token is stored', { timeout: 15_000 })
+    await page.getByRole('button', { name: 'Switch to Guard' }).click()
+    await expect(page.getByTestId('profile-kind')).toHaveText('TEAM')
 
-  // Settings lists the team, an admin read: the hub wants guard's code first.
-  const dialog = page.getByTestId('second-factor-dialog')
-  await expect(dialog.getByRole('heading', { name: 'Enter your sign-in code' })).toBeVisible({ timeout: 15_000 })
-  const near = [-60_000, -30_000, 0, 30_000, 60_000].map((d) => phone.generate({ timestamp: Date.now() + d }))
-  const wrong = Array.from({ length: 10 }, (_, i) => String(i * 111_111).padStart(6, '0')).filter((c) => !near.includes(c))
-  for (const c of wrong.slice(0, 5)) {
-    await dialog.getByTestId('second-factor-code').fill(c)
-    await dialog.getByRole('button', { name: 'Continue' }).click()
-    // A refused code is cleared once the hub answered.
-    await expect(dialog.getByTestId('second-factor-code')).toHaveValue('')
-  }
-  const until = (await team.hub.audit.list(50)).find((a) => a.operator === 'guard' && a.action === 'secondFactor:lockedOut')
-  const minute = await page.evaluate(
-    (ms) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(Math.ceil(ms / 60_000) * 60_000),
-    until!.detail.until as number
-  )
-  await expect(dialog.getByTestId('second-factor-problem')).toHaveText(`Too many wrong codes. Try again after ${minute}.`)
-  await shots(page, 'second-factor-locked')
-  // The hub's key file no longer opens guard's second factor (enrolled again by a hub with another key),
-  // before the dialog is closed: from now on the hub answers every admin read so, and asks for no code.
-  const otherKey = secondFactorKeyIn(mkdtempSync(join(tmpdir(), 'rampdesk-e2e-otherkey-')))
-  await new SqliteSecondFactors((team.hub.store as SqliteHubStore).sql, otherKey).enrol('guard', enrolled.secret, [], Date.now())
-  await dialog.getByRole('button', { name: 'Cancel' }).click()
-  await expect(dialog).not.toBeVisible()
-  await page.getByTestId('team-card').getByLabel('Name').fill('helper2')
-  await page.getByTestId('team-card').getByRole('button', { name: /^Add/ }).click()
-  await expect(page.getByTestId('team-card').getByRole('alert')).toHaveText(
-    'The hub cannot check second-factor codes right now: ask your team lead (its key file does not match).',
-    { timeout: 15_000 }
-  )
-  await expect(dialog).not.toBeVisible()
-  await shots(page, 'second-factor-unavailable')
-  const text = await page.locator('body').innerText()
-  expect(text).not.toMatch(/second_factor|x-rampdesk|HTTP \d{3}|team:|UTC|totp enrol|not enrolled|none enrolled/i)
+    // Settings lists the team, an admin read: the hub wants guard's code first.
+    const dialog = page.getByTestId('second-factor-dialog')
+    await expect(dialog.getByRole('heading', { name: 'Enter your sign-in code' })).toBeVisible({ timeout: 15_000 })
+    const near = [-60_000, -30_000, 0, 30_000, 60_000].map((d) => phone.generate({ timestamp: Date.now() + d }))
+    const wrong = Array.from({ length: 10 }, (_, i) => String(i * 111_111).padStart(6, '0')).filter((c) => !near.includes(c))
+    for (const c of wrong.slice(0, 5)) {
+      await dialog.getByTestId('second-factor-code').fill(c)
+      await dialog.getByRole('button', { name: 'Continue' }).click()
+      // A refused code is cleared once the hub answered.
+      await expect(dialog.getByTestId('second-factor-code')).toHaveValue('')
+    }
+    const until = (await team.hub.audit.list(50)).find((a) => a.operator === 'guard' && a.action === 'secondFactor:lockedOut')
+    const minute = await page.evaluate(
+      (ms) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(Math.ceil(ms / 60_000) * 60_000),
+      until!.detail.until as number
+    )
+    await expect(dialog.getByTestId('second-factor-problem')).toHaveText(`Too many wrong codes. Try again after ${minute}.`)
+    await shots(page, 'second-factor-locked')
+    // The hub's key file no longer opens guard's second factor (enrolled again by a hub with another key),
+    // before the dialog is closed: from now on the hub answers every admin read so, and asks for no code.
+    const otherKey = secondFactorKeyIn(mkdtempSync(join(tmpdir(), 'rampdesk-e2e-otherkey-')))
+    await new SqliteSecondFactors((team.hub.store as SqliteHubStore).sql, otherKey).enrol('guard', enrolled.secret, [], Date.now())
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await expect(dialog).not.toBeVisible()
+    await page.getByTestId('team-card').getByLabel('Name').fill('helper2')
+    await page.getByTestId('team-card').getByRole('button', { name: /^Add/ }).click()
+    await expect(page.getByTestId('team-card').getByRole('alert')).toHaveText(
+      'The hub cannot check second-factor codes right now: ask your team lead (its key file does not match).',
+      { timeout: 15_000 }
+    )
+    await expect(dialog).not.toBeVisible()
+    await shots(page, 'second-factor-unavailable')
+    const text = await page.locator('body').innerText()
+    expect(text).not.toMatch(/second_factor|x-rampdesk|HTTP \d{3}|team:|UTC|totp enrol|not enrolled|none enrolled/i)
+  })
 })

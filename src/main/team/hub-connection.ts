@@ -225,6 +225,7 @@ export class HubConnection {
     // renewal is refused too. A refused call did nothing, so sending it again does nothing twice.
     const renewed = await this.renewedPast(token)
     if (renewed.kind === 'ended') return renewed.envelope
+    if (renewed.kind === 'unavailable') return renewed.envelope
     if (renewed.kind !== 'token') return env
     const again = await send(renewed.token)
     if (again.ok) this.tokenWorked(renewed.token)
@@ -236,10 +237,19 @@ export class HubConnection {
     if (token === this.renewedAfterRefusal) this.renewedAfterRefusal = null
   }
 
-  /** A token newer than `refused`, or the session's end, or nothing better (an operator token, a renewal that failed). */
+  /**
+   * A token newer than `refused`; or the session's end; or a renewal that could not be made just
+   * now (the hub or its provider away: the session stands, so the call is not "revoked"); or
+   * nothing better (an operator token, a token already renewed past once).
+   */
   private async renewedPast(
     refused: string
-  ): Promise<{ kind: 'token'; token: string } | { kind: 'ended'; envelope: Envelope<unknown> } | { kind: 'none' }> {
+  ): Promise<
+    | { kind: 'token'; token: string }
+    | { kind: 'ended'; envelope: Envelope<unknown> }
+    | { kind: 'unavailable'; envelope: Envelope<unknown> }
+    | { kind: 'none' }
+  > {
     // A token that came from such a renewal and is refused before the hub ever took it is not
     // renewed again: a hub that refuses every token must not be answered with a renewal per request.
     if (refused === this.renewedAfterRefusal) return { kind: 'none' }
@@ -249,7 +259,11 @@ export class HubConnection {
       this.renewedAfterRefusal = t
       return { kind: 'token', token: t }
     } catch (e) {
-      if (!signedOut(e)) return { kind: 'none' }
+      if (!signedOut(e)) {
+        if (!(e instanceof SignInError) && errorCode(e) === undefined) return { kind: 'none' }
+        const message = e instanceof SignInError ? e.message : this.unreachable(e)
+        return { kind: 'unavailable', envelope: { ok: false, error: { kind: 'hub_unreachable', message, retryable: true } } }
+      }
       this.signOut(e)
       return {
         kind: 'ended',
@@ -479,6 +493,10 @@ export class HubConnection {
         if (renewed.kind === 'ended') return false
         if (renewed.kind === 'token') {
           this.moving = true
+          return false
+        }
+        if (renewed.kind === 'unavailable') {
+          this.setState(false, renewed.envelope.ok ? message : renewed.envelope.error.message)
           return false
         }
       }

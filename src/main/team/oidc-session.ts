@@ -36,6 +36,10 @@ export interface HubSessionOptions {
   dispatcher?: Dispatcher
   /** The desktop's clock (steady by default: the system clock set back or forward does not move it). */
   now?: () => number
+  /** Told when a renewed session could not be kept even after trying again (the support log says so). */
+  onSaveFailed?(error: unknown): void
+  /** The waits before each further try to keep a renewed session (default 1 s, then 5 s, then 30 s). */
+  saveRetryMs?: readonly number[]
 }
 
 /** What signing out told the hub. */
@@ -69,6 +73,23 @@ export class HubSession {
     return this.renewing
   }
 
+  /** Tries again to keep `value` while it is still the session held; says so when it never could. */
+  private async saveAgain(value: OidcSessionTokens, first: unknown): Promise<void> {
+    let last = first
+    for (const ms of this.o.saveRetryMs ?? [1_000, 5_000, 30_000]) {
+      await new Promise((r) => setTimeout(r, ms).unref?.())
+      const s = this.state
+      if (s.kind !== 'signed-in' || s.tokens !== value) return
+      try {
+        await this.o.save(value)
+        return
+      } catch (e) {
+        last = e
+      }
+    }
+    this.o.onSaveFailed?.(last)
+  }
+
   private get urls(): string[] {
     return [...new Set([this.o.hubUrl, ...(this.o.fallbackUrls ?? [])].map((u) => u.replace(/\/+$/, '')))]
   }
@@ -87,10 +108,11 @@ export class HubSession {
       if (r.status === 200 && answered) {
         const value = receivedSession(answered, sentAt)
         this.state = { kind: 'signed-in', tokens: value }
-        // Kept or not, the session is renewed and goes on here: a keychain that failed to keep it
-        // is written again at the next renewal (and a copy restarted from the old one is answered
-        // the same session by the hub for a minute after this renewal).
-        await this.o.save(value).catch(() => undefined)
+        // Kept or not, the session is renewed and goes on here. A keychain that failed to keep it
+        // is asked again shortly: a desktop restarted later on the old copy would present a
+        // refresh token the hub has replaced, which after its minute of grace reads as a stolen
+        // one and ends the session.
+        await this.o.save(value).catch((e: unknown) => void this.saveAgain(value, e))
         return value.accessToken
       }
       const error = r.json?.error as { kind?: string; message?: string } | undefined

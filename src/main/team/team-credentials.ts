@@ -72,6 +72,8 @@ export interface TeamCredentialsOptions {
   dispatcher?: Dispatcher
   /** A profile's session was renewed (its hub closes streams opened with the old token). */
   onRenewed?(profileId: string): void
+  /** A profile's renewed session could not be kept in the secret store, even after trying again. */
+  onSaveFailed?(profileId: string, error: unknown): void
 }
 
 export class TeamCredentials {
@@ -111,7 +113,7 @@ export class TeamCredentials {
 
   /**
    * Signs the profile out: a session is ended at its hub (best effort: a hub that cannot be
-   * asked is said so, with when the session ends by itself), and the stored credential, a
+   * asked is said so, with when the access this computer held lapses), and the stored credential, a
    * session or a pasted token, is deleted.
    */
   async signOut(profile: Profile): Promise<SignOutResult> {
@@ -129,7 +131,10 @@ export class TeamCredentials {
     const s = held.session.current
     const told = await held.session.signOut()
     if (told.kind === 'told') return { kind: 'signed-out' }
-    return { kind: 'signed-out-here', why: told.why, endsAt: s.kind === 'signed-in' ? s.tokens.expiresAt : tokens!.expiresAt }
+    // The session's end is counted on the steady clock (it does not move with the wall clock, nor
+    // run while the computer sleeps); the operator reads it on the wall clock, from now.
+    const endsAt = s.kind === 'signed-in' ? s.tokens.expiresAt : tokens!.expiresAt
+    return { kind: 'signed-out-here', why: told.why, endsAt: Date.now() + Math.max(0, endsAt - this.now()) }
   }
 
   /** Whether a sign-in through a page redirect is under way for this profile (the browser harness). */
@@ -223,6 +228,7 @@ export class TeamCredentials {
         tokens,
         dispatcher: this.o.dispatcher,
         now: this.now,
+        onSaveFailed: (e) => this.o.onSaveFailed?.(profile.id, e),
         save: async (next) => {
           if (this.held.get(profile.id) !== held) return
           if (next) {

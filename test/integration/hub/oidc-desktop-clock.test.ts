@@ -97,6 +97,53 @@ describe('a desktop whose clock is not the hub’s', () => {
     expect(session.current.kind).toBe('ended')
   })
 
+  it('a refused access token whose renewal cannot be made just now is the hub out of reach, not access revoked', async () => {
+    const tokens = await signInThroughBrowser({ hubUrl: f.url, openExternal: browse, now: deskClock })
+    // Renewals go to a hub that does not answer (a closed port); calls to the live one.
+    const session = new HubSession({ hubUrl: 'http://127.0.0.1:9', tokens, save: async () => undefined, now: deskClock })
+    const connection = new HubConnection({ hubUrl: f.url, token: (refused) => session.token(refused), onEvent: () => undefined })
+    connections.push(connection)
+    expect(await connection.call('team:access', {})).toMatchObject({ ok: true })
+    hubOffset += SESSION_MS + MIN
+    const after = await connection.call('team:access', {})
+    expect(after, JSON.stringify(after)).toMatchObject({ ok: false, error: { kind: 'hub_unreachable', retryable: true } })
+    expect(session.current.kind).not.toBe('ended')
+  })
+
+  it('a renewed session the keychain failed to keep is kept on a second try, or said when it never could be', async () => {
+    const tokens = await signInThroughBrowser({ hubUrl: f.url, openExternal: browse, now: deskClock })
+    const kept: OidcSessionTokens[] = []
+    let failures = 1
+    const session = new HubSession({
+      hubUrl: f.url,
+      tokens,
+      now: deskClock,
+      saveRetryMs: [20, 20],
+      save: async (t) => {
+        if (failures-- > 0) throw new Error('the keychain is locked')
+        if (t) kept.push(t)
+      }
+    })
+    deskOffset += SESSION_MS
+    const renewed = await session.token()
+    await expect.poll(() => kept.map((t) => t.accessToken)).toEqual([renewed])
+
+    const failed: unknown[] = []
+    const never = new HubSession({
+      hubUrl: f.url,
+      tokens: kept[0]!,
+      now: deskClock,
+      saveRetryMs: [20, 20],
+      save: async () => {
+        throw new Error('the keychain is locked')
+      },
+      onSaveFailed: (e) => failed.push(e)
+    })
+    deskOffset += SESSION_MS
+    await never.token()
+    await expect.poll(() => failed.map((e) => (e as Error).message)).toEqual(['the keychain is locked'])
+  })
+
   it('signs out at the hub, or says it could not', async () => {
     const session = await signedIn()
     const token = await session.token()

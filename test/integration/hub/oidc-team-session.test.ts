@@ -135,7 +135,7 @@ describe('a Team profile signed in through the identity provider', () => {
     expect(seen.join('\n')).not.toMatch(/rd[sr]_/)
   })
 
-  it('signs out at the hub and here; with the hub out of reach, deletes the copy here and says when the session ends by itself', async () => {
+  it('signs out at the hub and here; with the hub out of reach, deletes the copy here and says when the access it held lapses', async () => {
     provider.person.groups = ['rd-operators']
     const profile = (await value('profiles:create', { name: 'Team SSO', baseUrl: f.url, kind: 'team' })) as { id: string }
     await value('profiles:signIn', { id: profile.id })
