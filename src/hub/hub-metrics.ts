@@ -34,6 +34,8 @@ export interface MetricsSources {
   streams(): number
   /** Open connections at the front door. */
   connections(): number
+  /** Operators whose stored second factor this hub's second-factor.key does not open. */
+  secondFactorUnopenable(): number
   /** Each readiness check: ok or not. */
   ready(): Record<string, boolean>
   /** Verified deliveries in the spool, not yet in the store. */
@@ -268,6 +270,15 @@ export class HubMetrics {
       (g) => {
         const n = src().unacknowledged?.()
         if (n !== undefined && n !== null) g.set(n)
+      }
+    )
+    gauge(
+      'rampdesk_hub_second_factor_unopenable',
+      "Operators whose stored second factor this hub's second-factor.key does not open (the hub's log names them).",
+      [],
+      (g) => {
+        const n = src().secondFactorUnopenable?.()
+        if (n !== undefined) g.set(n)
       }
     )
     gauge('rampdesk_hub_ready', "Each readiness check of /readyz (1 ok, 0 not), and 'all'.", ['check'], (g) => {

@@ -1,5 +1,5 @@
 // The hub's sweep, asked every second or so by its server: it prunes what the hub keeps past
-// its memory, drops the pins of operators revoked from another process, and as the leader
+// its memory (among it the renewed sessions sealed for refresh tokens whose grace passed), drops the pins of operators revoked from another process, and as the leader
 // applies to its orders what reached the store without passing through its monitor.
 import type { AppSettings } from '../main/app-settings'
 import { ingestInto } from '../main/webhooks/inbox'
@@ -13,10 +13,15 @@ import type { HubWebhooks } from './hub-webhooks'
 
 /** How often the audit log is pruned (hub-audit.ts: a year, a million entries). */
 const AUDIT_PRUNE_EVERY_MS = 60 * 60_000
+/**
+ * How often the sealed copies of renewed sessions past their grace are forgotten: a renewal or a
+ * sign-in forgets them too, but a quiet team may make neither for hours.
+ */
+const FORGET_PREVIOUS_EVERY_MS = 15_000
 
 export interface HubSweepParts {
   backend: Pick<HubBackend, 'leaderSweep'>
-  store: Pick<HubStore, 'audit' | 'watches'>
+  store: Pick<HubStore, 'audit' | 'watches' | 'oidc'>
   role: Pick<HubRoleSource, 'current'>
   session: ProfileSession
   settings: AppSettings
@@ -38,6 +43,7 @@ export function hubSweep(p: HubSweepParts): HubSweep {
   const { role, session, now, log } = p
   const { audit, watches } = p.store
   let auditPrunedAt = -Infinity
+  let previousForgottenAt = -Infinity
   let sweeping: Promise<unknown> | null = null
 
   async function sweepStore(): Promise<void> {
@@ -45,6 +51,10 @@ export function hubSweep(p: HubSweepParts): HubSweep {
       auditPrunedAt = now()
       await audit.prune()
       if (leads(role)) await p.deliveryLog.prune(p.settings.get().inbox)
+    }
+    if (now() - previousForgottenAt >= FORGET_PREVIOUS_EVERY_MS) {
+      previousForgottenAt = now()
+      await p.store.oidc.forgetPrevious(now())
     }
     for (const name of await watches.orphans()) {
       await watches.dropOperator(name, session.monitor)

@@ -258,6 +258,7 @@ export async function createHub(o: HubOptions): Promise<Hub> {
     syncStates: () => session.monitor.states(),
     coverage: () => sync.coverage(),
     role: () => role.current(),
+    secondFactorUnopenable: () => secondFactorKey.unopenable(),
     ready: () => {
       const r = readiness()
       return { all: r.ok, store: r.checks.store.ok, upstream: r.checks.upstream.ok, secondFactorKey: r.checks.secondFactorKey?.ok ?? true }

@@ -121,6 +121,12 @@ export function openSecret(key: SecondFactorKey, stored: string, name: string): 
   return secret
 }
 
+/** This hub's key tried on every stored second factor: the operators whose secret opens, and those whose does not. */
+export interface SecondFactorKeyCheck {
+  opened: string[]
+  unopenable: SecondFactorKeyMismatch[]
+}
+
 /** Opens stored secrets for a store, and tells those listening of each that does not open. */
 export class KeyMismatchHeard {
   readonly listeners: ((e: SecondFactorKeyMismatch) => void)[] = []
@@ -136,20 +142,21 @@ export class KeyMismatchHeard {
     }
   }
 
-  /** The rows whose secret does not open (without telling the listeners: the caller reports them). */
-  unopenable(rows: readonly { name: string; secret: string }[]): SecondFactorKeyMismatch[] {
+  /** Which rows' secrets open and which do not (without telling the listeners: the caller reports them). */
+  check(rows: readonly { name: string; secret: string }[]): SecondFactorKeyCheck {
     const sealed = rows.filter((r) => isSealedSecret(r.secret))
-    if (!sealed.length) return []
+    const result: SecondFactorKeyCheck = { opened: [], unopenable: [] }
+    if (!sealed.length) return result
     const key = this.key()
-    const found: SecondFactorKeyMismatch[] = []
     for (const r of sealed) {
       try {
         openSecret(key, r.secret, r.name)
+        result.opened.push(r.name)
       } catch (e) {
-        if (e instanceof SecondFactorKeyMismatch) found.push(e)
+        if (e instanceof SecondFactorKeyMismatch) result.unopenable.push(e)
         else throw e
       }
     }
-    return found
+    return result
   }
 }

@@ -19,7 +19,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { Secret, TOTP } from 'otpauth'
 import type { Awaitable } from '../main/api/budget-carry'
-import type { SecondFactorKeyMismatch } from './second-factor-key'
+import type { SecondFactorKeyCheck, SecondFactorKeyMismatch } from './second-factor-key'
 
 export const TOTP_PERIOD_S = 30
 /** Steps accepted either side of now. */
@@ -95,8 +95,11 @@ export interface SecondFactorStore {
   /** When the session `proof` was last proven, or null. */
   provenAt(proof: string): Awaitable<number | null>
 
-  /** The stored second factors (enrolled or under way) this hub's key does not open: empty when all open. */
-  unopenable(): Awaitable<SecondFactorKeyMismatch[]>
+  /**
+   * Drops the enrolments under way that expired by `at` (nobody can finish them), then tries this
+   * hub's key on every stored second factor left (enrolled or under way).
+   */
+  keyCheck(at: number): Awaitable<SecondFactorKeyCheck>
   /** Hears of each stored second factor found not to open when it was needed. */
   onKeyMismatch(listener: (e: SecondFactorKeyMismatch) => void): void
 }

@@ -15,6 +15,7 @@ import {
   KeyMismatchHeard,
   loadSecondFactorKey,
   sealSecret,
+  type SecondFactorKeyCheck,
   type SecondFactorKeyMismatch,
   type SecondFactorKeyOf
 } from './second-factor-key'
@@ -195,11 +196,14 @@ export class SqliteSecondFactors implements SecondFactorStore {
     return this.sql.value<number>('SELECT proven_at FROM second_factor_proofs WHERE proof = ?', proof) ?? null
   }
 
-  unopenable(): SecondFactorKeyMismatch[] {
-    const rows = this.sql.all<{ name: string; secret: string }>(
-      'SELECT name, secret FROM second_factors UNION ALL SELECT name, secret FROM second_factor_pending'
-    )
-    return this.opener.unopenable(rows)
+  keyCheck(at: number): SecondFactorKeyCheck {
+    return this.sql.transaction(() => {
+      this.sql.run('DELETE FROM second_factor_pending WHERE expires_at <= ?', at)
+      const rows = this.sql.all<{ name: string; secret: string }>(
+        'SELECT name, secret FROM second_factors UNION ALL SELECT name, secret FROM second_factor_pending'
+      )
+      return this.opener.check(rows)
+    })
   }
 
   onKeyMismatch(listener: (e: SecondFactorKeyMismatch) => void): void {

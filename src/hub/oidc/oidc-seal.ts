@@ -1,6 +1,6 @@
 // Secrets the hub must keep for a while but must not hold readable at rest: the nonce and
 // PKCE verifier of a sign-in under way, the session handed over to a desktop, the provider's
-// refresh token, a renewed session for the refresh token it replaced (taken again for a minute).
+// refresh token, a renewed session for the refresh token it replaced (handed out again once, within a minute).
 // Each is sealed (AES-256-GCM) with a key derived from a random value only the
 // other side holds (the state in the browser's URL, the hand-over code, the desktop's refresh
 // token), and filed under that value's hash: the database alone opens none of them. TOTP

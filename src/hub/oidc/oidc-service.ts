@@ -14,10 +14,10 @@
 // answer is not a person refused: a renewal then goes on without asking it, for an hour after
 // the person was last checked (OUTAGE_GRACE_MS), so an outage of the provider does not sign
 // the whole team out in the middle of their work. A renewal replaces the refresh token; the one
-// it replaced is taken again for RENEWAL_GRACE_MS and answered with the same session, so an
-// answer lost on the way (or a desktop that could not keep it) costs nobody their sign-in; after
-// that it is a copy in someone else's hands, and the session ends. POST /auth/oidc/sign-out ends
-// a session for the person holding it.
+// it replaced is taken again once within RENEWAL_GRACE_MS and answered with the same session, so
+// an answer lost on the way (or a desktop that could not keep it) costs nobody their sign-in;
+// presented again after that (a second time, or after the grace) it is a copy in someone else's
+// hands, and the session ends. POST /auth/oidc/sign-out ends a session for the person holding it.
 import { createHash, randomUUID } from 'node:crypto'
 import type { TeamRole } from '../../shared/ipc/contract'
 import type { AuditLog } from '../hub-store'
@@ -48,9 +48,9 @@ export const MAX_PENDING_SIGN_INS = 1_000
 /** How long after a person was last checked with the provider a renewal goes on without it while the provider does not answer. */
 export const OUTAGE_GRACE_MS = 60 * 60_000
 /**
- * How long the refresh token a renewal replaced is taken again, answered with the session as that
- * renewal left it: long enough for a desktop to retry a renewal whose answer it never got, short
- * enough that a copy of the token found later is refused (and ends the session).
+ * How long the refresh token a renewal replaced is taken again (once), answered with the session
+ * as that renewal left it: long enough for a desktop to retry a renewal whose answer it never got,
+ * short enough that a copy of the token found later is refused (and ends the session).
  */
 export const RENEWAL_GRACE_MS = 60_000
 
@@ -367,17 +367,30 @@ export class OidcService {
   }
 
   /**
-   * A refresh token a renewal already replaced: within RENEWAL_GRACE_MS the session as that
-   * renewal left it (the same tokens again, nothing asked of the provider); after it, a copy of
-   * the token used by someone else, it may be, so the session ends for everyone holding it.
+   * A refresh token a renewal already replaced: within RENEWAL_GRACE_MS, once, the session as that
+   * renewal left it (the same tokens again, nothing asked of the provider), taken from the store
+   * so that no other hub on it hands it out too. Presented again, after that answer or after the
+   * grace, it is a copy used by someone else, it may be: the session ends for everyone holding it.
+   * Whoever held it got the whole session, so a desktop that loses that answer too signs in again.
    */
   private async renewedAgain(p: PreviousSession, refreshToken: string): Promise<SessionAnswer> {
     if (p.ended) return ended(ENDED)
     if (!p.operator) return ended(REVOKED)
-    const current = this.now() <= p.previousUntil ? unseal<OidcSession>(refreshToken, 'renewed', p.previousSealed) : null
-    if (current) return { kind: 'ok', session: this.answered(current) }
-    if (await this.o.store.end(p.id, this.now())) {
-      const reason = `a refresh token replaced over ${RENEWAL_GRACE_MS / 1000} s before was presented again`
+    const at = this.now()
+    const within = at <= p.previousUntil
+    const sealed = within && p.previousSealed !== null ? await this.o.store.takePrevious(p.id, keyHash(refreshToken), at) : null
+    const current = sealed === null ? null : unseal<OidcSession>(refreshToken, 'renewed', sealed)
+    if (current) {
+      this.o.audit.append(p.operator.name, 'oidc:renewedAgain', { issuer: this.o.config.issuer })
+      this.o.log.info(`${p.operator.name}'s renewal was asked for again with the refresh token it replaced, and answered once more`, {
+        operator: p.operator.name
+      })
+      return { kind: 'ok', session: this.answered(current) }
+    }
+    if (await this.o.store.end(p.id, at)) {
+      const reason = within
+        ? 'a refresh token replaced by a renewal was presented again after its one retry had been answered'
+        : `a refresh token replaced over ${RENEWAL_GRACE_MS / 1000} s before was presented again`
       this.o.audit.append(p.operator.name, 'oidc:refreshReused', { issuer: this.o.config.issuer, reason })
       this.o.log.warn(`${p.operator.name}'s session ended: ${reason} (a copy of it in other hands?)`, { operator: p.operator.name })
     }

@@ -66,8 +66,12 @@ export interface StoredSession {
 
 /** A session found by the refresh token it held before its last renewal. */
 export interface PreviousSession extends StoredSession {
-  /** The session's current tokens, sealed with that previous refresh token. */
-  previousSealed: string
+  /**
+   * The session's current tokens, sealed with that previous refresh token: null once they were
+   * handed out again (they are, once), the grace passed or the session ended. The token's hash
+   * stays, so that presenting it again is still known as reuse.
+   */
+  previousSealed: string | null
   /** Until when the previous refresh token is taken. */
   previousUntil: number
 }
@@ -101,7 +105,7 @@ export function storedSession(r: SessionRow): StoredSession {
 }
 
 export function previousSession(r: SessionRow): PreviousSession | null {
-  if (r.previous_sealed === null || r.previous_until === null) return null
+  if (r.previous_until === null) return null
   return { ...storedSession(r), previousSealed: r.previous_sealed, previousUntil: Number(r.previous_until) }
 }
 
@@ -133,7 +137,16 @@ export interface OidcStore {
    * forgotten).
    */
   rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>, previous?: PreviousRefresh): Awaitable<boolean>
-  /** Ends a session; answers whether it stood until now. */
+  /**
+   * Takes the session a renewal left sealed for the refresh token it replaced, once: the sealed
+   * copy when session `id` stands, its previous refresh token hashes to `refreshHash`, `at` is
+   * within its grace and nobody (on this hub or another) took it before; else null. The copy is
+   * gone after, the hash stays.
+   */
+  takePrevious(id: string, refreshHash: string, at: number): Awaitable<string | null>
+  /** Forgets the sealed copies whose grace passed before `at` or whose session ended (their hashes stay); answers how many. */
+  forgetPrevious(at: number): Awaitable<number>
+  /** Ends a session (and forgets its sealed copy); answers whether it stood until now. */
   end(id: string, at: number): Awaitable<boolean>
   /** The operator holding this access token while its session stands, or null: answered at once. */
   authenticate(accessHash: string): Operator | null
@@ -142,6 +155,13 @@ export interface OidcStore {
   /** The names of the operators who sign in through the provider. */
   oidcNames(): Awaitable<Set<string>>
 }
+
+/** Forgets the renewed sessions sealed for refresh tokens no longer taken: past their grace, or their session ended (`at`: ? or $1). */
+export const FORGET_PREVIOUS = `UPDATE oidc_sessions SET previous_sealed = NULL
+  WHERE previous_sealed IS NOT NULL AND (previous_until < ? OR ended_at IS NOT NULL)`
+
+/** Ends a session and forgets its sealed copy (at, id: ? or $1 $2). */
+export const END_SESSION = 'UPDATE oidc_sessions SET ended_at = ?, previous_sealed = NULL WHERE id = ? AND ended_at IS NULL'
 
 /** Sessions ended or lapsed this long ago are dropped. */
 export const SESSION_KEEP_MS = 30 * 24 * 60 * 60_000

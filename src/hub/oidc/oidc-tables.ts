@@ -34,7 +34,8 @@ export const OIDC_TABLES = `CREATE TABLE oidc_identities (
 // The refresh token a session held before its last renewal, for a short while (oidc-service.ts,
 // RENEWAL_GRACE_MS): its hash, the session's current tokens sealed with it, and until when it is
 // taken. A desktop that never got a renewal's answer (or could not keep it) asks again with the
-// token it still holds and gets the same session; the same token later is refused and ends the
+// token it still holds and gets the same session, once (previous_sealed is cleared as it is
+// handed out, and forgotten after the grace); the same token again is refused and ends the
 // session. Kept in the database, so a hub answers a renewal another hub made.
 export const OIDC_PREVIOUS_REFRESH = `ALTER TABLE oidc_sessions ADD COLUMN previous_refresh_hash TEXT;
    ALTER TABLE oidc_sessions ADD COLUMN previous_sealed TEXT;

@@ -5,6 +5,8 @@ import { TeamRole } from '../../shared/ipc/contract'
 import { seenDue, toOperator, type Operator, type OperatorRow } from '../operators'
 import {
   BEYOND_CAP,
+  END_SESSION,
+  FORGET_PREVIOUS,
   nameCandidates,
   newOidcMarker,
   OIDC_MARKER,
@@ -102,6 +104,7 @@ export class SqliteOidcStore implements OidcStore {
 
   createSession(s: NewSession, at: number): void {
     this.sql.run(PRUNE_SESSIONS, at - SESSION_KEEP_MS, at - SESSION_KEEP_MS)
+    this.forgetPrevious(at)
     this.sql.run(
       'INSERT INTO oidc_sessions (id, operator_key, access_hash, access_expires_at, refresh_hash, sealed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       s.id,
@@ -120,6 +123,8 @@ export class SqliteOidcStore implements OidcStore {
   }
 
   sessionByPreviousRefresh(refreshHash: string): PreviousSession | null {
+    // A copy whose grace passed is never read, and not kept either.
+    this.forgetPrevious(this.now())
     const r = this.sessionRow('previous_refresh_hash', refreshHash)
     return r && previousSession(r)
   }
@@ -134,6 +139,7 @@ export class SqliteOidcStore implements OidcStore {
   }
 
   rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>, previous?: PreviousRefresh): boolean {
+    this.forgetPrevious(this.now())
     return (
       this.sql.run(
         `UPDATE oidc_sessions SET access_hash = ?, access_expires_at = ?, refresh_hash = ?, sealed = ?,
@@ -152,8 +158,28 @@ export class SqliteOidcStore implements OidcStore {
     )
   }
 
+  takePrevious(id: string, refreshHash: string, at: number): string | null {
+    // Read and cleared in one transaction: a second process on hub.db (the command line) waits for it.
+    return this.sql.transaction(() => {
+      const sealed = this.sql.value<string>(
+        `SELECT previous_sealed FROM oidc_sessions
+         WHERE id = ? AND previous_refresh_hash = ? AND previous_sealed IS NOT NULL AND previous_until >= ? AND ended_at IS NULL`,
+        id,
+        refreshHash,
+        at
+      )
+      if (sealed === undefined) return null
+      this.sql.run('UPDATE oidc_sessions SET previous_sealed = NULL WHERE id = ?', id)
+      return sealed
+    })
+  }
+
+  forgetPrevious(at: number): number {
+    return this.sql.run(FORGET_PREVIOUS, at).changes
+  }
+
   end(id: string, at: number): boolean {
-    return this.sql.run('UPDATE oidc_sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL', at, id).changes === 1
+    return this.sql.run(END_SESSION, at, id).changes === 1
   }
 
   authenticate(accessHash: string): Operator | null {

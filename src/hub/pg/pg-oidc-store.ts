@@ -10,6 +10,8 @@ import { inTransaction } from './pg-connection'
 import { OPERATORS_CHANNEL } from './pg-operators'
 import {
   BEYOND_CAP,
+  END_SESSION,
+  FORGET_PREVIOUS,
   nameCandidates,
   newOidcMarker,
   OIDC_MARKER,
@@ -160,6 +162,7 @@ export class PgOidcStore implements OidcStore {
 
   async createSession(s: NewSession, at: number): Promise<void> {
     await this.pool.query(numbered(PRUNE_SESSIONS), [at - SESSION_KEEP_MS, at - SESSION_KEEP_MS])
+    await this.forgetPrevious(at)
     await this.pool.query(
       'INSERT INTO oidc_sessions (id, operator_key, access_hash, access_expires_at, refresh_hash, sealed, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
       [s.id, s.operatorKey, s.accessHash, s.accessExpiresAt, s.refreshHash, s.sealed, at]
@@ -173,6 +176,8 @@ export class PgOidcStore implements OidcStore {
   }
 
   async sessionByPreviousRefresh(refreshHash: string): Promise<PreviousSession | null> {
+    // A copy whose grace passed is never read, and not kept either.
+    await this.forgetPrevious(this.now())
     const r = await this.sessionRow('previous_refresh_hash', refreshHash)
     return r && previousSession(r)
   }
@@ -192,6 +197,7 @@ export class PgOidcStore implements OidcStore {
     next: Omit<NewSession, 'id' | 'operatorKey'>,
     previous?: PreviousRefresh
   ): Promise<boolean> {
+    await this.forgetPrevious(this.now())
     // One UPDATE with the old hash in its WHERE: of two hubs renewing with the same token at once, one rotates.
     const r = await this.pool.query(
       `UPDATE oidc_sessions SET access_hash = $1, access_expires_at = $2, refresh_hash = $3, sealed = $4,
@@ -213,8 +219,27 @@ export class PgOidcStore implements OidcStore {
     return r.rowCount === 1
   }
 
+  async takePrevious(id: string, refreshHash: string, at: number): Promise<string | null> {
+    // One UPDATE ... RETURNING the value it clears: of two hubs taking it at once, the second's
+    // row lock waits for the first and then finds it cleared, so one of them gets it.
+    const r = await this.pool.query<{ previous_sealed: string }>(
+      `UPDATE oidc_sessions s SET previous_sealed = NULL
+       FROM (SELECT id, previous_sealed FROM oidc_sessions
+             WHERE id = $1 AND previous_refresh_hash = $2 AND previous_sealed IS NOT NULL AND previous_until >= $3 AND ended_at IS NULL
+             FOR UPDATE) taken
+       WHERE s.id = taken.id
+       RETURNING taken.previous_sealed`,
+      [id, refreshHash, at]
+    )
+    return r.rows[0]?.previous_sealed ?? null
+  }
+
+  async forgetPrevious(at: number): Promise<number> {
+    return (await this.pool.query(numbered(FORGET_PREVIOUS), [at])).rowCount ?? 0
+  }
+
   async end(id: string, at: number): Promise<boolean> {
-    const r = await this.pool.query('UPDATE oidc_sessions SET ended_at = $1 WHERE id = $2 AND ended_at IS NULL', [at, id])
+    const r = await this.pool.query(numbered(END_SESSION), [at, id])
     await this.changed()
     return r.rowCount === 1
   }

@@ -13,7 +13,14 @@ import {
   type PendingEnrolment,
   type SecondFactorStore
 } from '../second-factor'
-import { isSealedSecret, KeyMismatchHeard, sealSecret, type SecondFactorKeyMismatch, type SecondFactorKeyOf } from '../second-factor-key'
+import {
+  isSealedSecret,
+  KeyMismatchHeard,
+  sealSecret,
+  type SecondFactorKeyCheck,
+  type SecondFactorKeyMismatch,
+  type SecondFactorKeyOf
+} from '../second-factor-key'
 import { inTransaction } from './pg-connection'
 
 /** The migration that seals the secrets kept in clear before, with this hub's key. */
@@ -185,11 +192,13 @@ export class PgSecondFactors implements SecondFactorStore {
     return row === undefined ? null : Number(row.proven_at)
   }
 
-  async unopenable(): Promise<SecondFactorKeyMismatch[]> {
+  async keyCheck(at: number): Promise<SecondFactorKeyCheck> {
+    await this.pool.query('DELETE FROM second_factor_pending WHERE expires_at <= $1', [at])
     const r = await this.pool.query<{ name: string; secret: string }>(
-      'SELECT name, secret FROM second_factors UNION ALL SELECT name, secret FROM second_factor_pending'
+      'SELECT name, secret FROM second_factors UNION ALL SELECT name, secret FROM second_factor_pending WHERE expires_at > $1',
+      [at]
     )
-    return this.opener.unopenable(r.rows)
+    return this.opener.check(r.rows)
   }
 
   onKeyMismatch(listener: (e: SecondFactorKeyMismatch) => void): void {

@@ -1,8 +1,9 @@
 // A session from the identity provider after its sign-in, on hub.db and on PostgreSQL (and on
 // two hubs sharing one PostgreSQL database): each answer says how many seconds the access token
 // has left; a renewal whose answer was lost can be asked again with the refresh token it
-// replaced, for a short while, and gets the same session; after that the old token is refused
-// and the session ends (a copy in other hands); signing out ends the session on every hub; and
+// replaced, once and for a short while, and gets the same session (audited); a second time, or
+// after that while, the old token is refused and the session ends (a copy in other hands), also
+// when two hubs are asked at once; signing out ends the session on every hub; and
 // the provider's code is taken once, however the browser comes back with it.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { StoreKind } from '../../../src/hub/hub-store'
@@ -112,6 +113,39 @@ describe.each(SETUPS)('a session from the identity provider on %s, %i hub(s)', (
     expect(s3.status).toBe(200)
     expect(s3.json.value!.accessToken).not.toBe(s2.accessToken)
     expect(await audited('oidc:refreshReused')).toEqual([])
+    const again1 = await audited('oidc:renewedAgain')
+    expect(again1).toHaveLength(1)
+    expect(again1[0]).toMatchObject({ operator: 'ana' })
+  })
+
+  it('answers the replaced refresh token once: a second time within the grace ends the session, audited as reuse', async () => {
+    const s = await signedIn()
+    const s2 = (await refresh(a, s.refreshToken)).json.value!
+    // Whoever holds the old token gets the whole session once...
+    expect((await refresh(b, s.refreshToken)).json.value).toEqual({ ...s2, expiresIn: expect.any(Number) })
+    // ...and not twice: the second time is a copy in someone else's hands, however soon.
+    const twice = await refresh(a, s.refreshToken)
+    expect(twice.status).toBe(401)
+    expect(twice.json.error).toMatchObject({ kind: 'session_ended', message: OLDER_COPY })
+    await caught()
+    for (const f of new Set([a, b])) expect((await f.rpc(s2.accessToken, 'team:access')).status).toBe(401)
+    expect((await refresh(b, s2.refreshToken)).status).toBe(401)
+    expect(await audited('oidc:renewedAgain')).toHaveLength(1)
+    const reused = await audited('oidc:refreshReused')
+    expect(reused).toHaveLength(1)
+    expect(reused[0]).toMatchObject({ operator: 'ana' })
+  })
+
+  it('hands the session out again to one of two hubs asked at once with the replaced token, and ends it', async () => {
+    const s = await signedIn()
+    const s2 = (await refresh(a, s.refreshToken)).json.value!
+    const both = await Promise.all([refresh(a, s.refreshToken), refresh(b, s.refreshToken)])
+    expect(both.map((r) => r.status).sort((x, y) => x - y)).toEqual([200, 401])
+    expect(both.find((r) => r.status === 200)!.json.value!.accessToken).toBe(s2.accessToken)
+    await caught()
+    expect((await a.rpc(s2.accessToken, 'team:access')).status).toBe(401)
+    expect(await audited('oidc:renewedAgain')).toHaveLength(1)
+    expect(await audited('oidc:refreshReused')).toHaveLength(1)
   })
 
   it('gives two renewals at once with one refresh token the same session', async () => {

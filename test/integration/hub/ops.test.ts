@@ -1,7 +1,8 @@
 // The routes for whoever runs the hub, on a real hub over loopback: /healthz alive,
 // /readyz with each check (503 once the service stops answering, 200 again when it is
 // back), /metrics for the metrics token only, counting requests by channel and status,
-// refusals, the budget, each scope's sync, open streams and the role, with as many series
+// refusals, the budget, each scope's sync, open streams, the role and the second factors the
+// key file does not open, with as many series
 // after a flood of made-up channel names as before it.
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -44,6 +45,8 @@ describe('operations routes', () => {
       role: 'leader',
       checks: { store: { ok: true, kind: 'sqlite' }, upstream: { ok: true, lastStatus: 200 }, role: { ok: true, role: 'leader' } }
     })
+    expect(ready.checks.secondFactorKey).toEqual({ ok: true, detail: 'second-factor.key opens every stored second factor' })
+    expect(value(await metrics(), 'rampdesk_hub_second_factor_unopenable')).toBe(0)
     f.sandbox.control.setFault('*', { errorRate: 1, errorStatus: 503 })
     try {
       await f.call(viewer, 'sync:now')

@@ -1,7 +1,7 @@
 // A hub started with a second-factor.key that does not open the second factors in its store
 // (the key file replaced, as on a data directory restored without it), over HTTP and through a
 // desktop: the hub logs one line naming its key file and who is concerned, /readyz answers 503
-// with the reason, and the desktop is told, in its operator's words, that the hub cannot check
+// with generic words (it answers anyone), and the desktop is told, in its operator's words, that the hub cannot check
 // codes: never that the operator is not enrolled, nor that the code is wrong. With the right key
 // file back and the hub restarted, the same code proves the session.
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -11,6 +11,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { randomSecret } from '../../../src/hub/oidc/oidc-seal'
 import { enrolSecondFactor } from '../../../src/hub/second-factor'
+import { KEY_NOT_READY } from '../../../src/hub/second-factor-health'
 import { SECOND_FACTOR_KEY_FILE } from '../../../src/hub/second-factor-key'
 import { operatorErrorText } from '../../../src/shared/api/error-words'
 import { startHubFixture, startTeamDesktop, type HubFixture, type TeamDesktop } from './support'
@@ -40,14 +41,19 @@ describe('a hub started with a second-factor.key that does not open its stored s
     await f?.close()
   })
 
-  it('logs the key file for the team lead and answers /readyz 503 with the reason', async () => {
+  it('logs the key file for the team lead and answers /readyz 503, naming neither the file nor the operator', async () => {
     const line = f.logs.find((l) => l.includes('second-factor.key does not open'))
     expect(line).toContain(`second-factor.key does not open the second factors of lead: ${keyFile} is not the key that sealed them`)
     const r = await request(`${f.url}/readyz`)
     expect(r.statusCode).toBe(503)
     const ready = (await r.body.json()) as { ok: boolean; checks: Record<string, { ok: boolean; detail: string }> }
     expect(ready.ok).toBe(false)
-    expect(ready.checks.secondFactorKey).toMatchObject({ ok: false, detail: expect.stringContaining(keyFile) })
+    // /readyz answers anyone: the file and the operators are in the log line only.
+    expect(ready.checks.secondFactorKey).toEqual({ ok: false, detail: KEY_NOT_READY })
+    expect(JSON.stringify(ready)).not.toContain(f.dataDir)
+    // Counted for the team lead's alerts (no metrics token: this machine reads them).
+    const metrics = await (await request(`${f.url}/metrics`)).body.text()
+    expect(metrics.split('\n')).toContain('rampdesk_hub_second_factor_unopenable 1')
     expect(ready.checks.store?.ok).toBe(true)
   })
 

@@ -1,9 +1,11 @@
 // A hub whose second-factor.key does not open the second factors in its store (hub.db, and two
 // hubs on one PostgreSQL database with different key files): at start it logs one line naming
-// its key file and the operators concerned and reports not ready; a second factor enrolled by
-// the other hub since is noticed when it is first needed; a desktop is refused as
-// second_factor_unavailable in the operator's words, never as not enrolled or a wrong code;
-// once every stored second factor opens again, the hub is ready and says so.
+// its key file and the operators concerned and, when its key opens none of them, reports not
+// ready in words that name neither; a second factor enrolled by the other hub since is noticed
+// when it is first needed; a desktop is refused as second_factor_unavailable in the operator's
+// words, never as not enrolled or a wrong code; once every stored second factor opens again, the
+// hub is ready and says so. When only some do not open, it stays ready and counts them; an
+// expired enrolment under way is dropped, not counted.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,10 +17,10 @@ import type { Operator } from '../../../src/hub/operators'
 import { openPool } from '../../../src/hub/pg/pg-connection'
 import { migrate } from '../../../src/hub/pg/pg-migrations'
 import { PgSecondFactors } from '../../../src/hub/pg/pg-second-factor'
-import { enrolSecondFactor, type SecondFactorStore } from '../../../src/hub/second-factor'
+import { enrolSecondFactor, hashRecoveryCode, type SecondFactorStore } from '../../../src/hub/second-factor'
 import { SecondFactorEnrolments } from '../../../src/hub/second-factor-enrolment'
 import { SecondFactorGate } from '../../../src/hub/second-factor-gate'
-import { watchSecondFactorKey } from '../../../src/hub/second-factor-health'
+import { KEY_NOT_READY, watchSecondFactorKey } from '../../../src/hub/second-factor-health'
 import { loadSecondFactorKey, secondFactorKeyIn } from '../../../src/hub/second-factor-key'
 import { SqliteSecondFactors } from '../../../src/hub/sqlite-second-factor'
 import { toEnvelopeError } from '../../../src/shared/ipc/contract/envelope'
@@ -120,7 +122,9 @@ describe.each([
           )
         }
       ])
-      expect(health.check()).toMatchObject({ ok: false, keyFile: wrongKey.file })
+      // /readyz answers anyone: neither the key file nor the operator in it.
+      expect(health.check()).toEqual({ ok: false, detail: KEY_NOT_READY })
+      expect(health.unopenable()).toBe(1)
 
       const gate = new SecondFactorGate({ policy: 'admins', store: s.wrong, now: () => T0 })
       const code = new TOTP({ secret: Secret.fromBase32(e.secret), digits: 6, period: 30 }).generate({ timestamp: T0 })
@@ -159,6 +163,60 @@ describe.each([
       await health.recheck()
       expect(health.check()).toMatchObject({ ok: true })
       expect(lines.at(-1)).toEqual({ level: 'info', message: 'second-factor.key opens every stored second factor again' })
+      health.close()
+    } finally {
+      await s.close()
+    }
+  })
+  it.skipIf(skip)('stays ready when only some second factors do not open: the log names them, the metric counts them', async () => {
+    const s = await open()
+    const { lines, log } = logOf()
+    try {
+      await enrolSecondFactor(s.right, 'ada', 'test-hub', T0)
+      await enrolSecondFactor(s.wrong, 'bo', 'test-hub', T0)
+      await enrolSecondFactor(s.wrong, 'cy', 'test-hub', T0)
+      const health = await watchSecondFactorKey({ store: s.wrong, log, recheckMs: 3_600_000, now: () => T0 })
+      const check = health.check()
+      expect(check).toMatchObject({ ok: true })
+      expect(JSON.stringify(check)).not.toMatch(/ada|second-factor\.key \(|\//)
+      expect(health.unopenable()).toBe(1)
+      expect(lines).toEqual([
+        {
+          level: 'error',
+          message: expect.stringContaining(
+            `second-factor.key does not open the second factors of ada: ${loadSecondFactorKey(s.wrongDir).file}`
+          )
+        }
+      ])
+      // The other hub's key opens ada's but neither of the others: still ready, two counted.
+      const other = await watchSecondFactorKey({ store: s.right, log, recheckMs: 3_600_000, now: () => T0 })
+      expect(other.check()).toMatchObject({ ok: true })
+      expect(other.unopenable()).toBe(2)
+      health.close()
+      other.close()
+    } finally {
+      await s.close()
+    }
+  })
+
+  it.skipIf(skip)('drops an expired enrolment under way sealed with another key instead of counting it', async () => {
+    const s = await open()
+    const { lines, log } = logOf()
+    try {
+      const pending = { secret: 'JBSWY3DPEHPK3PXP', recoveryHashes: [hashRecoveryCode('abcd-efgh')] }
+      await s.right.putPending('ada', { ...pending, expiresAt: T0 - 1 })
+      await s.right.putPending('bo', { ...pending, expiresAt: T0 + 60_000 })
+      const health = await watchSecondFactorKey({ store: s.wrong, log, recheckMs: 3_600_000, now: () => T0 })
+      // bo's enrolment is still under way and does not open: not ready (it is all there is), and logged.
+      expect(health.check()).toEqual({ ok: false, detail: KEY_NOT_READY })
+      expect(health.unopenable()).toBe(1)
+      expect(lines.map((l) => l.message)).toEqual([expect.stringContaining('does not open the second factors of bo:')])
+      expect(await s.right.pendingOf('ada')).toBeNull()
+      expect(await s.right.pendingOf('bo')).toMatchObject({ expiresAt: T0 + 60_000 })
+      await s.right.dropPending('bo')
+      await health.recheck()
+      expect(health.check()).toMatchObject({ ok: true })
+      expect(health.unopenable()).toBe(0)
       health.close()
     } finally {
       await s.close()

@@ -2,7 +2,8 @@
 // person is one operator however often they sign in, never a token operator's name; a
 // revocation ends their sessions for good; a session made through one hub is honoured by
 // another on the same tables; a sign-in under way is taken once; the refresh token a renewal
-// replaced is found again, by any hub, until the next renewal.
+// replaced is found again, by any hub, until the next renewal, and the session sealed for it is
+// handed out once, by one hub of two asking at once, and kept nowhere once its grace passed.
 import { describe, expect, it } from 'vitest'
 import { keyHash } from '../../../../src/hub/oidc/oidc-seal'
 import { HANDOFF_PREFIX, type NewSession } from '../../../../src/hub/oidc/oidc-store'
@@ -124,6 +125,66 @@ describe.each(STORE_KINDS)('OIDC sign-ins on %s', (kind) => {
       expect(await b.oidc.end('s1', clock)).toBe(true)
       expect(await a.oidc.sessionByAccess(keyHash('rds_s3'))).toMatchObject({ ended: true })
       expect(await a.oidc.end('s1', clock)).toBe(false)
+    })
+    it('hands the session sealed for the replaced refresh token out once, by one of two hubs asking at once', async () => {
+      const a = await bench.open({ now })
+      const b = await bench.open({ now })
+      const op = await a.oidc.signIn(person, clock)
+      await a.oidc.createSession(session('s1', op.key, clock + 60_000), clock)
+      const next = { accessHash: keyHash('rds_s2'), accessExpiresAt: clock + 120_000, refreshHash: keyHash('rdr_s2'), sealed: 'sealed-2' }
+      await a.oidc.rotate('s1', keyHash('rdr_s1'), next, { sealed: 'current-session', until: clock + 60_000 })
+      // The session's current refresh token is not the one replaced: nothing.
+      expect(await a.oidc.takePrevious('s1', keyHash('rdr_s2'), clock)).toBeNull()
+      const taken = await Promise.all([
+        a.oidc.takePrevious('s1', keyHash('rdr_s1'), clock),
+        b.oidc.takePrevious('s1', keyHash('rdr_s1'), clock)
+      ])
+      expect(taken.filter((t) => t !== null)).toEqual(['current-session'])
+      expect(await a.oidc.takePrevious('s1', keyHash('rdr_s1'), clock)).toBeNull()
+      // The hash stays: a second presentation is still known as the replaced token.
+      expect(await b.oidc.sessionByPreviousRefresh(keyHash('rdr_s1'))).toMatchObject({
+        id: 's1',
+        previousSealed: null,
+        previousUntil: clock + 60_000
+      })
+    })
+
+    it('keeps no sealed session once its grace passed or its session ended, but still knows the replaced token', async () => {
+      const store = await bench.open({ now })
+      const op = await store.oidc.signIn(person, clock)
+      for (const id of ['s1', 's4', 's7']) await store.oidc.createSession(session(id, op.key, clock + 600_000), clock)
+      const rotateWithGrace = (id: string, to: string, until: number) =>
+        store.oidc.rotate(
+          id,
+          keyHash(`rdr_${id}`),
+          { accessHash: keyHash(`rds_${to}`), accessExpiresAt: clock + 600_000, refreshHash: keyHash(`rdr_${to}`), sealed: 'sealed' },
+          { sealed: `copy-${id}`, until }
+        )
+      await rotateWithGrace('s1', 's2', clock + 60_000)
+      await rotateWithGrace('s4', 's5', clock + 30_000)
+      await rotateWithGrace('s7', 's8', clock + 60_000)
+      const left = async () => {
+        const copies: (string | null | undefined)[] = []
+        for (const id of ['s1', 's4', 's7']) copies.push((await store.oidc.sessionByPreviousRefresh(keyHash(`rdr_${id}`)))?.previousSealed)
+        return copies
+      }
+      expect(await left()).toEqual(['copy-s1', 'copy-s4', 'copy-s7'])
+      // An ended session keeps no copy.
+      await store.oidc.end('s7', clock)
+      expect(await left()).toEqual(['copy-s1', 'copy-s4', null])
+      // Past s4's grace: read, it is gone (the sweep has nothing left of it to forget).
+      clock += 30_001
+      try {
+        expect(await left()).toEqual(['copy-s1', null, null])
+        expect(await store.oidc.takePrevious('s4', keyHash('rdr_s4'), clock)).toBeNull()
+        // Past s1's too, forgotten by the sweep without being read.
+        clock += 30_000
+        expect(await store.oidc.forgetPrevious(clock)).toBe(1)
+        expect(await store.oidc.forgetPrevious(clock)).toBe(0)
+        expect(await store.oidc.sessionByPreviousRefresh(keyHash('rdr_s1'))).toMatchObject({ id: 's1', ended: false, previousSealed: null })
+      } finally {
+        clock -= 60_001
+      }
     })
   })
 })
