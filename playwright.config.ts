@@ -9,10 +9,9 @@ export default defineConfig({
   testMatch: ['e2e/**/*.spec.ts', 'electron/**/*.spec.ts'],
   outputDir: 'test-results/playwright',
   timeout: 60_000,
-  // Three spec files at a time: each starts its own harness, sandbox and hub on port 0 with
-  // its own data directory, so none shares state with another; much of a spec's time is spent
-  // waiting on its pages and timers, which two at a time left idle on two cores.
-  workers: 3,
+  // Two spec files at a time: each starts its own harness, sandbox and hub on port 0 with
+  // its own data directory, so none shares state with another.
+  workers: 2,
   retries: 0,
   use: {
     launchOptions: {

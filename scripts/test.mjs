@@ -120,8 +120,6 @@ async function lane(label, args, json, prefix, niceness = 0) {
   laneSeconds.push([label, (Date.now() - t0) / 1000])
   return code
 }
-/** The correctness lane, still running when Playwright starts. */
-let mainLane = null
 if (only !== 'e2e') {
   // The hub as it is deployed (npm run build:hub), built once for the tests that start hub
   // processes (test/support/hub-cli.ts): each then starts on plain node, not through tsx.
@@ -129,38 +127,22 @@ if (only !== 'e2e') {
   if ((await run(process.execPath, ['scripts/build-hub.mjs', '--out', dirname(hubCli)])) === 0) process.env.RAMPDESK_TEST_HUB_CLI = hubCli
   else crashed.push('the hub could not be built for its tests (node scripts/build-hub.mjs)')
   const exclude = [`${faultSuite}/`, ...timedFiles].flatMap((f) => ['--exclude', asGlob(f)])
-  // At a lower priority (and every process it starts): the timed files and the fault suite
-  // get the cores first, so their bounds hold beside it; this lane takes what is left.
-  mainLane = lane('vitest', [...exclude, '--maxWorkers=2'], vitestJson, '', 5)
-  const [timedCode, faultCode] = await Promise.all([
+  const [mainCode, timedCode, faultCode] = await Promise.all([
+    // At a lower priority (and every process it starts): the timed files and the fault suite
+    // get the cores first, so their bounds hold beside it; this lane takes what is left.
+    lane('vitest', [...exclude, '--maxWorkers=2'], vitestJson, '', 5),
     lane('vitest (timed)', [...timedFiles, '--maxWorkers=1'], timedJson, '[timed] '),
     only === 'nofault' ? Promise.resolve(0) : lane('vitest (fault)', [faultSuite, '--maxWorkers=1'], faultJson, '[fault] ')
   ])
+  readVitest(vitestJson, mainCode, 'vitest')
   readVitest(timedJson, timedCode, 'vitest (timed lane)')
   if (only !== 'nofault') readVitest(faultJson, faultCode, 'vitest (fault suite)')
 }
 
-// Playwright starts once the lanes held to time bounds are done, beside what is left of the
-// correctness lane (which yields it the cores): its specs wait on timers and pages much of
-// the time, and that lane alone leaves cores idle near its end.
-const e2e =
-  only === 'unit'
-    ? null
-    : (async () => {
-        const t0 = Date.now()
-        const code = await run(
-          'npx',
-          ['playwright', 'test', '--reporter=list,json'],
-          { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson },
-          mainLane ? '[e2e] ' : ''
-        )
-        laneSeconds.push(['playwright', (Date.now() - t0) / 1000])
-        return code
-      })()
-if (mainLane) readVitest(vitestJson, await mainLane, 'vitest')
-
-if (e2e) {
-  const code = await e2e
+if (only !== 'unit') {
+  const t0 = Date.now()
+  const code = await run('npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson })
+  laneSeconds.push(['playwright', (Date.now() - t0) / 1000])
   if (existsSync(playwrightJson)) {
     const r = JSON.parse(readFileSync(playwrightJson, 'utf8'))
     const s = r.stats ?? {}
@@ -229,7 +211,7 @@ if (suiteSeconds.size) {
   for (const [suite, sec] of [...suiteSeconds].sort((a, b) => b[1] - a[1])) console.log(`- ${suite}: ${sec.toFixed(0)}`)
   console.log('Slowest files (s)')
   for (const [f, sec] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`- ${f}: ${sec.toFixed(0)}`)
-  console.log('Wall time per lane (s; the three vitest lanes run side by side, playwright from the end of the timed and fault lanes)')
+  console.log('Wall time per lane (s; the three vitest lanes run side by side, then playwright)')
   for (const [l, sec] of laneSeconds) console.log(`- ${l}: ${sec.toFixed(0)}`)
   console.log('')
 }
