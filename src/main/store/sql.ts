@@ -22,6 +22,8 @@ type Row = Record<string, unknown>
 export class Sql {
   private readonly statements = new Map<string, Database.Statement>()
   private readonly rawStatements = new Map<string, Database.Statement>()
+  /** Whether each statement run so far writes (see step()). */
+  private readonly writing = new Map<string, boolean>()
   private depth = 0
   private savepointSeq = 0
 
@@ -36,9 +38,28 @@ export class Sql {
     return s
   }
 
+  /**
+   * Runs a statement; one that writes, outside a transaction, runs in one of its own.
+   *
+   * libsql does not reset a statement that failed with "database is locked" (another
+   * process held the write lock longer than the busy timeout): it stays active, and the
+   * connection's next write, though it succeeds, is then never committed and keeps the
+   * write lock, so every other connection is locked out until that one statement runs
+   * again (a sweep's write every fifteen seconds held a hub's webhook spool back that long).
+   * BEGIN IMMEDIATE through exec fails cleanly instead, and once it holds the lock the
+   * statement cannot meet another writer.
+   */
+  private step<R>(sql: string, s: Database.Statement, go: () => R): R {
+    if (this.depth > 0) return go()
+    let w = this.writing.get(sql)
+    if (w === undefined) this.writing.set(sql, (w = writes(sql, s)))
+    return w ? this.transaction(go) : go()
+  }
+
   /** The first row, or undefined. */
   get<T extends object = Row>(sql: string, ...params: SqlValue[]): T | undefined {
-    const row = this.stmt(sql).get(...params) as (Row & { _metadata?: unknown }) | undefined
+    const s = this.stmt(sql)
+    const row = this.step(sql, s, () => s.get(...params)) as (Row & { _metadata?: unknown }) | undefined
     if (row === undefined || row === null) return undefined
     delete row._metadata
     return row as T
@@ -51,12 +72,14 @@ export class Sql {
       s = this.raw.prepare(sql).raw(true)
       this.rawStatements.set(sql, s)
     }
-    const row = s.get(...params) as unknown[] | undefined
+    const raw = s
+    const row = this.step(sql, raw, () => raw.get(...params)) as unknown[] | undefined
     return row === undefined || row === null ? undefined : (row[0] as T)
   }
 
   all<T extends object = Row>(sql: string, ...params: SqlValue[]): T[] {
-    return this.stmt(sql).all(...params) as T[]
+    const s = this.stmt(sql)
+    return this.step(sql, s, () => s.all(...params)) as T[]
   }
 
   /**
@@ -84,7 +107,8 @@ export class Sql {
   }
 
   run(sql: string, ...params: SqlValue[]): RunResult {
-    const r = this.stmt(sql).run(...params)
+    const s = this.stmt(sql)
+    const r = this.step(sql, s, () => s.run(...params))
     return { changes: r.changes, lastInsertRowid: r.lastInsertRowid }
   }
 
@@ -151,6 +175,15 @@ export class Sql {
   close(): void {
     this.statements.clear()
     this.rawStatements.clear()
+    this.writing.clear()
     if (this.raw.open) this.raw.close()
   }
+}
+
+const WRITE_VERB = /^\s*(?:INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER)\b/i
+
+/** Whether a statement may write: by its verb, or a common table expression's statement that returns no rows or returns what it wrote. */
+function writes(sql: string, s: Database.Statement): boolean {
+  if (WRITE_VERB.test(sql)) return true
+  return /^\s*WITH\b/i.test(sql) && (!s.reader || /\bRETURNING\b/i.test(sql))
 }
