@@ -45,6 +45,7 @@ export function hubSweep(p: HubSweepParts): HubSweep {
   let auditPrunedAt = -Infinity
   let previousForgottenAt = -Infinity
   let sweeping: Promise<unknown> | null = null
+  let failing: string | null = null
 
   async function sweepStore(): Promise<void> {
     if (now() - auditPrunedAt >= AUDIT_PRUNE_EVERY_MS) {
@@ -78,7 +79,18 @@ export function hubSweep(p: HubSweepParts): HubSweep {
       p.webhooks.sweep()
       if (sweeping) return
       sweeping = sweepStore()
-        .catch((e: unknown) => log.error(`the hub's sweep failed: ${e instanceof Error ? e.message : String(e)}`))
+        .then(
+          () => {
+            if (failing !== null) log.info("the hub's sweep works again")
+            failing = null
+          },
+          (e: unknown) => {
+            // Once per cause: a store locked for a minute is one line, not sixty.
+            const why = e instanceof Error ? e.message : String(e)
+            if (why !== failing) log.error(`the hub's sweep failed: ${why}; it is tried again every second`)
+            failing = why
+          }
+        )
         .finally(() => (sweeping = null))
     },
     idle: () => sweeping ?? Promise.resolve()
