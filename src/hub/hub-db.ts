@@ -7,7 +7,7 @@ import Database from 'libsql'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Sql } from '../main/store/sql'
-import { OIDC_PREVIOUS_REFRESH, OIDC_TABLES } from './oidc/oidc-tables'
+import { OIDC_PREVIOUS_REFRESH, OIDC_RENEWALS, OIDC_TABLES } from './oidc/oidc-tables'
 import { chainSqliteAudit } from './hub-audit'
 import { sealSqliteSecrets } from './sqlite-second-factor'
 
@@ -219,7 +219,9 @@ export const MIGRATIONS: ReadonlyArray<string | ((sql: Sql, dataDir: string) => 
    );
    CREATE INDEX second_factor_proofs_at ON second_factor_proofs (proven_at);`,
   // A session's refresh token before its last renewal, taken again for a short while (oidc/oidc-tables.ts).
-  OIDC_PREVIOUS_REFRESH
+  OIDC_PREVIOUS_REFRESH,
+  // A renewal under way, claimed by the hub asking the provider; every refresh token replaced (oidc/oidc-tables.ts).
+  OIDC_RENEWALS
 ]
 
 /** The schema version this hub migrates hub.db to. */

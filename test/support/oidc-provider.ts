@@ -2,7 +2,8 @@
 // authorization endpoint (it signs the person in at once), the token endpoint with PKCE,
 // userinfo, real RS256 signatures. The person signing in is the test's to set (subject,
 // username, groups), and so is what goes wrong: an ID token tampered with before it is signed,
-// a renewal refused (the person disabled at the provider).
+// a renewal refused (the person disabled at the provider). Like most providers it rotates
+// refresh tokens: each is taken once, and the same one again is refused (invalid_grant).
 import { createSign, generateKeyPairSync } from 'node:crypto'
 import { OAuth2Server } from 'oauth2-mock-server'
 import type { OidcConfig } from '../../src/hub/oidc/oidc-config'
@@ -40,6 +41,8 @@ export async function startTestProvider(clientId = 'rampdesk-hub', o: { issuer?:
   let tamper: ((c: Record<string, unknown>) => void) | null = null
   let forge = false
   const grants: string[] = []
+  /** Refresh tokens already exchanged: a rotating provider refuses them. */
+  const spent = new Set<string>()
   server.service.on('beforeTokenSigning', (token) => {
     const p = token.payload as Record<string, unknown>
     p.sub = person.sub
@@ -67,6 +70,13 @@ export async function startTestProvider(clientId = 'rampdesk-hub', o: { issuer?:
     if (grant === 'refresh_token' && person.disabled) {
       answer.statusCode = 400
       answer.body = { error: 'invalid_grant', error_description: 'user is disabled' }
+    } else if (grant === 'refresh_token') {
+      const presented = String((req.body as Record<string, unknown>).refresh_token)
+      if (spent.has(presented)) {
+        answer.statusCode = 400
+        answer.body = { error: 'invalid_grant', error_description: 'refresh token already used' }
+      }
+      spent.add(presented)
     }
   })
   server.service.on('beforeUserinfo', (answer) => {

@@ -17,13 +17,17 @@
 // it replaced is taken again once within RENEWAL_GRACE_MS and answered with the same session, so
 // an answer lost on the way (or a desktop that could not keep it) costs nobody their sign-in;
 // presented again after that (a second time, or after the grace) it is a copy in someone else's
-// hands, and the session ends. POST /auth/oidc/sign-out ends a session for the person holding it.
+// hands, and the session ends; so does any older token a renewal replaced. Two renewals with one
+// refresh token at once (a desktop retrying on another hub) ask the provider once: the first
+// claims the session, the other waits for its answer and is given the same session.
+// POST /auth/oidc/sign-out ends a session for the person holding it.
 import { createHash, randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { TeamRole } from '../../shared/ipc/contract'
 import type { AuditLog } from '../hub-store'
 import type { HubLog } from '../hub-log'
 import { noRoleMessage, roleOf, type OidcConfig } from './oidc-config'
-import { OidcProvider, type Claims, type ProviderTokens } from './oidc-provider'
+import { OidcProvider, PROVIDER_TIMEOUT_S, type Claims, type ProviderTokens } from './oidc-provider'
 import { keyHash, randomSecret, seal, unseal } from './oidc-seal'
 import {
   ACCESS_PREFIX,
@@ -53,6 +57,16 @@ export const OUTAGE_GRACE_MS = 60 * 60_000
  * short enough that a copy of the token found later is refused (and ends the session).
  */
 export const RENEWAL_GRACE_MS = 60_000
+/**
+ * How long a renewal holds its session while it asks the provider (the provider's timeout and
+ * then some): another renewal with the same refresh token waits for it that long at most, and a
+ * hub that died while asking holds nobody up for longer.
+ */
+export const RENEWAL_CLAIM_MS = (PROVIDER_TIMEOUT_S + 5) * 1000
+/** How often a renewal waiting for another with the same token looks again. */
+const RENEWAL_WAIT_STEP_MS = 100
+const OLDER_COPY =
+  'Your sign-in was ended because an older copy of it was used again. Sign in again; if you did not expect this, tell your team lead.'
 
 interface PendingLogin {
   nonce: string
@@ -296,17 +310,53 @@ export class OidcService {
     return { ...s, expiresIn: Math.max(0, Math.floor((s.expiresAt - this.now()) / 1000)) }
   }
 
-  async refresh(refreshToken: string): Promise<SessionAnswer> {
+  /** `waitUntil`: given while this renewal waits for another with the same token (the hub's clock). */
+  async refresh(refreshToken: string, waitUntil?: number): Promise<SessionAnswer> {
     const hash = keyHash(refreshToken)
     if (!refreshToken.startsWith(REFRESH_PREFIX)) return ended(ENDED)
     const s = await this.o.store.sessionByRefresh(hash)
     if (!s) {
       const previous = await this.o.store.sessionByPreviousRefresh(hash)
-      return previous ? this.renewedAgain(previous, refreshToken) : ended(ENDED)
+      if (previous) return this.renewedAgain(previous, refreshToken)
+      const replaced = await this.o.store.sessionByReplacedRefresh(hash)
+      return replaced
+        ? this.reused(replaced, 'a refresh token replaced by an earlier renewal (not the last) was presented again')
+        : ended(ENDED)
     }
     const tokens = unseal<CheckedTokens>(refreshToken, 'provider', s.sealed)
     if (s.ended || !tokens) return ended(ENDED)
     if (!s.operator) return ended(REVOKED)
+    const at = this.now()
+    if (!(await this.o.store.claimRenewal(s.id, hash, at + RENEWAL_CLAIM_MS, at))) {
+      // Another renewal with this token is asking the provider, which may take a refresh token
+      // once: its answer is this one's too (the replaced token's one retry), or its claim lapses.
+      const deadline = waitUntil ?? at + RENEWAL_CLAIM_MS + 1_000
+      if (at >= deadline)
+        return {
+          kind: 'refused',
+          status: 503,
+          errorKind: 'unavailable',
+          message: 'Your sign-in is being renewed by another request that has not finished. Try again in a moment.'
+        }
+      await sleep(RENEWAL_WAIT_STEP_MS)
+      return this.refresh(refreshToken, deadline)
+    }
+    try {
+      return await this.renewClaimed(s as StoredSession & { operator: NonNullable<StoredSession['operator']> }, refreshToken, tokens)
+    } finally {
+      // A rotation took the claim with the token; else it goes now, for the next renewal.
+      await Promise.resolve(this.o.store.releaseRenewal(s.id, hash)).catch((e: unknown) =>
+        this.o.log.warn(`could not release a renewal of ${s.operator!.name}'s session (it lapses by itself): ${(e as Error).message}`)
+      )
+    }
+  }
+
+  /** A renewal this hub claimed: the provider asked, the session renewed or ended. */
+  private async renewClaimed(
+    s: StoredSession & { operator: NonNullable<StoredSession['operator']> },
+    refreshToken: string,
+    tokens: CheckedTokens
+  ): Promise<SessionAnswer> {
     const close = async (reason: string, message: string) => {
       await this.o.store.end(s.id, this.now())
       this.o.audit.append(s.operator!.name, 'oidc:sessionEnded', { issuer: this.o.config.issuer, reason })
@@ -387,16 +437,23 @@ export class OidcService {
       })
       return { kind: 'ok', session: this.answered(current) }
     }
-    if (await this.o.store.end(p.id, at)) {
-      const reason = within
+    return this.reused(
+      p,
+      within
         ? 'a refresh token replaced by a renewal was presented again after its one retry had been answered'
         : `a refresh token replaced over ${RENEWAL_GRACE_MS / 1000} s before was presented again`
+    )
+  }
+
+  /** A replaced refresh token presented again: the session ends for everyone holding it (once audited). */
+  private async reused(p: StoredSession, reason: string): Promise<SessionAnswer> {
+    if (p.ended) return ended(ENDED)
+    if (!p.operator) return ended(REVOKED)
+    if (await this.o.store.end(p.id, this.now())) {
       this.o.audit.append(p.operator.name, 'oidc:refreshReused', { issuer: this.o.config.issuer, reason })
       this.o.log.warn(`${p.operator.name}'s session ended: ${reason} (a copy of it in other hands?)`, { operator: p.operator.name })
     }
-    return ended(
-      'Your sign-in was ended because an older copy of it was used again. Sign in again; if you did not expect this, tell your team lead.'
-    )
+    return ended(OLDER_COPY)
   }
 
   /**

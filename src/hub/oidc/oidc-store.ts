@@ -134,9 +134,20 @@ export interface OidcStore {
   /**
    * Replaces a session's tokens, if its refresh token is still the one given: false when another
    * refresh came first. `previous`: the replaced refresh token stays good for a while (else it is
-   * forgotten).
+   * forgotten). The replaced token's hash is kept with the session either way, and any renewal
+   * claim goes.
    */
   rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>, previous?: PreviousRefresh): Awaitable<boolean>
+  /**
+   * Claims a renewal of session `id` with the refresh token hashing to `refreshHash` until
+   * `until`: true when it still holds that token, stands, and no other renewal's claim runs past
+   * `at`. The claim goes when the session rotates or it is released.
+   */
+  claimRenewal(id: string, refreshHash: string, until: number, at: number): Awaitable<boolean>
+  /** Lets a claimed renewal go without rotating (the provider was not reached, or refused). */
+  releaseRenewal(id: string, refreshHash: string): Awaitable<void>
+  /** The session a renewal took this refresh token from, at any time before its last one; ended or not. */
+  sessionByReplacedRefresh(refreshHash: string): Awaitable<StoredSession | null>
   /**
    * Takes the session a renewal left sealed for the refresh token it replaced, once: the sealed
    * copy when session `id` stands, its previous refresh token hashes to `refreshHash`, `at` is
@@ -168,6 +179,19 @@ export const SESSION_KEEP_MS = 30 * 24 * 60 * 60_000
 /** Drops the sessions ended, or not renewed, before the cut-off (given twice, ? or $1 $2). */
 export const PRUNE_SESSIONS =
   'DELETE FROM oidc_sessions WHERE (ended_at IS NOT NULL AND ended_at < ?) OR (ended_at IS NULL AND access_expires_at < ?)'
+/** Drops the replaced refresh tokens of sessions no longer kept. */
+export const PRUNE_REPLACED = 'DELETE FROM oidc_replaced_refresh WHERE session_id NOT IN (SELECT id FROM oidc_sessions)'
+
+/** Claims a renewal (until, id, refresh hash, at: ? or $1-$4). */
+export const CLAIM_RENEWAL = `UPDATE oidc_sessions SET renewing_until = ?
+  WHERE id = ? AND refresh_hash = ? AND ended_at IS NULL AND (renewing_until IS NULL OR renewing_until <= ?)`
+/** Releases a renewal's claim (id, refresh hash: ? or $1 $2). */
+export const RELEASE_RENEWAL = 'UPDATE oidc_sessions SET renewing_until = NULL WHERE id = ? AND refresh_hash = ?'
+/** Keeps a replaced refresh token's hash with its session (hash, session id, at: ? or $1-$3). */
+export const KEEP_REPLACED =
+  'INSERT INTO oidc_replaced_refresh (refresh_hash, session_id, replaced_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'
+/** The lookup of a session by a refresh token a renewal replaced (? or $1). */
+export const REPLACED_LOOKUP = `${SESSION_LOOKUP} JOIN oidc_replaced_refresh r ON r.session_id = s.id WHERE r.refresh_hash = ?`
 
 /** A name the operator rules accept, from what the provider calls the person. */
 export function operatorNameFrom(preferred: string): string {

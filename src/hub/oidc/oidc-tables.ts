@@ -41,3 +41,17 @@ export const OIDC_PREVIOUS_REFRESH = `ALTER TABLE oidc_sessions ADD COLUMN previ
    ALTER TABLE oidc_sessions ADD COLUMN previous_sealed TEXT;
    ALTER TABLE oidc_sessions ADD COLUMN previous_until BIGINT;
    CREATE INDEX oidc_sessions_previous ON oidc_sessions (previous_refresh_hash);`
+
+// A renewal under way and every refresh token renewals replaced (oidc-service.ts). The hub that
+// asks the provider first claims the session until renewing_until: a second renewal with the
+// same refresh token (on this hub or another) waits for that answer instead of spending the
+// provider's refresh token again, which a rotating provider takes once and then refuses, ending
+// the session. A replaced token, however old, is known as one: presented again past its grace it
+// ends the session (a copy in other hands). Rows go with their session (PRUNE_SESSIONS).
+export const OIDC_RENEWALS = `ALTER TABLE oidc_sessions ADD COLUMN renewing_until BIGINT;
+   CREATE TABLE oidc_replaced_refresh (
+     refresh_hash TEXT NOT NULL PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     replaced_at BIGINT NOT NULL
+   );
+   CREATE INDEX oidc_replaced_refresh_session ON oidc_replaced_refresh (session_id);`

@@ -11,6 +11,11 @@ import {
   newOidcMarker,
   OIDC_MARKER,
   PRUNE_SESSIONS,
+  PRUNE_REPLACED,
+  CLAIM_RENEWAL,
+  RELEASE_RENEWAL,
+  KEEP_REPLACED,
+  REPLACED_LOOKUP,
   SESSION_KEEP_MS,
   type NewSession,
   type OidcOperator,
@@ -104,6 +109,7 @@ export class SqliteOidcStore implements OidcStore {
 
   createSession(s: NewSession, at: number): void {
     this.sql.run(PRUNE_SESSIONS, at - SESSION_KEEP_MS, at - SESSION_KEEP_MS)
+    this.sql.run(PRUNE_REPLACED)
     this.forgetPrevious(at)
     this.sql.run(
       'INSERT INTO oidc_sessions (id, operator_key, access_hash, access_expires_at, refresh_hash, sealed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -138,12 +144,33 @@ export class SqliteOidcStore implements OidcStore {
     return this.sql.get<SessionRow>(`${SESSION_LOOKUP} WHERE s.${column} = ?`, hash) ?? null
   }
 
+  claimRenewal(id: string, refreshHash: string, until: number, at: number): boolean {
+    return this.sql.run(CLAIM_RENEWAL, until, id, refreshHash, at).changes === 1
+  }
+
+  releaseRenewal(id: string, refreshHash: string): void {
+    this.sql.run(RELEASE_RENEWAL, id, refreshHash)
+  }
+
+  sessionByReplacedRefresh(refreshHash: string): StoredSession | null {
+    const r = this.sql.get<SessionRow>(REPLACED_LOOKUP, refreshHash)
+    return r ? storedSession(r) : null
+  }
+
   rotate(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>, previous?: PreviousRefresh): boolean {
     this.forgetPrevious(this.now())
+    return this.sql.transaction(() => {
+      const rotated = this.rotateRow(id, oldRefreshHash, next, previous)
+      if (rotated) this.sql.run(KEEP_REPLACED, oldRefreshHash, id, this.now())
+      return rotated
+    })
+  }
+
+  private rotateRow(id: string, oldRefreshHash: string, next: Omit<NewSession, 'id' | 'operatorKey'>, previous?: PreviousRefresh): boolean {
     return (
       this.sql.run(
         `UPDATE oidc_sessions SET access_hash = ?, access_expires_at = ?, refresh_hash = ?, sealed = ?,
-           previous_refresh_hash = ?, previous_sealed = ?, previous_until = ?
+           previous_refresh_hash = ?, previous_sealed = ?, previous_until = ?, renewing_until = NULL
          WHERE id = ? AND refresh_hash = ? AND ended_at IS NULL`,
         next.accessHash,
         next.accessExpiresAt,

@@ -7,7 +7,7 @@
 import type pg from 'pg'
 import { chainPgAudit } from './pg-audit-chain'
 import { inTransaction } from './pg-connection'
-import { OIDC_PREVIOUS_REFRESH, OIDC_TABLES } from '../oidc/oidc-tables'
+import { OIDC_PREVIOUS_REFRESH, OIDC_RENEWALS, OIDC_TABLES } from '../oidc/oidc-tables'
 import { NO_SECOND_FACTOR_KEY, type SecondFactorKeyOf } from '../second-factor-key'
 import { sealPgSecrets } from './pg-second-factor'
 
@@ -358,7 +358,9 @@ export const PG_MIGRATIONS: ReadonlyArray<string | PgMigrationStep> = [
    );
    CREATE INDEX second_factor_proofs_at ON second_factor_proofs (proven_at);`,
   // A session's refresh token before its last renewal, taken again for a short while (oidc/oidc-tables.ts).
-  OIDC_PREVIOUS_REFRESH
+  OIDC_PREVIOUS_REFRESH,
+  // A renewal under way, claimed by the hub asking the provider; every refresh token replaced (oidc/oidc-tables.ts).
+  OIDC_RENEWALS
 ]
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length

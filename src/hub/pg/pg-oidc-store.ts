@@ -16,6 +16,10 @@ import {
   newOidcMarker,
   OIDC_MARKER,
   PRUNE_SESSIONS,
+  PRUNE_REPLACED,
+  CLAIM_RENEWAL,
+  RELEASE_RENEWAL,
+  REPLACED_LOOKUP,
   SESSION_KEEP_MS,
   type NewSession,
   type OidcOperator,
@@ -162,6 +166,7 @@ export class PgOidcStore implements OidcStore {
 
   async createSession(s: NewSession, at: number): Promise<void> {
     await this.pool.query(numbered(PRUNE_SESSIONS), [at - SESSION_KEEP_MS, at - SESSION_KEEP_MS])
+    await this.pool.query(PRUNE_REPLACED)
     await this.forgetPrevious(at)
     await this.pool.query(
       'INSERT INTO oidc_sessions (id, operator_key, access_hash, access_expires_at, refresh_hash, sealed, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
@@ -198,11 +203,19 @@ export class PgOidcStore implements OidcStore {
     previous?: PreviousRefresh
   ): Promise<boolean> {
     await this.forgetPrevious(this.now())
-    // One UPDATE with the old hash in its WHERE: of two hubs renewing with the same token at once, one rotates.
+    // One UPDATE with the old hash in its WHERE: of two hubs renewing with the same token at once,
+    // one rotates; the replaced token's hash is kept in the same statement.
     const r = await this.pool.query(
-      `UPDATE oidc_sessions SET access_hash = $1, access_expires_at = $2, refresh_hash = $3, sealed = $4,
-         previous_refresh_hash = $5, previous_sealed = $6, previous_until = $7
-       WHERE id = $8 AND refresh_hash = $9 AND ended_at IS NULL`,
+      `WITH rotated AS (
+         UPDATE oidc_sessions SET access_hash = $1, access_expires_at = $2, refresh_hash = $3, sealed = $4,
+           previous_refresh_hash = $5, previous_sealed = $6, previous_until = $7, renewing_until = NULL
+         WHERE id = $8 AND refresh_hash = $9 AND ended_at IS NULL
+         RETURNING id
+       ), kept AS (
+         INSERT INTO oidc_replaced_refresh (refresh_hash, session_id, replaced_at)
+         SELECT $9, id, $10 FROM rotated ON CONFLICT DO NOTHING
+       )
+       SELECT id FROM rotated`,
       [
         next.accessHash,
         next.accessExpiresAt,
@@ -212,11 +225,25 @@ export class PgOidcStore implements OidcStore {
         previous?.sealed ?? null,
         previous?.until ?? null,
         id,
-        oldRefreshHash
+        oldRefreshHash,
+        this.now()
       ]
     )
     await this.changed()
     return r.rowCount === 1
+  }
+
+  async claimRenewal(id: string, refreshHash: string, until: number, at: number): Promise<boolean> {
+    return (await this.pool.query(numbered(CLAIM_RENEWAL), [until, id, refreshHash, at])).rowCount === 1
+  }
+
+  async releaseRenewal(id: string, refreshHash: string): Promise<void> {
+    await this.pool.query(numbered(RELEASE_RENEWAL), [id, refreshHash])
+  }
+
+  async sessionByReplacedRefresh(refreshHash: string): Promise<StoredSession | null> {
+    const r = (await this.pool.query<LookupRow>(numbered(REPLACED_LOOKUP), [refreshHash])).rows[0]
+    return r ? storedSession(r) : null
   }
 
   async takePrevious(id: string, refreshHash: string, at: number): Promise<string | null> {

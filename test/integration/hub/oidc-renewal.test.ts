@@ -154,6 +154,24 @@ describe.each(SETUPS)('a session from the identity provider on %s, %i hub(s)', (
     expect([x.status, y.status]).toEqual([200, 200])
     expect(y.json.value!.accessToken).toBe(x.json.value!.accessToken)
     expect(y.json.value!.refreshToken).toBe(x.json.value!.refreshToken)
+    // The provider (which takes each of its refresh tokens once) was asked once, and the session goes on.
+    expect(provider.grants.filter((g) => g === 'refresh_token')).toHaveLength(1)
+    expect((await refresh(b, x.json.value!.refreshToken)).status).toBe(200)
+  })
+
+  it('ends the session when any refresh token it replaced is presented again, not only the last one', async () => {
+    const s = await signedIn()
+    const s2 = (await refresh(a, s.refreshToken)).json.value!
+    const s3 = (await refresh(b, s2.refreshToken)).json.value!
+    const oldest = await refresh(a, s.refreshToken)
+    expect(oldest.status).toBe(401)
+    expect(oldest.json.error).toMatchObject({ kind: 'session_ended', message: OLDER_COPY })
+    await caught()
+    for (const f of new Set([a, b])) expect((await f.rpc(s3.accessToken, 'team:access')).status).toBe(401)
+    expect((await refresh(b, s3.refreshToken)).status).toBe(401)
+    const reused = await audited('oidc:refreshReused')
+    expect(reused).toHaveLength(1)
+    expect(reused[0]).toMatchObject({ operator: 'ana' })
   })
 
   it('refuses the replaced refresh token after the grace, ends the session for everyone, and audits it', async () => {

@@ -3,7 +3,9 @@
 // revocation ends their sessions for good; a session made through one hub is honoured by
 // another on the same tables; a sign-in under way is taken once; the refresh token a renewal
 // replaced is found again, by any hub, until the next renewal, and the session sealed for it is
-// handed out once, by one hub of two asking at once, and kept nowhere once its grace passed.
+// handed out once, by one hub of two asking at once, and kept nowhere once its grace passed; one
+// renewal at a time claims a session; every refresh token a renewal replaced is known until the
+// session is dropped.
 import { describe, expect, it } from 'vitest'
 import { keyHash } from '../../../../src/hub/oidc/oidc-seal'
 import { HANDOFF_PREFIX, type NewSession } from '../../../../src/hub/oidc/oidc-store'
@@ -126,6 +128,63 @@ describe.each(STORE_KINDS)('OIDC sign-ins on %s', (kind) => {
       expect(await a.oidc.sessionByAccess(keyHash('rds_s3'))).toMatchObject({ ended: true })
       expect(await a.oidc.end('s1', clock)).toBe(false)
     })
+    it('lets one renewal at a time claim a session, on either hub, until it rotates, lets go or its claim lapses', async () => {
+      const a = await bench.open({ now })
+      const b = await bench.open({ now })
+      const op = await a.oidc.signIn(person, clock)
+      await a.oidc.createSession(session('s1', op.key, clock + 60_000), clock)
+      const r1 = keyHash('rdr_s1')
+      const claims = await Promise.all([
+        a.oidc.claimRenewal('s1', r1, clock + 15_000, clock),
+        b.oidc.claimRenewal('s1', r1, clock + 15_000, clock)
+      ])
+      expect(claims.filter(Boolean)).toHaveLength(1)
+      // Let go: the next one claims it; lapsed: so does the one after.
+      await a.oidc.releaseRenewal('s1', r1)
+      expect(await b.oidc.claimRenewal('s1', r1, clock + 15_000, clock)).toBe(true)
+      expect(await a.oidc.claimRenewal('s1', r1, clock + 30_000, clock + 14_999)).toBe(false)
+      expect(await a.oidc.claimRenewal('s1', r1, clock + 30_000, clock + 15_000)).toBe(true)
+      // Another refresh token is not the session's: nothing to claim.
+      expect(await a.oidc.claimRenewal('s1', keyHash('rdr_other'), clock + 30_000, clock + 40_000)).toBe(false)
+      // Rotated, the claim goes with the old token, and the new one is free to claim.
+      const next = { accessHash: keyHash('rds_s2'), accessExpiresAt: clock + 120_000, refreshHash: keyHash('rdr_s2'), sealed: 'sealed-2' }
+      expect(await b.oidc.rotate('s1', r1, next)).toBe(true)
+      expect(await a.oidc.claimRenewal('s1', keyHash('rdr_s2'), clock + 15_000, clock)).toBe(true)
+      // Ended: nobody claims it.
+      await a.oidc.releaseRenewal('s1', keyHash('rdr_s2'))
+      await a.oidc.end('s1', clock)
+      expect(await b.oidc.claimRenewal('s1', keyHash('rdr_s2'), clock + 15_000, clock)).toBe(false)
+    })
+
+    it('knows every refresh token renewals replaced, from any hub, until its session is dropped', async () => {
+      const a = await bench.open({ now })
+      const b = await bench.open({ now })
+      const op = await a.oidc.signIn(person, clock)
+      await a.oidc.createSession(session('s1', op.key, clock + 60_000), clock)
+      const to = (n: number) => ({
+        accessHash: keyHash(`rds_s${n}`),
+        accessExpiresAt: clock + 60_000,
+        refreshHash: keyHash(`rdr_s${n}`),
+        sealed: 's'
+      })
+      expect(await a.oidc.rotate('s1', keyHash('rdr_s1'), to(2))).toBe(true)
+      expect(await b.oidc.rotate('s1', keyHash('rdr_s2'), to(3))).toBe(true)
+      expect(await a.oidc.rotate('s1', keyHash('rdr_s3'), to(4))).toBe(true)
+      for (const old of ['rdr_s1', 'rdr_s2', 'rdr_s3'])
+        expect(await b.oidc.sessionByReplacedRefresh(keyHash(old))).toMatchObject({ id: 's1', ended: false, operator: { name: 'ana' } })
+      // The current token was replaced by nothing; a stranger's never was.
+      expect(await a.oidc.sessionByReplacedRefresh(keyHash('rdr_s4'))).toBeNull()
+      expect(await a.oidc.sessionByReplacedRefresh(keyHash('rdr_x'))).toBeNull()
+      // A failed rotation (another came first) replaced nothing.
+      expect(await a.oidc.rotate('s1', keyHash('rdr_s9'), to(5))).toBe(false)
+      expect(await a.oidc.sessionByReplacedRefresh(keyHash('rdr_s9'))).toBeNull()
+      // Once the session is dropped (ended over SESSION_KEEP_MS ago), so are its replaced tokens.
+      await a.oidc.end('s1', clock)
+      const later = clock + 31 * 24 * 60 * 60_000
+      await a.oidc.createSession(session('s9', op.key, later + 60_000), later)
+      expect(await b.oidc.sessionByReplacedRefresh(keyHash('rdr_s1'))).toBeNull()
+    })
+
     it('hands the session sealed for the replaced refresh token out once, by one of two hubs asking at once', async () => {
       const a = await bench.open({ now })
       const b = await bench.open({ now })
