@@ -229,7 +229,7 @@ export const HUB_SCHEMA_VERSION = MIGRATIONS.length
 
 export function openHubDatabase(dataDir: string, busyTimeoutMs = 5_000): Sql {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-  const sql = new Sql(new Database(join(dataDir, HUB_DATABASE_FILE)))
+  const sql = new Sql(new Database(join(dataDir, HUB_DATABASE_FILE)), { writesInOwnTransaction: true })
   try {
     if (sql.value<string>('PRAGMA journal_mode = WAL') !== 'wal') throw new Error('could not switch hub.db to WAL mode')
     sql.exec('PRAGMA synchronous = NORMAL')
@@ -254,7 +254,7 @@ export function openHubDatabase(dataDir: string, busyTimeoutMs = 5_000): Sql {
 
 /** Another connection to an hub.db that openHubDatabase has opened (and migrated). */
 export function openHubConnection(dataDir: string, o: { busyTimeoutMs: number; synchronous: 'NORMAL' | 'FULL' }): Sql {
-  const sql = new Sql(new Database(join(dataDir, HUB_DATABASE_FILE)))
+  const sql = new Sql(new Database(join(dataDir, HUB_DATABASE_FILE)), { writesInOwnTransaction: true })
   sql.exec(`PRAGMA busy_timeout = ${Math.round(o.busyTimeoutMs)}`)
   sql.exec(`PRAGMA synchronous = ${o.synchronous}`)
   return sql

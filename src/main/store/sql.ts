@@ -27,7 +27,16 @@ export class Sql {
   private depth = 0
   private savepointSeq = 0
 
-  constructor(readonly raw: Database.Database) {}
+  /**
+   * `writesInOwnTransaction`: for a connection to a file other processes write too (the hub's
+   * hub.db, which its command line writes): see step(). The desktop's profile database has one
+   * writer, this connection, so no statement of it meets another's lock, and the two statements
+   * more per write would cost a sync about a tenth of its time.
+   */
+  constructor(
+    readonly raw: Database.Database,
+    private readonly o: { writesInOwnTransaction?: boolean } = {}
+  ) {}
 
   private stmt(sql: string): Database.Statement {
     let s = this.statements.get(sql)
@@ -39,7 +48,8 @@ export class Sql {
   }
 
   /**
-   * Runs a statement; one that writes, outside a transaction, runs in one of its own.
+   * Runs a statement; one that writes, outside a transaction, runs in one of its own on a
+   * connection that asked for it.
    *
    * libsql does not reset a statement that failed with "database is locked" (another
    * process held the write lock longer than the busy timeout): it stays active, and the
@@ -50,7 +60,7 @@ export class Sql {
    * statement cannot meet another writer.
    */
   private step<R>(sql: string, s: Database.Statement, go: () => R): R {
-    if (this.depth > 0) return go()
+    if (this.depth > 0 || !this.o.writesInOwnTransaction) return go()
     let w = this.writing.get(sql)
     if (w === undefined) this.writing.set(sql, (w = writes(sql, s)))
     return w ? this.transaction(go) : go()

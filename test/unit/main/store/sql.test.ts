@@ -1,5 +1,6 @@
 // The Sql wrapper on a file two connections share, as the hub's hub.db is shared with its
-// command line: a write that met the other's lock must not leave this connection holding it.
+// command line (writesInOwnTransaction): a write that met the other's lock must not leave this
+// connection holding it.
 import Database from 'libsql'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,7 +15,7 @@ let sql: Sql
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'rampdesk-sql-'))
   file = join(dir, 'shared.db')
-  sql = new Sql(new Database(file))
+  sql = new Sql(new Database(file), { writesInOwnTransaction: true })
   sql.exec('PRAGMA journal_mode = WAL')
   sql.exec('PRAGMA busy_timeout = 50')
   sql.exec('CREATE TABLE t (x INTEGER)')
