@@ -48,6 +48,7 @@ describe.skipIf(postgresUnavailable !== null)('PostgreSQL migrations', () => {
       'leader_sync_position',
       'oidc_identities',
       'oidc_pending',
+      'oidc_replaced_refresh',
       'oidc_sessions',
       'operator_watches',
       'operators',
