@@ -2,7 +2,9 @@
 // (or a recovery code) in the X-Rampdesk-Second-Factor header of any request; the hub then
 // holds that token's session proven for SESSION_MS, in the store (so every hub on the same
 // database, and a restarted one, holds it too; proofs older than that are dropped whenever one
-// is kept, and this hub remembers the ones it has seen, no longer). For an operator signed in through the identity provider the session is
+// is kept). Each check reads the store, not a memory of its own: a second factor removed
+// through any hub (or the command line) takes its proofs with it everywhere at once. For an
+// operator signed in through the identity provider the session is
 // the sign-in, not its access token, which renewal replaces every few minutes: a new sign-in
 // proves again. With `--require-second-factor admins`, an admin whose session is not
 // proven may do what an operator may, and no more, until it is. The actions that redirect money
@@ -85,9 +87,6 @@ export const proofKey = (op: Operator): string =>
 const unavailable = (): GateRefusal => ({ kind: 'second_factor_unavailable', message: KEY_MISMATCH_WORDS, secondFactor: 'key_mismatch' })
 
 export class SecondFactorGate {
-  /** When each session was last proven, by proofKey, as far as this hub knows (the store knows every hub's). */
-  private readonly proofs = new Map<string, number>()
-
   constructor(private readonly o: { policy: SecondFactorPolicy; store: SecondFactorStore; now?: () => number }) {}
 
   get policy(): SecondFactorPolicy {
@@ -118,21 +117,14 @@ export class SecondFactorGate {
     }
   }
 
-  /** When this session was last proven, if it was since `since`: this hub's memory first, then the store. */
+  /** When this session was last proven, if it was since `since`, as the store says now. */
   private async provenSince(key: string, since: number): Promise<number | undefined> {
-    const known = this.proofs.get(key)
-    if (known !== undefined && known >= since) return known
     const stored = await this.o.store.provenAt(key)
-    if (stored === null || stored < since) return undefined
-    this.proofs.set(key, stored)
-    return stored
+    return stored === null || stored < since ? undefined : stored
   }
 
   private async proven(op: Operator, key: string, at: number): Promise<void> {
-    const forgetBefore = at - SESSION_MS
-    for (const [k, t] of this.proofs) if (t < forgetBefore) this.proofs.delete(k)
-    this.proofs.set(key, at)
-    await this.o.store.prove(key, op.name, at, forgetBefore)
+    await this.o.store.prove(key, op.name, at, at - SESSION_MS)
   }
 
   private async checked(
