@@ -17,6 +17,7 @@ import { eventNames, type ChannelName, type Envelope, type ErrorInfo, type Event
 import { channelAccess } from '../../shared/ipc/team-access'
 import pkg from '../../../package.json' with { type: 'json' }
 import { SignInError } from './oidc-sign-in'
+import { errorCode, neverReachedHub, signedOut, tokenRefused } from './hub-failures'
 
 export interface HubConnectionOptions {
   /** The hub's base URL, e.g. https://hub.example.com or http://127.0.0.1:8790. */
@@ -60,43 +61,6 @@ const SECOND_FACTOR_HEADER = 'x-rampdesk-second-factor'
 /** Ids remembered to drop the overlap the hub replays after a reconnect. */
 const SEEN_IDS = 5000
 const KNOWN_EVENTS = new Set<string>(eventNames)
-
-/** Failures before anything reached the hub: any call may go to the next one. */
-const NEVER_SENT = new Set([
-  'ECONNREFUSED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EADDRNOTAVAIL',
-  'ETIMEDOUT',
-  'UND_ERR_CONNECT_TIMEOUT'
-])
-
-function errorCode(e: unknown): string | undefined {
-  const x = e as { code?: unknown; cause?: { code?: unknown } } | null
-  const code = x?.code ?? x?.cause?.code
-  return typeof code === 'string' ? code : undefined
-}
-
-/**
- * Whether the hub refused the operator token: 401, or 429 saying so (a hub throttles a client
- * whose tokens keep failing: the token is refused all the same, and waiting will not help).
- */
-function tokenRefused(status: number, error: unknown): boolean {
-  return status === 401 || (status === 429 && (error as { kind?: unknown } | null)?.kind === 'unauthorized')
-}
-
-/** A session from the identity provider that the hub ended (oidc-session.ts's SignInEnded). */
-function signedOut(e: unknown): e is Error {
-  return e instanceof Error && (e as { signedOut?: unknown }).signedOut === true
-}
-
-/** Whether a failed request never reached the hub (the connection was refused or not made). */
-export function neverReachedHub(e: unknown): boolean {
-  const code = errorCode(e)
-  return code !== undefined && NEVER_SENT.has(code)
-}
 
 export class HubConnection {
   private readonly agent: Dispatcher
@@ -321,9 +285,27 @@ export class HubConnection {
     }
   }
 
-  /** POSTs JSON to one of the hub's other routes (reads: the CSV export) and hands back the raw answer; throws when unreachable. */
+  /**
+   * POSTs JSON to one of the hub's other routes (reads: the CSV export) and hands back the raw
+   * answer; throws when unreachable. A session's access token the hub refuses is renewed once and
+   * the request sent again, as calls are; a refused renewal leaves the hub's refusal as the answer.
+   */
   async post(pathname: string, body: unknown): Promise<Dispatcher.ResponseData> {
     const token = await this.o.token()
+    const first = await this.postWith(pathname, body, token)
+    if (first.statusCode !== 401) {
+      if (first.statusCode === 200) this.tokenWorked(token)
+      return first
+    }
+    const renewed = await this.renewedPast(token)
+    if (renewed.kind !== 'token') return first
+    await first.body.dump()
+    const again = await this.postWith(pathname, body, renewed.token)
+    if (again.statusCode === 200) this.tokenWorked(renewed.token)
+    return again
+  }
+
+  private async postWith(pathname: string, body: unknown, token: string): Promise<Dispatcher.ResponseData> {
     try {
       return await this.onSomeHub(
         (base) =>

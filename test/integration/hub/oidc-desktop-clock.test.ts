@@ -2,8 +2,8 @@
 // hub and an OpenID provider on loopback: it counts its session's end from the hub's expiresIn
 // on its own clock, so a clock minutes ahead does not renew at every call and one minutes behind
 // renews before the hub refuses the token; a hub that refuses the access token all the same
-// gets it renewed once and the call sent again, and only a refused renewal says the sign-in
-// ended. Signing out tells the hub, or says it could not.
+// gets it renewed once and the call (or the CSV export) sent again, and only a refused renewal
+// says the sign-in ended. Signing out tells the hub, or says it could not.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { HubConnection } from '../../../src/main/team/hub-connection'
 import { HubSession } from '../../../src/main/team/oidc-session'
@@ -95,6 +95,18 @@ describe('a desktop whose clock is not the hub’s', () => {
       error: { kind: 'access_revoked', reason: 'signed-out', message: 'Test IdP ended your sign-in. Sign in again.' }
     })
     expect(session.current.kind).toBe('ended')
+  })
+
+  it('renews once and sends the CSV export again when the hub refuses the access token', async () => {
+    const session = await signedIn()
+    const connection = new HubConnection({ hubUrl: f.url, token: (refused) => session.token(refused), onEvent: () => undefined })
+    connections.push(connection)
+    hubOffset += SESSION_MS + MIN
+    const r = await connection.post('/export/orders', { filter: { type: 1 } })
+    const text = await r.body.text()
+    expect(r.statusCode, text).toBe(200)
+    expect(text.split('\n')[0]).toMatch(/order/i)
+    expect(renewals()).toBe(1)
   })
 
   it('a refused access token whose renewal cannot be made just now is the hub out of reach, not access revoked', async () => {
