@@ -137,6 +137,30 @@ export class TeamCredentials {
     return { kind: 'signed-out-here', why: told.why, endsAt: Date.now() + Math.max(0, endsAt - this.now()) }
   }
 
+  /**
+   * For a profile about to be deleted or moved to other hubs (the profile store then deletes its
+   * credential): its session, to be ended at the hub it came from once the change is made. `end`
+   * forgets it here and tells the hub in the background (a hub slow or away does not hold the
+   * change up; `said` hears why when the hub could not be told). Null: no session to end.
+   */
+  async sessionToEnd(profile: Profile): Promise<{ end(said: (why: string) => void): void } | null> {
+    const stored = await this.o.secrets.get(profile.id)
+    const tokens = stored === null ? null : parseSessionSecret(stored)
+    if (!tokens || this.ended.has(tokens.refreshToken)) return null
+    const { session } = this.sessionOf(profile, tokens)
+    return {
+      end: (said) => {
+        this.held.delete(profile.id)
+        this.outcome.delete(profile.id)
+        this.cancelRedirect(profile.id)
+        void session
+          .signOut()
+          .then((told) => told.kind === 'told' || said(told.why))
+          .catch((e: unknown) => said(e instanceof Error ? e.message : String(e)))
+      }
+    }
+  }
+
   /** Whether a sign-in through a page redirect is under way for this profile (the browser harness). */
   redirectPending(profileId: string): boolean {
     const at = this.now()

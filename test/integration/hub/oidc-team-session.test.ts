@@ -11,6 +11,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createServices, type Services } from '../../../src/main/services'
 import { invokeChannel } from '../../../src/main/handlers/invoke'
+import type { SqliteHubStore } from '../../../src/hub/sqlite-hub-store'
+import { SANDBOX_PROFILE_ID } from '../../../src/main/profiles/profile-store'
 import type { ChannelInput, ChannelName, Envelope, TeamAccess } from '../../../src/shared/ipc/contract'
 import { memorySafeStorage } from '../../support/memory-safe-storage'
 import { hubOidcConfig, startTestProvider, type TestProvider } from '../../support/oidc-provider'
@@ -161,6 +163,35 @@ describe('a Team profile signed in through the identity provider', () => {
       await f.startHub()
     }
     expect(seen.join('\n')).not.toMatch(/rd[sr]_/)
+  })
+
+  it('ends the session at the hub when its profile is deleted, or moved to another address', async () => {
+    provider.person.groups = ['rd-operators']
+    const signedOut = async () => (await f.hub.audit.list(50)).filter((e) => e.action === 'oidc:signedOut').length
+    /** Sessions standing at the hub. */
+    const standing = () => (f.hub.store as SqliteHubStore).sql.value<number>('SELECT COUNT(*) FROM oidc_sessions WHERE ended_at IS NULL')
+    const one = (await value('profiles:create', { name: 'Team SSO', baseUrl: f.url, kind: 'team' })) as { id: string }
+    await value('profiles:signIn', { id: one.id })
+    expect(standing()).toBe(1)
+    await value('profiles:delete', { id: one.id })
+    await expect.poll(signedOut, { timeout: 10_000 }).toBe(1)
+    expect(standing()).toBe(0)
+
+    const two = (await value('profiles:create', { name: 'Team SSO 2', baseUrl: f.url, kind: 'team' })) as { id: string }
+    await value('profiles:signIn', { id: two.id })
+    expect(standing()).toBe(1)
+    await value('profiles:switch', { id: SANDBOX_PROFILE_ID })
+    // Another address (here the same hub by name): the credential goes, and the session at the old one ends.
+    await value('profiles:update', { id: two.id, patch: { baseUrl: f.url.replace('127.0.0.1', 'localhost') } })
+    await expect.poll(signedOut, { timeout: 10_000 }).toBe(2)
+    expect(standing()).toBe(0)
+    expect(await value('secrets:status', { profileId: two.id })).toMatchObject({ has: false })
+    // An edit that keeps the address keeps the session.
+    await value('profiles:signIn', { id: two.id })
+    await value('profiles:update', { id: two.id, patch: { name: 'Team SSO two' } })
+    expect(await value('secrets:status', { profileId: two.id })).toMatchObject({ has: true })
+    expect(await signedOut()).toBe(2)
+    expect(standing()).toBe(1)
   })
 
   it('keeps a refused sign-in’s words for the profile, and leaves the active profile as it was', async () => {
