@@ -9,11 +9,9 @@ export default defineConfig({
   testMatch: ['e2e/**/*.spec.ts', 'electron/**/*.spec.ts'],
   outputDir: 'test-results/playwright',
   timeout: 60_000,
-  // Three spec files at a time: each starts its own harness, sandbox and hub on port 0 with
-  // its own data directory, so none shares state with another. The specs mostly wait (for a
-  // sync, an outage's retry, a timer): at two, the machine's two cores were busy under half
-  // the time (5 CPU minutes in a 6.5 minute run at three, beside other work).
-  workers: 3,
+  // Two spec files at a time: each starts its own harness, sandbox and hub on port 0 with
+  // its own data directory, so none shares state with another.
+  workers: 2,
   retries: 0,
   use: {
     launchOptions: {
