@@ -61,6 +61,6 @@ export function roleValues(config: Pick<OidcConfig, 'roles'>): string[] {
   return [...new Set(RANK.flatMap((r) => config.roles[r]))]
 }
 
-export function noRoleMessage(config: Pick<OidcConfig, 'issuer' | 'roles' | 'providerName'>): string {
-  return `Your account at ${config.issuer} has no Rampdesk role: ask your team lead to add you to one of: ${roleValues(config).join(', ')}`
+export function noRoleMessage(config: Pick<OidcConfig, 'roles' | 'providerName'>): string {
+  return `Your ${config.providerName} account has no Rampdesk role: ask your team lead to add you to one of: ${roleValues(config).join(', ')}`
 }

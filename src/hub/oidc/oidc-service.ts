@@ -327,7 +327,8 @@ export class OidcService {
     if (s.ended || !tokens) return ended(ENDED)
     if (!s.operator) return ended(REVOKED)
     const at = this.now()
-    if (!(await this.o.store.claimRenewal(s.id, hash, at + RENEWAL_CLAIM_MS, at))) {
+    let mine = at + RENEWAL_CLAIM_MS
+    if (!(await this.o.store.claimRenewal(s.id, hash, mine, at))) {
       // Another renewal with this token is asking the provider, which may take a refresh token
       // once: its answer is this one's too (the replaced token's one retry), or its claim lapses.
       const deadline = waitUntil ?? at + RENEWAL_CLAIM_MS + 1_000
@@ -341,13 +342,27 @@ export class OidcService {
       await sleep(RENEWAL_WAIT_STEP_MS)
       return this.refresh(refreshToken, deadline)
     }
+    // Asking the provider may take several requests, each up to its timeout: the claim is kept
+    // while this hub is at it, and lapses RENEWAL_CLAIM_MS after a hub that died while asking.
+    let extending: Promise<unknown> = Promise.resolve()
+    const keep = setInterval(() => {
+      const until = this.now() + RENEWAL_CLAIM_MS
+      extending = (async () => {
+        if (await this.o.store.extendRenewal(s.id, hash, mine, until)) mine = until
+      })().catch(() => undefined)
+    }, RENEWAL_CLAIM_MS / 3)
+    keep.unref()
     try {
       return await this.renewClaimed(s as StoredSession & { operator: NonNullable<StoredSession['operator']> }, refreshToken, tokens)
     } finally {
+      clearInterval(keep)
+      await extending
       // A rotation took the claim with the token; else it goes now, for the next renewal.
-      await Promise.resolve(this.o.store.releaseRenewal(s.id, hash)).catch((e: unknown) =>
-        this.o.log.warn(`could not release a renewal of ${s.operator!.name}'s session (it lapses by itself): ${(e as Error).message}`)
-      )
+      try {
+        await this.o.store.releaseRenewal(s.id, hash, mine)
+      } catch (e) {
+        this.o.log.warn(`could not release a renewal of ${s.operator.name}'s session (it lapses by itself): ${(e as Error).message}`)
+      }
     }
   }
 
@@ -357,8 +372,13 @@ export class OidcService {
     refreshToken: string,
     tokens: CheckedTokens
   ): Promise<SessionAnswer> {
-    const close = async (reason: string, message: string) => {
-      await this.o.store.end(s.id, this.now())
+    const close = async (reason: string, message: string): Promise<SessionAnswer> => {
+      // Only the session as this renewal found it: one renewed meanwhile (the claim lost to a
+      // stalled hub) stands, and this token is its replaced one.
+      if (!(await this.o.store.end(s.id, this.now(), keyHash(refreshToken)))) {
+        const previous = await this.o.store.sessionByPreviousRefresh(keyHash(refreshToken))
+        return previous ? this.renewedAgain(previous, refreshToken) : ended(ENDED)
+      }
       this.o.audit.append(s.operator!.name, 'oidc:sessionEnded', { issuer: this.o.config.issuer, reason })
       this.o.log.warn(`${s.operator!.name}'s session ended: ${reason}`, { operator: s.operator!.name })
       return ended(message)
@@ -465,7 +485,10 @@ export class OidcService {
     const hash = keyHash(token)
     let s: StoredSession | null = null
     if (token.startsWith(REFRESH_PREFIX))
-      s = (await this.o.store.sessionByRefresh(hash)) ?? (await this.o.store.sessionByPreviousRefresh(hash))
+      s =
+        (await this.o.store.sessionByRefresh(hash)) ??
+        (await this.o.store.sessionByPreviousRefresh(hash)) ??
+        (await this.o.store.sessionByReplacedRefresh(hash))
     else if (sessionShaped(token)) s = await this.o.store.sessionByAccess(hash)
     if (!s)
       return {

@@ -144,8 +144,10 @@ export interface OidcStore {
    * `at`. The claim goes when the session rotates or it is released.
    */
   claimRenewal(id: string, refreshHash: string, until: number, at: number): Awaitable<boolean>
-  /** Lets a claimed renewal go without rotating (the provider was not reached, or refused). */
-  releaseRenewal(id: string, refreshHash: string): Awaitable<void>
+  /** Keeps a claim (the one lasting until `mine`) until `until`: false when it is no longer held. */
+  extendRenewal(id: string, refreshHash: string, mine: number, until: number): Awaitable<boolean>
+  /** Lets a claimed renewal (the one lasting until `mine`) go without rotating: the provider was not reached, or refused. */
+  releaseRenewal(id: string, refreshHash: string, mine: number): Awaitable<void>
   /** The session a renewal took this refresh token from, at any time before its last one; ended or not. */
   sessionByReplacedRefresh(refreshHash: string): Awaitable<StoredSession | null>
   /**
@@ -157,8 +159,12 @@ export interface OidcStore {
   takePrevious(id: string, refreshHash: string, at: number): Awaitable<string | null>
   /** Forgets the sealed copies whose grace passed before `at` or whose session ended (their hashes stay); answers how many. */
   forgetPrevious(at: number): Awaitable<number>
-  /** Ends a session (and forgets its sealed copy); answers whether it stood until now. */
-  end(id: string, at: number): Awaitable<boolean>
+  /**
+   * Ends a session (and forgets its sealed copy); answers whether it stood until now. Given
+   * `refreshHash`, only while the session still holds that refresh token (a renewal that ends it
+   * must not end the one another renewal made meanwhile).
+   */
+  end(id: string, at: number, refreshHash?: string): Awaitable<boolean>
   /** The operator holding this access token while its session stands, or null: answered at once. */
   authenticate(accessHash: string): Operator | null
   /** Whether the session behind this access token's hash still stands (open event streams ask). */
@@ -185,8 +191,12 @@ export const PRUNE_REPLACED = 'DELETE FROM oidc_replaced_refresh WHERE session_i
 /** Claims a renewal (until, id, refresh hash, at: ? or $1-$4). */
 export const CLAIM_RENEWAL = `UPDATE oidc_sessions SET renewing_until = ?
   WHERE id = ? AND refresh_hash = ? AND ended_at IS NULL AND (renewing_until IS NULL OR renewing_until <= ?)`
-/** Releases a renewal's claim (id, refresh hash: ? or $1 $2). */
-export const RELEASE_RENEWAL = 'UPDATE oidc_sessions SET renewing_until = NULL WHERE id = ? AND refresh_hash = ?'
+/** Extends a renewal's claim (until, id, refresh hash, mine: ? or $1-$4). */
+export const EXTEND_RENEWAL = 'UPDATE oidc_sessions SET renewing_until = ? WHERE id = ? AND refresh_hash = ? AND renewing_until = ?'
+/** Releases a renewal's claim (id, refresh hash, mine: ? or $1-$3). */
+export const RELEASE_RENEWAL = 'UPDATE oidc_sessions SET renewing_until = NULL WHERE id = ? AND refresh_hash = ? AND renewing_until = ?'
+/** Ends a session still holding a refresh token (at, id, refresh hash: ? or $1-$3). */
+export const END_SESSION_HOLDING = `${END_SESSION} AND refresh_hash = ?`
 /** Keeps a replaced refresh token's hash with its session (hash, session id, at: ? or $1-$3). */
 export const KEEP_REPLACED =
   'INSERT INTO oidc_replaced_refresh (refresh_hash, session_id, replaced_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'

@@ -14,6 +14,8 @@ import {
   PRUNE_REPLACED,
   CLAIM_RENEWAL,
   RELEASE_RENEWAL,
+  EXTEND_RENEWAL,
+  END_SESSION_HOLDING,
   KEEP_REPLACED,
   REPLACED_LOOKUP,
   SESSION_KEEP_MS,
@@ -148,8 +150,12 @@ export class SqliteOidcStore implements OidcStore {
     return this.sql.run(CLAIM_RENEWAL, until, id, refreshHash, at).changes === 1
   }
 
-  releaseRenewal(id: string, refreshHash: string): void {
-    this.sql.run(RELEASE_RENEWAL, id, refreshHash)
+  extendRenewal(id: string, refreshHash: string, mine: number, until: number): boolean {
+    return this.sql.run(EXTEND_RENEWAL, until, id, refreshHash, mine).changes === 1
+  }
+
+  releaseRenewal(id: string, refreshHash: string, mine: number): void {
+    this.sql.run(RELEASE_RENEWAL, id, refreshHash, mine)
   }
 
   sessionByReplacedRefresh(refreshHash: string): StoredSession | null {
@@ -205,7 +211,8 @@ export class SqliteOidcStore implements OidcStore {
     return this.sql.run(FORGET_PREVIOUS, at).changes
   }
 
-  end(id: string, at: number): boolean {
+  end(id: string, at: number, refreshHash?: string): boolean {
+    if (refreshHash !== undefined) return this.sql.run(END_SESSION_HOLDING, at, id, refreshHash).changes === 1
     return this.sql.run(END_SESSION, at, id).changes === 1
   }
 

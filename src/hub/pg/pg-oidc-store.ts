@@ -19,6 +19,8 @@ import {
   PRUNE_REPLACED,
   CLAIM_RENEWAL,
   RELEASE_RENEWAL,
+  EXTEND_RENEWAL,
+  END_SESSION_HOLDING,
   REPLACED_LOOKUP,
   SESSION_KEEP_MS,
   type NewSession,
@@ -237,8 +239,12 @@ export class PgOidcStore implements OidcStore {
     return (await this.pool.query(numbered(CLAIM_RENEWAL), [until, id, refreshHash, at])).rowCount === 1
   }
 
-  async releaseRenewal(id: string, refreshHash: string): Promise<void> {
-    await this.pool.query(numbered(RELEASE_RENEWAL), [id, refreshHash])
+  async extendRenewal(id: string, refreshHash: string, mine: number, until: number): Promise<boolean> {
+    return (await this.pool.query(numbered(EXTEND_RENEWAL), [until, id, refreshHash, mine])).rowCount === 1
+  }
+
+  async releaseRenewal(id: string, refreshHash: string, mine: number): Promise<void> {
+    await this.pool.query(numbered(RELEASE_RENEWAL), [id, refreshHash, mine])
   }
 
   async sessionByReplacedRefresh(refreshHash: string): Promise<StoredSession | null> {
@@ -265,8 +271,11 @@ export class PgOidcStore implements OidcStore {
     return (await this.pool.query(numbered(FORGET_PREVIOUS), [at])).rowCount ?? 0
   }
 
-  async end(id: string, at: number): Promise<boolean> {
-    const r = await this.pool.query(numbered(END_SESSION), [at, id])
+  async end(id: string, at: number, refreshHash?: string): Promise<boolean> {
+    const r =
+      refreshHash === undefined
+        ? await this.pool.query(numbered(END_SESSION), [at, id])
+        : await this.pool.query(numbered(END_SESSION_HOLDING), [at, id, refreshHash])
     await this.changed()
     return r.rowCount === 1
   }

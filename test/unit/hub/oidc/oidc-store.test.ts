@@ -139,20 +139,29 @@ describe.each(STORE_KINDS)('OIDC sign-ins on %s', (kind) => {
         b.oidc.claimRenewal('s1', r1, clock + 15_000, clock)
       ])
       expect(claims.filter(Boolean)).toHaveLength(1)
-      // Let go: the next one claims it; lapsed: so does the one after.
-      await a.oidc.releaseRenewal('s1', r1)
+      // Only the claim's holder lets it go (a release with another claim's time does nothing).
+      await a.oidc.releaseRenewal('s1', r1, clock + 14_000)
+      expect(await b.oidc.claimRenewal('s1', r1, clock + 15_000, clock)).toBe(false)
+      await a.oidc.releaseRenewal('s1', r1, clock + 15_000)
       expect(await b.oidc.claimRenewal('s1', r1, clock + 15_000, clock)).toBe(true)
-      expect(await a.oidc.claimRenewal('s1', r1, clock + 30_000, clock + 14_999)).toBe(false)
-      expect(await a.oidc.claimRenewal('s1', r1, clock + 30_000, clock + 15_000)).toBe(true)
+      // Kept while its holder asks; lapsed, the next one claims it.
+      expect(await b.oidc.extendRenewal('s1', r1, clock + 15_000, clock + 25_000)).toBe(true)
+      expect(await a.oidc.extendRenewal('s1', r1, clock + 15_000, clock + 40_000)).toBe(false)
+      expect(await a.oidc.claimRenewal('s1', r1, clock + 30_000, clock + 24_999)).toBe(false)
+      expect(await a.oidc.claimRenewal('s1', r1, clock + 30_000, clock + 25_000)).toBe(true)
+      // The lapsed holder's release leaves the new claim alone.
+      await b.oidc.releaseRenewal('s1', r1, clock + 25_000)
+      expect(await b.oidc.claimRenewal('s1', r1, clock + 40_000, clock + 26_000)).toBe(false)
       // Another refresh token is not the session's: nothing to claim.
       expect(await a.oidc.claimRenewal('s1', keyHash('rdr_other'), clock + 30_000, clock + 40_000)).toBe(false)
       // Rotated, the claim goes with the old token, and the new one is free to claim.
       const next = { accessHash: keyHash('rds_s2'), accessExpiresAt: clock + 120_000, refreshHash: keyHash('rdr_s2'), sealed: 'sealed-2' }
       expect(await b.oidc.rotate('s1', r1, next)).toBe(true)
       expect(await a.oidc.claimRenewal('s1', keyHash('rdr_s2'), clock + 15_000, clock)).toBe(true)
-      // Ended: nobody claims it.
-      await a.oidc.releaseRenewal('s1', keyHash('rdr_s2'))
-      await a.oidc.end('s1', clock)
+      // Ended only while it holds the token a renewal found: then nobody claims it.
+      await a.oidc.releaseRenewal('s1', keyHash('rdr_s2'), clock + 15_000)
+      expect(await a.oidc.end('s1', clock, r1)).toBe(false)
+      expect(await a.oidc.end('s1', clock, keyHash('rdr_s2'))).toBe(true)
       expect(await b.oidc.claimRenewal('s1', keyHash('rdr_s2'), clock + 15_000, clock)).toBe(false)
     })
 
