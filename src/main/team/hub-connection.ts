@@ -288,7 +288,8 @@ export class HubConnection {
   /**
    * POSTs JSON to one of the hub's other routes (reads: the CSV export) and hands back the raw
    * answer; throws when unreachable. A session's access token the hub refuses is renewed once and
-   * the request sent again, as calls are; a refused renewal leaves the hub's refusal as the answer.
+   * the request sent again, as calls are; a renewal refused (the sign-in ended) or not possible
+   * just now throws with the kind and words a call would answer.
    */
   async post(pathname: string, body: unknown): Promise<Dispatcher.ResponseData> {
     const token = await this.o.token()
@@ -298,8 +299,13 @@ export class HubConnection {
       return first
     }
     const renewed = await this.renewedPast(token)
-    if (renewed.kind !== 'token') return first
+    if (renewed.kind === 'none') return first
     await first.body.dump()
+    // The sign-in ended, or cannot be renewed just now: said as calls say it.
+    if (renewed.kind !== 'token') {
+      const e = renewed.envelope.ok ? null : renewed.envelope.error
+      throw Object.assign(new Error(e?.message ?? 'the team hub refused the request'), e ?? {})
+    }
     const again = await this.postWith(pathname, body, renewed.token)
     if (again.statusCode === 200) this.tokenWorked(renewed.token)
     return again

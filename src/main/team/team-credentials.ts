@@ -139,18 +139,22 @@ export class TeamCredentials {
 
   /**
    * For a profile about to be deleted or moved to other hubs (the profile store then deletes its
-   * credential): its session, to be ended at the hub it came from once the change is made. `end`
-   * forgets it here and tells the hub in the background (a hub slow or away does not hold the
-   * change up; `said` hears why when the hub could not be told). Null: no session to end.
+   * credential): its session, detached at once, so that a renewal finishing meanwhile stores
+   * nothing under the profile; `end` tells the hub it came from in the background once the
+   * change is made (a hub slow or away does not hold it up; `said` hears why when the hub could
+   * not be told). Null: no session to end (or the secret store could not be read). A change that
+   * fails leaves the stored session, taken up again at the next request.
    */
   async sessionToEnd(profile: Profile): Promise<{ end(said: (why: string) => void): void } | null> {
-    const stored = await this.o.secrets.get(profile.id)
+    const stored = await this.o.secrets.get(profile.id).catch(() => null)
     const tokens = stored === null ? null : parseSessionSecret(stored)
     if (!tokens || this.ended.has(tokens.refreshToken)) return null
-    const { session } = this.sessionOf(profile, tokens)
+    const { session, refreshTokens } = this.sessionOf(profile, tokens)
+    this.held.delete(profile.id)
     return {
       end: (said) => {
-        this.held.delete(profile.id)
+        for (const t of refreshTokens) this.ended.add(t)
+        if (session.current.kind === 'signed-in') this.ended.add(session.current.tokens.refreshToken)
         this.outcome.delete(profile.id)
         this.cancelRedirect(profile.id)
         void session
