@@ -90,7 +90,7 @@ test('a person whose groups give no role is back in Settings with the refusal in
   await expect(page).toHaveURL(/#\/settings$/, { timeout: 30_000 })
   await expect(page.getByRole('heading', { name: 'Sign in to “Team nobody”' })).toBeVisible({ timeout: 15_000 })
   await expect(page.getByTestId('sign-in-state')).toHaveText(
-    `You are not signed in. Your account at ${provider.issuer} has no Rampdesk role: ask your team lead to add you to one of: rd-admins, rd-operators, rd-viewers`
+    `You are not signed in. Your Test IdP account has no Rampdesk role: ask your team lead to add you to one of: rd-admins, rd-operators, rd-viewers`
   )
   // Nothing changed hands: the profile that was active before stays active.
   await expect(page.getByTestId('team-operator')).toHaveText('ana · operator')

@@ -148,7 +148,7 @@ describe('signing a desktop in through the identity provider', () => {
   it('tells a person with no role why, in the browser and in the app', async () => {
     provider.person.groups = ['everyone']
     await expect(signInThroughBrowser({ hubUrl: f.url, openExternal: browser([]) })).rejects.toThrow(
-      `Your account at ${provider.issuer} has no Rampdesk role: ask your team lead to add you to one of: rd-admins, rd-operators, rd-viewers`
+      `Your Test IdP account has no Rampdesk role: ask your team lead to add you to one of: rd-admins, rd-operators, rd-viewers`
     )
   })
 

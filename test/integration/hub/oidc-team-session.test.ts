@@ -198,7 +198,7 @@ describe('a Team profile signed in through the identity provider', () => {
     provider.person.groups = ['everyone']
     const profile = (await value('profiles:create', { name: 'Team none', baseUrl: f.url, kind: 'team' })) as { id: string }
     const env = await call('profiles:signIn', { id: profile.id })
-    const words = `Your account at ${provider.issuer} has no Rampdesk role: ask your team lead to add you to one of: rd-admins, rd-operators, rd-viewers`
+    const words = `Your Test IdP account has no Rampdesk role: ask your team lead to add you to one of: rd-admins, rd-operators, rd-viewers`
     expect(env).toMatchObject({ ok: false, error: { kind: 'sign_in_refused', message: words } })
     expect(await value('profiles:signInInfo', { id: profile.id })).toMatchObject({ signIn: { kind: 'refused', message: words } })
     expect(services.teamSession()).toBeNull()

@@ -99,7 +99,7 @@ describe.each(['sqlite', 'postgres'] as StoreKind[])('OIDC sign-in on %s', (kind
     const r = await signIn()
     expect(r).toMatchObject({
       kind: 'refused',
-      message: `Your account at ${provider.issuer} has no Rampdesk role: ask your team lead to add you to one of: rd-admins, rd-operators, rd-viewers`
+      message: `Your Test IdP account has no Rampdesk role: ask your team lead to add you to one of: rd-admins, rd-operators, rd-viewers`
     })
     provider.person.groups = undefined
     expect((await signIn()).kind).toBe('refused')

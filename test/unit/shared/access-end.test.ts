@@ -46,11 +46,11 @@ describe('refusal words', () => {
     )
     expect(
       refusalSentence({
-        message: 'Your account at https://sso.example.com has no Rampdesk role: ask your team lead to add you to one of: rd-viewers',
+        message: 'Your Example SSO account has no Rampdesk role: ask your team lead to add you to one of: rd-viewers',
         reason: 'signed-out'
       })
     ).toBe(
-      'Your account at https://sso.example.com has no Rampdesk role: ask your team lead to add you to one of: rd-viewers. Sign in again from Settings → Credentials.'
+      'Your Example SSO account has no Rampdesk role: ask your team lead to add you to one of: rd-viewers. Sign in again from Settings → Credentials.'
     )
     expect(refusalWords('signed-out')?.title).toBe('Your sign-in has ended')
   })
