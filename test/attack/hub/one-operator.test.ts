@@ -152,7 +152,8 @@ describe('one viewer against the others', () => {
       { otherP95Ms: '< 1000', replayingAtOnce: '1 per operator' }
     )
     expect(attack.seen.opened).toBeGreaterThanOrEqual(1)
-    expect(reading.seen.replayed).toBeGreaterThan(10_000)
+    // The reading set got at least one whole replay (how many more in 8 s is the machine's speed).
+    expect(reading.seen.replayed).toBeGreaterThanOrEqual(latest - from)
     expect(attack.seen.refused).toBeGreaterThan(0)
     expect(p95).toBeLessThan(1_000)
   })
