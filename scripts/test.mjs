@@ -139,10 +139,40 @@ if (only !== 'e2e') {
   if (only !== 'nofault') readVitest(faultJson, faultCode, 'vitest (fault suite)')
 }
 
+/**
+ * Checks that need only CPU (RAMPDESK_CHECKS_BESIDE_E2E: npm scripts, e.g. "typecheck lint
+ * format:check build"), run beside the Playwright lane at a low priority: its specs mostly wait
+ * (the machine's two cores were busy under half the time), so the checks take what is idle
+ * rather than minutes of their own before the tests. Each one's output is printed whole when it
+ * ends; one that fails fails the run.
+ */
+function checksBeside() {
+  const names = (process.env.RAMPDESK_CHECKS_BESIDE_E2E ?? '').split(/\s+/).filter(Boolean)
+  return Promise.all(
+    names.map(
+      (name) =>
+        new Promise((done) => {
+          const t0 = Date.now()
+          const child = spawn('nice', ['-n', '10', 'npm', 'run', name], { stdio: ['ignore', 'pipe', 'pipe'] })
+          let out = ''
+          child.stdout.on('data', (b) => (out += b))
+          child.stderr.on('data', (b) => (out += b))
+          child.on('close', (code) => {
+            process.stdout.write(`\n[check ${name}] exit ${code} after ${((Date.now() - t0) / 1000).toFixed(0)} s\n${out}\n`)
+            if (code !== 0) crashed.push(`npm run ${name} failed (exit ${code})`)
+            done()
+          })
+        })
+    )
+  )
+}
+
 if (only !== 'unit') {
   const t0 = Date.now()
+  const checks = checksBeside()
   const code = await run('npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson })
   laneSeconds.push(['playwright', (Date.now() - t0) / 1000])
+  await checks
   if (existsSync(playwrightJson)) {
     const r = JSON.parse(readFileSync(playwrightJson, 'utf8'))
     const s = r.stats ?? {}
