@@ -18,6 +18,8 @@ const AUDIT_PRUNE_EVERY_MS = 60 * 60_000
  * sign-in forgets them too, but a quiet team may make neither for hours.
  */
 const FORGET_PREVIOUS_EVERY_MS = 15_000
+/** How long after a failed sweep of the store the next is tried. */
+export const SWEEP_RETRY_MS = 5_000
 
 export interface HubSweepParts {
   backend: Pick<HubBackend, 'leaderSweep'>
@@ -74,21 +76,28 @@ export function hubSweep(p: HubSweepParts): HubSweep {
     }
   }
 
+  /** When a failed sweep of the store is tried again. */
+  let retryAt = -Infinity
   return {
     sweep() {
       p.webhooks.sweep()
-      if (sweeping) return
+      // A store that failed (hub.db locked by the command line, PostgreSQL away) is not asked
+      // every second: on hub.db each write waits out its busy timeout on the event loop, and
+      // requests (webhooks answered within the service's 5 s) wait with it.
+      if (sweeping || now() < retryAt) return
       sweeping = sweepStore()
         .then(
           () => {
             if (failing !== null) log.info("the hub's sweep works again")
             failing = null
+            retryAt = -Infinity
           },
           (e: unknown) => {
-            // Once per cause: a store locked for a minute is one line, not sixty.
+            // Once per cause: a store locked for a minute is one line, not twelve.
             const why = e instanceof Error ? e.message : String(e)
-            if (why !== failing) log.error(`the hub's sweep failed: ${why}; it is tried again every second`)
+            if (why !== failing) log.error(`the hub's sweep failed: ${why}; it is tried again every ${SWEEP_RETRY_MS / 1000} s`)
             failing = why
+            retryAt = now() + SWEEP_RETRY_MS
           }
         )
         .finally(() => (sweeping = null))

@@ -1,9 +1,9 @@
 // The hub's sweep, asked every second: a store that fails it (hub.db locked by the command
 // line, PostgreSQL away) is said once per cause in the log, and its return once.
 import { describe, expect, it } from 'vitest'
-import { hubSweep, type HubSweepParts } from '../../../src/hub/hub-sweep'
+import { hubSweep, SWEEP_RETRY_MS, type HubSweepParts } from '../../../src/hub/hub-sweep'
 
-function sweepWith(orphans: () => Promise<string[]>) {
+function sweepWith(orphans: () => Promise<string[]>, clock: { at: number } = { at: 0 }) {
   const lines: string[] = []
   const log = {
     info: (m: string) => lines.push(`INFO ${m}`),
@@ -24,7 +24,7 @@ function sweepWith(orphans: () => Promise<string[]>) {
     webhooks: { sweep: () => undefined, applyPending: async () => undefined },
     deliveryLog: { prune: async () => 0 },
     log,
-    now: () => 0
+    now: () => clock.at
   } as unknown as HubSweepParts
   return { sweep: hubSweep(parts), lines }
 }
@@ -35,22 +35,34 @@ async function sweepOnce(s: ReturnType<typeof hubSweep>): Promise<void> {
 }
 
 describe("the hub's sweep", () => {
-  it('logs a failure once per cause, a new cause again, and its recovery once', async () => {
+  it('logs a failure once per cause, a new cause again, and its recovery once; a failing store is asked every 5 s, not every second', async () => {
+    const clock = { at: 0 }
+    let asked = 0
     let answer: () => Promise<string[]> = () => Promise.reject(new Error('database is locked'))
-    const { sweep, lines } = sweepWith(() => answer())
-    for (let i = 0; i < 5; i++) await sweepOnce(sweep)
-    expect(lines).toEqual(["ERROR the hub's sweep failed: database is locked; it is tried again every second"])
+    const { sweep, lines } = sweepWith(() => (asked++, answer()), clock)
+    const second = async () => {
+      clock.at += 1_000
+      await sweepOnce(sweep)
+    }
+    await sweepOnce(sweep)
+    for (let i = 0; i < 9; i++) await second()
+    // Ten sweeps over ten seconds: the store asked at 0, 5 s (and not between).
+    expect(asked).toBe(2)
+    const every = `it is tried again every ${SWEEP_RETRY_MS / 1000} s`
+    expect(lines).toEqual([`ERROR the hub's sweep failed: database is locked; ${every}`])
     answer = () => Promise.reject(new Error('disk I/O error'))
-    await sweepOnce(sweep)
-    await sweepOnce(sweep)
+    for (let i = 0; i < 5; i++) await second()
     answer = async () => []
-    await sweepOnce(sweep)
-    await sweepOnce(sweep)
+    for (let i = 0; i < 5; i++) await second()
     expect(lines).toEqual([
-      "ERROR the hub's sweep failed: database is locked; it is tried again every second",
-      "ERROR the hub's sweep failed: disk I/O error; it is tried again every second",
+      `ERROR the hub's sweep failed: database is locked; ${every}`,
+      `ERROR the hub's sweep failed: disk I/O error; ${every}`,
       "INFO the hub's sweep works again"
     ])
+    // Working again: asked every second.
+    const before = asked
+    for (let i = 0; i < 3; i++) await second()
+    expect(asked).toBe(before + 3)
   })
 
   it('says nothing while it works', async () => {
