@@ -137,6 +137,21 @@ function orderIdTest(t: SearchTerm): { sql: string; params: SqlValue[] } | null 
 }
 
 /**
+ * The orders of one type whose id begins with the search, as one index range per id length
+ * (UNION ALL: the ranges are disjoint). Written as an OR of the ranges, SQLite reads the
+ * ranges from the index only when its statistics tell it to (after ANALYZE); without them
+ * (a new database, or one whose statistics a long-running app has not refreshed) it tests
+ * every order of the type, 20-30 ms at 100,000 orders for each key of a typed order id.
+ */
+function orderIdSource(type: OrderType, t: SearchTerm): { sql: string; params: SqlValue[] } | null {
+  if (!t.orderIds.length) return null
+  return {
+    sql: t.orderIds.map(() => 'SELECT id FROM orders WHERE type = ? AND order_id BETWEEN ? AND ?').join(' UNION ALL '),
+    params: t.orderIds.flatMap(([from, until]) => [type, from, until])
+  }
+}
+
+/**
  * One query per source of matches counting them up to `broad` (an index range or the
  * trigram index, read no further): a search is broad when one of them reaches it.
  */
@@ -154,12 +169,8 @@ export function searchProbes(type: OrderType, search: string, broad: number): Ar
         sql: `SELECT COUNT(*) FROM (SELECT 1 FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ? LIMIT ?)`,
         params: [type, ...prefixRange(t.text), broad]
       }))
-  const ids = orderIdTest(t)
-  if (ids)
-    probes.push({
-      sql: `SELECT COUNT(*) FROM (SELECT 1 FROM orders WHERE type = ? AND (${ids.sql}) LIMIT ?)`,
-      params: [type, ...ids.params, broad]
-    })
+  const ids = orderIdSource(type, t)
+  if (ids) probes.push({ sql: `SELECT COUNT(*) FROM (SELECT 1 FROM (${ids.sql}) LIMIT ?)`, params: [...ids.params, broad] })
   return probes
 }
 
@@ -217,8 +228,8 @@ export interface SearchSource {
  */
 export function searchSources(type: OrderType, t: SearchTerm): SearchSource[] {
   const sources: SearchSource[] = []
-  const ids = orderIdTest(t)
-  if (ids) sources.push({ sql: `SELECT id FROM orders WHERE type = ? AND (${ids.sql})`, params: [type, ...ids.params], probed: true })
+  const ids = orderIdSource(type, t)
+  if (ids) sources.push({ ...ids, probed: true })
   if (t.substring) {
     sources.push({
       sql: `SELECT rowid AS id FROM ${textIndex(type)} WHERE ${textIndex(type)} MATCH ?`,
