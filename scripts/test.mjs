@@ -3,20 +3,21 @@
 // (browser e2e on the system Chromium, and the _electron specs that skip without a
 // binary). Ends with one plain line summing all of them: "N passed, N failed[, N skipped]".
 import { spawn } from 'node:child_process'
-import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs'
+import { mkdirSync, readFileSync, readdirSync, existsSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 
 const outDir = join(process.cwd(), 'test-results')
 mkdirSync(outDir, { recursive: true })
 const vitestJson = join(outDir, 'vitest.json')
+const vitestUnitJson = join(outDir, 'vitest-unit.json')
 const faultJson = join(outDir, 'vitest-fault.json')
 const timedJson = join(outDir, 'vitest-timed.json')
 const playwrightJson = join(outDir, 'playwright.json')
 const reliabilitySummary = join(outDir, 'reliability-summary.jsonl')
 const attackSummary = join(outDir, 'hub-attack-summary.jsonl')
 const faultSummary = join(outDir, 'hub-fault-summary.jsonl')
-for (const f of [vitestJson, timedJson, faultJson, playwrightJson, reliabilitySummary, attackSummary, faultSummary])
+for (const f of [vitestJson, vitestUnitJson, timedJson, faultJson, playwrightJson, reliabilitySummary, attackSummary, faultSummary])
   rmSync(f, { force: true })
 
 const only = process.argv[2] // optional: "unit", "e2e" or "nofault" (everything but test/fault)
@@ -111,6 +112,21 @@ const timedFiles = [
   'test/integration/hub/postgres-claims.test.ts'
 ]
 const asGlob = (f) => (f.endsWith('/') ? `${f}**` : f)
+
+// The unit files run in one module registry per worker (--no-isolate): about 190 small files,
+// each of which otherwise imports its modules anew (half the unit suite's time). A file that
+// mocks a module or stubs a global would leak it into the files after it, so those keep a
+// registry of their own and run with the integration suites.
+const sharedRegistryRoot = 'test/unit'
+const mocks = /\bvi\.(mock|doMock|unmock|stubGlobal|stubEnv|resetModules)\(/
+function testFilesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`
+    if (e.isDirectory()) return testFilesUnder(path)
+    return e.name.endsWith('.test.ts') ? [path] : []
+  })
+}
+const ownRegistry = testFilesUnder(sharedRegistryRoot).filter((f) => mocks.test(readFileSync(f, 'utf8')))
 const laneSeconds = []
 async function lane(label, args, json, prefix, niceness = 0) {
   const t0 = Date.now()
@@ -127,10 +143,24 @@ if (only !== 'e2e') {
   if ((await run(process.execPath, ['scripts/build-hub.mjs', '--out', dirname(hubCli)])) === 0) process.env.RAMPDESK_TEST_HUB_CLI = hubCli
   else crashed.push('the hub could not be built for its tests (node scripts/build-hub.mjs)')
   const exclude = [`${faultSuite}/`, ...timedFiles].flatMap((f) => ['--exclude', asGlob(f)])
+  // The unit files that share a registry first, then the rest (integration, Electron glue, the
+  // unit files that mock), one after the other in the same lane.
+  const unitThenRest = async () => {
+    const unitCode = await lane(
+      'vitest (unit, shared registry)',
+      [sharedRegistryRoot, '--no-isolate', ...exclude, ...ownRegistry.flatMap((f) => ['--exclude', f]), '--maxWorkers=2'],
+      vitestUnitJson,
+      '',
+      5
+    )
+    readVitest(vitestUnitJson, unitCode, 'vitest (unit, shared registry)')
+    const rest = ['test/integration/', 'test/electron/', ...ownRegistry]
+    return lane('vitest', [...rest, ...exclude, '--maxWorkers=2'], vitestJson, '', 5)
+  }
   const [mainCode, timedCode, faultCode] = await Promise.all([
     // At a lower priority (and every process it starts): the timed files and the fault suite
     // get the cores first, so their bounds hold beside it; this lane takes what is left.
-    lane('vitest', [...exclude, '--maxWorkers=2'], vitestJson, '', 5),
+    unitThenRest(),
     lane('vitest (timed)', [...timedFiles, '--maxWorkers=1'], timedJson, '[timed] '),
     only === 'nofault' ? Promise.resolve(0) : lane('vitest (fault)', [faultSuite, '--maxWorkers=1'], faultJson, '[fault] ')
   ])
