@@ -26,6 +26,14 @@ let crashed = []
 // Every failed test by file and name, printed just above the summary line: a CI log that
 // keeps only its tail still says what failed.
 const failedNames = []
+/** The early checks (RAMPDESK_CHECKS_EARLY, see checks()), once started; awaited after the Playwright lane. */
+const checksEarly = []
+let earlyStarted = false
+const startEarlyChecks = () => {
+  if (earlyStarted) return
+  earlyStarted = true
+  checksEarly.push(...checks('RAMPDESK_CHECKS_EARLY'))
+}
 
 const firstLine = (m) =>
   stripVTControlCharacters(String(m ?? ''))
@@ -157,12 +165,18 @@ if (only !== 'e2e') {
     const rest = ['test/integration/', 'test/electron/', ...ownRegistry]
     return lane('vitest', [...rest, ...exclude, '--maxWorkers=2'], vitestJson, '', 5)
   }
+  const timed = lane('vitest (timed)', [...timedFiles, '--maxWorkers=1'], timedJson, '[timed] ')
+  const fault = only === 'nofault' ? Promise.resolve(0) : lane('vitest (fault)', [faultSuite, '--maxWorkers=1'], faultJson, '[fault] ')
+  // Once the timed and fault lanes are done, the rest of vitest has the cores to itself for
+  // minutes with one of them often idle (its last long files): the checks that only read
+  // start then, below its priority, rather than all beside Playwright.
+  if (only !== 'unit') void Promise.all([timed, fault]).then(startEarlyChecks)
   const [mainCode, timedCode, faultCode] = await Promise.all([
     // At a lower priority (and every process it starts): the timed files and the fault suite
     // get the cores first, so their bounds hold beside it; this lane takes what is left.
     unitThenRest(),
-    lane('vitest (timed)', [...timedFiles, '--maxWorkers=1'], timedJson, '[timed] '),
-    only === 'nofault' ? Promise.resolve(0) : lane('vitest (fault)', [faultSuite, '--maxWorkers=1'], faultJson, '[fault] ')
+    timed,
+    fault
   ])
   readVitest(vitestJson, mainCode, 'vitest')
   readVitest(timedJson, timedCode, 'vitest (timed lane)')
@@ -170,39 +184,38 @@ if (only !== 'e2e') {
 }
 
 /**
- * Checks that need only CPU (RAMPDESK_CHECKS_BESIDE_E2E: npm scripts, e.g. "typecheck lint
- * format:check build"), run beside the Playwright lane at a low priority: its specs mostly wait
- * (the machine's two cores were busy under half the time), so the checks take what is idle
- * rather than minutes of their own before the tests. Each one's output is printed whole when it
- * ends; one that fails fails the run.
+ * Checks that need only CPU, named as npm scripts in an environment variable, run at a low
+ * priority beside the tests rather than minutes of their own before them:
+ * RAMPDESK_CHECKS_BESIDE_E2E (e.g. "build") beside the Playwright lane, whose specs mostly wait;
+ * RAMPDESK_CHECKS_EARLY (e.g. "typecheck lint format:check": ones that write nothing) from the
+ * end of the timed and fault lanes, beside the rest of vitest. Each one's output is printed
+ * whole when it ends; one that fails fails the run. Returns one promise per check.
  */
-function checksBeside() {
-  const names = (process.env.RAMPDESK_CHECKS_BESIDE_E2E ?? '').split(/\s+/).filter(Boolean)
-  return Promise.all(
-    names.map(
-      (name) =>
-        new Promise((done) => {
-          const t0 = Date.now()
-          const child = spawn('nice', ['-n', '10', 'npm', 'run', name], { stdio: ['ignore', 'pipe', 'pipe'] })
-          let out = ''
-          child.stdout.on('data', (b) => (out += b))
-          child.stderr.on('data', (b) => (out += b))
-          child.on('close', (code) => {
-            process.stdout.write(`\n[check ${name}] exit ${code} after ${((Date.now() - t0) / 1000).toFixed(0)} s\n${out}\n`)
-            if (code !== 0) crashed.push(`npm run ${name} failed (exit ${code})`)
-            done()
-          })
+function checks(variable) {
+  const names = (process.env[variable] ?? '').split(/\s+/).filter(Boolean)
+  return names.map(
+    (name) =>
+      new Promise((done) => {
+        const t0 = Date.now()
+        const child = spawn('nice', ['-n', '10', 'npm', 'run', name], { stdio: ['ignore', 'pipe', 'pipe'] })
+        let out = ''
+        child.stdout.on('data', (b) => (out += b))
+        child.stderr.on('data', (b) => (out += b))
+        child.on('close', (code) => {
+          process.stdout.write(`\n[check ${name}] exit ${code} after ${((Date.now() - t0) / 1000).toFixed(0)} s\n${out}\n`)
+          if (code !== 0) crashed.push(`npm run ${name} failed (exit ${code})`)
+          done()
         })
-    )
+      })
   )
 }
-
 if (only !== 'unit') {
   const t0 = Date.now()
-  const checks = checksBeside()
+  startEarlyChecks()
+  const beside = checks('RAMPDESK_CHECKS_BESIDE_E2E')
   const code = await run('npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson })
   laneSeconds.push(['playwright', (Date.now() - t0) / 1000])
-  await checks
+  await Promise.all([...beside, ...checksEarly])
   if (existsSync(playwrightJson)) {
     const r = JSON.parse(readFileSync(playwrightJson, 'utf8'))
     const s = r.stats ?? {}
