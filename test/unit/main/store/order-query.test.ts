@@ -142,6 +142,26 @@ function reference(q: StoredOrderQuery): StoredOrder[] {
 
 const ids = (rows: StoredOrder[]): number[] => rows.map((r) => r.orderId)
 
+/** What fn returns, and the query plan (EXPLAIN QUERY PLAN lines) of every statement it asked the store's database. */
+function withPlans<T>(fn: () => T): { value: T; plans: string[] } {
+  const sql = store.database.sql
+  const ran: Array<{ text: string; params: unknown[] }> = []
+  const { all, get, value } = sql
+  sql.all = ((text: string, ...params: never[]) => (ran.push({ text, params }), all.call(sql, text, ...params))) as typeof sql.all
+  sql.get = ((text: string, ...params: never[]) => (ran.push({ text, params }), get.call(sql, text, ...params))) as typeof sql.get
+  sql.value = ((text: string, ...params: never[]) => (ran.push({ text, params }), value.call(sql, text, ...params))) as typeof sql.value
+  let out: T
+  try {
+    out = fn()
+  } finally {
+    Object.assign(sql, { all, get, value })
+  }
+  const plans = ran.flatMap(({ text, params }) =>
+    sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, ...(params as never[])).map((p) => p.detail)
+  )
+  return { value: out, plans }
+}
+
 describe('OrdersRepo.query', () => {
   it('defaults to newest first, windows of 100, with the total', () => {
     const r = store.orders.query({ type: 1 })
@@ -296,68 +316,42 @@ describe('OrdersRepo.query', () => {
   }
 
   it('windows a search with many matches by walking the sort index against its collected ids: no order read but the window', () => {
-    const sql = store.database.sql
-    const ran: Array<{ text: string; params: unknown[] }> = []
-    const { all, get, value } = sql
-    sql.all = ((text: string, ...params: never[]) => (ran.push({ text, params }), all.call(sql, text, ...params))) as typeof sql.all
-    sql.get = ((text: string, ...params: never[]) => (ran.push({ text, params }), get.call(sql, text, ...params))) as typeof sql.get
-    sql.value = ((text: string, ...params: never[]) => (ran.push({ text, params }), value.call(sql, text, ...params))) as typeof sql.value
-    try {
-      for (const [sort, index] of [
-        [{ key: 'updatedAt', dir: 'desc' }, 'orders_by_updated'],
-        [{ key: 'fiatAmount', dir: 'asc' }, 'orders_by_fiat_amount']
-      ] as const) {
-        ran.length = 0
-        // About two orders in five hold one of the two wallets starting with it: a customer with many orders.
-        const q: StoredOrderQuery = { type: 1, search: '0xabcdef', sort, limit: 20 }
-        const expected = reference(q)
-        expect(expected.length).toBeGreaterThan(100)
-        const got = store.orders.query(q)
-        expect(ids(got.rows)).toEqual(ids(expected.slice(0, 20)))
-        expect({ total: got.total, atLeast: got.totalAtLeast }).toEqual({ total: expected.length, atLeast: false })
-        const plans = ran
-          .splice(0)
-          .flatMap(({ text, params }) => all.call(sql, `EXPLAIN QUERY PLAN ${text}`, ...(params as never[])) as Array<{ detail: string }>)
-          .map((p) => p.detail)
-        expect(plans, index).toContain(`SEARCH orders USING COVERING INDEX ${index} (type=?)`)
-        // One lookup of orders by row id in all: the window's 20. Reading and sorting every match is a second.
-        expect(
-          plans.filter((d) => /^SEARCH orders USING INTEGER PRIMARY KEY/.test(d)),
-          index
-        ).toHaveLength(1)
-      }
-    } finally {
-      Object.assign(sql, { all, get, value })
+    for (const [sort, index] of [
+      [{ key: 'updatedAt', dir: 'desc' }, 'orders_by_updated'],
+      [{ key: 'fiatAmount', dir: 'asc' }, 'orders_by_fiat_amount']
+    ] as const) {
+      // About two orders in five hold one of the two wallets starting with it: a customer with many orders.
+      const q: StoredOrderQuery = { type: 1, search: '0xabcdef', sort, limit: 20 }
+      const expected = reference(q)
+      expect(expected.length).toBeGreaterThan(100)
+      const { value: got, plans } = withPlans(() => store.orders.query(q))
+      expect(ids(got.rows)).toEqual(ids(expected.slice(0, 20)))
+      expect({ total: got.total, atLeast: got.totalAtLeast }).toEqual({ total: expected.length, atLeast: false })
+      expect(plans, index).toContain(`SEARCH orders USING COVERING INDEX ${index} (type=?)`)
+      // One lookup of orders by row id in all: the window's 20. Reading and sorting every match is a second.
+      expect(
+        plans.filter((d) => /^SEARCH orders USING INTEGER PRIMARY KEY/.test(d)),
+        index
+      ).toHaveLength(1)
     }
   })
 
   it('finds the orders whose id begins with a typed number from the order id index, even with no planner statistics', () => {
-    const sql = store.database.sql
     // A new profile's database: nothing has run ANALYZE, so the planner knows no index's shape.
-    expect(sql.value<number>("SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_stat1'")).toBe(0)
-    const ran: Array<{ text: string; params: unknown[] }> = []
-    const { all, get, value } = sql
-    sql.all = ((text: string, ...params: never[]) => (ran.push({ text, params }), all.call(sql, text, ...params))) as typeof sql.all
-    sql.get = ((text: string, ...params: never[]) => (ran.push({ text, params }), get.call(sql, text, ...params))) as typeof sql.get
-    sql.value = ((text: string, ...params: never[]) => (ran.push({ text, params }), value.call(sql, text, ...params))) as typeof sql.value
-    try {
-      for (const search of ['5012', '51']) {
-        ran.length = 0
-        const q: StoredOrderQuery = { type: 1, search, sort: { key: 'updatedAt', dir: 'desc' }, limit: 20 }
-        const expected = reference(q)
-        expect(expected.length, search).toBeGreaterThan(0)
-        const got = store.orders.query(q)
-        expect(ids(got.rows), search).toEqual(ids(expected.slice(0, 20)))
-        expect(store.orders.totalUpTo({ type: 2, search }).total, search).toBe(reference({ ...q, type: 2 }).length)
-        const plans = ran.flatMap(({ text, params }) =>
-          (all.call(sql, `EXPLAIN QUERY PLAN ${text}`, ...(params as never[])) as Array<{ detail: string }>).map((p) => p.detail)
-        )
-        expect(plans.join('\n'), search).toContain('(type=? AND order_id>? AND order_id<?)')
-        // Every order of the type read to test its id: what a plan without the ranges does.
-        expect(plans, search).not.toContain('SEARCH orders USING COVERING INDEX sqlite_autoindex_orders_1 (type=?)')
-      }
-    } finally {
-      Object.assign(sql, { all, get, value })
+    expect(store.database.sql.value<number>("SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_stat1'")).toBe(0)
+    for (const search of ['5012', '51']) {
+      const q: StoredOrderQuery = { type: 1, search, sort: { key: 'updatedAt', dir: 'desc' }, limit: 20 }
+      const expected = reference(q)
+      expect(expected.length, search).toBeGreaterThan(0)
+      const { value: got, plans } = withPlans(() => ({
+        window: store.orders.query(q),
+        other: store.orders.totalUpTo({ type: 2, search })
+      }))
+      expect(ids(got.window.rows), search).toEqual(ids(expected.slice(0, 20)))
+      expect(got.other.total, search).toBe(reference({ ...q, type: 2 }).length)
+      expect(plans.join('\n'), search).toContain('(type=? AND order_id>? AND order_id<?)')
+      // Every order of the type read to test its id: what a plan without the ranges does.
+      expect(plans, search).not.toContain('SEARCH orders USING COVERING INDEX sqlite_autoindex_orders_1 (type=?)')
     }
   })
 
