@@ -4,6 +4,7 @@
 // that has shipped: append a new one.
 import type { Sql } from './sql'
 import { ORDER_COUNTS_SCHEMA } from './order-counts'
+import { ORDER_WALLETS_SCHEMA, textIndexWithoutWalletSql } from './order-wallets'
 
 export interface Migration {
   version: number
@@ -429,6 +430,13 @@ ${[1, 2].map(textIndexSql).join('')}${textIndexTriggersSql([1, 2])}    `
         PRIMARY KEY (type, order_id)
       );
     `
+  },
+  {
+    version: 14,
+    name: 'distinct wallets and their index',
+    // A wallet's part is found among the distinct wallets, and its orders counted and
+    // windowed from their own index (order-wallets.ts), not from every order's trigrams.
+    sql: ORDER_WALLETS_SCHEMA + textIndexWithoutWalletSql([1, 2])
   }
 ]
 

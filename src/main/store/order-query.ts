@@ -1,7 +1,8 @@
 // SQL for the orders table's filters, search and sort. Every filter maps to an indexed
 // column; search finds an order id exactly or by its first digits, and text anywhere in
-// the wallet, merchant reference, reference id or hash (the trigram index; one or two
-// characters at the start, through the lower(...) indexes), case-insensitively; sort
+// the wallet, merchant reference, reference id or hash (the trigram indexes: of the distinct
+// wallets, order-wallets.ts, and of each order's other texts; one or two characters at the
+// start, through the lower(...) indexes), case-insensitively; sort
 // keys come from a fixed whitelist (never from input text).
 import { OPEN_GROUPS, statusGroupFilter } from '../../shared/domain/status'
 import type { OrderType, StatusGroup } from '../../shared/ipc/contract'
@@ -121,11 +122,42 @@ export function searchTerm(search: string): SearchTerm | null {
   return { text, substring: [...text].length >= SUBSTRING_MIN_LENGTH, orderIds: orderIdRanges(text) }
 }
 
-/** The trigram index of one order type's texts (migration 5). */
+/** The trigram index of one order type's texts but the wallet (migrations 5 and 14). */
 const textIndex = (type: OrderType): string => (type === 1 ? 'orders_text_1' : 'orders_text_2')
 
 /** The FTS5 query of a phrase: the whole text as one string (a trigram phrase finds it as a substring). */
 const phrase = (text: string): string => `"${text.replace(/"/g, '""')}"`
+
+/** The distinct wallets of one type holding the text (order_wallets, migration 14): a SELECT of their row ids. */
+const MATCHING_WALLET_IDS = 'SELECT rowid FROM order_wallets_text WHERE order_wallets_text MATCH ?'
+
+/**
+ * The distinct wallets of one type (lower-cased) holding a text of three characters or
+ * more, with how many orders hold each; takes the type, the text and a LIMIT.
+ */
+export function matchingWalletsSql(): string {
+  return `SELECT wallet, n FROM order_wallets WHERE type = ? AND id IN (${MATCHING_WALLET_IDS}) ORDER BY wallet LIMIT ?`
+}
+
+/** The values matchingWalletsSql takes before its LIMIT. */
+export const matchingWalletsParams = (type: OrderType, t: SearchTerm): SqlValue[] => [type, phrase(t.text)]
+
+/**
+ * The orders of one type holding one of the matching wallets, through orders_wallet. The
+ * CROSS JOIN keeps the wallets outside: written as an IN, SQLite may test every order of
+ * the type against the wallets instead (80 ms at a million orders for a text no wallet holds).
+ */
+function walletSource(type: OrderType, t: SearchTerm): { sql: string; params: SqlValue[] } {
+  return {
+    sql: `SELECT o.id FROM order_wallets w CROSS JOIN orders o ON o.type = w.type AND lower(o.wallet_address) = w.wallet WHERE w.type = ? AND w.id IN (${MATCHING_WALLET_IDS})`,
+    params: [type, phrase(t.text)]
+  }
+}
+
+/** The orders of one type holding any of these wallets (lower-cased), through orders_wallet. */
+export function walletsOrdersSql(wallets: readonly string[]): string {
+  return `SELECT id FROM orders WHERE type = ? AND lower(wallet_address) IN (${wallets.map(() => '?').join(', ')})`
+}
 
 /** The range of lower(column) values starting with the text: [from, until). */
 const prefixRange = (text: string): [string, string] => [text, text + MAX_CHAR]
@@ -163,6 +195,11 @@ export function searchProbes(type: OrderType, search: string, broad: number): Ar
         {
           sql: `SELECT COUNT(*) FROM (SELECT 1 FROM ${textIndex(type)} WHERE ${textIndex(type)} MATCH ? LIMIT ?)`,
           params: [phrase(t.text), broad]
+        },
+        // Summed, not read: the wallets' counts are kept.
+        {
+          sql: `SELECT IFNULL(SUM(n), 0) FROM order_wallets WHERE type = ? AND id IN (${MATCHING_WALLET_IDS})`,
+          params: [type, phrase(t.text)]
         }
       ]
     : SEARCH_COLUMNS.map((col) => ({
@@ -219,36 +256,42 @@ export interface SearchSource {
   params: SqlValue[]
   /** Counted by searchProbes (whether a search is broad): the order ids and the texts, not the handlers and notes. */
   probed: boolean
+  /** The orders holding a matching wallet (a search of three characters or more). */
+  wallet: boolean
 }
 
 /**
  * Each source of the ids of the orders of one type the search matches, an indexed lookup
  * each (SQLite would otherwise scan): the order id ranges, the trigram index or one
- * lower(...) range per column, an order's handler and notes.
+ * lower(...) range per column, the matching wallets' orders, an order's handler and notes.
  */
 export function searchSources(type: OrderType, t: SearchTerm): SearchSource[] {
   const sources: SearchSource[] = []
   const ids = orderIdSource(type, t)
-  if (ids) sources.push({ ...ids, probed: true })
+  if (ids) sources.push({ ...ids, probed: true, wallet: false })
   if (t.substring) {
     sources.push({
       sql: `SELECT rowid AS id FROM ${textIndex(type)} WHERE ${textIndex(type)} MATCH ?`,
       params: [phrase(t.text)],
-      probed: true
+      probed: true,
+      wallet: false
     })
+    sources.push({ ...walletSource(type, t), probed: true, wallet: true })
   } else {
     for (const col of SEARCH_COLUMNS)
       sources.push({
         sql: `SELECT id FROM orders WHERE type = ? AND lower(${col}) >= ? AND lower(${col}) < ?`,
         params: [type, ...prefixRange(t.text)],
-        probed: true
+        probed: true,
+        wallet: false
       })
   }
   for (const h of handlingTests(t))
     sources.push({
       sql: `SELECT o.id FROM orders o JOIN (SELECT m.type, m.order_id ${h.sql} AND m.type = ?) k ON o.type = k.type AND o.order_id = k.order_id`,
       params: [...h.params, type],
-      probed: false
+      probed: false,
+      wallet: false
     })
   return sources
 }
@@ -467,5 +510,33 @@ export function buildOrderQuery(
       : null,
     limit,
     offset
+  }
+}
+
+/**
+ * The window of a search alone sorted by when orders last changed, when its matches are the
+ * orders of a few wallets and a few others: each wallet's first offset + limit orders read
+ * in order from orders_wallet, merged with the others (`others`, a JSON array of row ids no
+ * matching wallet holds), so the window costs the same at a wallet's hundredth order or its
+ * ten-thousandth. Null for any other sort (the caller collects the matches instead).
+ */
+export function walletWindowSql(
+  q: StoredOrderQuery,
+  wallets: readonly string[],
+  others: string
+): { sql: string; params: SqlValue[] } | null {
+  const sort = q.sort ?? { key: 'createdAt', dir: 'desc' }
+  if (sort.key !== 'updatedAt') return null
+  const { limit, offset } = buildOrderQuery(q)
+  const dir = sort.dir === 'asc' ? 'ASC' : 'DESC'
+  const orderBy = `updated_at ${dir}, order_id ${dir}`
+  const parts = wallets.map(
+    () =>
+      `SELECT * FROM (SELECT id, updated_at, order_id FROM orders INDEXED BY orders_wallet WHERE type = ? AND lower(wallet_address) = ? ORDER BY ${orderBy} LIMIT ?)`
+  )
+  parts.push(`SELECT id, updated_at, order_id FROM orders WHERE id IN (SELECT value FROM json_each(?))`)
+  return {
+    sql: `SELECT * FROM orders WHERE id IN (SELECT id FROM (${parts.join(' UNION ALL ')}) ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
+    params: [...wallets.flatMap((w) => [q.type, w, offset + limit]), others, limit, offset]
   }
 }

@@ -7,8 +7,15 @@ import type { OrderType } from '../../shared/ipc/contract'
 import { OPEN_GROUPS, statusGroupFilter, statusInfo } from '../../shared/domain/status'
 import { listedPerStatus } from './order-counts'
 import type { Sql } from './sql'
-import { buildOrderQuery, searchProbes, type BuiltOrderQuery, type StoredOrderFilter, type StoredOrderQuery } from './order-query'
-import { collectSearchSet, type SearchSet } from './search-set'
+import {
+  buildOrderQuery,
+  searchProbes,
+  walletWindowSql,
+  type BuiltOrderQuery,
+  type StoredOrderFilter,
+  type StoredOrderQuery
+} from './order-query'
+import { collectSearchSet, collectWallets, type SearchSet } from './search-set'
 import { toOrderEvent, toStoredOrder, type OrderDbRow, type OrderEvent, type OrderEventDbRow, type StoredOrder } from './stored-order'
 
 /**
@@ -53,6 +60,13 @@ export const SEARCH_SET_BOUND = 10_000
  */
 const SET_MATCH_COST = 25
 
+/**
+ * A search whose wallet matches are at most this many distinct wallets is counted from
+ * their counts and windowed from their own index (order-wallets.ts): one index read per
+ * wallet per window. A ten-character part of a wallet is one wallet.
+ */
+export const MAX_WINDOW_WALLETS = 8
+
 /** The status groups of orders still going (OPEN_GROUPS). */
 export type OpenGroup = 'needs attention' | 'in progress'
 
@@ -67,7 +81,8 @@ export class OrderReads {
     totalCap: BROAD_TOTAL_CAP,
     statusMatchCost: STATUS_PLAN_COST,
     setBound: SEARCH_SET_BOUND,
-    setMatchCost: SET_MATCH_COST
+    setMatchCost: SET_MATCH_COST,
+    windowWallets: MAX_WINDOW_WALLETS
   }
   /** Totals, broad-search answers and search sets of recent filters, valid while the database's write stamp is unchanged. */
   private facts: { stamp: string | null; byKey: Map<string, unknown> } = { stamp: null, byKey: new Map() }
@@ -134,7 +149,16 @@ export class OrderReads {
    * collect) by walking the sort's index and testing each order.
    */
   private searchQuery(q: StoredOrderQuery, search: string): { rows: StoredOrder[]; total: number; totalAtLeast: boolean } {
-    const set = this.searchSet(q.type, search)
+    let set = this.searchSet(q.type, search)
+    if (set.kind === 'wallets') {
+      const window = buildOrderQuery(q).searchOnly ? walletWindowSql(q, set.wallets, set.others) : null
+      if (window) {
+        const { built, total, atLeast } = this.searchTotal(q, set)
+        if (!atLeast && built.offset >= total) return { rows: [], total, totalAtLeast: false }
+        return { rows: this.sql.all<OrderDbRow>(window.sql, ...window.params).map(toStoredOrder), total, totalAtLeast: atLeast }
+      }
+      set = this.walletsCollected(q.type, search, set)
+    }
     const { built, total, atLeast } = this.searchTotal(q, set)
     if (!atLeast && built.offset >= total) return { rows: [], total, totalAtLeast: false }
     let rowsSql = built.rowsSql
@@ -155,6 +179,11 @@ export class OrderReads {
   /** A search's total, as query() counts it, and the query it was counted for. */
   private searchTotal(q: StoredOrderQuery, set: SearchSet): { built: BuiltOrderQuery; total: number; atLeast: boolean } {
     const cap = this.searchPlan.totalCap
+    if (set.kind === 'wallets') {
+      const plain = buildOrderQuery(q)
+      if (!plain.searchOnly) return this.searchTotal(q, this.walletsCollected(q.type, q.search!.trim(), set))
+      return set.broad && set.size > cap ? { built: plain, total: cap, atLeast: true } : { built: plain, total: set.size, atLeast: false }
+    }
     if (set.kind === 'past bound') {
       const built = buildOrderQuery(q, { broad: true, countCap: cap })
       // A source past the bound is past the cap too: no count settles it further.
@@ -168,9 +197,17 @@ export class OrderReads {
 
   /** The search's collected matches of one type (or that it has too many), kept until the next write. */
   private searchSet(type: OrderType, search: string): SearchSet {
-    const { setBound, broadMatches } = this.searchPlan
-    return this.fact(`set|${setBound}|${broadMatches}|${type}|${search}`, () =>
-      collectSearchSet(this.sql, type, search, setBound, broadMatches)
+    const { setBound, broadMatches, windowWallets } = this.searchPlan
+    return this.fact(`set|${setBound}|${broadMatches}|${windowWallets}|${type}|${search}`, () =>
+      collectSearchSet(this.sql, type, search, setBound, broadMatches, windowWallets)
+    )
+  }
+
+  /** A search of a few wallets' orders with every match collected, for a filter or a sort the wallets' index does not serve. */
+  private walletsCollected(type: OrderType, search: string, set: Extract<SearchSet, { kind: 'wallets' }>): SearchSet {
+    const { setBound, broadMatches, windowWallets } = this.searchPlan
+    return this.fact(`walletsCollected|${setBound}|${broadMatches}|${windowWallets}|${type}|${search}`, () =>
+      collectWallets(this.sql, type, set)
     )
   }
 

@@ -132,9 +132,13 @@ describe('openProfileDatabase', () => {
       { type: 1, order_id: 8, at: '2025-01-03T00:00:00.000Z', by: 'webhook' },
       { type: 2, order_id: 7, at: '2025-01-02T00:00:00.000Z', by: 'orderStatus' }
     ])
-    // The search index of schema 5 is untouched and its triggers still follow the orders.
+    // The wallets of schema 5's orders are in the distinct wallets' index (migration 14), which follows the orders.
     const found = (type: number, text: string) =>
-      db!.sql.all<{ rowid: number }>(`SELECT rowid FROM orders_text_${type} WHERE orders_text_${type} MATCH ?`, `"${text}"`).length
+      db!.sql.all(
+        'SELECT w.wallet FROM order_wallets w WHERE w.type = ? AND w.id IN (SELECT rowid FROM order_wallets_text WHERE order_wallets_text MATCH ?)',
+        type,
+        `"${text}"`
+      ).length
     expect(found(1, 'wallet7tail')).toBe(1)
     expect(found(2, 'wallet7tail')).toBe(1)
     db.sql.run("UPDATE orders SET wallet_address = '0xOther', status_confirmed_by = 'orderStatus' WHERE type = 1 AND order_id = 7")

@@ -249,7 +249,10 @@ describe('OrdersRepo.query', () => {
     ['every search broad, every window walked', { broadMatches: 1, maxWalkedEntries: 1_000_000, setBound: 0 }],
     ['every search broad, deep windows by their ids', { broadMatches: 1, maxWalkedEntries: 40, setBound: 0 }],
     ['every search broad, counted up to 25 ("25+")', { broadMatches: 1, maxWalkedEntries: 1_000_000, totalCap: 25, setBound: 0 }],
-    ['every status list sought in the status index', { maxWalkedEntries: 0, statusMatchCost: 0 }]
+    ['every status list sought in the status index', { maxWalkedEntries: 0, statusMatchCost: 0 }],
+    ['every search of up to 1,000 wallets counted from them, windowed from their index', { windowWallets: 1000 }],
+    ['the same, counted up to 25 ("25+")', { windowWallets: 1000, broadMatches: 1, totalCap: 25 }],
+    ['no search windowed from its wallets', { windowWallets: 0 }]
   ])(
     'property: every filter/sort/window combination equals the brute-force answer, %s',
     (_, plan) => {

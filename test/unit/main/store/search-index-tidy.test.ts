@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openLocalStore, type LocalStore } from '../../../../src/main/store/local-store'
+import { SearchIndexTidy, segmentSizes, wantsMerge } from '../../../../src/main/store/search-index-tidy'
+import { onramp } from './order-fixtures'
+
+let dir: string
+let store: LocalStore
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rampdesk-tidy-'))
+  store = openLocalStore(dir)
+})
+afterEach(() => {
+  store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** Onramp orders written a page at a time, as a first sync writes them: a segment per page. */
+function writePages(pages: number, perPage: number, from = 0): void {
+  for (let p = 0; p < pages; p++) {
+    const records = []
+    for (let i = 0; i < perPage; i++) {
+      const n = from + p * perPage + i
+      records.push(
+        onramp({
+          orderId: 100_000 + n,
+          merchantRecognitionId: `MR-${n.toString(36)}-${(n * 7919).toString(16)}`,
+          transactionHash: `0x${(n * 2654435761).toString(16).padStart(12, '0')}${n.toString(16)}`,
+          referenceId: `UTR${n * 31}`
+        })
+      )
+    }
+    store.orders.applyHistoryPage({ type: 1, fiatType: 1, records: records as never })
+  }
+}
+
+const found = (search: string): number[] => store.orders.query({ type: 1, search, limit: 1000 }).rows.map((r) => r.orderId)
+
+describe('SearchIndexTidy', () => {
+  it('merges an index left in many segments into one, and every search finds what it found before', async () => {
+    writePages(40, 50)
+    const sql = store.database.sql
+    expect(segmentSizes(sql, 'orders_text_1').length).toBeGreaterThan(1)
+    const searches = ['mr-1', 'utr3', '0x00', '2a', 'a-1']
+    const before = searches.map(found)
+    expect(before.flat().length).toBeGreaterThan(50)
+    const tidy = new SearchIndexTidy({ sql, share: 0, minSize: 0, pagesPerStep: 2 })
+    expect(await tidy.runNow()).toEqual(['orders_text_1'])
+    expect(segmentSizes(sql, 'orders_text_1')).toHaveLength(1)
+    expect(searches.map(found)).toEqual(before)
+    // Nothing left to merge: the next look does nothing.
+    expect(await tidy.runNow()).toEqual([])
+    // Orders written after are in new segments, found beside the merged one.
+    writePages(2, 50, 2000)
+    expect(found(`utr${2050 * 31}`)).toEqual([102050])
+  })
+
+  it('leaves an index whose other segments are small beside its largest, or which is small', () => {
+    expect(wantsMerge([1000, 100, 50], 0.25, 0)).toBe(false)
+    expect(wantsMerge([1000, 200, 50], 0.25, 0)).toBe(true)
+    expect(wantsMerge([1000], 0, 0)).toBe(false)
+    expect(wantsMerge([], 0, 0)).toBe(false)
+    expect(wantsMerge([1000, 900], 0.25, 5000)).toBe(false)
+  })
+
+  it('stops between steps when asked, and merges the rest at its next run', async () => {
+    writePages(40, 50)
+    const sql = store.database.sql
+    const tidy = new SearchIndexTidy({ sql, share: 0, minSize: 0, pagesPerStep: 1 })
+    const run = tidy.runNow()
+    await tidy.stop()
+    expect(await run).toEqual([])
+    expect(segmentSizes(sql, 'orders_text_1').length).toBeGreaterThan(1)
+    const again = new SearchIndexTidy({ sql, share: 0, minSize: 0, pagesPerStep: 50 })
+    expect(await again.runNow()).toEqual(['orders_text_1'])
+    expect(segmentSizes(sql, 'orders_text_1')).toHaveLength(1)
+  })
+})
