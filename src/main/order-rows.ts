@@ -2,9 +2,9 @@
 // store's query: the one place where the contract's order shapes meet the database's.
 import type { OrderFilter as ContractFilter, OrderRow as ContractRow, OrderSort as ContractSort } from '../shared/ipc/contract'
 import { OPEN_GROUPS, statusGroupFilter } from '../shared/domain/status'
-import type { StoredOrder, StoredOrderFilter, StoredOrderSort } from './store/orders-repo'
+import type { ListedOrder, StoredOrderFilter, StoredOrderSort } from './store/orders-repo'
 
-export function toContractRow(r: StoredOrder, watched: boolean): ContractRow {
+export function toContractRow(r: ListedOrder, watched: boolean): ContractRow {
   const onramp = r.type === 1
   return {
     type: r.type,

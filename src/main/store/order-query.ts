@@ -432,11 +432,13 @@ function filterConditions(q: StoredOrderQuery, plus: boolean): { conds: string[]
  * key's index instead and tests each order, stopping at the window's end.
  * idSet: the search's matching ids, already collected (search-set.ts), as a JSON array:
  * the search is membership in it, and setWalkRowsSql walks the sort's index testing it.
+ * columns: what the rows' statements select (default every column).
  */
 export function buildOrderQuery(
   q: StoredOrderQuery,
-  opts: { unbounded?: boolean; broad?: boolean; countCap?: number; idSet?: string } = {}
+  opts: { unbounded?: boolean; broad?: boolean; countCap?: number; idSet?: string; columns?: string } = {}
 ): BuiltOrderQuery {
+  const columns = opts.columns ?? '*'
   if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
   const search = q.search?.trim()
   const term = search ? searchTerm(search) : null
@@ -496,17 +498,17 @@ export function buildOrderQuery(
     countCap,
     countProbes: countCap !== null && searchOnly && search && idSet === null ? searchProbes(q.type, search, countCap + 1) : [],
     rowsSql: broad
-      ? `SELECT * FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`
+      ? `SELECT ${columns} FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`
       : // The window's ids come from a covering index scan; only those rows are read.
-        `SELECT * FROM orders WHERE id IN (SELECT id FROM orders WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
+        `SELECT ${columns} FROM orders WHERE id IN (SELECT id FROM orders WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
     setWalkRowsSql:
       walkWhere === null
         ? null
         : // The sort's index walked in order, each entry tested against the set (covering: no
           // order is read but the window's), stopping at the window's end.
-          `SELECT * FROM orders WHERE id IN (SELECT id FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${walkWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
+          `SELECT ${columns} FROM orders WHERE id IN (SELECT id FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${walkWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
     statusRowsSql: statusList
-      ? `SELECT * FROM orders WHERE id IN (SELECT id FROM orders INDEXED BY orders_by_status WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`
+      ? `SELECT ${columns} FROM orders WHERE id IN (SELECT id FROM orders INDEXED BY orders_by_status WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`
       : null,
     limit,
     offset
@@ -523,7 +525,8 @@ export function buildOrderQuery(
 export function walletWindowSql(
   q: StoredOrderQuery,
   wallets: readonly string[],
-  others: string
+  others: string,
+  columns = '*'
 ): { sql: string; params: SqlValue[] } | null {
   const sort = q.sort ?? { key: 'createdAt', dir: 'desc' }
   if (sort.key !== 'updatedAt') return null
@@ -536,7 +539,7 @@ export function walletWindowSql(
   )
   parts.push(`SELECT id, updated_at, order_id FROM orders WHERE id IN (SELECT value FROM json_each(?))`)
   return {
-    sql: `SELECT * FROM orders WHERE id IN (SELECT id FROM (${parts.join(' UNION ALL ')}) ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
+    sql: `SELECT ${columns} FROM orders WHERE id IN (SELECT id FROM (${parts.join(' UNION ALL ')}) ORDER BY ${orderBy} LIMIT ? OFFSET ?) ORDER BY ${orderBy}`,
     params: [...wallets.flatMap((w) => [q.type, w, offset + limit]), others, limit, offset]
   }
 }

@@ -16,7 +16,18 @@ import {
   type StoredOrderQuery
 } from './order-query'
 import { collectSearchSet, collectWallets, type SearchSet } from './search-set'
-import { toOrderEvent, toStoredOrder, type OrderDbRow, type OrderEvent, type OrderEventDbRow, type StoredOrder } from './stored-order'
+import {
+  LISTED_COLUMNS,
+  toListedOrder,
+  toOrderEvent,
+  toStoredOrder,
+  type ListedOrder,
+  type ListedOrderDbRow,
+  type OrderDbRow,
+  type OrderEvent,
+  type OrderEventDbRow,
+  type StoredOrder
+} from './stored-order'
 
 /**
  * A searched column with this many matches makes the search broad (a first keystroke,
@@ -66,6 +77,9 @@ const SET_MATCH_COST = 25
  * wallet per window. A ten-character part of a wallet is one wallet.
  */
 export const MAX_WINDOW_WALLETS = 8
+
+/** What a window's statements select: the listed columns, not the record. */
+const LISTED = LISTED_COLUMNS.join(', ')
 
 /** The status groups of orders still going (OPEN_GROUPS). */
 export type OpenGroup = 'needs attention' | 'in progress'
@@ -123,11 +137,11 @@ export class OrderReads {
    * One window of the orders table and the total matching the filter: every match, except
    * for a broad search, whose count stops at BROAD_TOTAL_CAP (totalAtLeast: there are more).
    */
-  query(q: StoredOrderQuery): { rows: StoredOrder[]; total: number; totalAtLeast: boolean } {
+  query(q: StoredOrderQuery): { rows: ListedOrder[]; total: number; totalAtLeast: boolean } {
     const search = q.search?.trim()
     if (search) return this.searchQuery(q, search)
     const exact = this.presentStatuses(q)
-    const built = buildOrderQuery(exact, { countCap: this.searchPlan.totalCap })
+    const built = buildOrderQuery(exact, { countCap: this.searchPlan.totalCap, columns: LISTED })
     // The statements run back to back on the one connection: a write of this process cannot
     // come between them. Another connection's commit can (each statement reads its own WAL
     // snapshot), and then rows and total differ by that commit until the next query, which
@@ -139,7 +153,7 @@ export class OrderReads {
       built.statusRowsSql !== null && !this.walkPays(q.type, built, total, this.searchPlan.statusMatchCost)
         ? built.statusRowsSql
         : built.rowsSql
-    const rows = this.sql.all<OrderDbRow>(rowsSql, ...built.params, built.limit, built.offset).map(toStoredOrder)
+    const rows = this.sql.all<ListedOrderDbRow>(rowsSql, ...built.params, built.limit, built.offset).map(toListedOrder)
     return { rows, total, totalAtLeast: atLeast }
   }
 
@@ -148,14 +162,14 @@ export class OrderReads {
    * window walked or read from it, whichever reads less), else (too many matches to
    * collect) by walking the sort's index and testing each order.
    */
-  private searchQuery(q: StoredOrderQuery, search: string): { rows: StoredOrder[]; total: number; totalAtLeast: boolean } {
+  private searchQuery(q: StoredOrderQuery, search: string): { rows: ListedOrder[]; total: number; totalAtLeast: boolean } {
     let set = this.searchSet(q.type, search)
     if (set.kind === 'wallets') {
-      const window = buildOrderQuery(q).searchOnly ? walletWindowSql(q, set.wallets, set.others) : null
+      const window = buildOrderQuery(q).searchOnly ? walletWindowSql(q, set.wallets, set.others, LISTED) : null
       if (window) {
         const { built, total, atLeast } = this.searchTotal(q, set)
         if (!atLeast && built.offset >= total) return { rows: [], total, totalAtLeast: false }
-        return { rows: this.sql.all<OrderDbRow>(window.sql, ...window.params).map(toStoredOrder), total, totalAtLeast: atLeast }
+        return { rows: this.sql.all<ListedOrderDbRow>(window.sql, ...window.params).map(toListedOrder), total, totalAtLeast: atLeast }
       }
       set = this.walletsCollected(q.type, search, set)
     }
@@ -168,11 +182,11 @@ export class OrderReads {
       if (built.setWalkRowsSql !== null && this.walkPays(q.type, built, matches, this.searchPlan.setMatchCost))
         rowsSql = built.setWalkRowsSql
     } else if (!this.walkPays(q.type, built, total)) {
-      const narrow = buildOrderQuery(q)
+      const narrow = buildOrderQuery(q, { columns: LISTED })
       rowsSql = narrow.rowsSql
       params = narrow.params
     }
-    const rows = this.sql.all<OrderDbRow>(rowsSql, ...params, built.limit, built.offset).map(toStoredOrder)
+    const rows = this.sql.all<ListedOrderDbRow>(rowsSql, ...params, built.limit, built.offset).map(toListedOrder)
     return { rows, total, totalAtLeast: atLeast }
   }
 
@@ -185,12 +199,12 @@ export class OrderReads {
       return set.broad && set.size > cap ? { built: plain, total: cap, atLeast: true } : { built: plain, total: set.size, atLeast: false }
     }
     if (set.kind === 'past bound') {
-      const built = buildOrderQuery(q, { broad: true, countCap: cap })
+      const built = buildOrderQuery(q, { broad: true, countCap: cap, columns: LISTED })
       // A source past the bound is past the cap too: no count settles it further.
       if (built.searchOnly && this.searchPlan.setBound >= cap) return { built, total: cap, atLeast: true }
       return { built, ...this.cappedCount(built) }
     }
-    const built = buildOrderQuery(q, { idSet: set.ids, ...(set.broad ? { countCap: cap } : {}) })
+    const built = buildOrderQuery(q, { idSet: set.ids, columns: LISTED, ...(set.broad ? { countCap: cap } : {}) })
     const n = built.searchOnly ? set.size : this.countOf(built)
     return set.broad && n > cap ? { built, total: cap, atLeast: true } : { built, total: n, atLeast: false }
   }

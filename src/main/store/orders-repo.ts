@@ -17,7 +17,7 @@ import {
   type WebhookMatch
 } from './order-writes'
 import type { Sql } from './sql'
-import type { OrderEvent, OrderRecord, OrderRecordOf, StoredOrder } from './stored-order'
+import type { ListedOrder, OrderEvent, OrderRecord, OrderRecordOf, StoredOrder } from './stored-order'
 import type { SyncCursorsRepo } from './sync-cursors-repo'
 import type { UnreadableOrdersRepo } from './unreadable-orders-repo'
 
@@ -30,6 +30,7 @@ export type {
   OrderEventDbRow,
   OrderRecord,
   OrderRecordOf,
+  ListedOrder,
   StoredOrder,
   OrderSummary,
   StatusChange
@@ -115,7 +116,7 @@ export class OrdersRepo {
     return this.reads.openGroupCounts()
   }
 
-  query(q: StoredOrderQuery): { rows: StoredOrder[]; total: number; totalAtLeast: boolean } {
+  query(q: StoredOrderQuery): { rows: ListedOrder[]; total: number; totalAtLeast: boolean } {
     return this.reads.query(q)
   }
 

@@ -237,7 +237,71 @@ export function columnValues(type: OrderType, record: OrderRecord, scopeFiatType
   ]
 }
 
-export function toStoredOrder(r: OrderDbRow): StoredOrder {
+/**
+ * The columns the orders table shows of an order (order-rows.ts): a window reads only
+ * these, not the record (a kilobyte or two each, parsed) nor the other amounts.
+ */
+export const LISTED_COLUMNS = [
+  'type',
+  'order_id',
+  'status',
+  'fiat_type',
+  'coin_id',
+  'chain_id',
+  'created_at',
+  'updated_at',
+  'wallet_address',
+  'merchant_recognition_id',
+  'reference_id',
+  'transaction_hash',
+  'fiat_amount',
+  'expected_crypto_amount',
+  'actual_crypto_amount',
+  'expected_quantity',
+  'actual_quantity',
+  'actual_fiat_amount',
+  'first_seen_at',
+  'last_changed_at',
+  'status_confirmed_at',
+  'status_confirmed_by',
+  'status_checked_at',
+  'status_check_failures',
+  'gone_at'
+] as const
+
+export type ListedOrderDbRow = Pick<OrderDbRow, (typeof LISTED_COLUMNS)[number]>
+
+/** An order as the orders table lists it. */
+export type ListedOrder = Pick<
+  StoredOrder,
+  | 'type'
+  | 'orderId'
+  | 'status'
+  | 'fiatType'
+  | 'coinId'
+  | 'chainId'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'walletAddress'
+  | 'merchantRecognitionId'
+  | 'referenceId'
+  | 'transactionHash'
+  | 'fiatAmount'
+  | 'expectedCryptoAmount'
+  | 'actualCryptoAmount'
+  | 'expectedQuantity'
+  | 'actualQuantity'
+  | 'actualFiatAmount'
+  | 'firstSeenAt'
+  | 'lastChangedAt'
+  | 'statusConfirmedAt'
+  | 'statusConfirmedBy'
+  | 'statusCheckedAt'
+  | 'statusCheckFailures'
+  | 'goneAt'
+>
+
+export function toListedOrder(r: ListedOrderDbRow): ListedOrder {
   return {
     type: r.type as OrderType,
     orderId: r.order_id,
@@ -245,7 +309,6 @@ export function toStoredOrder(r: OrderDbRow): StoredOrder {
     fiatType: r.fiat_type,
     coinId: r.coin_id,
     chainId: r.chain_id,
-    paymentType: r.payment_type,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     walletAddress: r.wallet_address,
@@ -255,11 +318,25 @@ export function toStoredOrder(r: OrderDbRow): StoredOrder {
     fiatAmount: r.fiat_amount,
     expectedCryptoAmount: r.expected_crypto_amount,
     actualCryptoAmount: r.actual_crypto_amount,
-    expectedPrice: r.expected_price,
-    actualPrice: r.actual_price,
     expectedQuantity: r.expected_quantity,
     actualQuantity: r.actual_quantity,
     actualFiatAmount: r.actual_fiat_amount,
+    firstSeenAt: r.first_seen_at,
+    lastChangedAt: r.last_changed_at,
+    statusConfirmedAt: r.status_confirmed_at ?? null,
+    statusConfirmedBy: r.status_confirmed_by ?? null,
+    statusCheckedAt: r.status_checked_at ?? null,
+    statusCheckFailures: r.status_check_failures ?? 0,
+    goneAt: r.gone_at ?? null
+  }
+}
+
+export function toStoredOrder(r: OrderDbRow): StoredOrder {
+  return {
+    ...toListedOrder(r),
+    paymentType: r.payment_type,
+    expectedPrice: r.expected_price,
+    actualPrice: r.actual_price,
     onrampFee: r.onramp_fee,
     gasFee: r.gas_fee,
     clientFee: r.client_fee,
@@ -268,14 +345,7 @@ export function toStoredOrder(r: OrderDbRow): StoredOrder {
     record: JSON.parse(r.record_json) as OrderRecord,
     statusSource: r.status_source,
     webhookMatch: r.webhook_match ?? null,
-    firstSeenAt: r.first_seen_at,
-    lastChangedAt: r.last_changed_at,
-    contentHash: r.content_hash,
-    statusConfirmedAt: r.status_confirmed_at ?? null,
-    statusConfirmedBy: r.status_confirmed_by ?? null,
-    statusCheckedAt: r.status_checked_at ?? null,
-    statusCheckFailures: r.status_check_failures ?? 0,
-    goneAt: r.gone_at ?? null
+    contentHash: r.content_hash
   }
 }
 

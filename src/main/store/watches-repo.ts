@@ -57,6 +57,17 @@ export class WatchesRepo {
     return this.sql.run('DELETE FROM watches WHERE type = ? AND order_id = ?', type, orderId).changes > 0
   }
 
+  /** Which of these orders of one type are watched: one statement for a window of rows. */
+  watchedAmong(type: OrderType, orderIds: readonly number[]): Set<number> {
+    if (!orderIds.length) return new Set()
+    const rows = this.sql.all<{ order_id: number }>(
+      'SELECT order_id FROM watches WHERE type = ? AND order_id IN (SELECT value FROM json_each(?))',
+      type,
+      JSON.stringify(orderIds)
+    )
+    return new Set(rows.map((r) => r.order_id))
+  }
+
   get(type: OrderType, orderId: number): Watch | undefined {
     const r = this.sql.get<WatchDbRow>('SELECT * FROM watches WHERE type = ? AND order_id = ?', type, orderId)
     return r ? toWatch(r) : undefined

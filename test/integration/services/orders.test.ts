@@ -254,6 +254,9 @@ describe('one order', () => {
     await h.call('orders:watch', { type: 1, orderId: created.orderId, watch: true })
     const watched = await h.call('orders:watched', {})
     expect(watched.rows.find((r) => r.orderId === created.orderId)?.watched).toBe(true)
+    // The orders table marks it, and only it, in the window it shows.
+    const window = await h.call('orders:query', { filter: { type: 1 }, sort: 'updatedAt:desc', offset: 0, limit: 100 })
+    expect(window.rows.filter((r) => r.watched).map((r) => r.orderId)).toEqual([created.orderId])
 
     const moved = sb.control.advanceOrder(created.orderId)
     expect(moved.status).not.toBe(0)

@@ -140,7 +140,7 @@ function reference(q: StoredOrderQuery): StoredOrder[] {
   return rows
 }
 
-const ids = (rows: StoredOrder[]): number[] => rows.map((r) => r.orderId)
+const ids = (rows: ReadonlyArray<Pick<StoredOrder, 'orderId'>>): number[] => rows.map((r) => r.orderId)
 
 /** What fn returns, and the query plan (EXPLAIN QUERY PLAN lines) of every statement it asked the store's database. */
 function withPlans<T>(fn: () => T): { value: T; plans: string[] } {

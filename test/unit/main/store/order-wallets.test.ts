@@ -70,7 +70,7 @@ function reference(q: StoredOrderQuery): StoredOrder[] {
   return rows.sort((a, b) => (a[key] === b[key] ? (a.orderId - b.orderId) * dir : a[key] < b[key] ? -dir : dir))
 }
 
-const ids = (rows: StoredOrder[]): number[] => rows.map((r) => r.orderId)
+const ids = (rows: ReadonlyArray<Pick<StoredOrder, 'orderId'>>): number[] => rows.map((r) => r.orderId)
 
 describe('order_wallets', () => {
   it('counts each distinct wallet (case folded) of the orders, and follows inserts, wallet changes and deletes', () => {
