@@ -103,6 +103,8 @@ export class ProfileSession {
     })
     this.searchTidy = new SearchIndexTidy({
       sql: store.database.sql,
+      // An operator typing a search asks a window every few hundred ms.
+      busy: () => performance.now() - store.orders.reads.lastQueryAt < 2000,
       onError: (e) => log.error('search index merge failed', { error: e instanceof Error ? e.message : String(e) }),
       onMerged: (index, segments, ms) => log.info('search index merged', { index, segments, ms })
     })

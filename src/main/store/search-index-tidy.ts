@@ -6,8 +6,9 @@
 // Merging is work that grows with the index (about 8 s at a million orders), so it runs in
 // small steps with the event loop free between them, and only once the segments beside the
 // largest hold a share of it: the index has then grown by that share since it was last
-// merged whole, so the work stays in proportion to the orders written.
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
+// merged whole, so the work stays in proportion to the orders written. While the operator
+// is reading orders it waits, so that no step lands between their keystroke and its rows.
+import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises'
 import type { Sql } from './sql'
 
 /** The per-order trigram indexes (migration 5). */
@@ -40,6 +41,9 @@ export function mergeStep(sql: Sql, index: TextIndex, pages: number): boolean {
   return (sql.value<number>('SELECT total_changes()') ?? 0) - before >= 2
 }
 
+/** How long a merge waits before looking again whether the operator is still reading orders. */
+const BUSY_WAIT_MS = 250
+
 export interface SearchIndexTidyOptions {
   sql: Sql
   /** How often the segments are looked at. Default every 2 minutes. */
@@ -50,6 +54,8 @@ export interface SearchIndexTidyOptions {
   share?: number
   /** An index smaller than this many _idx rows is left as it is. Default 2,000 (about 100,000 orders). */
   minSize?: number
+  /** Whether someone is reading orders now: no step is taken until it says no. */
+  busy?: () => boolean
   onError?: (error: unknown) => void
   /** Told of each index merged whole, with its segments before and the time taken. */
   onMerged?: (index: string, segments: number, ms: number) => void
@@ -92,7 +98,11 @@ export class SearchIndexTidy {
       const sizes = segmentSizes(this.o.sql, index)
       if (!wantsMerge(sizes, this.o.share ?? 0.25, this.o.minSize ?? 2000)) continue
       const t0 = performance.now()
-      while (!this.stopped && mergeStep(this.o.sql, index, this.o.pagesPerStep ?? 200)) await yieldToEventLoop()
+      for (;;) {
+        while (!this.stopped && this.o.busy?.()) await sleep(BUSY_WAIT_MS)
+        if (this.stopped || !mergeStep(this.o.sql, index, this.o.pagesPerStep ?? 200)) break
+        await yieldToEventLoop()
+      }
       if (this.stopped) break
       merged.push(index)
       this.o.onMerged?.(index, sizes.length, Math.round(performance.now() - t0))

@@ -66,6 +66,19 @@ describe('SearchIndexTidy', () => {
     expect(wantsMerge([1000, 900], 0.25, 5000)).toBe(false)
   })
 
+  it('takes no step while someone reads orders, and merges once they stop', async () => {
+    writePages(40, 50)
+    const sql = store.database.sql
+    let reading = true
+    const tidy = new SearchIndexTidy({ sql, share: 0, minSize: 0, pagesPerStep: 50, busy: () => reading })
+    const run = tidy.runNow()
+    await new Promise((r) => setTimeout(r, 600))
+    expect(segmentSizes(sql, 'orders_text_1').length).toBeGreaterThan(1)
+    reading = false
+    expect(await run).toEqual(['orders_text_1'])
+    expect(segmentSizes(sql, 'orders_text_1')).toHaveLength(1)
+  })
+
   it('stops between steps when asked, and merges the rest at its next run', async () => {
     writePages(40, 50)
     const sql = store.database.sql
