@@ -48,6 +48,8 @@ export interface SearchIndexTidyOptions {
   sql: Sql
   /** How often the segments are looked at. Default every 2 minutes. */
   everyMs?: number
+  /** When they are first looked at after start(). Default 30 s: the look reads the index's page list (a few ms at a million orders), kept off start-up. */
+  firstLookMs?: number
   /** Pages written per step (about 15 ms each here). Default 200. */
   pagesPerStep?: number
   /** Default 0.25: merge once the other segments hold a quarter of the largest. */
@@ -68,12 +70,15 @@ export class SearchIndexTidy {
 
   constructor(private readonly o: SearchIndexTidyOptions) {}
 
-  /** Looks now, then on the schedule. */
+  /** Looks after firstLookMs, then on the schedule. */
   start(): void {
     this.stopped = false
     const run = () => void this.runNow().catch((e: unknown) => this.o.onError?.(e))
-    run()
-    this.timer = setInterval(run, this.o.everyMs ?? 120_000)
+    this.timer = setTimeout(() => {
+      run()
+      this.timer = setInterval(run, this.o.everyMs ?? 120_000)
+      this.timer.unref()
+    }, this.o.firstLookMs ?? 30_000)
     this.timer.unref()
   }
 
@@ -86,6 +91,7 @@ export class SearchIndexTidy {
   /** Stops the schedule and waits for a run under way (it ends after its current step; the rest is merged next time). */
   async stop(): Promise<void> {
     this.stopped = true
+    clearTimeout(this.timer)
     clearInterval(this.timer)
     this.timer = undefined
     await this.running?.catch(() => undefined)

@@ -66,6 +66,24 @@ describe('SearchIndexTidy', () => {
     expect(wantsMerge([1000, 900], 0.25, 5000)).toBe(false)
   })
 
+  it('started, looks first after its delay, not during start-up', async () => {
+    writePages(40, 50)
+    const sql = store.database.sql
+    let looked = 0
+    const tidy = new SearchIndexTidy({ sql, share: 0, minSize: 0, pagesPerStep: 50, firstLookMs: 300, onMerged: () => looked++ })
+    const changes = () => sql.value<number>('SELECT total_changes()')
+    const before = changes()
+    tidy.start()
+    await new Promise((r) => setTimeout(r, 100))
+    // No step written yet.
+    expect(changes()).toBe(before)
+    expect(looked).toBe(0)
+    expect(segmentSizes(sql, 'orders_text_1').length).toBeGreaterThan(1)
+    await expect.poll(() => looked, { timeout: 5000 }).toBe(1)
+    expect(segmentSizes(sql, 'orders_text_1')).toHaveLength(1)
+    await tidy.stop()
+  })
+
   it('takes no step while someone reads orders, and merges once they stop', async () => {
     writePages(40, 50)
     const sql = store.database.sql
