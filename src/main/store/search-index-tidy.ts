@@ -23,6 +23,11 @@ export function segmentSizes(sql: Sql, index: TextIndex): number[] {
   return sql.all<{ n: number }>(`SELECT COUNT(*) AS n FROM ${index}_idx GROUP BY segid ORDER BY n DESC`).map((r) => r.n)
 }
 
+/** The index's pages (its _data shadow table holds one row per page). */
+export function indexPages(sql: Sql, index: TextIndex): number {
+  return sql.value<number>(`SELECT COUNT(*) FROM ${index}_data`) ?? 0
+}
+
 /** Whether the segments beside the largest hold `share` of it or more (and the index is worth the work). */
 export function wantsMerge(sizes: readonly number[], share: number, minSize: number): boolean {
   const [largest = 0, ...rest] = sizes
@@ -104,12 +109,23 @@ export class SearchIndexTidy {
       const sizes = segmentSizes(this.o.sql, index)
       if (!wantsMerge(sizes, this.o.share ?? 0.25, this.o.minSize ?? 2000)) continue
       const t0 = performance.now()
-      for (;;) {
+      const pages = this.o.pagesPerStep ?? 200
+      // Segments written while it merges (a sync under way) are merged in as well, so a
+      // run could go on as long as the writes: it stops after rewriting the index about
+      // once and a half, and the next look decides again.
+      let steps = Math.ceil((indexPages(this.o.sql, index) * 1.5) / pages) + 1
+      let done = false
+      for (; steps > 0; steps--) {
         while (!this.stopped && this.o.busy?.()) await sleep(BUSY_WAIT_MS)
-        if (this.stopped || !mergeStep(this.o.sql, index, this.o.pagesPerStep ?? 200)) break
+        if (this.stopped) break
+        if (!mergeStep(this.o.sql, index, pages)) {
+          done = true
+          break
+        }
         await yieldToEventLoop()
       }
       if (this.stopped) break
+      if (!done) continue
       merged.push(index)
       this.o.onMerged?.(index, sizes.length, Math.round(performance.now() - t0))
     }

@@ -97,6 +97,23 @@ describe('SearchIndexTidy', () => {
     expect(segmentSizes(sql, 'orders_text_1')).toHaveLength(1)
   })
 
+  it('ends a run while orders keep being written (a sync under way), after rewriting the index about once and a half', async () => {
+    writePages(40, 50)
+    const sql = store.database.sql
+    let written = 0
+    // Called before every step: a page of orders lands between any two steps.
+    const writing = () => {
+      writePages(1, 20, 5000 + 20 * written++)
+      return false
+    }
+    const tidy = new SearchIndexTidy({ sql, share: 0, minSize: 0, pagesPerStep: 4, busy: writing })
+    const merged = await tidy.runNow()
+    expect(written).toBeGreaterThan(5)
+    // Whether it caught up or not, it ended; the orders written meanwhile are all found.
+    expect(merged.length).toBeLessThanOrEqual(1)
+    expect(store.orders.query({ type: 1, search: `utr${(5000 + 20 * (written - 1)) * 31}` }).total).toBe(1)
+  }, 20_000)
+
   it('stops between steps when asked, and merges the rest at its next run', async () => {
     writePages(40, 50)
     const sql = store.database.sql
