@@ -6,7 +6,6 @@ import type { ApiClient } from '../src/main/api/client'
 import { RateBudget } from '../src/main/api/rate-budget'
 import { OrderMonitor } from '../src/main/monitor/order-monitor'
 import { openLocalStore, type LocalStore } from '../src/main/store/local-store'
-import { SearchIndexTidy } from '../src/main/store/search-index-tidy'
 import type { OrderType } from '../src/shared/ipc/contract'
 import { serveWorker } from './lib/child'
 import { SinceCursorSync } from './lib/since-cursor-sync'
@@ -99,9 +98,6 @@ serveWorker<WorkerCommand>(async (m) => {
       })
       if (m.mode === 'incremental') {
         const monitor = new OrderMonitor({ client, store, fiatTypes: m.fiatTypes, historyPollMs: 3_600_000, watchPollMs: 3_600_000 })
-        // The app's session keeps its search index merged while it syncs (profile-session.ts).
-        const tidy = new SearchIndexTidy({ sql: store.database.sql })
-        tidy.start()
         state = {
           store,
           client,
@@ -111,9 +107,7 @@ serveWorker<WorkerCommand>(async (m) => {
             if (err) throw new Error(`sync of ${err.type}:${err.fiatType} failed: ${err.lastError?.message}`)
           },
           scopes: () => monitor.states().map((s) => ({ type: s.type, fiatType: s.fiatType })),
-          close: async () => {
-            await Promise.all([monitor.stop(), tidy.stop()])
-          }
+          close: () => monitor.stop()
         }
       } else {
         const baseline = new SinceCursorSync(client, store, m.fiatTypes)

@@ -34,7 +34,6 @@ import { EndpointLog } from './diagnostics/endpoint-log'
 import { buildDiagnostics } from './diagnostics/diagnostics'
 import { ingestInto, startInbox, type RunningInbox } from './webhooks/inbox'
 import { DeliveryLogPruner } from './webhooks/delivery-log-pruner'
-import { SearchIndexTidy } from './store/search-index-tidy'
 import { keepSandboxRunApart } from './store/sandbox-run'
 import { openLocalStore, type LocalStore } from './store/local-store'
 import type { StartSandboxOptions } from '../sandbox'
@@ -80,8 +79,6 @@ export class ProfileSession {
   private encodings!: ParamEncodings
   /** The delivery log is trimmed whether or not the inbox runs: it was filled while it did. */
   readonly deliveryPruner: DeliveryLogPruner
-  /** Keeps the search index merged as orders are written (search-index-tidy.ts). */
-  readonly searchTidy: SearchIndexTidy
   private lastWakeAt: number | null = null
 
   private constructor(
@@ -100,13 +97,6 @@ export class ProfileSession {
       repo: store.webhookDeliveries,
       retention: () => this.o.settings.inbox,
       now: o.now
-    })
-    this.searchTidy = new SearchIndexTidy({
-      sql: store.database.sql,
-      // An operator typing a search asks a window every few hundred ms.
-      busy: () => performance.now() - store.orders.reads.lastQueryAt < 2000,
-      onError: (e) => log.error('search index merge failed', { error: e instanceof Error ? e.message : String(e) }),
-      onMerged: (index, segments, ms) => log.info('search index merged', { index, segments, ms })
     })
   }
 
@@ -226,7 +216,6 @@ export class ProfileSession {
     void this.config.get().catch(() => undefined)
     if (o.monitor ?? true) this.monitor.start()
     this.deliveryPruner.start()
-    this.searchTidy.start()
     this.alerts.start()
     if (this.o.settings.inbox.enabled) await this.startInbox(this.o.settings)
   }
@@ -360,8 +349,7 @@ export class ProfileSession {
       this.tickers.close(),
       this.monitor.stop(),
       this.inbox?.close(),
-      this.deliveryPruner.stop(),
-      this.searchTidy.stop()
+      this.deliveryPruner.stop()
     ])
     this.inbox = null
     await this.client.close()

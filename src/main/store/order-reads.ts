@@ -98,8 +98,6 @@ export class OrderReads {
     setMatchCost: SET_MATCH_COST,
     windowWallets: MAX_WINDOW_WALLETS
   }
-  /** When a window was last asked for (performance.now()): upkeep waits while an operator reads (search-index-tidy.ts). */
-  lastQueryAt = -Infinity
   /** Totals, broad-search answers and search sets of recent filters, valid while the database's write stamp is unchanged. */
   private facts: { stamp: string | null; byKey: Map<string, unknown> } = { stamp: null, byKey: new Map() }
 
@@ -140,7 +138,6 @@ export class OrderReads {
    * for a broad search, whose count stops at BROAD_TOTAL_CAP (totalAtLeast: there are more).
    */
   query(q: StoredOrderQuery): { rows: ListedOrder[]; total: number; totalAtLeast: boolean } {
-    this.lastQueryAt = performance.now()
     const search = q.search?.trim()
     if (search) return this.searchQuery(q, search)
     const exact = this.presentStatuses(q)
