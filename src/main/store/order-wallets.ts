@@ -60,7 +60,8 @@ export const ORDER_WALLETS_SCHEMA = `
 
 /**
  * The per-order trigram index without the wallet: its column stays, empty for every order
- * written from now. Rebuilding the index would hold a profile's first start on this version
+ * written from now, and emptied for an older order whose wallet changes (else the index
+ * would still find it by the wallet it no longer holds). Rebuilding the index would hold a profile's first start on this version
  * for about a minute at a million orders; an upgraded profile's older orders keep their
  * wallet there, which only finds them again beside the wallets' own index (a search's
  * sources are unioned, and a search counted from its wallets leaves out the other sources'
@@ -79,9 +80,9 @@ export function textIndexWithoutWalletSql(types: readonly number[]): string {
     )
     .join('')}
   END;
-  CREATE TRIGGER orders_text_update AFTER UPDATE OF merchant_recognition_id, reference_id, transaction_hash ON orders
-  WHEN new.merchant_recognition_id IS NOT old.merchant_recognition_id OR new.reference_id IS NOT old.reference_id
-    OR new.transaction_hash IS NOT old.transaction_hash
+  CREATE TRIGGER orders_text_update AFTER UPDATE OF wallet_address, merchant_recognition_id, reference_id, transaction_hash ON orders
+  WHEN new.wallet_address IS NOT old.wallet_address OR new.merchant_recognition_id IS NOT old.merchant_recognition_id
+    OR new.reference_id IS NOT old.reference_id OR new.transaction_hash IS NOT old.transaction_hash
   BEGIN${types
     .map(
       (t) => `

@@ -141,9 +141,14 @@ describe('openProfileDatabase', () => {
       ).length
     expect(found(1, 'wallet7tail')).toBe(1)
     expect(found(2, 'wallet7tail')).toBe(1)
+    // The per-order index of schema 5 held the wallets too: an order whose wallet changes is no longer found there by the old one.
+    const inOrderIndex = (type: number, text: string) =>
+      db!.sql.all(`SELECT rowid FROM orders_text_${type} WHERE orders_text_${type} MATCH ?`, `"${text}"`).length
+    expect(inOrderIndex(1, 'wallet7tail')).toBe(1)
     db.sql.run("UPDATE orders SET wallet_address = '0xOther', status_confirmed_by = 'orderStatus' WHERE type = 1 AND order_id = 7")
     expect(found(1, 'wallet7tail')).toBe(0)
     expect(found(1, 'other')).toBe(1)
+    expect(inOrderIndex(1, 'wallet7tail')).toBe(0)
     expect(db.integrityCheck()).toBe('ok')
   })
 

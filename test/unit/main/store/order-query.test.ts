@@ -339,6 +339,20 @@ describe('OrdersRepo.query', () => {
     }
   })
 
+  it('reads the orders of more matching wallets than it windows by wallet from orders_wallet, one seek per wallet', () => {
+    // Every order here has a wallet of its own: "0xabc" begins about 240 of them.
+    store.database.sql.run('UPDATE orders SET last_changed_at = last_changed_at WHERE id = (SELECT MIN(id) FROM orders)')
+    const q: StoredOrderQuery = { type: 1, search: '0xabc', sort: { key: 'createdAt', dir: 'desc' }, limit: 20 }
+    const expected = reference(q)
+    expect(expected.length).toBeGreaterThan(100)
+    const { value: got, plans } = withPlans(() => store.orders.query(q))
+    expect(ids(got.rows)).toEqual(ids(expected.slice(0, 20)))
+    expect(got.total).toBe(expected.length)
+    expect(plans).toContainEqual(expect.stringMatching(/^SEARCH o USING (COVERING )?INDEX orders_wallet \(type=\? AND <expr>=\?\)$/))
+    // The index sought by type alone: every order of the type read for each wallet.
+    expect(plans).not.toContainEqual(expect.stringMatching(/^SEARCH o USING (COVERING )?INDEX orders_wallet \(type=\?\)$/))
+  })
+
   it('finds the orders whose id begins with a typed number from the order id index, even with no planner statistics', () => {
     // A new profile's database: nothing has run ANALYZE, so the planner knows no index's shape.
     expect(store.database.sql.value<number>("SELECT COUNT(*) FROM sqlite_master WHERE name = 'sqlite_stat1'")).toBe(0)
