@@ -165,10 +165,11 @@ export class OrderReads {
   private searchQuery(q: StoredOrderQuery, search: string): { rows: ListedOrder[]; total: number; totalAtLeast: boolean } {
     let set = this.searchSet(q.type, search)
     if (set.kind === 'wallets') {
-      const window = buildOrderQuery(q).searchOnly ? walletWindowSql(q, set.wallets, set.others, LISTED) : null
+      const plain = buildOrderQuery(q)
+      const window = plain.searchOnly ? walletWindowSql(q, set.wallets, set.others, LISTED) : null
       if (window) {
-        const { built, total, atLeast } = this.searchTotal(q, set)
-        if (!atLeast && built.offset >= total) return { rows: [], total, totalAtLeast: false }
+        const { total, atLeast } = this.walletsTotal(set)
+        if (!atLeast && plain.offset >= total) return { rows: [], total, totalAtLeast: false }
         return { rows: this.sql.all<ListedOrderDbRow>(window.sql, ...window.params).map(toListedOrder), total, totalAtLeast: atLeast }
       }
       set = this.walletsCollected(q.type, search, set)
@@ -196,7 +197,7 @@ export class OrderReads {
     if (set.kind === 'wallets') {
       const plain = buildOrderQuery(q)
       if (!plain.searchOnly) return this.searchTotal(q, this.walletsCollected(q.type, q.search!.trim(), set))
-      return set.broad && set.size > cap ? { built: plain, total: cap, atLeast: true } : { built: plain, total: set.size, atLeast: false }
+      return { built: plain, ...this.walletsTotal(set) }
     }
     if (set.kind === 'past bound') {
       const built = buildOrderQuery(q, { broad: true, countCap: cap, columns: LISTED })
@@ -207,6 +208,12 @@ export class OrderReads {
     const built = buildOrderQuery(q, { idSet: set.ids, columns: LISTED, ...(set.broad ? { countCap: cap } : {}) })
     const n = built.searchOnly ? set.size : this.countOf(built)
     return set.broad && n > cap ? { built, total: cap, atLeast: true } : { built, total: n, atLeast: false }
+  }
+
+  /** A search of a few wallets alone, counted from the wallets' counts (capped when broad, as any broad search). */
+  private walletsTotal(set: Extract<SearchSet, { kind: 'wallets' }>): { total: number; atLeast: boolean } {
+    const cap = this.searchPlan.totalCap
+    return set.broad && set.size > cap ? { total: cap, atLeast: true } : { total: set.size, atLeast: false }
   }
 
   /** The search's collected matches of one type (or that it has too many), kept until the next write. */

@@ -10,6 +10,7 @@ import { openLocalStore, type LocalStore } from '../../../../src/main/store/loca
 import type { StoredOrderQuery, StoredOrder, OrderSortKey } from '../../../../src/main/store/orders-repo'
 import { rng } from '../../../fixtures/crash/synthetic-history'
 import { offramp, onramp } from './order-fixtures'
+import { withPlans as withPlansOf } from './query-plans'
 
 let dir: string
 let store: LocalStore
@@ -142,25 +143,8 @@ function reference(q: StoredOrderQuery): StoredOrder[] {
 
 const ids = (rows: ReadonlyArray<Pick<StoredOrder, 'orderId'>>): number[] => rows.map((r) => r.orderId)
 
-/** What fn returns, and the query plan (EXPLAIN QUERY PLAN lines) of every statement it asked the store's database. */
-function withPlans<T>(fn: () => T): { value: T; plans: string[] } {
-  const sql = store.database.sql
-  const ran: Array<{ text: string; params: unknown[] }> = []
-  const { all, get, value } = sql
-  sql.all = ((text: string, ...params: never[]) => (ran.push({ text, params }), all.call(sql, text, ...params))) as typeof sql.all
-  sql.get = ((text: string, ...params: never[]) => (ran.push({ text, params }), get.call(sql, text, ...params))) as typeof sql.get
-  sql.value = ((text: string, ...params: never[]) => (ran.push({ text, params }), value.call(sql, text, ...params))) as typeof sql.value
-  let out: T
-  try {
-    out = fn()
-  } finally {
-    Object.assign(sql, { all, get, value })
-  }
-  const plans = ran.flatMap(({ text, params }) =>
-    sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, ...(params as never[])).map((p) => p.detail)
-  )
-  return { value: out, plans }
-}
+/** What fn returns, and the query plans of what it asked the store's database. */
+const withPlans = <T>(fn: () => T) => withPlansOf(store.database.sql, fn)
 
 describe('OrdersRepo.query', () => {
   it('defaults to newest first, windows of 100, with the total', () => {

@@ -9,6 +9,7 @@ import { openLocalStore, type LocalStore } from '../../../../src/main/store/loca
 import type { StoredOrder, StoredOrderQuery } from '../../../../src/main/store/orders-repo'
 import { rng } from '../../../fixtures/crash/synthetic-history'
 import { onramp } from './order-fixtures'
+import { withPlans } from './query-plans'
 
 let dir: string
 let store: LocalStore
@@ -117,26 +118,14 @@ describe('order_wallets', () => {
   })
 
   it('windows a wallet by last change from its own index, never sorting its every order', () => {
-    const sql = store.database.sql
-    const ran: Array<{ text: string; params: unknown[] }> = []
-    const { all, get, value } = sql
-    sql.all = ((text: string, ...params: never[]) => (ran.push({ text, params }), all.call(sql, text, ...params))) as typeof sql.all
-    sql.get = ((text: string, ...params: never[]) => (ran.push({ text, params }), get.call(sql, text, ...params))) as typeof sql.get
-    sql.value = ((text: string, ...params: never[]) => (ran.push({ text, params }), value.call(sql, text, ...params))) as typeof sql.value
     // A write first: nothing is kept from an earlier search.
-    sql.run('UPDATE orders SET last_changed_at = last_changed_at WHERE id = (SELECT MIN(id) FROM orders)')
-    let got
-    try {
-      got = store.orders.query({ type: 1, search: '0xaabb11cafef00d', sort: { key: 'updatedAt', dir: 'desc' }, limit: 20 })
-    } finally {
-      Object.assign(sql, { all, get, value })
-    }
+    store.database.sql.run('UPDATE orders SET last_changed_at = last_changed_at WHERE id = (SELECT MIN(id) FROM orders)')
+    const { value: got, plans } = withPlans(store.database.sql, () =>
+      store.orders.query({ type: 1, search: '0xaabb11cafef00d', sort: { key: 'updatedAt', dir: 'desc' }, limit: 20 })
+    )
     const expected = reference({ type: 1, search: '0xaabb11cafef00d', sort: { key: 'updatedAt', dir: 'desc' } })
     expect(got.total).toBe(expected.length)
     expect(ids(got.rows)).toEqual(ids(expected.slice(0, 20)))
-    const plans = ran.flatMap(({ text, params }) =>
-      sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, ...(params as never[])).map((p) => p.detail)
-    )
     // Each wallet's first offset + limit orders read in order from its index; then the
     // merged few sorted, and the window's rows in order: two sorts of a window's size. A
     // wallet's every order read and sorted would be a third.
