@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The one test command (npm test): every vitest suite, and the Playwright suites
+// The one test command (npm test): every vitest suite, then the Playwright suites
 // (browser e2e on the system Chromium, and the _electron specs that skip without a
-// binary) from the end of vitest's timed and fault lanes, beside the rest of vitest. Ends with one plain line summing all of them: "N passed, N failed[, N skipped]".
+// binary). Ends with one plain line summing all of them: "N passed, N failed[, N skipped]".
 import { spawn } from 'node:child_process'
 import { mkdirSync, readFileSync, readdirSync, existsSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -147,9 +147,6 @@ async function lane(label, args, json, prefix, niceness = 0) {
   laneSeconds.push([label, (Date.now() - t0) / 1000])
   return code
 }
-/** The vitest lanes: the timed and fault lanes (Playwright waits for them), and all three read into the totals. */
-let timedAndFault = Promise.resolve()
-let vitestDone = Promise.resolve()
 if (only !== 'e2e') {
   // The hub as it is deployed (npm run build:hub), built once for the tests that start hub
   // processes (test/support/hub-cli.ts): each then starts on plain node, not through tsx.
@@ -175,21 +172,18 @@ if (only !== 'e2e') {
   const fault = only === 'nofault' ? Promise.resolve(0) : lane('vitest (fault)', [faultSuite, '--maxWorkers=1'], faultJson, '[fault] ')
   // Once the timed and fault lanes are done, the rest of vitest has the cores to itself for
   // minutes with one of them often idle (its last long files): the checks that only read
-  // and the Playwright lane start then, the checks below its priority, rather than all
-  // after it.
-  timedAndFault = Promise.all([timed, fault])
-  vitestDone = Promise.all([
-    // At a lower priority (and every process it starts): the timed files, the fault suite
-    // and then Playwright get the cores first, so their bounds hold beside it; this lane
-    // takes what is left.
+  // start then, below its priority, rather than all beside Playwright.
+  if (only !== 'unit') void Promise.all([timed, fault]).then(startEarlyChecks)
+  const [mainCode, timedCode, faultCode] = await Promise.all([
+    // At a lower priority (and every process it starts): the timed files and the fault suite
+    // get the cores first, so their bounds hold beside it; this lane takes what is left.
     unitThenRest(),
     timed,
     fault
-  ]).then(([mainCode, timedCode, faultCode]) => {
-    readVitest(vitestJson, mainCode, 'vitest')
-    readVitest(timedJson, timedCode, 'vitest (timed lane)')
-    if (only !== 'nofault') readVitest(faultJson, faultCode, 'vitest (fault suite)')
-  })
+  ])
+  readVitest(vitestJson, mainCode, 'vitest')
+  readVitest(timedJson, timedCode, 'vitest (timed lane)')
+  if (only !== 'nofault') readVitest(faultJson, faultCode, 'vitest (fault suite)')
 }
 
 /**
@@ -219,12 +213,10 @@ function checks(variable) {
   )
 }
 if (only !== 'unit') {
-  await timedAndFault
   const t0 = Date.now()
   startEarlyChecks()
   const beside = checks('RAMPDESK_CHECKS_BESIDE_E2E')
-  // Prefixed: the rest of vitest may still be printing beside it.
-  const code = await run('npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson }, '[e2e] ')
+  const code = await run('npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightJson })
   laneSeconds.push(['playwright', (Date.now() - t0) / 1000])
   await Promise.all([...beside, ...checksEarly])
   if (existsSync(playwrightJson)) {
@@ -254,8 +246,6 @@ if (only !== 'unit') {
     for (const e of r.errors ?? []) crashed.push(`playwright: ${String(e.message ?? e).split('\n')[0]}`)
   } else if (code !== 0) crashed.push(`playwright exited ${code} without a report`)
 }
-
-await vitestDone
 
 // The reliability suite's summary: what was injected, what was checked, what was lost.
 if (existsSync(reliabilitySummary)) {
@@ -297,7 +287,7 @@ if (suiteSeconds.size) {
   for (const [suite, sec] of [...suiteSeconds].sort((a, b) => b[1] - a[1])) console.log(`- ${suite}: ${sec.toFixed(0)}`)
   console.log('Slowest files (s)')
   for (const [f, sec] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`- ${f}: ${sec.toFixed(0)}`)
-  console.log('Wall time per lane (s; the three vitest lanes run side by side, playwright from the end of the timed and fault lanes)')
+  console.log('Wall time per lane (s; the three vitest lanes run side by side, then playwright)')
   for (const [l, sec] of laneSeconds) console.log(`- ${l}: ${sec.toFixed(0)}`)
   console.log('')
 }
