@@ -30,6 +30,19 @@ async function search(page: Page, text: string): Promise<void> {
 test('the table renders only the rows in view and fetches pages as it scrolls', async ({ page }) => {
   await openView(page, e, 'orders')
   await waitForOrders(page, 500)
+  // The first sync may still be bringing pages of 500: the total read must be its last, or
+  // the bottom row looked for is no longer the bottom one.
+  const monitor = () => e.app.services.session().monitor
+  await expect
+    .poll(
+      () =>
+        monitor()
+          .states()
+          .every((s) => s.lastSuccessAt !== null && !s.running),
+      { timeout: 60_000 }
+    )
+    .toBe(true)
+  await expect.poll(async () => (await total(page)) === e.app.services.session().store.orders.count(1), { timeout: 15_000 }).toBe(true)
   const n = await total(page)
   const table = page.getByRole('table', { name: 'Onramp orders' })
   await expect(table).toHaveAttribute('aria-rowcount', String(n + 1))
