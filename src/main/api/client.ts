@@ -19,9 +19,6 @@ import {
 import { ApiError, serviceErrorCodes, type ApiErrorKind } from '../../shared/api/errors'
 import {
   ErrorEnvelope,
-  OfframpOrder,
-  OnrampOrder,
-  Timestamp,
   envelope,
   limitsOfType,
   type OfframpOrder as OfframpRecord,
@@ -31,14 +28,18 @@ import type { DecimalString } from '../../shared/money'
 import { SkewClock, type ClockSource } from './clock'
 import { ParamEncodings, type EncodingMap } from './param-encoding'
 import { jsonAmount } from './json-amount'
+import { OutageGate, unreachable, type GateCall } from './outage-gate'
 import { describeShape } from './response-shape'
 import { RateBudget, type AcquireOptions } from './rate-budget'
 import { withRetry, type RetryOptions } from './retry'
-import { firstIssue, formatIssue } from './schema-issues'
+import { firstIssue } from './schema-issues'
 import { signRequest } from './signer'
 import { Transport, type HttpTransport, type TransportResponse } from './transport'
 import { z as zod } from 'zod'
 import { SHARED_READS, type SharedReads } from './shared-reads'
+import { readHistoryPage, type HistoryPageResult } from './history-page'
+
+export type { HistoryPageResult, RejectedRecord } from './history-page'
 
 export interface ApiClientOptions {
   profileId: string
@@ -62,6 +63,8 @@ export interface ApiClientOptions {
    */
   clockProbe?: boolean
   retry?: RetryOptions
+  /** Holds requests while the service cannot be reached (outage-gate.ts). Default: one of its own. */
+  gate?: OutageGate
   /** Hubs on one database: the configuration and price reads are the leader's (shared-reads.ts). */
   sharedReads?: SharedReads
 }
@@ -92,26 +95,6 @@ export interface RequestEvent {
   shape?: string
   /** A refusal the caller asked for knowing it may come (CallOptions.refusalExpected): an answer, not a failure. */
   expected?: true
-}
-
-/** One record of a history page that did not match its schema: kept raw, never blocking the page. */
-export interface RejectedRecord {
-  /** Position in the page. */
-  index: number
-  raw: unknown
-  /** "path: message" of the first mismatch, the path inside the record. */
-  reason: string
-  path: string
-  /** What could still be read of it. */
-  orderId: number | null
-  updatedAt: string | null
-}
-
-export interface HistoryPageResult<R> {
-  records: R[]
-  rejected: RejectedRecord[]
-  /** Records in the answer, readable or not: a full page means there may be more. */
-  size: number
 }
 
 type DataOf<S extends z.ZodType> = z.output<S> extends { data: infer D } ? D : never
@@ -149,6 +132,7 @@ export class ApiClient {
   readonly budget: RateBudget
   readonly clock: SkewClock
   readonly encodings: ParamEncodings
+  readonly gate: OutageGate
   private readonly transport: HttpTransport
   private readonly ownsTransport: boolean
   private readonly listeners = new Set<(e: RequestEvent) => void>()
@@ -167,6 +151,7 @@ export class ApiClient {
     this.budget = o.budget ?? new RateBudget({ profileId: o.profileId })
     this.clock = o.clock ?? new SkewClock()
     this.encodings = o.encodings ?? new ParamEncodings()
+    this.gate = o.gate ?? new OutageGate()
     this.ownsTransport = !o.transport
     this.transport = o.transport ?? new Transport({ dispatcher: o.dispatcher })
   }
@@ -212,32 +197,7 @@ export class ApiClient {
    */
   async historyPage(req: MerchantHistoryRequest & { type: 1 | 2 }, opts?: CallOptions) {
     const data = await this.callWith('merchantHistory', req, opts, HistoryEnvelope)
-    const schema = req.type === 2 ? OfframpOrder : OnrampOrder
-    const out: HistoryPageResult<OnrampRecord | OfframpRecord> = { records: [], rejected: [], size: data.length }
-    data.forEach((raw, index) => {
-      const r = schema.safeParse(raw)
-      if (r.success) return void out.records.push(r.data)
-      const o = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {}
-      const id = zod
-        .union([
-          zod.number().int(),
-          zod
-            .string()
-            .regex(/^\d{1,15}$/)
-            .transform(Number)
-        ])
-        .safeParse(o.orderId)
-      const at = Timestamp.safeParse(o.updatedAt)
-      out.rejected.push({
-        index,
-        raw,
-        reason: formatIssue(r.error.issues),
-        path: firstIssue(r.error.issues).path,
-        orderId: id.success ? id.data : null,
-        updatedAt: at.success ? at.data : null
-      })
-    })
-    return out
+    return readHistoryPage(data, req.type)
   }
 
   allConfigMapping(opts?: CallOptions): Promise<Data<'allConfigMapping'>> {
@@ -296,6 +256,11 @@ export class ApiClient {
     return () => this.listeners.delete(listener)
   }
 
+  /** The operator asked to try again, or the network came back: while the service could not be reached, the next request finds out at once. */
+  probeNow(): void {
+    this.gate.probeNow()
+  }
+
   /** HTTP requests sent per endpoint since construction (retries included). */
   stats(): Record<EndpointName, number> {
     return { ...this.counts }
@@ -321,7 +286,21 @@ export class ApiClient {
       const answer = await shared.read(name, checked.data, opts.signal)
       if (answer !== null) return answer as DataOf<S>
     }
-    const data = await withRetry((attempt) => this.typed(name, checked.data, schema, opts, attempt), def.effect, this.o.retry, opts.signal)
+    // The call's attempts are one to the outage gate: its own retries are never held by it.
+    const call: GateCall = {}
+    let data: DataOf<S>
+    try {
+      data = await withRetry(
+        (attempt) => this.typed(name, checked.data, schema, opts, attempt, call),
+        def.effect,
+        this.o.retry,
+        opts.signal
+      )
+    } catch (e) {
+      this.gate.settled(call, e)
+      throw e
+    }
+    this.gate.settled(call, null)
     shared?.publish(name, checked.data, data)
     return data
   }
@@ -337,15 +316,22 @@ export class ApiClient {
    * "wrong parameter type" tries the other encodings (param-encoding.ts decides which) and
    * remembers the one that was answered.
    */
-  private async typed<S extends z.ZodType>(name: EndpointName, body: unknown, schema: S, opts: CallOptions, attempt: number) {
-    if (body === undefined || body === null || typeof body !== 'object') return this.attempt(name, body, schema, opts, attempt)
+  private async typed<S extends z.ZodType>(
+    name: EndpointName,
+    body: unknown,
+    schema: S,
+    opts: CallOptions,
+    attempt: number,
+    call: GateCall
+  ) {
+    if (body === undefined || body === null || typeof body !== 'object') return this.attempt(name, body, schema, opts, attempt, call)
     const fields = body as Record<string, unknown>
     const first = this.encodings.current(name, fields)
     const tried: EncodingMap[] = []
     for (let map = first; ;) {
       tried.push(map)
       try {
-        const data = await this.attempt(name, this.encodings.encode(fields, map), schema, opts, attempt)
+        const data = await this.attempt(name, this.encodings.encode(fields, map), schema, opts, attempt, call)
         this.encodings.accepted(name, map)
         return data
       } catch (e) {
@@ -369,10 +355,17 @@ export class ApiClient {
    * One attempt through the budget, plus one re-signed repeat when the service refused our
    * timestamp and asking it the time corrected our estimate.
    */
-  private async attempt<S extends z.ZodType>(name: EndpointName, body: unknown, schema: S, opts: CallOptions, attempt: number) {
+  private async attempt<S extends z.ZodType>(
+    name: EndpointName,
+    body: unknown,
+    schema: S,
+    opts: CallOptions,
+    attempt: number,
+    call: GateCall
+  ) {
     let resynced = false
     for (;;) {
-      const { res, sentAt, receivedAt, waitedMs } = await this.exchange(name, body, opts, attempt)
+      const { res, sentAt, receivedAt, waitedMs } = await this.exchange(name, body, opts, attempt, call)
       // Only successful answers speak for the service's clock: an error page may come from a
       // proxy or a maintenance host with a clock of its own.
       if (res.date !== undefined && res.status >= 200 && res.status <= 299) this.clock.observe(res.date, sentAt, receivedAt, 'date')
@@ -414,9 +407,10 @@ export class ApiClient {
     }
   }
 
-  /** Budget, clock, secret, signature, wire. */
-  private async exchange(name: EndpointName, body: unknown, opts: CallOptions, attempt: number) {
+  /** Outage gate, budget, clock, secret, signature, wire. `call`: the call the attempt belongs to (null: the client's own, sent as interactive). */
+  private async exchange(name: EndpointName, body: unknown, opts: CallOptions, attempt: number, call: GateCall | null) {
     const def = endpoints[name]
+    await this.gate.pass(call ?? {}, name, opts.priority ?? 'background', opts.signal)
     if (def.auth) await this.ensureClock(opts.signal)
     const waitStart = this.clock.local()
     await this.budget.acquire(name, opts)
@@ -439,6 +433,7 @@ export class ApiClient {
     const sentAt = this.clock.local()
     try {
       const res = await this.transport.request({ method: def.method, url, headers, body: bodyText, signal: opts.signal, endpoint: name })
+      this.gate.answered()
       return { res, sentAt, receivedAt: this.clock.local(), waitedMs }
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError({ kind: 'network', endpoint: name, message: String(e) }, { cause: e })
@@ -450,6 +445,7 @@ export class ApiClient {
         outcome: err.kind,
         message: err.message
       })
+      if (unreachable(err)) this.gate.failed(call, err)
       throw err
     }
   }
@@ -472,7 +468,7 @@ export class ApiClient {
     if (await this.askServerTime('resync', signal)) return true
     try {
       // No currentTimestamp: any successful unsigned answer carries a Date header.
-      const { res, sentAt, receivedAt } = await this.exchange('bankDetails', undefined, { priority: 'interactive', signal }, 1)
+      const { res, sentAt, receivedAt } = await this.exchange('bankDetails', undefined, { priority: 'interactive', signal }, 1, null)
       if (res.status < 200 || res.status > 299 || res.date === undefined) return false
       return this.clock.resync(res.date, sentAt, receivedAt, 'date')
     } catch {
@@ -493,7 +489,8 @@ export class ApiClient {
           'currentTimestamp',
           undefined,
           { priority: 'interactive', signal },
-          1
+          1,
+          null
         )
         const event = {
           endpoint: 'currentTimestamp' as const,

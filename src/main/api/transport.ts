@@ -5,6 +5,7 @@
 import type { Dispatcher } from 'undici'
 import { Pool } from './undici-parts'
 import { ApiError } from '../../shared/api/errors'
+import { HELD_CODE } from './outage-gate'
 import pkg from '../../../package.json' with { type: 'json' }
 
 export interface TransportOptions {
@@ -48,7 +49,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
 /** Failures that happen before a single byte of the request leaves this machine. */
-const UNSENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'])
+const UNSENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', HELD_CODE])
 
 export class Transport implements HttpTransport {
   private readonly pools = new Map<string, Pool>()

@@ -32,7 +32,11 @@ import { scopeKey } from './sync-scope'
 
 export type { MonitorContractEvent, MonitorEventName, MonitorEvents, OrderTerminalEvent } from './monitor-events'
 
-export type MonitorClient = HistoryClient & WatchClient
+export type MonitorClient = HistoryClient &
+  WatchClient & {
+    /** While the service could not be reached, the next request finds out at once (ApiClient.probeNow). */
+    probeNow?(): void
+  }
 
 /** The monitor's schedule from the operator's settings: what a profile session (and a bench of it) runs with. */
 export function monitorSchedule(
@@ -310,6 +314,7 @@ export class OrderMonitor implements VerifiedOrders {
    */
   async syncNow(): Promise<SyncState[]> {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
+    this.o.client.probeNow?.()
     // The scopes known run at once; those found by probing what is not probed yet follow.
     const scopes = this.scheduler.scopes
     const known = [...scopes.values()].map((s) => this.scheduler.runAfresh(s))

@@ -221,6 +221,19 @@ describe('OrderMonitor', () => {
     expect(store.orders.count(1)).toBe(1200)
   })
 
+  it('syncNow() asks the client to probe a service it could not reach at once, before the runs start', async () => {
+    const order: string[] = []
+    const inner = fake.merchantHistory
+    fake.merchantHistory = async (req, opts) => {
+      order.push('history')
+      return inner(req, opts)
+    }
+    Object.assign(fake, { probeNow: () => void order.push('probeNow') })
+    await monitor.syncNow()
+    expect(order[0]).toBe('probeNow')
+    expect(order.filter((o) => o === 'probeNow')).toHaveLength(1)
+  })
+
   it('syncNow() joins a run in progress and, when that run fails, runs the scope again at once', async () => {
     // The first run is on the wire when the operator presses "Try again now"; the service
     // drops it, and is back by then.

@@ -1,0 +1,149 @@
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
+import { ApiError } from '../../../../src/shared/api/errors'
+import { OutageGate } from '../../../../src/main/api/outage-gate'
+import { wasNeverSent } from '../../../../src/main/api/transport'
+
+const reset = () => new ApiError({ kind: 'network', endpoint: 'orderStatus', message: 'other side closed' })
+/** Settles a promise into what it became, for expectations on several at once. */
+const outcome = <T>(p: Promise<T>) => {
+  const o: { error?: unknown; settled: boolean; ok: boolean } = { settled: false, ok: false }
+  p.then(
+    () => Object.assign(o, { ok: true, settled: true }),
+    (e: unknown) => Object.assign(o, { error: e, settled: true })
+  )
+  return o
+}
+const flush = () => vi.advanceTimersByTimeAsync(0)
+const nextProbeIn = (gate: OutageGate) => (gate.status() as { nextProbeAt: number }).nextProbeAt - Date.now()
+
+beforeEach(() => void vi.useFakeTimers())
+afterEach(() => void vi.useRealTimers())
+
+describe('OutageGate', () => {
+  test('an open gate lets every request go', async () => {
+    const gate = new OutageGate()
+    await expect(gate.pass({}, 'orderStatus', 'background')).resolves.toBeUndefined()
+    expect(gate.status()).toEqual({ kind: 'open' })
+  })
+
+  test("the call that met the outage probes: its own retries go, the other calls' requests wait for it", async () => {
+    const gate = new OutageGate()
+    const prober = {}
+    gate.failed(prober, reset())
+    await expect(gate.pass(prober, 'merchantHistory', 'background')).resolves.toBeUndefined()
+    const other = outcome(gate.pass({}, 'orderStatus', 'background'))
+    await vi.advanceTimersByTimeAsync(60_000)
+    expect(other.settled).toBe(false)
+    expect(gate.status()).toMatchObject({ kind: 'closed', probing: true, waiting: 1 })
+  })
+
+  test('an answer opens the gate: every waiting request goes at once', async () => {
+    const gate = new OutageGate()
+    gate.failed({}, reset())
+    const waiting = [0, 1, 2].map(() => outcome(gate.pass({}, 'merchantHistory', 'background')))
+    await flush()
+    expect(waiting.some((w) => w.settled)).toBe(false)
+    gate.answered()
+    await flush()
+    expect(waiting.map((w) => w.ok)).toEqual([true, true, true])
+    expect(gate.status()).toEqual({ kind: 'open' })
+  })
+
+  test('when the probing call gives up, the requests that waited fail with it, unsent; until the next probe is due so does every request', async () => {
+    const gate = new OutageGate({ firstProbeMs: 1_000 })
+    const prober = {}
+    gate.failed(prober, reset())
+    const waited = outcome(gate.pass({}, 'merchantHistory', 'background'))
+    gate.failed(prober, new ApiError({ kind: 'timeout', endpoint: 'orderStatus', message: 'headers timeout' }))
+    gate.settled(prober, reset())
+    await flush()
+    expect(waited.error).toMatchObject({
+      kind: 'timeout',
+      endpoint: 'merchantHistory',
+      message: expect.stringMatching(/^not sent: .*headers timeout/)
+    })
+    // Never sent, so a write held this way may be tried again.
+    expect(wasNeverSent(waited.error)).toBe(true)
+    await vi.advanceTimersByTimeAsync(999)
+    await expect(gate.pass({}, 'orderStatus', 'background')).rejects.toMatchObject({ kind: 'timeout', message: /^not sent/ })
+    await vi.advanceTimersByTimeAsync(1)
+    // Due: the first request is the next probe, the next one waits for it.
+    const next = {}
+    await expect(gate.pass(next, 'orderStatus', 'background')).resolves.toBeUndefined()
+    expect(gate.status()).toMatchObject({ probing: true, failures: 1 })
+    const behind = outcome(gate.pass({}, 'orderStatus', 'background'))
+    await flush()
+    expect(behind.settled).toBe(false)
+  })
+
+  test('the waits between probes double up to their cap', async () => {
+    const gate = new OutageGate({ firstProbeMs: 1_000, maxProbeMs: 10_000 })
+    gate.failed(null, reset())
+    const waits: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const call = {}
+      await vi.advanceTimersByTimeAsync(20_000)
+      await gate.pass(call, 'orderStatus', 'background')
+      gate.failed(call, reset())
+      gate.settled(call, reset())
+      waits.push(nextProbeIn(gate))
+    }
+    expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000])
+  })
+
+  test("the operator's own requests are never held", async () => {
+    const gate = new OutageGate({ firstProbeMs: 60_000 })
+    const prober = {}
+    gate.failed(prober, reset())
+    await expect(gate.pass({}, 'quotes', 'interactive')).resolves.toBeUndefined()
+    gate.settled(prober, reset())
+    await expect(gate.pass({}, 'quotes', 'interactive')).resolves.toBeUndefined()
+  })
+
+  test('failures of other calls keep their words but neither probe nor push the next probe out', async () => {
+    const gate = new OutageGate()
+    const prober = {}
+    gate.failed(prober, reset())
+    gate.failed({}, new ApiError({ kind: 'timeout', endpoint: 'limits', message: 'connect timeout' }))
+    gate.settled({}, reset())
+    expect(gate.status()).toMatchObject({ probing: true, failures: 0 })
+    gate.settled(prober, reset())
+    await expect(gate.pass({}, 'orderStatus', 'background')).rejects.toMatchObject({ message: /connect timeout/ })
+  })
+
+  test('probeNow lets the next request probe at once', async () => {
+    const gate = new OutageGate({ firstProbeMs: 60_000 })
+    const prober = {}
+    gate.failed(prober, reset())
+    gate.settled(prober, reset())
+    await expect(gate.pass({}, 'merchantHistory', 'background')).rejects.toMatchObject({ kind: 'network' })
+    gate.probeNow()
+    await expect(gate.pass({}, 'merchantHistory', 'background')).resolves.toBeUndefined()
+  })
+
+  test('a cancelled wait leaves the queue; a probing call that ends without meeting the outage again hands the probe on', async () => {
+    const gate = new OutageGate()
+    const prober = {}
+    gate.failed(prober, reset())
+    const ac = new AbortController()
+    const gone = outcome(gate.pass({}, 'orderStatus', 'background', ac.signal))
+    const nextCall = {}
+    const next = outcome(gate.pass(nextCall, 'merchantHistory', 'background'))
+    const last = outcome(gate.pass({}, 'merchantHistory', 'background'))
+    ac.abort()
+    gate.settled(prober, new ApiError({ kind: 'aborted', message: 'request cancelled' }))
+    await flush()
+    expect(gone.error).toMatchObject({ kind: 'aborted' })
+    expect(next.ok).toBe(true)
+    expect(last.settled).toBe(false)
+    // The call handed the probe to is now the one whose retries go.
+    await expect(gate.pass(nextCall, 'merchantHistory', 'background')).resolves.toBeUndefined()
+  })
+
+  test("a failure outside any call (the client's own clock reading) leaves the next request to probe", async () => {
+    const gate = new OutageGate()
+    gate.failed(null, reset())
+    await expect(gate.pass({}, 'orderStatus', 'background')).resolves.toBeUndefined()
+    expect(gate.status()).toMatchObject({ probing: true })
+  })
+})
