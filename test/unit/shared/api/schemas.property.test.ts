@@ -145,6 +145,9 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 const isLeaf = (v: Json | undefined) => typeof v === 'number' || typeof v === 'string'
 
 function apply(root: Json, m: Mutation): Json {
+  // The hostile values include shared constants ([], {}, ...): each use gets its own copy,
+  // or adding a key to one could make it hold itself (a cycle no JSON has).
+  if ('value' in m) m = { ...m, value: structuredClone(m.value) }
   if (m.op === 'leaf') {
     const leaves = pathsOf(root).filter((p) => p.length > 0 && isLeaf(valueAt(root, p)))
     const path = leaves[m.pick % Math.max(1, leaves.length)]
