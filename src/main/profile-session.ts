@@ -260,6 +260,8 @@ export class ProfileSession {
     const now = this.o.now()
     if (this.lastWakeAt !== null && now - this.lastWakeAt < WAKE_COALESCE_MS) return false
     this.lastWakeAt = now
+    // The network may be back: what waits for the service finds out at once.
+    this.client.probeNow()
     this.monitor.wake()
     this.tickers.wake()
     void this.config.revalidate().catch(() => undefined)

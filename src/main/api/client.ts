@@ -410,7 +410,11 @@ export class ApiClient {
   /** Outage gate, budget, clock, secret, signature, wire. `call`: the call the attempt belongs to (null: the client's own, sent as interactive). */
   private async exchange(name: EndpointName, body: unknown, opts: CallOptions, attempt: number, call: GateCall | null) {
     const def = endpoints[name]
-    await this.gate.pass(call ?? {}, name, opts.priority ?? 'background', opts.signal)
+    const gateCall = call ?? {}
+    const priority = opts.priority ?? 'background'
+    await this.gate.pass(gateCall, name, priority, opts.signal)
+    // A probe that would wait for its budget lane lets a request that can go find out instead.
+    if (!this.budget.ready(name, priority)) this.gate.stepAside(gateCall)
     if (def.auth) await this.ensureClock(opts.signal)
     const waitStart = this.clock.local()
     await this.budget.acquire(name, opts)

@@ -56,12 +56,8 @@ export class Lane {
     this.limit.refresh(now)
   }
 
-  /** Resolves when a slot is taken for one request; rejects when none opens within maxWaitMs, or on abort. */
-  acquire(priority: Priority, maxWaitMs: number, signal: AbortSignal | undefined): Promise<void> {
-    const endpoint = this.endpoint
-    const now = this.s.now()
-    this.refresh(now)
-    if (signal?.aborted) return Promise.reject(aborted(endpoint))
+  /** Whether a request of `priority` would take a slot at once (none of its rank or above queued, one free). */
+  readyNow(priority: Priority, now: number): boolean {
     const q = this.queues
     const ahead =
       priority === 'interactive'
@@ -69,7 +65,16 @@ export class Lane {
         : priority === 'background'
           ? q.interactive.length + q.background.length
           : q.interactive.length + q.background.length + q.low.length
-    if (ahead === 0 && this.freeAt(priority, now) <= now) {
+    return ahead === 0 && this.freeAt(priority, now) <= now
+  }
+
+  /** Resolves when a slot is taken for one request; rejects when none opens within maxWaitMs, or on abort. */
+  acquire(priority: Priority, maxWaitMs: number, signal: AbortSignal | undefined): Promise<void> {
+    const endpoint = this.endpoint
+    const now = this.s.now()
+    this.refresh(now)
+    if (signal?.aborted) return Promise.reject(aborted(endpoint))
+    if (this.readyNow(priority, now)) {
       this.window.take(now)
       this.schedule()
       this.s.onChange()
@@ -81,7 +86,7 @@ export class Lane {
     if (nextSlotAt - now > maxWaitMs) return Promise.reject(exhausted(endpoint, nextSlotAt))
 
     return new Promise<void>((resolve, reject) => {
-      const queue = q[priority]
+      const queue = this.queues[priority]
       let deadline: unknown
       const onAbort = () => {
         drop()

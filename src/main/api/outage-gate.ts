@@ -5,18 +5,21 @@
 // budget's minute is spent and the first syncs after it queue behind requests that never
 // got an answer.
 //
-// The first failure to reach the service closes the gate, and the call that met it becomes
-// the probe: its own retries go as they would (a single dropped connection is still retried
-// at once). The other calls' requests wait for it: when one of its attempts is answered the
-// gate opens and they all go; when it gives up they fail with it, unsent. Until the next
-// probe is due (1 s after the first call gave up, doubling to 15 s) a request fails at
-// once, unsent, with the last failure's words: its caller learns what a request would have
-// told it, without a request or a budget slot. The first request after that is the next
-// probe. The operator's own requests (interactive) are never held: they are sent, and an
-// answer to one opens the gate.
+// The first failure to reach the service (a connection refused, reset or dropped, or one
+// that could not be made in time; not a slow answer, which is one endpoint's) closes the
+// gate, and the call that met it becomes the probe: its own retries go as they would (a
+// single dropped connection is still retried at once). The other calls' requests wait for
+// it: when one of its attempts is answered the gate opens and they all go; when it gives up
+// after failing more than once they fail with it, unsent. Until the next probe is due (1 s
+// after the first such call, doubling to 15 s) a request fails at once, unsent, with the
+// last failure's words: its caller learns what a request would have told it, without a
+// request or a budget slot. The first request after that is the next probe. A probe whose
+// own budget lane is full steps aside for a request that can go. The operator's own
+// requests (interactive) are never held: they are sent, and an answer to one opens the gate.
 import type { EndpointName } from '../../shared/api/endpoints'
 import { ApiError } from '../../shared/api/errors'
 import type { Priority } from './lane-scheduler'
+import { HELD_CODE, wasNeverSent } from './transport'
 
 /** One call of the client (its attempts share it): the gate knows the probing call by it. */
 export type GateCall = object
@@ -31,6 +34,10 @@ type GateState =
       failures: number
       /** The call whose attempts are the probe (null: none; the first request from nextProbeAt on starts one). */
       prober: GateCall | null
+      /** Failures to reach the service the probing call met: one alone is a dropped connection, not yet an outage. */
+      proberFailures: number
+      /** The operator asked to try again while a call probed: when it gives up, the next call probes at once. */
+      again: boolean
       /** When the next probe may start, once no call probes. */
       nextProbeAt: number
     }
@@ -50,13 +57,14 @@ export interface OutageGateOptions {
   now?: () => number
 }
 
-/** Failures that say the service could not be reached at all (not an answer, not a cancellation). */
+/**
+ * Failures that say the service could not be reached at all: the connection refused,
+ * reset or dropped, or not made in time. Not an answer, not a cancellation, and not a
+ * slow answer (a headers or body timeout is one endpoint's, not the service's).
+ */
 export function unreachable(e: unknown): e is ApiError {
-  return e instanceof ApiError && (e.kind === 'network' || e.kind === 'timeout')
+  return e instanceof ApiError && (e.kind === 'network' || (e.kind === 'timeout' && wasNeverSent(e)))
 }
-
-/** The code a held request's failure carries: it never left this machine (transport.ts's wasNeverSent). */
-export const HELD_CODE = 'RAMPDESK_HELD_IN_OUTAGE'
 
 export class OutageGate {
   private state: GateState = { kind: 'open' }
@@ -128,23 +136,34 @@ export class OutageGate {
    */
   failed(call: GateCall | null, error: ApiError): void {
     const s = this.state
-    if (s.kind === 'open') this.state = { kind: 'closed', error, failures: 0, prober: call, nextProbeAt: this.now() }
-    else s.error = error
+    if (s.kind === 'open') {
+      this.state = { kind: 'closed', error, failures: 0, prober: call, proberFailures: 1, nextProbeAt: this.now(), again: false }
+      return
+    }
+    s.error = error
+    if (call !== null && s.prober === call) s.proberFailures++
+  }
+
+  /** The probing call cannot send at once (its budget lane is full): the first request waiting probes instead. */
+  stepAside(call: GateCall): void {
+    const s = this.state
+    if (s.kind === 'closed' && s.prober === call) this.handOver(s)
   }
 
   /**
-   * `call` is over (answered, given up or cancelled). When it was the probe and nothing
-   * answered, its failure is shared by the requests that waited for it and the next probe
-   * waits; when it ended without meeting the outage again (cancelled, or stopped before
-   * sending), the first request waiting probes instead.
+   * `call` is over (answered, given up or cancelled). When it was the probe and met the
+   * outage more than once, its failure is shared by the requests that waited for it and the
+   * next probe waits. When it met it once only (a dropped connection it did not retry), when
+   * it ended without meeting it again (cancelled, or stopped before sending), or when the
+   * operator asked to try again meanwhile, the first request waiting probes instead.
    */
   settled(call: GateCall, lastError: unknown): void {
     const s = this.state
     if (s.kind !== 'closed' || s.prober !== call) return
-    if (!unreachable(lastError)) {
-      const next = this.waiters.shift()
-      s.prober = next?.call ?? null
-      next?.resolve()
+    if (!unreachable(lastError) || s.proberFailures < 2 || s.again) {
+      s.again = false
+      s.nextProbeAt = Math.min(s.nextProbeAt, this.now())
+      this.handOver(s)
       return
     }
     s.prober = null
@@ -158,7 +177,17 @@ export class OutageGate {
   /** The operator asked to try again (or the network came back): the next request probes at once. */
   probeNow(): void {
     const s = this.state
-    if (s.kind === 'closed') s.nextProbeAt = Math.min(s.nextProbeAt, this.now())
+    if (s.kind !== 'closed') return
+    s.nextProbeAt = Math.min(s.nextProbeAt, this.now())
+    if (s.prober !== null) s.again = true
+  }
+
+  /** The probe passes to the first request waiting (which goes now), or to the next request to come. */
+  private handOver(s: Extract<GateState, { kind: 'closed' }>): void {
+    const next = this.waiters.shift()
+    s.prober = next?.call ?? null
+    s.proberFailures = 0
+    next?.resolve()
   }
 }
 

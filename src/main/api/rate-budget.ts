@@ -115,6 +115,14 @@ export class RateBudget {
     if (shared) await this.claimShared(shared, endpoint, opts, started)
   }
 
+  /** Whether a request to `endpoint` would be sent at once (this budget's lane; a shared budget is asked only when it is sent). */
+  ready(endpoint: EndpointName, priority: Priority = 'background'): boolean {
+    const lane = this.lane(endpoint)
+    const now = this.now()
+    lane.refresh(now)
+    return lane.readyNow(priority, now)
+  }
+
   private defaultMaxWait(priority: Priority): number {
     return priority === 'interactive' ? this.interactiveMaxWaitMs : Infinity
   }

@@ -5,7 +5,6 @@
 import type { Dispatcher } from 'undici'
 import { Pool } from './undici-parts'
 import { ApiError } from '../../shared/api/errors'
-import { HELD_CODE } from './outage-gate'
 import pkg from '../../../package.json' with { type: 'json' }
 
 export interface TransportOptions {
@@ -48,6 +47,8 @@ export interface HttpTransport {
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+/** The code of a request the outage gate held (api/outage-gate.ts): it never left this machine. */
+export const HELD_CODE = 'RAMPDESK_HELD_IN_OUTAGE'
 /** Failures that happen before a single byte of the request leaves this machine. */
 const UNSENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', HELD_CODE])
 

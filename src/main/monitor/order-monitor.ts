@@ -330,6 +330,7 @@ export class OrderMonitor implements VerifiedOrders {
    */
   async resyncAll(): Promise<SyncState[]> {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
+    this.o.client.probeNow?.()
     await this.scheduler.resyncAll()
     return this.states()
   }
@@ -403,6 +404,7 @@ export class OrderMonitor implements VerifiedOrders {
 
   /** Every scope's completeness checked now; differences repaired in the background. */
   auditNow(): Promise<void> {
+    this.o.client.probeNow?.()
     return this.audit?.checkNow() ?? Promise.resolve()
   }
 

@@ -2,6 +2,7 @@
 // other calls wait for it and share its outcome, so an outage costs a few requests (and
 // budget slots) instead of every caller's four attempts; when the service answers, they
 // all go. A single dropped connection is still retried at once.
+import { errors } from 'undici'
 import { describe, expect, test } from 'vitest'
 import { OutageGate } from '../../../../src/main/api/outage-gate'
 import { RateBudget } from '../../../../src/main/api/rate-budget'
@@ -59,13 +60,53 @@ describe('ApiClient while the service cannot be reached', () => {
 
   test('"try again now" (probeNow) sends the next request at once, not at the next probe', async () => {
     const svc = mockService()
-    svc.script('merchantHistory', sysError('ECONNREFUSED'))
-    const client = svc.client({ retry: { maxAttempts: 1 }, gate: new OutageGate({ firstProbeMs: 60_000 }) })
+    svc.script('merchantHistory', sysError('ECONNREFUSED'), sysError('ECONNREFUSED'))
+    const client = svc.client({ retry: { maxAttempts: 2 }, gate: new OutageGate({ firstProbeMs: 60_000 }) })
     await caught(client.merchantHistory({ type: 1 }))
     expect(await caught(client.merchantHistory({ type: 1 }))).toMatchObject({ kind: 'network', message: /^not sent/ })
     client.probeNow()
     await client.merchantHistory({ type: 1 })
-    expect(svc.sent('merchantHistory')).toHaveLength(2)
+    expect(svc.sent('merchantHistory')).toHaveLength(3)
+  })
+
+  test('a slow answer on one endpoint holds no other', async () => {
+    const svc = mockService()
+    svc.script('merchantHistory', ...Array.from({ length: 4 }, () => new errors.HeadersTimeoutError()))
+    const client = svc.client()
+    const slow = caught(client.merchantHistory({ type: 1 }))
+    expect(await client.orderStatus({ orderId: 1, type: 1 })).toEqual({ orderStatus: 4 })
+    expect(await slow).toMatchObject({ kind: 'timeout' })
+    expect(client.gate.status()).toEqual({ kind: 'open' })
+  })
+
+  test('one dropped connection of a write that is not retried does not fail the reads after it', async () => {
+    const svc = mockService()
+    svc.script('setWebhookUrl', sysError('ECONNRESET'))
+    const client = svc.client()
+    expect(await caught(client.setWebhookUrl({ webhookUrl: 'https://m.example/h' }, { priority: 'interactive' }))).toMatchObject({
+      kind: 'network'
+    })
+    expect(await client.orderStatus({ orderId: 1, type: 1 })).toEqual({ orderStatus: 4 })
+    expect(svc.sent('orderStatus')).toHaveLength(1)
+  })
+
+  test('a probe whose budget lane is blocked steps aside: a request that can go finds the service back', async () => {
+    const svc = mockService()
+    svc.script('orderStatus', sysError('ECONNRESET'), sysError('ECONNRESET'))
+    const budget = new RateBudget({ profileId: 'p1' })
+    const client = svc.client({ budget, retry: { maxAttempts: 2 }, gate: new OutageGate({ firstProbeMs: 60_000 }) })
+    await caught(client.orderStatus({ orderId: 1, type: 1 }))
+    budget.penalize('merchantHistory')
+    client.probeNow()
+    const ac = new AbortController()
+    // Due to probe, but its lane is blocked for 15 s: it waits there, not holding the rest.
+    const blocked = caught(client.merchantHistory({ type: 1 }, { signal: ac.signal }))
+    const started = Date.now()
+    expect(await client.orderStatus({ orderId: 2, type: 1 })).toEqual({ orderStatus: 4 })
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(client.gate.status()).toEqual({ kind: 'open' })
+    ac.abort()
+    expect(await blocked).toMatchObject({ kind: 'aborted' })
   })
 
   test("the operator's own requests are sent while the gate is closed, and an answer to one opens it", async () => {

@@ -1,9 +1,20 @@
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { ApiError } from '../../../../src/shared/api/errors'
-import { OutageGate } from '../../../../src/main/api/outage-gate'
+import { OutageGate, unreachable } from '../../../../src/main/api/outage-gate'
 import { wasNeverSent } from '../../../../src/main/api/transport'
 
 const reset = () => new ApiError({ kind: 'network', endpoint: 'orderStatus', message: 'other side closed' })
+const connectTimeout = () =>
+  new ApiError(
+    { kind: 'timeout', endpoint: 'limits', message: 'connect timeout' },
+    { cause: Object.assign(new Error('connect timeout'), { code: 'UND_ERR_CONNECT_TIMEOUT' }) }
+  )
+/** A call that meets the outage twice (its first attempt and a retry) and gives up: an outage, not a dropped connection. */
+const gaveUp = (gate: OutageGate, call: object, error = reset()) => {
+  gate.failed(call, error)
+  gate.failed(call, error)
+  gate.settled(call, error)
+}
 /** Settles a promise into what it became, for expectations on several at once. */
 const outcome = <T>(p: Promise<T>) => {
   const o: { error?: unknown; settled: boolean; ok: boolean } = { settled: false, ok: false }
@@ -24,6 +35,13 @@ describe('OutageGate', () => {
     const gate = new OutageGate()
     await expect(gate.pass({}, 'orderStatus', 'background')).resolves.toBeUndefined()
     expect(gate.status()).toEqual({ kind: 'open' })
+  })
+
+  test('a slow answer does not close the gate; a connection refused, dropped or not made in time does', () => {
+    expect(unreachable(new ApiError({ kind: 'timeout', endpoint: 'merchantHistory', message: 'Headers Timeout Error' }))).toBe(false)
+    expect(unreachable(new ApiError({ kind: 'aborted', message: 'request cancelled' }))).toBe(false)
+    expect(unreachable(connectTimeout())).toBe(true)
+    expect(unreachable(reset())).toBe(true)
   })
 
   test("the call that met the outage probes: its own retries go, the other calls' requests wait for it", async () => {
@@ -54,13 +72,13 @@ describe('OutageGate', () => {
     const prober = {}
     gate.failed(prober, reset())
     const waited = outcome(gate.pass({}, 'merchantHistory', 'background'))
-    gate.failed(prober, new ApiError({ kind: 'timeout', endpoint: 'orderStatus', message: 'headers timeout' }))
-    gate.settled(prober, reset())
+    gate.failed(prober, connectTimeout())
+    gate.settled(prober, connectTimeout())
     await flush()
     expect(waited.error).toMatchObject({
       kind: 'timeout',
       endpoint: 'merchantHistory',
-      message: expect.stringMatching(/^not sent: .*headers timeout/)
+      message: expect.stringMatching(/^not sent: .*connect timeout/)
     })
     // Never sent, so a write held this way may be tried again.
     expect(wasNeverSent(waited.error)).toBe(true)
@@ -68,12 +86,23 @@ describe('OutageGate', () => {
     await expect(gate.pass({}, 'orderStatus', 'background')).rejects.toMatchObject({ kind: 'timeout', message: /^not sent/ })
     await vi.advanceTimersByTimeAsync(1)
     // Due: the first request is the next probe, the next one waits for it.
-    const next = {}
-    await expect(gate.pass(next, 'orderStatus', 'background')).resolves.toBeUndefined()
+    await expect(gate.pass({}, 'orderStatus', 'background')).resolves.toBeUndefined()
     expect(gate.status()).toMatchObject({ probing: true, failures: 1 })
     const behind = outcome(gate.pass({}, 'orderStatus', 'background'))
     await flush()
     expect(behind.settled).toBe(false)
+  })
+
+  test('a call that met the outage once and did not retry is a dropped connection: the waiting requests go on', async () => {
+    const gate = new OutageGate()
+    const write = {}
+    gate.failed(write, reset())
+    const waiting = [0, 1].map(() => outcome(gate.pass({}, 'orderStatus', 'background')))
+    gate.settled(write, reset())
+    await flush()
+    // The first waiting request probes now; the next still waits for it.
+    expect(waiting.map((w) => w.ok)).toEqual([true, false])
+    expect(gate.status()).toMatchObject({ kind: 'closed', probing: true, failures: 0 })
   })
 
   test('the waits between probes double up to their cap', async () => {
@@ -84,8 +113,7 @@ describe('OutageGate', () => {
       const call = {}
       await vi.advanceTimersByTimeAsync(20_000)
       await gate.pass(call, 'orderStatus', 'background')
-      gate.failed(call, reset())
-      gate.settled(call, reset())
+      gaveUp(gate, call)
       waits.push(nextProbeIn(gate))
     }
     expect(waits).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000])
@@ -96,7 +124,7 @@ describe('OutageGate', () => {
     const prober = {}
     gate.failed(prober, reset())
     await expect(gate.pass({}, 'quotes', 'interactive')).resolves.toBeUndefined()
-    gate.settled(prober, reset())
+    gaveUp(gate, prober)
     await expect(gate.pass({}, 'quotes', 'interactive')).resolves.toBeUndefined()
   })
 
@@ -104,8 +132,9 @@ describe('OutageGate', () => {
     const gate = new OutageGate()
     const prober = {}
     gate.failed(prober, reset())
-    gate.failed({}, new ApiError({ kind: 'timeout', endpoint: 'limits', message: 'connect timeout' }))
-    gate.settled({}, reset())
+    gate.failed(prober, reset())
+    gate.failed({}, connectTimeout())
+    gate.settled({}, connectTimeout())
     expect(gate.status()).toMatchObject({ probing: true, failures: 0 })
     gate.settled(prober, reset())
     await expect(gate.pass({}, 'orderStatus', 'background')).rejects.toMatchObject({ message: /connect timeout/ })
@@ -113,17 +142,45 @@ describe('OutageGate', () => {
 
   test('probeNow lets the next request probe at once', async () => {
     const gate = new OutageGate({ firstProbeMs: 60_000 })
-    const prober = {}
-    gate.failed(prober, reset())
-    gate.settled(prober, reset())
+    gaveUp(gate, {})
     await expect(gate.pass({}, 'merchantHistory', 'background')).rejects.toMatchObject({ kind: 'network' })
     gate.probeNow()
     await expect(gate.pass({}, 'merchantHistory', 'background')).resolves.toBeUndefined()
   })
 
+  test('"try again" while a call probes: when it gives up, the next waiting request probes instead of failing', async () => {
+    const gate = new OutageGate({ firstProbeMs: 60_000 })
+    const prober = {}
+    gate.failed(prober, reset())
+    gate.failed(prober, reset())
+    const waiting = [0, 1].map(() => outcome(gate.pass({}, 'merchantHistory', 'background')))
+    gate.probeNow()
+    gate.settled(prober, reset())
+    await flush()
+    expect(waiting.map((w) => [w.ok, w.settled])).toEqual([
+      [true, true],
+      [false, false]
+    ])
+  })
+
+  test('a probe that cannot send at once steps aside: the first waiting request probes', async () => {
+    const gate = new OutageGate()
+    const blocked = {}
+    gate.failed(blocked, reset())
+    const waiting = outcome(gate.pass({}, 'orderStatus', 'background'))
+    gate.stepAside(blocked)
+    await flush()
+    expect(waiting.ok).toBe(true)
+    // The call that stepped aside no longer probes: its next request waits like any other.
+    const again = outcome(gate.pass(blocked, 'merchantHistory', 'background'))
+    await flush()
+    expect(again.settled).toBe(false)
+  })
+
   test('a cancelled wait leaves the queue; a probing call that ends without meeting the outage again hands the probe on', async () => {
     const gate = new OutageGate()
     const prober = {}
+    gate.failed(prober, reset())
     gate.failed(prober, reset())
     const ac = new AbortController()
     const gone = outcome(gate.pass({}, 'orderStatus', 'background', ac.signal))

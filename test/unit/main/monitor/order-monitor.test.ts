@@ -221,7 +221,7 @@ describe('OrderMonitor', () => {
     expect(store.orders.count(1)).toBe(1200)
   })
 
-  it('syncNow() asks the client to probe a service it could not reach at once, before the runs start', async () => {
+  it('syncNow() (and resyncAll, auditNow) asks the client to probe a service it could not reach at once, before the runs start', async () => {
     const order: string[] = []
     const inner = fake.merchantHistory
     fake.merchantHistory = async (req, opts) => {
@@ -232,6 +232,10 @@ describe('OrderMonitor', () => {
     await monitor.syncNow()
     expect(order[0]).toBe('probeNow')
     expect(order.filter((o) => o === 'probeNow')).toHaveLength(1)
+    // So do the operator's other runs: everything read again, and every scope's check.
+    await monitor.resyncAll()
+    await monitor.auditNow()
+    expect(order.filter((o) => o === 'probeNow')).toHaveLength(3)
   })
 
   it('syncNow() joins a run in progress and, when that run fails, runs the scope again at once', async () => {
