@@ -10,6 +10,10 @@
 //   npx tsx bench/gram-probe.ts build <dir> <k>             the k-gram index (g<k>_1)
 //   npx tsx bench/gram-probe.ts merge <dir> <table>         FTS5 'optimize': one segment
 //   npx tsx bench/gram-probe.ts measure <dir> <k> text ...  one JSON line per text
+//   npx tsx bench/gram-probe.ts trigger <dir> <k> [text ...] what the index costs an insert
+//                                                           when triggers keep it (the grams
+//                                                           made in SQL), and whether it finds
+//                                                           what the built one finds
 //
 // Each text is timed five times in a row (warm) and the median kept, both ways; the
 // segments each index has are printed first.
@@ -100,5 +104,69 @@ if (cmd === 'build') {
     }
     print({ text: typed, trigramMs: median(trigram), gramMs: median(gram), ...found })
   }
+} else if (cmd === 'trigger') {
+  // The onramp orders' texts copied into a table of their own in pages of 500 (a sync's
+  // page, one transaction each), without and then with a trigger that keeps a k-gram index
+  // of them: the grams made in SQL from a table of positions (a trigger cannot use a CTE).
+  const k = Number(arg)
+  const table = `g${k}t_1`
+  raw.exec(`
+    DROP TABLE IF EXISTS probe_orders; DROP TABLE IF EXISTS probe_positions; DROP TABLE IF EXISTS ${table};
+    CREATE TABLE probe_orders (id INTEGER PRIMARY KEY, mr TEXT, ref TEXT, hash TEXT);
+    CREATE TABLE probe_positions (n INTEGER PRIMARY KEY);
+    INSERT INTO probe_positions (n) SELECT value FROM generate_series(1, 512);
+    CREATE VIRTUAL TABLE ${table} USING fts5(g, tokenize = 'ascii', content = '', contentless_delete = 1, detail = none);`)
+  const ids = sql.all<{ id: number }>('SELECT id FROM orders WHERE type = 1 ORDER BY id').map((r) => r.id)
+  const copy = raw.prepare(
+    'INSERT INTO probe_orders (id, mr, ref, hash) SELECT id, merchant_recognition_id, reference_id, transaction_hash FROM orders WHERE id >= ? AND id <= ? AND type = 1'
+  )
+  const insertAll = (): number => {
+    const t0 = performance.now()
+    for (let i = 0; i < ids.length; i += 500) {
+      raw.exec('BEGIN')
+      copy.run(ids[i], ids[Math.min(i + 499, ids.length - 1)])
+      raw.exec('COMMIT')
+    }
+    return ms(t0)
+  }
+  const plain = insertAll()
+  raw.exec(`DELETE FROM probe_orders;
+    CREATE TRIGGER probe_orders_grams AFTER INSERT ON probe_orders BEGIN
+      INSERT INTO ${table} (rowid, g)
+        SELECT new.id, group_concat(hex(substr(x.v, p.n, ${k})), ' ')
+        FROM (SELECT lower(new.mr) AS v UNION ALL SELECT lower(new.ref) UNION ALL SELECT lower(new.hash)) AS x
+        JOIN probe_positions AS p ON p.n <= length(x.v) - ${k - 1};
+    END;`)
+  const withGrams = insertAll()
+  const perOrderUs = (t: number): number => Math.round((t * 1000) / ids.length)
+  print({
+    trigger: table,
+    dir,
+    orders: ids.length,
+    plainMs: plain,
+    withGramsMs: withGrams,
+    plainUsPerOrder: perOrderUs(plain),
+    withGramsUsPerOrder: perOrderUs(withGrams),
+    segments: segments(table)
+  })
+  // The same candidates as the index built in JS (build), for each text given.
+  for (const typed of texts) {
+    const t = typed.toLowerCase()
+    if (t.length < k) continue
+    const q = grams(t, k)
+      .map((g) => `"${token(g)}"`)
+      .join(' AND ')
+    const fromTrigger = sql
+      .all<{ rowid: number }>(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`, q)
+      .map((r) => r.rowid)
+    const built = sql.all<{ rowid: number }>(`SELECT rowid FROM g${k}_1 WHERE g${k}_1 MATCH ? ORDER BY rowid`, q).map((r) => r.rowid)
+    print({
+      text: typed,
+      fromTrigger: fromTrigger.length,
+      built: built.length,
+      same: JSON.stringify(fromTrigger) === JSON.stringify(built)
+    })
+  }
+  raw.exec(`DROP TABLE probe_orders; DROP TABLE probe_positions; DROP TABLE ${table};`)
 } else throw new Error(`unknown command ${cmd}`)
 store.close()

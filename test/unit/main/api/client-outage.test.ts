@@ -3,7 +3,7 @@
 // budget slots) instead of every caller's four attempts; when the service answers, they
 // all go. A single dropped connection is still retried at once.
 import { errors } from 'undici'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, onTestFinished, test } from 'vitest'
 import { OutageGate } from '../../../../src/main/api/outage-gate'
 import { RateBudget } from '../../../../src/main/api/rate-budget'
 import { wasNeverSent } from '../../../../src/main/api/transport'
@@ -93,7 +93,24 @@ describe('ApiClient while the service cannot be reached', () => {
   test('a probe whose budget lane is blocked steps aside: a request that can go finds the service back', async () => {
     const svc = mockService()
     svc.script('orderStatus', sysError('ECONNRESET'), sysError('ECONNRESET'))
-    const budget = new RateBudget({ profileId: 'p1' })
+    // The block's timers are this test's: none is left to fire in a file after it.
+    const handles = new Set<ReturnType<typeof setTimeout>>()
+    const timers = {
+      setTimeout: (fn: () => void, ms: number) => {
+        const h = setTimeout(() => {
+          handles.delete(h)
+          fn()
+        }, ms)
+        handles.add(h)
+        return h
+      },
+      clearTimeout: (h: unknown) => {
+        handles.delete(h as ReturnType<typeof setTimeout>)
+        clearTimeout(h as ReturnType<typeof setTimeout>)
+      }
+    }
+    onTestFinished(() => handles.forEach((h) => clearTimeout(h)))
+    const budget = new RateBudget({ profileId: 'p1', timers })
     const client = svc.client({ budget, retry: { maxAttempts: 2 }, gate: new OutageGate({ firstProbeMs: 60_000 }) })
     await caught(client.orderStatus({ orderId: 1, type: 1 }))
     budget.penalize('merchantHistory')

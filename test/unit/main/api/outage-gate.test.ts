@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
+import { beforeEach, describe, expect, test } from 'vitest'
 import { ApiError } from '../../../../src/shared/api/errors'
 import { OutageGate, unreachable } from '../../../../src/main/api/outage-gate'
 import { wasNeverSent } from '../../../../src/main/api/transport'
@@ -24,15 +24,18 @@ const outcome = <T>(p: Promise<T>) => {
   )
   return o
 }
-const flush = () => vi.advanceTimersByTimeAsync(0)
-const nextProbeIn = (gate: OutageGate) => (gate.status() as { nextProbeAt: number }).nextProbeAt - Date.now()
-
-beforeEach(() => void vi.useFakeTimers())
-afterEach(() => void vi.useRealTimers())
+// The gate keeps no timers: its clock is given, and a test moves it (no global is faked).
+let t = 0
+const now = () => t
+const advance = (ms: number) => void (t += ms)
+/** Lets the promise callbacks run. */
+const flush = () => new Promise<void>((r) => setImmediate(r))
+const nextProbeIn = (gate: OutageGate) => (gate.status() as { nextProbeAt: number }).nextProbeAt - t
+beforeEach(() => void (t = 1_000_000))
 
 describe('OutageGate', () => {
   test('an open gate lets every request go', async () => {
-    const gate = new OutageGate()
+    const gate = new OutageGate({ now })
     await expect(gate.pass({}, 'orderStatus', 'background')).resolves.toBeUndefined()
     expect(gate.status()).toEqual({ kind: 'open' })
   })
@@ -45,18 +48,19 @@ describe('OutageGate', () => {
   })
 
   test("the call that met the outage probes: its own retries go, the other calls' requests wait for it", async () => {
-    const gate = new OutageGate()
+    const gate = new OutageGate({ now })
     const prober = {}
     gate.failed(prober, reset())
     await expect(gate.pass(prober, 'merchantHistory', 'background')).resolves.toBeUndefined()
     const other = outcome(gate.pass({}, 'orderStatus', 'background'))
-    await vi.advanceTimersByTimeAsync(60_000)
+    advance(60_000)
+    await flush()
     expect(other.settled).toBe(false)
     expect(gate.status()).toMatchObject({ kind: 'closed', probing: true, waiting: 1 })
   })
 
   test('an answer opens the gate: every waiting request goes at once', async () => {
-    const gate = new OutageGate()
+    const gate = new OutageGate({ now })
     gate.failed({}, reset())
     const waiting = [0, 1, 2].map(() => outcome(gate.pass({}, 'merchantHistory', 'background')))
     await flush()
@@ -68,7 +72,7 @@ describe('OutageGate', () => {
   })
 
   test('when the probing call gives up, the requests that waited fail with it, unsent; until the next probe is due so does every request', async () => {
-    const gate = new OutageGate({ firstProbeMs: 1_000 })
+    const gate = new OutageGate({ firstProbeMs: 1_000, now })
     const prober = {}
     gate.failed(prober, reset())
     const waited = outcome(gate.pass({}, 'merchantHistory', 'background'))
@@ -82,9 +86,9 @@ describe('OutageGate', () => {
     })
     // Never sent, so a write held this way may be tried again.
     expect(wasNeverSent(waited.error)).toBe(true)
-    await vi.advanceTimersByTimeAsync(999)
+    advance(999)
     await expect(gate.pass({}, 'orderStatus', 'background')).rejects.toMatchObject({ kind: 'timeout', message: /^not sent/ })
-    await vi.advanceTimersByTimeAsync(1)
+    advance(1)
     // Due: the first request is the next probe, the next one waits for it.
     await expect(gate.pass({}, 'orderStatus', 'background')).resolves.toBeUndefined()
     expect(gate.status()).toMatchObject({ probing: true, failures: 1 })
@@ -94,7 +98,7 @@ describe('OutageGate', () => {
   })
 
   test('a call that met the outage once and did not retry is a dropped connection: the waiting requests go on', async () => {
-    const gate = new OutageGate()
+    const gate = new OutageGate({ now })
     const write = {}
     gate.failed(write, reset())
     const waiting = [0, 1].map(() => outcome(gate.pass({}, 'orderStatus', 'background')))
@@ -106,12 +110,12 @@ describe('OutageGate', () => {
   })
 
   test('the waits between probes double up to their cap', async () => {
-    const gate = new OutageGate({ firstProbeMs: 1_000, maxProbeMs: 10_000 })
+    const gate = new OutageGate({ firstProbeMs: 1_000, maxProbeMs: 10_000, now })
     gate.failed(null, reset())
     const waits: number[] = []
     for (let i = 0; i < 6; i++) {
       const call = {}
-      await vi.advanceTimersByTimeAsync(20_000)
+      advance(20_000)
       await gate.pass(call, 'orderStatus', 'background')
       gaveUp(gate, call)
       waits.push(nextProbeIn(gate))
@@ -120,7 +124,7 @@ describe('OutageGate', () => {
   })
 
   test("the operator's own requests are never held", async () => {
-    const gate = new OutageGate({ firstProbeMs: 60_000 })
+    const gate = new OutageGate({ firstProbeMs: 60_000, now })
     const prober = {}
     gate.failed(prober, reset())
     await expect(gate.pass({}, 'quotes', 'interactive')).resolves.toBeUndefined()
@@ -129,7 +133,7 @@ describe('OutageGate', () => {
   })
 
   test('failures of other calls keep their words but neither probe nor push the next probe out', async () => {
-    const gate = new OutageGate()
+    const gate = new OutageGate({ now })
     const prober = {}
     gate.failed(prober, reset())
     gate.failed(prober, reset())
@@ -141,7 +145,7 @@ describe('OutageGate', () => {
   })
 
   test('probeNow lets the next request probe at once', async () => {
-    const gate = new OutageGate({ firstProbeMs: 60_000 })
+    const gate = new OutageGate({ firstProbeMs: 60_000, now })
     gaveUp(gate, {})
     await expect(gate.pass({}, 'merchantHistory', 'background')).rejects.toMatchObject({ kind: 'network' })
     gate.probeNow()
@@ -149,7 +153,7 @@ describe('OutageGate', () => {
   })
 
   test('"try again" while a call probes: when it gives up, the next waiting request probes instead of failing', async () => {
-    const gate = new OutageGate({ firstProbeMs: 60_000 })
+    const gate = new OutageGate({ firstProbeMs: 60_000, now })
     const prober = {}
     gate.failed(prober, reset())
     gate.failed(prober, reset())
@@ -164,7 +168,7 @@ describe('OutageGate', () => {
   })
 
   test('a probe that cannot send at once steps aside: the first waiting request probes', async () => {
-    const gate = new OutageGate()
+    const gate = new OutageGate({ now })
     const blocked = {}
     gate.failed(blocked, reset())
     const waiting = outcome(gate.pass({}, 'orderStatus', 'background'))
@@ -178,7 +182,7 @@ describe('OutageGate', () => {
   })
 
   test('a cancelled wait leaves the queue; a probing call that ends without meeting the outage again hands the probe on', async () => {
-    const gate = new OutageGate()
+    const gate = new OutageGate({ now })
     const prober = {}
     gate.failed(prober, reset())
     gate.failed(prober, reset())
@@ -198,7 +202,7 @@ describe('OutageGate', () => {
   })
 
   test("a failure outside any call (the client's own clock reading) leaves the next request to probe", async () => {
-    const gate = new OutageGate()
+    const gate = new OutageGate({ now })
     gate.failed(null, reset())
     await expect(gate.pass({}, 'orderStatus', 'background')).resolves.toBeUndefined()
     expect(gate.status()).toMatchObject({ probing: true })
