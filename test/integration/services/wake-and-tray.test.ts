@@ -2,7 +2,7 @@
 // (not at the next interval), once per wake however many windows report it; and
 // tray:state tells, over the real session and sandbox, orders needing attention, orders
 // in progress, and a sync that fails or cannot reach the service.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startServicesHarness, type ServicesHarness } from './harness'
 import { until } from '../../support/until'
 
@@ -28,6 +28,20 @@ describe('app:wake', () => {
     // The main window and the tray popover both report the same network change.
     expect(await h.call('app:wake', {})).toEqual({ refetched: false })
     await expect(seen).resolves.toMatchObject({ orderId: order.orderId })
+  })
+
+  it('lets the next request find out at once whether the service is back (the network may be)', async () => {
+    const client = h.services.session().client
+    const probeNow = vi.spyOn(client, 'probeNow')
+    try {
+      // Past the wake before, which a second wake within 2 s would join.
+      await new Promise((r) => setTimeout(r, 2_100))
+      expect(await h.call('app:wake', {})).toEqual({ refetched: true })
+      // The session asks, and so does the sync the wake starts (a hub that runs no sync still asks).
+      expect(probeNow).toHaveBeenCalled()
+    } finally {
+      probeNow.mockRestore()
+    }
   })
 })
 
