@@ -97,6 +97,17 @@ export interface RequestEvent {
   expected?: true
 }
 
+/** One attempt of a call, as its encodings and its clock resync repeat it: everything but the body. */
+interface AttemptOf<S extends z.ZodType> {
+  name: EndpointName
+  schema: S
+  opts: CallOptions
+  /** 1-based attempt of the call. */
+  attempt: number
+  /** The call it belongs to, for the outage gate. */
+  call: GateCall
+}
+
 type DataOf<S extends z.ZodType> = z.output<S> extends { data: infer D } ? D : never
 type Data<N extends EndpointName> = DataOf<(typeof endpoints)[N]['response']>
 
@@ -291,7 +302,7 @@ export class ApiClient {
     let data: DataOf<S>
     try {
       data = await withRetry(
-        (attempt) => this.typed(name, checked.data, schema, opts, attempt, call),
+        (attempt) => this.typed(checked.data, { name, schema, opts, attempt, call }),
         def.effect,
         this.o.retry,
         opts.signal
@@ -316,22 +327,16 @@ export class ApiClient {
    * "wrong parameter type" tries the other encodings (param-encoding.ts decides which) and
    * remembers the one that was answered.
    */
-  private async typed<S extends z.ZodType>(
-    name: EndpointName,
-    body: unknown,
-    schema: S,
-    opts: CallOptions,
-    attempt: number,
-    call: GateCall
-  ) {
-    if (body === undefined || body === null || typeof body !== 'object') return this.attempt(name, body, schema, opts, attempt, call)
+  private async typed<S extends z.ZodType>(body: unknown, t: AttemptOf<S>) {
+    const name = t.name
+    if (body === undefined || body === null || typeof body !== 'object') return this.attempt(body, t)
     const fields = body as Record<string, unknown>
     const first = this.encodings.current(name, fields)
     const tried: EncodingMap[] = []
     for (let map = first; ;) {
       tried.push(map)
       try {
-        const data = await this.attempt(name, this.encodings.encode(fields, map), schema, opts, attempt, call)
+        const data = await this.attempt(this.encodings.encode(fields, map), t)
         this.encodings.accepted(name, map)
         return data
       } catch (e) {
@@ -355,14 +360,7 @@ export class ApiClient {
    * One attempt through the budget, plus one re-signed repeat when the service refused our
    * timestamp and asking it the time corrected our estimate.
    */
-  private async attempt<S extends z.ZodType>(
-    name: EndpointName,
-    body: unknown,
-    schema: S,
-    opts: CallOptions,
-    attempt: number,
-    call: GateCall
-  ) {
+  private async attempt<S extends z.ZodType>(body: unknown, { name, schema, opts, attempt, call }: AttemptOf<S>) {
     let resynced = false
     for (;;) {
       const { res, sentAt, receivedAt, waitedMs } = await this.exchange(name, body, opts, attempt, call)

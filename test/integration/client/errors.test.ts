@@ -44,10 +44,10 @@ function client(o: Parameters<typeof clientFor>[1] = {}): ApiClient {
  * validate first, and these tests need the sandbox's answer to a body they refuse.
  */
 function unvalidated(c: ApiClient, name: EndpointName, body: unknown): Promise<unknown> {
-  const attempt = (c as unknown as { attempt?: (n: EndpointName, b: unknown, s: z.ZodType, o: CallOptions, a: number) => Promise<unknown> })
-    .attempt
+  type Attempt = { name: EndpointName; schema: z.ZodType; opts: CallOptions; attempt: number; call: object }
+  const attempt = (c as unknown as { attempt?: (b: unknown, t: Attempt) => Promise<unknown> }).attempt
   if (typeof attempt !== 'function') throw new Error('ApiClient has no private attempt step any more: update this bypass')
-  return attempt.call(c, name, body, endpoints[name].response, {}, 1)
+  return attempt.call(c, body, { name, schema: endpoints[name].response, opts: {}, attempt: 1, call: {} })
 }
 
 /** The client refuses a body itself (nothing reaches the sandbox), and the sandbox refuses it with `code`. */
