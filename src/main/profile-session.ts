@@ -34,6 +34,7 @@ import { EndpointLog } from './diagnostics/endpoint-log'
 import { buildDiagnostics } from './diagnostics/diagnostics'
 import { ingestInto, startInbox, type RunningInbox } from './webhooks/inbox'
 import { DeliveryLogPruner } from './webhooks/delivery-log-pruner'
+import { GramFiller } from './store/gram-filler'
 import { keepSandboxRunApart } from './store/sandbox-run'
 import { openLocalStore, type LocalStore } from './store/local-store'
 import type { StartSandboxOptions } from '../sandbox'
@@ -79,6 +80,8 @@ export class ProfileSession {
   private encodings!: ParamEncodings
   /** The delivery log is trimmed whether or not the inbox runs: it was filled while it did. */
   readonly deliveryPruner: DeliveryLogPruner
+  /** Adds the orders held before the search's gram index existed to it (order-grams.ts). */
+  readonly gramFiller: GramFiller
   private lastWakeAt: number | null = null
 
   private constructor(
@@ -97,6 +100,11 @@ export class ProfileSession {
       repo: store.webhookDeliveries,
       retention: () => this.o.settings.inbox,
       now: o.now
+    })
+    this.gramFiller = new GramFiller({
+      sql: store.database.sql,
+      onFilled: ({ orders, ms }) => log.info(`search index: the ${orders} orders held before it were added in ${Math.round(ms / 1000)} s`),
+      onError: (error) => log.warn('search index: a step of adding the orders held failed; trying again in 30 s', { error: String(error) })
     })
   }
 
@@ -216,6 +224,7 @@ export class ProfileSession {
     void this.config.get().catch(() => undefined)
     if (o.monitor ?? true) this.monitor.start()
     this.deliveryPruner.start()
+    this.gramFiller.start()
     this.alerts.start()
     if (this.o.settings.inbox.enabled) await this.startInbox(this.o.settings)
   }
@@ -351,7 +360,8 @@ export class ProfileSession {
       this.tickers.close(),
       this.monitor.stop(),
       this.inbox?.close(),
-      this.deliveryPruner.stop()
+      this.deliveryPruner.stop(),
+      this.gramFiller.stop()
     ])
     this.inbox = null
     await this.client.close()

@@ -1,11 +1,13 @@
 // SQL for the orders table's filters, search and sort. Every filter maps to an indexed
 // column; search finds an order id exactly or by its first digits, and text anywhere in
 // the wallet, merchant reference, reference id or hash (the trigram indexes: of the distinct
-// wallets, order-wallets.ts, and of each order's other texts; one or two characters at the
-// start, through the lower(...) indexes), case-insensitively; sort
+// wallets, order-wallets.ts, and of each order's other texts, or for six characters and more
+// its gram index, order-grams.ts; one or two characters at the start, through the
+// lower(...) indexes), case-insensitively; sort
 // keys come from a fixed whitelist (never from input text).
 import { OPEN_GROUPS, statusGroupFilter } from '../../shared/domain/status'
 import type { OrderType, StatusGroup } from '../../shared/ipc/contract'
+import { GRAM_LENGTH, gramQuery } from './order-grams'
 import type { SqlValue } from './sql'
 
 export type OrderSortKey = 'createdAt' | 'updatedAt' | 'orderId' | 'status' | 'fiatAmount' | 'cryptoAmount'
@@ -73,6 +75,9 @@ const SORT_INDEXES: Record<OrderSortKey, string> = {
 
 const SEARCH_COLUMNS = ['merchant_recognition_id', 'wallet_address', 'reference_id', 'transaction_hash'] as const
 
+/** The searched texts each order holds alone (the wallet is shared by a customer's orders, and indexed once: order-wallets.ts). */
+const TEXT_COLUMNS = ['merchant_recognition_id', 'reference_id', 'transaction_hash'] as const
+
 /**
  * Searches this long or longer are found anywhere in a value, through the trigram index
  * (orders_text, migration 5); a trigram index cannot look up one or two characters, so
@@ -93,12 +98,22 @@ const MAX_CHAR = '\u{10FFFF}'
  */
 export const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase())
 
+/**
+ * Which index finds an order's texts holding a text of GRAM_LENGTH characters or more: the
+ * gram index once it holds every order (order-grams.ts gramsReady), else the trigram index.
+ */
+export type LongTextIndex = 'grams' | 'trigrams'
+
 /** What a search looks for, worked out once from the typed text. */
 export interface SearchTerm {
   /** The text, trimmed and folded like lower(). */
   text: string
-  /** Found anywhere in a value (three characters or more), else at its start. */
-  substring: boolean
+  /**
+   * Where a value holds it: at its start (one or two characters), or anywhere, the orders'
+   * own texts found through their trigram index or (GRAM_LENGTH characters or more, when
+   * ready) their gram index.
+   */
+  match: 'start' | LongTextIndex
   /** Inclusive order id ranges: the id itself and every id it begins (digits only). */
   orderIds: Array<[number, number]>
 }
@@ -116,17 +131,38 @@ export function orderIdRanges(digits: string): Array<[number, number]> {
   return ranges
 }
 
-export function searchTerm(search: string): SearchTerm | null {
+export function searchTerm(search: string, longText: LongTextIndex = 'trigrams'): SearchTerm | null {
   const text = asciiLower(search.trim())
   if (!text) return null
-  return { text, substring: [...text].length >= SUBSTRING_MIN_LENGTH, orderIds: orderIdRanges(text) }
+  const length = [...text].length
+  const match = length < SUBSTRING_MIN_LENGTH ? 'start' : length >= GRAM_LENGTH ? longText : 'trigrams'
+  return { text, match, orderIds: orderIdRanges(text) }
 }
+
+/** Whether the text is found anywhere in a value (not only at its start). */
+const anywhere = (t: SearchTerm): boolean => t.match !== 'start'
 
 /** The trigram index of one order type's texts but the wallet (migrations 5 and 14). */
 const textIndex = (type: OrderType): string => (type === 1 ? 'orders_text_1' : 'orders_text_2')
 
 /** The FTS5 query of a phrase: the whole text as one string (a trigram phrase finds it as a substring). */
 const phrase = (text: string): string => `"${text.replace(/"/g, '""')}"`
+
+/**
+ * The orders of one type whose own texts (not the wallet) hold the text: a SELECT of `id`.
+ * Through the gram index, the orders holding every gram of it are read and tested (the
+ * grams are no proof: "abcdef-ghijkl" holds both grams asked for "abcdefghijkl").
+ */
+function textSource(type: OrderType, t: SearchTerm): { sql: string; params: SqlValue[] } {
+  if (t.match === 'grams') {
+    const grams = `orders_grams_${type === 1 ? 1 : 2}`
+    return {
+      sql: `SELECT id FROM orders WHERE id IN (SELECT rowid FROM ${grams} WHERE ${grams} MATCH ?) AND (${TEXT_COLUMNS.map((c) => `instr(lower(${c}), ?) > 0`).join(' OR ')})`,
+      params: [gramQuery(t.text), ...TEXT_COLUMNS.map(() => t.text)]
+    }
+  }
+  return { sql: `SELECT rowid AS id FROM ${textIndex(type)} WHERE ${textIndex(type)} MATCH ?`, params: [phrase(t.text)] }
+}
 
 /** The distinct wallets of one type holding the text (order_wallets, migration 14): a SELECT of their row ids. */
 const MATCHING_WALLET_IDS = 'SELECT rowid FROM order_wallets_text WHERE order_wallets_text MATCH ?'
@@ -187,18 +223,15 @@ function orderIdSource(type: OrderType, t: SearchTerm): { sql: string; params: S
 }
 
 /**
- * One query per source of matches counting them up to `broad` (an index range or the
- * trigram index, read no further): a search is broad when one of them reaches it.
+ * One query per source of matches counting them up to `broad` (an index range, the
+ * trigram or the gram index, read no further): a search is broad when one of them reaches it.
  */
-export function searchProbes(type: OrderType, search: string, broad: number): Array<{ sql: string; params: SqlValue[] }> {
-  const t = searchTerm(search)
+export function searchProbes(type: OrderType, t: SearchTerm | null, broad: number): Array<{ sql: string; params: SqlValue[] }> {
   if (!t) return []
-  const probes: Array<{ sql: string; params: SqlValue[] }> = t.substring
+  const text = anywhere(t) ? textSource(type, t) : null
+  const probes: Array<{ sql: string; params: SqlValue[] }> = text
     ? [
-        {
-          sql: `SELECT COUNT(*) FROM (SELECT 1 FROM ${textIndex(type)} WHERE ${textIndex(type)} MATCH ? LIMIT ?)`,
-          params: [phrase(t.text), broad]
-        },
+        { sql: `SELECT COUNT(*) FROM (SELECT 1 FROM (${text.sql}) LIMIT ?)`, params: [...text.params, broad] },
         // Summed, not read: the wallets' counts are kept.
         {
           sql: `SELECT IFNULL(SUM(n), 0) FROM order_wallets WHERE type = ? AND id IN (${MATCHING_WALLET_IDS})`,
@@ -224,7 +257,7 @@ function searchTests(t: SearchTerm): { sql: string; params: SqlValue[] } {
     params.push(...ids.params)
   }
   for (const col of SEARCH_COLUMNS) {
-    if (t.substring) {
+    if (anywhere(t)) {
       tests.push(`instr(lower(${col}), ?) > 0`)
       params.push(t.text)
     } else {
@@ -245,7 +278,7 @@ function searchTests(t: SearchTerm): { sql: string; params: SqlValue[] } {
  * `m` (order-claims-repo.ts): an order holds a few notes at most, so they are read, not indexed.
  */
 function handlingTests(t: SearchTerm): Array<{ sql: string; params: SqlValue[] }> {
-  if (!t.substring)
+  if (!anywhere(t))
     return [{ sql: 'FROM order_claims m WHERE lower(m.operator) >= ? AND lower(m.operator) < ?', params: prefixRange(t.text) }]
   return [
     { sql: 'FROM order_claims m WHERE instr(lower(m.operator), ?) > 0', params: [t.text] },
@@ -265,20 +298,15 @@ export interface SearchSource {
 
 /**
  * Each source of the ids of the orders of one type the search matches, an indexed lookup
- * each (SQLite would otherwise scan): the order id ranges, the trigram index or one
- * lower(...) range per column, the matching wallets' orders, an order's handler and notes.
+ * each (SQLite would otherwise scan): the order id ranges, the trigram or the gram index
+ * or one lower(...) range per column, the matching wallets' orders, an order's handler and notes.
  */
 export function searchSources(type: OrderType, t: SearchTerm): SearchSource[] {
   const sources: SearchSource[] = []
   const ids = orderIdSource(type, t)
   if (ids) sources.push({ ...ids, probed: true, wallet: false })
-  if (t.substring) {
-    sources.push({
-      sql: `SELECT rowid AS id FROM ${textIndex(type)} WHERE ${textIndex(type)} MATCH ?`,
-      params: [phrase(t.text)],
-      probed: true,
-      wallet: false
-    })
+  if (anywhere(t)) {
+    sources.push({ ...textSource(type, t), probed: true, wallet: false })
     sources.push({ ...walletSource(type, t), probed: true, wallet: true })
   } else {
     for (const col of SEARCH_COLUMNS)
@@ -439,12 +467,12 @@ function filterConditions(q: StoredOrderQuery, plus: boolean): { conds: string[]
  */
 export function buildOrderQuery(
   q: StoredOrderQuery,
-  opts: { unbounded?: boolean; broad?: boolean; countCap?: number; idSet?: string; columns?: string } = {}
+  opts: { unbounded?: boolean; broad?: boolean; countCap?: number; idSet?: string; columns?: string; longText?: LongTextIndex } = {}
 ): BuiltOrderQuery {
   const columns = opts.columns ?? '*'
   if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
   const search = q.search?.trim()
-  const term = search ? searchTerm(search) : null
+  const term = search ? searchTerm(search, opts.longText) : null
   const idSet = term && opts.idSet !== undefined ? opts.idSet : null
   const broad = !!search && !!opts.broad && idSet === null
   const { conds, countsConds, params } = filterConditions(q, !!search && !broad)
@@ -499,7 +527,7 @@ export function buildOrderQuery(
         : `SELECT COUNT(*) FROM (SELECT 1 FROM (${counted.sql}) LIMIT ?)`,
     countParams: fromCounts || countCap === null ? counted.params : [...counted.params, countCap + 1],
     countCap,
-    countProbes: countCap !== null && searchOnly && search && idSet === null ? searchProbes(q.type, search, countCap + 1) : [],
+    countProbes: countCap !== null && searchOnly && idSet === null ? searchProbes(q.type, term, countCap + 1) : [],
     rowsSql: broad
       ? `SELECT ${columns} FROM orders INDEXED BY ${SORT_INDEXES[sort.key]} WHERE ${where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`
       : // The window's ids come from a covering index scan; only those rows are read.

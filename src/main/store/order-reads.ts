@@ -10,11 +10,14 @@ import type { Sql } from './sql'
 import {
   buildOrderQuery,
   searchProbes,
+  searchTerm,
   walletWindowSql,
+  type LongTextIndex,
   type BuiltOrderQuery,
   type StoredOrderFilter,
   type StoredOrderQuery
 } from './order-query'
+import { gramsReady } from './order-grams'
 import { collectSearchSet, collectWallets, type SearchSet } from './search-set'
 import {
   LISTED_COLUMNS,
@@ -141,7 +144,7 @@ export class OrderReads {
     const search = q.search?.trim()
     if (search) return this.searchQuery(q, search)
     const exact = this.presentStatuses(q)
-    const built = buildOrderQuery(exact, { countCap: this.searchPlan.totalCap, columns: LISTED })
+    const built = this.build(exact, { countCap: this.searchPlan.totalCap, columns: LISTED })
     // The statements run back to back on the one connection: a write of this process cannot
     // come between them. Another connection's commit can (each statement reads its own WAL
     // snapshot), and then rows and total differ by that commit until the next query, which
@@ -165,7 +168,7 @@ export class OrderReads {
   private searchQuery(q: StoredOrderQuery, search: string): { rows: ListedOrder[]; total: number; totalAtLeast: boolean } {
     let set = this.searchSet(q.type, search)
     if (set.kind === 'wallets') {
-      const plain = buildOrderQuery(q)
+      const plain = this.build(q)
       const window = plain.searchOnly ? walletWindowSql(q, set.wallets, set.others, LISTED) : null
       if (window) {
         const { total, atLeast } = this.walletsTotal(set)
@@ -183,7 +186,7 @@ export class OrderReads {
       if (built.setWalkRowsSql !== null && this.walkPays(q.type, built, matches, this.searchPlan.setMatchCost))
         rowsSql = built.setWalkRowsSql
     } else if (!this.walkPays(q.type, built, total)) {
-      const narrow = buildOrderQuery(q, { columns: LISTED })
+      const narrow = this.build(q, { columns: LISTED })
       rowsSql = narrow.rowsSql
       params = narrow.params
     }
@@ -195,17 +198,17 @@ export class OrderReads {
   private searchTotal(q: StoredOrderQuery, set: SearchSet): { built: BuiltOrderQuery; total: number; atLeast: boolean } {
     const cap = this.searchPlan.totalCap
     if (set.kind === 'wallets') {
-      const plain = buildOrderQuery(q)
+      const plain = this.build(q)
       if (!plain.searchOnly) return this.searchTotal(q, this.walletsCollected(q.type, q.search!.trim(), set))
       return { built: plain, ...this.walletsTotal(set) }
     }
     if (set.kind === 'past bound') {
-      const built = buildOrderQuery(q, { broad: true, countCap: cap, columns: LISTED })
+      const built = this.build(q, { broad: true, countCap: cap, columns: LISTED })
       // A source past the bound is past the cap too: no count settles it further.
       if (built.searchOnly && this.searchPlan.setBound >= cap) return { built, total: cap, atLeast: true }
       return { built, ...this.cappedCount(built) }
     }
-    const built = buildOrderQuery(q, { idSet: set.ids, columns: LISTED, ...(set.broad ? { countCap: cap } : {}) })
+    const built = this.build(q, { idSet: set.ids, columns: LISTED, ...(set.broad ? { countCap: cap } : {}) })
     const n = built.searchOnly ? set.size : this.countOf(built)
     return set.broad && n > cap ? { built, total: cap, atLeast: true } : { built, total: n, atLeast: false }
   }
@@ -220,7 +223,7 @@ export class OrderReads {
   private searchSet(type: OrderType, search: string): SearchSet {
     const { setBound, broadMatches, windowWallets } = this.searchPlan
     return this.fact(`set|${setBound}|${broadMatches}|${windowWallets}|${type}|${search}`, () =>
-      collectSearchSet(this.sql, type, search, setBound, broadMatches, windowWallets)
+      collectSearchSet(this.sql, type, searchTerm(search, this.longText()), setBound, broadMatches, windowWallets)
     )
   }
 
@@ -255,9 +258,19 @@ export class OrderReads {
     return { ...q, statusGroup: undefined, excludeStatuses: undefined, statuses, ...(listed ? { listed: true } : {}) }
   }
 
+  /** The query of a filter, its long texts found through the index that holds every order (the grams once filled). */
+  private build(q: StoredOrderQuery, opts: Omit<Parameters<typeof buildOrderQuery>[1] & object, 'longText'> = {}): BuiltOrderQuery {
+    return buildOrderQuery(q, { ...opts, longText: this.longText() })
+  }
+
+  /** Which index finds a long text now (order-grams.ts): kept until the next write, as the fill's steps are writes. */
+  private longText(): LongTextIndex {
+    return this.fact('longText', () => (gramsReady(this.sql) ? 'grams' : 'trigrams'))
+  }
+
   /** How many orders match the filter, every one (kept until the next write, as the query's totals are). */
   total(filter: StoredOrderFilter): number {
-    return this.countOf(buildOrderQuery(filter, { broad: this.broadSearch(filter) }))
+    return this.countOf(this.build(filter, { broad: this.broadSearch(filter) }))
   }
 
   /** How many orders match the filter, as query() counts them: a broad search up to BROAD_TOTAL_CAP. */
@@ -267,7 +280,7 @@ export class OrderReads {
       const { total, atLeast } = this.searchTotal(filter, this.searchSet(filter.type, search))
       return { total, atLeast }
     }
-    return this.cappedCount(buildOrderQuery(filter, { broad: this.broadSearch(filter), countCap: this.searchPlan.totalCap }))
+    return this.cappedCount(this.build(filter, { broad: this.broadSearch(filter), countCap: this.searchPlan.totalCap }))
   }
 
   private cappedCount(built: BuiltOrderQuery): { total: number; atLeast: boolean } {
@@ -315,7 +328,7 @@ export class OrderReads {
    * takes the matches.
    */
   private walkPays(type: OrderType, built: BuiltOrderQuery, total: number, perMatch = 2): boolean {
-    const walked = ((built.offset + built.limit) * this.countOf(buildOrderQuery({ type }))) / Math.max(1, total)
+    const walked = ((built.offset + built.limit) * this.countOf(this.build({ type }))) / Math.max(1, total)
     return walked <= Math.max(this.searchPlan.maxWalkedEntries, perMatch * total)
   }
 
@@ -327,13 +340,14 @@ export class OrderReads {
     const search = f.search?.trim()
     if (!search) return false
     const at = this.searchPlan.broadMatches
-    const probe = () => (searchProbes(f.type, search, at).some((p) => (this.sql.value<number>(p.sql, ...p.params) ?? 0) >= at) ? 1 : 0)
+    const term = searchTerm(search, this.longText())
+    const probe = () => (searchProbes(f.type, term, at).some((p) => (this.sql.value<number>(p.sql, ...p.params) ?? 0) >= at) ? 1 : 0)
     return this.fact(`broad|${at}|${f.type}|${search}`, probe) === 1
   }
 
   /** Every order matching the filter, one at a time (for CSV export). */
   *exportRows(filter: StoredOrderFilter & Pick<StoredOrderQuery, 'sort'>): Generator<StoredOrder> {
-    const built = buildOrderQuery(filter, { unbounded: true, broad: this.broadSearch(filter) })
+    const built = this.build(filter, { unbounded: true, broad: this.broadSearch(filter) })
     for (const r of this.sql.iterate<OrderDbRow>(built.rowsSql, ...built.params, built.limit, built.offset)) yield toStoredOrder(r)
   }
 }

@@ -8,7 +8,7 @@
 // counted from the wallets' counts and the other sources' few ids, and its window read from
 // the wallets' own index (order-wallets.ts), until a filter or a sort needs its ids.
 import type { OrderType } from '../../shared/ipc/contract'
-import { matchingWalletsParams, matchingWalletsSql, searchSources, searchTerm, walletsOrdersSql, type SearchTerm } from './order-query'
+import { matchingWalletsParams, matchingWalletsSql, searchSources, walletsOrdersSql, type SearchTerm } from './order-query'
 import type { Sql } from './sql'
 
 /** What collecting a search's matches found. */
@@ -36,10 +36,16 @@ export type SearchSet =
  * its matching wallets number 1 to `maxWallets`, with `bound` orders at most, the wallets'
  * orders are counted, not read ('wallets').
  */
-export function collectSearchSet(sql: Sql, type: OrderType, search: string, bound: number, broadAt: number, maxWallets = 0): SearchSet {
-  const term = searchTerm(search)
+export function collectSearchSet(
+  sql: Sql,
+  type: OrderType,
+  term: SearchTerm | null,
+  bound: number,
+  broadAt: number,
+  maxWallets = 0
+): SearchSet {
   if (!term) return { kind: 'collected', ids: '[]', size: 0, broad: false }
-  const wallets = term.substring && maxWallets > 0 ? fewWallets(sql, type, term, maxWallets) : null
+  const wallets = term.match !== 'start' && maxWallets > 0 ? fewWallets(sql, type, term, maxWallets) : null
   const walletOrders = wallets?.reduce((n, w) => n + w.n, 0) ?? 0
   const byWallet = wallets !== null && wallets.length > 0 && walletOrders <= bound
   const found: Array<{ ids: string; n: number }> = []

@@ -9,6 +9,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_SETTINGS } from '../../../src/main/app-settings'
 import { ProfileSession, type SessionOptions } from '../../../src/main/profile-session'
 import type { Profile } from '../../../src/shared/ipc/contract'
+import { silentLog } from '../../../src/main/logging/logger'
+import { openLocalStore } from '../../../src/main/store/local-store'
+import { gramsReady } from '../../../src/main/store/order-grams'
+import { undoGramsMigration } from './store/grams-upgrade'
+import { onramp } from './store/order-fixtures'
 
 let dir: string
 let t = 1_800_000_000_000
@@ -74,5 +79,32 @@ describe('ProfileSession: the request budget across a restart', () => {
         await second.close()
       }
     }
+  })
+})
+
+describe("ProfileSession: the search's gram index", () => {
+  it('a started session adds the orders a profile held before the index to it, and logs when done', async () => {
+    const store = openLocalStore(dir)
+    store.orders.applyHistoryPage({
+      type: 1,
+      fiatType: 1,
+      records: Array.from({ length: 30 }, (_, i) => onramp({ orderId: i + 1, merchantRecognitionId: `MR-REF-${i + 1}` })) as never
+    })
+    store.close()
+    undoGramsMigration(dir)
+    const lines: string[] = []
+    const log = { ...silentLog, info: (msg: string) => void lines.push(msg), child: () => log }
+    const s = await open({ log })
+    try {
+      expect(gramsReady(s.store.database.sql)).toBe(false)
+      await s.start({ monitor: false })
+      await s.gramFiller.settled()
+      expect(gramsReady(s.store.database.sql)).toBe(true)
+      expect(s.store.database.sql.value('SELECT COUNT(*) FROM orders_grams_1')).toBe(30)
+      expect(lines).toContainEqual(expect.stringMatching(/^search index: the 30 orders held before it were added in \d+ s$/))
+    } finally {
+      await s.close()
+    }
+    expect(s.gramFiller.current.kind).toBe('filled')
   })
 })

@@ -252,6 +252,20 @@ describe('OrdersRepo.query', () => {
     120_000
   )
 
+  it("property: the same with long texts found through the trigram index, as while an upgraded profile's gram index is filled", () => {
+    const sql = store.database.sql
+    sql.run('INSERT INTO orders_grams_fill (through_id) VALUES (0)')
+    try {
+      const { plans } = withPlans(() => store.orders.query({ type: 1, search: 'MR-a-50' }))
+      expect(plans.join('\n')).toMatch(/orders_text_1 VIRTUAL TABLE/)
+      checkAgainstReference(store.orders.searchPlan.totalCap)
+    } finally {
+      sql.run('DELETE FROM orders_grams_fill')
+    }
+    const { plans } = withPlans(() => store.orders.query({ type: 1, search: 'MR-a-50' }))
+    expect(plans.join('\n')).toMatch(/orders_grams_1 VIRTUAL TABLE/)
+  }, 120_000)
+
   /** A broad search's total is counted up to `cap` (then totalAtLeast); its windows are whole. */
   function checkAgainstReference(cap: number): void {
     const sortKeys: OrderSortKey[] = ['createdAt', 'updatedAt', 'orderId', 'status', 'fiatAmount', 'cryptoAmount']
@@ -274,7 +288,11 @@ describe('OrdersRepo.query', () => {
         to: sometimes(day),
         dateField: sometimes(fc.constantFrom('createdAt' as const, 'updatedAt' as const)),
         search: sometimes(
-          fc.constantFrom('0xab', 'mr-', 'MR-c', 'upi1', '5010', '0x13', 'trx', 'zzz', 'cdef', '-b-', 'ff', '50', '9', 'BC1Q')
+          fc.constantFrom(
+            ...['0xab', 'mr-', 'MR-c', 'upi1', '5010', '0x13', 'trx', 'zzz', 'cdef', '-b-', 'ff', '50', '9', 'BC1Q'],
+            // Six characters and more: through the gram index (or the trigram index until it is filled).
+            ...['MR-a-50', '0x13afff', '-B-5012', '1400ff', 'abcdef50', 'zzzzzzz', 'mr-c-5399', 'c-5111']
+          )
         ),
         sort: sometimes(fc.record({ key: fc.constantFrom(...sortKeys), dir: fc.constantFrom('asc' as const, 'desc' as const) })),
         offset: sometimes(fc.integer({ min: 0, max: 60 })),
@@ -311,13 +329,18 @@ describe('OrdersRepo.query', () => {
       const q: StoredOrderQuery = { type: 1, search: '0xabcdef', sort, limit: 20 }
       const expected = reference(q)
       expect(expected.length).toBeGreaterThan(100)
-      const { value: got, plans } = withPlans(() => store.orders.query(q))
+      const { value: got, plans, statements } = withPlans(() => store.orders.query(q))
       expect(ids(got.rows)).toEqual(ids(expected.slice(0, 20)))
       expect({ total: got.total, atLeast: got.totalAtLeast }).toEqual({ total: expected.length, atLeast: false })
       expect(plans, index).toContain(`SEARCH orders USING COVERING INDEX ${index} (type=?)`)
-      // One lookup of orders by row id in all: the window's 20. Reading and sorting every match is a second.
+      // One lookup of orders by row id besides the gram index's candidates' test (orders
+      // whose merchant reference, reference id or hash hold its grams): the window's 20.
+      // Reading and sorting every match is a second.
       expect(
-        plans.filter((d) => /^SEARCH orders USING INTEGER PRIMARY KEY/.test(d)),
+        statements
+          .filter((s) => !/orders_grams_/.test(s.text))
+          .flatMap((s) => s.plan)
+          .filter((d) => /^SEARCH orders USING INTEGER PRIMARY KEY/.test(d)),
         index
       ).toHaveLength(1)
     }

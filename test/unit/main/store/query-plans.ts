@@ -2,8 +2,11 @@
 // sought, no sort of every match) runs the read through withPlans and looks at the plans.
 import type { Sql } from '../../../../src/main/store/sql'
 
-/** What fn returns, and the query plan (EXPLAIN QUERY PLAN lines) of every statement it asked `sql`. */
-export function withPlans<T>(sql: Sql, fn: () => T): { value: T; plans: string[] } {
+/**
+ * What fn returns, and the query plan (EXPLAIN QUERY PLAN lines) of every statement it
+ * asked `sql`: all of them in `plans`, and each statement's apart in `statements`.
+ */
+export function withPlans<T>(sql: Sql, fn: () => T): { value: T; plans: string[]; statements: Array<{ text: string; plan: string[] }> } {
   const ran: Array<{ text: string; params: unknown[] }> = []
   const { all, get, value } = sql
   sql.all = ((text: string, ...params: never[]) => (ran.push({ text, params }), all.call(sql, text, ...params))) as typeof sql.all
@@ -15,8 +18,9 @@ export function withPlans<T>(sql: Sql, fn: () => T): { value: T; plans: string[]
   } finally {
     Object.assign(sql, { all, get, value })
   }
-  const plans = ran.flatMap(({ text, params }) =>
-    sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, ...(params as never[])).map((p) => p.detail)
-  )
-  return { value: out, plans }
+  const statements = ran.map(({ text, params }) => ({
+    text,
+    plan: sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, ...(params as never[])).map((p) => p.detail)
+  }))
+  return { value: out, plans: statements.flatMap((s) => s.plan), statements }
 }
