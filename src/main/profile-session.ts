@@ -34,7 +34,7 @@ import { EndpointLog } from './diagnostics/endpoint-log'
 import { buildDiagnostics } from './diagnostics/diagnostics'
 import { ingestInto, startInbox, type RunningInbox } from './webhooks/inbox'
 import { DeliveryLogPruner } from './webhooks/delivery-log-pruner'
-import { GramFiller } from './store/gram-filler'
+import { GRAM_FILL_RETRY_MS, GramFiller } from './store/gram-filler'
 import { keepSandboxRunApart } from './store/sandbox-run'
 import { openLocalStore, type LocalStore } from './store/local-store'
 import type { StartSandboxOptions } from '../sandbox'
@@ -104,7 +104,10 @@ export class ProfileSession {
     this.gramFiller = new GramFiller({
       sql: store.database.sql,
       onFilled: ({ orders, ms }) => log.info(`search index: the ${orders} orders held before it were added in ${Math.round(ms / 1000)} s`),
-      onError: (error) => log.warn('search index: a step of adding the orders held failed; trying again in 30 s', { error: String(error) })
+      onError: (error) =>
+        log.warn(`search index: a step of adding the orders held failed; trying again in ${GRAM_FILL_RETRY_MS / 1000} s`, {
+          error: String(error)
+        })
     })
   }
 

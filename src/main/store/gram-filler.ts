@@ -8,13 +8,15 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fillGramsStep } from './order-grams'
 import type { Sql } from './sql'
 
+export const GRAM_FILL_RETRY_MS = 30_000
+
 export interface GramFillerOptions {
   sql: Sql
   /** Orders per step. Default 500 (about 40 ms here). */
   batch?: number
   /** Pause between steps, ms. Default 25. */
   pauseMs?: number
-  /** After a step fails (the database busy or read-only), ms until the next try. Default 30 s. */
+  /** After a step fails (the database busy or read-only), ms until the next try. Default GRAM_FILL_RETRY_MS. */
   retryMs?: number
   /** Once, when the index holds every order (after at least one step). */
   onFilled?: (r: { orders: number; ms: number }) => void
@@ -48,7 +50,10 @@ export class GramFiller {
     return this.run ?? Promise.resolve()
   }
 
-  /** Stops after the step under way (a step is one transaction: nothing is left half done). */
+  /**
+   * Stops after the step under way (a step is one transaction: nothing is left half done).
+   * A stopped filler does not start again: the next session's filler takes up the rest.
+   */
   async stop(): Promise<void> {
     if (this.state.kind !== 'filled') this.state = { kind: 'stopped' }
     this.abort.abort()
@@ -63,11 +68,11 @@ export class GramFiller {
       let done: boolean
       try {
         const r = fillGramsStep(this.o.sql, this.o.batch ?? 500)
-        orders += r.filled
+        orders += r.looked
         done = r.done
       } catch (e) {
         this.o.onError?.(e)
-        await sleep(this.o.retryMs ?? 30_000, undefined, { signal }).catch(() => undefined)
+        await sleep(this.o.retryMs ?? GRAM_FILL_RETRY_MS, undefined, { signal }).catch(() => undefined)
         continue
       }
       if (done) {

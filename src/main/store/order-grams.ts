@@ -68,29 +68,33 @@ export function gramsReady(sql: Sql): boolean {
 
 /**
  * Indexes the next `batch` orders (by id, downwards) of those held before the migration,
- * in one transaction; returns how many orders remain to be looked at, 0 when done. An
- * order written since has its grams from the triggers already; it is indexed again, the
- * same (REPLACE).
+ * in one transaction: `looked` is how many orders it looked at (those with no text of
+ * GRAM_LENGTH characters have no row), `done` once none is left. An order written since
+ * has its grams from the triggers already; it is indexed again, the same (REPLACE).
  */
-export function fillGramsStep(sql: Sql, batch: number): { filled: number; done: boolean } {
+export function fillGramsStep(sql: Sql, batch: number): { looked: number; done: boolean } {
   return sql.transaction(() => {
     const through = sql.value<number>('SELECT through_id FROM orders_grams_fill')
-    if (through === undefined || through === null) return { filled: 0, done: true }
-    const from = sql.value<number>('SELECT MIN(id) FROM (SELECT id FROM orders WHERE id <= ? ORDER BY id DESC LIMIT ?)', through, batch)
-    if (from === undefined || from === null) {
+    if (through === undefined || through === null) return { looked: 0, done: true }
+    const next = sql.get<{ from: number | null; n: number }>(
+      'SELECT MIN(id) AS "from", COUNT(*) AS n FROM (SELECT id FROM orders WHERE id <= ? ORDER BY id DESC LIMIT ?)',
+      through,
+      batch
+    )
+    const from = next?.from ?? null
+    if (from === null) {
       sql.run('DELETE FROM orders_grams_fill')
-      return { filled: 0, done: true }
+      return { looked: 0, done: true }
     }
-    let filled = 0
     for (const t of TYPES)
-      filled += sql.run(
+      sql.run(
         `INSERT OR REPLACE INTO orders_grams_${t} (rowid, grams)
          SELECT id, g FROM (SELECT o.id, ${gramsOf('o')} AS g FROM orders o WHERE o.type = ${t} AND o.id BETWEEN ? AND ?) WHERE g IS NOT NULL`,
         from,
         through
-      ).changes
+      )
     sql.run('UPDATE orders_grams_fill SET through_id = ?', from - 1)
-    return { filled, done: false }
+    return { looked: next!.n, done: false }
   })
 }
 

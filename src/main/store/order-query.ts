@@ -80,8 +80,9 @@ const TEXT_COLUMNS = ['merchant_recognition_id', 'reference_id', 'transaction_ha
 
 /**
  * Searches this long or longer are found anywhere in a value, through the trigram index
- * (orders_text, migration 5); a trigram index cannot look up one or two characters, so
- * shorter searches match the start of a value, through the lower(...) indexes.
+ * (orders_text, migration 5), or the gram index from GRAM_LENGTH characters (order-grams.ts);
+ * a trigram index cannot look up one or two characters, so shorter searches match the
+ * start of a value, through the lower(...) indexes.
  */
 export const SUBSTRING_MIN_LENGTH = 3
 
@@ -151,13 +152,18 @@ const phrase = (text: string): string => `"${text.replace(/"/g, '""')}"`
 /**
  * The orders of one type whose own texts (not the wallet) hold the text: a SELECT of `id`.
  * Through the gram index, the orders holding every gram of it are read and tested (the
- * grams are no proof: "abcdef-ghijkl" holds both grams asked for "abcdefghijkl").
+ * grams are no proof: "abcdef-ghijkl" holds both grams asked for "abcdefghijkl"). The
+ * index drives, each candidate sought by its row id, so a LIMIT around it stops the read:
+ * written as `id IN (...)`, SQLite lists every candidate first, and a prefix every
+ * order's reference shares ("shop-2024-") cost as many reads as orders before a probe's
+ * LIMIT 2000 could stop it.
  */
 function textSource(type: OrderType, t: SearchTerm): { sql: string; params: SqlValue[] } {
   if (t.match === 'grams') {
     const grams = `orders_grams_${type === 1 ? 1 : 2}`
+    const tests = TEXT_COLUMNS.map((c) => `instr(lower(candidate.${c}), ?) > 0`).join(' OR ')
     return {
-      sql: `SELECT id FROM orders WHERE id IN (SELECT rowid FROM ${grams} WHERE ${grams} MATCH ?) AND (${TEXT_COLUMNS.map((c) => `instr(lower(${c}), ?) > 0`).join(' OR ')})`,
+      sql: `SELECT candidate.id AS id FROM ${grams} CROSS JOIN orders candidate ON candidate.id = ${grams}.rowid WHERE ${grams} MATCH ? AND (${tests})`,
       params: [gramQuery(t.text), ...TEXT_COLUMNS.map(() => t.text)]
     }
   }
