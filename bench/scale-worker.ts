@@ -19,6 +19,7 @@ import { invokeChannel } from '../src/main/handlers/invoke'
 import { createServices } from '../src/main/services'
 import type { ChannelInput, ChannelName, ContractHandlers, OrderFilter } from '../src/shared/ipc/contract'
 import { memorySafeStorage } from '../test/support/memory-safe-storage'
+import type { Sql } from '../src/main/store/sql'
 import { serveWorker } from './lib/child'
 import { startMainSide, type MainStartFigures } from './lib/main-start'
 import { newValueFilters, searchTexts } from './lib/order-inputs'
@@ -34,7 +35,18 @@ export interface ScaleQueryFigures {
   /** ms for the start-up sync of the shipped settings to settle after the first rows. */
   settleMs: number
   filterNewValueMs: number[]
+  /** Blocks this process read from the disk during each filter (getrusage's inblock): pages not in memory. */
+  filterFsReads: number[]
   searchMs: number[]
+  /** Blocks this process read from the disk during each long search (getrusage's inblock): pages not in memory. */
+  searchFsReads: number[]
+  /**
+   * CPU time of this process (every thread) during each long search: against its wall time,
+   * how much of the wait was this process working rather than waiting for a CPU.
+   */
+  searchCpuMs: number[]
+  /** Each long search's SQL statements: their time in all, and the slowest (its ms and the start of its text). */
+  searchSql: Array<{ ms: number; statements: number; slowestMs: number; slowest: string }>
   searchShortMs: number[]
   searches: { long: string[]; short: string[] }
   /** Peak RSS of this process (the app's services on N orders). */
@@ -47,6 +59,37 @@ async function call<C extends ChannelName>(h: ContractHandlers, channel: C, inpu
   const r = await invokeChannel(h, channel, input)
   if (!r.ok) throw new Error(`${channel}: ${r.error.message}`)
   return r.value
+}
+
+/** Times every statement the store runs through `sql` until restored (get, all, value, run). */
+function traceSql(sql: Sql) {
+  const originals = { get: sql.get, all: sql.all, value: sql.value, run: sql.run }
+  let ran: Array<{ ms: number; text: string }> = []
+  for (const name of ['get', 'all', 'value', 'run'] as const) {
+    const original = originals[name] as (text: string, ...params: never[]) => unknown
+    ;(sql as unknown as Record<string, unknown>)[name] = (text: string, ...params: never[]) => {
+      const t0 = performance.now()
+      try {
+        return original.call(sql, text, ...params)
+      } finally {
+        ran.push({ ms: performance.now() - t0, text })
+      }
+    }
+  }
+  const round = (ms: number): number => Math.round(ms * 100) / 100
+  return {
+    reset: () => void (ran = []),
+    summary: () => {
+      const slowest = ran.reduce((a, b) => (b.ms > a.ms ? b : a), { ms: 0, text: '' })
+      return {
+        ms: round(ran.reduce((n, r) => n + r.ms, 0)),
+        statements: ran.length,
+        slowestMs: round(slowest.ms),
+        slowest: slowest.text.replace(/\s+/g, ' ').slice(0, 160)
+      }
+    },
+    restore: () => void Object.assign(sql, originals)
+  }
 }
 
 serveWorker<ScaleCommand>(async (m) => {
@@ -87,7 +130,12 @@ serveWorker<ScaleCommand>(async (m) => {
       return performance.now() - t0
     }
     const filterNewValueMs: number[] = []
-    for (const f of newValueFilters(await h['config:get']({}))) filterNewValueMs.push(await timed(f))
+    const filterFsReads: number[] = []
+    for (const f of newValueFilters(await h['config:get']({}))) {
+      const reads = process.resourceUsage().fsRead
+      filterNewValueMs.push(await timed(f))
+      filterFsReads.push(process.resourceUsage().fsRead - reads)
+    }
     const total = figures.total
     // Texts of orders from ten places in the store, newest to oldest (about fifty long
     // texts): a p95 over three orders' fifteen was nearly their slowest, and moved with one.
@@ -98,14 +146,32 @@ serveWorker<ScaleCommand>(async (m) => {
     }
     const searches = searchTexts(rows)
     const searchMs: number[] = []
-    for (const text of searches.long) searchMs.push(await timed({ type: 1, search: text }))
+    const searchFsReads: number[] = []
+    const searchCpuMs: number[] = []
+    const searchSql: ScaleQueryFigures['searchSql'] = []
+    const traced = traceSql(services.session().store.database.sql)
+    for (const text of searches.long) {
+      traced.reset()
+      const reads = process.resourceUsage().fsRead
+      const cpu = process.cpuUsage()
+      searchMs.push(await timed({ type: 1, search: text }))
+      const used = process.cpuUsage(cpu)
+      searchCpuMs.push(Math.round((used.user + used.system) / 10) / 100)
+      searchFsReads.push(process.resourceUsage().fsRead - reads)
+      searchSql.push(traced.summary())
+    }
+    traced.restore()
     const searchShortMs: number[] = []
     for (const text of searches.short) searchShortMs.push(await timed({ type: 1, search: text }))
     const result: ScaleQueryFigures = {
       start: figures,
       settleMs,
       filterNewValueMs,
+      filterFsReads,
       searchMs,
+      searchFsReads,
+      searchCpuMs,
+      searchSql,
       searchShortMs,
       searches,
       peakRssMb: Math.round(((process.resourceUsage().maxRSS * 1024) / (1024 * 1024)) * 10) / 10

@@ -106,7 +106,11 @@ async function measureSize(ctx: BenchContext, orders: number): Promise<{ figures
     )
     // From here the service moves as the shipped simulator does (a tick every 2 s).
     sb.control.startGenerator()
+    const cpu0 = process.cpuUsage()
+    const wall0 = performance.now()
     const q = await workerAsk<ScaleQueryFigures>({ cmd: 'measure', dataDir, keyHex })
+    const used = process.cpuUsage(cpu0)
+    const measuredCpuShare = Math.round(((used.user + used.system) / 1000 / (performance.now() - wall0)) * 100) / 100
     const filter = summary(q.filterNewValueMs)
     const search = summary(q.searchMs)
     const short = summary(q.searchShortMs)
@@ -138,6 +142,16 @@ async function measureSize(ctx: BenchContext, orders: number): Promise<{ figures
         searchShortP95Ms: short.p95,
         searchShortSamples: short.n,
         searchTexts: q.searches,
+        // Every sample, in the order of searchTexts.long: which texts make the p95.
+        searchEachMs: q.searchMs.map((ms) => Math.round(ms * 100) / 100),
+        searchEachFsReads: q.searchFsReads,
+        searchEachCpuMs: q.searchCpuMs,
+        searchEachSql: q.searchSql,
+        // The simulator's share of a CPU while the app was measured (it runs in this process,
+        // generating over every order): what the app's process competed with on this machine.
+        sandboxCpuShareWhileMeasured: measuredCpuShare,
+        filterEachMs: q.filterNewValueMs.map((ms) => Math.round(ms * 100) / 100),
+        filterEachFsReads: q.filterFsReads,
         startup: q.start,
         startupSyncSettleMs: q.settleMs,
         appPeakRssMb: q.peakRssMb,

@@ -105,12 +105,14 @@ function configure(sql: Sql): void {
   sql.exec('PRAGMA synchronous = NORMAL')
   sql.exec('PRAGMA foreign_keys = ON')
   sql.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
-  // 4 MB page cache. It was 32 MB, for 100,000-row window queries, but the file's pages
-  // stay in the OS cache anyway, so a miss costs a read() and no disk. Measured over
-  // 143,500 orders (the renderer bench's filters, searches and deep offsets, 342 queries):
-  // 32 MB gave p50/p95 6.1/9.3 ms, 8 MB 7.1/11.4, 4 MB 7.1/11.9, 2 MB 7.2/12.0, while
-  // 32 MB held ~30 MB more RSS once a first sync had filled it (the history bench's peak).
-  // ~1-2 ms a query is not worth 30 MB in the main process; below 8 MB nothing changed.
-  sql.exec('PRAGMA cache_size = -4096')
+  // 16 MB page cache: it holds the interior pages of the orders table and its indexes at a
+  // million orders (over a thousand of the table's alone), so each of a window's 100 rows,
+  // scattered over the file, costs one read of its leaf page. With 4 MB, enough at 143,500
+  // orders (the renderer bench's 342 queries: 32 MB gave p50/p95 6.1/9.3 ms, 8 MB 7.1/11.4,
+  // 4 MB 7.1/11.9, 2 MB 7.2/12.0), a wallet's window at 1,000,000 read those pages again
+  // from the OS: 2.1-4.0 ms against 1.0-1.5 with 16 MB (the scale bench's statements,
+  // timed), and the searches' p95 was 1.6x the 100,000 figure instead of 1.5x. 32 MB held
+  // ~30 MB more RSS after a first sync (the history bench's peak); 16 MB, about 12 MB more.
+  sql.exec('PRAGMA cache_size = -16384')
   sql.exec('PRAGMA temp_store = MEMORY')
 }
