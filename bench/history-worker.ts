@@ -10,6 +10,7 @@ import type { OrderType } from '../src/shared/ipc/contract'
 import { serveWorker } from './lib/child'
 import { SinceCursorSync } from './lib/since-cursor-sync'
 import { sandboxClient } from './lib/sandbox-client'
+import { peakRssSampler } from './lib/peak-rss'
 
 export interface InitCommand {
   cmd: 'init'
@@ -52,6 +53,7 @@ export interface ScopeCount {
 }
 
 const MB = 1024 * 1024
+const peakRss = peakRssSampler()
 let peakHeap = 0
 const sampler = setInterval(() => {
   peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)
@@ -67,7 +69,7 @@ function memory(): MemoryFigures {
   return {
     rssMb: r(m.rss / MB),
     heapUsedMb: r(m.heapUsed / MB),
-    peakRssMb: r((process.resourceUsage().maxRSS * 1024) / MB),
+    peakRssMb: peakRss(),
     peakHeapMb: r(peakHeap / MB),
     heapAfterGcMb: r(after.heapUsed / MB)
   }

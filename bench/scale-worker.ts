@@ -23,8 +23,10 @@ import type { Sql } from '../src/main/store/sql'
 import { serveWorker } from './lib/child'
 import { startMainSide, type MainStartFigures } from './lib/main-start'
 import { newValueFilters, searchTexts } from './lib/order-inputs'
+import { peakRssSampler } from './lib/peak-rss'
 
 const loadedMs = performance.now()
+const peakRss = peakRssSampler()
 
 export type ScaleCommand =
   | { cmd: 'setup'; dataDir: string; baseUrl: string; apiKey: string; secret: string; keyHex: string }
@@ -174,7 +176,7 @@ serveWorker<ScaleCommand>(async (m) => {
       searchSql,
       searchShortMs,
       searches,
-      peakRssMb: Math.round(((process.resourceUsage().maxRSS * 1024) / (1024 * 1024)) * 10) / 10
+      peakRssMb: peakRss()
     }
     return result
   } finally {
