@@ -23,6 +23,7 @@
 import { openLocalStore } from '../src/main/store/local-store'
 import { NO_FIAT } from '../src/main/store/order-counts'
 import { startSandbox } from '../src/sandbox'
+import { traceSql } from './lib/trace-sql'
 import { fillDatabase } from './lib/warm-app'
 
 const [cmd, ...args] = process.argv.slice(2)
@@ -128,25 +129,16 @@ if (cmd === 'fill') {
   if (!dir) throw new Error('usage: plan <dir> [search text ...]')
   const store = openLocalStore(dir)
   const sql = store.database.sql
-  const statements: Array<{ text: string; params: unknown[]; ms: number }> = []
-  for (const method of ['all', 'value', 'get'] as const) {
-    const original = sql[method].bind(sql) as (text: string, ...params: unknown[]) => unknown
-    ;(sql as unknown as Record<string, unknown>)[method] = (text: string, ...params: unknown[]) => {
-      const t = performance.now()
-      const out = original(text, ...params)
-      if (!/^(SELECT total_changes|PRAGMA data_version)/.test(text)) statements.push({ text, params, ms: ms(t) })
-      return out
-    }
-  }
+  const traced = traceSql(sql)
   try {
     for (const search of args.slice(1)) {
       sql.run('UPDATE orders SET last_changed_at = last_changed_at WHERE id = (SELECT MIN(id) FROM orders)')
-      statements.length = 0
+      traced.reset()
       const t = performance.now()
       const r = store.orders.query({ type: 1, search, sort: { key: 'updatedAt', dir: 'desc' }, limit: 100 })
       const other = store.orders.totalUpTo({ type: 2, search })
       const total = ms(t)
-      const ran = statements.splice(0)
+      const ran = traced.ran().map((s) => ({ ...s, ms: Math.round(s.ms * 10) / 10 }))
       print({ search, total: r.total, totalAtLeast: r.totalAtLeast, otherTypeTotal: other.total, ms: total, statements: ran.length })
       for (const s of ran) {
         const plan = sql.raw

@@ -19,11 +19,11 @@ import { invokeChannel } from '../src/main/handlers/invoke'
 import { createServices } from '../src/main/services'
 import type { ChannelInput, ChannelName, ContractHandlers, OrderFilter } from '../src/shared/ipc/contract'
 import { memorySafeStorage } from '../test/support/memory-safe-storage'
-import type { Sql } from '../src/main/store/sql'
 import { serveWorker } from './lib/child'
 import { startMainSide, type MainStartFigures } from './lib/main-start'
 import { newValueFilters, searchTexts } from './lib/order-inputs'
 import { peakRssSampler } from './lib/peak-rss'
+import { traceSql, type TracedStatement } from './lib/trace-sql'
 
 const loadedMs = performance.now()
 const peakRss = peakRssSampler()
@@ -63,34 +63,15 @@ async function call<C extends ChannelName>(h: ContractHandlers, channel: C, inpu
   return r.value
 }
 
-/** Times every statement the store runs through `sql` until restored (get, all, value, run). */
-function traceSql(sql: Sql) {
-  const originals = { get: sql.get, all: sql.all, value: sql.value, run: sql.run }
-  let ran: Array<{ ms: number; text: string }> = []
-  for (const name of ['get', 'all', 'value', 'run'] as const) {
-    const original = originals[name] as (text: string, ...params: never[]) => unknown
-    ;(sql as unknown as Record<string, unknown>)[name] = (text: string, ...params: never[]) => {
-      const t0 = performance.now()
-      try {
-        return original.call(sql, text, ...params)
-      } finally {
-        ran.push({ ms: performance.now() - t0, text })
-      }
-    }
-  }
+/** One search's statements: their time in all, how many, and the slowest (its ms and the start of its text). */
+function sqlSummary(ran: readonly TracedStatement[]): ScaleQueryFigures['searchSql'][number] {
   const round = (ms: number): number => Math.round(ms * 100) / 100
+  const slowest = ran.reduce((a, b) => (b.ms > a.ms ? b : a), { ms: 0, text: '', params: [] })
   return {
-    reset: () => void (ran = []),
-    summary: () => {
-      const slowest = ran.reduce((a, b) => (b.ms > a.ms ? b : a), { ms: 0, text: '' })
-      return {
-        ms: round(ran.reduce((n, r) => n + r.ms, 0)),
-        statements: ran.length,
-        slowestMs: round(slowest.ms),
-        slowest: slowest.text.replace(/\s+/g, ' ').slice(0, 160)
-      }
-    },
-    restore: () => void Object.assign(sql, originals)
+    ms: round(ran.reduce((n, r) => n + r.ms, 0)),
+    statements: ran.length,
+    slowestMs: round(slowest.ms),
+    slowest: slowest.text.replace(/\s+/g, ' ').slice(0, 160)
   }
 }
 
@@ -160,7 +141,7 @@ serveWorker<ScaleCommand>(async (m) => {
       const used = process.cpuUsage(cpu)
       searchCpuMs.push(Math.round((used.user + used.system) / 10) / 100)
       searchFsReads.push(process.resourceUsage().fsRead - reads)
-      searchSql.push(traced.summary())
+      searchSql.push(sqlSummary(traced.ran()))
     }
     traced.restore()
     const searchShortMs: number[] = []

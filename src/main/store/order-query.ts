@@ -346,6 +346,17 @@ function searchIds(type: OrderType, t: SearchTerm): { sql: string; params: SqlVa
 /** Membership in a JSON array of order row ids (bound as one value): a set SQLite builds once per statement. */
 export const IN_ID_SET = 'id IN (SELECT value FROM json_each(?))'
 
+/** How buildOrderQuery builds a filter's statements (each option is described there). */
+export interface BuildOrderOptions {
+  unbounded?: boolean
+  broad?: boolean
+  countCap?: number
+  idSet?: string
+  columns?: string
+  /** Which index finds a text of GRAM_LENGTH characters or more (default the trigram index, which holds every order). */
+  longText?: LongTextIndex
+}
+
 export interface BuiltOrderQuery {
   where: string
   /** The filter is the type and a search, nothing else. */
@@ -471,10 +482,7 @@ function filterConditions(q: StoredOrderQuery, plus: boolean): { conds: string[]
  * the search is membership in it, and setWalkRowsSql walks the sort's index testing it.
  * columns: what the rows' statements select (default every column).
  */
-export function buildOrderQuery(
-  q: StoredOrderQuery,
-  opts: { unbounded?: boolean; broad?: boolean; countCap?: number; idSet?: string; columns?: string; longText?: LongTextIndex } = {}
-): BuiltOrderQuery {
+export function buildOrderQuery(q: StoredOrderQuery, opts: BuildOrderOptions = {}): BuiltOrderQuery {
   const columns = opts.columns ?? '*'
   if (q.type !== 1 && q.type !== 2) throw new RangeError('type must be 1 or 2')
   const search = q.search?.trim()

@@ -13,6 +13,7 @@ import {
   searchTerm,
   walletWindowSql,
   type LongTextIndex,
+  type BuildOrderOptions,
   type BuiltOrderQuery,
   type StoredOrderFilter,
   type StoredOrderQuery
@@ -259,7 +260,7 @@ export class OrderReads {
   }
 
   /** The query of a filter, its long texts found through the index that holds every order (the grams once filled). */
-  private build(q: StoredOrderQuery, opts: Omit<Parameters<typeof buildOrderQuery>[1] & object, 'longText'> = {}): BuiltOrderQuery {
+  private build(q: StoredOrderQuery, opts: Omit<BuildOrderOptions, 'longText'> = {}): BuiltOrderQuery {
     return buildOrderQuery(q, { ...opts, longText: this.longText() })
   }
 
