@@ -156,12 +156,16 @@ export class ScopeScheduler {
         this.soon(s)
   }
 
-  /** Runs the scope now, or joins its run and runs it again if that run failed. */
+  /**
+   * Runs the scope now; a run in progress is waited for and followed by another, since it
+   * may have read its listing before whatever the caller knows changed (the network back,
+   * an order made meanwhile) or spent an outage failing.
+   */
   async runAfresh(s: Scope): Promise<void> {
     const run = runOf(s)
     if (run) {
       await run
-      if (s.lastError === null || this.o.running().signal.aborted) return
+      if (this.o.running().signal.aborted) return
     }
     await this.runScope(s)
   }
@@ -212,10 +216,14 @@ export class ScopeScheduler {
     }, delayMs)
   }
 
-  /** A sync of this scope shortly, unless one is running or already due sooner. */
+  /** A sync of this scope shortly: after the run in progress, or now unless one is due already. */
   private soon(s: Scope): void {
     const p = s.phase
-    if (!this.o.running().started || p.kind === 'running') return
+    if (!this.o.running().started) return
+    if (p.kind === 'running') {
+      p.again = true
+      return
+    }
     if (s.timer !== undefined && p.nextRunAt !== null && p.nextRunAt <= this.o.now()) return
     this.arm(s, 0)
   }
@@ -243,7 +251,7 @@ export class ScopeScheduler {
     // The phase is set whole before the run starts: whatever the run emits reads it running.
     let settle!: (run: Promise<void>) => void
     const done = new Promise<void>((resolve) => (settle = resolve))
-    s.phase = { kind: 'running', mode, progress: { pages: 0, orders: 0 }, done, from: waitingOf(s) }
+    s.phase = { kind: 'running', mode, progress: { pages: 0, orders: 0 }, done, from: waitingOf(s), again: false }
     // Whether the run read its listing to the end (what the audit asked for is done).
     let read = false
     // The phase the run leaves the scope in; none when it was cancelled.
@@ -298,7 +306,10 @@ export class ScopeScheduler {
         if (slot) this.release()
       }
     })().finally(() => {
+      const again = s.phase.kind === 'running' && s.phase.again
       s.phase = next ?? waitingOf(s)
+      // Asked again while it ran and it succeeded: at once (a failure keeps its back-off).
+      if (again && next?.kind === 'idle') s.phase = { kind: 'idle', nextRunAt: this.o.now() }
       forced?.done(read)
       // A scope merged into its type's every-fiat scope while it ran goes now.
       if (s.fiatType !== EVERY_FIAT_TYPE && this.o.fiatIgnored(s.type)) this.mergeIgnoredFiats()

@@ -19,9 +19,18 @@ export type BackingOffPhase = { kind: 'backingOff'; failures: number; nextRunAt:
 export type WaitingPhase = IdlePhase | BackingOffPhase
 /**
  * A scope syncing. `done` settles when the run has ended and the scope waits again; `from`
- * is the phase it waited in, which a run cancelled by stop() leaves it in.
+ * is the phase it waited in, which a run cancelled by stop() leaves it in. `again`: a sync
+ * was asked for while it ran (a webhook about an order not held yet), which the run may have
+ * read its listing too early to see, so the scope runs once more when it ends.
  */
-export type RunningPhase = { kind: 'running'; mode: SyncMode; progress: SyncProgress; done: Promise<void>; from: WaitingPhase }
+export type RunningPhase = {
+  kind: 'running'
+  mode: SyncMode
+  progress: SyncProgress
+  done: Promise<void>
+  from: WaitingPhase
+  again: boolean
+}
 export type ScopePhase = WaitingPhase | RunningPhase
 
 export interface Scope {

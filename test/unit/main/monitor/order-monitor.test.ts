@@ -265,6 +265,52 @@ describe('OrderMonitor', () => {
     expect(store.orders.count(1)).toBe(1200)
   })
 
+  /** Starts the first interval's run of onramp, which reads its listing and then waits on the wire until released. */
+  async function pollHeldOnTheWire(): Promise<() => void> {
+    monitor.start()
+    await clock.advance(0)
+    const inner = fake.merchantHistory
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    let held = true
+    fake.merchantHistory = async (req, opts) => {
+      const page = await inner(req, opts)
+      if (req.type === 1 && held) {
+        held = false
+        await gate
+      }
+      return page
+    }
+    await clock.advance(POLL)
+    expect(stateOf(1).running).toBe(true)
+    return release
+  }
+
+  it('syncNow() joins a run in progress that read its listing too early and runs the scope again after it', async () => {
+    const release = await pollHeldOnTheWire()
+    // The order is made after the run in progress read its page: only a new run sees it.
+    fake.put(1, 1, onramp(5000, at(5000)))
+    const now = monitor.syncNow()
+    release()
+    await now
+    expect(store.orders.get(1, 5000)?.orderId).toBe(5000)
+  })
+
+  it('a webhook about an order not held, while its scope runs, syncs the scope again once that run ends', async () => {
+    const release = await pollHeldOnTheWire()
+    fake.put(1, 1, onramp(5000, at(5000)))
+    expect(monitor.ingestWebhook(1, onramp(5000, at(5000)))).toBe('unknown')
+    release()
+    await clock.advance(0)
+    expect(store.orders.get(1, 5000)?.orderId).toBe(5000)
+    // Then back to its interval: one run more, not a loop.
+    fake.calls.length = 0
+    await clock.advance(POLL - 1)
+    expect(fake.callsFor(1, 1)).toHaveLength(0)
+    await clock.advance(1)
+    expect(fake.callsFor(1, 1)).toHaveLength(1)
+  })
+
   it('configure() adds and removes fiat scopes and changes the interval', async () => {
     fake.put(1, 2, onramp(9000, at(1), 0, 2))
     monitor.start()
