@@ -307,19 +307,21 @@ export class OrderMonitor implements VerifiedOrders {
   }
 
   /**
-   * Runs every scope now; resolves with the states after. A run already going is joined,
-   * and when it ends in an error (it started while the service was down, and may have
-   * spent the outage in its retries) the scope runs once more at once: "Try again now"
-   * tries again, it does not wait for that scope's next turn after its back-off.
+   * Runs every scope now; resolves with the states after. A run already going is joined and
+   * the scope runs once more at once after it: that run may have read its listing before
+   * the network came back, or spent the outage in its retries ("Try again now" tries again,
+   * it does not wait for that scope's next turn after its back-off).
    */
   async syncNow(): Promise<SyncState[]> {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()
     this.o.client.probeNow?.()
     // The scopes known run at once; those found by probing what is not probed yet follow.
     const scopes = this.scheduler.scopes
-    const known = [...scopes.values()].map((s) => this.scheduler.runAfresh(s))
+    const ran = new Set(scopes.values())
+    const known = [...ran].map((s) => this.scheduler.runAfresh(s))
     await this.discovery?.settle()
-    await Promise.allSettled([...known, ...[...scopes.values()].map((s) => this.scheduler.runScope(s))])
+    const found = [...scopes.values()].filter((s) => !ran.has(s))
+    await Promise.allSettled([...known, ...found.map((s) => this.scheduler.runScope(s))])
     return this.states()
   }
 

@@ -175,9 +175,9 @@ export class ScopeScheduler {
     for (const s of this.scopes.values()) s.fullRequested = true
     await Promise.allSettled(
       [...this.scopes.values()].map(async (s) => {
-        // A run already going finishes first; the full pass follows it.
-        const run = runOf(s)
-        if (run) await run
+        // Runs already going finish first (another caller's run may follow the one going
+        // and take the full pass: it is waited for too); the full pass follows them.
+        await this.idle(s)
         if (s.fullRequested) await this.runScope(s)
       })
     )
@@ -190,12 +190,18 @@ export class ScopeScheduler {
   async forcedRun(type: OrderType, fiatType: number, mode: 'poll' | 'full', onPage?: (p: PageApplied) => void): Promise<boolean> {
     const s = this.scopes.get(scopeKey(type, fiatType))
     if (!s) return false
-    const run = runOf(s)
-    if (run) await run
+    // After every run in progress: one another caller starts as the last ends would not
+    // carry what is asked here.
+    await this.idle(s)
     return new Promise<boolean>((resolve) => {
       s.forced = { mode, onPage, done: resolve }
       void this.runScope(s)
     })
+  }
+
+  /** Resolves when the scope waits, with no run going (runs started meanwhile included). */
+  private async idle(s: Scope): Promise<void> {
+    for (let run = runOf(s); run; run = runOf(s)) await run
   }
 
   private disarm(s: Scope): void {
@@ -221,7 +227,8 @@ export class ScopeScheduler {
     const p = s.phase
     if (!this.o.running().started) return
     if (p.kind === 'running') {
-      p.again = true
+      // A run still waiting for its turn reads everything there is when it gets it.
+      if (p.reading) p.again = true
       return
     }
     if (s.timer !== undefined && p.nextRunAt !== null && p.nextRunAt <= this.o.now()) return
@@ -251,7 +258,7 @@ export class ScopeScheduler {
     // The phase is set whole before the run starts: whatever the run emits reads it running.
     let settle!: (run: Promise<void>) => void
     const done = new Promise<void>((resolve) => (settle = resolve))
-    s.phase = { kind: 'running', mode, progress: { pages: 0, orders: 0 }, done, from: waitingOf(s), again: false }
+    s.phase = { kind: 'running', mode, progress: { pages: 0, orders: 0 }, done, from: waitingOf(s), reading: false, again: false }
     // Whether the run read its listing to the end (what the audit asked for is done).
     let read = false
     // The phase the run leaves the scope in; none when it was cancelled.
@@ -262,6 +269,7 @@ export class ScopeScheduler {
         await this.acquire(signal)
         slot = true
         signal.throwIfAborted()
+        if (s.phase.kind === 'running') s.phase.reading = true
         const r = await this.o.history.run(s.type, s.fiatType, {
           mode,
           signal,

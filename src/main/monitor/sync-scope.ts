@@ -19,9 +19,10 @@ export type BackingOffPhase = { kind: 'backingOff'; failures: number; nextRunAt:
 export type WaitingPhase = IdlePhase | BackingOffPhase
 /**
  * A scope syncing. `done` settles when the run has ended and the scope waits again; `from`
- * is the phase it waited in, which a run cancelled by stop() leaves it in. `again`: a sync
- * was asked for while it ran (a webhook about an order not held yet), which the run may have
- * read its listing too early to see, so the scope runs once more when it ends.
+ * is the phase it waited in, which a run cancelled by stop() leaves it in. `reading`: it has
+ * its turn and reads the listing (until then it waits for a slot). `again`: a sync was asked
+ * for while it read (a webhook about an order not held yet), which it may have read too
+ * early to see, so the scope runs once more when it ends (after a failure, at its back-off).
  */
 export type RunningPhase = {
   kind: 'running'
@@ -29,6 +30,7 @@ export type RunningPhase = {
   progress: SyncProgress
   done: Promise<void>
   from: WaitingPhase
+  reading: boolean
   again: boolean
 }
 export type ScopePhase = WaitingPhase | RunningPhase

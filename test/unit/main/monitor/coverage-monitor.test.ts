@@ -311,6 +311,36 @@ describe('"Try again now" while a probe is on the wire', () => {
     expect(monitor!.coverage().probeError).toBeNull()
     expect(store.orders.countScope(1, oneFiat(3))).toBe(30)
   })
+
+  it('a scope synced while a probe keeps syncNow() waiting runs once, not again after the probe', async () => {
+    // Onramp TRY's first probe fails: syncNow() probes it again, and that probe is held.
+    const real = fake.historyPage
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    let probes = 0
+    fake.historyPage = async (req, opts) => {
+      if (req.type === 1 && req.fiatType === 3 && req.pageSize === 1 && ++probes <= 2) {
+        if (probes === 1) throw new ApiError({ kind: 'network', endpoint: 'merchantHistory', message: 'connection reset' })
+        await gate
+      }
+      return real(req, opts)
+    }
+    monitor = make()
+    monitor!.start()
+    await clock.advance(0)
+    expect(scope(1, 3)!.probe).not.toBe('active')
+    const known = monitor!.states().map((s) => `${s.type}:${s.fiatType}`)
+    expect(known.length).toBeGreaterThan(0)
+    fake.calls.length = 0
+    const now = monitor!.syncNow()
+    await settle()
+    expect(probes).toBe(2)
+    release()
+    await now
+    expect(scope(1, 3)!.probe).toBe('active')
+    const runs = (k: string) => fake.calls.filter((c) => `${c.type}:${c.fiatType}` === k && c.pageSize !== 1).length
+    for (const k of known) expect(runs(k), k).toBe(1)
+  })
 })
 
 describe('a probe that never answers', () => {
