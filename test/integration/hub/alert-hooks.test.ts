@@ -110,8 +110,13 @@ function scenario(name: string, start: (now: () => number) => Promise<Setup>, re
       t += 5 * MIN
       leader().hub.session().alerts.refresh()
 
+      const store = leader().hub.store.alertHooks
+      const messagesOf = async () => (await store.messages(100)).filter((m) => m.alertId === alertId)
       // The first attempt answered 500; the next, after the 1 s back-off on the hub's clock, 200.
       await waitUntil(() => mine('raised').length === 1, 10_000, 'the first attempt')
+      // The back-off counts from when the hub records the 500, which follows the receiver's
+      // answer: the clock moves only once it is recorded, or the retry would be due later.
+      await waitUntil(async () => (await messagesOf())[0]?.attempts === 1, 5_000, 'the first attempt recorded')
       t += 1_000
       await waitUntil(() => mine('raised').length === 2, 10_000, 'the retry')
       const [first, retry] = mine('raised')
@@ -129,8 +134,6 @@ function scenario(name: string, start: (now: () => number) => Promise<Setup>, re
         })
       ).toBe(true)
       // Recorded: one message, two attempts.
-      const store = leader().hub.store.alertHooks
-      const messagesOf = async () => (await store.messages(100)).filter((m) => m.alertId === alertId)
       // The receiver answered before the hub recorded the answer: wait for the record.
       await waitUntil(async () => (await messagesOf())[0]?.state === 'delivered', 5_000, 'the retry recorded')
       const messages = await messagesOf()
