@@ -3,6 +3,8 @@
 // side only calls window.__bench).
 export const INIT_SCRIPT = `(() => {
   const b = (window.__bench = { firstRowPaintedAt: null, queries: [], lastKey: 0 })
+  // Every query's resource timing is kept (the default buffer holds 250), to split its wire.
+  performance.setResourceTimingBufferSize(1000000)
   const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => {
     const ch = new MessageChannel()
     ch.port1.onmessage = () => resolve(performance.now())
@@ -123,7 +125,7 @@ export const INIT_SCRIPT = `(() => {
   // channel's), arrived to shown (render), and of that the main thread's work: the page's
   // handling of the answer, then the frame from its start (the wait for the frame apart).
   const parts = (q, t1) => {
-    if (!q || q.respAt === null) return { rpcMs: null, renderMs: null, renderWorkMs: null, appMs: null, harnessMs: null }
+    if (!q || q.respAt === null) return { rpcMs: null, renderMs: null, renderWorkMs: null, appMs: null, harnessMs: null, wire: null }
     const scriptEnd = q.scriptEndAt === null ? q.respAt : Math.min(q.scriptEndAt, t1)
     const frameStart = Math.max(b.shownFrameStart || 0, scriptEnd)
     return {
@@ -131,7 +133,27 @@ export const INIT_SCRIPT = `(() => {
       renderMs: t1 - q.respAt,
       renderWorkMs: scriptEnd - q.respAt + (t1 - frameStart),
       appMs: q.appMs,
-      harnessMs: q.harnessMs
+      harnessMs: q.harnessMs,
+      wire: wireOf(q)
+    }
+  }
+  // Where the wire's time went, from the query's resource timing (the entry that started
+  // as send() was called): queued in Chromium before the request went out; sent to the
+  // first byte of the answer, less the harness's own time (main's event loop busy with
+  // other work before it read the request, and the loopback); the answer's bytes; and its
+  // end to the load event (the page's main thread busy before it dispatched it).
+  const wireOf = (q) => {
+    let best = null
+    for (const e of performance.getEntriesByType('resource')) {
+      if (!e.name.includes('/rpc/orders:query') || Math.abs(e.startTime - q.at) > 5) continue
+      if (!best || Math.abs(e.startTime - q.at) < Math.abs(best.startTime - q.at)) best = e
+    }
+    if (!best || !best.requestStart || !best.responseStart) return null
+    return {
+      queuedMs: best.requestStart - best.startTime,
+      toMainMs: Math.max(0, best.responseStart - best.requestStart - (q.harnessMs || 0)),
+      bytesMs: best.responseEnd - best.responseStart,
+      toPageMs: Math.max(0, q.respAt - best.responseEnd)
     }
   }
   // The frame check starts before the first key: started after the keys (a round trip from

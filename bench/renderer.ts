@@ -82,6 +82,19 @@ interface AnswerParts {
   appMs: number | null
   /** The harness's whole time on the request, app included. */
   harnessMs: number | null
+  /** The wire's parts, from the query's resource timing (INIT_SCRIPT's wireOf()). */
+  wire: WireParts | null
+}
+
+interface WireParts {
+  /** In Chromium before the request went out (a connection to wait for). */
+  queuedMs: number
+  /** Sent to the answer's first byte, less the harness's time: main busy with other work before it read the request. */
+  toMainMs: number
+  /** The answer's bytes. */
+  bytesMs: number
+  /** The answer's end to its load event: the page's main thread busy before it dispatched it. */
+  toPageMs: number
 }
 
 /** The way of the answers to one kind of action, split where the page and the harness can tell. */
@@ -93,8 +106,10 @@ class Parts {
   readonly wire: number[] = []
   readonly render: number[] = []
   readonly renderWork: number[] = []
+  readonly wireParts: Record<keyof WireParts, number[]> = { queuedMs: [], toMainMs: [], bytesMs: [], toPageMs: [] }
 
   add(r: AnswerParts, mainMs: number | undefined): void {
+    if (r.wire) for (const k of Object.keys(this.wireParts) as (keyof WireParts)[]) this.wireParts[k].push(r.wire[k])
     if (mainMs !== undefined) this.main.push(mainMs)
     if (r.harnessMs !== null && r.appMs !== null) this.harness.push(Math.max(0, r.harnessMs - r.appMs))
     if (r.rpcMs !== null && r.harnessMs !== null) this.wire.push(Math.max(0, r.rpcMs - r.harnessMs))
@@ -111,6 +126,13 @@ class Parts {
       render: summary(this.render)[p],
       renderWork: summary(this.renderWork)[p]
     }
+  }
+
+  /** The wire's parts at p (each its own percentile: they need not add up to the wire's). */
+  wireAt(p: 'p50' | 'p95'): Record<string, number> {
+    const out: Record<string, number> = {}
+    for (const [k, v] of Object.entries(this.wireParts)) out[k.replace(/Ms$/, '')] = summary(v)[p]
+    return out
   }
 }
 
@@ -417,6 +439,11 @@ export async function rendererBench(ctx: BenchContext): Promise<BenchLine> {
       searchPartsP95Ms: searchParts.at('p95'),
       searchShortPartsP50Ms: shortParts.at('p50'),
       searchShortPartsP95Ms: shortParts.at('p95'),
+      // The wire's parts (wireOf() in the page): queued, toMain, bytes, toPage.
+      filterWireP95Ms: filterParts.wireAt('p95'),
+      searchWireP95Ms: searchParts.wireAt('p95'),
+      searchShortWireP50Ms: shortParts.wireAt('p50'),
+      searchShortWireP95Ms: shortParts.wireAt('p95'),
       ipcCopyOfAnswerMs: ipcCopyMs(firstPages),
       searchTexts: texts,
       scrollFrameP50Ms: st.p50,
