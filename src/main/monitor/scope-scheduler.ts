@@ -176,8 +176,9 @@ export class ScopeScheduler {
     await Promise.allSettled(
       [...this.scopes.values()].map(async (s) => {
         // Runs already going finish first (another caller's run may follow the one going
-        // and take the full pass: it is waited for too); the full pass follows them.
-        await this.idle(s)
+        // and take the full pass: it is waited for too); the full pass follows them. The
+        // last check and the run are one step: nothing can start a run between them.
+        for (let run = runOf(s); run; run = runOf(s)) await run
         if (s.fullRequested) await this.runScope(s)
       })
     )
@@ -191,17 +192,12 @@ export class ScopeScheduler {
     const s = this.scopes.get(scopeKey(type, fiatType))
     if (!s) return false
     // After every run in progress: one another caller starts as the last ends would not
-    // carry what is asked here.
-    await this.idle(s)
+    // carry what is asked here. The last check and the run are one step, as above.
+    for (let run = runOf(s); run; run = runOf(s)) await run
     return new Promise<boolean>((resolve) => {
       s.forced = { mode, onPage, done: resolve }
       void this.runScope(s)
     })
-  }
-
-  /** Resolves when the scope waits, with no run going (runs started meanwhile included). */
-  private async idle(s: Scope): Promise<void> {
-    for (let run = runOf(s); run; run = runOf(s)) await run
   }
 
   private disarm(s: Scope): void {
@@ -297,7 +293,11 @@ export class ScopeScheduler {
           reconciled
         })
       } catch (e) {
-        if (signal.aborted) return
+        if (signal.aborted) {
+          // The operator's full pass cancelled by stop() is still owed (the audit asks again itself).
+          if (mode === 'full' && !forced) s.fullRequested = true
+          return
+        }
         // A full pass that failed is still owed.
         if (mode === 'full') s.fullRequested = true
         const info = toErrorInfo(e)

@@ -113,6 +113,51 @@ describe('ScopeScheduler', () => {
     expect(history.modes).toEqual(['poll', 'full'])
   })
 
+  it("an audit's run asked for before another caller waits on the same run is carried out, and serves both", async () => {
+    await clock.advance(0)
+    let read: boolean | null = null
+    void scheduler.forcedRun(1, 1, 'full').then((r) => (read = r))
+    const afresh = scheduler.runAfresh(scope())
+    await history.release()
+    // The audit's full read starts as the run ends; "Try again now" takes it as its fresh
+    // run (it started after the call, and reads everything).
+    expect(history.modes).toEqual(['poll', 'full'])
+    await history.release()
+    expect(read).toBe(true)
+    await afresh
+    expect(history.modes).toEqual(['poll', 'full'])
+  })
+
+  it('resyncAll() asked before another caller waits on the same run: its full pass runs and serves both', async () => {
+    await clock.advance(0)
+    let done = false
+    void scheduler.resyncAll().then(() => (done = true))
+    const afresh = scheduler.runAfresh(scope())
+    await history.release()
+    expect(history.modes).toEqual(['poll', 'full'])
+    expect(done).toBe(false)
+    await history.release()
+    expect(done).toBe(true)
+    await afresh
+    expect(history.modes).toEqual(['poll', 'full'])
+  })
+
+  it("the operator's full pass cancelled by a stop is run at the next start", async () => {
+    await clock.advance(0)
+    await history.release()
+    void scheduler.resyncAll()
+    await settle()
+    expect(history.modes).toEqual(['poll', 'full'])
+    started = false
+    controller.abort()
+    await Promise.allSettled(scheduler.runs())
+    started = true
+    controller = new AbortController()
+    scheduler.armAll()
+    await clock.advance(0)
+    expect(history.modes).toEqual(['poll', 'full', 'full'])
+  })
+
   it('a sync asked for while a run waits for its turn is not repeated after it; one asked for while it reads is', async () => {
     scheduler.addScope(1, 2)
     await clock.advance(0)
