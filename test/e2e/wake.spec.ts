@@ -28,7 +28,23 @@ test('an order made while the network was down appears as soon as it is back', a
   const woke = page.waitForRequest('**/rpc/app:wake')
   await context.setOffline(false)
   await woke
-  await expect.poll(() => e.app.services.session().store.orders.get(1, order.orderId)?.orderId, { timeout: 10_000 }).toBe(order.orderId)
+  // Within 30 s, against the hour the next interval would take: CI's parallel lanes have
+  // held the wake's sync past 10 s (twice in three runs, not reproduced here); how long it
+  // took is printed when it is slow, and the monitor's state when it fails.
+  const wokeAt = Date.now()
+  try {
+    await expect.poll(() => e.app.services.session().store.orders.get(1, order.orderId)?.orderId, { timeout: 30_000 }).toBe(order.orderId)
+    const took = Date.now() - wokeAt
+    if (took > 5_000) console.log(`wake.spec: the order was synced ${took} ms after the wake`)
+  } catch (err) {
+    // What the monitor was doing, for a failure seen only under CI's load.
+    const m = e.app.services.session().monitor
+    console.log(
+      `wake.spec: order ${order.orderId} (updatedAt ${order.updatedAt}) not synced at ${new Date().toISOString()}; scopes:\n` +
+        JSON.stringify({ states: m.states(), coverage: m.coverage() })
+    )
+    throw err
+  }
   await page.getByRole('searchbox', { name: 'Search' }).fill(String(order.orderId))
   await expect(page.locator(`tbody tr[data-order="${order.orderId}"]`)).toBeVisible({ timeout: 10_000 })
 })
