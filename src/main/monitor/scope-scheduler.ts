@@ -223,8 +223,7 @@ export class ScopeScheduler {
     const p = s.phase
     if (!this.o.running().started) return
     if (p.kind === 'running') {
-      // A run still waiting for its turn reads everything there is when it gets it.
-      if (p.reading) p.again = true
+      if (p.turn === 'reading') p.turn = 'askedAgain'
       return
     }
     if (s.timer !== undefined && p.nextRunAt !== null && p.nextRunAt <= this.o.now()) return
@@ -254,7 +253,7 @@ export class ScopeScheduler {
     // The phase is set whole before the run starts: whatever the run emits reads it running.
     let settle!: (run: Promise<void>) => void
     const done = new Promise<void>((resolve) => (settle = resolve))
-    s.phase = { kind: 'running', mode, progress: { pages: 0, orders: 0 }, done, from: waitingOf(s), reading: false, again: false }
+    s.phase = { kind: 'running', mode, progress: { pages: 0, orders: 0 }, done, from: waitingOf(s), turn: 'queued' }
     // Whether the run read its listing to the end (what the audit asked for is done).
     let read = false
     // The phase the run leaves the scope in; none when it was cancelled.
@@ -265,7 +264,7 @@ export class ScopeScheduler {
         await this.acquire(signal)
         slot = true
         signal.throwIfAborted()
-        if (s.phase.kind === 'running') s.phase.reading = true
+        if (s.phase.kind === 'running') s.phase.turn = 'reading'
         const r = await this.o.history.run(s.type, s.fiatType, {
           mode,
           signal,
@@ -314,7 +313,7 @@ export class ScopeScheduler {
         if (slot) this.release()
       }
     })().finally(() => {
-      const again = s.phase.kind === 'running' && s.phase.again
+      const again = s.phase.kind === 'running' && s.phase.turn === 'askedAgain'
       s.phase = next ?? waitingOf(s)
       // Asked again while it ran and it succeeded: at once (a failure keeps its back-off).
       if (again && next?.kind === 'idle') s.phase = { kind: 'idle', nextRunAt: this.o.now() }

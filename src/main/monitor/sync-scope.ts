@@ -19,10 +19,11 @@ export type BackingOffPhase = { kind: 'backingOff'; failures: number; nextRunAt:
 export type WaitingPhase = IdlePhase | BackingOffPhase
 /**
  * A scope syncing. `done` settles when the run has ended and the scope waits again; `from`
- * is the phase it waited in, which a run cancelled by stop() leaves it in. `reading`: it has
- * its turn and reads the listing (until then it waits for a slot). `again`: a sync was asked
- * for while it read (a webhook about an order not held yet), which it may have read too
- * early to see, so the scope runs once more when it ends (after a failure, at its back-off).
+ * is the phase it waited in, which a run cancelled by stop() leaves it in. `turn`: waiting
+ * for a slot ('queued'), reading the listing ('reading'), or reading with a sync asked for
+ * meanwhile ('askedAgain': a webhook about an order not held yet, which the run may have
+ * read too early to see, so the scope runs once more when it ends; after a failure, at its
+ * back-off). A sync asked for while queued needs nothing: the run reads everything after.
  */
 export type RunningPhase = {
   kind: 'running'
@@ -30,8 +31,7 @@ export type RunningPhase = {
   progress: SyncProgress
   done: Promise<void>
   from: WaitingPhase
-  reading: boolean
-  again: boolean
+  turn: 'queued' | 'reading' | 'askedAgain'
 }
 export type ScopePhase = WaitingPhase | RunningPhase
 
