@@ -308,9 +308,9 @@ export class OrderMonitor implements VerifiedOrders {
 
   /**
    * Runs every scope now; resolves with the states after. A run already going is joined and
-   * the scope runs once more at once after it: that run may have read its listing before
-   * the network came back, or spent the outage in its retries ("Try again now" tries again,
-   * it does not wait for that scope's next turn after its back-off).
+   * followed at once by one that starts after the call: the one going may have read its
+   * listing before the network came back, or spent the outage in its retries ("Try again
+   * now" tries again, it does not wait for that scope's next turn after its back-off).
    */
   async syncNow(): Promise<SyncState[]> {
     if (this.controller.signal.aborted) this.controller = serviceAbortController()

@@ -157,9 +157,10 @@ export class ScopeScheduler {
   }
 
   /**
-   * Runs the scope now; a run in progress is waited for and followed by another, since it
-   * may have read its listing before whatever the caller knows changed (the network back,
-   * an order made meanwhile) or spent an outage failing.
+   * Runs the scope now; a run in progress is waited for and followed by a run that starts
+   * after the call (its own, or one another caller started as it ended), since the one in
+   * progress may have read its listing before whatever the caller knows changed (the
+   * network back, an order made meanwhile) or spent an outage failing.
    */
   async runAfresh(s: Scope): Promise<void> {
     const run = runOf(s)
